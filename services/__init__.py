@@ -1,0 +1,1 @@
+"""Cognitive services: each handles one kind of Task and returns a Report."""

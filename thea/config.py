@@ -1,0 +1,210 @@
+"""Settings: pydantic-settings, ``THEA_`` prefix, nested with ``__``.
+
+Priority (highest first): explicit keyword arguments, environment variables,
+a ``.env`` file in the working directory, the chosen profile's section in
+``config/thea.toml`` (or the file named by ``THEA_CONFIG_FILE``), field defaults.
+
+Nothing here runs at import time: call :func:`load_settings` and pass the
+result down. Two profiles ship: ``embedded`` (default, no servers to install)
+and ``server`` (Neo4j, Qdrant, Redis, an OpenAI-compatible LLM).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from thea.errors import ConfigError
+from thea.resources import resource_dir
+
+Profile = Literal["embedded", "server"]
+
+
+def default_data_dir() -> Path:
+    """Where the embedded profile keeps its data unless THEA_DATA_DIR says otherwise."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "thea"
+
+
+class GraphSettings(BaseModel):
+    backend: Literal["falkordb", "neo4j"] = "falkordb"
+    #: ``None`` means: start an embedded FalkorDB child process under data_dir.
+    falkordb_url: str | None = None
+    graph_name: str = "thea"
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("neo4j")
+    neo4j_database: str | None = None
+    batch_size: int = Field(default=500, ge=1, le=10_000)
+    query_timeout_ms: int = Field(default=10_000, ge=10)
+    #: Persistence of the embedded server: ``everysec`` (default) or ``always``.
+    appendfsync: Literal["everysec", "always"] = "everysec"
+    #: Bolt port for the embedded server (0 = no Bolt). Must stay below 32767.
+    bolt_port: int = Field(default=0, ge=0, lt=32767)
+
+
+class VectorSettings(BaseModel):
+    backend: Literal["qdrant_edge", "qdrant"] = "qdrant_edge"
+    qdrant_url: str = "http://localhost:6333"
+    qdrant_api_key: SecretStr | None = None
+    collection_prefix: str = "thea"
+    hnsw_ef: int = Field(default=64, ge=4)
+
+
+class ChronicleSettings(BaseModel):
+    backend: Literal["sqlite", "redis"] = "sqlite"
+    redis_key_prefix: str = "thea:chronicle"
+
+
+class QueueSettings(BaseModel):
+    #: ``None`` means: use the embedded FalkorDB redis-server's socket.
+    redis_url: str | None = None
+    job_timeout_s: int = 300
+    max_retries: int = 3
+
+
+class EmbeddingSettings(BaseModel):
+    #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``langchain`` = any class by import path.
+    provider: Literal["minilm", "langchain"] = "minilm"
+    class_path: str | None = None
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    dimension: int = 384
+    batch_size: int = 64
+    max_tokens: int = 256
+
+
+class LLMSettings(BaseModel):
+    #: ``local`` = offline GGUF in-process; ``openai`` = any OpenAI-compatible endpoint;
+    #: ``ollama`` = an Ollama server; ``fake`` = deterministic replies (tests, benchmarks).
+    provider: Literal["local", "openai", "ollama", "fake"] = "local"
+    model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=120.0, gt=0)
+    temperature: float = 0.2
+    context_window: int = Field(default=4096, ge=512)
+    max_output_tokens: int = Field(default=384, ge=16)
+    threads: int = Field(default=2, ge=1)
+
+
+class ContextSettings(BaseModel):
+    #: Share of the model's context window the short-term conversation may fill.
+    fifo_share: float = Field(default=0.70, gt=0.0, le=1.0)
+    #: Share of the context window given to recalled memories (capped by recall_cap_tokens).
+    recall_share: float = Field(default=0.15, gt=0.0, le=0.5)
+    recall_cap_tokens: int = 600
+
+
+class Settings(BaseSettings):
+    """All of thea's settings. Build with :func:`load_settings`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="THEA_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    profile: Profile = "embedded"
+    data_dir: Path = Field(default_factory=default_data_dir)
+    user_id: str = "local"
+    log_level: str = "WARNING"
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+    vector: VectorSettings = Field(default_factory=VectorSettings)
+    chronicle: ChronicleSettings = Field(default_factory=ChronicleSettings)
+    queue: QueueSettings = Field(default_factory=QueueSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    #: Optional bearer token protecting the web server.
+    web_token: SecretStr | None = None
+    max_impulse_chars: int = Field(default=200_000, ge=1)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+
+    @property
+    def embedded_graph(self) -> bool:
+        return self.graph.backend == "falkordb" and self.graph.falkordb_url is None
+
+    @property
+    def embedded_queue(self) -> bool:
+        return self.queue.redis_url is None
+
+
+def _profile_defaults(profile: str, config_file: Path | None) -> dict[str, Any]:
+    path = config_file or resource_dir("config") / "thea.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    if profile not in data:
+        raise ConfigError(f"profile {profile!r} is not defined in {path}")
+    section = data[profile]
+    if not isinstance(section, dict):
+        raise ConfigError(f"profile {profile!r} in {path} must be a table")
+    return section
+
+
+class _ProfileSource(PydanticBaseSettingsSource):
+    """Lowest-priority source: the chosen profile's section of the TOML config."""
+
+    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self._data = data
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+def load_settings(
+    profile: str | None = None,
+    config_file: Path | str | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build settings for a profile.
+
+    The profile's TOML section supplies defaults; ``.env``, environment variables
+    and the keyword ``overrides`` win over it (nested fields merge one by one).
+    Reads the environment only when called.
+    """
+    chosen = profile or os.environ.get("THEA_PROFILE") or "embedded"
+    cfg = config_file or os.environ.get("THEA_CONFIG_FILE")
+    defaults = _profile_defaults(chosen, Path(cfg) if cfg else None)
+
+    class _ProfileSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (init_settings, env_settings, dotenv_settings, _ProfileSource(settings_cls, defaults))
+
+    built = _ProfileSettings(**{**overrides, "profile": chosen})
+    return Settings.model_construct(**dict(built))

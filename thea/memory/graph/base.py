@@ -1,0 +1,89 @@
+"""The graph port: symbolic + conceptual memory.
+
+Adapters (one module each) implement this with query text from ``cypher/``.
+All writes are batched (``UNWIND $rows``) and idempotent (``MERGE`` on ``id``).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import Any
+
+from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
+
+
+class GraphStore(abc.ABC):
+    """Abstract graph store. Methods are synchronous; async callers use a thread."""
+
+    #: Short backend name used in health reports and logs.
+    backend: str = "graph"
+
+    @abc.abstractmethod
+    def ensure_schema(self) -> None:
+        """Create indexes/constraints (idempotent)."""
+
+    @abc.abstractmethod
+    def upsert_nodes(self, nodes: Sequence[Node]) -> int:
+        """MERGE nodes on id, set their properties; return how many were written."""
+
+    @abc.abstractmethod
+    def upsert_edges(self, edges: Sequence[Edge]) -> int:
+        """MERGE edges between existing nodes; return how many were written."""
+
+    @abc.abstractmethod
+    def get_nodes(self, ids: Sequence[str]) -> list[Node]:
+        """Nodes by id (missing ids are skipped), in no particular order."""
+
+    @abc.abstractmethod
+    def find_ids_by_prefix(self, prefix: str, limit: int = 5) -> list[str]:
+        """Ids starting with ``prefix`` (for short ids typed by people)."""
+
+    @abc.abstractmethod
+    def neighbourhood(
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+    ) -> Subgraph:
+        """The node, its neighbours up to ``depth`` hops and the edges between them."""
+
+    @abc.abstractmethod
+    def nodes_in_time_range(
+        self,
+        node_type: NodeType | None,
+        start_ms: int,
+        end_ms: int,
+        user_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Node]:
+        """Nodes created in [start_ms, end_ms), newest first."""
+
+    @abc.abstractmethod
+    def concepts_by_norm(self, norms: Sequence[str]) -> dict[str, Node]:
+        """Concepts whose normalised name or alias is in ``norms``, keyed by that norm."""
+
+    @abc.abstractmethod
+    def add_aliases(self, concept_id: str, alias_norms: Sequence[str]) -> None:
+        """Record extra normalised names that resolve to a concept."""
+
+    @abc.abstractmethod
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set the same flat properties on many nodes; return how many matched."""
+
+    @abc.abstractmethod
+    def count_by_type(self) -> dict[str, int]:
+        """Node counts per label, plus ``edges`` for the relationship count."""
+
+    @abc.abstractmethod
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named query from ``cypher/queries`` and return rows as dicts."""
+
+    @abc.abstractmethod
+    def health(self) -> HealthStatus:
+        """Reachability and latency, never raises."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections (and stop an owned embedded server)."""

@@ -1,0 +1,62 @@
+"""The vector port: the semantic layer (embeddings of recall-worthy content)."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+from thea.models import Collection, HealthStatus, VectorFilter, VectorHit, VectorRecord
+
+
+class VectorStore(abc.ABC):
+    """Abstract vector store with one collection per :class:`Collection`.
+
+    Point ids are the node ids (UUID strings) plus the chunk number for long
+    texts, so re-upserting the same node overwrites instead of duplicating.
+    Payload fields ``type``, ``user_id``, ``active`` and ``created_at`` are indexed.
+    """
+
+    backend: str = "vector"
+
+    @abc.abstractmethod
+    def ensure_collections(self, dimension: int) -> None:
+        """Create every collection and payload index if missing (idempotent)."""
+
+    @abc.abstractmethod
+    def upsert(self, records: Sequence[VectorRecord]) -> int:
+        """Insert or overwrite records in one batch per collection."""
+
+    @abc.abstractmethod
+    def search(
+        self,
+        collection: Collection,
+        vector: Sequence[float],
+        limit: int = 10,
+        flt: VectorFilter | None = None,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        """Nearest neighbours by cosine similarity, best first, filtered."""
+
+    @abc.abstractmethod
+    def set_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Flip the ``active`` payload flag of every chunk of the given node ids."""
+
+    @abc.abstractmethod
+    def existing_ids(self, collection: Collection, ids: Sequence[str]) -> set[str]:
+        """Which of these node ids have at least one point (for consistency checks)."""
+
+    @abc.abstractmethod
+    def delete(self, collection: Collection, ids: Sequence[str]) -> None:
+        """Remove every point of the given node ids."""
+
+    @abc.abstractmethod
+    def count(self, collection: Collection) -> int:
+        """Number of points in a collection."""
+
+    @abc.abstractmethod
+    def health(self) -> HealthStatus:
+        """Reachability, never raises."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Flush and release the store."""

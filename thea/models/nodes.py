@@ -1,0 +1,285 @@
+"""Graph node models.
+
+Every node carries ``id``, ``type``, ``content``, ``created_at`` (epoch ms) and the
+scoping ids ``user_id``, ``session_id``, ``correlation_id``. A node's graph label is
+its :class:`NodeType` value, taken from this closed enum only: labels are never
+built from user text, so a hostile string can never become Cypher.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import unicodedata
+import uuid
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from thea.errors import UnknownLabelError
+
+#: Namespace for deterministic ids (concepts, idempotent job outputs).
+THEA_NAMESPACE = uuid.UUID("6b1f7c1e-5a0e-4d2b-9a53-7e1d0c2f9b11")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def stable_id(*parts: str) -> str:
+    """A deterministic id: the same parts always give the same id (idempotent writes)."""
+    return str(uuid.uuid5(THEA_NAMESPACE, "\x1f".join(parts)))
+
+
+def normalize_name(name: str) -> str:
+    """Normalise a concept name: NFKC, case-folded, inner whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", name)
+    return " ".join(text.casefold().split())
+
+
+class NodeType(StrEnum):
+    USER_IMPULSE = "UserImpulse"
+    TASK = "Task"
+    REPORT = "Report"
+    INSTINCTIVE_RESPONSE = "InstinctiveResponse"
+    SEARCH_PLAN = "SearchPlan"
+    FINAL_RESPONSE = "FinalResponse"
+    FACT = "Fact"
+    DIALOGUE_TURN = "DialogueTurn"
+    KNOWLEDGE_CRYSTAL = "KnowledgeCrystal"
+    CONCEPT = "Concept"
+
+    @classmethod
+    def parse(cls, value: str) -> NodeType:
+        try:
+            return cls(value)
+        except ValueError:
+            raise UnknownLabelError(f"unknown node label {value!r}") from None
+
+
+class TaskStatus(StrEnum):
+    PENDING = "PENDING"
+    SUCCESS = "SUCCESS"
+    FAILURE = "FAILURE"
+
+
+class Node(BaseModel):
+    """Base of all graph nodes."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    #: Fields stored as JSON strings in the graph (graphs hold only flat values).
+    json_fields: ClassVar[frozenset[str]] = frozenset()
+    node_type: ClassVar[NodeType]
+
+    id: str = Field(default_factory=new_id, min_length=1, max_length=128)
+    type: NodeType
+    content: str = ""
+    created_at: int = Field(default_factory=now_ms)
+    user_id: str | None = None
+    session_id: str | None = None
+    correlation_id: str | None = None
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _check_type(cls, value: Any) -> NodeType:
+        return NodeType.parse(value) if isinstance(value, str) else value
+
+    @field_validator("content")
+    @classmethod
+    def _no_nul(cls, value: str) -> str:
+        # NUL cannot be stored by every backend; keep text otherwise verbatim.
+        return value.replace("\x00", "\ufffd")
+
+    @property
+    def label(self) -> str:
+        return self.type.value
+
+    def to_props(self) -> dict[str, Any]:
+        """Flat property map for the graph (JSON-encode nested values)."""
+        data = self.model_dump(mode="json", exclude_none=True)
+        for name in self.json_fields:
+            if name in data:
+                data[name] = json.dumps(data[name], ensure_ascii=False)
+        return data
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> Node:
+        """Rebuild the right subclass from stored graph properties."""
+        node_type = NodeType.parse(str(props.get("type")))
+        model = NODE_CLASSES[node_type]
+        data = {k: v for k, v in props.items() if k in model.model_fields}
+        for name in model.json_fields:
+            if isinstance(data.get(name), str):
+                data[name] = json.loads(data[name])
+        return model.model_validate(data)
+
+    def embedding_text(self) -> str | None:
+        """Text worth embedding for recall, or None if this node is not recall-worthy."""
+        return None
+
+
+class UserImpulse(Node):
+    node_type: ClassVar[NodeType] = NodeType.USER_IMPULSE
+    type: Literal[NodeType.USER_IMPULSE] = NodeType.USER_IMPULSE
+
+    def embedding_text(self) -> str | None:
+        return self.content or None
+
+
+class Task(Node):
+    node_type: ClassVar[NodeType] = NodeType.TASK
+    json_fields: ClassVar[frozenset[str]] = frozenset({"input"})
+    type: Literal[NodeType.TASK] = NodeType.TASK
+    step: str
+    service: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    status: TaskStatus = TaskStatus.PENDING
+
+
+class Report(Node):
+    node_type: ClassVar[NodeType] = NodeType.REPORT
+    json_fields: ClassVar[frozenset[str]] = frozenset({"output"})
+    type: Literal[NodeType.REPORT] = NodeType.REPORT
+    step: str
+    task_id: str
+    status: TaskStatus
+    output: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    duration_ms: float = 0.0
+    model: str | None = None
+    prompt_name: str | None = None
+    prompt_version: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    llm_calls: int = 0
+
+
+class InstinctiveResponse(Node):
+    node_type: ClassVar[NodeType] = NodeType.INSTINCTIVE_RESPONSE
+    type: Literal[NodeType.INSTINCTIVE_RESPONSE] = NodeType.INSTINCTIVE_RESPONSE
+
+
+class SearchPlan(Node):
+    node_type: ClassVar[NodeType] = NodeType.SEARCH_PLAN
+    json_fields: ClassVar[frozenset[str]] = frozenset({"triple_pattern"})
+    type: Literal[NodeType.SEARCH_PLAN] = NodeType.SEARCH_PLAN
+    queries: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    time_from: int | None = None
+    time_to: int | None = None
+    triple_pattern: list[str | None] | None = None
+
+
+class FinalResponse(Node):
+    node_type: ClassVar[NodeType] = NodeType.FINAL_RESPONSE
+    type: Literal[NodeType.FINAL_RESPONSE] = NodeType.FINAL_RESPONSE
+    recalled_ids: list[str] = Field(default_factory=list)
+    feedback: int = 0
+
+    def embedding_text(self) -> str | None:
+        return self.content or None
+
+
+class Fact(Node):
+    node_type: ClassVar[NodeType] = NodeType.FACT
+    type: Literal[NodeType.FACT] = NodeType.FACT
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    source: str | None = None
+    source_message_id: str | None = None
+    active: bool = True
+    valid_from: int | None = None
+    valid_until: int | None = None
+
+    def embedding_text(self) -> str | None:
+        return self.content or None
+
+
+class DialogueTurn(Node):
+    node_type: ClassVar[NodeType] = NodeType.DIALOGUE_TURN
+    type: Literal[NodeType.DIALOGUE_TURN] = NodeType.DIALOGUE_TURN
+    speaker: str | None = None
+    #: When the turn happened (may differ from created_at for imported history).
+    event_time: int | None = None
+    source_ids: list[str] = Field(default_factory=list)
+
+    def embedding_text(self) -> str | None:
+        return self.content or None
+
+
+class KnowledgeCrystal(Node):
+    node_type: ClassVar[NodeType] = NodeType.KNOWLEDGE_CRYSTAL
+    type: Literal[NodeType.KNOWLEDGE_CRYSTAL] = NodeType.KNOWLEDGE_CRYSTAL
+    seed: str = ""
+    tags: list[str] = Field(default_factory=list)
+    strength: float = Field(default=1.0, ge=0.0)
+    active: bool = True
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    source_impulse_id: str | None = None
+
+    def embedding_text(self) -> str | None:
+        return self.content or self.seed or None
+
+
+class Concept(Node):
+    node_type: ClassVar[NodeType] = NodeType.CONCEPT
+    type: Literal[NodeType.CONCEPT] = NodeType.CONCEPT
+    name: str
+    norm: str = ""
+    aliases: list[str] = Field(default_factory=list)
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.norm:
+            object.__setattr__(self, "norm", normalize_name(self.name))
+        if not self.content:
+            object.__setattr__(self, "content", self.name)
+
+    @classmethod
+    def named(cls, name: str, **extra: Any) -> Concept:
+        """A concept with its deterministic id: the same name always maps to one node."""
+        norm = normalize_name(name)
+        if not norm:
+            raise ValueError("a concept name cannot be empty")
+        return cls(id=concept_id(norm), name=name.strip(), norm=norm, **extra)
+
+    def embedding_text(self) -> str | None:
+        return self.name
+
+
+def concept_id(norm: str) -> str:
+    return stable_id("concept", norm)
+
+
+AnyNode = (
+    UserImpulse
+    | Task
+    | Report
+    | InstinctiveResponse
+    | SearchPlan
+    | FinalResponse
+    | Fact
+    | DialogueTurn
+    | KnowledgeCrystal
+    | Concept
+)
+
+NODE_CLASSES: dict[NodeType, type[Node]] = {
+    cls.node_type: cls
+    for cls in (
+        UserImpulse,
+        Task,
+        Report,
+        InstinctiveResponse,
+        SearchPlan,
+        FinalResponse,
+        Fact,
+        DialogueTurn,
+        KnowledgeCrystal,
+        Concept,
+    )
+}

@@ -1,0 +1,1 @@
+"""RQ plumbing for the slow reflection loop: queues, jobs, worker."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="thea: a cognitive architecture with an inspectable long-term memory.", no_args_is_help=True)
+app = typer.Typer(
+    help="thea: a cognitive architecture with an inspectable long-term memory.", no_args_is_help=True
+)
 
 
 @app.callback()

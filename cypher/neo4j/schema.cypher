@@ -1,0 +1,17 @@
+CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE
+;
+CREATE CONSTRAINT concept_alias_norm IF NOT EXISTS FOR (n:ConceptAlias) REQUIRE n.norm IS UNIQUE
+;
+CREATE INDEX memory_time IF NOT EXISTS FOR (n:Memory) ON (n.created_at)
+;
+CREATE INDEX concept_norm IF NOT EXISTS FOR (n:Concept) ON (n.norm)
+;
+CREATE INDEX crystal_active IF NOT EXISTS FOR (n:KnowledgeCrystal) ON (n.active)
+;
+CREATE INDEX impulse_time IF NOT EXISTS FOR (n:UserImpulse) ON (n.created_at)
+;
+CREATE INDEX turn_time IF NOT EXISTS FOR (n:DialogueTurn) ON (n.created_at)
+;
+CREATE INDEX fact_time IF NOT EXISTS FOR (n:Fact) ON (n.created_at)
+;
+CREATE FULLTEXT INDEX memory_content IF NOT EXISTS FOR (n:Memory) ON EACH [n.content]

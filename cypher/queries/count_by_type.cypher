@@ -1,0 +1,2 @@
+MATCH (n:Memory)
+RETURN n.type AS type, count(n) AS count

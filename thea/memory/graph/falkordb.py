@@ -1,0 +1,127 @@
+"""FalkorDB adapter: the embedded default (child process) or a FalkorDB server."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import Any
+
+import redis
+from falkordb import FalkorDB
+from falkordb import Node as FNode
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from thea.errors import GraphUnavailable, InputError
+from thea.memory.embedded_server import EmbeddedFalkorDB
+from thea.memory.graph.cypher_store import CypherGraphStore
+
+log = logging.getLogger(__name__)
+
+_ALREADY = ("already indexed", "already exists", "already created")
+
+
+def _plain(value: Any) -> Any:
+    """Turn driver objects into plain Python values (nodes become property dicts)."""
+    if isinstance(value, FNode):
+        return dict(value.properties)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _quick_retry() -> Retry:
+    """Ride out a reconnect, but report a dead server within a fraction of a second."""
+    return Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2)
+
+
+class FalkorDBGraphStore(CypherGraphStore):
+    """Graph port on FalkorDB.
+
+    ``server`` is an :class:`EmbeddedFalkorDB` this store connects to (and stops on
+    close when it started it); otherwise ``url`` names a FalkorDB server
+    (``redis://host:port`` or ``unix:///path.sock``).
+    """
+
+    backend = "falkordb"
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        server: EmbeddedFalkorDB | None = None,
+        graph_name: str = "thea",
+        batch_size: int = 500,
+        timeout_ms: int = 10_000,
+    ) -> None:
+        super().__init__("falkordb", batch_size)
+        if (url is None) == (server is None):
+            raise InputError("FalkorDBGraphStore needs exactly one of url or server")
+        self.server = server
+        self.graph_name = graph_name
+        self.timeout_ms = timeout_ms
+        self._lock = threading.Lock()
+        if server is not None:
+            server.start()
+            self._db = FalkorDB(unix_socket_path=str(server.socket_path), retry=_quick_retry())
+        else:
+            assert url is not None
+            self._db = FalkorDB.from_url(url, retry=_quick_retry())
+        self._graph = self._db.select_graph(graph_name)
+
+    @property
+    def connection(self) -> redis.Redis:
+        """The underlying Redis connection (the embedded server also serves RQ)."""
+        conn: redis.Redis = self._db.connection
+        return conn
+
+    def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        try:
+            result = self._graph.query(text, params, timeout=self.timeout_ms)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
+        except redis.ResponseError as exc:
+            raise GraphUnavailable(f"FalkorDB refused a query: {exc}") from exc
+        header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
+        names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
+        return [dict(zip(names, (_plain(v) for v in row), strict=False)) for row in result.result_set]
+
+    def _apply_schema_statement(self, statement: str) -> None:
+        try:
+            self._graph.query(statement)
+        except redis.ResponseError as exc:
+            if not any(marker in str(exc).lower() for marker in _ALREADY):
+                raise GraphUnavailable(f"FalkorDB schema statement failed: {exc}") from exc
+        except (redis.ConnectionError, OSError) as exc:
+            raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
+
+    def ensure_schema(self) -> None:
+        super().ensure_schema()
+        # Unique ids, enforced by the server (built asynchronously from the exact-match index).
+        try:
+            self.connection.execute_command(
+                "GRAPH.CONSTRAINT",
+                "CREATE",
+                self.graph_name,
+                "UNIQUE",
+                "NODE",
+                "Memory",
+                "PROPERTIES",
+                "1",
+                "id",
+            )
+        except redis.ResponseError as exc:
+            if "already" not in str(exc).lower():
+                log.warning("could not create unique constraint on Memory.id: %s", exc)
+
+    def _where(self) -> str:
+        return str(self.server.socket_path) if self.server else "configured url"
+
+    def close(self) -> None:
+        with contextlib.suppress(redis.RedisError, OSError, AttributeError):
+            self._db.connection.close()
+        if self.server is not None:
+            self.server.stop()

@@ -1,0 +1,113 @@
+"""Build the memory layers from settings (the memory part of the composition root).
+
+The only place that chooses adapters by backend name; services receive the built
+:class:`UniversalMemory` and never ask which backend is behind it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from thea.config import Settings
+from thea.memory.chronicle.base import Chronicle
+from thea.memory.embedded_server import EmbeddedFalkorDB
+from thea.memory.graph.base import GraphStore
+from thea.memory.universal import UniversalMemory
+from thea.memory.vector.base import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+def data_dir(settings: Settings) -> Path:
+    path = Path(settings.data_dir).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def embedded_server(settings: Settings) -> EmbeddedFalkorDB:
+    """The embedded FalkorDB (redis-server) of this data dir: graph and queue share it."""
+    return EmbeddedFalkorDB(
+        data_dir(settings),
+        appendfsync=settings.graph.appendfsync,
+        bolt_port=settings.graph.bolt_port,
+    )
+
+
+def build_graph(settings: Settings, server: EmbeddedFalkorDB | None = None) -> GraphStore:
+    cfg = settings.graph
+    if cfg.backend == "neo4j":
+        from thea.memory.graph.neo4j import Neo4jGraphStore
+
+        return Neo4jGraphStore(
+            uri=cfg.neo4j_uri,
+            user=cfg.neo4j_user,
+            password=cfg.neo4j_password.get_secret_value(),
+            database=cfg.neo4j_database,
+            batch_size=cfg.batch_size,
+            timeout_ms=cfg.query_timeout_ms,
+        )
+    from thea.memory.graph.falkordb import FalkorDBGraphStore
+
+    if cfg.falkordb_url:
+        return FalkorDBGraphStore(
+            url=cfg.falkordb_url,
+            graph_name=cfg.graph_name,
+            batch_size=cfg.batch_size,
+            timeout_ms=cfg.query_timeout_ms,
+        )
+    return FalkorDBGraphStore(
+        server=server or embedded_server(settings),
+        graph_name=cfg.graph_name,
+        batch_size=cfg.batch_size,
+        timeout_ms=cfg.query_timeout_ms,
+    )
+
+
+def build_vectors(settings: Settings) -> VectorStore:
+    cfg = settings.vector
+    dim = settings.embedding.dimension
+    if cfg.backend == "qdrant":
+        from thea.memory.vector.qdrant_server import QdrantServerStore
+
+        key = cfg.qdrant_api_key.get_secret_value() if cfg.qdrant_api_key else None
+        return QdrantServerStore(url=cfg.qdrant_url, api_key=key, prefix=cfg.collection_prefix, dimension=dim)
+    from thea.memory.vector.qdrant_edge import QdrantEdgeStore
+
+    return QdrantEdgeStore(data_dir(settings) / "vectors", dimension=dim, hnsw_ef=cfg.hnsw_ef)
+
+
+def build_chronicle(settings: Settings, server: EmbeddedFalkorDB | None = None) -> Chronicle:
+    cfg = settings.chronicle
+    if cfg.backend == "redis":
+        import redis
+
+        from thea.memory.chronicle.redis import RedisChronicle
+
+        if settings.queue.redis_url:
+            client = redis.Redis.from_url(settings.queue.redis_url)
+        else:
+            client = (server or embedded_server(settings)).start().client()
+        return RedisChronicle(client, key_prefix=cfg.redis_key_prefix)
+    from thea.memory.chronicle.sqlite import SQLiteChronicle
+
+    return SQLiteChronicle(data_dir(settings) / "chronicle.sqlite3")
+
+
+def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalMemory:
+    """Open every memory layer for these settings (starting embedded engines as needed)."""
+    from thea.memory.embeddings import build_embeddings
+
+    server = embedded_server(settings) if settings.embedded_graph else None
+    graph = build_graph(settings, server)
+    try:
+        vectors = build_vectors(settings)
+        chronicle = build_chronicle(settings, server)
+        embedder = build_embeddings(settings.embedding)
+    except BaseException:
+        graph.close()
+        raise
+    memory = UniversalMemory(graph, vectors, chronicle, embedder, dimension=settings.embedding.dimension)
+    if ensure_schema:
+        memory.ensure_schema()
+    return memory

@@ -1,0 +1,312 @@
+"""UniversalMemory: one facade over the graph, vector and chronicle layers.
+
+``record(nodes, links)`` writes the graph first (the source of truth), then the
+embeddings of recall-worthy nodes, then the temporal log, each in one batch and
+idempotently (MERGE on ids; vector point ids and chronicle ids are the node ids).
+If the graph write fails nothing else is attempted and the error propagates; if a
+later layer fails, :class:`PartialWriteError` says which layers hold the data and
+``thea memory repair`` can re-derive the rest from the graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from thea.errors import InputError, NotFoundError, PartialWriteError, TheaError
+from thea.memory.chronicle.base import Chronicle
+from thea.memory.graph.base import GraphStore
+from thea.memory.vector.base import VectorStore
+from thea.models import (
+    ChronicleEvent,
+    Collection,
+    Concept,
+    DialogueTurn,
+    Edge,
+    EdgeType,
+    HealthStatus,
+    Node,
+    NodeType,
+    Subgraph,
+    VectorFilter,
+    VectorHit,
+    VectorRecord,
+    normalize_name,
+)
+
+log = logging.getLogger(__name__)
+
+Chunker = Callable[[str], list[str]]
+
+_COLLECTION_OF: dict[NodeType, Collection] = {
+    NodeType.CONCEPT: Collection.CONCEPTS,
+    NodeType.KNOWLEDGE_CRYSTAL: Collection.INSIGHTS,
+}
+
+
+def collection_for(node_type: NodeType) -> Collection:
+    return _COLLECTION_OF.get(node_type, Collection.EXPERIENCE)
+
+
+def char_chunks(text: str, size: int = 1000, overlap: int = 100) -> list[str]:
+    """Fallback chunker for embedders without a tokenizer: overlapping character windows."""
+    if len(text) <= size:
+        return [text]
+    step = size - overlap
+    return [text[i : i + size] for i in range(0, max(len(text) - overlap, 1), step)]
+
+
+@dataclass
+class RecordResult:
+    nodes: int = 0
+    edges: int = 0
+    vectors: int = 0
+    events: int = 0
+    layers: list[str] = field(default_factory=list)
+
+
+def _event_time(node: Node) -> int:
+    if isinstance(node, DialogueTurn) and node.event_time is not None:
+        return node.event_time
+    return node.created_at
+
+
+class UniversalMemory:
+    """The four memory layers behind one object. Methods are synchronous and
+    thread-safe as far as the adapters are; ``a*`` variants run them in a thread
+    so an event loop never blocks."""
+
+    def __init__(
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        chronicle: Chronicle,
+        embedder: Embeddings,
+        *,
+        dimension: int,
+        chunker: Chunker | None = None,
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.chronicle = chronicle
+        self.embedder = embedder
+        self.dimension = dimension
+        self.chunker: Chunker = chunker or getattr(embedder, "chunk_text", None) or char_chunks
+
+    def ensure_schema(self) -> None:
+        self.graph.ensure_schema()
+        self.vectors.ensure_collections(self.dimension)
+
+    # -- writes ------------------------------------------------------------------------
+
+    def record(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
+        """Write nodes and links to every layer, in batches, idempotently."""
+        for node in nodes:
+            if not isinstance(node, Node):
+                raise InputError(f"record() takes Node objects, got {type(node).__name__}")
+        result = RecordResult()
+        result.nodes = self.graph.upsert_nodes(nodes)
+        result.edges = self.graph.upsert_edges(links) if links else 0
+        result.layers.append("graph")
+        failed: dict[str, Exception] = {}
+        try:
+            result.vectors = self._embed_and_store(nodes)
+            result.layers.append("vectors")
+        except TheaError as exc:
+            log.error("vector write failed for %d nodes: %s", len(nodes), exc)
+            failed["vectors"] = exc
+        try:
+            result.events = self.chronicle.append([self.event_of(n) for n in nodes])
+            result.layers.append("chronicle")
+        except TheaError as exc:
+            log.error("chronicle write failed for %d nodes: %s", len(nodes), exc)
+            failed["chronicle"] = exc
+        if failed:
+            raise PartialWriteError(result.layers, failed)
+        return result
+
+    async def arecord(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
+        return await asyncio.to_thread(self.record, nodes, links)
+
+    def link(self, links: Sequence[Edge]) -> int:
+        """Add edges between nodes already recorded."""
+        return self.graph.upsert_edges(links)
+
+    @staticmethod
+    def event_of(node: Node) -> ChronicleEvent:
+        summary = node.content[:200] if node.content else node.type.value
+        return ChronicleEvent(
+            id=node.id,
+            type=node.type.value,
+            time=_event_time(node),
+            user_id=node.user_id,
+            session_id=node.session_id,
+            correlation_id=node.correlation_id,
+            summary=summary,
+        )
+
+    def vector_records(self, nodes: Sequence[Node]) -> list[VectorRecord]:
+        """Embed the recall-worthy nodes (long texts as overlapping chunks)."""
+        pending: list[tuple[Node, int, str]] = []
+        for node in nodes:
+            text = node.embedding_text()
+            if not text or not text.strip():
+                continue
+            for index, chunk in enumerate(self.chunker(text)):
+                pending.append((node, index, chunk))
+        if not pending:
+            return []
+        vectors = self.embedder.embed_documents([chunk for _, _, chunk in pending])
+        records = []
+        for (node, index, chunk), vector in zip(pending, vectors, strict=True):
+            records.append(
+                VectorRecord(
+                    id=node.id,
+                    collection=collection_for(node.type),
+                    vector=vector,
+                    type=node.type.value,
+                    text=chunk,
+                    user_id=node.user_id,
+                    session_id=node.session_id,
+                    active=bool(getattr(node, "active", True)),
+                    created_at=_event_time(node),
+                    chunk=index,
+                )
+            )
+        return records
+
+    def _embed_and_store(self, nodes: Sequence[Node]) -> int:
+        records = self.vector_records(nodes)
+        return self.vectors.upsert(records) if records else 0
+
+    def get_or_create_concepts(self, names: Sequence[str]) -> dict[str, Concept]:
+        """Resolve names (case, spacing and aliases ignored) to concepts, creating missing ones.
+
+        Concept ids derive from the normalised name, so two processes creating the same
+        concept at once MERGE into one node.
+        """
+        wanted = {normalize_name(n): n for n in names if normalize_name(n)}
+        found = self.graph.concepts_by_norm(list(wanted))
+        out: dict[str, Concept] = {}
+        missing: list[Concept] = []
+        for norm, original in wanted.items():
+            hit = found.get(norm)
+            if isinstance(hit, Concept):
+                out[original] = hit
+            else:
+                concept = Concept.named(original)
+                missing.append(concept)
+                out[original] = concept
+        if missing:
+            self.record(missing)
+        return out
+
+    def add_alias(self, concept: Concept, alias: str) -> None:
+        self.graph.add_aliases(concept.id, [normalize_name(alias)])
+
+    def set_active(self, nodes: Sequence[Node], active: bool) -> None:
+        """Archive (active=False) or revive nodes in the graph and the vector payloads."""
+        ids = [n.id for n in nodes]
+        self.graph.set_properties(ids, {"active": active})
+        by_collection: dict[Collection, list[str]] = {}
+        for node in nodes:
+            by_collection.setdefault(collection_for(node.type), []).append(node.id)
+        for collection, coll_ids in by_collection.items():
+            self.vectors.set_active(collection, coll_ids, active)
+
+    # -- reads -------------------------------------------------------------------------
+
+    def get(self, ids: Sequence[str]) -> list[Node]:
+        return self.graph.get_nodes(ids)
+
+    def neighbourhood(
+        self, node_id: str, depth: int = 1, edge_types: Sequence[EdgeType] | None = None, limit: int = 200
+    ) -> Subgraph:
+        return self.graph.neighbourhood(node_id, depth, edge_types, limit)
+
+    def by_time(
+        self,
+        start_ms: int,
+        end_ms: int,
+        *,
+        node_type: NodeType | None = None,
+        user_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Node]:
+        return self.graph.nodes_in_time_range(node_type, start_ms, end_ms, user_id, limit)
+
+    def events(
+        self, start_ms: int, end_ms: int, *, user_id: str | None = None, types: Sequence[str] | None = None
+    ) -> list[ChronicleEvent]:
+        return self.chronicle.range(start_ms, end_ms, user_id=user_id, types=types)
+
+    def search(
+        self,
+        text: str,
+        collection: Collection = Collection.EXPERIENCE,
+        *,
+        flt: VectorFilter | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        if not text.strip():
+            return []
+        vector = self.embedder.embed_query(text)
+        return self.vectors.search(collection, vector, limit, flt, score_threshold)
+
+    async def asearch(
+        self, text: str, collection: Collection = Collection.EXPERIENCE, **kw: Any
+    ) -> list[VectorHit]:
+        return await asyncio.to_thread(self.search, text, collection, **kw)
+
+    def resolve_id(self, prefix: str) -> str:
+        """A full id from a unique prefix (people type short ids)."""
+        matches = self.graph.find_ids_by_prefix(prefix, limit=2)
+        if not matches:
+            raise NotFoundError(f"no memory with id starting {prefix!r}")
+        if len(matches) > 1:
+            raise NotFoundError(f"id prefix {prefix!r} is ambiguous; type more characters")
+        return matches[0]
+
+    # -- operations --------------------------------------------------------------------
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        return {
+            "graph": self.graph.count_by_type(),
+            "vectors": {c.value: self.vectors.count(c) for c in Collection},
+            "chronicle": {"events": self.chronicle.count()},
+        }
+
+    def health(self) -> list[HealthStatus]:
+        statuses = [self.graph.health(), self.vectors.health(), self.chronicle.health()]
+        started = time.perf_counter()
+        try:
+            self.embedder.embed_query("ping")
+            statuses.append(
+                HealthStatus(
+                    component="embeddings",
+                    backend=type(self.embedder).__name__,
+                    ok=True,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                )
+            )
+        except Exception as exc:  # health never raises
+            statuses.append(
+                HealthStatus(
+                    component="embeddings", backend=type(self.embedder).__name__, ok=False, detail=str(exc)
+                )
+            )
+        return statuses
+
+    def close(self) -> None:
+        for closer in (self.vectors.close, self.chronicle.close, self.graph.close):
+            try:
+                closer()
+            except Exception as exc:  # close everything even if one part fails
+                log.warning("error while closing memory: %s", exc)

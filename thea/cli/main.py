@@ -4,11 +4,35 @@ from __future__ import annotations
 
 import typer
 
+from thea.cli import doctor as doctor_mod
+from thea.cli.common import configure_logging, console
+from thea.cli.memory_cmd import memory_app
+
 app = typer.Typer(
-    help="thea: a cognitive architecture with an inspectable long-term memory.", no_args_is_help=True
+    help="thea: a cognitive architecture with an inspectable long-term memory.",
+    no_args_is_help=True,
 )
+app.add_typer(memory_app, name="memory")
 
 
 @app.callback()
-def main() -> None:
+def main(
+    ctx: typer.Context,
+    profile: str = typer.Option(None, "--profile", "-p", help="embedded (default) or server"),
+    log_level: str = typer.Option("WARNING", "--log-level", help="DEBUG, INFO, WARNING, ERROR"),
+) -> None:
     """thea command line."""
+    configure_logging(log_level)
+    ctx.ensure_object(dict)["profile"] = profile
+
+
+@app.command()
+def doctor(ctx: typer.Context) -> None:
+    """Check every configured backend and say what is wrong."""
+    from thea.cli.common import get_settings
+
+    settings = get_settings(ctx)
+    statuses = doctor_mod.collect(settings)
+    console.print(doctor_mod.render(settings, statuses))
+    if not all(s.ok for s in statuses):
+        raise typer.Exit(1)

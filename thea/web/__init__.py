@@ -1,0 +1,1 @@
+"""Web front-end (chat, trace panel, graph view)."""

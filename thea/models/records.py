@@ -86,3 +86,26 @@ class HealthStatus(BaseModel):
     ok: bool
     detail: str = ""
     latency_ms: float | None = None
+
+
+class LLMUsage(BaseModel):
+    """LLM accounting of one step: which model and prompt, tokens, calls, time."""
+
+    model: str | None = None
+    prompt_name: str | None = None
+    prompt_version: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    calls: int = 0
+    latency_ms: float = 0.0
+
+    def add(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            model=other.model or self.model,
+            prompt_name=other.prompt_name or self.prompt_name,
+            prompt_version=other.prompt_version or self.prompt_version,
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            calls=self.calls + other.calls,
+            latency_ms=self.latency_ms + other.latency_ms,
+        )

@@ -1,0 +1,56 @@
+"""The Task -> Report contract shared by every cognitive service.
+
+The orchestrator creates a :class:`~thea.models.Task` node for each step, calls the
+service's :meth:`CognitiveService.handle`, and turns the returned
+:class:`StepOutcome` (or the exception / timeout) into a :class:`~thea.models.Report`.
+Services never write the Task or Report themselves.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any
+
+from thea.models import Edge, LLMUsage, Node, SearchPlan, UserImpulse
+
+
+@dataclass
+class CycleState:
+    """What the steps of one cycle know so far (filled in step by step)."""
+
+    impulse: UserImpulse
+    correlation_id: str
+    user_id: str
+    session_id: str
+    #: Recent conversation as (role, text) pairs, oldest first.
+    history: list[tuple[str, str]] = field(default_factory=list)
+    instinct: str | None = None
+    plan: SearchPlan | None = None
+    recall: Any = None  # services.recall.types.RecallResult, kept loose to avoid a cycle
+    answer: str | None = None
+
+
+@dataclass
+class StepOutcome:
+    """What a service returns: a summary for the Report plus nodes/edges to record."""
+
+    output: dict[str, Any] = field(default_factory=dict)
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    #: Set when the step worked but had to fall back (e.g. malformed LLM output).
+    degraded: str | None = None
+
+
+class CognitiveService(abc.ABC):
+    """One step of the cycle."""
+
+    #: Step name as it appears in traces: instinct, plan, recall, synthesis.
+    step: str = ""
+    #: Service name recorded on the Task node.
+    name: str = ""
+
+    @abc.abstractmethod
+    async def handle(self, state: CycleState) -> StepOutcome:
+        """Do the step; raise on failure (the orchestrator records a FAILURE report)."""

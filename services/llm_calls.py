@@ -1,0 +1,73 @@
+"""Calling the chat model from services: timeouts, streaming, usage accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+
+from services.prompts import PromptId
+from thea.errors import LLMError, LLMTimeout
+from thea.models import LLMUsage
+
+TokenSink = Callable[[str], Awaitable[None] | None]
+
+
+def model_name(llm: BaseChatModel) -> str:
+    for attr in ("model_name", "model", "model_id"):
+        value = getattr(llm, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(llm).__name__
+
+
+def usage_of(
+    message: AIMessage | AIMessageChunk, llm: BaseChatModel, prompt: PromptId, started: float
+) -> LLMUsage:
+    meta = message.usage_metadata or {}
+    return LLMUsage(
+        model=model_name(llm),
+        prompt_name=prompt.name,
+        prompt_version=prompt.version,
+        tokens_in=int(meta.get("input_tokens", 0)),
+        tokens_out=int(meta.get("output_tokens", 0)),
+        calls=1,
+        latency_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+async def ask_text(
+    llm: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    prompt: PromptId,
+    *,
+    timeout_s: float,
+    on_token: TokenSink | None = None,
+) -> tuple[str, LLMUsage]:
+    """Plain-text answer; streams tokens to ``on_token`` when given."""
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(timeout_s):
+            if on_token is None:
+                reply = await llm.ainvoke(list(messages))
+                if not isinstance(reply, AIMessage):
+                    raise LLMError(f"model returned {type(reply).__name__}, not a message")
+                return str(reply.text), usage_of(reply, llm, prompt, started)
+            merged: AIMessageChunk | None = None
+            async for chunk in llm.astream(list(messages)):
+                piece = chunk.text
+                if piece:
+                    result = on_token(piece)
+                    if result is not None:
+                        await result
+                merged = chunk if merged is None else merged + chunk
+    except TimeoutError as exc:
+        raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:.0f} s") from exc
+    if merged is None:
+        return "", LLMUsage(
+            model=model_name(llm), prompt_name=prompt.name, prompt_version=prompt.version, calls=1
+        )
+    return str(merged.text), usage_of(merged, llm, prompt, started)

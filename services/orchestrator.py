@@ -1,0 +1,243 @@
+"""The Orchestrator: one user impulse through instinct -> plan -> recall -> synthesis.
+
+Each step is a Task handled by a cognitive service and answered by a Report; the
+impulse, tasks, reports and step outputs are recorded under one correlation id
+(the impulse id), so ``thea trace`` can show the whole thought process. A step
+that raises or times out yields a FAILURE report and the cycle goes on; the user
+always gets an answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from services.base import CognitiveService, CycleState, StepOutcome
+from services.context import ContextCache, Exchange
+from services.impulse_input import validate_impulse_text
+from services.llm_calls import TokenSink
+from services.synthesis import SynthesisService
+from thea.errors import LLMTimeout, PartialWriteError
+from thea.memory.universal import UniversalMemory
+from thea.models import Edge, EdgeType, LLMUsage, Node, Report, Task, TaskStatus, UserImpulse, now_ms
+
+log = logging.getLogger(__name__)
+
+FALLBACK_ANSWER = "I could not compose a full answer just now ({reason}). Please try again."
+
+
+class JobSink(Protocol):
+    """Where the cycle hands work to the slow loop (implemented by workers/)."""
+
+    def enqueue_crystallize(self, impulse_id: str, user_id: str, session_id: str) -> None: ...
+
+    def enqueue_distill(self, exchanges: Sequence[Exchange], user_id: str, session_id: str) -> None: ...
+
+
+@dataclass
+class StepRecord:
+    step: str
+    status: TaskStatus
+    duration_ms: float
+    task_id: str
+    report_id: str
+    error: str | None = None
+
+
+@dataclass
+class CycleResult:
+    impulse_id: str
+    answer: str
+    steps: list[StepRecord] = field(default_factory=list)
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    recalled_ids: list[str] = field(default_factory=list)
+    response_id: str | None = None
+
+    @property
+    def failed_steps(self) -> list[str]:
+        return [s.step for s in self.steps if s.status is TaskStatus.FAILURE]
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        *,
+        instinct: CognitiveService,
+        planner: CognitiveService,
+        recall: CognitiveService,
+        synthesis: SynthesisService,
+        context: ContextCache,
+        jobs: JobSink | None = None,
+        step_timeout_s: float = 120.0,
+        max_chars: int = 200_000,
+    ) -> None:
+        self.memory = memory
+        self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
+        self.synthesis = synthesis
+        self.context = context
+        self.jobs = jobs
+        self.step_timeout_s = step_timeout_s
+        self.max_chars = max_chars
+
+    async def handle_impulse(
+        self,
+        text: str,
+        user_id: str,
+        session_id: str,
+        *,
+        on_token: TokenSink | None = None,
+    ) -> CycleResult:
+        text = validate_impulse_text(text, self.max_chars)
+        impulse = UserImpulse(content=text, user_id=user_id, session_id=session_id)
+        impulse.correlation_id = impulse.id
+        log.info("impulse %s: start (user=%s session=%s)", impulse.id, user_id, session_id)
+        await self.memory.arecord([impulse])
+
+        evicted = self.context.make_room(user_id, session_id, text)
+        if evicted:
+            await self._hand_off(lambda jobs: jobs.enqueue_distill(evicted, user_id, session_id), "distill")
+
+        state = CycleState(
+            impulse=impulse,
+            correlation_id=impulse.id,
+            user_id=user_id,
+            session_id=session_id,
+            history=self.context.history(user_id, session_id),
+        )
+        result = CycleResult(impulse_id=impulse.id, answer="")
+        for service in self.steps:
+            if service is self.synthesis:
+                self.synthesis.on_token = on_token
+            record = await self._run_step(service, state, result)
+            result.steps.append(record)
+            if service.step == "plan" and state.plan is not None and record.status is TaskStatus.SUCCESS:
+                await self._link_concepts(state)
+
+        if state.answer is None:
+            failed = ", ".join(result.failed_steps) or "unknown error"
+            state.answer = FALLBACK_ANSWER.format(reason=f"failed: {failed}")
+            if on_token is not None:
+                maybe = on_token(state.answer)
+                if maybe is not None:
+                    await maybe
+        result.answer = state.answer
+        self.context.add(
+            user_id,
+            session_id,
+            Exchange(
+                question=text,
+                answer=state.answer,
+                impulse_id=impulse.id,
+                response_id=result.response_id or "",
+                at=now_ms(),
+            ),
+        )
+        await self._hand_off(
+            lambda jobs: jobs.enqueue_crystallize(impulse.id, user_id, session_id), "crystallize"
+        )
+        log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
+        return result
+
+    async def _run_step(
+        self, service: CognitiveService, state: CycleState, result: CycleResult
+    ) -> StepRecord:
+        ids = {
+            "user_id": state.user_id,
+            "session_id": state.session_id,
+            "correlation_id": state.correlation_id,
+        }
+        task = Task(step=service.step, service=service.name, content=f"{service.step} for impulse", **ids)
+        started = time.perf_counter()
+        outcome: StepOutcome | None = None
+        error: str | None = None
+        try:
+            outcome = await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s)
+        except (TimeoutError, LLMTimeout):
+            error = f"timed out after {self.step_timeout_s:.0f} s"
+        except Exception as exc:  # a failing step must not stop the cycle
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning("impulse %s task %s (%s) failed: %s", state.impulse.id, task.id, service.step, error)
+        duration = (time.perf_counter() - started) * 1000
+        status = TaskStatus.FAILURE if outcome is None else TaskStatus.SUCCESS
+        task.status = status
+        usage = outcome.usage if outcome else LLMUsage()
+        result.usage = result.usage.add(usage)
+        report = Report(
+            step=service.step,
+            task_id=task.id,
+            status=status,
+            output=outcome.output if outcome else {},
+            error=error or (outcome.degraded if outcome else None),
+            duration_ms=duration,
+            model=usage.model,
+            prompt_name=usage.prompt_name,
+            prompt_version=usage.prompt_version,
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            llm_calls=usage.calls,
+            content=f"{service.step}: {status.value}",
+            **ids,
+        )
+        nodes = [task, report, *(outcome.nodes if outcome else [])]
+        edges = [
+            Edge(src=task.id, dst=state.impulse.id, type=EdgeType.IS_TASK_FOR),
+            Edge(src=report.id, dst=task.id, type=EdgeType.IS_RESULT_OF),
+        ]
+        if outcome:
+            edges += outcome.edges
+            for node in outcome.nodes:
+                edges.append(Edge(src=node.id, dst=report.id, type=EdgeType.DERIVED_FROM))
+                if node.type.value == "SearchPlan":
+                    edges.append(Edge(src=state.impulse.id, dst=node.id, type=EdgeType.HAS_PLAN))
+                if node.type.value == "InstinctiveResponse":
+                    edges.append(Edge(src=node.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO))
+                if node.type.value == "FinalResponse":
+                    result.response_id = node.id
+                    result.recalled_ids = list(getattr(node, "recalled_ids", []))
+        await self._record(nodes, edges, state)
+        log.info(
+            "impulse %s task %s %s %s in %.0f ms",
+            state.impulse.id,
+            task.id,
+            service.step,
+            status.value,
+            duration,
+        )
+        return StepRecord(service.step, status, duration, task.id, report.id, error)
+
+    async def _record(self, nodes: Sequence[Node], edges: Sequence[Edge], state: CycleState) -> None:
+        try:
+            await self.memory.arecord(nodes, edges)
+        except PartialWriteError as exc:
+            # The graph holds the trace; `thea memory repair` re-derives the rest.
+            log.error("impulse %s: partial write: %s", state.impulse.id, exc)
+
+    async def _link_concepts(self, state: CycleState) -> None:
+        assert state.plan is not None
+        names = [c for c in state.plan.concepts if len(c.strip()) >= 3][:5]
+        if not names:
+            return
+        try:
+            concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+            links = [
+                Edge(src=state.impulse.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT)
+                for c in concepts.values()
+            ]
+            await asyncio.to_thread(self.memory.link, links)
+        except PartialWriteError as exc:
+            log.error("impulse %s: concept write partial: %s", state.impulse.id, exc)
+
+    async def _hand_off(self, enqueue: Callable[[JobSink], None], what: str) -> None:
+        """Enqueue slow-loop work in a thread; never block or fail the answer (log and go on)."""
+        jobs = self.jobs
+        if jobs is None:
+            return
+        try:
+            await asyncio.to_thread(enqueue, jobs)
+        except Exception as exc:
+            log.warning("could not enqueue %s job (answer unaffected): %s", what, exc)

@@ -1,0 +1,202 @@
+"""A deterministic search plan from the text alone (no LLM).
+
+Used when the planner's model output is malformed or the step fails, and by the
+retrieval benchmark's "query from question" mode. Finds a time window from plain
+phrases ("yesterday", "last week"), candidate concepts (capitalised words, quoted
+phrases, content words) and keeps the whole text as the main query.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from thea.models import SearchPlan
+
+_DAY_MS = 86_400_000
+_WINDOWS = {
+    "today": 1,
+    "yesterday": 2,
+    "last_week": 7,
+    "last_month": 31,
+    "last_year": 366,
+}
+_PHRASES = [
+    (re.compile(r"\byesterday\b", re.I), "yesterday"),
+    (re.compile(r"\btoday\b|\bthis morning\b|\btonight\b", re.I), "today"),
+    (re.compile(r"\b(last|past|this) week\b", re.I), "last_week"),
+    (re.compile(r"\b(last|past|this) month\b", re.I), "last_month"),
+    (re.compile(r"\b(last|past|this) year\b", re.I), "last_year"),
+]
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "so",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "from",
+        "into",
+        "over",
+        "under",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "you",
+        "your",
+        "yours",
+        "we",
+        "our",
+        "us",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "they",
+        "them",
+        "their",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "yes",
+        "please",
+        "tell",
+        "say",
+        "said",
+        "know",
+        "think",
+        "remember",
+        "any",
+        "some",
+        "all",
+        "just",
+        "also",
+        "very",
+        "really",
+        "there",
+        "here",
+        "as",
+        "than",
+        "too",
+        "let",
+        "lets",
+        "ok",
+        "okay",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+    ]
+)
+_WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
+_QUOTED = re.compile(r"\"([^\"]{2,60})\"|'([^']{2,60})'")
+
+
+def time_window(name: str, now_ms: int | None = None) -> tuple[int | None, int | None]:
+    """[from, to) in epoch ms for a named window ending now; (None, None) for "none"."""
+    days = _WINDOWS.get(name)
+    if days is None:
+        return None, None
+    now = datetime.fromtimestamp((now_ms or _now_ms()) / 1000, tz=UTC)
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if name == "yesterday":
+        start = midnight - timedelta(days=1)
+        return int(start.timestamp() * 1000), int(midnight.timestamp() * 1000)
+    start = midnight - timedelta(days=days - 1)
+    return int(start.timestamp() * 1000), int(now.timestamp() * 1000) + 1
+
+
+def detect_window(text: str) -> str:
+    for pattern, name in _PHRASES:
+        if pattern.search(text):
+            return name
+    return "none"
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that carry meaning (stopwords and 1-2 letter tokens dropped)."""
+    return [w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS]
+
+
+def candidate_concepts(text: str, limit: int = 6) -> list[str]:
+    found: list[str] = []
+    for match in _QUOTED.finditer(text):
+        found.append(match.group(1) or match.group(2))
+    words = _WORD.findall(text)
+    for index, word in enumerate(words):
+        if word[0].isupper() and index > 0 and word.lower() not in STOPWORDS:
+            found.append(word)
+    found += content_words(text)
+    unique: dict[str, str] = {}
+    for name in found:
+        unique.setdefault(name.casefold(), name)
+    return list(unique.values())[:limit]
+
+
+def fallback_plan(text: str, *, now_ms: int | None = None, **node_fields: object) -> SearchPlan:
+    window = detect_window(text)
+    start, end = time_window(window, now_ms)
+    return SearchPlan(
+        content=f"fallback plan ({window})",
+        queries=[text.strip()[:500]],
+        concepts=candidate_concepts(text),
+        time_from=start,
+        time_to=end,
+        **node_fields,  # type: ignore[arg-type]
+    )
+
+
+def _now_ms() -> int:
+    return int(datetime.now(tz=UTC).timestamp() * 1000)

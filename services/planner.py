@@ -1,0 +1,80 @@
+"""Planner: a search plan from the impulse (LLM, structured), with a deterministic fallback."""
+
+from __future__ import annotations
+
+import logging
+
+from langchain_core.language_models import BaseChatModel
+
+from services.base import CognitiveService, CycleState, StepOutcome
+from services.llm_calls import ask_structured
+from services.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.prompts import planner as prompt
+from thea.errors import MalformedOutput
+from thea.models import EdgeType, SearchPlan
+
+log = logging.getLogger(__name__)
+
+
+def _relation(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        edge = EdgeType.parse(value.strip().replace(" ", "_"))
+    except Exception:
+        return None
+    return edge.value if edge.is_concept_relation else None
+
+
+class PlannerService(CognitiveService):
+    step = "plan"
+    name = "planner"
+
+    def __init__(self, llm: BaseChatModel, timeout_s: float) -> None:
+        self.llm = llm
+        self.timeout_s = timeout_s
+
+    async def handle(self, state: CycleState) -> StepOutcome:
+        text = state.impulse.content
+        ids = {
+            "user_id": state.user_id,
+            "session_id": state.session_id,
+            "correlation_id": state.correlation_id,
+        }
+        try:
+            out, usage = await ask_structured(
+                self.llm, prompt.PlanOutput, prompt.build(text), prompt.PROMPT, timeout_s=self.timeout_s
+            )
+        except MalformedOutput as exc:
+            log.warning("planner output unusable (%s); using the deterministic plan", exc)
+            plan = fallback_plan(text, **ids)
+            state.plan = plan
+            return StepOutcome(output=self._summary(plan), nodes=[plan], degraded=str(exc))
+        window = out.time_window if out.time_window != "none" else detect_window(text)
+        start, end = time_window(window)
+        relation = _relation(out.triple_relation)
+        triple = [out.triple_subject, relation, out.triple_object] if relation else None
+        queries = [q.strip() for q in out.queries if q.strip()][:3]
+        concepts = [c.strip() for c in out.concepts if c.strip()][:5]
+        plan = SearchPlan(
+            content=f"plan ({window})",
+            queries=[text.strip()[:500], *queries],  # the literal text always searches too
+            concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)])),
+            time_from=start,
+            time_to=end,
+            triple_pattern=triple,
+            **ids,
+        )
+        state.plan = plan
+        return StepOutcome(output=self._summary(plan), nodes=[plan], usage=usage)
+
+    @staticmethod
+    def _summary(plan: SearchPlan) -> dict[str, object]:
+        return {
+            "node_id": plan.id,
+            "queries": plan.queries,
+            "concepts": plan.concepts,
+            "time_from": plan.time_from,
+            "time_to": plan.time_to,
+            "triple_pattern": plan.triple_pattern,
+        }

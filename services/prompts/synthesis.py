@@ -1,0 +1,37 @@
+"""Synthesis: the final answer, grounded in recalled memories inside a reference block."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.prompts import (
+    REFERENCE_RULE,
+    BaseMessage,
+    HumanMessage,
+    PromptId,
+    ReferenceItem,
+    SystemMessage,
+    history_messages,
+    reference_block,
+)
+
+PROMPT = PromptId("synthesis", "1")
+
+SYSTEM = (
+    "You are thea, a helpful assistant with a long-term memory. Answer the user's latest message "
+    "concisely. Use the recalled memories when they are relevant (they describe the user and earlier "
+    "conversations); if they do not contain the answer, say you do not know rather than inventing it.\n"
+    + REFERENCE_RULE
+)
+
+
+def build(
+    text: str,
+    references: Sequence[ReferenceItem],
+    history: Sequence[tuple[str, str]] = (),
+    instinct: str | None = None,
+) -> list[BaseMessage]:
+    system = SYSTEM + "\n\n" + reference_block(references)
+    if instinct:
+        system += f"\n\nYour first reaction was: {instinct}"
+    return [SystemMessage(content=system), *history_messages(history), HumanMessage(content=text)]

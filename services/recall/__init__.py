@@ -1,0 +1,1 @@
+"""Recall: the retrieval cascade (no LLM)."""

@@ -1,0 +1,52 @@
+"""Inputs and outputs of the recall cascade."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Stage(StrEnum):
+    """Cascade stages; each can be switched off (ablation)."""
+
+    TRIPLES = "triples"  # triple pattern / concept match in the graph
+    KEYWORDS = "keywords"  # full-text match on content
+    VECTORS = "vectors"  # embedding similarity
+    ACTIVATION = "activation"  # spreading activation over concept relations
+    TEMPORAL = "temporal"  # time-window filter from the plan
+
+
+ALL_STAGES: frozenset[Stage] = frozenset(Stage)
+
+
+class RecallQuery(BaseModel):
+    texts: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    user_id: str | None = None
+    time_from: int | None = None
+    time_to: int | None = None
+    #: (subject, relation, object); None = wildcard. E.g. (None, "CAUSES", "outage").
+    triple_pattern: tuple[str | None, str | None, str | None] | None = None
+    limit: int = 8
+    #: Node ids never to return (e.g. the impulse being answered right now).
+    exclude_ids: list[str] = Field(default_factory=list)
+
+
+class RecallHit(BaseModel):
+    id: str
+    type: str
+    text: str
+    score: float
+    #: Which stages found it (provenance shown in traces).
+    stages: list[str] = Field(default_factory=list)
+    created_at: int = 0
+    strength: float = 1.0
+    confidence: float | None = None
+
+
+class RecallResult(BaseModel):
+    hits: list[RecallHit] = Field(default_factory=list)
+    #: Candidates per stage before fusion (for traces and ablations).
+    stage_counts: dict[str, int] = Field(default_factory=dict)
+    elapsed_ms: float = 0.0

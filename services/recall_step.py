@@ -1,0 +1,47 @@
+"""The recall step of the cycle: plan -> RecallQuery -> the cascade (no LLM)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from services.base import CognitiveService, CycleState, StepOutcome
+from services.plan_fallback import fallback_plan
+from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
+
+
+class Recaller(Protocol):
+    async def recall(self, query: RecallQuery, stages: frozenset[Stage] = ALL_STAGES) -> RecallResult: ...
+
+
+class RecallStep(CognitiveService):
+    step = "recall"
+    name = "recall"
+
+    def __init__(self, recaller: Recaller, limit: int = 8) -> None:
+        self.recaller = recaller
+        self.limit = limit
+
+    async def handle(self, state: CycleState) -> StepOutcome:
+        plan = state.plan or fallback_plan(state.impulse.content)
+        triple = tuple(plan.triple_pattern) if plan.triple_pattern and len(plan.triple_pattern) == 3 else None
+        query = RecallQuery(
+            texts=plan.queries or [state.impulse.content],
+            concepts=plan.concepts,
+            user_id=state.user_id,
+            time_from=plan.time_from,
+            time_to=plan.time_to,
+            triple_pattern=triple,  # type: ignore[arg-type]
+            limit=self.limit,
+            exclude_ids=[state.impulse.id],
+        )
+        result = await self.recaller.recall(query)
+        state.recall = result
+        output = {
+            "hits": [
+                {"id": h.id, "type": h.type, "score": round(h.score, 4), "stages": h.stages}
+                for h in result.hits
+            ],
+            "stage_counts": result.stage_counts,
+            "elapsed_ms": round(result.elapsed_ms, 2),
+        }
+        return StepOutcome(output=output)

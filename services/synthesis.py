@@ -1,0 +1,57 @@
+"""Synthesis: the final answer, grounded in recalled memories packed into a token budget."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from langchain_core.language_models import BaseChatModel
+
+from services.base import CognitiveService, CycleState, StepOutcome
+from services.budget import pack
+from services.llm_calls import TokenSink, ask_text
+from services.prompts import ReferenceItem
+from services.prompts import synthesis as prompt
+from services.recall.types import RecallHit, RecallResult
+from thea.models import Edge, EdgeType, FinalResponse
+
+
+def _when(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d") if ms else ""
+
+
+def references_for(hits: list[RecallHit], budget_tokens: int) -> list[ReferenceItem]:
+    """Whole memories, most relevant first, as many as fit the budget."""
+    items = [ReferenceItem(source_id=h.id, kind=h.type, text=h.text, when=_when(h.created_at)) for h in hits]
+    return pack(items, [i.text for i in items], budget_tokens)
+
+
+class SynthesisService(CognitiveService):
+    step = "synthesis"
+    name = "synthesis"
+
+    def __init__(self, llm: BaseChatModel, timeout_s: float, budget_tokens: int) -> None:
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.budget_tokens = budget_tokens
+        self.on_token: TokenSink | None = None
+
+    async def handle(self, state: CycleState) -> StepOutcome:
+        recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
+        refs = references_for(recall.hits, self.budget_tokens)
+        messages = prompt.build(state.impulse.content, refs, state.history, state.instinct)
+        answer, usage = await ask_text(
+            self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=self.on_token
+        )
+        answer = answer.strip() or "I have no answer to that yet."
+        state.answer = answer
+        response = FinalResponse(
+            content=answer,
+            recalled_ids=[r.source_id for r in refs],
+            user_id=state.user_id,
+            session_id=state.session_id,
+            correlation_id=state.correlation_id,
+        )
+        edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
+        edges += [Edge(src=response.id, dst=r.source_id, type=EdgeType.RECALLED) for r in refs]
+        output = {"node_id": response.id, "answer": answer, "references": [r.source_id for r in refs]}
+        return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)

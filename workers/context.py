@@ -1,0 +1,59 @@
+"""What jobs run with: memory, model and services of this worker process.
+
+A standalone worker builds them from settings on first use; the embedded chat
+installs its own (it already owns the embedded vector store, which one process
+holds at a time).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+
+from services.distiller import Distiller
+from thea.memory.universal import UniversalMemory
+
+
+@dataclass
+class WorkerContext:
+    memory: UniversalMemory
+    llm: BaseChatModel | None
+    distiller: Distiller
+    timeout_s: float = 120.0
+
+
+_lock = threading.Lock()
+_current: WorkerContext | None = None
+_factory: Callable[[], WorkerContext] | None = None
+
+
+def install(ctx: WorkerContext) -> None:
+    global _current
+    with _lock:
+        _current = ctx
+
+
+def set_factory(factory: Callable[[], WorkerContext]) -> None:
+    """How to build the context lazily in a worker process (called once)."""
+    global _factory
+    with _lock:
+        _factory = factory
+
+
+def current() -> WorkerContext:
+    global _current
+    with _lock:
+        if _current is None:
+            if _factory is None:
+                raise RuntimeError("no worker context: run jobs through `thea worker` or the chat's worker")
+            _current = _factory()
+        return _current
+
+
+def clear() -> None:
+    global _current
+    with _lock:
+        _current = None

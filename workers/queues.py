@@ -1,0 +1,79 @@
+"""Queue names and the enqueue side of the slow loop (what the app process calls)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict
+
+import redis
+from rq import Queue, Retry
+
+from services.context import Exchange
+from thea.errors import QueueUnavailable
+
+log = logging.getLogger(__name__)
+
+CRYSTALLIZE = "thea-crystallize"
+DISTILL = "thea-distill"
+REFLECT = "thea-reflect"
+ALL_QUEUES = (REFLECT, CRYSTALLIZE, DISTILL)
+
+#: Waits between retries of a failed job (seconds).
+RETRY_INTERVALS = [2, 10, 60]
+
+
+def retry_policy(max_retries: int) -> Retry | None:
+    if max_retries <= 0:
+        return None
+    return Retry(max=max_retries, interval=RETRY_INTERVALS[:max_retries])
+
+
+class RQJobSink:
+    """Enqueues slow-loop jobs on RQ. Job ids are deterministic and unique, so the
+    same impulse is never queued twice while its job is pending."""
+
+    def __init__(self, connection: redis.Redis, *, job_timeout_s: int = 300, max_retries: int = 3) -> None:
+        self.connection = connection
+        self.job_timeout_s = job_timeout_s
+        self.max_retries = max_retries
+
+    def queue(self, name: str) -> Queue:
+        return Queue(name, connection=self.connection)
+
+    def _enqueue(self, queue: str, func: str, job_id: str, *args: object) -> str:
+        try:
+            job = self.queue(queue).enqueue_call(
+                func,
+                args=args,
+                job_id=job_id,
+                timeout=self.job_timeout_s,
+                retry=retry_policy(self.max_retries),
+                failure_ttl=7 * 86_400,
+                result_ttl=86_400,
+                unique=True,
+            )
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise QueueUnavailable(str(exc)) from exc
+        except Exception as exc:  # rq raises DuplicateJobError for a pending unique job
+            if "duplicate" in type(exc).__name__.lower():
+                log.info("job %s is already queued", job_id)
+                return job_id
+            raise
+        log.info("enqueued %s job %s", queue, job.id)
+        return str(job.id)
+
+    def enqueue_crystallize(self, impulse_id: str, user_id: str, session_id: str) -> None:
+        self._enqueue(
+            CRYSTALLIZE, "workers.jobs.crystallize", f"crystallize-{impulse_id}", impulse_id, user_id
+        )
+
+    def enqueue_distill(self, exchanges: Sequence[Exchange], user_id: str, session_id: str) -> None:
+        if not exchanges:
+            return
+        rows = [asdict(e) for e in exchanges]
+        job_id = f"distill-{exchanges[0].impulse_id}-{len(exchanges)}"
+        self._enqueue(DISTILL, "workers.jobs.distill", job_id, rows, user_id, session_id)
+
+    def enqueue_reflect(self, user_id: str, request_id: str) -> str:
+        return self._enqueue(REFLECT, "workers.jobs.reflect", f"reflect-{request_id}", user_id)

@@ -1,0 +1,93 @@
+"""Running RQ workers: a foreground worker (``thea worker``) and a background one
+inside the embedded chat, so crystallization needs no second terminal.
+
+Workers are RQ ``SimpleWorker``s (no fork per job): the job context (memory,
+model) is built once per process, and the embedded vector store can only be
+open in one process. Scale out by running more worker processes (server profile).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+import redis
+from rq import Queue, SimpleWorker
+from rq.registry import FailedJobRegistry
+
+from workers.queues import ALL_QUEUES
+
+log = logging.getLogger(__name__)
+
+
+class ThreadWorker(SimpleWorker):
+    """A SimpleWorker that can run outside the main thread (no signal handlers)."""
+
+    def _install_signal_handlers(self) -> None:
+        return None
+
+
+def make_worker(
+    connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, *, threaded: bool = False
+) -> SimpleWorker:
+    cls = ThreadWorker if threaded else SimpleWorker
+    return cls([Queue(q, connection=connection) for q in queues], connection=connection)
+
+
+def run_burst(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, *, threaded: bool = True) -> bool:
+    """Process everything queued now (and due retries), then return."""
+    worker = make_worker(connection, queues, threaded=threaded)
+    return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
+
+
+class BackgroundWorker:
+    """Polls the queues in a daemon thread until stopped."""
+
+    def __init__(
+        self, connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, poll_s: float = 0.5
+    ) -> None:
+        self.connection = connection
+        self.queues = list(queues)
+        self.poll_s = poll_s
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="thea-worker", daemon=True)
+
+    def start(self) -> BackgroundWorker:
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._idle.clear()
+            try:
+                run_burst(self.connection, self.queues)
+            except Exception as exc:  # keep the chat alive whatever a job does
+                log.warning("background worker: %s", exc)
+            self._idle.set()
+            self._stop.wait(self.poll_s)
+
+    def drain(self, timeout_s: float = 60.0) -> bool:
+        """Wait until a pass over the queues finished after this call."""
+        self._idle.clear()
+        return self._idle.wait(timeout_s)
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
+
+
+def failed_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> list[tuple[str, str, str]]:
+    """(queue, job id, last error line) for every job in the failed registries."""
+    out: list[tuple[str, str, str]] = []
+    for name in queues:
+        queue = Queue(name, connection=connection)
+        registry = FailedJobRegistry(queue=queue)
+        for job in queue.job_class.fetch_many(registry.get_job_ids(), connection=connection):
+            if job is None:
+                continue
+            info = (job.exc_info or "").strip().splitlines()
+            out.append((name, job.id, info[-1] if info else "unknown error"))
+    return out

@@ -36,7 +36,9 @@ class Distiller:
         self.llm = llm
         self.timeout_s = timeout_s
 
-    async def distill(self, exchanges: Sequence[Exchange], user_id: str, session_id: str) -> list[DialogueTurn]:
+    async def distill(
+        self, exchanges: Sequence[Exchange], user_id: str, session_id: str
+    ) -> list[DialogueTurn]:
         turns: list[DialogueTurn] = []
         edges: list[Edge] = []
         for ex in exchanges:
@@ -62,7 +64,9 @@ class Distiller:
         if self.llm is None:
             return fallback_summary(ex)
         try:
-            text, _ = await ask_text(self.llm, prompt.build(ex.question, ex.answer), prompt.PROMPT, timeout_s=self.timeout_s)
+            text, _ = await ask_text(
+                self.llm, prompt.build(ex.question, ex.answer), prompt.PROMPT, timeout_s=self.timeout_s
+            )
         except LLMError as exc:
             log.warning("distill summary failed for impulse %s: %s; keeping the exchange", ex.impulse_id, exc)
             return fallback_summary(ex)

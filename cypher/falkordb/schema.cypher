@@ -1,5 +1,7 @@
 CREATE INDEX FOR (n:Memory) ON (n.id)
 ;
+CREATE INDEX FOR (n:Memory) ON (n.correlation_id)
+;
 CREATE INDEX FOR (n:Memory) ON (n.created_at, n.user_id, n.type)
 ;
 CREATE INDEX FOR (n:Concept) ON (n.norm)

@@ -2,6 +2,8 @@ CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE
 ;
 CREATE CONSTRAINT concept_alias_norm IF NOT EXISTS FOR (n:ConceptAlias) REQUIRE n.norm IS UNIQUE
 ;
+CREATE INDEX memory_correlation IF NOT EXISTS FOR (n:Memory) ON (n.correlation_id)
+;
 CREATE INDEX memory_time IF NOT EXISTS FOR (n:Memory) ON (n.created_at)
 ;
 CREATE INDEX concept_norm IF NOT EXISTS FOR (n:Concept) ON (n.norm)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from thea.cli import chat_cmd
 from thea.cli import doctor as doctor_mod
 from thea.cli.common import configure_logging, console
 from thea.cli.memory_cmd import memory_app
@@ -13,6 +14,8 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(memory_app, name="memory")
+app.command("chat")(chat_cmd.chat)
+app.command("ask")(chat_cmd.ask)
 
 
 @app.callback()

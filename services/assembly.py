@@ -1,0 +1,45 @@
+"""Wire the cognitive services together from already-built parts."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+
+from services.budget import recall_budget
+from services.context import ContextCache
+from services.distiller import Distiller
+from services.instinct import InstinctService
+from services.orchestrator import JobSink, Orchestrator
+from services.planner import PlannerService
+from services.recall.cascade import RecallService
+from services.recall_step import RecallStep
+from services.synthesis import SynthesisService
+from thea.config import Settings
+from thea.memory.universal import UniversalMemory
+
+
+def build_orchestrator(
+    settings: Settings,
+    memory: UniversalMemory,
+    llm: BaseChatModel,
+    *,
+    jobs: JobSink | None = None,
+    context: ContextCache | None = None,
+) -> Orchestrator:
+    timeout = settings.llm.timeout_s
+    window = settings.llm.context_window
+    budget = recall_budget(window, settings.context.recall_share, settings.context.recall_cap_tokens)
+    return Orchestrator(
+        memory,
+        instinct=InstinctService(llm, timeout),
+        planner=PlannerService(llm, timeout),
+        recall=RecallStep(RecallService(memory)),
+        synthesis=SynthesisService(llm, timeout, budget),
+        context=context or ContextCache(window, settings.context.fifo_share),
+        jobs=jobs,
+        step_timeout_s=timeout + 5,
+        max_chars=settings.max_impulse_chars,
+    )
+
+
+def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> Distiller:
+    return Distiller(memory, llm, timeout_s=settings.llm.timeout_s)

@@ -1,0 +1,63 @@
+"""Read back the trace of one cycle: impulse -> tasks -> reports -> outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from thea.errors import NotFoundError
+from thea.memory.universal import UniversalMemory
+from thea.models import Node, Report, Task, TaskStatus, UserImpulse
+
+
+@dataclass
+class TraceStep:
+    task: Task
+    report: Report | None
+    outputs: list[Node] = field(default_factory=list)
+
+    @property
+    def status(self) -> TaskStatus:
+        return self.report.status if self.report else TaskStatus.PENDING
+
+
+@dataclass
+class Trace:
+    impulse: UserImpulse
+    steps: list[TraceStep] = field(default_factory=list)
+    others: list[Node] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        names = {s.task.step for s in self.steps if s.report is not None}
+        return {"instinct", "plan", "recall", "synthesis"} <= names
+
+
+def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
+    """The cycle of an impulse (full id) from the graph."""
+    rows = memory.graph.run("trace_nodes", correlation_id=impulse_id)
+    nodes = [Node.from_props(r["props"]) for r in rows]
+    impulse = next((n for n in nodes if isinstance(n, UserImpulse) and n.id == impulse_id), None)
+    if impulse is None:
+        raise NotFoundError(f"no impulse with id {impulse_id}")
+    tasks = [n for n in nodes if isinstance(n, Task)]
+    reports = {n.task_id: n for n in nodes if isinstance(n, Report)}
+    trace = Trace(impulse=impulse)
+    used = {impulse.id}
+    output_ids: dict[str, list[str]] = {}
+    for report in reports.values():
+        node_id = report.output.get("node_id") if isinstance(report.output, dict) else None
+        if isinstance(node_id, str):
+            output_ids.setdefault(report.task_id, []).append(node_id)
+    by_id = {n.id: n for n in nodes}
+    for task in tasks:
+        report = reports.get(task.id)
+        outs = [by_id[i] for i in output_ids.get(task.id, []) if i in by_id]
+        trace.steps.append(TraceStep(task=task, report=report, outputs=outs))
+        used |= {task.id, *(o.id for o in outs)} | ({report.id} if report else set())
+    trace.others = [n for n in nodes if n.id not in used]
+    return trace
+
+
+def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> str | None:
+    rows = memory.graph.run("latest_impulse", user_id=user_id)
+    return str(rows[0]["id"]) if rows else None

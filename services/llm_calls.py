@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from pydantic import BaseModel
 
 from services.prompts import PromptId
 from thea.errors import LLMError, LLMTimeout
 from thea.models import LLMUsage
+
+T = TypeVar("T", bound=BaseModel)
 
 TokenSink = Callable[[str], Awaitable[None] | None]
 
@@ -71,3 +75,31 @@ async def ask_text(
             model=model_name(llm), prompt_name=prompt.name, prompt_version=prompt.version, calls=1
         )
     return str(merged.text), usage_of(merged, llm, prompt, started)
+
+
+async def ask_structured(
+    llm: BaseChatModel,
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    prompt: PromptId,
+    *,
+    timeout_s: float,
+    retries: int = 1,
+) -> tuple[T, LLMUsage]:
+    """A pydantic object from the model; one corrective retry, then MalformedOutput.
+
+    Raises LLMTimeout when the model does not answer within ``timeout_s``.
+    """
+    from thea.llm.structured import ainvoke_structured
+
+    result = await ainvoke_structured(llm, schema, list(messages), retries=retries, timeout_s=timeout_s)
+    usage = LLMUsage(
+        model=model_name(llm),
+        prompt_name=prompt.name,
+        prompt_version=prompt.version,
+        tokens_in=result.usage.tokens_in,
+        tokens_out=result.usage.tokens_out,
+        calls=result.usage.calls,
+        latency_ms=result.usage.latency_ms,
+    )
+    return result.value, usage

@@ -1,0 +1,83 @@
+"""Test doubles: a scripted chat model that records every prompt it receives."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field
+
+Responder = Callable[[list[BaseMessage]], str]
+
+
+def role_of(messages: list[BaseMessage]) -> str:
+    """Which thea prompt this is, from its system message."""
+    system = str(messages[0].content) if messages else ""
+    if "plan memory searches" in system:
+        return "planner"
+    if "thea's instinct" in system:
+        return "instinct"
+    if "Summarise this exchange" in system:
+        return "distill"
+    if "long-term memory" in system:
+        return "synthesis"
+    return "other"
+
+
+def default_responder(messages: list[BaseMessage]) -> str:
+    role = role_of(messages)
+    if role == "planner":
+        return json.dumps({"queries": ["work"], "concepts": ["Redis"], "time_window": "none"})
+    if role == "instinct":
+        return "A question about work."
+    if role == "distill":
+        return "The user talked about their work on Redis queues."
+    return "Here is my answer."
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers by role; can raise or stall for chosen roles; records calls."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    responder: Responder = default_responder
+    fail_roles: set[str] = Field(default_factory=set)
+    slow_roles: set[str] = Field(default_factory=set)
+    slow_seconds: float = 5.0
+    calls: list[tuple[str, list[BaseMessage]]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    def _reply(self, messages: list[BaseMessage]) -> ChatResult:
+        role = role_of(messages)
+        self.calls.append((role, messages))
+        if role in self.fail_roles:
+            raise RuntimeError(f"scripted failure in {role}")
+        text = self.responder(messages)
+        usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._reply(messages)
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> ChatResult:
+        if role_of(messages) in self.slow_roles:
+            await asyncio.sleep(self.slow_seconds)
+        return self._reply(messages)
+
+    def prompts_for(self, role: str) -> list[list[BaseMessage]]:
+        return [m for r, m in self.calls if r == role]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from thea.errors import NotFoundError
 from thea.memory.universal import UniversalMemory
@@ -61,3 +62,19 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
 def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> str | None:
     rows = memory.graph.run("latest_impulse", user_id=user_id)
     return str(rows[0]["id"]) if rows else None
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    return {
+        "impulse": trace.impulse.model_dump(mode="json"),
+        "complete": trace.complete,
+        "steps": [
+            {
+                "task": step.task.model_dump(mode="json"),
+                "report": step.report.model_dump(mode="json") if step.report else None,
+                "outputs": [o.model_dump(mode="json") for o in step.outputs],
+            }
+            for step in trace.steps
+        ],
+        "related": [n.model_dump(mode="json") for n in trace.others],
+    }

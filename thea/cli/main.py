@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, trace_cmd
+from thea.cli import chat_cmd, serve_cmd, trace_cmd
 from thea.cli import doctor as doctor_mod
 from thea.cli.common import configure_logging, console
 from thea.cli.memory_cmd import memory_app
@@ -17,6 +17,7 @@ app.add_typer(memory_app, name="memory")
 app.command("chat")(chat_cmd.chat)
 app.command("ask")(chat_cmd.ask)
 app.command("trace")(trace_cmd.trace)
+app.command("serve")(serve_cmd.serve)
 
 
 @app.callback()

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Any
 
 import typer
 
-from services.trace import Trace, latest_impulse_id, load_trace
+from services.trace import Trace, latest_impulse_id, load_trace, trace_json
 from thea.cli.common import console, friendly_errors, get_settings
 from thea.cli.render import trace_tree
 from thea.errors import NotFoundError
@@ -19,22 +18,6 @@ class TraceFormat(StrEnum):
     TREE = "tree"
     JSON = "json"
     MERMAID = "mermaid"
-
-
-def trace_json(trace: Trace) -> dict[str, Any]:
-    return {
-        "impulse": trace.impulse.model_dump(mode="json"),
-        "complete": trace.complete,
-        "steps": [
-            {
-                "task": step.task.model_dump(mode="json"),
-                "report": step.report.model_dump(mode="json") if step.report else None,
-                "outputs": [o.model_dump(mode="json") for o in step.outputs],
-            }
-            for step in trace.steps
-        ],
-        "related": [n.model_dump(mode="json") for n in trace.others],
-    }
 
 
 def _mermaid_text(text: str, n: int = 60) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, serve_cmd, trace_cmd
+from thea.cli import chat_cmd, export_cmd, serve_cmd, trace_cmd
 from thea.cli import doctor as doctor_mod
 from thea.cli.common import configure_logging, console
+from thea.cli.insights_cmd import insights_app
 from thea.cli.memory_cmd import memory_app
 
 app = typer.Typer(
@@ -18,6 +19,8 @@ app.command("chat")(chat_cmd.chat)
 app.command("ask")(chat_cmd.ask)
 app.command("trace")(trace_cmd.trace)
 app.command("serve")(serve_cmd.serve)
+app.command("export")(export_cmd.export)
+app.add_typer(insights_app, name="insights")
 
 
 @app.callback()

@@ -1,0 +1,126 @@
+"""Golden dataset export: one JSON object per completed cycle, streamed page by page.
+
+The schema is :class:`ExportRecord` (documented in docs/export.md; JSON Schema in
+docs/export.schema.json). Memory use is constant: impulses are read with keyset
+pagination and each page's cycles are loaded with one batched query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from thea.memory.universal import UniversalMemory
+from thea.models import FinalResponse, InstinctiveResponse, Node, Report, SearchPlan, UserImpulse
+
+SCHEMA_VERSION = "1"
+
+
+class ExportedPlan(BaseModel):
+    queries: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    time_from: int | None = None
+    time_to: int | None = None
+    triple_pattern: list[str | None] | None = None
+
+
+class ExportedMemory(BaseModel):
+    id: str
+    type: str
+    text: str
+
+
+class ExportRecord(BaseModel):
+    """One completed cognitive cycle."""
+
+    schema_version: str = SCHEMA_VERSION
+    impulse_id: str
+    user_id: str | None
+    session_id: str | None
+    created_at: int = Field(description="epoch milliseconds")
+    impulse: str
+    instinct: str | None
+    plan: ExportedPlan | None
+    recalled: list[ExportedMemory] = Field(description="memories given to synthesis, most relevant first")
+    final_response: str
+    response_id: str
+    feedback: int = Field(description="+1 per !good, -1 per !bad")
+    failed_steps: list[str] = Field(default_factory=list)
+
+
+def _record(impulse: UserImpulse, nodes: list[Node], texts: dict[str, Node]) -> ExportRecord | None:
+    final = next((n for n in nodes if isinstance(n, FinalResponse)), None)
+    if final is None:
+        return None  # not a completed cycle
+    instinct = next((n for n in nodes if isinstance(n, InstinctiveResponse)), None)
+    plan = next((n for n in nodes if isinstance(n, SearchPlan)), None)
+    failed = sorted({n.step for n in nodes if isinstance(n, Report) and n.status.value == "FAILURE"})
+    recalled = [
+        ExportedMemory(id=i, type=texts[i].type.value, text=texts[i].content)
+        for i in final.recalled_ids
+        if i in texts
+    ]
+    return ExportRecord(
+        impulse_id=impulse.id,
+        user_id=impulse.user_id,
+        session_id=impulse.session_id,
+        created_at=impulse.created_at,
+        impulse=impulse.content,
+        instinct=instinct.content if instinct else None,
+        plan=ExportedPlan(
+            queries=plan.queries,
+            concepts=plan.concepts,
+            time_from=plan.time_from,
+            time_to=plan.time_to,
+            triple_pattern=plan.triple_pattern,
+        )
+        if plan
+        else None,
+        recalled=recalled,
+        final_response=final.content,
+        response_id=final.id,
+        feedback=final.feedback,
+        failed_steps=failed,
+    )
+
+
+def iter_export(
+    memory: UniversalMemory, *, since_ms: int = 0, user_id: str | None = None, page_size: int = 200
+) -> Iterator[ExportRecord]:
+    after_time, after_id = since_ms - 1, ""
+    while True:
+        rows = memory.graph.run(
+            "impulses_page", after_time=after_time, after_id=after_id, user_id=user_id, limit=page_size
+        )
+        impulses = [n for n in (Node.from_props(r["props"]) for r in rows) if isinstance(n, UserImpulse)]
+        if not impulses:
+            return
+        by_cycle: dict[str, list[Node]] = {i.id: [] for i in impulses}
+        for row in memory.graph.run("cycle_nodes_many", correlation_ids=list(by_cycle)):
+            by_cycle[row["cid"]].append(Node.from_props(row["props"]))
+        recalled_ids = {
+            rid
+            for nodes in by_cycle.values()
+            for n in nodes
+            if isinstance(n, FinalResponse)
+            for rid in n.recalled_ids
+        }
+        texts = {n.id: n for n in memory.get(list(recalled_ids))}
+        for impulse in impulses:
+            record = _record(impulse, by_cycle[impulse.id], texts)
+            if record is not None:
+                yield record
+        after_time, after_id = impulses[-1].created_at, impulses[-1].id
+        if len(impulses) < page_size:
+            return
+
+
+def export_schema() -> dict[str, Any]:
+    return ExportRecord.model_json_schema()
+
+
+def count_impulses(memory: UniversalMemory) -> int:
+    """All impulses stored (an upper bound for the number of exported cycles)."""
+    return memory.graph.count_by_type().get("UserImpulse", 0)

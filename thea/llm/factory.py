@@ -1,0 +1,63 @@
+"""Settings -> a LangChain chat model. The only place that picks an LLM provider."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+
+from thea.config import Settings
+from thea.errors import ConfigError, NetworkLLMBlocked
+from thea.llm.guard import network_llms_blocked
+
+
+def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatModel:
+    cfg = settings.llm
+    if cfg.provider == "fake":
+        from thea.llm.fake import FakeChatModel
+
+        return FakeChatModel()
+    if cfg.provider == "local":
+        from thea.llm.assets import ensure_local_model
+        from thea.llm.local import LocalChatModel
+
+        path = ensure_local_model(settings.data_dir, progress=progress)
+        return LocalChatModel(
+            model_path=str(path),
+            model_name=cfg.model,
+            n_ctx=cfg.context_window,
+            threads=cfg.threads,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_output_tokens,
+        )
+    if network_llms_blocked():
+        raise NetworkLLMBlocked(
+            f"llm.provider={cfg.provider} is a network model and network LLMs are blocked"
+        )
+    key = cfg.api_key.get_secret_value() if cfg.api_key else None
+    if cfg.provider == "openai":
+        try:
+            from langchain_openai import ChatOpenAI
+        except ImportError as exc:
+            raise ConfigError("llm.provider=openai needs: pip install 'thea[server]'") from exc
+        return ChatOpenAI(
+            model=cfg.model,
+            base_url=cfg.base_url,
+            api_key=key or "not-needed",  # type: ignore[arg-type]
+            timeout=cfg.timeout_s,
+            max_retries=1,
+            temperature=cfg.temperature,
+            max_completion_tokens=cfg.max_output_tokens,
+            stream_usage=True,
+        )
+    if cfg.provider == "ollama":
+        try:
+            from langchain_ollama import ChatOllama
+        except ImportError as exc:
+            raise ConfigError("llm.provider=ollama needs: pip install 'thea[server]'") from exc
+        return ChatOllama(
+            model=cfg.model,
+            base_url=cfg.base_url,
+            temperature=cfg.temperature,
+            num_predict=cfg.max_output_tokens,
+            num_ctx=cfg.context_window,
+        )
+    raise ConfigError(f"unknown llm.provider {cfg.provider!r}")

@@ -1,0 +1,59 @@
+"""A deterministic, zero-latency chat model for benchmarks and demos without a model.
+
+Plain requests get a short canned reply; requests with a JSON schema (``response_format``
+or a system prompt asking for JSON) get a minimal valid instance of that schema.
+Tests use LangChain's own fakes (or tests/fakes.py) instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+
+def minimal_instance(schema: dict[str, Any]) -> Any:
+    """The smallest value matching a (pydantic-generated) JSON schema."""
+    if "default" in schema:
+        return schema["default"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        return minimal_instance(schema["anyOf"][0])
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: minimal_instance(v) for k, v in props.items() if k in schema.get("required", [])}
+    return {"array": [], "string": "", "integer": 0, "number": 0.0, "boolean": False}.get(str(kind))
+
+
+class FakeChatModel(BaseChatModel):
+    reply: str = "(fake model) I heard you."
+    model_name: str = "fake"
+    supports_json_schema: bool = True
+
+    @property
+    def _llm_type(self) -> str:
+        return "thea-fake"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        fmt = kwargs.get("response_format") or {}
+        schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
+        text = json.dumps(minimal_instance(schema)) if schema else self.reply
+        words = sum(len(str(m.content).split()) for m in messages)
+        usage = {
+            "input_tokens": words,
+            "output_tokens": len(text.split()),
+            "total_tokens": words + len(text.split()),
+        }
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])  # type: ignore[arg-type]

@@ -1,0 +1,171 @@
+"""The offline GGUF model in-process (xllamacpp) as a LangChain chat model.
+
+Loads lazily on first call (about 1.5 s), runs one generation at a time (one
+llama context), streams real tokens through xllamacpp's chunk callback, and
+supports JSON-schema constrained output (``response_format``), which
+:func:`thea.llm.structured.ainvoke_structured` uses. A timed-out call cannot be
+interrupted inside llama.cpp: the caller gets LLMTimeout while the generation
+finishes in the background (bounded by ``max_tokens``).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict, PrivateAttr
+
+from thea.errors import LLMError
+
+log = logging.getLogger(__name__)
+
+_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+_DONE = object()
+
+
+def to_openai(messages: list[BaseMessage]) -> list[dict[str, str]]:
+    return [{"role": _ROLES.get(m.type, "user"), "content": str(m.text)} for m in messages]
+
+
+def _usage(raw: dict[str, Any] | None) -> UsageMetadata:
+    raw = raw or {}
+    prompt, completion = int(raw.get("prompt_tokens", 0)), int(raw.get("completion_tokens", 0))
+    return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+
+
+class LocalChatModel(BaseChatModel):
+    """A GGUF chat model run in this process by llama.cpp (xllamacpp)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model_path: str
+    model_name: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    n_ctx: int = 4096
+    threads: int = 2
+    temperature: float = 0.2
+    max_tokens: int = 384
+    #: Tells thea's structured-output helper that JSON-schema decoding is supported.
+    supports_json_schema: bool = True
+
+    _server: Any = PrivateAttr(default=None)
+    _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _run_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "thea-local-gguf"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "n_ctx": self.n_ctx}
+
+    def _load(self) -> Any:
+        if self._server is not None:
+            return self._server
+        with self._load_lock:
+            if self._server is None:
+                try:
+                    import xllamacpp
+                except ImportError as exc:
+                    raise LLMError("xllamacpp is not installed: pip install xllamacpp") from exc
+                params = xllamacpp.CommonParams()
+                params.model.path = self.model_path
+                params.n_ctx = self.n_ctx
+                params.n_parallel = 1
+                params.cpuparams.n_threads = self.threads
+                params.cpuparams_batch.n_threads = self.threads
+                params.verbosity = -1
+                started = time.perf_counter()
+                try:
+                    self._server = xllamacpp.Server(params)
+                except Exception as exc:
+                    raise LLMError(f"cannot load the local model {self.model_path}: {exc}") from exc
+                log.info("loaded local model %s in %.1f s", self.model_name, time.perf_counter() - started)
+        return self._server
+
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "messages": to_openai(messages),
+            "max_tokens": int(kwargs.get("max_tokens", self.max_tokens)),
+            "temperature": float(kwargs.get("temperature", self.temperature)),
+        }
+        if stop:
+            request["stop"] = stop
+        if kwargs.get("response_format"):
+            request["response_format"] = kwargs["response_format"]
+        return request
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        server = self._load()
+        request = self._request(messages, stop, kwargs)
+        started = time.perf_counter()
+        with self._run_lock:
+            try:
+                reply = server.handle_chat_completions(request)
+            except Exception as exc:
+                raise LLMError(f"local model failed: {exc}") from exc
+        if not isinstance(reply, dict) or "choices" not in reply:
+            raise LLMError(f"local model returned an unexpected reply: {str(reply)[:200]}")
+        if "error" in reply:
+            raise LLMError(f"local model error: {reply['error']}")
+        text = reply["choices"][0].get("message", {}).get("content") or ""
+        message = AIMessage(
+            content=text,
+            usage_metadata=_usage(reply.get("usage")),
+            response_metadata={
+                "model_name": self.model_name,
+                "latency_ms": (time.perf_counter() - started) * 1000,
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        server = self._load()
+        request = {**self._request(messages, stop, kwargs), "stream": True}
+        chunks: queue.Queue[Any] = queue.Queue()
+
+        def produce() -> None:
+            with self._run_lock:
+                try:
+                    server.handle_chat_completions(request, chunks.put)
+                except Exception as exc:
+                    chunks.put(LLMError(f"local model failed: {exc}"))
+                finally:
+                    chunks.put(_DONE)
+
+        threading.Thread(target=produce, name="thea-llm-stream", daemon=True).start()
+        while (item := chunks.get()) is not _DONE:
+            if isinstance(item, Exception):
+                raise item
+            if not isinstance(item, dict) or not item.get("choices"):
+                continue
+            piece = (item["choices"][0].get("delta") or {}).get("content") or ""
+            usage = _usage(item["usage"]) if item.get("usage") else None
+            if piece or usage:
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
+                if run_manager and piece:
+                    run_manager.on_llm_new_token(piece, chunk=chunk)
+                yield chunk

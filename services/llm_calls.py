@@ -31,13 +31,13 @@ def model_name(llm: BaseChatModel) -> str:
 def usage_of(
     message: AIMessage | AIMessageChunk, llm: BaseChatModel, prompt: PromptId, started: float
 ) -> LLMUsage:
-    meta = message.usage_metadata or {}
+    meta = message.usage_metadata
     return LLMUsage(
         model=model_name(llm),
         prompt_name=prompt.name,
         prompt_version=prompt.version,
-        tokens_in=int(meta.get("input_tokens", 0)),
-        tokens_out=int(meta.get("output_tokens", 0)),
+        tokens_in=meta["input_tokens"] if meta else 0,
+        tokens_out=meta["output_tokens"] if meta else 0,
         calls=1,
         latency_ms=(time.perf_counter() - started) * 1000,
     )

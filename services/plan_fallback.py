@@ -170,7 +170,9 @@ def content_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS]
 
 
-def candidate_concepts(text: str, limit: int = 6) -> list[str]:
+def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> list[str]:
+    """Quoted phrases and capitalised words (not sentence-initial); with ``content``
+    also plain content words. Only the first kind becomes Concept nodes."""
     found: list[str] = []
     for match in _QUOTED.finditer(text):
         found.append(match.group(1) or match.group(2))
@@ -178,14 +180,22 @@ def candidate_concepts(text: str, limit: int = 6) -> list[str]:
     for index, word in enumerate(words):
         if word[0].isupper() and index > 0 and word.lower() not in STOPWORDS:
             found.append(word)
-    found += content_words(text)
+    if content:
+        found += content_words(text)
     unique: dict[str, str] = {}
     for name in found:
         unique.setdefault(name.casefold(), name)
     return list(unique.values())[:limit]
 
 
-def fallback_plan(text: str, *, now_ms: int | None = None, **node_fields: object) -> SearchPlan:
+def fallback_plan(
+    text: str,
+    *,
+    now_ms: int | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    correlation_id: str | None = None,
+) -> SearchPlan:
     window = detect_window(text)
     start, end = time_window(window, now_ms)
     return SearchPlan(
@@ -194,7 +204,9 @@ def fallback_plan(text: str, *, now_ms: int | None = None, **node_fields: object
         concepts=candidate_concepts(text),
         time_from=start,
         time_to=end,
-        **node_fields,  # type: ignore[arg-type]
+        user_id=user_id,
+        session_id=session_id,
+        correlation_id=correlation_id,
     )
 
 

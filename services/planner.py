@@ -47,7 +47,9 @@ class PlannerService(CognitiveService):
             )
         except MalformedOutput as exc:
             log.warning("planner output unusable (%s); using the deterministic plan", exc)
-            plan = fallback_plan(text, **ids)
+            plan = fallback_plan(
+                text, user_id=state.user_id, session_id=state.session_id, correlation_id=state.correlation_id
+            )
             state.plan = plan
             return StepOutcome(output=self._summary(plan), nodes=[plan], degraded=str(exc))
         window = out.time_window if out.time_window != "none" else detect_window(text)

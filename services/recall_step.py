@@ -23,14 +23,15 @@ class RecallStep(CognitiveService):
 
     async def handle(self, state: CycleState) -> StepOutcome:
         plan = state.plan or fallback_plan(state.impulse.content)
-        triple = tuple(plan.triple_pattern) if plan.triple_pattern and len(plan.triple_pattern) == 3 else None
+        pattern = plan.triple_pattern
+        triple = (pattern[0], pattern[1], pattern[2]) if pattern and len(pattern) == 3 else None
         query = RecallQuery(
             texts=plan.queries or [state.impulse.content],
             concepts=plan.concepts,
             user_id=state.user_id,
             time_from=plan.time_from,
             time_to=plan.time_to,
-            triple_pattern=triple,  # type: ignore[arg-type]
+            triple_pattern=triple,
             limit=self.limit,
             exclude_ids=[state.impulse.id],
         )

@@ -45,10 +45,10 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
     trace = Trace(impulse=impulse)
     used = {impulse.id}
     output_ids: dict[str, list[str]] = {}
-    for report in reports.values():
-        node_id = report.output.get("node_id") if isinstance(report.output, dict) else None
+    for done in reports.values():
+        node_id = done.output.get("node_id") if isinstance(done.output, dict) else None
         if isinstance(node_id, str):
-            output_ids.setdefault(report.task_id, []).append(node_id)
+            output_ids.setdefault(done.task_id, []).append(node_id)
     by_id = {n.id: n for n in nodes}
     for task in tasks:
         report = reports.get(task.id)

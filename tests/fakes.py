@@ -74,7 +74,9 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         return self._reply(messages)
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> ChatResult:
         if role_of(messages) in self.slow_roles:
             await asyncio.sleep(self.slow_seconds)
         return self._reply(messages)

@@ -76,7 +76,8 @@ class EmbeddingSettings(BaseModel):
     #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``langchain`` = any class by import path.
     provider: Literal["minilm", "langchain"] = "minilm"
     class_path: str | None = None
-    kwargs: dict[str, Any] = Field(default_factory=dict)
+    #: Keyword arguments for ``class_path``.
+    options: dict[str, Any] = Field(default_factory=dict)
     dimension: int = 384
     batch_size: int = 64
     max_tokens: int = 256

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import redis
 from rq import Queue, SimpleWorker
 from rq.registry import FailedJobRegistry
+from rq.timeouts import TimerDeathPenalty
 
 from workers.queues import ALL_QUEUES
 
@@ -22,7 +23,10 @@ log = logging.getLogger(__name__)
 
 
 class ThreadWorker(SimpleWorker):
-    """A SimpleWorker that can run outside the main thread (no signal handlers)."""
+    """A SimpleWorker that can run outside the main thread: no signal handlers, and
+    job timeouts enforced by a timer thread instead of SIGALRM."""
+
+    death_penalty_class = TimerDeathPenalty
 
     def _install_signal_handlers(self) -> None:
         return None

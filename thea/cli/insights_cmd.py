@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import cast
 
 import typer
 from rich.markup import escape
@@ -42,11 +43,11 @@ def list_cmd(
         try:
             rows = list_insights(
                 memory,
-                state=state,
+                state=cast(State, state),
                 concept=concept,
                 min_strength=min_strength,
                 user_id=user,
-                limit=limit,  # type: ignore[arg-type]
+                limit=limit,
             )
         finally:
             memory.close()

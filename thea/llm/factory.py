@@ -41,7 +41,7 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
         return ChatOpenAI(
             model=cfg.model,
             base_url=cfg.base_url,
-            api_key=key or "not-needed",  # type: ignore[arg-type]
+            api_key=key or "not-needed",
             timeout=cfg.timeout_s,
             max_retries=1,
             temperature=cfg.temperature,

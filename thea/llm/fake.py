@@ -56,4 +56,4 @@ class FakeChatModel(BaseChatModel):
             "output_tokens": len(text.split()),
             "total_tokens": words + len(text.split()),
         }
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])  # type: ignore[arg-type]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])

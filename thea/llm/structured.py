@@ -90,8 +90,8 @@ async def ainvoke_structured(
         meta = reply.usage_metadata if isinstance(reply, AIMessage) else None
         usage = usage.add(
             LLMUsage(
-                tokens_in=int((meta or {}).get("input_tokens", 0)),
-                tokens_out=int((meta or {}).get("output_tokens", 0)),
+                tokens_in=meta["input_tokens"] if meta else 0,
+                tokens_out=meta["output_tokens"] if meta else 0,
                 calls=1,
                 latency_ms=(time.perf_counter() - started) * 1000,
             )

@@ -155,6 +155,6 @@ def build_embeddings(settings: EmbeddingSettings) -> Embeddings:
         raise EmbeddingError("embedding.provider=langchain needs embedding.class_path (module:Class)")
     cls = _import_class(settings.class_path)
     try:
-        return cls(**settings.kwargs)
+        return cls(**settings.options)
     except Exception as exc:
         raise EmbeddingError(f"cannot build {settings.class_path}: {exc}") from exc

@@ -102,7 +102,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         super().ensure_schema()
         # Unique ids, enforced by the server (built asynchronously from the exact-match index).
         try:
-            self.connection.execute_command(
+            self.connection.execute_command(  # type: ignore[no-untyped-call]
                 "GRAPH.CONSTRAINT",
                 "CREATE",
                 self.graph_name,

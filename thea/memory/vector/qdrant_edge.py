@@ -37,6 +37,10 @@ _INDEXES = {
 _UPSERT_CHUNK = 1000
 
 
+def ids_filter(node_ids: Sequence[str]) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition("node_id", match=qe.MatchAny(list(node_ids)))])
+
+
 def edge_filter(flt: VectorFilter | None, node_ids: Sequence[str] | None = None) -> qe.Filter | None:
     must: list[Any] = []
     if node_ids is not None:
@@ -153,7 +157,7 @@ class QdrantEdgeStore(VectorStore):
     def set_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
         if not ids:
             return
-        flt = edge_filter(None, list(ids))
+        flt = ids_filter(ids)
         self._call(
             collection,
             "update",
@@ -172,8 +176,7 @@ class QdrantEdgeStore(VectorStore):
 
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         if ids:
-            flt = edge_filter(None, list(ids))
-            self._call(collection, "update", qe.UpdateOperation.delete_points_by_filter(flt))
+            self._call(collection, "update", qe.UpdateOperation.delete_points_by_filter(ids_filter(ids)))
 
     def count(self, collection: Collection) -> int:
         return int(self._call(collection, "count", qe.CountRequest(exact=True)))

@@ -6,12 +6,15 @@ from langchain_core.language_models import BaseChatModel
 
 from services.budget import recall_budget
 from services.context import ContextCache
+from services.crystallizer import Crystallizer
 from services.distiller import Distiller
+from services.facts import FactKeeper
 from services.instinct import InstinctService
 from services.orchestrator import JobSink, Orchestrator
 from services.planner import PlannerService
 from services.recall.cascade import RecallService
 from services.recall_step import RecallStep
+from services.reflection import LockFactory, Reflector
 from services.synthesis import SynthesisService
 from thea.config import Settings
 from thea.memory.universal import UniversalMemory
@@ -43,3 +46,17 @@ def build_orchestrator(
 
 def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> Distiller:
     return Distiller(memory, llm, timeout_s=settings.llm.timeout_s)
+
+
+def build_crystallizer(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> Crystallizer:
+    return Crystallizer(memory, llm, timeout_s=settings.llm.timeout_s)
+
+
+def build_reflector(
+    settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None, lock: LockFactory | None = None
+) -> Reflector:
+    return Reflector(memory, llm, lock=lock, timeout_s=settings.llm.timeout_s)
+
+
+def build_fact_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> FactKeeper:
+    return FactKeeper(memory, llm, timeout_s=settings.llm.timeout_s)

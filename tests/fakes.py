@@ -27,7 +27,29 @@ def role_of(messages: list[BaseMessage]) -> str:
         return "distill"
     if "long-term memory" in system:
         return "synthesis"
+    if "You crystallize knowledge" in system:
+        return "crystallize"
+    if "You merge related insights" in system:
+        return "reflect"
+    if "You compare a NEW CLAIM" in system:
+        return "fact_check"
     return "other"
+
+
+CRYSTAL_JSON = {
+    "insight": "Ana works on Redis queues.",
+    "seed": "Ana, Redis, queues",
+    "tags": ["work", "redis"],
+    "triples": [
+        {"subject": "Ana", "predicate": "USED_WITH", "object": "Redis", "confidence": 0.8},
+        {"subject": "Redis", "predicate": "IS_A", "object": "database", "confidence": 0.7},
+    ],
+}
+
+
+def count_memories(messages: list[BaseMessage]) -> int:
+    body = str(messages[-1].content)
+    return sum(1 for line in body.splitlines() if line[:1].isdigit() and ". " in line[:5])
 
 
 def default_responder(messages: list[BaseMessage]) -> str:
@@ -38,6 +60,13 @@ def default_responder(messages: list[BaseMessage]) -> str:
         return "A question about work."
     if role == "distill":
         return "The user talked about their work on Redis queues."
+    if role == "crystallize":
+        return json.dumps(CRYSTAL_JSON)
+    if role == "reflect":
+        first = next(ln for ln in str(messages[-1].content).splitlines() if ln.startswith("- "))
+        return "In short: " + first[2:]
+    if role == "fact_check":
+        return json.dumps({"verdicts": ["unrelated"] * count_memories(messages)})
     return "Here is my answer."
 
 

@@ -70,6 +70,12 @@ class QueueSettings(BaseModel):
     redis_url: str | None = None
     job_timeout_s: int = 300
     max_retries: int = 3
+    #: waits between retries of a failed job, seconds (RQ backoff)
+    retry_backoff_s: list[int] = Field(default_factory=lambda: [2, 10, 60])
+    #: how long ``!reflect`` waits for its job before answering "still running"
+    reflect_wait_s: float = 120.0
+    #: a reflection holding its lock longer than this is considered crashed
+    reflect_lock_s: float = 900.0
 
 
 class EmbeddingSettings(BaseModel):

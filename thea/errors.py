@@ -108,3 +108,15 @@ class PartialWriteError(TheaError):
         super().__init__(f"write reached {written or 'no layer'} but failed on {detail}")
         self.written = written
         self.failed = failed
+
+
+class JobError(TheaError):
+    """A slow-loop job (crystallize, distill, reflect) could not finish.
+
+    The worker lets RQ retry it; after the last retry it stays in the failed
+    registry with this message (``thea jobs`` shows it, ``thea jobs retry`` reruns it).
+    """
+
+
+class ReflectionBusy(TheaError):
+    """Another reflection for the same user is running; try again when it finishes."""

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from services.crystallizer import Crystallizer
 from services.distiller import Distiller
+from services.reflection import Reflector
 from thea.memory.universal import UniversalMemory
 
 
@@ -22,6 +24,8 @@ class WorkerContext:
     memory: UniversalMemory
     llm: BaseChatModel | None
     distiller: Distiller
+    crystallizer: Crystallizer
+    reflector: Reflector
     timeout_s: float = 120.0
 
 

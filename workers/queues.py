@@ -19,24 +19,33 @@ DISTILL = "thea-distill"
 REFLECT = "thea-reflect"
 ALL_QUEUES = (REFLECT, CRYSTALLIZE, DISTILL)
 
-#: Waits between retries of a failed job (seconds).
+#: Default waits between retries of a failed job (seconds).
 RETRY_INTERVALS = [2, 10, 60]
 
 
-def retry_policy(max_retries: int) -> Retry | None:
+def retry_policy(max_retries: int, intervals: Sequence[int] = RETRY_INTERVALS) -> Retry | None:
     if max_retries <= 0:
         return None
-    return Retry(max=max_retries, interval=RETRY_INTERVALS[:max_retries])
+    waits = list(intervals)[:max_retries] or [0]
+    return Retry(max=max_retries, interval=waits)
 
 
 class RQJobSink:
     """Enqueues slow-loop jobs on RQ. Job ids are deterministic and unique, so the
     same impulse is never queued twice while its job is pending."""
 
-    def __init__(self, connection: redis.Redis, *, job_timeout_s: int = 300, max_retries: int = 3) -> None:
+    def __init__(
+        self,
+        connection: redis.Redis,
+        *,
+        job_timeout_s: int = 300,
+        max_retries: int = 3,
+        retry_intervals: Sequence[int] = RETRY_INTERVALS,
+    ) -> None:
         self.connection = connection
         self.job_timeout_s = job_timeout_s
         self.max_retries = max_retries
+        self.retry_intervals = list(retry_intervals)
 
     def queue(self, name: str) -> Queue:
         return Queue(name, connection=self.connection)
@@ -48,7 +57,7 @@ class RQJobSink:
                 args=args,
                 job_id=job_id,
                 timeout=self.job_timeout_s,
-                retry=retry_policy(self.max_retries),
+                retry=retry_policy(self.max_retries, self.retry_intervals),
                 failure_ttl=7 * 86_400,
                 result_ttl=86_400,
                 unique=True,
@@ -76,4 +85,4 @@ class RQJobSink:
         self._enqueue(DISTILL, "workers.jobs.distill", job_id, rows, user_id, session_id)
 
     def enqueue_reflect(self, user_id: str, request_id: str) -> str:
-        return self._enqueue(REFLECT, "workers.jobs.reflect", f"reflect-{request_id}", user_id)
+        return self._enqueue(REFLECT, "workers.jobs.reflect", f"reflect-{request_id}", user_id, request_id)

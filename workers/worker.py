@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import redis
 from rq import Queue, SimpleWorker
-from rq.registry import FailedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
 from workers.queues import ALL_QUEUES
@@ -81,17 +80,3 @@ class BackgroundWorker:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout_s)
-
-
-def failed_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> list[tuple[str, str, str]]:
-    """(queue, job id, last error line) for every job in the failed registries."""
-    out: list[tuple[str, str, str]] = []
-    for name in queues:
-        queue = Queue(name, connection=connection)
-        registry = FailedJobRegistry(queue=queue)
-        for job in queue.job_class.fetch_many(registry.get_job_ids(), connection=connection):
-            if job is None:
-                continue
-            info = (job.exc_info or "").strip().splitlines()
-            out.append((name, job.id, info[-1] if info else "unknown error"))
-    return out

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, export_cmd, serve_cmd, trace_cmd
+from thea.cli import chat_cmd, export_cmd, jobs_cmd, serve_cmd, trace_cmd
 from thea.cli import doctor as doctor_mod
 from thea.cli.common import configure_logging, console
 from thea.cli.insights_cmd import insights_app
+from thea.cli.jobs_cmd import jobs_app
 from thea.cli.memory_cmd import memory_app
 
 app = typer.Typer(
@@ -21,6 +22,9 @@ app.command("trace")(trace_cmd.trace)
 app.command("serve")(serve_cmd.serve)
 app.command("export")(export_cmd.export)
 app.add_typer(insights_app, name="insights")
+app.add_typer(jobs_app, name="jobs")
+app.command("worker")(jobs_cmd.worker)
+app.command("reflect")(jobs_cmd.reflect)
 
 
 @app.callback()

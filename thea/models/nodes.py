@@ -221,6 +221,8 @@ class KnowledgeCrystal(Node):
     active: bool = True
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     source_impulse_id: str | None = None
+    #: id of the stronger insight this one was merged into (set when archived by a merge)
+    merged_into: str | None = None
 
     def embedding_text(self) -> str | None:
         return self.content or self.seed or None

@@ -6,19 +6,34 @@ build their own dependencies from settings.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 from langchain_core.language_models import BaseChatModel
+from rq.job import Job, JobStatus
 
-from services.assembly import build_distiller, build_orchestrator
+from services.assembly import (
+    build_crystallizer,
+    build_distiller,
+    build_fact_keeper,
+    build_orchestrator,
+    build_reflector,
+)
+from services.facts import FactKeeper
 from services.orchestrator import Orchestrator
+from services.reflection import Reflector
 from thea.config import Settings
+from thea.errors import JobError, QueueUnavailable
 from thea.llm.factory import build_chat_model
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
 from workers import context as worker_context
+from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.worker import BackgroundWorker
 
@@ -39,6 +54,8 @@ class Runtime:
     llm: BaseChatModel
     orchestrator: Orchestrator
     jobs: RQJobSink
+    reflector: Reflector
+    facts: FactKeeper
     worker: BackgroundWorker | None = None
     _closed: bool = field(default=False, repr=False)
 
@@ -49,6 +66,8 @@ class Runtime:
                 memory=self.memory,
                 llm=self.llm,
                 distiller=build_distiller(self.settings, self.memory, self.llm),
+                crystallizer=build_crystallizer(self.settings, self.memory, self.llm),
+                reflector=self.reflector,
                 timeout_s=self.settings.llm.timeout_s,
             )
         )
@@ -57,6 +76,36 @@ class Runtime:
         self.install_worker_context()
         self.worker = BackgroundWorker(self.jobs.connection).start()
         return self.worker
+
+    async def reflect(self, user_id: str, *, wait_s: float | None = None) -> dict[str, Any]:
+        """Queue a reflection and wait for its report (a worker runs it).
+
+        Returns the report, or ``{"queued": job_id}`` when no worker finished it in
+        time. Raises :class:`JobError` with the job's reason when it failed.
+        """
+        request_id = uuid.uuid4().hex[:12]
+        job_id = await asyncio.to_thread(self.jobs.enqueue_reflect, user_id, request_id)
+        wait = self.settings.queue.reflect_wait_s if wait_s is None else wait_s
+        return await asyncio.to_thread(self._wait_for, job_id, wait)
+
+    def _wait_for(self, job_id: str, wait_s: float) -> dict[str, Any]:
+        deadline = time.monotonic() + wait_s
+        try:
+            job = Job.fetch(job_id, connection=self.jobs.connection)
+            while time.monotonic() < deadline:
+                status = job.get_status(refresh=True)
+                if status == JobStatus.FINISHED:
+                    result = job.return_value()
+                    return dict(result) if isinstance(result, dict) else {"result": result}
+                if status == JobStatus.FAILED:
+                    latest = job.latest_result()
+                    info = (latest.exc_string if latest is not None else None) or ""
+                    lines = info.strip().splitlines()
+                    raise JobError(f"reflection job {job_id} failed: {lines[-1] if lines else 'unknown'}")
+                time.sleep(0.1)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise QueueUnavailable(str(exc)) from exc
+        return {"queued": job_id}
 
     def close(self) -> None:
         if self._closed:
@@ -72,13 +121,26 @@ def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Ru
     memory = open_memory(settings)
     try:
         model = llm or build_chat_model(settings)
+        connection = queue_connection(settings)
         jobs = RQJobSink(
-            queue_connection(settings),
+            connection,
             job_timeout_s=settings.queue.job_timeout_s,
             max_retries=settings.queue.max_retries,
+            retry_intervals=settings.queue.retry_backoff_s,
         )
         orchestrator = build_orchestrator(settings, memory, model, jobs=jobs)
+        lock = reflection_lock(connection, hold_s=settings.queue.reflect_lock_s)
+        reflector = build_reflector(settings, memory, model, lock)
+        facts = build_fact_keeper(settings, memory, model)
     except BaseException:
         memory.close()
         raise
-    return Runtime(settings=settings, memory=memory, llm=model, orchestrator=orchestrator, jobs=jobs)
+    return Runtime(
+        settings=settings,
+        memory=memory,
+        llm=model,
+        orchestrator=orchestrator,
+        jobs=jobs,
+        reflector=reflector,
+        facts=facts,
+    )

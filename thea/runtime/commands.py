@@ -7,8 +7,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.feedback import apply_feedback
+from services.impulse_input import validate_impulse_text
+from services.reflection import ReflectionReport
 from services.trace import Trace, latest_impulse_id, load_trace
 from thea.errors import InputError, NotFoundError
+from thea.models import Fact, KnowledgeCrystal, now_ms
 from thea.runtime.app import Runtime
 
 
@@ -33,6 +37,10 @@ Handler = Callable[[Runtime, ChatSession, str], Awaitable[CommandResult]]
 HELP = """Commands:
   !help              this list
   !trace [id]        the thought process behind the last answer (or an impulse id / prefix)
+  !reflect           merge insights about the same concepts into stronger ones
+  !fact <text>       remember a claim (confidence estimated from what thea already knows)
+  !forget <id>       archive a memory (id or prefix); it stays in history, recall skips it
+  !good / !bad       feedback on the last answer: strengthens / weakens what it recalled
   !quit              leave the chat"""
 
 
@@ -58,11 +66,74 @@ async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     return CommandResult(f"trace of {trace.impulse.id}", trace=trace)
 
 
+async def _reflect(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+    data = await rt.reflect(chat.user_id)
+    if "queued" in data:
+        return CommandResult(
+            f"reflection queued as job {data['queued']}; no worker finished it yet", data=data
+        )
+    fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
+    return CommandResult(ReflectionReport(**fields).summary(), data=data)
+
+
+async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+    text = validate_impulse_text(arg, rt.settings.max_impulse_chars) if arg.strip() else ""
+    if not text:
+        raise InputError("usage: !fact <text>, e.g. !fact Redis streams keep messages after reading")
+    outcome = await rt.facts.add_fact(
+        text, chat.user_id, chat.session_id, source_message_id=chat.last_impulse_id
+    )
+    return CommandResult(
+        outcome.summary(),
+        data={
+            "fact_id": outcome.fact.id,
+            "confidence": outcome.fact.confidence,
+            "agreed": outcome.agreed,
+            "contradicted": outcome.contradicted,
+            "superseded": outcome.superseded,
+        },
+    )
+
+
+async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+    if not arg:
+        raise InputError("usage: !forget <id or id prefix> (ids are shown by !trace and `thea insights`)")
+
+    def forget() -> str:
+        node_id = rt.memory.resolve_id(arg)
+        node = rt.memory.get([node_id])[0]
+        if node.user_id not in (None, chat.user_id):
+            raise NotFoundError(f"no memory of yours with id starting {arg!r}")
+        rt.memory.set_active([node], False)
+        if isinstance(node, Fact):
+            rt.memory.graph.run("patch_nodes", rows=[{"id": node.id, "props": {"valid_until": now_ms()}}])
+        kind = "insight" if isinstance(node, KnowledgeCrystal) else node.type.value
+        return f"forgot {kind} {node.id[:8]}: archived, kept in history, no longer recalled"
+
+    return CommandResult(await asyncio.to_thread(forget))
+
+
+def _feedback(value: int) -> Handler:
+    async def handler(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+        if not chat.last_response_id:
+            raise NotFoundError("no answer to rate yet: ask something first")
+        response_id = chat.last_response_id
+        outcome = await asyncio.to_thread(apply_feedback, rt.memory, response_id, value)
+        return CommandResult(outcome.summary(), data={"changed": outcome.changed})
+
+    return handler
+
+
 COMMANDS: dict[str, Handler] = {
     "help": _help,
     "quit": _quit,
     "exit": _quit,
     "trace": _trace,
+    "reflect": _reflect,
+    "fact": _fact,
+    "forget": _forget,
+    "good": _feedback(1),
+    "bad": _feedback(-1),
 }
 
 

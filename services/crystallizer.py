@@ -1,0 +1,158 @@
+"""Crystallization: one finished cycle becomes a weak insight with typed triples.
+
+Reads the experience island of an impulse (the impulse, its final answer and its
+concepts), asks the model for a compact insight, tags and typed triples, adds any
+plain notation found in the user's text (``A -> B``, ``A::B``, ``a~b~c``), and
+records a KnowledgeCrystal (strength 1, active) linked to its concepts and source
+impulse, the triples as concept relations with provenance, and the job's own
+Task/Report under the impulse's correlation id so it shows in the trace.
+
+Idempotent: the crystal id derives from the impulse id, and an impulse that
+already has its crystal is left alone (a rerun must not revive a merged insight).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+
+from services.job_trace import JobTrace
+from services.llm_calls import ask_structured
+from services.notation import Triple, parse_notation
+from services.prompts import crystallize as prompt
+from services.trace import load_trace
+from thea.errors import JobError
+from thea.memory.universal import UniversalMemory
+from thea.models import (
+    Edge,
+    EdgeType,
+    FinalResponse,
+    KnowledgeCrystal,
+    NodeType,
+    TaskStatus,
+    normalize_name,
+    relation,
+    stable_id,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_CONCEPTS = 8
+
+
+def crystal_id(impulse_id: str) -> str:
+    return stable_id("crystal", impulse_id)
+
+
+@dataclass
+class CrystallizeOutcome:
+    impulse_id: str
+    crystal_id: str
+    created: bool
+    concepts: list[str] = field(default_factory=list)
+    triples: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "impulse_id": self.impulse_id,
+            "crystal_id": self.crystal_id,
+            "created": self.created,
+            "concepts": self.concepts,
+            "triples": self.triples,
+        }
+
+
+class Crystallizer:
+    def __init__(self, memory: UniversalMemory, llm: BaseChatModel, timeout_s: float = 120.0) -> None:
+        self.memory = memory
+        self.llm = llm
+        self.timeout_s = timeout_s
+
+    async def crystallize(self, impulse_id: str) -> CrystallizeOutcome:
+        cid = crystal_id(impulse_id)
+        if await asyncio.to_thread(self.memory.get, [cid]):
+            log.info("impulse %s: already crystallized as %s", impulse_id, cid)
+            return CrystallizeOutcome(impulse_id, cid, created=False)
+        trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
+        impulse = trace.impulse
+        answer = next((o.content for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), "")
+        island = await asyncio.to_thread(
+            self.memory.neighbourhood, impulse_id, 1, [EdgeType.CONTAINS_CONCEPT]
+        )
+        known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
+        job = JobTrace(
+            step="crystallize",
+            service="crystallizer",
+            key=impulse_id,
+            user_id=impulse.user_id,
+            session_id=impulse.session_id,
+            correlation_id=impulse_id,
+            impulse_id=impulse_id,
+        )
+        try:
+            out, job.usage = await ask_structured(
+                self.llm,
+                prompt.CrystalOutput,
+                prompt.build(impulse.content, answer, known),
+                prompt.PROMPT,
+                timeout_s=self.timeout_s,
+            )
+        except Exception as exc:  # any model/transport error: record it, let RQ retry
+            nodes, edges = job.build(TaskStatus.FAILURE, error=f"{type(exc).__name__}: {exc}")
+            await self.memory.arecord(nodes, edges)
+            raise JobError(
+                f"crystallize {impulse_id}: the model failed ({type(exc).__name__}: {exc})"
+            ) from exc
+
+        triples = [
+            Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
+        ] + parse_notation(impulse.content)
+        names = _concept_names(known, triples)
+        concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+        by_norm = {normalize_name(k): v for k, v in concepts.items()}
+        crystal = KnowledgeCrystal(
+            id=cid,
+            content=" ".join(out.insight.split()),
+            seed=out.seed.strip(),
+            tags=[t.strip().lower() for t in out.tags if t.strip()][:6],
+            strength=1.0,
+            active=True,
+            source_impulse_id=impulse_id,
+            user_id=impulse.user_id,
+            session_id=impulse.session_id,
+            correlation_id=impulse_id,
+        )
+        edges = [Edge(src=crystal.id, dst=impulse_id, type=EdgeType.DERIVED_FROM)]
+        edges += [
+            Edge(src=crystal.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
+            for c in {c.id: c for c in concepts.values()}.values()
+        ]
+        kept = 0
+        for t in triples:
+            src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
+            if src is None or dst is None or src.id == dst.id:
+                continue
+            edges.append(relation(src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id))
+            edges.append(Edge(src=impulse_id, dst=src.id, type=EdgeType.CONTAINS_CONCEPT))
+            edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
+            kept += 1
+        outcome = CrystallizeOutcome(
+            impulse_id, cid, True, sorted(c.content for c in concepts.values()), kept
+        )
+        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=[crystal])
+        await self.memory.arecord([crystal, *nodes], edges + job_edges)
+        log.info("impulse %s: crystal %s with %d concepts, %d triples", impulse_id, cid, len(concepts), kept)
+        return outcome
+
+
+def _concept_names(known: list[str], triples: list[Triple]) -> list[str]:
+    names: dict[str, str] = {}
+    for name in [*known, *(t.subject for t in triples), *(t.object for t in triples)]:
+        clean = " ".join(name.split())
+        norm = normalize_name(clean)
+        if 2 <= len(clean) <= 60 and len(clean.split()) <= 4 and norm not in names:
+            names[norm] = clean
+    return list(names.values())[:MAX_CONCEPTS]

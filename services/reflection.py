@@ -1,0 +1,221 @@
+"""Deep reflection: merge a user's active insights about the same concepts.
+
+For each group of 2+ insights (same concept pair, or near-duplicates by embedding)
+one generalised insight is written with strength = sum of the sources, MERGED_FROM
+edges to every source, and the sources archived (active=false, kept for lineage).
+
+Safety:
+* a per-user lock (held across processes; see ``workers.locks``) serialises
+  reflections, and
+* the merge itself is a conditional, atomic graph write (``claim_merges``): a group
+  is applied only if all its sources are still active. Merged ids derive from the
+  source ids, so a retried or racing reflection converges on the same node.
+A reflection interrupted before the claim leaves its prepared insights inactive and
+the sources active: no insight is ever both active and merged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+
+from services.job_trace import JobTrace
+from services.llm_calls import ask_text
+from services.prompts import reflect as prompt
+from services.reflection_groups import Candidate, Group, group_by_concepts, group_near_duplicates
+from thea.errors import LLMError
+from thea.memory.universal import UniversalMemory
+from thea.models import (
+    Collection,
+    Edge,
+    EdgeType,
+    KnowledgeCrystal,
+    TaskStatus,
+    VectorFilter,
+    now_ms,
+    stable_id,
+)
+
+log = logging.getLogger(__name__)
+
+LockFactory = Callable[[str], AbstractContextManager[object]]
+
+
+@dataclass
+class ReflectionConfig:
+    page_size: int = 5000
+    max_group: int = 20
+    #: cosine similarity above which two insights count as near-duplicates (None: off)
+    dedup_similarity: float | None = 0.9
+    #: at most this many ungrouped insights are checked for near-duplicates per run
+    dedup_limit: int = 2000
+    claim_batch: int = 200
+
+
+@dataclass
+class ReflectionReport:
+    user_id: str
+    insights: int = 0
+    groups_found: int = 0
+    merged: int = 0
+    skipped: int = 0
+    archived: int = 0
+    errors: list[str] = field(default_factory=list)
+    merged_ids: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+    def summary(self) -> str:
+        text = (
+            f"reflection: {self.insights} active insights, {self.groups_found} groups, "
+            f"{self.merged} merged, {self.skipped} skipped, {self.archived} archived"
+        )
+        if self.errors:
+            text += f", {len(self.errors)} errors (first: {self.errors[0]})"
+        return text
+
+
+def merged_id(source_ids: list[str]) -> str:
+    return stable_id("merge", *sorted(source_ids))
+
+
+@contextlib.contextmanager
+def _no_lock(_: str) -> Iterator[None]:
+    yield None
+
+
+class Reflector:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        llm: BaseChatModel | None,
+        *,
+        lock: LockFactory | None = None,
+        config: ReflectionConfig | None = None,
+        timeout_s: float = 120.0,
+    ) -> None:
+        self.memory = memory
+        self.llm = llm
+        self.lock = lock or _no_lock
+        self.config = config or ReflectionConfig()
+        self.timeout_s = timeout_s
+
+    async def reflect(self, user_id: str, request_id: str | None = None) -> ReflectionReport:
+        started = time.perf_counter()
+        with self.lock(user_id):
+            report = await self._reflect_locked(user_id, request_id or f"{user_id}-{now_ms()}")
+        report.duration_ms = (time.perf_counter() - started) * 1000
+        log.info("reflect %s: %s", request_id, report.summary())
+        return report
+
+    async def _reflect_locked(self, user_id: str, request_id: str) -> ReflectionReport:
+        job = JobTrace(
+            step="reflect", service="reflector", key=request_id, user_id=user_id, correlation_id=request_id
+        )
+        candidates = await asyncio.to_thread(self.load_candidates, user_id)
+        report = ReflectionReport(user_id=user_id, insights=len(candidates))
+        groups = group_by_concepts(candidates, self.config.max_group)
+        grouped = {i for g in groups for i in g.ids}
+        rest = [c for c in candidates if c.id not in grouped]
+        groups += await asyncio.to_thread(self._near_duplicates, user_id, rest)
+        report.groups_found = len(groups)
+        produced: list[KnowledgeCrystal] = []
+        for start in range(0, len(groups), self.config.claim_batch):
+            batch = groups[start : start + self.config.claim_batch]
+            merged = [await self._synthesise(g, user_id, report) for g in batch]
+            claimed = await asyncio.to_thread(self._apply, batch, merged, report)
+            produced += [m for m in merged if m.id in claimed]
+        nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=list(produced))
+        await self.memory.arecord(nodes, edges)
+        return report
+
+    def load_candidates(self, user_id: str) -> list[Candidate]:
+        out: list[Candidate] = []
+        after = ""
+        while True:
+            rows = self.memory.graph.run(
+                "reflection_candidates", user_id=user_id, after=after, limit=self.config.page_size
+            )
+            out += [
+                Candidate(
+                    str(r["id"]), str(r["content"] or ""), float(r["strength"] or 0.0), tuple(r["concepts"])
+                )
+                for r in rows
+            ]
+            if len(rows) < self.config.page_size:
+                return out
+            after = str(rows[-1]["id"])
+
+    def _near_duplicates(self, user_id: str, rest: list[Candidate]) -> list[Group]:
+        bar = self.config.dedup_similarity
+        if bar is None or len(rest) < 2:
+            return []
+        rest = rest[: self.config.dedup_limit]
+        vectors = self.memory.embedder.embed_documents([c.content or " " for c in rest])
+        flt = VectorFilter(user_id=user_id, active=True)
+        allowed = {c.id for c in rest}
+        neighbours: dict[str, list[str]] = {}
+        for cand, vector in zip(rest, vectors, strict=True):
+            hits = self.memory.vectors.search(Collection.INSIGHTS, vector, 5, flt, bar)
+            neighbours[cand.id] = [h.id for h in hits if h.id in allowed and h.id != cand.id]
+        return group_near_duplicates(rest, neighbours, self.config.max_group)
+
+    async def _synthesise(self, group: Group, user_id: str, report: ReflectionReport) -> KnowledgeCrystal:
+        texts = [m.content for m in sorted(group.members, key=lambda m: -m.strength)]
+        concepts = list(dict.fromkeys(c for m in group.members for c in m.concepts))
+        names = await asyncio.to_thread(self._concept_names, concepts)
+        text = ""
+        if self.llm is not None:
+            try:
+                text, _ = await ask_text(
+                    self.llm, prompt.build(texts, names), prompt.PROMPT, timeout_s=self.timeout_s
+                )
+            except LLMError as exc:
+                report.errors.append(f"group {group.key}: {exc}; kept the source texts")
+        text = " ".join(text.split())
+        if len(text) < 3:
+            text = " / ".join(dict.fromkeys(texts))[:600]
+        return KnowledgeCrystal(
+            id=merged_id(group.ids),
+            content=text,
+            seed=", ".join(names[:6]),
+            strength=group.strength,
+            user_id=user_id,
+        )
+
+    def _concept_names(self, concept_ids: list[str]) -> list[str]:
+        return [n.content for n in self.memory.get(concept_ids)] if concept_ids else []
+
+    def _apply(
+        self, groups: list[Group], merged: list[KnowledgeCrystal], report: ReflectionReport
+    ) -> set[str]:
+        rows = [
+            {"id": m.id, "sources": g.ids, "props": m.to_props()} for g, m in zip(groups, merged, strict=True)
+        ]
+        claimed = {str(r["id"]) for r in self.memory.graph.run("claim_merges", groups=rows, now=now_ms())}
+        report.merged += len(claimed)
+        report.skipped += len(groups) - len(claimed)
+        report.merged_ids += sorted(claimed)
+        won = [(g, m) for g, m in zip(groups, merged, strict=True) if m.id in claimed]
+        if not won:
+            return claimed
+        sources = [s.id for g, _ in won for s in g.members]
+        report.archived += len(sources)
+        concept_edges = [
+            Edge(src=m.id, dst=c, type=EdgeType.INSIGHT_FROM_CONCEPT)
+            for g, m in won
+            for c in dict.fromkeys(c for s in g.members for c in s.concepts)
+        ]
+        # graph already holds the merge; this adds concepts, embeddings and the log entry
+        self.memory.record([m for _, m in won], concept_edges)
+        self.memory.vectors.set_active(Collection.INSIGHTS, sources, False)
+        return claimed

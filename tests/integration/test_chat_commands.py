@@ -1,0 +1,152 @@
+"""`!` commands of the chat: facts and beliefs, forgetting, feedback, reflection."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from services.recall.cascade import RecallService
+from services.recall.types import RecallQuery
+from tests.fakes import ScriptedChatModel, count_memories, default_responder, role_of
+from thea.config import Settings
+from thea.errors import InputError, NotFoundError
+from thea.models import EdgeType, Fact, KnowledgeCrystal
+from thea.runtime import Runtime, build_runtime
+from thea.runtime.commands import ChatSession, run_command
+
+
+@pytest.fixture
+def llm() -> ScriptedChatModel:
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    rt = build_runtime(settings, llm=llm)
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+@pytest.fixture
+def chat() -> ChatSession:
+    return ChatSession(user_id="ana", session_id="s1")
+
+
+def verdicts(value: str):  # type: ignore[no-untyped-def]
+    def respond(messages):  # type: ignore[no-untyped-def]
+        if role_of(messages) == "fact_check":
+            return json.dumps({"verdicts": [value] * count_memories(messages)})
+        return default_responder(messages)
+
+    return respond
+
+
+async def test_fact_is_stored_with_provenance_and_a_neutral_confidence(
+    runtime: Runtime, chat: ChatSession
+) -> None:
+    result = await run_command(runtime, chat, "!fact Ana::vegetarian")
+    fact = runtime.memory.get([result.data["fact_id"]])[0]
+    assert isinstance(fact, Fact)
+    assert fact.content == "Ana::vegetarian"
+    assert fact.source == "ana"
+    assert fact.valid_from is not None
+    assert 0.0 < fact.confidence < 1.0  # estimated, never blindly "verified"
+    relations = runtime.memory.graph.run("relations_by_source", source=fact.id)
+    assert [(r["subject"], r["relation"], r["object"]) for r in relations] == [("Ana", "IS_A", "vegetarian")]
+    with pytest.raises(InputError, match="usage"):
+        await run_command(runtime, chat, "!fact   ")
+
+
+async def test_agreement_raises_confidence(
+    runtime: Runtime, chat: ChatSession, llm: ScriptedChatModel
+) -> None:
+    first = await run_command(runtime, chat, "!fact Ana drinks green tea every morning")
+    llm.responder = verdicts("agrees")
+    second = await run_command(runtime, chat, "!fact Every morning Ana drinks green tea")
+    assert second.data["agreed"] == [first.data["fact_id"]]
+    assert second.data["confidence"] > first.data["confidence"]
+
+
+async def test_contradiction_supersedes_the_old_fact_but_keeps_its_history(
+    runtime: Runtime, chat: ChatSession, llm: ScriptedChatModel
+) -> None:
+    old = await run_command(runtime, chat, "!fact Ana::vegetarian")
+    old_id = old.data["fact_id"]
+    llm.responder = verdicts("contradicts")
+    new = await run_command(runtime, chat, "!fact Ana is not a vegetarian anymore, Ana::meat eater")
+    assert new.data["superseded"] == [old_id]
+    old_fact = runtime.memory.get([old_id])[0]
+    assert isinstance(old_fact, Fact)
+    assert old_fact.valid_until is not None  # kept, but no longer valid
+    relation = runtime.memory.graph.run("relations_by_source", source=old_id)[0]
+    assert relation["valid_until"] is not None
+    lineage = runtime.memory.neighbourhood(new.data["fact_id"], 1, [EdgeType.SUPERSEDES])
+    assert old_id in {n.id for n in lineage.nodes}
+    hits = (
+        await RecallService(runtime.memory).recall(RecallQuery(texts=["is Ana vegetarian"], user_id="ana"))
+    ).hits
+    ids = [h.id for h in hits]
+    assert old_id not in ids
+    assert new.data["fact_id"] in ids
+
+
+async def test_forget_archives_a_memory_so_recall_skips_it(runtime: Runtime, chat: ChatSession) -> None:
+    crystal = KnowledgeCrystal(content="Ana's cat is called Miso.", user_id="ana")
+    runtime.memory.record([crystal])
+    query = RecallQuery(texts=["what is the name of Ana's cat"], user_id="ana")
+    assert crystal.id in [h.id for h in (await RecallService(runtime.memory).recall(query)).hits]
+    result = await run_command(runtime, chat, f"!forget {crystal.id[:8]}")
+    assert "forgot insight" in result.text
+    assert crystal.id not in [h.id for h in (await RecallService(runtime.memory).recall(query)).hits]
+    stored = runtime.memory.get([crystal.id])[0]
+    assert getattr(stored, "active", None) is False  # archived, not deleted
+    with pytest.raises(NotFoundError):
+        await run_command(runtime, ChatSession(user_id="bob", session_id="s2"), f"!forget {crystal.id[:8]}")
+
+
+async def test_good_and_bad_need_an_answer_and_reweight_what_it_recalled(
+    runtime: Runtime, chat: ChatSession
+) -> None:
+    with pytest.raises(NotFoundError, match="no answer"):
+        await run_command(runtime, chat, "!good")
+    crystal = KnowledgeCrystal(content="Ana works on Redis queues.", user_id="ana")
+    runtime.memory.record([crystal])
+    cycle = await runtime.orchestrator.handle_impulse("What do I work on with Redis queues?", "ana", "s1")
+    assert crystal.id in cycle.recalled_ids
+    chat.last_impulse_id, chat.last_response_id = cycle.impulse_id, cycle.response_id
+    good = await run_command(runtime, chat, "!good")
+    assert good.data["changed"] == [crystal.id]
+    stronger = runtime.memory.get([crystal.id])[0]
+    assert isinstance(stronger, KnowledgeCrystal)
+    assert stronger.strength == 1.5
+    assert "already" in (await run_command(runtime, chat, "!good")).text
+    await run_command(runtime, chat, "!bad")
+    weaker = runtime.memory.get([crystal.id])[0]
+    assert isinstance(weaker, KnowledgeCrystal)
+    assert weaker.strength == 0.5
+
+
+async def test_reflect_command_reports_what_it_merged(runtime: Runtime, chat: ChatSession) -> None:
+    concepts = runtime.memory.get_or_create_concepts(["Redis", "queues"])
+    from thea.models import Edge
+
+    crystals = [
+        KnowledgeCrystal(content=t, user_id="ana") for t in ("Redis queues are fast.", "Queues in Redis.")
+    ]
+    edges = [
+        Edge(src=k.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
+        for k in crystals
+        for c in concepts.values()
+    ]
+    runtime.memory.record(crystals, edges)
+    runtime.start_background_worker()
+    result = await run_command(runtime, chat, "!reflect")
+    assert "1 merged" in result.text
+    assert "2 archived" in result.text
+    help_text = (await run_command(runtime, chat, "!help")).text
+    for command in ("!reflect", "!fact", "!forget", "!good", "!bad", "!trace"):
+        assert command in help_text

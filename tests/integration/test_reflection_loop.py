@@ -1,0 +1,235 @@
+"""The reflection loop on a real RQ worker and the embedded redis-server/FalkorDB."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from services.crystallizer import crystal_id
+from services.feedback import apply_feedback
+from services.recall.cascade import RecallService
+from services.recall.types import RecallQuery
+from services.reflection import Reflector
+from tests.fakes import ScriptedChatModel, default_responder, role_of
+from thea.config import Settings
+from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrystal, NodeType
+from thea.runtime import Runtime, build_runtime
+from workers.admin import failed_jobs, retry_failed
+from workers.queues import CRYSTALLIZE
+from workers.worker import run_burst
+
+
+@pytest.fixture
+def llm() -> ScriptedChatModel:
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    settings.queue.max_retries = 1
+    settings.queue.retry_backoff_s = [0]
+    rt = build_runtime(settings, llm=llm)
+    rt.install_worker_context()
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+def crystals(rt: Runtime, user: str = "ana") -> list[KnowledgeCrystal]:
+    rows = rt.memory.graph.run(
+        "insights_list", active=None, user_id=user, min_strength=0.0, concept=None, limit=1000
+    )
+    out = [KnowledgeCrystal.model_validate(r["props"]) for r in rows]
+    return out
+
+
+def seed(rt: Runtime, user: str, specs: list[tuple[str, list[str]]]) -> list[KnowledgeCrystal]:
+    """Insights with concepts, as crystallization would leave them."""
+    names = sorted({n for _, cs in specs for n in cs})
+    concepts = rt.memory.get_or_create_concepts(names)
+    nodes, edges = [], []
+    for text, cs in specs:
+        k = KnowledgeCrystal(content=text, user_id=user, strength=1.0)
+        nodes.append(k)
+        edges += [Edge(src=k.id, dst=concepts[c].id, type=EdgeType.INSIGHT_FROM_CONCEPT) for c in cs]
+    rt.memory.record(nodes, edges)
+    return nodes
+
+
+async def burst(rt: Runtime) -> None:
+    await asyncio.to_thread(run_burst, rt.jobs.connection)
+
+
+async def test_a_chat_turn_becomes_a_crystal_with_concepts_and_triples(runtime: Runtime) -> None:
+    result = await runtime.orchestrator.handle_impulse("I work on Redis queues. cache -> speed", "ana", "s1")
+    await burst(runtime)
+    found = runtime.memory.get([crystal_id(result.impulse_id)])
+    assert len(found) == 1
+    crystal = found[0]
+    assert isinstance(crystal, KnowledgeCrystal)
+    assert crystal.content == "Ana works on Redis queues."
+    assert crystal.strength == 1.0
+    assert crystal.active is True
+    assert crystal.source_impulse_id == result.impulse_id
+    island = runtime.memory.neighbourhood(crystal.id, depth=1)
+    concept_names = {n.content for n in island.nodes if n.type is NodeType.CONCEPT}
+    assert {"Ana", "Redis", "database", "cache", "speed"} <= concept_names
+    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
+    triples = {(r["subject"], r["relation"], r["object"]) for r in relations}
+    assert ("Ana", "USED_WITH", "Redis") in triples
+    assert ("cache", "CAUSES", "speed") in triples  # plain notation, no LLM needed
+    trace_steps = {
+        r["props"].get("step")
+        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
+        if r["props"]["type"] == "Report"
+    }
+    assert "crystallize" in trace_steps
+    hits = runtime.memory.search("Redis queues", Collection.INSIGHTS, limit=5)
+    assert [h.id for h in hits] == [crystal.id]
+
+
+async def test_running_the_crystallize_job_twice_yields_one_crystal(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
+    await burst(runtime)
+    first = crystals(runtime)
+    llm.responder = lambda m: (
+        json.dumps({"insight": "Something else entirely.", "tags": [], "triples": []})
+        if role_of(m) == "crystallize"
+        else default_responder(m)
+    )
+    runtime.jobs.queue(CRYSTALLIZE).enqueue("workers.jobs.crystallize", result.impulse_id, "ana")
+    await burst(runtime)
+    again = crystals(runtime)
+    assert len(first) == len(again) == 1
+    assert again[0].content == first[0].content == "Ana works on Redis queues."
+
+
+async def test_a_failing_crystallization_is_retried_then_kept_with_a_readable_reason(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.fail_roles = {"crystallize"}
+    started = time.perf_counter()
+    result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
+    assert result.answer == "Here is my answer."  # the answer never waits for the slow loop
+    assert time.perf_counter() - started < 5
+    await burst(runtime)
+    await burst(runtime)  # the retry
+    calls = [role for role, _ in llm.calls if role == "crystallize"]
+    assert len(calls) == 2  # first try + one retry
+    failed = failed_jobs(runtime.jobs.connection)
+    assert [f.job_id for f in failed] == [f"crystallize-{result.impulse_id}"]
+    assert "JobError" in failed[0].reason
+    assert "scripted failure in crystallize" in failed[0].reason
+    reports = [
+        r["props"]
+        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
+        if r["props"]["type"] == "Report" and r["props"]["step"] == "crystallize"
+    ]
+    assert [r["status"] for r in reports] == ["FAILURE"]
+    # the model is back: `thea jobs retry` reruns it and the trace shows success
+    llm.fail_roles = set()
+    assert retry_failed(runtime.jobs.connection, "crystallize-") == [f"crystallize-{result.impulse_id}"]
+    await burst(runtime)
+    assert runtime.memory.get([crystal_id(result.impulse_id)])
+    assert not failed_jobs(runtime.jobs.connection)
+
+
+async def test_malformed_json_from_the_model_fails_the_job_not_the_answer(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = lambda m: "{not json" if role_of(m) == "crystallize" else default_responder(m)
+    result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
+    assert result.answer == "Here is my answer."
+    await burst(runtime)
+    await burst(runtime)
+    failed = failed_jobs(runtime.jobs.connection)
+    assert len(failed) == 1
+    assert "MalformedOutput" in failed[0].reason
+    assert not runtime.memory.get([crystal_id(result.impulse_id)])
+
+
+SEEDED = [
+    ("Ana uses Redis streams for queues.", ["Redis", "queues"]),
+    ("Redis queues need a consumer group.", ["Redis", "queues"]),
+    ("Queues on Redis lose nothing with AOF.", ["Redis", "queues", "AOF"]),
+    ("Postgres holds Ana's invoices.", ["Postgres", "invoices"]),
+    ("Invoices live in Postgres tables.", ["Postgres", "invoices"]),
+    ("Ana likes green tea.", ["tea"]),
+]
+
+
+async def test_reflect_merges_exactly_the_groups_about_the_same_concepts(runtime: Runtime) -> None:
+    seeded = seed(runtime, "ana", SEEDED)
+    other_user = seed(runtime, "bob", [("Bob uses Redis queues.", ["Redis", "queues"])] * 2)
+    runtime.start_background_worker()
+    report = await runtime.reflect("ana", wait_s=60)
+    assert report["groups_found"] == 2
+    assert report["merged"] == 2
+    assert report["archived"] == 5
+    merged = {k.id: k for k in crystals(runtime) if k.active}
+    assert len(merged) == 3  # two merged insights + the lone tea insight
+    by_strength = sorted(k.strength for k in merged.values())
+    assert by_strength == [1.0, 2.0, 3.0]
+    redis_merge = next(k for k in merged.values() if k.strength == 3.0)
+    assert redis_merge.content.startswith("In short: ")
+    lineage = runtime.memory.neighbourhood(redis_merge.id, depth=1, edge_types=[EdgeType.MERGED_FROM])
+    assert {n.id for n in lineage.nodes} - {redis_merge.id} == {k.id for k in seeded[:3]}
+    archived = [k for k in crystals(runtime) if not k.active]
+    assert {k.id for k in archived} == {k.id for k in seeded[:5]}
+    assert all(k.merged_into in merged for k in archived)
+    assert all(k.active for k in crystals(runtime, "bob")), "another user's insights were touched"
+    assert len(other_user) == 2
+    again = await runtime.reflect("ana", wait_s=60)
+    assert again["merged"] == 0
+
+
+@pytest.mark.parametrize("with_lock", [True, False])
+async def test_two_concurrent_reflections_merge_each_insight_once(runtime: Runtime, with_lock: bool) -> None:
+    seed(runtime, "ana", SEEDED * 3)  # 18 insights, 3 groups of 9, 6 and 3 sources
+    reflectors = [
+        runtime.reflector if with_lock else Reflector(runtime.memory, runtime.llm) for _ in range(2)
+    ]
+    reports: list[dict[str, object]] = []
+
+    def run(r: Reflector) -> None:
+        reports.append(asyncio.run(r.reflect("ana")).as_dict())
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in reflectors]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sum(int(str(r["merged"])) for r in reports) == 3
+    rows = runtime.memory.graph.run("count_merged_from_per_source", user_id="ana")
+    assert rows
+    assert all(r["n"] == 1 for r in rows), rows
+    active = [k for k in crystals(runtime) if k.active]
+    assert sorted(k.strength for k in active) == [3.0, 6.0, 9.0]
+
+
+async def test_feedback_changes_recall_ranking(runtime: Runtime) -> None:
+    green, black = seed(
+        runtime,
+        "ana",
+        [("Ana drinks green tea every morning.", []), ("Ana drinks black tea every morning.", [])],
+    )
+    recall = RecallService(runtime.memory)
+    query = RecallQuery(texts=["what tea does Ana drink in the morning"], user_id="ana")
+    before = [h.id for h in (await recall.recall(query)).hits]
+    top, second = before[0], before[1]
+    response = FinalResponse(content="You drink tea.", user_id="ana", recalled_ids=[top])
+    runtime.memory.record([response])
+    outcome = apply_feedback(runtime.memory, response.id, -1)
+    assert outcome.changed == [top]
+    after = [h.id for h in (await recall.recall(query)).hits]
+    assert after[0] == second
+    assert {top, second} == {green.id, black.id}
+    assert apply_feedback(runtime.memory, response.id, -1).unchanged

@@ -1,0 +1,86 @@
+"""Looking after the queues: counts, failed jobs with their reasons, retries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis
+from rq import Queue
+from rq.job import Job
+from rq.registry import FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+
+from thea.errors import NotFoundError
+from workers.queues import ALL_QUEUES
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    name: str
+    queued: int
+    started: int
+    scheduled: int
+    failed: int
+    finished: int
+
+
+@dataclass(frozen=True)
+class FailedJob:
+    queue: str
+    job_id: str
+    func: str
+    reason: str
+    ended_at: str
+
+
+def queue_counts(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> list[QueueCounts]:
+    out = []
+    for name in queues:
+        q = Queue(name, connection=connection)
+        out.append(
+            QueueCounts(
+                name=name,
+                queued=q.count,
+                started=StartedJobRegistry(queue=q).count,
+                scheduled=ScheduledJobRegistry(queue=q).count,  # type: ignore[no-untyped-call]
+                failed=FailedJobRegistry(queue=q).count,
+                finished=FinishedJobRegistry(queue=q).count,
+            )
+        )
+    return out
+
+
+def _reason(job: Job) -> str:
+    result = job.latest_result()
+    text = (result.exc_string if result is not None else None) or job.exc_info or ""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else "unknown error"
+
+
+def failed_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> list[FailedJob]:
+    out: list[FailedJob] = []
+    for name in queues:
+        q = Queue(name, connection=connection)
+        ids = FailedJobRegistry(queue=q).get_job_ids()
+        for job in Job.fetch_many(ids, connection=connection):
+            if job is None:
+                continue
+            ended = job.ended_at.isoformat(timespec="seconds") if job.ended_at else ""
+            out.append(FailedJob(name, job.id, job.func_name or "", _reason(job), ended))
+    return out
+
+
+def retry_failed(
+    connection: redis.Redis, job_id: str | None = None, queues: Sequence[str] = ALL_QUEUES
+) -> list[str]:
+    """Requeue one failed job (id or unique prefix) or, with no id, all of them."""
+    retried: list[str] = []
+    for name in queues:
+        registry = FailedJobRegistry(queue=Queue(name, connection=connection))
+        for jid in registry.get_job_ids():
+            if job_id is None or jid.startswith(job_id):
+                registry.requeue(jid)
+                retried.append(jid)
+    if job_id is not None and not retried:
+        raise NotFoundError(f"no failed job with id starting {job_id!r}")
+    return retried

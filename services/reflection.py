@@ -131,7 +131,9 @@ class Reflector:
         produced: list[KnowledgeCrystal] = []
         for start in range(0, len(groups), self.config.claim_batch):
             batch = groups[start : start + self.config.claim_batch]
-            merged = [await self._synthesise(g, user_id, report) for g in batch]
+            ids = list(dict.fromkeys(c for g in batch for m in g.members for c in m.concepts))
+            names = {n.id: n.content for n in await asyncio.to_thread(self.memory.get, ids)} if ids else {}
+            merged = [await self._synthesise(g, user_id, names, report) for g in batch]
             claimed = await asyncio.to_thread(self._apply, batch, merged, report)
             produced += [m for m in merged if m.id in claimed]
         nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=list(produced))
@@ -169,10 +171,12 @@ class Reflector:
             neighbours[cand.id] = [h.id for h in hits if h.id in allowed and h.id != cand.id]
         return group_near_duplicates(rest, neighbours, self.config.max_group)
 
-    async def _synthesise(self, group: Group, user_id: str, report: ReflectionReport) -> KnowledgeCrystal:
+    async def _synthesise(
+        self, group: Group, user_id: str, concept_names: dict[str, str], report: ReflectionReport
+    ) -> KnowledgeCrystal:
         texts = [m.content for m in sorted(group.members, key=lambda m: -m.strength)]
         concepts = list(dict.fromkeys(c for m in group.members for c in m.concepts))
-        names = await asyncio.to_thread(self._concept_names, concepts)
+        names = [concept_names[c] for c in concepts if c in concept_names]
         text = ""
         if self.llm is not None:
             try:
@@ -191,9 +195,6 @@ class Reflector:
             strength=group.strength,
             user_id=user_id,
         )
-
-    def _concept_names(self, concept_ids: list[str]) -> list[str]:
-        return [n.content for n in self.memory.get(concept_ids)] if concept_ids else []
 
     def _apply(
         self, groups: list[Group], merged: list[KnowledgeCrystal], report: ReflectionReport

@@ -3,8 +3,9 @@
 // and writes nothing, so no insight is ever merged twice and none is both active and merged.
 // Rows: {id: merged id, sources: [source ids], props: merged insight properties}
 UNWIND $groups AS g
-MATCH (s:Memory)
-WHERE s.id IN g.sources AND s.type = 'KnowledgeCrystal' AND s.active = true
+UNWIND g.sources AS source_id
+MATCH (s:Memory {id: source_id})
+WHERE s.type = 'KnowledgeCrystal' AND s.active = true
 WITH g, collect(s) AS srcs
 WHERE size(srcs) = size(g.sources)
 MERGE (m:Memory {id: g.id})

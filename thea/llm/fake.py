@@ -28,7 +28,12 @@ def minimal_instance(schema: dict[str, Any]) -> Any:
     if kind == "object":
         props = schema.get("properties", {})
         return {k: minimal_instance(v) for k, v in props.items() if k in schema.get("required", [])}
-    return {"array": [], "string": "", "integer": 0, "number": 0.0, "boolean": False}.get(str(kind))
+    if kind == "string":
+        text = "fake"
+        return (text * (int(schema.get("minLength", 0)) // len(text) + 1))[
+            : max(len(text), int(schema.get("minLength", 0)))
+        ]
+    return {"array": [], "integer": 0, "number": 0.0, "boolean": False}.get(str(kind))
 
 
 class FakeChatModel(BaseChatModel):

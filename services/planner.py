@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from langchain_core.language_models import BaseChatModel
 
@@ -24,6 +25,13 @@ def _relation(value: str | None) -> str | None:
     except Exception:
         return None
     return edge.value if edge.is_concept_relation else None
+
+
+def grounded(concept: str, text: str) -> bool:
+    """Every word of the concept (3+ letters) occurs in the text, ignoring case."""
+    words = [w for w in re.findall(r"\w+", concept.lower()) if len(w) >= 3]
+    lowered = text.lower()
+    return bool(words) and all(w in lowered for w in words)
 
 
 class PlannerService(CognitiveService):
@@ -52,12 +60,15 @@ class PlannerService(CognitiveService):
             )
             state.plan = plan
             return StepOutcome(output=self._summary(plan), nodes=[plan], degraded=str(exc))
-        window = out.time_window if out.time_window != "none" else detect_window(text)
+        # Small models invent time windows and topics: a window needs a time phrase in the
+        # text, and a concept must be made of words the user actually wrote.
+        said = detect_window(text)
+        window = out.time_window if said != "none" and out.time_window != "none" else said
         start, end = time_window(window)
         relation = _relation(out.triple_relation)
         triple = [out.triple_subject, relation, out.triple_object] if relation else None
         queries = [q.strip() for q in out.queries if q.strip()][:3]
-        concepts = [c.strip() for c in out.concepts if c.strip()][:5]
+        concepts = [c.strip() for c in out.concepts if c.strip() and grounded(c, text)][:5]
         plan = SearchPlan(
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too

@@ -1,0 +1,44 @@
+"""The planner keeps a small model's plan honest: no invented topics or time windows."""
+
+from __future__ import annotations
+
+import json
+
+from services.base import CycleState
+from services.planner import PlannerService, grounded
+from tests.fakes import ScriptedChatModel
+from thea.models import UserImpulse
+
+
+def state_for(text: str) -> CycleState:
+    impulse = UserImpulse(content=text, user_id="ana", session_id="s")
+    return CycleState(impulse=impulse, correlation_id=impulse.id, user_id="ana", session_id="s", history=[])
+
+
+def planner_saying(plan: dict[str, object]) -> PlannerService:
+    return PlannerService(ScriptedChatModel(responder=lambda _: json.dumps(plan)), timeout_s=5)
+
+
+def test_grounded_needs_every_word_in_the_text() -> None:
+    assert grounded("Redis queues", "I work on redis QUEUES all day")
+    assert not grounded("software development", "What do I work on?")
+    assert not grounded("a", "a")
+
+
+async def test_invented_concepts_and_time_windows_are_dropped() -> None:
+    plan = {"queries": ["work"], "concepts": ["software development", "Redis"], "time_window": "today"}
+    state = state_for("What do I do with Redis?")
+    await planner_saying(plan).handle(state)
+    assert state.plan is not None
+    assert "software development" not in state.plan.concepts
+    assert "Redis" in state.plan.concepts
+    assert state.plan.time_from is None  # no time phrase in the message
+
+
+async def test_a_time_phrase_in_the_text_keeps_a_window() -> None:
+    plan = {"queries": ["meeting"], "concepts": [], "time_window": "yesterday"}
+    state = state_for("What did we discuss yesterday?")
+    await planner_saying(plan).handle(state)
+    assert state.plan is not None
+    assert state.plan.time_from is not None
+    assert state.plan.time_to is not None

@@ -48,3 +48,7 @@ def doctor(ctx: typer.Context) -> None:
     console.print(doctor_mod.render(settings, statuses))
     if not all(s.ok for s in statuses):
         raise typer.Exit(1)
+
+
+if __name__ == "__main__":
+    app()

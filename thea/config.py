@@ -76,6 +76,8 @@ class QueueSettings(BaseModel):
     reflect_wait_s: float = 120.0
     #: a reflection holding its lock longer than this is considered crashed
     reflect_lock_s: float = 900.0
+    #: queue a reflection for every user this often (seconds); None = only on !reflect
+    reflect_every_s: float | None = None
 
 
 class EmbeddingSettings(BaseModel):

@@ -233,3 +233,14 @@ async def test_feedback_changes_recall_ranking(runtime: Runtime) -> None:
     assert after[0] == second
     assert {top, second} == {green.id, black.id}
     assert apply_feedback(runtime.memory, response.id, -1).unchanged
+
+
+async def test_scheduled_reflection_queues_one_job_per_user_with_insights(runtime: Runtime) -> None:
+    from workers.schedule import queue_reflections
+
+    seed(runtime, "ana", SEEDED)
+    seed(runtime, "bob", [("Bob likes tea.", ["tea"])])  # one insight: nothing to merge
+    queued = queue_reflections(runtime.memory, runtime.jobs, "slot1")
+    assert queued == ["reflect-scheduled-slot1-ana"]
+    await burst(runtime)
+    assert len([k for k in crystals(runtime) if k.active]) == 3

@@ -35,6 +35,7 @@ def worker(
         rt = build_runtime(settings)
         try:
             rt.install_worker_context()
+            rt.start_schedule()
             w = make_worker(rt.jobs.connection, queue)
             console.print(
                 f"[bold]thea worker[/] {w.name} on {', '.join(queue)}" + (" (burst)" if burst else "")

@@ -35,6 +35,7 @@ from thea.memory.universal import UniversalMemory
 from workers import context as worker_context
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
+from workers.schedule import ReflectionSchedule
 from workers.worker import BackgroundWorker
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class Runtime:
     reflector: Reflector
     facts: FactKeeper
     worker: BackgroundWorker | None = None
+    schedule: ReflectionSchedule | None = None
     _closed: bool = field(default=False, repr=False)
 
     def install_worker_context(self) -> None:
@@ -75,7 +77,14 @@ class Runtime:
     def start_background_worker(self) -> BackgroundWorker:
         self.install_worker_context()
         self.worker = BackgroundWorker(self.jobs.connection).start()
+        self.start_schedule()
         return self.worker
+
+    def start_schedule(self) -> None:
+        """Periodic reflection, when ``queue.reflect_every_s`` is set."""
+        every = self.settings.queue.reflect_every_s
+        if every and self.schedule is None:
+            self.schedule = ReflectionSchedule(self.memory, self.jobs, every).start()
 
     async def reflect(self, user_id: str, *, wait_s: float | None = None) -> dict[str, Any]:
         """Queue a reflection and wait for its report (a worker runs it).
@@ -111,6 +120,8 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
+        if self.schedule is not None:
+            self.schedule.stop()
         if self.worker is not None:
             self.worker.stop()
         worker_context.clear()

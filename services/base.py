@@ -25,6 +25,9 @@ class CycleState:
     session_id: str
     #: Recent conversation as (role, text) pairs, oldest first.
     history: list[tuple[str, str]] = field(default_factory=list)
+    #: where the answer streams to, token by token (travels with the cycle: concurrent
+    #: cycles never share it)
+    on_token: Any = None
     instinct: str | None = None
     plan: SearchPlan | None = None
     recall: Any = None  # services.recall.types.RecallResult, kept loose to avoid a cycle

@@ -1,8 +1,9 @@
 """Golden dataset export: one JSON object per completed cycle, streamed page by page.
 
 The schema is :class:`ExportRecord` (documented in docs/export.md; JSON Schema in
-docs/export.schema.json). Memory use is constant: impulses are read with keyset
-pagination and each page's cycles are loaded with one batched query.
+docs/export.schema.json, printed by ``thea export --schema``). Memory use is constant:
+impulses are read with keyset pagination and each page's cycles are loaded with one
+batched query.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from thea.memory.universal import UniversalMemory
 from thea.models import FinalResponse, InstinctiveResponse, Node, Report, SearchPlan, UserImpulse
@@ -19,35 +20,49 @@ SCHEMA_VERSION = "1"
 
 
 class ExportedPlan(BaseModel):
-    queries: list[str] = Field(default_factory=list)
-    concepts: list[str] = Field(default_factory=list)
-    time_from: int | None = None
-    time_to: int | None = None
-    triple_pattern: list[str | None] | None = None
+    """The search plan the planner made (empty lists when it planned nothing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queries: list[str] = Field(default_factory=list, description="text queries for keyword/vector recall")
+    concepts: list[str] = Field(default_factory=list, description="concept names to look up")
+    time_from: int | None = Field(None, description="start of a time window, epoch ms")
+    time_to: int | None = Field(None, description="end of a time window, epoch ms")
+    triple_pattern: list[str | None] | None = Field(
+        None, description="[subject, relation, object]; null parts are wildcards"
+    )
 
 
 class ExportedMemory(BaseModel):
-    id: str
-    type: str
-    text: str
+    """One recalled memory as synthesis saw it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="id of the recalled node")
+    type: str = Field(description="its node type, e.g. UserImpulse, KnowledgeCrystal, Fact")
+    text: str = Field(description="its content")
 
 
 class ExportRecord(BaseModel):
     """One completed cognitive cycle."""
 
-    schema_version: str = SCHEMA_VERSION
-    impulse_id: str
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: str = Field(SCHEMA_VERSION, description="format version of this line")
+    impulse_id: str = Field(description="id of the user's message; the cycle's correlation id")
     user_id: str | None
     session_id: str | None
     created_at: int = Field(description="epoch milliseconds")
-    impulse: str
-    instinct: str | None
-    plan: ExportedPlan | None
+    impulse: str = Field(description="the user's message")
+    instinct: str | None = Field(description="the instinct step's quick take; null when it failed")
+    plan: ExportedPlan | None = Field(description="the search plan; null when planning failed")
     recalled: list[ExportedMemory] = Field(description="memories given to synthesis, most relevant first")
-    final_response: str
-    response_id: str
+    final_response: str = Field(description="the answer the user got")
+    response_id: str = Field(description="id of the FinalResponse node")
     feedback: int = Field(description="+1 per !good, -1 per !bad")
-    failed_steps: list[str] = Field(default_factory=list)
+    failed_steps: list[str] = Field(
+        default_factory=list, description="steps that ended in a FAILURE report, e.g. instinct"
+    )
 
 
 def _record(impulse: UserImpulse, nodes: list[Node], texts: dict[str, Node]) -> ExportRecord | None:
@@ -118,7 +133,8 @@ def iter_export(
 
 
 def export_schema() -> dict[str, Any]:
-    return ExportRecord.model_json_schema()
+    """JSON Schema (draft 2020-12) of one exported line, as in docs/export.schema.json."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **ExportRecord.model_json_schema()}
 
 
 def count_impulses(memory: UniversalMemory) -> int:

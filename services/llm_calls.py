@@ -12,10 +12,14 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from pydantic import BaseModel
 
 from services.prompts import PromptId
-from thea.errors import LLMError, LLMTimeout
+from thea.errors import LLMError, LLMTimeout, MalformedOutput
 from thea.models import LLMUsage
 
 T = TypeVar("T", bound=BaseModel)
+
+#: Longest model output a step accepts (~25k tokens, far above any configured answer length).
+#: A runaway model is cut off and its step fails instead of flooding memory and the screen.
+MAX_OUTPUT_CHARS = 100_000
 
 TokenSink = Callable[[str], Awaitable[None] | None]
 
@@ -26,6 +30,12 @@ def model_name(llm: BaseChatModel) -> str:
         if isinstance(value, str) and value:
             return value
     return type(llm).__name__
+
+
+def _too_long(prompt: PromptId, chars: int, limit: int) -> MalformedOutput:
+    return MalformedOutput(
+        f"{prompt.name}: the model returned {chars:,}+ characters; the limit is {limit:,} (output discarded)"
+    )
 
 
 def usage_of(
@@ -50,8 +60,13 @@ async def ask_text(
     *,
     timeout_s: float,
     on_token: TokenSink | None = None,
+    max_chars: int = MAX_OUTPUT_CHARS,
 ) -> tuple[str, LLMUsage]:
-    """Plain-text answer; streams tokens to ``on_token`` when given."""
+    """Plain-text answer; streams tokens to ``on_token`` when given.
+
+    Raises LLMTimeout after ``timeout_s`` and MalformedOutput when the output exceeds
+    ``max_chars`` (a stream is stopped there).
+    """
     started = time.perf_counter()
     try:
         async with asyncio.timeout(timeout_s):
@@ -59,17 +74,24 @@ async def ask_text(
                 reply = await llm.ainvoke(list(messages))
                 if not isinstance(reply, AIMessage):
                     raise LLMError(f"model returned {type(reply).__name__}, not a message")
-                return str(reply.text), usage_of(reply, llm, prompt, started)
+                text = str(reply.text)
+                if len(text) > max_chars:
+                    raise _too_long(prompt, len(text), max_chars)
+                return text, usage_of(reply, llm, prompt, started)
             merged: AIMessageChunk | None = None
+            received = 0
             async for chunk in llm.astream(list(messages)):
                 piece = chunk.text
+                received += len(piece)
+                if received > max_chars:
+                    raise _too_long(prompt, received, max_chars)
                 if piece:
                     result = on_token(piece)
                     if result is not None:
                         await result
                 merged = chunk if merged is None else merged + chunk
     except TimeoutError as exc:
-        raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:.0f} s") from exc
+        raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:g} s") from exc
     if merged is None:
         return "", LLMUsage(
             model=model_name(llm), prompt_name=prompt.name, prompt_version=prompt.version, calls=1
@@ -85,14 +107,18 @@ async def ask_structured(
     *,
     timeout_s: float,
     retries: int = 1,
+    max_chars: int = MAX_OUTPUT_CHARS,
 ) -> tuple[T, LLMUsage]:
     """A pydantic object from the model; one corrective retry, then MalformedOutput.
 
-    Raises LLMTimeout when the model does not answer within ``timeout_s``.
+    Raises LLMTimeout when the model does not answer within ``timeout_s``, and
+    MalformedOutput when the accepted output is longer than ``max_chars``.
     """
     from thea.llm.structured import ainvoke_structured
 
     result = await ainvoke_structured(llm, schema, list(messages), retries=retries, timeout_s=timeout_s)
+    if len(result.raw) > max_chars:
+        raise _too_long(prompt, len(result.raw), max_chars)
     usage = LLMUsage(
         model=model_name(llm),
         prompt_name=prompt.name,

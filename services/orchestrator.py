@@ -75,6 +75,7 @@ class Orchestrator:
         jobs: JobSink | None = None,
         step_timeout_s: float = 120.0,
         max_chars: int = 200_000,
+        handoff_timeout_s: float = 2.0,
     ) -> None:
         self.memory = memory
         self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
@@ -83,6 +84,7 @@ class Orchestrator:
         self.jobs = jobs
         self.step_timeout_s = step_timeout_s
         self.max_chars = max_chars
+        self.handoff_timeout_s = handoff_timeout_s
 
     async def handle_impulse(
         self,
@@ -96,7 +98,9 @@ class Orchestrator:
         impulse = UserImpulse(content=text, user_id=user_id, session_id=session_id)
         impulse.correlation_id = impulse.id
         log.info("impulse %s: start (user=%s session=%s)", impulse.id, user_id, session_id)
-        await self.memory.arecord([impulse])
+        # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
+        # a vector or chronicle failure only costs recall until `thea memory repair`.
+        await self._record_impulse(impulse)
 
         evicted = self.context.make_room(user_id, session_id, text)
         if evicted:
@@ -108,11 +112,10 @@ class Orchestrator:
             user_id=user_id,
             session_id=session_id,
             history=self.context.history(user_id, session_id),
+            on_token=on_token,
         )
         result = CycleResult(impulse_id=impulse.id, answer="")
         for service in self.steps:
-            if service is self.synthesis:
-                self.synthesis.on_token = on_token
             record = await self._run_step(service, state, result)
             result.steps.append(record)
             if service.step == "plan" and state.plan is not None and record.status is TaskStatus.SUCCESS:
@@ -157,8 +160,10 @@ class Orchestrator:
         error: str | None = None
         try:
             outcome = await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s)
-        except (TimeoutError, LLMTimeout):
+        except TimeoutError:
             error = f"timed out after {self.step_timeout_s:.0f} s"
+        except LLMTimeout as exc:
+            error = f"timed out: {exc}"
         except Exception as exc:  # a failing step must not stop the cycle
             error = f"{type(exc).__name__}: {exc}"
             log.warning("impulse %s task %s (%s) failed: %s", state.impulse.id, task.id, service.step, error)
@@ -210,6 +215,12 @@ class Orchestrator:
         )
         return StepRecord(service.step, status, duration, task.id, report.id, error)
 
+    async def _record_impulse(self, impulse: UserImpulse) -> None:
+        try:
+            await self.memory.arecord([impulse])
+        except PartialWriteError as exc:
+            log.error("impulse %s: partial write: %s", impulse.id, exc)
+
     async def _record(self, nodes: Sequence[Node], edges: Sequence[Edge], state: CycleState) -> None:
         try:
             await self.memory.arecord(nodes, edges)
@@ -233,11 +244,24 @@ class Orchestrator:
             log.error("impulse %s: concept write partial: %s", state.impulse.id, exc)
 
     async def _hand_off(self, enqueue: Callable[[JobSink], None], what: str) -> None:
-        """Enqueue slow-loop work in a thread; never block or fail the answer (log and go on)."""
+        """Enqueue slow-loop work in a thread; never fail the answer, and never delay it by more
+        than ``handoff_timeout_s`` (a down Redis can take seconds to refuse: the thread finishes
+        on its own and logs the outcome)."""
         jobs = self.jobs
         if jobs is None:
             return
+
+        def run() -> None:
+            try:
+                enqueue(jobs)
+            except Exception as exc:
+                log.warning("could not enqueue %s job (answer unaffected): %s", what, exc)
+
         try:
-            await asyncio.to_thread(enqueue, jobs)
-        except Exception as exc:
-            log.warning("could not enqueue %s job (answer unaffected): %s", what, exc)
+            await asyncio.wait_for(asyncio.to_thread(run), timeout=self.handoff_timeout_s)
+        except TimeoutError:
+            log.warning(
+                "%s job not enqueued within %.1f s (is the queue down?); answering without waiting",
+                what,
+                self.handoff_timeout_s,
+            )

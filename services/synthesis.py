@@ -8,7 +8,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.budget import pack
-from services.llm_calls import TokenSink, ask_text
+from services.llm_calls import ask_text
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
@@ -33,14 +33,13 @@ class SynthesisService(CognitiveService):
         self.llm = llm
         self.timeout_s = timeout_s
         self.budget_tokens = budget_tokens
-        self.on_token: TokenSink | None = None
 
     async def handle(self, state: CycleState) -> StepOutcome:
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
         refs = references_for(recall.hits, self.budget_tokens)
         messages = prompt.build(state.impulse.content, refs, state.history, state.instinct)
         answer, usage = await ask_text(
-            self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=self.on_token
+            self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=state.on_token
         )
         answer = answer.strip() or "I have no answer to that yet."
         state.answer = answer

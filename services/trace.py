@@ -68,8 +68,13 @@ def trace_json(trace: Trace) -> dict[str, Any]:
     return {
         "impulse": trace.impulse.model_dump(mode="json"),
         "complete": trace.complete,
+        "failed_steps": [s.task.step for s in trace.steps if s.status is TaskStatus.FAILURE],
         "steps": [
             {
+                "step": step.task.step,
+                "status": step.status.value,
+                "duration_ms": step.report.duration_ms if step.report else None,
+                "error": step.report.error if step.report else None,
                 "task": step.task.model_dump(mode="json"),
                 "report": step.report.model_dump(mode="json") if step.report else None,
                 "outputs": [o.model_dump(mode="json") for o in step.outputs],

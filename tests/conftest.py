@@ -8,15 +8,33 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import ScriptedChatModel
 from thea.config import Settings, load_settings
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.falkordb import FalkorDBGraphStore
+from thea.runtime import Runtime, build_runtime
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Embedded-profile settings isolated in a temporary data dir, fake LLM."""
     return load_settings("embedded", data_dir=tmp_path / "data", llm={"provider": "fake"})
+
+
+@pytest.fixture
+def llm() -> ScriptedChatModel:
+    """A scripted fake chat model (answers by prompt role, records every call)."""
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    """The whole app (memory, orchestrator, queues) on real embedded engines, fake LLM."""
+    rt = build_runtime(settings, llm=llm)
+    try:
+        yield rt
+    finally:
+        rt.close()
 
 
 @pytest.fixture

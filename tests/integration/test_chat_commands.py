@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from tests.fakes import ScriptedChatModel, count_memories, default_responder, role_of
-from thea.config import Settings
 from thea.errors import InputError, NotFoundError
 from thea.models import EdgeType, Fact, KnowledgeCrystal
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, run_command
-
-
-@pytest.fixture
-def llm() -> ScriptedChatModel:
-    return ScriptedChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    try:
-        yield rt
-    finally:
-        rt.close()
 
 
 @pytest.fixture

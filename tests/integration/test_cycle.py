@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,20 +12,6 @@ from thea.config import Settings
 from thea.models import EdgeType, NodeType, TaskStatus, UserImpulse
 from thea.runtime import Runtime, build_runtime
 from workers.worker import run_burst
-
-
-@pytest.fixture
-def llm() -> ScriptedChatModel:
-    return ScriptedChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    try:
-        yield rt
-    finally:
-        rt.close()
 
 
 async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(runtime: Runtime) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.export import count_impulses, iter_export
+from services.export import count_impulses, export_schema, iter_export
 from thea.cli.common import console, friendly_errors, get_settings
 from thea.memory.factory import open_memory
 
@@ -24,11 +25,20 @@ def _since(value: str | None) -> int:
 
 def export(
     ctx: typer.Context,
-    out: Path = typer.Option(..., "--out", help="output .jsonl file"),
+    out: Path = typer.Option(None, "--out", help="output .jsonl file"),
     since: str = typer.Option(None, "--since", help="only cycles from this ISO date/time on"),
     user: str = typer.Option(None, "--user", help="only this user's cycles"),
+    schema: bool = typer.Option(False, "--schema", help="print the JSON Schema of one line and exit"),
 ) -> None:
-    """Export completed cycles (impulse, instinct, plan, recall, answer, feedback), one per line."""
+    """Export completed cycles (impulse, instinct, plan, recall, answer, feedback), one per line.
+
+    The format is documented in docs/export.md (JSON Schema: ``thea export --schema``).
+    """
+    if schema:
+        typer.echo(json.dumps(export_schema(), indent=2, ensure_ascii=False))
+        return
+    if out is None:
+        raise typer.BadParameter("give --out FILE.jsonl (or --schema)", param_hint="--out")
     settings = get_settings(ctx)
     since_ms = _since(since)
     with friendly_errors():

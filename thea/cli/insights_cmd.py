@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import cast
 
@@ -14,6 +15,7 @@ from rich.tree import Tree
 from services.insights import InsightDetail, State, insight_detail, list_insights
 from thea.cli.common import console, friendly_errors, get_settings
 from thea.memory.factory import open_memory
+from thea.models import KnowledgeCrystal, Node
 
 insights_app = typer.Typer(help="Inspect insights (knowledge crystals).", invoke_without_command=True)
 
@@ -72,7 +74,21 @@ def list_cmd(
     console.print(table if rows else "[dim]no insights match[/]")
 
 
-def _detail_tree(d: InsightDetail) -> Tree:
+def _lineage(root: Tree, title: str, ids: list[str], nodes: dict[str, Node]) -> None:
+    if not ids:
+        root.add(f"{title}: -")
+        return
+    branch = root.add(f"{title} ({len(ids)})")
+    for node_id in ids:
+        node = nodes.get(node_id)
+        if isinstance(node, KnowledgeCrystal):
+            state = "active" if node.active else "[dim]archived[/]"
+            branch.add(f"{node_id[:8]}  {node.strength:g}  {state}  {escape(node.content[:120])}")
+        else:
+            branch.add(node_id[:8])
+
+
+def _detail_tree(d: InsightDetail, related: Sequence[Node] = ()) -> Tree:
     ins = d.insight
     state = "active" if ins.active else "archived"
     root = Tree(
@@ -84,15 +100,22 @@ def _detail_tree(d: InsightDetail) -> Tree:
     if ins.tags:
         root.add(f"tags: {escape(', '.join(ins.tags))}")
     root.add(f"concepts: {escape(', '.join(d.concepts) or '-')}")
-    rel = root.add("relations asserted")
-    for r in d.relations:
-        valid = "" if r.get("valid_until") is None else " [dim](superseded)[/]"
-        rel.add(escape(f"{r['subject']} {r['relation']} {r['object']} ({r['confidence']})") + valid)
-    src = root.add("source impulses")
-    for node in d.source_impulses:
-        src.add(f"{node.id[:8]} {escape(node.content[:120])}")
-    root.add(f"merged from: {', '.join(i[:8] for i in d.merged_from) or '-'}")
-    root.add(f"merged into: {', '.join(i[:8] for i in d.merged_into) or '-'}")
+    if d.relations:
+        rel = root.add("relations asserted")
+        for r in d.relations:
+            valid = "" if r.get("valid_until") is None else " [dim](superseded)[/]"
+            rel.add(escape(f"{r['subject']} {r['relation']} {r['object']} ({r['confidence']})") + valid)
+    else:
+        root.add("relations asserted: -")
+    if d.source_impulses:
+        src = root.add("source impulses")
+        for node in d.source_impulses:
+            src.add(f"{node.id[:8]} {escape(node.content[:120])}")
+    else:
+        root.add("source impulses: -")
+    nodes = {n.id: n for n in related}
+    _lineage(root, "merged from", d.merged_from, nodes)
+    _lineage(root, "merged into", d.merged_into, nodes)
     return root
 
 
@@ -104,9 +127,10 @@ def show(ctx: typer.Context, insight_id: str = typer.Argument(..., help="id or i
         memory = open_memory(settings)
         try:
             detail = insight_detail(memory, memory.resolve_id(insight_id))
+            related = memory.get(detail.merged_from + detail.merged_into)
         finally:
             memory.close()
-    console.print(_detail_tree(detail))
+    console.print(_detail_tree(detail, related))
 
 
 __all__ = ["State", "insights_app"]

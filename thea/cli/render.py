@@ -26,10 +26,17 @@ def trace_tree(trace: Trace) -> Tree:
         f"[bold]impulse[/] {imp.id[:8]}  {_when(imp.created_at)}  [dim]user={escape(imp.user_id or '-')}[/]"
     )
     root.add(f"[italic]{_short(imp.content, 140)}[/]")
+    failed = [s.task.step for s in trace.steps if s.status is TaskStatus.FAILURE]
+    total_ms = sum(s.report.duration_ms for s in trace.steps if s.report)
+    summary = f"{len(trace.steps)} steps in {total_ms:.0f} ms"
+    if failed:
+        summary += f", [bold red]{len(failed)} failed: {escape(', '.join(failed))}[/]"
+    root.add(f"[dim]{summary}[/]" if not failed else summary)
     for step in trace.steps:
         report = step.report
         status = step.status
         colour = {"SUCCESS": "green", "FAILURE": "bold red", "PENDING": "yellow"}[status.value]
+        mark = {"SUCCESS": "✓", "FAILURE": "✗", "PENDING": "…"}[status.value]
         timing = f"{report.duration_ms:.0f} ms" if report else "no report"
         tokens = f"  tokens {report.tokens_in}->{report.tokens_out}" if report and report.llm_calls else ""
         model = f"  [dim]{escape(report.model or '')} {escape(report.prompt_name or '')}" if report else ""
@@ -38,7 +45,7 @@ def trace_tree(trace: Trace) -> Tree:
         if model:
             model += "[/]"
         branch = root.add(
-            f"[bold]{escape(step.task.step)}[/] [{colour}]{status.value}[/] {timing}{tokens}{model}  "
+            f"[bold]{escape(step.task.step)}[/] [{colour}]{mark} {status.value}[/] {timing}{tokens}{model}  "
             f"[dim]task {step.task.id[:8]}[/]"
         )
         if report and report.error:

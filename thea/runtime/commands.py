@@ -60,7 +60,10 @@ async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
             impulse_id = chat.last_impulse_id or latest_impulse_id(rt.memory, chat.user_id) or ""
         if not impulse_id:
             raise NotFoundError("nothing to trace yet: say something first")
-        return load_trace(rt.memory, impulse_id)
+        trace = load_trace(rt.memory, impulse_id)
+        if trace.impulse.user_id not in (None, chat.user_id):
+            raise NotFoundError(f"no conversation of yours with id starting {arg!r}")
+        return trace
 
     trace = await asyncio.to_thread(load)
     return CommandResult(f"trace of {trace.impulse.id}", trace=trace)

@@ -1,10 +1,12 @@
 """``thea serve``: the web chat (streamed answers, trace panel, insights, graph view).
 
 Each browser gets its own session cookie, hence its own user/session id and
-conversation cache. With ``web_token`` set, every API request needs
-``Authorization: Bearer <token>`` (the page asks once and keeps it in the tab).
-Request bodies are size-limited; stored text is always rendered as text by the
-page (``textContent``), never as HTML.
+conversation cache; the inspector endpoints (trace, insights, graph) show only that
+user's memories plus shared ones (concepts). With ``web_token`` set, every ``/api/``
+request needs ``Authorization: Bearer <token>`` (the page asks once per tab). Request
+bodies are size-limited (413), also when sent chunked. Stored text is always rendered
+as text by the page (``textContent``), never as HTML, and a Content-Security-Policy
+allows only the page's own scripts.
 """
 
 from __future__ import annotations
@@ -14,25 +16,26 @@ import hmac
 import json
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.responses import Response
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.insights import insight_detail, list_insights
+from services.insights import State, insight_detail, list_insights
 from services.trace import load_trace, trace_json
 from thea.errors import InputError, NotFoundError, TheaError
-from thea.models import normalize_name
+from thea.models import Node, normalize_name
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, is_command, run_command
-from thea.web.serialize import graph_json, insight_json
+from thea.web.serialize import graph_json, insight_detail_json, insight_json
 
 log = logging.getLogger(__name__)
 
@@ -45,38 +48,122 @@ class ChatRequest(BaseModel):
     text: str = Field(max_length=200_000)
 
 
-class BodyLimit(BaseHTTPMiddleware):
-    """Refuse oversized bodies before reading them (413)."""
-
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and int(length or 0) > MAX_BODY_BYTES:
-            return JSONResponse({"error": f"request body over {MAX_BODY_BYTES} bytes"}, status_code=413)
-        return await call_next(request)
+class BodyTooLarge(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(413, f"request body over {MAX_BODY_BYTES} bytes")
 
 
-class TokenAuth(BaseHTTPMiddleware):
-    """Bearer-token protection of the API when a token is configured."""
+class BodyLimit:
+    """Refuse bodies over ``max_bytes`` with 413: by Content-Length up front, and while
+    reading for chunked uploads that announce no length (pure ASGI: streaming responses
+    pass through untouched)."""
 
-    def __init__(self, app: Any, token: str | None) -> None:
-        super().__init__(app)
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None:
+            too_big = not length.isdigit() or int(length) > self.max_bytes
+            if too_big:
+                await _error(413, f"request body over {self.max_bytes} bytes")(scope, receive, send)
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise BodyTooLarge()
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await _error(413, f"request body over {self.max_bytes} bytes")(scope, receive, send)
+
+
+class TokenAuth:
+    """Bearer-token protection of ``/api/`` when a token is configured (the page itself
+    and its static files stay public so the browser can ask for the token)."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
         self.token = token
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        if self.token and request.url.path.startswith("/api/"):
-            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if not hmac.compare_digest(given.encode(), self.token.encode()):
-                return JSONResponse({"error": "missing or wrong access token"}, status_code=401)
-        return await call_next(request)
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.token and scope["type"] == "http" and scope["path"].startswith("/api/"):
+            given = Headers(scope=scope).get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            ok = scheme.lower() == "bearer" and hmac.compare_digest(
+                value.strip().encode(), self.token.encode()
+            )
+            if not ok:
+                response = _error(401, "missing or wrong access token")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class SecurityHeaders:
+    """No sniffing, no framing; the page may only run its own scripts (defence in depth:
+    stored text is rendered with ``textContent`` anyway)."""
+
+    CSP = (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'; form-action 'self'"
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("X-Frame-Options", "DENY")
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                headers.setdefault("Content-Security-Policy", self.CSP)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message, "detail": message}, status_code=status)
 
 
 def _sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
-    """The web app around an already-built runtime (closed on shutdown when ``own_runtime``)."""
-    sessions: dict[str, ChatSession] = {}
+def create_app(runtime: Runtime, *, own_runtime: bool = False, max_sessions: int = 1000) -> FastAPI:
+    """The web app around an already-built runtime (closed on shutdown when ``own_runtime``).
+
+    Every browser is one user: the inspector endpoints (trace, insights, graph) only show
+    that user's memories, plus shared ones such as concepts.
+    """
+    sessions: OrderedDict[str, ChatSession] = OrderedDict()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -84,13 +171,15 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
         if own_runtime:
             await asyncio.to_thread(runtime.close)
 
-    app = FastAPI(title="thea", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="thea", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     token = runtime.settings.web_token.get_secret_value() if runtime.settings.web_token else None
     app.add_middleware(TokenAuth, token=token)
     app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def session_of(request: Request) -> tuple[ChatSession, str | None]:
+        """This browser's chat session, and the cookie to set when it is new."""
         sid = request.cookies.get(SESSION_COOKIE, "")
         new_cookie = None
         if not sid or len(sid) > 64 or not sid.isalnum():
@@ -99,15 +188,44 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
         chat = sessions.get(sid)
         if chat is None:
             chat = sessions[sid] = ChatSession(user_id=f"web-{sid}", session_id=sid)
+            while len(sessions) > max_sessions:
+                sessions.popitem(last=False)
+        sessions.move_to_end(sid)
         return chat, new_cookie
+
+    def set_cookie(response: Response, value: str | None) -> None:
+        if value:
+            response.set_cookie(
+                SESSION_COOKIE, value, httponly=True, samesite="strict", max_age=400 * 24 * 3600
+            )
+
+    def user_session(request: Request, response: Response) -> ChatSession:
+        chat, new_cookie = session_of(request)
+        set_cookie(response, new_cookie)
+        return chat
+
+    def visible(node: Node, chat: ChatSession) -> bool:
+        return node.user_id is None or node.user_id == chat.user_id
 
     @app.get("/")
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "profile": runtime.settings.profile, "auth": bool(token)}
+
+    @app.get("/api/session")
+    async def session(chat: ChatSession = Depends(user_session)) -> dict[str, Any]:
+        return {
+            "user_id": chat.user_id,
+            "session_id": chat.session_id,
+            "last_impulse_id": chat.last_impulse_id,
+        }
 
     @app.post("/api/chat")
     async def chat(body: ChatRequest, request: Request) -> StreamingResponse:
@@ -133,7 +251,11 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
                         )
                         session.last_impulse_id = cycle.impulse_id
                         session.last_response_id = cycle.response_id
-                        done = {"impulse_id": cycle.impulse_id, "failed_steps": cycle.failed_steps}
+                        done = {
+                            "impulse_id": cycle.impulse_id,
+                            "response_id": cycle.response_id,
+                            "failed_steps": cycle.failed_steps,
+                        }
                         await queue.put(_sse("done", done))
                 except InputError as exc:
                     await queue.put(_sse("error", {"message": str(exc), "kind": "input"}))
@@ -154,18 +276,25 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
 
         response = StreamingResponse(stream(), media_type="text/event-stream")
         response.headers["Cache-Control"] = "no-store"
-        if new_cookie:
-            response.set_cookie(SESSION_COOKIE, new_cookie, httponly=True, samesite="strict")
+        response.headers["X-Accel-Buffering"] = "no"
+        set_cookie(response, new_cookie)
         return response
 
     @app.get("/api/trace/{impulse_id}")
-    async def trace(impulse_id: str) -> dict[str, Any]:
+    async def trace(impulse_id: str, chat: ChatSession = Depends(user_session)) -> dict[str, Any]:
+        def load() -> dict[str, Any]:
+            key = chat.last_impulse_id if impulse_id == "last" else impulse_id
+            if not key:
+                raise NotFoundError("nothing to trace yet: say something first")
+            loaded = load_trace(runtime.memory, runtime.memory.resolve_id(key))
+            if not visible(loaded.impulse, chat):
+                raise NotFoundError(f"no impulse with id {impulse_id}")
+            return trace_json(loaded)
+
         try:
-            full = await asyncio.to_thread(runtime.memory.resolve_id, impulse_id)
-            loaded = await asyncio.to_thread(load_trace, runtime.memory, full)
+            return await asyncio.to_thread(load)
         except NotFoundError as exc:
             raise HTTPException(404, str(exc)) from exc
-        return trace_json(loaded)
 
     @app.get("/api/insights")
     async def insights(
@@ -173,38 +302,38 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
         concept: str | None = Query(None, max_length=200),
         min_strength: float = Query(0.0, ge=0),
         limit: int = Query(100, ge=1, le=1000),
+        chat: ChatSession = Depends(user_session),
     ) -> dict[str, Any]:
         rows = await asyncio.to_thread(
             list_insights,
             runtime.memory,
-            state=state,  # type: ignore[arg-type]
-            concept=concept,
+            state=cast(State, state),
+            concept=concept or None,
             min_strength=min_strength,
+            user_id=chat.user_id,
             limit=limit,
         )
         return {"insights": [insight_json(r.insight, r.concepts) for r in rows]}
 
     @app.get("/api/insights/{insight_id}")
-    async def insight(insight_id: str) -> dict[str, Any]:
+    async def insight(insight_id: str, chat: ChatSession = Depends(user_session)) -> dict[str, Any]:
+        def load() -> dict[str, Any]:
+            detail = insight_detail(runtime.memory, runtime.memory.resolve_id(insight_id))
+            if not visible(detail.insight, chat):
+                raise NotFoundError(f"no insight with id {insight_id}")
+            return insight_detail_json(detail, runtime.memory.get(detail.merged_from + detail.merged_into))
+
         try:
-            full = await asyncio.to_thread(runtime.memory.resolve_id, insight_id)
-            detail = await asyncio.to_thread(insight_detail, runtime.memory, full)
+            return await asyncio.to_thread(load)
         except NotFoundError as exc:
             raise HTTPException(404, str(exc)) from exc
-        data = insight_json(detail.insight, detail.concepts)
-        data.update(
-            relations=detail.relations,
-            merged_from=detail.merged_from,
-            merged_into=detail.merged_into,
-            source_impulses=[n.id for n in detail.source_impulses],
-        )
-        return data
 
     @app.get("/api/graph")
     async def graph(
         node: str | None = Query(None, max_length=128),
         concept: str | None = Query(None, max_length=200),
         depth: int = Query(2, ge=1, le=3),
+        chat: ChatSession = Depends(user_session),
     ) -> dict[str, Any]:
         def load() -> dict[str, Any]:
             if concept:
@@ -216,7 +345,11 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False) -> FastAPI:
                 start = runtime.memory.resolve_id(node)
             else:
                 raise NotFoundError("give ?node=<id> or ?concept=<name>")
-            return graph_json(runtime.memory.neighbourhood(start, depth=depth, limit=150), start)
+            sub = runtime.memory.neighbourhood(start, depth=depth, limit=150)
+            sub.nodes = [n for n in sub.nodes if visible(n, chat)]
+            if start not in {n.id for n in sub.nodes}:
+                raise NotFoundError(f"no memory with id {node}")
+            return graph_json(sub, start)
 
         try:
             return await asyncio.to_thread(load)

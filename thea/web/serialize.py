@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from thea.models import KnowledgeCrystal, Subgraph
+from services.insights import InsightDetail
+from thea.models import Concept, KnowledgeCrystal, Node, Report, Subgraph, Task
 
 
 def insight_json(insight: KnowledgeCrystal, concepts: list[str]) -> dict[str, Any]:
@@ -21,16 +22,53 @@ def insight_json(insight: KnowledgeCrystal, concepts: list[str]) -> dict[str, An
     }
 
 
+def _lineage_entry(node_id: str, nodes: dict[str, Node]) -> dict[str, Any]:
+    node = nodes.get(node_id)
+    if isinstance(node, KnowledgeCrystal):
+        return {"id": node_id, "content": node.content, "strength": node.strength, "active": node.active}
+    return {"id": node_id, "content": node.content if node else "", "strength": None, "active": None}
+
+
+def insight_detail_json(detail: InsightDetail, related: list[Node]) -> dict[str, Any]:
+    """One insight with its relations, source impulses and merge lineage both ways."""
+    nodes = {n.id: n for n in related}
+    data = insight_json(detail.insight, detail.concepts)
+    data.update(
+        relations=detail.relations,
+        merged_from=[_lineage_entry(i, nodes) for i in detail.merged_from],
+        merged_into=[_lineage_entry(i, nodes) for i in detail.merged_into],
+        source_impulses=[
+            {"id": n.id, "content": n.content, "created_at": n.created_at} for n in detail.source_impulses
+        ],
+    )
+    return data
+
+
+def node_label(node: Node, n: int = 40) -> str:
+    """A short caption for a graph node."""
+    if isinstance(node, Concept):
+        text = node.name
+    elif isinstance(node, Task):
+        text = f"task: {node.step}"
+    elif isinstance(node, Report):
+        text = f"report: {node.step} {node.status.value}"
+    else:
+        text = " ".join(node.content.split()) or node.type.value
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def graph_json(graph: Subgraph, start_id: str) -> dict[str, Any]:
     """Cytoscape elements: nodes with a short label and type, edges with their type."""
     nodes = [
         {
             "data": {
                 "id": n.id,
-                "label": (getattr(n, "name", None) or n.content or n.type.value)[:40],
+                "label": node_label(n),
                 "type": n.type.value,
                 "text": n.content[:500],
                 "start": n.id == start_id,
+                "archived": getattr(n, "active", True) is False,
+                "status": n.status.value if isinstance(n, Report) else None,
             }
         }
         for n in graph.nodes

@@ -9,7 +9,7 @@ from thea.models import ChronicleEvent, HealthStatus
 
 
 class Chronicle(abc.ABC):
-    """Append-only log of recorded events, queryable by time.
+    """Append-only log of recorded events, queryable by time (only repair deletes).
 
     Appending an event whose id is already logged changes nothing (idempotent).
     Events are ordered by ``time`` then ``id``.
@@ -50,6 +50,15 @@ class Chronicle(abc.ABC):
     @abc.abstractmethod
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these event ids are logged (for consistency checks)."""
+
+    @abc.abstractmethod
+    def scan_ids(self, cursor: str | None = None, limit: int = 500) -> tuple[list[str], str | None]:
+        """One page of logged event ids and the cursor of the next page (None at the end).
+        For consistency scans."""
+
+    @abc.abstractmethod
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove events (``thea memory repair`` drops events whose node is gone); return how many."""
 
     @abc.abstractmethod
     def count(self) -> int:

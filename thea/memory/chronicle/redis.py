@@ -2,13 +2,15 @@
 
 Layout under ``prefix``: a hash ``events`` (id -> JSON), a sorted set ``time``
 (score = event time, member = id) and one per user ``user:<id>``, and a set per
-correlation id. Events with equal time are ordered by id client-side. Appends go
-in one MULTI pipeline per batch, guarded by HSETNX, so re-appending changes
-nothing. Type filters are applied client-side on the time/user index.
+correlation id. Sorted sets order equal times by member, so reads come back in
+(time, id) order. Appends go in one MULTI pipeline per batch, guarded by HSETNX, so
+re-appending changes nothing. Type filters are applied client-side while paging
+through the time/user index, so an old event of a rare type is still found.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -20,6 +22,8 @@ from thea.memory.chronicle.base import Chronicle
 from thea.models import ChronicleEvent, HealthStatus
 
 R = TypeVar("R")
+
+_PAGE = 500
 
 
 class RedisChronicle(Chronicle):
@@ -70,6 +74,22 @@ class RedisChronicle(Chronicle):
     def _index(self, user_id: str | None) -> str:
         return self._k("user", user_id) if user_id is not None else self._k("time")
 
+    def _scan(
+        self, fetch: Callable[[int, int], list[Any]], n: int, types: Sequence[str] | None
+    ) -> list[ChronicleEvent]:
+        """Walk an index in pages (already in (time, id) order) until n events match ``types``."""
+        wanted = set(types) if types else None
+        page = n if wanted is None else max(n * 10, _PAGE)
+        out: list[ChronicleEvent] = []
+        offset = 0
+        while len(out) < n:
+            ids = self._call(functools.partial(fetch, offset, page))
+            out.extend(e for e in self._load(ids) if wanted is None or e.type in wanted)
+            if len(ids) < page:
+                break
+            offset += page
+        return out[:n]
+
     def range(
         self,
         start_ms: int,
@@ -79,21 +99,22 @@ class RedisChronicle(Chronicle):
         types: Sequence[str] | None = None,
         limit: int = 1000,
     ) -> list[ChronicleEvent]:
-        ids = self._call(lambda: self.client.zrangebyscore(self._index(user_id), start_ms, f"({end_ms}"))
-        events = sorted(self._load(ids), key=lambda e: (e.time, e.id))
-        if types:
-            events = [e for e in events if e.type in types]
-        return events[:limit]
+        index = self._index(user_id)
+
+        def fetch(offset: int, num: int) -> list[Any]:
+            return list(self.client.zrangebyscore(index, start_ms, f"({end_ms}", start=offset, num=num))
+
+        return self._scan(fetch, limit, types)
 
     def latest(
         self, n: int = 20, *, user_id: str | None = None, types: Sequence[str] | None = None
     ) -> list[ChronicleEvent]:
-        fetch = n if not types else n * 10
-        ids = self._call(lambda: self.client.zrevrange(self._index(user_id), 0, fetch - 1))
-        events = sorted(self._load(ids), key=lambda e: (e.time, e.id), reverse=True)
-        if types:
-            events = [e for e in events if e.type in types]
-        return events[:n]
+        index = self._index(user_id)
+
+        def fetch(offset: int, num: int) -> list[Any]:
+            return list(self.client.zrevrange(index, offset, offset + num - 1))
+
+        return self._scan(fetch, n, types)
 
     def by_correlation(self, correlation_id: str) -> list[ChronicleEvent]:
         ids = self._call(lambda: self.client.zrange(self._k("cycle", correlation_id), 0, -1))
@@ -107,6 +128,33 @@ class RedisChronicle(Chronicle):
             pipe.hexists(self._k("events"), i)
         flags = self._call(pipe.execute)
         return {i for i, flag in zip(ids, flags, strict=True) if flag}
+
+    def scan_ids(self, cursor: str | None = None, limit: int = 500) -> tuple[list[str], str | None]:
+        # HSCAN: every event present for the whole scan is returned at least once.
+        next_cursor, page = self._call(
+            lambda: self.client.hscan(self._k("events"), int(cursor or 0), count=limit)
+        )
+        ids = [k.decode() if isinstance(k, bytes) else str(k) for k in page]
+        return ids, (str(next_cursor) if int(next_cursor) != 0 else None)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        events = self._load(list(ids))
+        if not events:
+            return 0
+
+        def run() -> int:
+            pipe = self.client.pipeline(transaction=True)
+            for e in events:
+                pipe.hdel(self._k("events"), e.id)
+                pipe.zrem(self._k("time"), e.id)
+                if e.user_id is not None:
+                    pipe.zrem(self._k("user", e.user_id), e.id)
+                if e.correlation_id is not None:
+                    pipe.zrem(self._k("cycle", e.correlation_id), e.id)
+            pipe.execute()
+            return len(events)
+
+        return self._call(run)
 
     def count(self) -> int:
         return int(self._call(lambda: self.client.hlen(self._k("events"))))

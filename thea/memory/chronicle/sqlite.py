@@ -136,6 +136,27 @@ class SQLiteChronicle(Chronicle):
             found.update(r[0] for r in self._query(sql, chunk))
         return found
 
+    def scan_ids(self, cursor: str | None = None, limit: int = 500) -> tuple[list[str], str | None]:
+        rows = self._query("SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?", [cursor or "", limit])
+        ids = [r[0] for r in rows]
+        return ids, (ids[-1] if len(ids) == limit else None)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        removed = 0
+        with self._lock:
+            db = self._conn()
+            try:
+                with db:
+                    for start in range(0, len(ids), _CHUNK):
+                        chunk = list(ids[start : start + _CHUNK])
+                        cur = db.execute(
+                            f"DELETE FROM events WHERE id IN ({','.join('?' * len(chunk))})", chunk
+                        )
+                        removed += cur.rowcount
+            except sqlite3.Error as exc:
+                raise ChronicleUnavailable(str(exc)) from exc
+        return removed
+
     def count(self) -> int:
         return int(self._query("SELECT count(*) FROM events", [])[0][0])
 

@@ -2,27 +2,32 @@
 
 Writes run in managed write transactions (``execute_write``) and reads in read
 transactions: the driver retries transient errors (leader changes, deadlocks) by
-itself. Batches stay at ``batch_size`` rows per ``UNWIND``. Query text comes from
-``cypher/`` with the ``neo4j/`` dialect overrides.
+itself; their timeout comes from ``unit_of_work``. Batches stay at ``batch_size`` rows
+per ``UNWIND``. Query text comes from ``cypher/`` with the ``neo4j/`` dialect overrides;
+``dialect="falkordb"`` selects FalkorDB's overrides instead, for a FalkorDB server
+reached over its Bolt port (how this adapter is smoke-tested, see docs/server-mode.md).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Any
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Query
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j import exceptions as neo4j_errors
 from neo4j.graph import Node as NeoNode
 from neo4j.graph import Relationship
 
 from thea.errors import GraphUnavailable
 from thea.memory.graph.cypher_store import CypherGraphStore
+from thea.models import HealthStatus
 
 log = logging.getLogger(__name__)
 
 _WRITE = re.compile(r"\b(MERGE|CREATE|SET|DELETE|REMOVE|DROP)\b", re.IGNORECASE)
+_ALREADY = ("already exists", "equivalent", "already indexed", "already created")
 _UNAVAILABLE = (
     neo4j_errors.ServiceUnavailable,
     neo4j_errors.SessionExpired,
@@ -68,10 +73,10 @@ class Neo4jGraphStore(CypherGraphStore):
             raise GraphUnavailable(f"bad Neo4j settings for {uri}: {exc}") from exc
 
     def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        query = Query(text, timeout=self.timeout_s)
-
+        # managed transactions take their timeout from unit_of_work (tx.run refuses Query objects)
+        @unit_of_work(timeout=self.timeout_s)
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            result = tx.run(query, params or {})  # type: ignore[arg-type]
+            result = tx.run(text, params or {})
             return [{k: _plain(v) for k, v in dict(record).items()} for record in result]
 
         try:
@@ -88,11 +93,29 @@ class Neo4jGraphStore(CypherGraphStore):
         try:
             with self._driver.session(database=self.database) as session:
                 session.run(statement).consume()
-        except neo4j_errors.ClientError as exc:
-            if "already exists" not in str(exc).lower() and "equivalent" not in str(exc).lower():
-                raise GraphUnavailable(f"Neo4j schema statement failed: {exc}") from exc
         except _UNAVAILABLE as exc:
             raise GraphUnavailable(f"Neo4j at {self.uri}: {exc}") from exc
+        except neo4j_errors.Neo4jError as exc:
+            text = str(exc).lower()
+            if not any(marker in text for marker in _ALREADY):
+                first_line = statement.splitlines()[0]
+                raise GraphUnavailable(
+                    f"schema statement refused by {self.uri} ({self.queries.dialect} dialect): "
+                    f"{first_line!r}: {exc.code}: {exc.message}"
+                ) from exc
+
+    def health(self) -> HealthStatus:
+        """One auto-commit ping: no managed-transaction retries, so a dead server is reported
+        at once instead of after ``max_transaction_retry_time``."""
+        started = time.perf_counter()
+        try:
+            with self._driver.session(database=self.database) as session:
+                session.run(Query(self.queries.render("ping"), timeout=self.timeout_s)).consume()
+        except Exception as exc:  # health never raises
+            detail = f"Neo4j at {self.uri}: {type(exc).__name__}: {exc}"
+            return HealthStatus(component="graph", backend=self.backend, ok=False, detail=detail)
+        latency = (time.perf_counter() - started) * 1000
+        return HealthStatus(component="graph", backend=self.backend, ok=True, latency_ms=latency)
 
     def close(self) -> None:
         self._driver.close()

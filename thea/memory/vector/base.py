@@ -46,6 +46,13 @@ class VectorStore(abc.ABC):
         """Which of these node ids have at least one point (for consistency checks)."""
 
     @abc.abstractmethod
+    def scan_node_ids(
+        self, collection: Collection, cursor: str | None = None, limit: int = 500
+    ) -> tuple[list[str], str | None]:
+        """One page of the node ids behind the points of a collection (an id repeats once per
+        chunk), and the cursor of the next page (None at the end). For consistency scans."""
+
+    @abc.abstractmethod
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         """Remove every point of the given node ids."""
 

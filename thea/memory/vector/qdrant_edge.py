@@ -167,12 +167,23 @@ class QdrantEdgeStore(VectorStore):
     def existing_ids(self, collection: Collection, ids: Sequence[str]) -> set[str]:
         out: set[str] = set()
         for start in range(0, len(ids), 500):
-            request = qe.ScrollRequest(
-                limit=10_000, filter=edge_filter(None, list(ids[start : start + 500])), with_payload=True
-            )
-            records, _ = self._call(collection, "scroll", request)
-            out.update(str((r.payload or {}).get("node_id")) for r in records)
+            flt = edge_filter(None, list(ids[start : start + 500]))
+            offset: Any = None
+            while True:  # follow the scroll: long texts have many chunks per id
+                request = qe.ScrollRequest(offset=offset, limit=10_000, filter=flt, with_payload=True)
+                records, offset = self._call(collection, "scroll", request)
+                out.update(str((r.payload or {}).get("node_id")) for r in records)
+                if offset is None:
+                    break
         return out
+
+    def scan_node_ids(
+        self, collection: Collection, cursor: str | None = None, limit: int = 500
+    ) -> tuple[list[str], str | None]:
+        request = qe.ScrollRequest(offset=cursor, limit=limit, with_payload=True)
+        records, next_offset = self._call(collection, "scroll", request)
+        ids = [str((r.payload or {}).get("node_id")) for r in records]
+        return ids, (str(next_offset) if next_offset is not None else None)
 
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         if ids:

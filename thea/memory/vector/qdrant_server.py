@@ -137,15 +137,29 @@ class QdrantServerStore(VectorStore):
         found: set[str] = set()
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
-            points, _ = self._call(
-                self.client.scroll,
-                self.name(collection),
-                scroll_filter=ids_filter(chunk),
-                limit=10_000,
-                with_payload=True,
-            )
-            found.update(str((p.payload or {}).get("node_id")) for p in points)
+            offset: Any = None
+            while True:  # follow the scroll: long texts have many chunks per id
+                points, offset = self._call(
+                    self.client.scroll,
+                    self.name(collection),
+                    scroll_filter=ids_filter(chunk),
+                    limit=10_000,
+                    offset=offset,
+                    with_payload=True,
+                )
+                found.update(str((p.payload or {}).get("node_id")) for p in points)
+                if offset is None:
+                    break
         return found
+
+    def scan_node_ids(
+        self, collection: Collection, cursor: str | None = None, limit: int = 500
+    ) -> tuple[list[str], str | None]:
+        points, next_offset = self._call(
+            self.client.scroll, self.name(collection), limit=limit, offset=cursor, with_payload=True
+        )
+        ids = [str((p.payload or {}).get("node_id")) for p in points]
+        return ids, (str(next_offset) if next_offset is not None else None)
 
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         if ids:

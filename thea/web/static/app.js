@@ -1,42 +1,107 @@
-// thea web chat. All stored text is inserted with textContent, never innerHTML.
+// thea web chat: chat with streamed answers, trace panel, insights inspector, graph view.
+// Safety rule: text from the server (memories, answers, errors) is only ever inserted with
+// textContent / DOM nodes, never as HTML.
 "use strict";
 
-const state = { token: sessionStorage.getItem("thea-token") || "", cy: null };
+const state = {
+  token: sessionStorage.getItem("thea-token") || "",
+  cy: null,
+  traceImpulse: null,
+  insightsLoaded: false,
+};
+
+const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value);
   }
-  for (const child of children) if (child) node.append(child);
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
   return node;
 }
+
+const short = (id) => String(id || "").slice(0, 8);
+const fmtMs = (ms) => (ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms");
+const fmtDate = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+function setStatus(text) { $("status").textContent = text; }
+
+// ---------------------------------------------------------------- API and access token
+class AuthError extends Error {}
 
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
-  const response = await fetch(path, Object.assign({}, options, { headers }));
+  const response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
   if (response.status === 401) {
-    const token = window.prompt("This thea server needs an access token:");
-    if (token) {
-      state.token = token;
-      sessionStorage.setItem("thea-token", token);
-      return api(path, options);
-    }
+    showTokenBar();
+    throw new AuthError("This server needs an access token: enter it above.");
   }
   return response;
 }
 
-function setStatus(text) { document.getElementById("status").textContent = text; }
+async function getJSON(path) {
+  const response = await api(path);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.detail || body.error || "request failed: " + response.status);
+  return body;
+}
+
+function showTokenBar() {
+  $("token-bar").classList.remove("hidden");
+  setStatus("locked");
+  $("token-input").focus();
+}
+
+$("token-bar").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.token = $("token-input").value.trim();
+  sessionStorage.setItem("thea-token", state.token);
+  $("token-input").value = "";
+  $("token-bar").classList.add("hidden");
+  hello();
+});
+
+// ---------------------------------------------------------------- tabs (hash routing)
+function route() {
+  const [tab, query] = (location.hash.slice(1) || "chat").split("?");
+  const name = ["chat", "insights", "graph"].includes(tab) ? tab : "chat";
+  for (const link of document.querySelectorAll(".tab")) link.classList.toggle("active", link.dataset.tab === name);
+  for (const view of document.querySelectorAll(".view")) view.classList.toggle("active", view.id === "view-" + name);
+  const params = new URLSearchParams(query || "");
+  if (name === "insights" && (!state.insightsLoaded || params.has("concept"))) {
+    if (params.has("concept")) $("insight-concept").value = params.get("concept");
+    loadInsights();
+  }
+  if (name === "graph") {
+    if (params.has("concept") || params.has("node")) {
+      $("graph-concept").value = params.get("concept") || "";
+      $("graph-node").value = params.get("node") || "";
+      showGraph();
+    } else if (state.cy) {
+      state.cy.resize();
+    }
+  }
+}
+window.addEventListener("hashchange", route);
+
+function go(tab, params) {
+  const query = params ? "?" + new URLSearchParams(params) : "";
+  const target = "#" + tab + query;
+  if (location.hash === target) route(); else location.hash = target;
+}
 
 // ---------------------------------------------------------------- chat
-const messages = document.getElementById("messages");
+const messages = $("messages");
 
 function addMessage(kind, text) {
-  const item = el("li", { class: "msg " + kind, text });
+  $("empty-chat").classList.add("hidden");
+  const body = el("div", { class: "text", text });
+  const item = el("li", { class: "msg " + kind }, body);
   messages.append(item);
   messages.scrollTop = messages.scrollHeight;
   return item;
@@ -48,7 +113,8 @@ function parseEvents(buffer) {
   while ((index = buffer.indexOf("\n\n")) >= 0) {
     const block = buffer.slice(0, index);
     buffer = buffer.slice(index + 2);
-    let event = "message", data = "";
+    let event = "message";
+    let data = "";
     for (const line of block.split("\n")) {
       if (line.startsWith("event: ")) event = line.slice(7);
       else if (line.startsWith("data: ")) data += line.slice(6);
@@ -58,202 +124,357 @@ function parseEvents(buffer) {
   return { events, rest: buffer };
 }
 
+function fail(item, message) {
+  item.className = "msg error";
+  item.querySelector(".text").textContent = message;
+}
+
 async function send(text) {
   addMessage("user", text);
   const isCommand = text.trim().startsWith("!");
   const answer = addMessage(isCommand ? "system" : "thea", "");
   answer.classList.add("streaming");
+  $("send").disabled = true;
   setStatus("thinking…");
-  let response;
   try {
-    response = await api("/api/chat", {
+    const response = await api("/api/chat", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ text }),
     });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      fail(answer, body.error || body.detail || "request failed: " + response.status);
+      return;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      const parsed = parseEvents(buffer);
+      buffer = parsed.rest;
+      for (const { event, data } of parsed.events) handleEvent(answer, event, data);
+    }
   } catch (err) {
-    answer.className = "msg error";
-    answer.textContent = "cannot reach the server: " + err;
+    fail(answer, err instanceof AuthError ? err.message : "cannot reach the server: " + err.message);
+  } finally {
+    answer.classList.remove("streaming");
+    $("send").disabled = false;
     setStatus("");
-    return;
   }
-  if (!response.ok) {
-    answer.className = "msg error";
-    const body = await response.json().catch(() => ({}));
-    answer.textContent = body.error || body.detail || ("request failed: " + response.status);
-    setStatus("");
-    return;
-  }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    const parsed = parseEvents(buffer);
-    buffer = parsed.rest;
-    for (const { event, data } of parsed.events) handleEvent(answer, event, data);
-  }
-  answer.classList.remove("streaming");
-  setStatus("");
 }
 
 function handleEvent(answer, event, data) {
+  const text = answer.querySelector(".text");
   if (event === "token") {
-    answer.textContent += data;
+    text.textContent += data;
     messages.scrollTop = messages.scrollHeight;
   } else if (event === "done") {
     answer.dataset.impulse = data.impulse_id;
-    const meta = el("span", { class: "meta" });
-    if (data.failed_steps.length) meta.textContent = "failed steps: " + data.failed_steps.join(", ") + " ";
-    meta.append(el("button", { class: "trace-link", text: "How I got this", onclick: () => showTrace(data.impulse_id) }));
+    const meta = el("div", { class: "meta" });
+    if (data.failed_steps.length) {
+      meta.append(el("span", { class: "failed", text: "failed steps: " + data.failed_steps.join(", ") }));
+    }
+    meta.append(el("button", { class: "trace-link", type: "button", text: "How I got this", onclick: () => showTrace(data.impulse_id) }));
     answer.append(meta);
   } else if (event === "command") {
-    answer.textContent = data.text;
-    if (data.data && Object.keys(data.data).length) answer.textContent += "\n" + JSON.stringify(data.data, null, 2);
+    text.textContent = data.text;
+    const entries = Object.entries(data.data || {});
+    if (entries.length) {
+      const table = el("dl", { class: "report" });
+      for (const [key, value] of entries) {
+        table.append(el("dt", { text: key }), el("dd", { text: typeof value === "string" ? value : JSON.stringify(value, null, 1) }));
+      }
+      answer.append(table);
+    }
     if (data.trace) renderTrace(data.trace);
   } else if (event === "error") {
-    answer.className = "msg error";
-    answer.textContent = data.message;
+    fail(answer, data.message);
   }
 }
 
-document.getElementById("composer").addEventListener("submit", (event) => {
+$("composer").addEventListener("submit", (event) => {
   event.preventDefault();
-  const input = document.getElementById("input");
+  const input = $("input");
   const text = input.value;
-  if (!text.trim()) return;
+  if (!text.trim() || $("send").disabled) return;
   input.value = "";
   send(text);
 });
-document.getElementById("input").addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && !event.shiftKey) {
+$("input").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    document.getElementById("composer").requestSubmit();
+    $("composer").requestSubmit();
   }
 });
 
 // ---------------------------------------------------------------- trace panel
 async function showTrace(impulseId) {
-  const response = await api("/api/trace/" + encodeURIComponent(impulseId));
-  if (!response.ok) return;
-  renderTrace(await response.json());
+  go("chat");
+  try {
+    renderTrace(await getJSON("/api/trace/" + encodeURIComponent(impulseId)));
+  } catch (err) {
+    $("trace-body").replaceChildren(el("p", { class: "err", text: err.message }));
+    $("trace-panel").classList.remove("hidden");
+  }
+}
+
+function stepDetails(step, report) {
+  const list = el("ul", { class: "details" });
+  const output = report.output || {};
+  if (step.step === "plan" && report.status === "SUCCESS") {
+    list.append(el("li", { text: "queries: " + ((output.queries || []).join(" · ") || "-") }));
+    list.append(el("li", { text: "concepts: " + ((output.concepts || []).join(", ") || "-") }));
+    if (output.time_from) list.append(el("li", { text: "time window: " + fmtDate(output.time_from) + " – " + fmtDate(output.time_to || Date.now()) }));
+    if (output.triple_pattern) list.append(el("li", { text: "triple: " + output.triple_pattern.map((t) => t || "?").join(" ") }));
+  }
+  if (step.step === "recall" && report.status === "SUCCESS") {
+    const hits = output.hits || [];
+    list.append(el("li", { class: "muted", text: hits.length ? hits.length + " memories recalled" : "no memories recalled" }));
+    for (const hit of hits.slice(0, 12)) {
+      list.append(el("li", { class: "hit", text: hit.type + " " + short(hit.id) + " · score " + hit.score + " · via " + (hit.stages || []).join(", ") }));
+    }
+  }
+  for (const node of step.outputs) list.append(el("li", { class: "output" }, el("b", { text: node.type + ": " }), node.content));
+  return list;
 }
 
 function renderTrace(trace) {
-  const panel = document.getElementById("trace-panel");
-  const body = document.getElementById("trace-body");
-  body.replaceChildren();
-  body.append(el("p", { class: "impulse", text: "Impulse " + trace.impulse.id.slice(0, 8) + ": " + trace.impulse.content }));
-  if (!trace.complete) body.append(el("p", { class: "err", text: "cycle incomplete" }));
+  state.traceImpulse = trace.impulse.id;
+  const body = $("trace-body");
+  const total = trace.steps.reduce((sum, s) => sum + (s.duration_ms || 0), 0);
+  const summary = el("p", { class: "summary" },
+    el("span", { class: "badge " + (trace.failed_steps.length ? "FAILURE" : trace.complete ? "SUCCESS" : "PENDING"),
+      text: trace.failed_steps.length ? trace.failed_steps.length + " failed" : trace.complete ? "complete" : "incomplete" }),
+    " " + trace.steps.length + " steps · " + fmtMs(total) + " · impulse " + short(trace.impulse.id));
+  const steps = el("ol", { class: "steps" });
   for (const step of trace.steps) {
     const report = step.report || {};
-    const status = report.status || "PENDING";
-    const box = el("div", { class: "step " + status });
-    let head = step.task.step + " — " + status;
-    if (report.duration_ms !== undefined) head += " — " + Math.round(report.duration_ms) + " ms";
-    if (report.llm_calls) head += " — " + report.tokens_in + "→" + report.tokens_out + " tokens";
-    box.append(el("h3", { text: head }));
-    if (report.error) box.append(el("div", { class: "err", text: report.error }));
-    const output = report.output || {};
-    const list = el("ul");
-    if (step.task.step === "plan") {
-      list.append(el("li", { text: "queries: " + JSON.stringify(output.queries || []) }));
-      list.append(el("li", { text: "concepts: " + JSON.stringify(output.concepts || []) }));
-    }
-    if (step.task.step === "recall") {
-      for (const hit of output.hits || []) {
-        list.append(el("li", { class: "hit", text: hit.type + " " + hit.id.slice(0, 8) + " (score " + hit.score + ", via " + hit.stages.join(", ") + ")" }));
-      }
-      if (!(output.hits || []).length) list.append(el("li", { text: "no memories recalled" }));
-    }
-    for (const node of step.outputs) list.append(el("li", { text: node.type + ": " + node.content }));
-    box.append(list);
-    body.append(box);
+    const status = step.status || report.status || "PENDING";
+    const head = el("div", { class: "step-head" },
+      el("span", { class: "step-name", text: step.step }),
+      el("span", { class: "badge " + status, text: status }),
+      el("span", { class: "muted", text: step.duration_ms !== null && step.duration_ms !== undefined ? fmtMs(step.duration_ms) : "no report" }));
+    if (report.llm_calls) head.append(el("span", { class: "muted", text: report.tokens_in + "→" + report.tokens_out + " tokens" }));
+    if (report.model) head.append(el("span", { class: "muted", text: report.model + (report.prompt_name ? " · " + report.prompt_name + (report.prompt_version ? " v" + report.prompt_version : "") : "") }));
+    const item = el("li", { class: "step " + status }, head);
+    if (step.error) item.append(el("div", { class: "err", text: step.error }));
+    item.append(stepDetails(step, report));
+    steps.append(item);
   }
-  for (const node of trace.related) body.append(el("p", { text: node.type + " " + node.id.slice(0, 8) + ": " + node.content }));
-  panel.classList.remove("hidden");
+  body.replaceChildren(el("blockquote", { class: "impulse", text: trace.impulse.content }), summary, steps);
+  if (trace.related.length) {
+    const after = el("ul", { class: "details" });
+    for (const node of trace.related) after.append(el("li", { text: node.type + " " + short(node.id) + ": " + node.content }));
+    body.append(el("h3", { text: "Afterwards" }), after);
+  }
+  $("trace-panel").classList.remove("hidden");
 }
-document.getElementById("close-trace").addEventListener("click", () => document.getElementById("trace-panel").classList.add("hidden"));
-
-// ---------------------------------------------------------------- tabs
-for (const tab of document.querySelectorAll(".tab")) {
-  tab.addEventListener("click", () => {
-    for (const other of document.querySelectorAll(".tab")) other.classList.toggle("active", other === tab);
-    for (const view of document.querySelectorAll(".view")) view.classList.toggle("active", view.id === "view-" + tab.dataset.tab);
-    if (tab.dataset.tab === "insights") loadInsights();
-  });
-}
+$("close-trace").addEventListener("click", () => $("trace-panel").classList.add("hidden"));
+$("trace-graph").addEventListener("click", () => { if (state.traceImpulse) go("graph", { node: state.traceImpulse }); });
 
 // ---------------------------------------------------------------- insights
+function strengthCell(value, max) {
+  const bar = el("span", { class: "bar" });
+  bar.style.width = Math.max(4, Math.round((value / (max || 1)) * 60)) + "px";
+  return el("td", { class: "strength" }, bar, el("span", { text: Number(value).toFixed(2) }));
+}
+
+function conceptChips(concepts) {
+  const box = el("span", { class: "chips" });
+  for (const name of concepts) {
+    box.append(el("button", { class: "chip", type: "button", text: name, title: "only insights about " + name,
+      onclick: (event) => { event.stopPropagation(); $("insight-concept").value = name; loadInsights(); } }));
+  }
+  return box;
+}
+
 async function loadInsights() {
-  const params = new URLSearchParams({ state: document.getElementById("insight-state").value });
-  const concept = document.getElementById("insight-concept").value.trim();
+  state.insightsLoaded = true;
+  const params = new URLSearchParams({ state: $("insight-state").value });
+  const concept = $("insight-concept").value.trim();
   if (concept) params.set("concept", concept);
-  const response = await api("/api/insights?" + params);
-  if (!response.ok) return;
-  const data = await response.json();
+  const min = parseFloat($("insight-min").value);
+  if (min > 0) params.set("min_strength", String(min));
   const tbody = document.querySelector("#insights-table tbody");
+  let data;
+  try {
+    data = await getJSON("/api/insights?" + params);
+  } catch (err) {
+    tbody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "err", text: err.message })));
+    return;
+  }
+  const max = Math.max(1, ...data.insights.map((i) => i.strength));
   tbody.replaceChildren();
   for (const item of data.insights) {
-    const row = el("tr", { class: item.active ? "active" : "archived", onclick: () => loadInsight(item.id) },
-      el("td", { text: String(item.strength) }),
-      el("td", { text: item.content }),
-      el("td", { text: item.concepts.join(", ") }),
-      el("td", { text: item.active ? "active" : "archived" }),
-      el("td", { text: item.id.slice(0, 8) }));
-    tbody.append(row);
+    tbody.append(el("tr", { class: "insight " + (item.active ? "active" : "archived"), "data-id": item.id, tabindex: "0",
+        onclick: () => loadInsight(item.id), onkeydown: (e) => { if (e.key === "Enter") loadInsight(item.id); } },
+      strengthCell(item.strength, max),
+      el("td", { class: "content", text: item.content }),
+      el("td", {}, conceptChips(item.concepts)),
+      el("td", {}, el("span", { class: "badge " + (item.active ? "SUCCESS" : "ARCHIVED"), text: item.active ? "active" : "archived" })),
+      el("td", { class: "muted", text: fmtDate(item.created_at) })));
   }
-  if (!data.insights.length) tbody.append(el("tr", {}, el("td", { colspan: "5", text: "no insights yet" })));
+  if (!data.insights.length) tbody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No insights match. They appear after conversations are reflected on." })));
+  $("insight-count").textContent = data.insights.length + " shown";
+}
+
+function lineageList(title, items) {
+  const box = el("div", { class: "lineage" }, el("h3", { text: title }));
+  if (!items.length) { box.append(el("p", { class: "muted", text: "–" })); return box; }
+  const list = el("ul", { class: "details" });
+  for (const item of items) {
+    const life = item.active === null ? "" : item.active ? " · active" : " · archived";
+    list.append(el("li", {},
+      el("button", { class: "link", type: "button", text: short(item.id), onclick: () => loadInsight(item.id) }),
+      " " + item.content + (item.strength === null ? "" : " (strength " + Number(item.strength).toFixed(2) + life + ")")));
+  }
+  box.append(list);
+  return box;
 }
 
 async function loadInsight(id) {
-  const response = await api("/api/insights/" + encodeURIComponent(id));
-  if (!response.ok) return;
-  const data = await response.json();
-  const lines = [
-    data.content, "", "strength " + data.strength + ", " + (data.active ? "active" : "archived"),
-    "concepts: " + data.concepts.join(", "),
-    "merged from: " + (data.merged_from.join(", ") || "-"),
-    "merged into: " + (data.merged_into.join(", ") || "-"),
-    "source impulses: " + (data.source_impulses.join(", ") || "-"),
-  ];
-  for (const rel of data.relations) lines.push(rel.subject + " " + rel.relation + " " + rel.object + " (" + rel.confidence + ")");
-  document.getElementById("insight-detail").textContent = lines.join("\n");
-}
-document.getElementById("insight-refresh").addEventListener("click", loadInsights);
-
-// ---------------------------------------------------------------- graph view
-const COLORS = { Concept: "#3b5bdb", KnowledgeCrystal: "#e67700", UserImpulse: "#2b8a3e", FinalResponse: "#862e9c", Fact: "#c92a2a" };
-
-async function showGraph() {
-  const params = new URLSearchParams({ depth: document.getElementById("graph-depth").value });
-  const concept = document.getElementById("graph-concept").value.trim();
-  const node = document.getElementById("graph-node").value.trim();
-  if (concept) params.set("concept", concept); else if (node) params.set("node", node);
-  const info = document.getElementById("graph-info");
-  const response = await api("/api/graph?" + params);
-  if (!response.ok) {
-    const body = await response.json().catch(() => ({}));
-    info.textContent = body.detail || "not found";
+  const panel = $("insight-detail");
+  panel.classList.remove("hidden");
+  let data;
+  try {
+    data = await getJSON("/api/insights/" + encodeURIComponent(id));
+  } catch (err) {
+    panel.replaceChildren(el("p", { class: "err", text: err.message }));
     return;
   }
-  const data = await response.json();
+  for (const row of document.querySelectorAll("#insights-table tr.insight")) row.classList.toggle("selected", row.dataset.id === data.id);
+  const head = el("div", { class: "panel-head" }, el("h2", { text: "Insight " + short(data.id) }),
+    el("button", { class: "small", type: "button", text: "Graph", onclick: () => go("graph", { node: data.id }) }),
+    el("button", { class: "close", type: "button", text: "×", "aria-label": "close", onclick: () => panel.classList.add("hidden") }));
+  const facts = el("dl", { class: "facts" },
+    el("dt", { text: "strength" }), el("dd", { text: Number(data.strength).toFixed(2) }),
+    el("dt", { text: "state" }), el("dd", { text: data.active ? "active" : "archived" }),
+    el("dt", { text: "confidence" }), el("dd", { text: String(data.confidence) }),
+    el("dt", { text: "created" }), el("dd", { text: fmtDate(data.created_at) }));
+  if (data.seed && data.seed !== data.content) facts.append(el("dt", { text: "seed" }), el("dd", { text: data.seed }));
+  if (data.tags.length) facts.append(el("dt", { text: "tags" }), el("dd", { text: data.tags.join(", ") }));
+  facts.append(el("dt", { text: "concepts" }), el("dd", {}, conceptChips(data.concepts)));
+  panel.replaceChildren(head, el("blockquote", { class: "insight-text", text: data.content }), facts);
+  if (data.relations.length) {
+    const rels = el("ul", { class: "details" });
+    for (const r of data.relations) rels.append(el("li", { class: r.valid_until ? "muted" : "", text: r.subject + " " + r.relation + " " + r.object + " (" + r.confidence + ")" + (r.valid_until ? " superseded" : "") }));
+    panel.append(el("h3", { text: "Relations asserted" }), rels);
+  }
+  panel.append(lineageList("Merged from", data.merged_from), lineageList("Merged into", data.merged_into));
+  const sources = el("ul", { class: "details" });
+  for (const imp of data.source_impulses) {
+    sources.append(el("li", {}, el("button", { class: "link", type: "button", text: short(imp.id), title: "open its trace", onclick: () => showTrace(imp.id) }), " " + imp.content));
+  }
+  if (!data.source_impulses.length) sources.append(el("li", { class: "muted", text: "–" }));
+  panel.append(el("h3", { text: "Source impulses" }), sources);
+}
+
+$("insight-filters").addEventListener("submit", (event) => { event.preventDefault(); loadInsights(); });
+$("insight-state").addEventListener("change", loadInsights);
+
+// ---------------------------------------------------------------- graph view
+const COLORS = {
+  Concept: "#3b5bdb", KnowledgeCrystal: "#e67700", UserImpulse: "#2b8a3e", FinalResponse: "#862e9c",
+  Fact: "#c92a2a", Task: "#868e96", Report: "#adb5bd", DialogueTurn: "#0b7285", SearchPlan: "#5c940d",
+  InstinctiveResponse: "#d6336c",
+};
+
+function legend() {
+  const box = $("graph-legend");
+  box.replaceChildren();
+  for (const [type, color] of Object.entries(COLORS)) {
+    const dot = el("span", { class: "dot" });
+    dot.style.background = color;
+    box.append(el("span", { class: "legend-item" }, dot, type));
+  }
+}
+
+function selectNode(data) {
+  const box = $("graph-selected");
+  box.className = "";
+  const actions = el("div", { class: "actions" },
+    el("button", { class: "small", type: "button", text: "Centre here", onclick: () => { $("graph-concept").value = ""; $("graph-node").value = data.id; showGraph(); } }));
+  if (data.type === "UserImpulse") actions.append(el("button", { class: "small", type: "button", text: "Trace", onclick: () => showTrace(data.id) }));
+  if (data.type === "KnowledgeCrystal") actions.append(el("button", { class: "small", type: "button", text: "Insight", onclick: () => { go("insights"); loadInsight(data.id); } }));
+  box.replaceChildren(
+    el("h3", { text: data.type + (data.status ? " · " + data.status : "") + (data.archived ? " · archived" : "") }),
+    el("p", { class: "node-text", text: data.text || data.label }),
+    el("p", { class: "muted", text: data.id }),
+    actions);
+}
+
+async function showGraph() {
+  const params = new URLSearchParams({ depth: $("graph-depth").value });
+  const concept = $("graph-concept").value.trim();
+  const node = $("graph-node").value.trim();
+  if (concept) params.set("concept", concept); else if (node) params.set("node", node);
+  const info = $("graph-info");
+  if (!concept && !node) { info.textContent = "Type a concept name or a memory id."; return; }
+  info.textContent = "loading…";
+  let data;
+  try {
+    data = await getJSON("/api/graph?" + params);
+  } catch (err) {
+    info.textContent = err.message;
+    return;
+  }
   info.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges";
   if (state.cy) state.cy.destroy();
   state.cy = cytoscape({
-    container: document.getElementById("graph"),
+    container: $("graph"),
     elements: [...data.nodes, ...data.edges],
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 9, "background-color": (n) => COLORS[n.data("type")] || "#868e96", "text-wrap": "ellipsis", "text-max-width": 120 } },
-      { selector: "node[?start]", style: { "border-width": 3, "border-color": "#000" } },
-      { selector: "edge", style: { label: "data(label)", "font-size": 7, width: 1.5, "curve-style": "bezier", "target-arrow-shape": "triangle", color: "#555" } },
+      { selector: "node", style: { label: "data(label)", "font-size": 10, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
+        "background-color": (n) => COLORS[n.data("type")] || "#868e96", "text-wrap": "ellipsis", "text-max-width": 130,
+        width: 18, height: 18, "text-background-color": "#fff", "text-background-opacity": 0.7 } },
+      { selector: "node[type = 'Task'], node[type = 'Report'], node[type = 'SearchPlan'], node[type = 'InstinctiveResponse']",
+        style: { width: 11, height: 11, "font-size": 8, color: "#666" } },
+      { selector: "node[type = 'Concept']", style: { shape: "round-rectangle", width: 28, height: 28, "font-weight": "bold", "font-size": 12 } },
+      { selector: "node[?start]", style: { "border-width": 4, "border-color": "#111" } },
+      { selector: "node[?archived]", style: { opacity: 0.45 } },
+      { selector: "node[status = 'FAILURE']", style: { "background-color": "#e03131", shape: "diamond", width: 16, height: 16 } },
+      { selector: "node:selected", style: { "border-width": 3, "border-color": "#fab005" } },
+      { selector: "edge", style: { width: 1.2, "curve-style": "bezier", "target-arrow-shape": "triangle", "arrow-scale": 0.8,
+        "line-color": "#d0d4d9", "target-arrow-color": "#d0d4d9", "font-size": 8, color: "#555", "text-rotation": "autorotate",
+        "text-background-color": "#fff", "text-background-opacity": 0.8 } },
+      { selector: "edge.near", style: { label: "data(label)", "line-color": "#868e96", "target-arrow-color": "#868e96", width: 1.6 } },
     ],
-    layout: { name: "cose", animate: false },
+    layout: { name: "preset" },
+    wheelSensitivity: 0.3,
   });
-  state.cy.on("tap", "node", (event) => { info.textContent = event.target.data("type") + ": " + event.target.data("text"); });
+  const start = state.cy.getElementById(data.start);
+  state.cy.layout({ name: "cose", animate: false, randomize: true, padding: 30, nodeRepulsion: () => 24000,
+    idealEdgeLength: () => 70, nodeOverlap: 30, gravity: 0.3, numIter: 1500, componentSpacing: 60 }).run();
+  const highlight = (node) => {
+    state.cy.edges().removeClass("near");
+    node.connectedEdges().addClass("near");
+  };
+  state.cy.on("tap", "node", (event) => { highlight(event.target); selectNode(event.target.data()); });
+  state.cy.on("dbltap", "node", (event) => { $("graph-concept").value = ""; $("graph-node").value = event.target.id(); showGraph(); });
+  if (start.length) { start.select(); highlight(start); selectNode(start.data()); }
+  window.theaGraph = state.cy; // for tests and the curious, from the console
 }
-document.getElementById("graph-show").addEventListener("click", showGraph);
+$("graph-form").addEventListener("submit", (event) => { event.preventDefault(); showGraph(); });
 
-api("/api/health").then((r) => r.json()).then((h) => setStatus("profile " + h.profile)).catch(() => setStatus("offline"));
+// ---------------------------------------------------------------- start
+async function hello() {
+  try {
+    const health = await getJSON("/api/health");
+    const me = await getJSON("/api/session");
+    setStatus("");
+    $("whoami").textContent = me.user_id + " · " + health.profile + " profile";
+    $("whoami").title = "your user id on this server (one per browser) and the server's profile";
+    $("token-bar").classList.add("hidden");
+  } catch (err) {
+    if (!(err instanceof AuthError)) setStatus("offline");
+  }
+}
+
+legend();
+route();
+hello();
+$("input").focus();

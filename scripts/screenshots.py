@@ -1,0 +1,147 @@
+"""Regenerate the pictures of docs/user-guide.md from the real UI.
+
+Runs a short scripted conversation on a throw-away embedded data dir (scripted model,
+no real LLM), serves the web app with uvicorn, drives headless Chromium through it and
+saves:
+
+  web-chat.png   the chat with a streamed answer
+  web-trace.png  the same chat with its "How I got this" panel open
+  web-insights.png  the insights inspector with an insight's lineage
+  web-graph.png  the graph view of the concept "Redis"
+  trace-tree.txt / trace-tree.svg  ``thea trace`` tree output of the same answer
+
+Usage (from the repository root):  python scripts/screenshots.py [--out docs/img]
+Needs playwright and the Debian chromium package (/usr/bin/chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from langchain_core.messages import BaseMessage  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from services.trace import load_trace  # noqa: E402
+from tests.fakes import role_of  # noqa: E402
+from tests.web.support import LiveServer, StreamingChatModel, seed_insights  # noqa: E402
+from thea.cli.render import trace_tree  # noqa: E402
+from thea.config import load_settings  # noqa: E402
+from thea.runtime import Runtime, build_runtime  # noqa: E402
+from thea.web.app import SESSION_COOKIE, create_app  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+SID = "demo0000000000000000"
+USER = f"web-{SID}"
+
+
+def demo_answers(messages: list[BaseMessage]) -> str:
+    """Plausible answers per prompt, so the pictures show something meaningful."""
+    role = role_of(messages)
+    question = str(messages[-1].content)
+    if role == "planner":
+        return json.dumps({"queries": ["Redis queues", "work"], "concepts": ["Redis"], "time_window": "none"})
+    if role == "instinct":
+        return "A question about the user's own work; memory should know."
+    if "What do I work on" in question:
+        return (
+            "You work on Redis queues: you run job queues on Redis streams with consumer "
+            "groups, as you told me earlier."
+        )
+    if role == "synthesis":
+        return "Nice to meet you, Ana! I will remember that you work on Redis queues."
+    return "The user runs job queues on Redis streams."
+
+
+def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
+    console = Console(
+        record=True, width=110, force_terminal=True, color_system="truecolor", file=io.StringIO()
+    )
+    console.print(trace_tree(load_trace(runtime.memory, impulse_id)))
+    (out / "trace-tree.txt").write_text(console.export_text(clear=False, styles=False), encoding="utf-8")
+    (out / "trace-tree.svg").write_text(console.export_svg(title="thea trace last"), encoding="utf-8")
+
+
+QUESTIONS = ["My name is Ana and I work on Redis queues.", "What do I work on?"]
+
+
+def drive_browser(url: str, out: Path) -> str:
+    """Chat, open the trace, the insights and the graph; save a picture of each. Returns the
+    impulse id of the last answer."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            context.add_cookies([{"name": SESSION_COOKIE, "value": SID, "url": url}])
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(url)
+            for i, text in enumerate(QUESTIONS):
+                page.fill("#input", text)
+                page.press("#input", "Enter")
+                expect(page.locator("#messages li.msg.thea .trace-link")).to_have_count(i + 1)
+            page.screenshot(path=str(out / "web-chat.png"))
+
+            last = page.locator("#messages li.msg.thea").last
+            last.get_by_role("button", name="How I got this").click()
+            expect(page.locator("#trace-panel li.step")).to_have_count(4)
+            page.screenshot(path=str(out / "web-trace.png"))
+            impulse_id = str(last.get_attribute("data-impulse"))
+
+            page.click("#tab-insights")
+            page.select_option("#insight-state", "all")
+            page.locator("tr.insight").first.click()
+            expect(page.locator("#insight-detail .lineage").first).to_be_visible()
+            page.screenshot(path=str(out / "web-insights.png"))
+
+            page.goto(url + "/#graph?concept=Redis")
+            page.wait_for_function("() => window.theaGraph && window.theaGraph.nodes().length > 3")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(out / "web-graph.png"))
+        finally:
+            browser.close()
+    return impulse_id
+
+
+def shoot(out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="thea-shots-"))
+    settings = load_settings("embedded", data_dir=tmp / "data", llm={"provider": "fake"})
+    llm = StreamingChatModel(responder=demo_answers, token_delay_s=0.02)
+    runtime = build_runtime(settings, llm=llm)
+    try:
+        seed_insights(runtime.memory, user_id=USER, concept="Redis")
+        with LiveServer(create_app(runtime)) as server:
+            impulse_id = drive_browser(server.url, out)
+        capture_trace_tree(runtime, impulse_id, out)
+    finally:
+        runtime.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    names = ["web-chat.png", "web-trace.png", "web-insights.png", "web-graph.png"]
+    return [out / n for n in [*names, "trace-tree.txt", "trace-tree.svg"]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        sys.exit(f"needs {CHROMIUM} (apt-get install chromium)")
+    for path in shoot(args.out):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+"""``thea trace``, ``thea insights`` and ``thea export`` on a seeded embedded data dir.
+
+The data dir holds two cycles (the latest with a FAILED instinct step) and three
+insights with merge lineage; every command runs through typer's CliRunner with the
+same environment a user would set (THEA_DATA_DIR, THEA_LLM__PROVIDER=fake).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from services.export import export_schema
+from tests.fakes import ScriptedChatModel
+from tests.web.support import SeededInsights, seed_insights
+from thea.cli import trace_cmd
+from thea.cli.main import app
+from thea.config import load_settings
+from thea.memory.factory import embedded_server
+from thea.runtime import build_runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_FILE = ROOT / "docs" / "export.schema.json"
+
+
+@dataclass
+class Seeded:
+    env: dict[str, str]
+    ok_id: str
+    failed_id: str
+    insights: SeededInsights
+
+
+@pytest.fixture(scope="module")
+def seeded() -> Iterator[Seeded]:
+    # own temp dir: a concurrent pytest run prunes old /tmp/pytest-of-* folders
+    tmp = Path(tempfile.mkdtemp(prefix="thea-cli-"))
+    data = tmp / "data"
+    settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
+    # keep one embedded FalkorDB up for the module: each command attaches instead of starting one
+    server = embedded_server(settings).start()
+    llm = ScriptedChatModel()
+    runtime = build_runtime(settings, llm=llm)
+    try:
+        insights = seed_insights(runtime.memory, user_id="ana", concept="Redis")
+        handle = runtime.orchestrator.handle_impulse
+        ok = asyncio.run(handle("I work on Redis queues.", "ana", "s1"))
+        llm.fail_roles = {"instinct"}
+        failed = asyncio.run(handle("What do I work on?", "ana", "s1"))
+        assert failed.failed_steps == ["instinct"]
+    except BaseException:
+        server.stop()
+        raise
+    finally:
+        runtime.close()
+    env = {
+        "THEA_PROFILE": "embedded",
+        "THEA_DATA_DIR": str(data),
+        "THEA_LLM__PROVIDER": "fake",
+        "COLUMNS": "200",
+        "NO_COLOR": "1",
+    }
+    try:
+        yield Seeded(env=env, ok_id=ok.impulse_id, failed_id=failed.impulse_id, insights=insights)
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def thea(seeded: Seeded, *args: str) -> Result:
+    result = CliRunner().invoke(app, list(args), env=seeded.env, catch_exceptions=False)
+    return result
+
+
+def ok(seeded: Seeded, *args: str) -> str:
+    result = thea(seeded, *args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_trace_last_shows_every_step_with_durations_and_the_failure(seeded: Seeded) -> None:
+    out = ok(seeded, "trace", "last")
+    assert f"impulse {seeded.failed_id[:8]}" in out
+    assert "What do I work on?" in out
+    lines = out.splitlines()
+    for step in ("instinct", "plan", "recall", "synthesis"):
+        (line,) = [ln for ln in lines if re.search(rf"\b{step} [✓✗]", ln)]
+        assert re.search(r"(SUCCESS|FAILURE) \d+ ms", line), line
+    (instinct,) = [ln for ln in lines if "instinct ✗" in ln]
+    assert "FAILURE" in instinct
+    assert "scripted failure in instinct" in out
+    assert "1 failed: instinct" in out
+    assert "synthesis ✓ SUCCESS" in out
+    assert "FinalResponse" in out
+
+
+def test_trace_marks_the_failure_in_red_on_a_colour_terminal(
+    seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    colour = Console(force_terminal=True, color_system="standard", width=200)
+    monkeypatch.setattr(trace_cmd, "console", colour)
+    out = ok(seeded, "trace", seeded.failed_id[:8])
+    failure = re.search(r"\x1b\[([0-9;]*)m✗ FAILURE", out)
+    assert failure is not None, out
+    assert "31" in failure.group(1).split(";")  # red
+    assert re.search(r"\x1b\[([0-9;]*)m✓ SUCCESS", out).group(1).split(";")[-1] == "32"  # type: ignore[union-attr]
+
+
+def test_trace_json_holds_every_task_and_report(seeded: Seeded) -> None:
+    data = json.loads(ok(seeded, "trace", seeded.failed_id, "--format", "json"))
+    assert data["impulse"]["id"] == seeded.failed_id
+    steps = data["steps"]
+    assert [s["task"]["step"] for s in steps] == ["instinct", "plan", "recall", "synthesis"]
+    assert all(s["task"]["type"] == "Task" and s["report"]["type"] == "Report" for s in steps)
+    assert all(s["report"]["task_id"] == s["task"]["id"] for s in steps)
+    assert [s["report"]["status"] for s in steps] == ["FAILURE", "SUCCESS", "SUCCESS", "SUCCESS"]
+    assert "scripted failure" in steps[0]["report"]["error"]
+    assert data["failed_steps"] == ["instinct"]
+    assert data["complete"] is True
+
+
+def test_trace_mermaid_is_a_sequence_diagram(seeded: Seeded) -> None:
+    out = ok(seeded, "trace", seeded.ok_id[:6], "--format", "mermaid")
+    assert out.startswith("sequenceDiagram")
+    assert "User->>O: I work on Redis queues." in out
+    assert out.count("-->>O: SUCCESS") == 4
+    failed = ok(seeded, "trace", "last", "-f", "mermaid")
+    assert "S_instinct--xO: FAILURE" in failed
+
+
+def test_trace_accepts_id_prefixes_and_explains_bad_ones(seeded: Seeded) -> None:
+    assert "I work on Redis queues." in ok(seeded, "trace", seeded.ok_id[:8])
+    missing = thea(seeded, "trace", "zzzz")
+    assert missing.exit_code != 0
+    assert "no memory with id starting 'zzzz'" in missing.output
+    ambiguous = thea(seeded, "trace", "")
+    assert ambiguous.exit_code != 0
+    assert "ambiguous" in ambiguous.output
+
+
+def _ids(out: str) -> list[str]:
+    return [row["id"] for row in json.loads(out)]
+
+
+def test_insights_filter_by_state_concept_and_strength(seeded: Seeded) -> None:
+    s = seeded.insights
+    table = ok(seeded, "insights")
+    assert s.merged.content in table
+    assert s.weak.content in table
+    assert s.first.content not in table  # archived ones are hidden by default
+    assert table.index(s.merged.content) < table.index(s.weak.content)  # strongest first
+    assert _ids(ok(seeded, "insights", "--json")) == [s.merged.id, s.weak.id]
+    assert set(_ids(ok(seeded, "insights", "--state", "archived", "--json"))) == {s.first.id, s.second.id}
+    assert _ids(ok(seeded, "insights", "--concept", "GARDENING", "--json")) == [s.weak.id]
+    everything = ok(seeded, "insights", "--state", "all", "--min-strength", "1.2", "--json")
+    assert _ids(everything) == [s.merged.id, s.second.id]
+    assert _ids(ok(seeded, "insights", "--state", "all", "--limit", "1", "--json")) == [s.merged.id]
+    rows = json.loads(ok(seeded, "insights", "--json"))
+    assert rows[0]["concepts"] == ["Redis"]
+    assert rows[0]["strength"] == 2.5
+    assert "archived" in ok(seeded, "insights", "--state", "archived")
+    assert thea(seeded, "insights", "--state", "nonsense").exit_code != 0
+
+
+def test_insights_show_gives_lineage_both_ways(seeded: Seeded) -> None:
+    s = seeded.insights
+    merged = ok(seeded, "insights", "show", s.merged.id[:8])
+    assert s.merged.content in merged
+    assert "strength 2.5" in merged
+    assert "active" in merged
+    assert "merged from (2)" in merged
+    assert re.search(rf"{s.first.id[:8]}\s+1\s+archived\s+{re.escape(s.first.content)}", merged), merged
+    assert re.search(rf"{s.second.id[:8]}\s+1.5\s+archived\s+{re.escape(s.second.content)}", merged)
+    assert "merged into: -" in merged
+
+    source = ok(seeded, "insights", "show", s.first.id)
+    assert "strength 1  archived" in source
+    assert re.search(rf"merged into \(1\)\n.*{s.merged.id[:8]}\s+2.5\s+active", source), source
+    assert "I use Redis streams for my job queue." in source  # its source impulse
+    assert "concepts: Redis" in source
+
+
+def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp_path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    assert schema == export_schema(), "docs/export.schema.json is stale: thea export --schema > it"
+    assert json.loads(ok(seeded, "export", "--schema")) == schema
+
+    out = tmp_path / "golden.jsonl"
+    assert "wrote 2 cycles" in ok(seeded, "export", "--out", str(out))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    for record in records:
+        jsonschema.validate(record, schema)
+    assert [r["impulse_id"] for r in records] == [seeded.ok_id, seeded.failed_id]  # oldest first
+    first, second = records
+    assert first["impulse"] == "I work on Redis queues."
+    assert first["final_response"] == "Here is my answer."
+    assert first["plan"]["concepts"] == ["Redis"]
+    assert first["failed_steps"] == []
+    assert second["failed_steps"] == ["instinct"]
+    assert second["instinct"] is None
+    assert seeded.ok_id in {m["id"] for m in second["recalled"]}
+
+    only_bob = tmp_path / "bob.jsonl"
+    assert "wrote 0 cycles" in ok(seeded, "export", "--out", str(only_bob), "--user", "bob")
+    assert only_bob.read_text() == ""
+    assert "wrote 0 cycles" in ok(seeded, "export", "--out", str(only_bob), "--since", "2999-01-01")
+    assert thea(seeded, "export").exit_code != 0  # --out is required

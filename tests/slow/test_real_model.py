@@ -1,0 +1,67 @@
+"""The default path with the real offline model (Qwen2.5-Coder-0.5B GGUF via xllamacpp).
+
+Slow (model load + CPU inference): run with ``python -m pytest -m slow``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.crystallizer import crystal_id
+from thea.config import load_settings
+from thea.models import KnowledgeCrystal, TaskStatus
+from thea.runtime import Runtime, build_runtime
+from workers.worker import run_burst
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+    settings = load_settings("embedded", data_dir=Path(tmp_path_factory.mktemp("real")) / "data")
+    assert settings.llm.provider == "local"
+    rt = build_runtime(settings)
+    rt.install_worker_context()
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+async def test_the_real_model_answers_from_memory(runtime: Runtime) -> None:
+    first = await runtime.orchestrator.handle_impulse(
+        "My name is Ana and I work on Redis queues.", "ana", "s1"
+    )
+    assert first.answer.strip()
+    # a new session: the answer must come from long-term memory, not the conversation cache
+    second = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s2")
+    assert first.impulse_id in second.recalled_ids or any(second.recalled_ids)
+    assert "redis" in second.answer.lower(), second.answer
+    assert second.failed_steps == []
+
+
+async def test_the_real_model_crystallizes_a_cycle_with_concepts(runtime: Runtime) -> None:
+    cycle = await runtime.orchestrator.handle_impulse(
+        "Caching -> lower latency. I use Redis for caching.", "ana", "s3"
+    )
+    await asyncio.to_thread(run_burst, runtime.jobs.connection)  # jobs run outside the event loop
+    found = runtime.memory.get([crystal_id(cycle.impulse_id)])
+    assert found, "no crystal after the crystallize job"
+    crystal = found[0]
+    assert isinstance(crystal, KnowledgeCrystal)
+    assert len(crystal.content) >= 3
+    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
+    assert ("Caching", "CAUSES", "lower latency") in {
+        (r["subject"], r["relation"], r["object"]) for r in relations
+    }
+    reports = [
+        r["props"]
+        for r in runtime.memory.graph.run("trace_nodes", correlation_id=cycle.impulse_id)
+        if r["props"]["type"] == "Report" and r["props"]["step"] == "crystallize"
+    ]
+    assert [r["status"] for r in reports] == [TaskStatus.SUCCESS.value]
+    assert reports[0]["tokens_out"] > 0

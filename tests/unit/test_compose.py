@@ -1,0 +1,254 @@
+"""docker-compose.yml, Dockerfile and .dockerignore agree with the code.
+
+There is no Docker engine on the build machine, so nothing here starts a container:
+these tests parse the files and check what would break a ``docker compose up`` the
+moment it met thea: environment names that are not settings, URLs that do not point
+at the compose services, CLI commands or options that do not exist, a Dockerfile
+that leaves out part of the package.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from pydantic import BaseModel
+from typer.testing import CliRunner
+
+from thea.cli.main import app as cli_app
+from thea.config import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+THEA_SERVICES = ("app", "worker")
+# what a user puts in .env (the two secrets compose insists on) plus one LLM override
+USER_ENV = {
+    "NEO4J_PASSWORD": "s3cret-neo4j-pw",
+    "THEA_WEB_TOKEN": "tok-0123456789",
+    "THEA_LLM__BASE_URL": "http://llm.example:9000/v1",
+}
+_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}")
+
+
+def interpolate(value: Any, env: dict[str, str]) -> Any:
+    """Compose's variable substitution: ${V}, ${V:-default}, ${V-default}, ${V:?error}, $$."""
+    if isinstance(value, dict):
+        return {k: interpolate(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, env) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def sub(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, op, arg = match.group(1), match.group(2), match.group(3)
+        current = env.get(name)
+        if op in (":-", "-"):
+            return current if current or (op == "-" and current is not None) else arg
+        if op in (":?", "?") and not current:
+            raise KeyError(f"compose would refuse to start: {name} is required ({arg})")
+        return current or ""
+
+    return _VAR.sub(sub, value)
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.fixture(scope="module")
+def compose(raw: dict[str, Any]) -> dict[str, Any]:
+    resolved = interpolate(raw, USER_ENV)
+    assert isinstance(resolved, dict)
+    return resolved
+
+
+def thea_env(compose: dict[str, Any], service: str) -> dict[str, str]:
+    env = compose["services"][service]["environment"]
+    assert isinstance(env, dict), "use the mapping form for environment"
+    return {k: str(v) for k, v in env.items()}
+
+
+def test_server_mode_services(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert set(services) == {"neo4j", "qdrant", "redis", "app", "worker"}
+    assert services["neo4j"]["image"].startswith("neo4j:5")
+    assert services["qdrant"]["image"].startswith("qdrant/qdrant")
+    assert services["redis"]["image"].startswith("redis:7")
+    for name in THEA_SERVICES:
+        assert services[name]["build"] == "."
+        assert (ROOT / "Dockerfile").is_file()
+
+
+def test_app_waits_for_healthy_backends(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert services["neo4j"]["healthcheck"]["test"]
+    assert services["redis"]["healthcheck"]["test"]
+    for name in THEA_SERVICES:
+        deps = services[name]["depends_on"]
+        assert set(deps) == {"neo4j", "qdrant", "redis"}
+        assert deps["neo4j"]["condition"] == "service_healthy"
+        assert deps["redis"]["condition"] == "service_healthy"
+        assert services[name]["restart"] in ("unless-stopped", "always", "on-failure")
+
+
+def test_neo4j_healthcheck_uses_the_configured_password(raw: dict[str, Any]) -> None:
+    """The healthcheck reads the password from the container's NEO4J_AUTH ($$ escapes compose)."""
+    test = raw["services"]["neo4j"]["healthcheck"]["test"]
+    command = interpolate(test, USER_ENV)[-1]
+    assert "cypher-shell" in command
+    assert "${NEO4J_AUTH#neo4j/}" in command
+
+
+def test_every_thea_variable_is_a_real_setting(compose: dict[str, Any]) -> None:
+    for service in THEA_SERVICES:
+        for name in thea_env(compose, service):
+            assert name.startswith("THEA_"), f"{service}: {name} is not a thea setting"
+            path = name.removeprefix("THEA_").lower().split("__")
+            model: type[BaseModel] = Settings
+            for depth, part in enumerate(path):
+                assert part in model.model_fields, f"{service}: {name}: no setting {'.'.join(path)}"
+                annotation = model.model_fields[part].annotation
+                if depth < len(path) - 1:
+                    assert isinstance(annotation, type)
+                    assert issubclass(annotation, BaseModel), f"{name}: {part} has no sub-fields"
+                    model = annotation
+
+
+@pytest.mark.parametrize("service", THEA_SERVICES)
+def test_server_settings_load_and_point_at_compose_services(
+    compose: dict[str, Any], service: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    monkeypatch.delenv("THEA_CONFIG_FILE", raising=False)
+    env = thea_env(compose, service)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings(env["THEA_PROFILE"])
+
+    services = compose["services"]
+    assert settings.profile == "server"
+    assert settings.graph.backend == "neo4j"
+    assert urlsplit(settings.graph.neo4j_uri).hostname == "neo4j" in services
+    assert urlsplit(settings.vector.qdrant_url).hostname == "qdrant" in services
+    assert settings.vector.backend == "qdrant"
+    assert urlsplit(settings.queue.redis_url or "").hostname == "redis" in services
+    assert settings.chronicle.backend == "redis"  # the log is shared by every app and worker
+    assert urlsplit(settings.graph.neo4j_uri).port == 7687
+    assert urlsplit(settings.vector.qdrant_url).port == 6333
+    assert urlsplit(settings.queue.redis_url or "").port == 6379
+
+    neo4j_user, _, neo4j_password = services["neo4j"]["environment"]["NEO4J_AUTH"].partition("/")
+    assert settings.graph.neo4j_user == neo4j_user
+    assert settings.graph.neo4j_password.get_secret_value() == neo4j_password == USER_ENV["NEO4J_PASSWORD"]
+
+    assert settings.llm.provider == "openai"
+    assert settings.llm.base_url == USER_ENV["THEA_LLM__BASE_URL"]  # the placeholder reaches thea
+    assert settings.llm.model
+    assert str(settings.data_dir) == "/data"
+
+
+def test_defaults_without_llm_overrides(raw: dict[str, Any]) -> None:
+    env = {k: v for k, v in USER_ENV.items() if not k.startswith("THEA_LLM")}
+    app_env = interpolate(raw, env)["services"]["app"]["environment"]
+    assert app_env["THEA_LLM__BASE_URL"].startswith("http://host.docker.internal:")
+    assert app_env["THEA_LLM__BASE_URL"].endswith("/v1")  # OpenAI-compatible path
+    assert "host.docker.internal:host-gateway" in raw["services"]["app"]["extra_hosts"]
+
+
+@pytest.mark.parametrize("missing", ["NEO4J_PASSWORD", "THEA_WEB_TOKEN"])
+def test_secrets_must_be_set(raw: dict[str, Any], missing: str) -> None:
+    """No default passwords and no open web port: compose refuses to start without them."""
+    env = {k: v for k, v in USER_ENV.items() if k != missing}
+    with pytest.raises(KeyError, match=missing):
+        interpolate(raw, env)
+
+
+def test_web_token_only_for_the_published_app(compose: dict[str, Any]) -> None:
+    assert thea_env(compose, "app")["THEA_WEB_TOKEN"] == USER_ENV["THEA_WEB_TOKEN"]
+    assert "THEA_WEB_TOKEN" not in thea_env(compose, "worker")
+    assert compose["services"]["app"]["ports"] == ["8000:8000"]
+
+
+def test_workers_scale(raw: dict[str, Any], compose: dict[str, Any]) -> None:
+    worker = compose["services"]["worker"]
+    assert int(worker["deploy"]["replicas"]) == 2  # default of THEA_WORKERS
+    scaled = interpolate(raw, {**USER_ENV, "THEA_WORKERS": "5"})
+    assert int(scaled["services"]["worker"]["deploy"]["replicas"]) == 5
+    # --scale worker=N needs replicas that do not collide on names or host ports
+    assert "container_name" not in worker
+    assert "ports" not in worker
+
+
+def test_data_lives_in_named_volumes(compose: dict[str, Any]) -> None:
+    declared = set(compose["volumes"])
+    used = set()
+    for name, service in compose["services"].items():
+        for mount in service.get("volumes", []):
+            source, _, target = mount.partition(":")
+            assert not source.startswith((".", "/")), f"{name}: bind mount {mount}; use a named volume"
+            used.add(source)
+            assert target.startswith("/")
+    assert used == declared
+    assert {"neo4j", "qdrant", "redis"} <= {n for n, s in compose["services"].items() if s.get("volumes")}
+
+
+def _check_command(argv: list[str]) -> None:
+    """The subcommand exists and accepts these options: with ``--help`` appended the CLI
+    parses every option (unknown ones are errors) and then stops without running anything."""
+    assert argv[0] == "thea"
+    result = CliRunner().invoke(cli_app, [*argv[1:], "--help"], prog_name="thea")
+    assert result.exit_code == 0, f"`{' '.join(argv)}` is refused by the CLI: {result.output}"
+    assert f"Usage: thea {argv[1]}" in " ".join(result.output.split())
+
+
+def test_app_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
+    command = compose["services"]["app"]["command"]
+    assert command[:2] == ["thea", "serve"]
+    assert command[command.index("--host") + 1] == "0.0.0.0"
+    assert "--no-worker" in command  # reflection runs in the worker service instead
+    _check_command(command)
+
+
+def test_worker_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
+    command = compose["services"]["worker"]["command"]
+    assert command[:2] == ["thea", "worker"]
+    _check_command(command)
+
+
+def test_bad_commands_would_be_caught() -> None:
+    """The check above is not vacuous: a made-up subcommand or option fails it."""
+    with pytest.raises(AssertionError, match="refused by the CLI"):
+        _check_command(["thea", "no-such-command"])
+    with pytest.raises(AssertionError, match="refused by the CLI"):
+        _check_command(["thea", "serve", "--no-such-option"])
+
+
+def test_dockerfile_builds_the_whole_package() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^FROM python:3\.11-slim\b", dockerfile, re.MULTILINE)
+    assert 'pip install ".[server]"' in dockerfile
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "server" in pyproject["project"]["optional-dependencies"]
+    wheel = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]
+    needed = {"pyproject.toml", pyproject["project"]["readme"], *wheel["packages"], *wheel["force-include"]}
+    copied = set()
+    for line in dockerfile.splitlines():
+        if line.startswith("COPY "):
+            copied.update(p.rstrip("/") for p in line.split()[1:-1])
+    assert needed <= copied, f"the image would miss {sorted(needed - copied)}"
+    for path in needed:
+        assert (ROOT / path).exists()
+
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()}
+    assert ".env" in ignored  # secrets never enter the image
+    assert not (needed & ignored), "the .dockerignore hides files the Dockerfile copies"
+    assert 'CMD ["thea", "serve", "--host", "0.0.0.0"' in dockerfile

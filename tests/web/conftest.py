@@ -1,0 +1,51 @@
+"""Fixtures for the web tests: one real embedded runtime per module, a streaming fake model."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import default_responder
+from tests.web.support import StreamingChatModel
+from thea.config import Settings, load_settings
+from thea.runtime import Runtime, build_runtime
+
+TOKEN = "s3cret-web-token"
+
+
+@pytest.fixture(scope="module")
+def web_settings() -> Iterator[Settings]:
+    # Own temp dir, not tmp_path_factory: a concurrent pytest run on the same machine
+    # prunes old /tmp/pytest-of-* folders, and with them a live server's socket.
+    data = Path(tempfile.mkdtemp(prefix="thea-web-"))
+    try:
+        yield load_settings("embedded", data_dir=data / "data", llm={"provider": "fake"})
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def llm() -> StreamingChatModel:
+    return StreamingChatModel()
+
+
+@pytest.fixture(scope="module")
+def runtime(web_settings: Settings, llm: StreamingChatModel) -> Iterator[Runtime]:
+    rt = build_runtime(web_settings, llm=llm)
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+@pytest.fixture(autouse=True)
+def _reset_llm(llm: StreamingChatModel) -> Iterator[None]:
+    """Each test starts with a well-behaved model, whatever the previous one scripted."""
+    yield
+    llm.fail_roles = set()
+    llm.token_delay_s = 0.0
+    llm.responder = default_responder

@@ -1,0 +1,251 @@
+"""The web page end to end in headless Chromium (Playwright) against a live uvicorn server
+on a real embedded runtime with the scripted, streaming fake model."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from tests.web.conftest import TOKEN
+from tests.web.support import LiveServer, StreamingChatModel, seed_insights
+from thea.models import KnowledgeCrystal
+from thea.runtime import Runtime
+from thea.web.app import SESSION_COOKIE, create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs the Debian chromium package at /usr/bin/chromium"
+)
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip install -e '.[dev]')")
+
+XSS = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+
+
+@pytest.fixture(scope="module")
+def server(runtime: Runtime) -> Iterator[LiveServer]:
+    with LiveServer(create_app(runtime)) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def token_server(runtime: Runtime) -> Iterator[LiveServer]:
+    settings = runtime.settings.model_copy(update={"web_token": SecretStr(TOKEN)})
+    with LiveServer(create_app(dataclasses.replace(runtime, settings=settings))) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclasses.dataclass
+class Visit:
+    page: Any
+    url: str
+    user_id: str
+    errors: list[str]
+
+
+@pytest.fixture
+def visit(browser: Any, server: LiveServer) -> Iterator[Visit]:
+    """A fresh browser context with a known session cookie (so the test knows its user id)."""
+    sid = secrets.token_hex(10)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_cookies([{"name": SESSION_COOKIE, "value": sid, "url": server.url}])
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(server.url)
+    try:
+        yield Visit(page=page, url=server.url, user_id=f"web-{sid}", errors=errors)
+    finally:
+        context.close()
+
+
+def say(page: Any, text: str) -> Any:
+    """Type a message, send it with Enter, and return the answer bubble once it is complete."""
+    before = page.locator("#messages li.msg").count()
+    page.fill("#input", text)
+    page.press("#input", "Enter")
+    answer = page.locator("#messages li.msg").nth(before + 1)
+    page.wait_for_function(
+        "i => { const m = document.querySelectorAll('#messages li.msg')[i];"
+        " return m && !m.classList.contains('streaming'); }",
+        arg=before + 1,
+    )
+    return answer
+
+
+def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: StreamingChatModel) -> None:
+    page = visit.page
+    llm.token_delay_s = 0.15
+    page.fill("#input", "I work on Redis queues.")
+    page.press("#input", "Enter")
+    # while streaming, the bubble shows a part of the answer, then all of it
+    page.wait_for_function(
+        "() => { const m = document.querySelector('#messages li.msg.thea.streaming .text');"
+        " return m && m.textContent.length > 0 && m.textContent !== 'Here is my answer.'; }"
+    )
+    answer = page.locator("#messages li.msg.thea").last
+    sync_api.expect(answer.locator(".text")).to_have_text("Here is my answer.")
+    sync_api.expect(page.locator("#messages li.msg.user")).to_have_text(["I work on Redis queues."])
+
+    answer.get_by_role("button", name="How I got this").click()
+    panel = page.locator("#trace-panel")
+    sync_api.expect(panel).to_be_visible()
+    sync_api.expect(panel.locator(".impulse")).to_have_text("I work on Redis queues.")
+    steps = panel.locator("li.step")
+    sync_api.expect(steps.locator(".step-name")).to_have_text(["instinct", "plan", "recall", "synthesis"])
+    sync_api.expect(steps.locator(".badge")).to_have_text(["SUCCESS"] * 4)
+    sync_api.expect(steps.nth(1)).to_contain_text("concepts: Redis")
+    sync_api.expect(steps.nth(3)).to_contain_text("FinalResponse: Here is my answer.")
+    panel.locator("#close-trace").click()
+    sync_api.expect(panel).to_be_hidden()
+    assert visit.errors == []
+
+
+def test_a_failed_step_is_highlighted(visit: Visit, llm: StreamingChatModel) -> None:
+    page = visit.page
+    llm.fail_roles = {"instinct"}
+    answer = say(page, "What do I work on?")
+    sync_api.expect(answer.locator(".failed")).to_have_text("failed steps: instinct")
+    answer.get_by_role("button", name="How I got this").click()
+    failed = page.locator("#trace-panel li.step.FAILURE")
+    sync_api.expect(failed).to_have_count(1)
+    sync_api.expect(failed.locator(".step-name")).to_have_text("instinct")
+    sync_api.expect(failed.locator(".err")).to_contain_text("scripted failure in instinct")
+    sync_api.expect(page.locator("#trace-panel .summary .badge")).to_have_text("1 failed")
+
+
+def test_insights_page_filters_and_shows_lineage(visit: Visit, runtime: Runtime) -> None:
+    page = visit.page
+    seeded = seed_insights(runtime.memory, user_id=visit.user_id, concept="Redis")
+    page.click("#tab-insights")
+    rows = page.locator("#insights-table tbody tr.insight")
+    sync_api.expect(rows).to_have_count(2)  # active only, strongest first
+    sync_api.expect(rows.locator("td.content")).to_have_text([seeded.merged.content, seeded.weak.content])
+    sync_api.expect(rows.first.locator("td.strength")).to_have_text("2.50")
+    sync_api.expect(rows.first.locator(".chip")).to_have_text(["Redis"])
+
+    page.select_option("#insight-state", "archived")
+    sync_api.expect(rows).to_have_count(2)
+    sync_api.expect(rows.locator(".badge")).to_have_text(["archived", "archived"])
+    page.select_option("#insight-state", "all")
+    page.fill("#insight-min", "2")
+    page.click("#insight-refresh")
+    sync_api.expect(rows).to_have_count(1)
+    page.fill("#insight-min", "0")
+    page.click("#insight-refresh")
+    sync_api.expect(rows).to_have_count(4)
+    page.locator("#insights-table .chip", has_text="Gardening").click()  # filter by a concept chip
+    sync_api.expect(rows.locator("td.content")).to_have_text([seeded.weak.content])
+
+    page.fill("#insight-concept", "")
+    page.click("#insight-refresh")
+    page.locator("tr.insight", has_text=seeded.merged.content).click()
+    detail = page.locator("#insight-detail")
+    sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.merged.content)
+    merged_from = detail.locator(".lineage", has_text="Merged from").locator("li")
+    sync_api.expect(merged_from).to_have_count(2)
+    sync_api.expect(merged_from.first).to_contain_text("archived")
+    merged_from.filter(has_text=seeded.first.content).get_by_role("button").click()
+    sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.first.content)
+    sync_api.expect(detail.locator(".lineage", has_text="Merged into")).to_contain_text(seeded.merged.content)
+    sync_api.expect(detail).to_contain_text("I use Redis streams for my job queue.")  # source impulse
+    assert visit.errors == []
+
+
+def test_graph_view_renders_a_concept_neighbourhood(visit: Visit, runtime: Runtime) -> None:
+    page = visit.page
+    seeded = seed_insights(runtime.memory, user_id=visit.user_id, concept="Kafka")
+    page.goto(visit.url + "/#graph?concept=kafka")
+    page.wait_for_function("() => window.theaGraph && window.theaGraph.nodes().length >= 4")
+    sync_api.expect(page.locator("#graph-info")).to_contain_text("nodes")
+    assert page.locator("#graph canvas").count() >= 1
+    labels = page.evaluate("() => window.theaGraph.nodes().map(n => n.data('label'))")
+    assert "Kafka" in labels
+    assert seeded.merged.content[:39] in " ".join(labels)
+    # the start concept is selected and described; clicking another node describes that one
+    sync_api.expect(page.locator("#graph-selected h3")).to_have_text("Concept")
+    box = page.locator("#graph").bounding_box()
+    pos = page.evaluate("id => window.theaGraph.getElementById(id).renderedPosition()", seeded.merged.id)
+    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+    sync_api.expect(page.locator("#graph-selected .node-text")).to_have_text(seeded.merged.content)
+    page.get_by_role("button", name="Insight").click()
+    sync_api.expect(page.locator("#insight-detail .insight-text")).to_have_text(seeded.merged.content)
+    assert visit.errors == []
+
+
+def test_the_graph_of_an_answer_opens_from_its_trace(visit: Visit) -> None:
+    page = visit.page
+    say(page, "Tell me about Redis streams.").get_by_role("button", name="How I got this").click()
+    page.click("#trace-graph")
+    page.wait_for_function("() => window.theaGraph && window.theaGraph.nodes().length >= 5")
+    types = set(page.evaluate("() => window.theaGraph.nodes().map(n => n.data('type'))"))
+    assert {"UserImpulse", "Task", "FinalResponse"} <= types
+
+
+def test_stored_markup_is_shown_as_text_and_never_run(visit: Visit, runtime: Runtime) -> None:
+    page = visit.page
+    runtime.memory.record([KnowledgeCrystal(content=f"Remember {XSS}", strength=3.0, user_id=visit.user_id)])
+    answer = say(page, f"Note this: {XSS}")
+    sync_api.expect(page.locator("#messages li.msg.user").last).to_have_text(f"Note this: {XSS}")
+    answer.get_by_role("button", name="How I got this").click()
+    sync_api.expect(page.locator("#trace-panel .impulse")).to_have_text(f"Note this: {XSS}")
+    page.click("#tab-insights")
+    row = page.locator("tr.insight").first
+    sync_api.expect(row.locator("td.content")).to_have_text(f"Remember {XSS}")
+    row.click()
+    sync_api.expect(page.locator("#insight-detail .insight-text")).to_have_text(f"Remember {XSS}")
+    assert page.locator("#messages script, #trace-panel script, #insights-table img").count() == 0
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+
+
+def test_a_token_protected_server_refuses_without_the_token(browser: Any, token_server: LiveServer) -> None:
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(token_server.url)
+        sync_api.expect(page.locator("#token-bar")).to_be_visible()
+        sync_api.expect(page.locator("#status")).to_have_text("locked")
+        status = page.evaluate("() => fetch('/api/insights').then(r => r.status)")
+        assert status == 401
+        answer = say(page, "hello?")
+        sync_api.expect(answer).to_have_class("msg error")
+        sync_api.expect(answer).to_contain_text("needs an access token")
+
+        page.fill("#token-input", "wrong")
+        page.click("#token-save")
+        sync_api.expect(page.locator("#token-bar")).to_be_visible()
+        page.fill("#token-input", TOKEN)
+        page.click("#token-save")
+        sync_api.expect(page.locator("#token-bar")).to_be_hidden()
+        sync_api.expect(say(page, "hello with the token").locator(".text")).to_have_text("Here is my answer.")
+    finally:
+        context.close()
+
+
+def test_reflect_shows_a_report(visit: Visit, runtime: Runtime) -> None:
+    page = visit.page
+    if runtime.worker is None:  # as `thea serve` does: reflection jobs run in this process
+        runtime.start_background_worker()
+    seed_insights(runtime.memory, user_id=visit.user_id, concept="Sentinel")
+    report = say(page, "!reflect")
+    sync_api.expect(report).to_have_class("msg system")
+    sync_api.expect(report.locator(".text")).to_contain_text("reflection:")
+    sync_api.expect(report.locator("dl.report")).to_contain_text("merged")

@@ -1,0 +1,299 @@
+"""Consistency of the memory layers: find, and repair, what a partial write or a crash left behind.
+
+The graph is the source of truth (``UniversalMemory.record`` writes it first). :func:`check`
+walks it in id order, one page at a time (keyset pagination, never everything at once), and
+for each page asks the vector store and the chronicle in one batch which of the page's nodes
+they hold. It then walks the vector points and the chronicle events page by page and asks the
+graph, again in batches, which of their nodes still exist. Impulses whose cycle recorded no
+``FinalResponse`` and that are older than a grace period are *incomplete cycles* (the process
+died mid-cycle, or synthesis failed and the user got the fallback answer).
+
+:func:`repair` does the same walk and fixes as it goes: it re-embeds missing vectors from the
+graph content, re-appends missing chronicle events, deletes orphan points and events, and marks
+incomplete cycles with ``status = "incomplete"`` (they are then no longer reported). Every fix
+is idempotent, so a second repair finds nothing to do.
+
+Known limit: a node counts as embedded when at least one of its chunks has a point; a single
+lost chunk of a long text is not detected.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from thea.errors import TheaError
+from thea.memory.universal import UniversalMemory, collection_for
+from thea.models import Collection, Node, NodeType, now_ms
+
+log = logging.getLogger(__name__)
+
+#: Value of the ``status`` property that repair sets on impulses of incomplete cycles.
+INCOMPLETE = "incomplete"
+#: A cycle younger than this may still be running (4 steps, each up to the LLM timeout).
+DEFAULT_GRACE_MS = 15 * 60 * 1000
+#: How many ids of each issue a report keeps as examples.
+EXAMPLES = 10
+
+#: ``progress(phase, done, total)``; phases are ``graph``, ``vectors`` and ``chronicle``.
+ProgressFn = Callable[[str, int, int], None]
+
+
+class Issue(StrEnum):
+    MISSING_VECTORS = "missing_vectors"
+    MISSING_EVENTS = "missing_events"
+    ORPHAN_POINTS = "orphan_points"
+    ORPHAN_EVENTS = "orphan_events"
+    INCOMPLETE_CYCLES = "incomplete_cycles"
+
+
+ISSUE_HELP: dict[Issue, str] = {
+    Issue.MISSING_VECTORS: "recall-worthy graph nodes without an embedding",
+    Issue.MISSING_EVENTS: "graph nodes without a chronicle event",
+    Issue.ORPHAN_POINTS: "vector points whose node is not in the graph",
+    Issue.ORPHAN_EVENTS: "chronicle events whose node is not in the graph",
+    Issue.INCOMPLETE_CYCLES: "impulses whose cycle recorded no final response",
+}
+
+
+def _zero() -> dict[Issue, int]:
+    return dict.fromkeys(Issue, 0)
+
+
+@dataclass
+class ConsistencyReport:
+    """What a scan found (and, for :func:`repair`, what it fixed)."""
+
+    checked_nodes: int = 0
+    checked_points: int = 0
+    checked_events: int = 0
+    found: dict[Issue, int] = field(default_factory=_zero)
+    repaired: dict[Issue, int] = field(default_factory=_zero)
+    examples: dict[Issue, list[str]] = field(default_factory=lambda: {i: [] for i in Issue})
+    #: Cycles marked incomplete by an earlier repair (acknowledged, not an issue any more).
+    marked_incomplete: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.found.values())
+
+    @property
+    def total_found(self) -> int:
+        return sum(self.found.values())
+
+    @property
+    def total_repaired(self) -> int:
+        return sum(self.repaired.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checked": {
+                "nodes": self.checked_nodes,
+                "points": self.checked_points,
+                "events": self.checked_events,
+            },
+            "found": {i.value: n for i, n in self.found.items()},
+            "repaired": {i.value: n for i, n in self.repaired.items()},
+            "examples": {i.value: ids for i, ids in self.examples.items()},
+            "marked_incomplete": self.marked_incomplete,
+        }
+
+
+def check(
+    memory: UniversalMemory,
+    *,
+    grace_ms: int = DEFAULT_GRACE_MS,
+    page_size: int = 500,
+    progress: ProgressFn | None = None,
+) -> ConsistencyReport:
+    """Compare the layers; change nothing."""
+    return _Scan(memory, fix=False, grace_ms=grace_ms, page_size=page_size, progress=progress).run()
+
+
+def repair(
+    memory: UniversalMemory,
+    *,
+    grace_ms: int = DEFAULT_GRACE_MS,
+    page_size: int = 500,
+    progress: ProgressFn | None = None,
+) -> ConsistencyReport:
+    """Re-derive what is missing from the graph and drop what has no graph node (idempotent)."""
+    return _Scan(memory, fix=True, grace_ms=grace_ms, page_size=page_size, progress=progress).run()
+
+
+class _Scan:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        *,
+        fix: bool,
+        grace_ms: int,
+        page_size: int,
+        progress: ProgressFn | None,
+    ) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be positive")
+        self.memory = memory
+        self.fix = fix
+        self.cutoff = now_ms() - max(grace_ms, 0)
+        self.page = page_size
+        self.progress = progress or (lambda phase, done, total: None)
+        self.report = ConsistencyReport()
+
+    def run(self) -> ConsistencyReport:
+        self._graph_pass()
+        self._vector_pass()
+        self._chronicle_pass()
+        r = self.report
+        log.info(
+            "consistency %s: checked %d nodes, %d points, %d events; found %s; repaired %s",
+            "repair" if self.fix else "check",
+            r.checked_nodes,
+            r.checked_points,
+            r.checked_events,
+            {i.value: n for i, n in r.found.items() if n},
+            {i.value: n for i, n in r.repaired.items() if n},
+        )
+        return r
+
+    # -- bookkeeping -------------------------------------------------------------------
+
+    def _found(self, issue: Issue, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        self.report.found[issue] += len(ids)
+        room = EXAMPLES - len(self.report.examples[issue])
+        if room > 0:
+            self.report.examples[issue].extend(ids[:room])
+
+    def _graph_has(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        return {str(r["id"]) for r in self.memory.graph.run("existing_node_ids", ids=list(ids))}
+
+    # -- graph -> vectors, chronicle, cycles ---------------------------------------------
+
+    def _graph_pass(self) -> None:
+        counts = self.memory.graph.count_by_type()
+        total = sum(n for kind, n in counts.items() if kind != "edges")
+        after = ""
+        while True:
+            rows = self.memory.graph.run("memory_page", after_id=after, limit=self.page)
+            if not rows:
+                break
+            props = [dict(r["props"]) for r in rows]
+            after = str(props[-1]["id"])
+            nodes: list[Node] = []
+            for p in props:
+                try:
+                    nodes.append(Node.from_props(p))
+                except (TheaError, ValueError) as exc:
+                    log.warning("consistency: skipping unreadable node %s: %s", p.get("id"), exc)
+            self._check_events(nodes)
+            self._check_vectors(nodes)
+            self._check_cycles(props)
+            self.report.checked_nodes += len(rows)
+            self.progress("graph", self.report.checked_nodes, max(total, self.report.checked_nodes))
+            if len(rows) < self.page:
+                break
+
+    def _check_events(self, nodes: Sequence[Node]) -> None:
+        have = self.memory.chronicle.existing_ids([n.id for n in nodes])
+        missing = [n for n in nodes if n.id not in have]
+        self._found(Issue.MISSING_EVENTS, [n.id for n in missing])
+        if self.fix and missing:
+            self.memory.chronicle.append([self.memory.event_of(n) for n in missing])
+            self.report.repaired[Issue.MISSING_EVENTS] += len(missing)
+
+    def _check_vectors(self, nodes: Sequence[Node]) -> None:
+        by_collection: dict[Collection, list[Node]] = defaultdict(list)
+        for node in nodes:
+            text = node.embedding_text()
+            if text and text.strip():
+                by_collection[collection_for(node.type)].append(node)
+        for collection, group in by_collection.items():
+            have = self.memory.vectors.existing_ids(collection, [n.id for n in group])
+            missing = [n for n in group if n.id not in have]
+            self._found(Issue.MISSING_VECTORS, [n.id for n in missing])
+            if self.fix and missing:
+                records = self.memory.vector_records(missing)  # re-embedded from graph content
+                if records:
+                    self.memory.vectors.upsert(records)
+                self.report.repaired[Issue.MISSING_VECTORS] += len(missing)
+
+    def _check_cycles(self, props: Sequence[dict[str, Any]]) -> None:
+        candidates: list[str] = []
+        for p in props:
+            if p.get("type") != NodeType.USER_IMPULSE.value or p.get("correlation_id") != p.get("id"):
+                continue  # only impulses that started a cycle (the orchestrator sets correlation = id)
+            if p.get("status") == INCOMPLETE:
+                self.report.marked_incomplete += 1
+                continue
+            if int(p.get("created_at") or 0) < self.cutoff:
+                candidates.append(str(p["id"]))
+        if not candidates:
+            return
+        incomplete = [str(r["id"]) for r in self.memory.graph.run("cycles_without_response", ids=candidates)]
+        self._found(Issue.INCOMPLETE_CYCLES, incomplete)
+        if self.fix and incomplete:
+            self.memory.graph.set_properties(incomplete, {"status": INCOMPLETE})
+            self.report.repaired[Issue.INCOMPLETE_CYCLES] += len(incomplete)
+
+    # -- vectors -> graph ----------------------------------------------------------------
+
+    def _vector_pass(self) -> None:
+        totals = {c: self.memory.vectors.count(c) for c in Collection}
+        total = sum(totals.values())
+        for collection in Collection:
+            reported: set[str] = set()  # an orphan's chunks may span pages
+            cursor: str | None = None
+            while True:
+                ids, cursor = self.memory.vectors.scan_node_ids(collection, cursor, self.page)
+                self.report.checked_points += len(ids)
+                unique = [i for i in dict.fromkeys(ids) if i and i != "None"]
+                exists = self._graph_has(unique)
+                orphans = [i for i in unique if i not in exists and i not in reported]
+                reported.update(orphans)
+                self._found(Issue.ORPHAN_POINTS, orphans)
+                if self.fix and orphans:
+                    self.memory.vectors.delete(collection, orphans)
+                    self.report.repaired[Issue.ORPHAN_POINTS] += len(orphans)
+                self.progress("vectors", self.report.checked_points, max(total, self.report.checked_points))
+                if cursor is None or not ids:
+                    break
+
+    # -- chronicle -> graph --------------------------------------------------------------
+
+    def _chronicle_pass(self) -> None:
+        total = self.memory.chronicle.count()
+        reported: set[str] = set()
+        cursor: str | None = None
+        while True:
+            ids, cursor = self.memory.chronicle.scan_ids(cursor, self.page)
+            self.report.checked_events += len(ids)
+            unique = list(dict.fromkeys(ids))
+            exists = self._graph_has(unique)
+            orphans = [i for i in unique if i not in exists and i not in reported]
+            reported.update(orphans)
+            self._found(Issue.ORPHAN_EVENTS, orphans)
+            if self.fix and orphans:
+                self.report.repaired[Issue.ORPHAN_EVENTS] += self.memory.chronicle.delete(orphans)
+            self.progress("chronicle", self.report.checked_events, max(total, self.report.checked_events))
+            if cursor is None or not ids:
+                break
+
+
+__all__ = [
+    "DEFAULT_GRACE_MS",
+    "INCOMPLETE",
+    "ISSUE_HELP",
+    "ConsistencyReport",
+    "Issue",
+    "check",
+    "repair",
+]

@@ -1,0 +1,110 @@
+"""The recall cascade on real engines: planted memories come back, the rest stays out."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.recall.activation import ActivationConfig, spread
+from services.recall.cascade import RecallConfig, RecallService
+from services.recall.types import RecallQuery, Stage
+from thea.models import Edge, EdgeType, KnowledgeCrystal, UserImpulse, relation
+from thea.runtime import Runtime
+
+DAY = 86_400_000
+NOW = 1_790_000_000_000
+
+
+def plant(rt: Runtime) -> dict[str, str]:
+    nodes = {
+        "redis": UserImpulse(content="I run Redis queues for the billing service.", user_id="ana"),
+        "cat": UserImpulse(content="My cat Miso sleeps on the keyboard.", user_id="ana"),
+        "hike": UserImpulse(content="We hiked up Mount Tamalpais last spring.", user_id="ana"),
+        "bob": UserImpulse(content="Bob runs Redis queues for payroll.", user_id="bob"),
+    }
+    rt.memory.record(list(nodes.values()))
+    return {k: v.id for k, v in nodes.items()}
+
+
+async def ids_for(rt: Runtime, query: RecallQuery, **config: object) -> list[str]:
+    result = await RecallService(rt.memory, RecallConfig(**config)).recall(query)  # type: ignore[arg-type]
+    return [h.id for h in result.hits]
+
+
+async def test_the_planted_memory_comes_back_and_unrelated_ones_do_not(runtime: Runtime) -> None:
+    planted = plant(runtime)
+    found = await ids_for(runtime, RecallQuery(texts=["which queues do I run for billing?"], user_id="ana"))
+    assert found[0] == planted["redis"]
+    assert planted["hike"] not in found
+    assert planted["bob"] not in found  # another user's memory
+    nothing = await ids_for(runtime, RecallQuery(texts=["quantum chromodynamics lattice"], user_id="ana"))
+    assert nothing == []  # below the relevance floor, nothing is better than noise
+
+
+async def test_time_windows_filter_by_when_it_happened(runtime: Runtime) -> None:
+    old = UserImpulse(content="I ate ramen in Tokyo.", user_id="ana", created_at=NOW - 30 * DAY)
+    new = UserImpulse(content="I ate ramen in Osaka.", user_id="ana", created_at=NOW - DAY // 2)
+    runtime.memory.record([old, new])
+    query = RecallQuery(texts=["where did I eat ramen"], user_id="ana", time_from=NOW - DAY, time_to=NOW)
+    found = await ids_for(runtime, query)
+    assert found == [new.id]
+
+
+async def test_archived_insights_are_not_recalled(runtime: Runtime) -> None:
+    live = KnowledgeCrystal(content="Ana prefers tea over coffee.", user_id="ana")
+    gone = KnowledgeCrystal(content="Ana prefers coffee over tea.", user_id="ana", active=False)
+    runtime.memory.record([live, gone])
+    found = await ids_for(runtime, RecallQuery(texts=["does Ana prefer tea or coffee"], user_id="ana"))
+    assert live.id in found
+    assert gone.id not in found
+
+
+async def test_spreading_activation_reaches_two_hops_and_stops_below_threshold(runtime: Runtime) -> None:
+    c = runtime.memory.get_or_create_concepts(["outage", "memory leak", "cron job", "full moon"])
+    insight = KnowledgeCrystal(content="The nightly cron job is restarted by hand.", user_id="ana")
+    runtime.memory.record(
+        [insight],
+        [
+            relation(c["memory leak"].id, EdgeType.CAUSES, c["outage"].id, confidence=1.0),
+            relation(c["cron job"].id, EdgeType.CAUSES, c["memory leak"].id, confidence=1.0),
+            relation(c["full moon"].id, EdgeType.RELATED_TO, c["cron job"].id, confidence=0.5),
+            Edge(src=insight.id, dst=c["cron job"].id, type=EdgeType.INSIGHT_FROM_CONCEPT),
+        ],
+    )
+    query = RecallQuery(texts=["zzz"], concepts=["outage"], user_id="ana")
+    result = await RecallService(runtime.memory).recall(query, frozenset({Stage.ACTIVATION}))
+    assert [h.id for h in result.hits] == [insight.id]  # outage -> memory leak -> cron job
+    # the same graph with a high threshold stops after one hop
+    strict = RecallConfig(activation=ActivationConfig(threshold=0.6))
+    result = await RecallService(runtime.memory, strict).recall(query, frozenset({Stage.ACTIVATION}))
+    assert result.hits == []
+
+
+def test_activation_values_decay_per_relation_and_respect_the_threshold() -> None:
+    edges = {
+        "a": [("a", "b", "IS_A", 1.0)],
+        "b": [("b", "c", "RELATED_TO", 1.0)],
+        "c": [("c", "d", "RELATED_TO", 1.0)],
+    }
+
+    def fetch(frontier: list[str]):  # type: ignore[no-untyped-def]
+        return [e for f in frontier for e in edges.get(f, [])]
+
+    act = spread(["a"], fetch, ActivationConfig(threshold=0.3))
+    assert act["b"] == pytest.approx(0.8)
+    assert act["c"] == pytest.approx(0.4)
+    assert "d" not in act  # 0.2 < threshold
+
+
+async def test_a_triple_pattern_finds_what_causes_something(runtime: Runtime) -> None:
+    c = runtime.memory.get_or_create_concepts(["disk full", "outage", "tea"])
+    insight = KnowledgeCrystal(content="Full disks took the site down twice.", user_id="ana")
+    runtime.memory.record(
+        [insight],
+        [
+            relation(c["disk full"].id, EdgeType.CAUSES, c["outage"].id, confidence=0.9),
+            Edge(src=insight.id, dst=c["disk full"].id, type=EdgeType.INSIGHT_FROM_CONCEPT),
+        ],
+    )
+    query = RecallQuery(texts=["zzz"], triple_pattern=(None, "CAUSES", "outage"), user_id="ana")
+    result = await RecallService(runtime.memory).recall(query, frozenset({Stage.TRIPLES}))
+    assert [h.id for h in result.hits] == [insight.id]

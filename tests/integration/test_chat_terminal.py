@@ -1,0 +1,48 @@
+"""`thea chat` in a real terminal (tmux): prompt, streamed answer, commands, clean exit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+def wait_for(session: str, text: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", session, "-S", "-200")
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
+
+
+def test_chat_in_a_terminal(tmp_path: Path) -> None:
+    session = f"thea-test-{os.getpid()}"
+    env = f"THEA_DATA_DIR={tmp_path / 'data'} THEA_LLM__PROVIDER=fake"
+    command = f"env {env} {sys.executable} -m thea.cli.main chat --user ana; echo EXITED:$?; sleep 30"
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
+    try:
+        wait_for(session, "you>")
+        tmux("send-keys", "-t", session, "Hello, I work on Redis queues.", "Enter")
+        wait_for(session, "thea> (fake model) I heard you.")
+        tmux("send-keys", "-t", session, "!trace", "Enter")
+        wait_for(session, "synthesis")
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        screen = wait_for(session, "EXITED:")
+        assert "EXITED:0" in screen
+        assert "Traceback" not in screen
+    finally:
+        tmux("kill-session", "-t", session)

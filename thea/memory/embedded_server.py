@@ -124,11 +124,32 @@ class EmbeddedFalkorDB:
     def start(self) -> EmbeddedFalkorDB:
         """Attach to a running server for this data dir, or start one (and own it)."""
         with self._start_lock():
+            self._reap_orphan()
             if self.is_running():
                 log.info("attached to embedded FalkorDB at %s", self.socket_path)
                 return self
             self._spawn()
         return self
+
+    def _reap_orphan(self, wait_s: float = 5.0) -> None:
+        """A server whose owner died (re-parented to init) is on its way out: its owner's death
+        signal is in flight. Wait for it, then kill it, so we never attach to a dying server or
+        start a second one on the same files. It runs with AOF, so nothing acknowledged is lost."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return
+        if ppid != 1:
+            return
+        log.warning("embedded FalkorDB pid=%s lost its owner; waiting for it to exit", pid)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.05)
+        if Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.1)
 
     def _command(self) -> list[str]:
         server, module = _binaries()

@@ -141,7 +141,9 @@ STOPWORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
-_QUOTED = re.compile(r"\"([^\"]{2,60})\"|'([^']{2,60})'")
+_POSSESSIVE = re.compile(r"'s$|'$", re.IGNORECASE)
+# single quotes count only around words, not as apostrophes ("Caroline's ... Ana's")
+_QUOTED = re.compile(r"\"([^\"]{2,60})\"|(?<!\w)'([^']{2,60})'(?!\w)")
 
 
 def time_window(name: str, now_ms: int | None = None) -> tuple[int | None, int | None]:
@@ -176,10 +178,10 @@ def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> l
     found: list[str] = []
     for match in _QUOTED.finditer(text):
         found.append(match.group(1) or match.group(2))
-    words = _WORD.findall(text)
+    words = [_POSSESSIVE.sub("", w) for w in _WORD.findall(text)]
     for index, word in enumerate(words):
-        if word[0].isupper() and index > 0 and word.lower() not in STOPWORDS:
-            found.append(word)
+        if word and word[0].isupper() and index > 0 and word.lower() not in STOPWORDS:
+            found.append(word)  # "Caroline's" is the concept "Caroline"
     if content:
         found += content_words(text)
     unique: dict[str, str] = {}

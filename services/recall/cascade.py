@@ -3,14 +3,15 @@
 Stages (each can be switched off for ablations):
 
 - TRIPLES: query concepts (and a triple pattern such as (?, CAUSES, outage)) resolved
-  in the graph; memories linked to those concepts are candidates.
-- KEYWORDS: full-text match on memory content.
+  in the graph; memories linked to those concepts are candidates, each concept weighted
+  by its idf (a concept linked to most memories tells little).
+- KEYWORDS: full-text candidates (one lookup per query word) ranked by BM25 (lexical.py).
 - VECTORS: embedding similarity over experience and insights, with a similarity floor.
 - ACTIVATION: spreading activation from the query concepts over typed concept
   relations; memories linked to activated concepts are candidates, weighted by activation.
 - TEMPORAL: the plan's time window restricts every other stage.
 
-Candidates are fused by reciprocal rank, weighted by memory type, insight strength
+Candidates are fused by reciprocal rank (equal scores share a rank), weighted by memory type, insight strength
 and fact confidence, and must carry a real signal from at least one stage (a
 similarity above the floor, a keyword match, a concept link or activation above
 threshold): a question about something never discussed returns nothing. Only the
@@ -29,7 +30,8 @@ from typing import Any
 
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
-from services.recall.fusion import memory_weight, rrf
+from services.recall.fusion import memory_weight, ranked, rrf
+from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
 from thea.memory.universal import UniversalMemory
 from thea.models import CONCEPT_RELATIONS, Collection, Node, VectorFilter, normalize_name, now_ms
@@ -53,26 +55,64 @@ class RecallConfig:
             "FinalResponse": 0.6,
         }
     )
+    #: RRF weights. Vectors and keywords weigh the same on purpose: 1/(60 + rank) is so flat
+    #: that a stage weighted even 0.8 of another ranks below that stage's whole top 20, and the
+    #: fusion stops interleaving them (on LoCoMo dev data keywords at 0.8 cost 0.14 recall@10).
     stage_weights: dict[str, float] = field(
-        default_factory=lambda: {"vectors": 1.0, "keywords": 0.8, "triples": 1.0, "activation": 0.7}
+        default_factory=lambda: {"vectors": 1.0, "keywords": 1.0, "triples": 1.0, "activation": 0.7}
     )
     activation: ActivationConfig = field(default_factory=ActivationConfig)
+    #: Full-text candidates per query word fetched for BM25 re-scoring.
+    keyword_candidates: int = 50
+    #: At most this many concepts are looked up for the triple and activation stages.
+    max_concepts: int = 12
+    #: Seconds the collection size (for idf) is cached.
+    size_ttl_s: float = 30.0
+
+
+def keyword_words(texts: list[str], max_terms: int = 12) -> list[str]:
+    """Content words of the query texts (lower-cased, stopwords dropped), first seen first."""
+    words: dict[str, None] = {}
+    for text in texts:
+        for word in _WORD.findall(text.lower()):
+            if word not in STOPWORDS:
+                words.setdefault(word, None)
+    return list(words)[:max_terms]
 
 
 def keyword_query(texts: list[str], max_terms: int = 12) -> str:
     """A safe full-text query: content words only, OR-ed (no operators from user text)."""
-    terms: dict[str, None] = {}
-    for text in texts:
-        for word in _WORD.findall(text.lower()):
-            if word not in STOPWORDS:
-                terms.setdefault(word, None)
-    return "|".join(list(terms)[:max_terms])
+    return "|".join(keyword_words(texts, max_terms))
+
+
+def event_time(props: dict[str, Any]) -> int:
+    """When a memory happened: a dialogue turn's ``event_time`` (imported history), else ``created_at``."""
+    when = props.get("event_time")
+    return int(when if when is not None else props.get("created_at", 0))
+
+
+def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
+    return not ((window[0] is not None and when < window[0]) or (window[1] is not None and when >= window[1]))
 
 
 class RecallService:
     def __init__(self, memory: UniversalMemory, config: RecallConfig | None = None) -> None:
         self.memory = memory
         self.config = config or RecallConfig()
+        self._size: tuple[float, int] = (-1e9, 0)
+
+    def collection_size(self) -> int:
+        """Number of recallable memories (all users), cached briefly: the N of idf."""
+        at, size = self._size
+        if time.monotonic() - at < self.config.size_ttl_s:
+            return size
+        try:
+            size = sum(self.memory.vectors.count(c) for c in (Collection.EXPERIENCE, Collection.INSIGHTS))
+        except Exception as exc:  # idf then falls back to the candidate count
+            log.warning("could not count memories for idf: %s", exc)
+            size = 0
+        self._size = (time.monotonic(), size)
+        return size
 
     async def recall(self, query: RecallQuery, stages: frozenset[Stage] = ALL_STAGES) -> RecallResult:
         return await asyncio.to_thread(self.recall_sync, query, stages)
@@ -82,14 +122,13 @@ class RecallService:
         if query.user_id is None:
             return RecallResult(elapsed_ms=0.0)
         window = (query.time_from, query.time_to) if Stage.TEMPORAL in stages else (None, None)
-        rankings: dict[str, list[str]] = {}
+        rankings: dict[str, list[tuple[str, float]]] = {}
         signal: dict[str, float] = {}
         stage_of: dict[str, list[str]] = defaultdict(list)
 
         def take(stage: Stage, scored: list[tuple[str, float]]) -> None:
             scored = [(i, s) for i, s in scored if i not in query.exclude_ids]
-            scored.sort(key=lambda pair: -pair[1])
-            rankings[stage.value] = [i for i, _ in scored[: self.config.per_stage]]
+            rankings[stage.value] = ranked(scored, self.config.per_stage)
             for node_id, score in scored:
                 signal[node_id] = max(signal.get(node_id, 0.0), score)
                 stage_of[node_id].append(stage.value)
@@ -135,28 +174,31 @@ class RecallService:
         return list(best.items())
 
     def _keywords(self, query: RecallQuery, window: tuple[int | None, int | None]) -> list[tuple[str, float]]:
-        text = keyword_query(query.texts)
-        if not text:
-            return []
-        rows = self.memory.graph.run(
-            "fulltext_search",
-            query=text,
-            types=list(RECALLABLE),
-            user_id=query.user_id,
-            limit=self.config.per_stage * 2,
-        )
-        out = []
-        for row in rows:
-            props = row["props"]
-            if props.get("user_id") != query.user_id:
-                continue
-            created = int(props.get("created_at", 0))
-            if (window[0] is not None and created < window[0]) or (
-                window[1] is not None and created >= window[1]
-            ):
-                continue
-            out.append((str(props["id"]), float(row["score"])))
-        return out
+        """Full-text candidates, ranked by BM25 (see services/recall/lexical.py).
+
+        One full-text lookup per query word: every memory holding a rare word is a
+        candidate even when a common word (a name said in every other turn) matches
+        more memories than the candidate limit.
+        """
+        words = keyword_words(query.texts)
+        docs: dict[str, list[str]] = {}
+        for word in words:
+            rows = self.memory.graph.run(
+                "fulltext_search",
+                query=word,
+                types=list(RECALLABLE),
+                user_id=query.user_id,
+                limit=self.config.keyword_candidates,
+            )
+            for row in rows:
+                props = row["props"]
+                node_id = str(props["id"])
+                if node_id in docs or props.get("user_id") != query.user_id:
+                    continue
+                if in_window(event_time(props), window):
+                    docs[node_id] = terms(str(props.get("content", "")), STOPWORDS)
+        scores = bm25([stem(w) for w in words], docs, self.collection_size())
+        return list(scores.items())
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
         norms = {normalize_name(c) for c in query.concepts if normalize_name(c)}
@@ -179,17 +221,27 @@ class RecallService:
     def _linked(
         self, query: RecallQuery, concepts: dict[str, float], window: tuple[int | None, int | None]
     ) -> list[tuple[str, float]]:
-        rows = self.memory.graph.run(
-            "recall_by_concepts",
-            concept_ids=list(concepts),
-            user_id=query.user_id,
-            time_from=window[0],
-            time_to=window[1],
-            limit=self.config.per_stage * 10,
-        )
+        """Memories linked to the concepts, each concept weighted by its activation times its
+        idf: a concept linked to most memories (a speaker's name) says little, a rare one a lot.
+
+        One lookup per concept, so a common concept cannot use up the row limit of the others.
+        """
+        limit = self.config.per_stage * 10
+        strongest = sorted(concepts, key=lambda c: -concepts[c])[: self.config.max_concepts]
+        size = self.collection_size()
         score: dict[str, float] = defaultdict(float)
-        for row in rows:
-            score[str(row["id"])] += concepts.get(str(row["cid"]), 0.0)
+        for cid in strongest:
+            rows = self.memory.graph.run(
+                "recall_by_concepts",
+                concept_ids=[cid],
+                user_id=query.user_id,
+                time_from=window[0],
+                time_to=window[1],
+                limit=limit,
+            )
+            weight = concepts[cid] * idf_weight(len(rows), size)
+            for row in rows:
+                score[str(row["id"])] += weight
         return list(score.items())
 
     def _neighbours(self, frontier: list[str]) -> list[Neighbour]:
@@ -246,8 +298,4 @@ class RecallService:
             return False
         if data.get("valid_until") is not None and data["valid_until"] <= now_ms():
             return False
-        created = node.created_at
-        return not (
-            (window[0] is not None and created < window[0])
-            or (window[1] is not None and created >= window[1])
-        )
+        return in_window(event_time(data), window)

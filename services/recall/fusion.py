@@ -8,14 +8,39 @@ from collections.abc import Mapping, Sequence
 RRF_K = 60
 
 
+def ranked(scored: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+    """(id, rank) best first for (id, score) pairs, at most ``limit`` of them.
+
+    Equal scores share their mean rank (a stage that cannot tell two memories apart
+    must not order them by accident), and a group of equal scores that crosses the
+    cut is left out whole: e.g. 60 memories that all merely mention a speaker's name
+    carry no ranking information, so the stage contributes nothing for them.
+    """
+    ordered = sorted(scored, key=lambda pair: -pair[1])
+    out: list[tuple[str, float]] = []
+    start = 0
+    while start < len(ordered):
+        end = start
+        while end + 1 < len(ordered) and math.isclose(ordered[end + 1][1], ordered[start][1], rel_tol=1e-9):
+            end += 1
+        if end + 1 > limit:
+            break
+        mean_rank = (start + end) / 2 + 1
+        out += [(ordered[i][0], mean_rank) for i in range(start, end + 1)]
+        start = end + 1
+    return out
+
+
 def rrf(
-    rankings: Mapping[str, Sequence[str]], k: int = RRF_K, weights: Mapping[str, float] | None = None
+    rankings: Mapping[str, Sequence[tuple[str, float]]],
+    k: int = RRF_K,
+    weights: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """Fuse several best-first id lists: score(id) = sum over lists of w / (k + rank)."""
+    """Fuse several rankings of (id, rank from 1): score(id) = sum over stages of w / (k + rank)."""
     scores: dict[str, float] = {}
-    for stage, ids in rankings.items():
+    for stage, pairs in rankings.items():
         w = (weights or {}).get(stage, 1.0)
-        for rank, node_id in enumerate(ids, start=1):
+        for node_id, rank in pairs:
             scores[node_id] = scores.get(node_id, 0.0) + w / (k + rank)
     return scores
 

@@ -82,3 +82,52 @@ def test_aggregate_means_per_category_and_overall() -> None:
     assert means["overall"]["ndcg@10"] == pytest.approx(0.5)
     assert means["overall"]["n"] == 3.0
     assert aggregate([]) == {}
+
+
+# -- ranking functions of the recall cascade's keyword stage and fusion -----------------------
+
+
+def test_stemmer_maps_inflections_to_one_key() -> None:
+    from services.recall.lexical import stem
+
+    assert {stem(w) for w in ("camping", "camped", "camps", "camp")} == {"camp"}
+    assert {stem(w) for w in ("planning", "plans", "plan")} == {"plan"}
+    assert stem("stories") == stem("story")
+    assert stem("making") == stem("make")
+    assert stem("class") == "class"  # no stripping of a double s
+    assert stem("bus") == "bus"  # words of three letters or fewer stay
+
+
+def test_bm25_prefers_rare_words_and_short_documents() -> None:
+    from services.recall.lexical import bm25
+
+    docs = {
+        "a": ["carolin", "camp", "trip"],
+        "b": ["carolin", "said", "hello", "again", "today"],
+        "c": ["carolin"],
+        "d": ["pottery"],
+    }
+    scores = bm25(["carolin", "camp"], docs, total_docs=4)
+    # df(carolin) = 3 -> idf = ln(1 + 1.5/3.5) = 0.3567; df(camp) = 1 -> idf = ln(1 + 3.5/1.5) = 1.2040
+    # only "a" holds the rare word, so it leads; c beats b on length (1 vs 5 words); d has no query word
+    assert sorted(scores, key=lambda k: -scores[k]) == ["a", "c", "b"]
+    # avgdl = (3 + 5 + 1 + 1) / 4 = 2.5; c (tf 1, length 1), k1 = 1.2, b = 0.75:
+    # 0.3567 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / 2.5)) = 0.78468 / 1.66 = 0.4727
+    assert scores["c"] == pytest.approx(0.4727, abs=1e-4)
+    assert bm25([], docs, 4) == {}
+
+
+def test_ranked_shares_ranks_between_ties_and_drops_a_tie_cut_in_half() -> None:
+    from services.recall.fusion import ranked, rrf
+
+    scored = [("d", 1.0), ("b", 2.0), ("a", 3.0), ("c", 2.0)]
+    # a is first; b and c tie for places 2 and 3 -> both get rank 2.5; d is past the limit
+    assert ranked(scored, 3) == [("a", 1.0), ("b", 2.5), ("c", 2.5)]
+    # with room for 2 the tie group (places 2-3) would be cut in half: it is left out whole
+    assert ranked(scored, 2) == [("a", 1.0)]
+    # a stage where everything ties says nothing at all
+    assert ranked([("x", 1.0), ("y", 1.0), ("z", 1.0)], 2) == []
+    fused = rrf({"v": [("a", 1.0), ("b", 2.0)], "k": [("b", 1.0)]}, k=60)
+    # a: 1/61 = 0.016393; b: 1/62 + 1/61 = 0.032522
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)

@@ -1,0 +1,185 @@
+"""Shared helpers of the benchmarks: fresh memories in temp dirs, timing, result files, tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from rich.console import Console
+from rich.table import Table
+
+from services.plan_fallback import candidate_concepts
+from thea.config import Settings, load_settings
+from thea.memory.factory import open_memory
+from thea.memory.universal import UniversalMemory
+from thea.models import Edge, EdgeType, Node
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS_DIR = ROOT / "benchmarks" / "results"
+console = Console(width=None if sys.stdout.isatty() else 140)
+
+_shared_embedder: Embeddings | None = None
+
+
+def shared_embedder() -> Embeddings:
+    """One offline MiniLM for the whole process (loaded once, shared by every memory)."""
+    global _shared_embedder
+    if _shared_embedder is None:
+        from thea.memory.embeddings import MiniLMEmbeddings
+
+        _shared_embedder = MiniLMEmbeddings()
+        _shared_embedder.embed_query("warm up")
+    return _shared_embedder
+
+
+def bench_settings(data_dir: Path) -> Settings:
+    return load_settings("embedded", data_dir=data_dir, llm={"provider": "fake"})
+
+
+@contextmanager
+def fresh_stack(prefix: str = "thea-bench-") -> Iterator[tuple[Settings, UniversalMemory]]:
+    """Settings and a new embedded thea memory (own FalkorDB child, Qdrant Edge, SQLite) in a
+    temp dir, sharing the process's MiniLM. The FalkorDB child is stopped and the folder
+    removed on exit, even on error."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        settings = bench_settings(Path(tmp) / "data")
+        memory = open_memory(settings)
+        try:
+            embedder = shared_embedder()
+            memory.embedder = embedder
+            chunk = getattr(embedder, "chunk_text", None)
+            if chunk is not None:
+                memory.chunker = chunk
+            yield settings, memory
+        finally:
+            memory.close()
+
+
+@contextmanager
+def fresh_memory(prefix: str = "thea-bench-") -> Iterator[UniversalMemory]:
+    """A new embedded thea memory in a temp dir (see :func:`fresh_stack`)."""
+    with fresh_stack(prefix) as (_, memory):
+        yield memory
+
+
+def concepts_in(text: str) -> list[str]:
+    """The concepts the cycle links to a text without an LLM (as for an impulse's fallback plan)."""
+    return [c for c in candidate_concepts(text) if len(c.strip()) >= 3][:5]
+
+
+def record_with_concepts(
+    memory: UniversalMemory, nodes: Sequence[Node], texts: Sequence[str] | None = None, batch: int = 200
+) -> None:
+    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text."""
+    sources = list(texts) if texts is not None else [n.content for n in nodes]
+    for start in range(0, len(nodes), batch):
+        chunk = nodes[start : start + batch]
+        names = {
+            node.id: concepts_in(text)
+            for node, text in zip(chunk, sources[start : start + batch], strict=True)
+        }
+        wanted = sorted({n for found in names.values() for n in found})
+        concepts = memory.get_or_create_concepts(wanted) if wanted else {}
+        links = [
+            Edge(src=node_id, dst=concepts[name].id, type=EdgeType.CONTAINS_CONCEPT)
+            for node_id, found in names.items()
+            for name in found
+            if name in concepts
+        ]
+        memory.record(chunk, links)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """(seconds, result) of one call."""
+    started = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - started, result
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) with linear interpolation."""
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return float(values[0])
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    if q <= 0:
+        return float(min(values))
+    if q >= 100:
+        return float(max(values))
+    return float(cuts[int(q) - 1])
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def stamp() -> str:
+    return datetime.now(tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def write_json(data: dict[str, Any], name: str, out_dir: Path | None = None, when: str | None = None) -> Path:
+    folder = out_dir or RESULTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}-{when or stamp()}.json"
+    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    return path
+
+
+def ratio(ours: float | None, raw: float | None) -> float | None:
+    if ours is None or raw is None or raw == 0:
+        return None
+    return ours / raw
+
+
+def row(metric: str, ours: float, raw: float | None, unit: str, note: str = "") -> dict[str, Any]:
+    """One result line: our figure, the raw baseline measured in the same run, their ratio."""
+    return {"metric": metric, "ours": ours, "raw": raw, "ratio": ratio(ours, raw), "unit": unit, "note": note}
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}"
+
+
+def result_table(result: dict[str, Any]) -> Table:
+    table = Table(title=f"{result['name']} ({'quick' if result.get('quick') else 'full'})")
+    for header, justify in (
+        ("metric", "left"),
+        ("thea", "right"),
+        ("raw baseline", "right"),
+        ("ratio", "right"),
+        ("unit", "left"),
+        ("note", "left"),
+    ):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for line in result.get("rows", []):
+        r = line.get("ratio")
+        table.add_row(
+            line["metric"],
+            fmt(line["ours"]),
+            fmt(line.get("raw")),
+            f"{r:.2f}x" if r is not None else "-",
+            line.get("unit", ""),
+            line.get("note", ""),
+        )
+    return table

@@ -1,0 +1,141 @@
+"""Cycle overhead: ``Orchestrator.handle_impulse`` with a zero-latency fake LLM vs the time
+spent inside its raw store calls.
+
+The memory holds 1,000 synthetic dialogue turns so recall has work to do. During each
+cycle every call into the engines is timed where thea hands over to them: FalkorDB's
+``Graph.query``, the Qdrant Edge shard calls, the SQLite chronicle's statements and the
+MiniLM embedding calls. "raw" is the sum of those per cycle; the ratio cycle / raw shows
+what thea's own code (steps, prompts, the fake model's LangChain plumbing, node building,
+threads) adds on top of the engines. Median over the cycles, in ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from benchmarks import synthetic
+from benchmarks.common import fresh_stack, percentile, record_with_concepts, row, shared_embedder
+from services.assembly import build_orchestrator
+from thea.llm.fake import FakeChatModel
+from thea.memory.universal import UniversalMemory
+
+USER = "bench"
+
+
+class StoreClock:
+    """Thread-safe sums of time spent in engine calls, by engine."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+
+    def wrap(self, engine: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - started
+                with self.lock:
+                    self.seconds[engine] += elapsed
+                    self.calls[engine] += 1
+
+        return timed
+
+    def snapshot(self) -> tuple[dict[str, float], dict[str, int]]:
+        with self.lock:
+            return dict(self.seconds), dict(self.calls)
+
+
+class TimedEmbeddings(Embeddings):
+    def __init__(self, base: Embeddings, clock: StoreClock) -> None:
+        self.base = base
+        self.embed_documents = clock.wrap("embeddings", base.embed_documents)  # type: ignore[method-assign]
+        self.embed_query = clock.wrap("embeddings", base.embed_query)  # type: ignore[method-assign]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:  # replaced per instance
+        return self.base.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:  # replaced per instance
+        return self.base.embed_query(text)
+
+
+def instrument(memory: UniversalMemory, clock: StoreClock) -> None:
+    """Time every hand-over to an engine (instance attributes shadow the methods)."""
+    graph: Any = memory.graph
+    graph._graph.query = clock.wrap("graph", graph._graph.query)
+    vectors: Any = memory.vectors
+    vectors._call = clock.wrap("vectors", vectors._call)
+    chronicle: Any = memory.chronicle
+    for name in ("append", "_query"):
+        if hasattr(chronicle, name):
+            setattr(chronicle, name, clock.wrap("chronicle", getattr(chronicle, name)))
+    memory.embedder = TimedEmbeddings(memory.embedder, clock)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    cycles = 30 if quick else 100
+    questions = synthetic.questions(cycles + 3, seed=5)
+    with fresh_stack(prefix="thea-bench-cycle-") as (settings, memory):
+        memory.embedder = synthetic.PoolEmbeddings(shared_embedder())
+        record_with_concepts(memory, synthetic.turns(1_000, USER, seed=9), batch=500)
+        memory.embedder = shared_embedder()
+        orchestrator = build_orchestrator(settings, memory, FakeChatModel(), jobs=None)
+        clock = StoreClock()
+        instrument(memory, clock)
+
+        async def main() -> tuple[list[float], list[float], list[dict[str, float]], list[int]]:
+            walls: list[float] = []
+            stores: list[float] = []
+            parts: list[dict[str, float]] = []
+            calls: list[int] = []
+            for index, question in enumerate(questions):
+                before, n_before = clock.snapshot()
+                started = time.perf_counter()
+                await orchestrator.handle_impulse(question, USER, "bench-session")
+                wall = (time.perf_counter() - started) * 1000
+                after, n_after = clock.snapshot()
+                if index < 3:  # warm-up
+                    continue
+                part = {k: (after.get(k, 0.0) - before.get(k, 0.0)) * 1000 for k in after}
+                walls.append(wall)
+                stores.append(sum(part.values()))
+                parts.append(part)
+                calls.append(sum(n_after.values()) - sum(n_before.values()))
+            return walls, stores, parts, calls
+
+        walls, stores, parts, calls = asyncio.run(main())
+    engines = sorted({k for p in parts for k in p})
+    breakdown = {k: percentile([p.get(k, 0.0) for p in parts], 50) for k in engines}
+    overhead = [w - s for w, s in zip(walls, stores, strict=True)]
+    rows = [
+        row(
+            "handle_impulse p50 (fake LLM)",
+            percentile(walls, 50),
+            percentile(stores, 50),
+            "ms",
+            "raw = time inside engine calls; " + ", ".join(f"{k} {v:.1f}" for k, v in breakdown.items()),
+        ),
+        row("handle_impulse p95 (fake LLM)", percentile(walls, 95), percentile(stores, 95), "ms"),
+        row(
+            "thea overhead per cycle p50",
+            percentile(overhead, 50),
+            None,
+            "ms",
+            f"{percentile([float(c) for c in calls], 50):.0f} engine calls per cycle",
+        ),
+    ]
+    return {
+        "name": "cycle",
+        "params": {"cycles": len(walls), "memories": 1_000, "llm": "thea.llm.fake.FakeChatModel"},
+        "breakdown_ms_p50": breakdown,
+        "rows": rows,
+    }

@@ -1,0 +1,80 @@
+"""The benchmarks ``python -m benchmarks`` knows.
+
+A benchmark is a module exposing ``run(quick: bool) -> dict`` that returns at least
+``{"name": str, "rows": [row(...), ...]}`` (see :func:`benchmarks.common.row`: our
+figure, the raw baseline measured in the same run, their ratio, a unit). Add one by
+writing the module and one line below; a listed module that does not exist yet is
+reported as "not available" instead of failing the run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+RunFn = Callable[[bool], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    module: str
+    description: str
+    #: Part of ``python -m benchmarks all``.
+    in_all: bool = True
+
+
+BENCHMARKS: list[Benchmark] = [
+    Benchmark(
+        "memory",
+        "benchmarks.memory",
+        "record() records/s and per-layer read p50/p95 (graph 1-hop, vector search, chronicle range)",
+    ),
+    Benchmark(
+        "writes", "benchmarks.writes", "memory.record of N nodes vs raw FalkorDB UNWIND MERGE (+ raw stores)"
+    ),
+    Benchmark(
+        "recall", "benchmarks.recall_latency", "recall latency at 1k/10k(/100k) nodes vs raw Qdrant + Cypher"
+    ),
+    Benchmark(
+        "cycle", "benchmarks.cycle", "handle_impulse with a zero-latency fake LLM vs its raw store calls"
+    ),
+    Benchmark("reflection", "benchmarks.reflection", "reflection loop (crystallize / merge) throughput"),
+    Benchmark("stress", "benchmarks.stress", "concurrent load"),
+    Benchmark(
+        "locomo",
+        "benchmarks.locomo",
+        "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",
+        False,
+    ),
+]
+
+
+def by_name(name: str) -> Benchmark:
+    for bench in BENCHMARKS:
+        if bench.name == name:
+            return bench
+    known = ", ".join(b.name for b in BENCHMARKS)
+    raise KeyError(f"unknown benchmark {name!r} (known: {known}, all)")
+
+
+def load(bench: Benchmark) -> RunFn | None:
+    """The module's ``run``, or None if the module is not written yet."""
+    try:
+        module = importlib.import_module(bench.module)
+    except ModuleNotFoundError as exc:
+        if exc.name == bench.module:
+            return None
+        raise
+    run = getattr(module, "run", None)
+    if not callable(run):
+        raise TypeError(f"{bench.module} has no run(quick: bool) -> dict")
+    return run  # type: ignore[no-any-return]
+
+
+def selected(names: list[str]) -> list[Benchmark]:
+    if not names or names == ["all"]:
+        return [b for b in BENCHMARKS if b.in_all]
+    return [by_name(n) for n in names]

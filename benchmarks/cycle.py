@@ -81,26 +81,27 @@ def instrument(memory: UniversalMemory, clock: StoreClock) -> None:
     memory.embedder = TimedEmbeddings(memory.embedder, clock)
 
 
-def run(quick: bool) -> dict[str, Any]:
-    cycles = 30 if quick else 100
+def measure(size: int, cycles: int) -> dict[str, Any]:
     questions = synthetic.questions(cycles + 3, seed=5)
     with fresh_stack(prefix="thea-bench-cycle-") as (settings, memory):
         memory.embedder = synthetic.PoolEmbeddings(shared_embedder())
-        record_with_concepts(memory, synthetic.turns(1_000, USER, seed=9), batch=500)
+        record_with_concepts(memory, synthetic.turns(size, USER, seed=9), batch=500)
         memory.embedder = shared_embedder()
         orchestrator = build_orchestrator(settings, memory, FakeChatModel(), jobs=None)
         clock = StoreClock()
         instrument(memory, clock)
+        walls: list[float] = []
+        stores: list[float] = []
+        parts: list[dict[str, float]] = []
+        calls: list[int] = []
+        llm_calls: list[int] = []
+        tokens: list[int] = []
 
-        async def main() -> tuple[list[float], list[float], list[dict[str, float]], list[int]]:
-            walls: list[float] = []
-            stores: list[float] = []
-            parts: list[dict[str, float]] = []
-            calls: list[int] = []
+        async def main() -> None:
             for index, question in enumerate(questions):
                 before, n_before = clock.snapshot()
                 started = time.perf_counter()
-                await orchestrator.handle_impulse(question, USER, "bench-session")
+                result = await orchestrator.handle_impulse(question, USER, "bench-session")
                 wall = (time.perf_counter() - started) * 1000
                 after, n_after = clock.snapshot()
                 if index < 3:  # warm-up
@@ -110,32 +111,66 @@ def run(quick: bool) -> dict[str, Any]:
                 stores.append(sum(part.values()))
                 parts.append(part)
                 calls.append(sum(n_after.values()) - sum(n_before.values()))
-            return walls, stores, parts, calls
+                llm_calls.append(result.usage.calls)
+                tokens.append(result.usage.tokens_in + result.usage.tokens_out)
 
-        walls, stores, parts, calls = asyncio.run(main())
+        asyncio.run(main())
     engines = sorted({k for p in parts for k in p})
-    breakdown = {k: percentile([p.get(k, 0.0) for p in parts], 50) for k in engines}
-    overhead = [w - s for w, s in zip(walls, stores, strict=True)]
-    rows = [
-        row(
-            "handle_impulse p50 (fake LLM)",
-            percentile(walls, 50),
-            percentile(stores, 50),
-            "ms",
-            "raw = time inside engine calls; " + ", ".join(f"{k} {v:.1f}" for k, v in breakdown.items()),
-        ),
-        row("handle_impulse p95 (fake LLM)", percentile(walls, 95), percentile(stores, 95), "ms"),
-        row(
-            "thea overhead per cycle p50",
-            percentile(overhead, 50),
-            None,
-            "ms",
-            f"{percentile([float(c) for c in calls], 50):.0f} engine calls per cycle",
-        ),
-    ]
+    return {
+        "size": size,
+        "walls": walls,
+        "stores": stores,
+        "calls": calls,
+        "llm_calls": llm_calls,
+        "tokens": tokens,
+        "breakdown": {k: percentile([p.get(k, 0.0) for p in parts], 50) for k in engines},
+    }
+
+
+def run(quick: bool) -> dict[str, Any]:
+    cycles = 30 if quick else 100
+    sizes = [10_000] if quick else [10_000, 100_000]
+    rows: list[dict[str, Any]] = []
+    breakdowns = {}
+    for size in sizes:
+        m = measure(size, cycles)
+        walls, stores = m["walls"], m["stores"]
+        breakdowns[size] = m["breakdown"]
+        overhead = [w - st for w, st in zip(walls, stores, strict=True)]
+        parts = ", ".join(f"{k} {v:.1f}" for k, v in m["breakdown"].items())
+        rows += [
+            row(
+                f"handle_impulse p50 at {size:,} memories",
+                percentile(walls, 50),
+                percentile(stores, 50),
+                "ms",
+                "raw = time inside engine calls; " + parts,
+            ),
+            row(
+                f"handle_impulse p95 at {size:,} memories",
+                percentile(walls, 95),
+                percentile(stores, 95),
+                "ms",
+            ),
+            row(
+                f"thea overhead p50 at {size:,}",
+                percentile(overhead, 50),
+                None,
+                "ms",
+                f"{percentile([float(c) for c in m['calls']], 50):.0f} engine calls per cycle",
+            ),
+            row(f"thea overhead p95 at {size:,}", percentile(overhead, 95), None, "ms"),
+            row(
+                "LLM calls per impulse",
+                percentile([float(c) for c in m["llm_calls"]], 50),
+                None,
+                "calls",
+                f"tokens per impulse p50 {percentile([float(t) for t in m['tokens']], 50):.0f} (fake model)",
+            ),
+        ]
     return {
         "name": "cycle",
-        "params": {"cycles": len(walls), "memories": 1_000, "llm": "thea.llm.fake.FakeChatModel"},
-        "breakdown_ms_p50": breakdown,
+        "params": {"cycles": cycles, "memories": sizes, "llm": "thea.llm.fake.FakeChatModel"},
+        "breakdown_ms_p50": breakdowns,
         "rows": rows,
     }

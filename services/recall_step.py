@@ -45,4 +45,8 @@ class RecallStep(CognitiveService):
             "stage_counts": result.stage_counts,
             "elapsed_ms": round(result.elapsed_ms, 2),
         }
-        return StepOutcome(output=output)
+        degraded = None
+        if result.failed_stages:
+            output["failed_stages"] = result.failed_stages
+            degraded = f"recalled without {', '.join(result.failed_stages)} (backend unavailable)"
+        return StepOutcome(output=output, degraded=degraded)

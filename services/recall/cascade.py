@@ -33,6 +33,7 @@ from services.recall.activation import ActivationConfig, Neighbour, spread
 from services.recall.fusion import memory_weight, ranked, rrf
 from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
+from thea.errors import VectorStoreUnavailable
 from thea.memory.universal import UniversalMemory
 from thea.models import CONCEPT_RELATIONS, Collection, Node, VectorFilter, normalize_name, now_ms
 
@@ -133,8 +134,15 @@ class RecallService:
                 signal[node_id] = max(signal.get(node_id, 0.0), score)
                 stage_of[node_id].append(stage.value)
 
+        failed: list[str] = []
         if Stage.VECTORS in stages and query.texts:
-            take(Stage.VECTORS, self._vectors(query, window))
+            # the vector store is one layer among several: if it is down, the graph stages still
+            # recall (graph failures do propagate: the graph is the source of truth)
+            try:
+                take(Stage.VECTORS, self._vectors(query, window))
+            except VectorStoreUnavailable as exc:
+                log.warning("recall without vectors for user %s: %s", query.user_id, exc)
+                failed.append(Stage.VECTORS.value)
         if Stage.KEYWORDS in stages and query.texts:
             take(Stage.KEYWORDS, self._keywords(query, window))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
@@ -151,7 +159,9 @@ class RecallService:
         counts = {name: len(ids) for name, ids in rankings.items()}
         elapsed = (time.perf_counter() - started) * 1000
         log.debug("recall user=%s: %d hits %s in %.1f ms", query.user_id, len(hits), counts, elapsed)
-        return RecallResult(hits=hits[: query.limit], stage_counts=counts, elapsed_ms=elapsed)
+        return RecallResult(
+            hits=hits[: query.limit], stage_counts=counts, elapsed_ms=elapsed, failed_stages=failed
+        )
 
     # -- stages ------------------------------------------------------------------------
 

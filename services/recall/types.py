@@ -50,3 +50,5 @@ class RecallResult(BaseModel):
     #: Candidates per stage before fusion (for traces and ablations).
     stage_counts: dict[str, int] = Field(default_factory=dict)
     elapsed_ms: float = 0.0
+    #: Stages skipped because their backend was unavailable (the others still ran).
+    failed_stages: list[str] = Field(default_factory=list)

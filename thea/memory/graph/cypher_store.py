@@ -100,18 +100,21 @@ class CypherGraphStore(GraphStore):
         edge_types: Sequence[EdgeType] | None = None,
         limit: int = 200,
     ) -> Subgraph:
-        text = self.queries.render("neighbourhood_nodes", rels=edge_types, depth=depth)
-        rows = self._execute(text, {"id": node_id, "limit": limit})
+        text = self.queries.render("neighbourhood", rels=edge_types, depth=depth)
+        rows = self._execute(text, {"id": node_id, "limit": limit, "paths": limit * 4})
         if not rows:
             return Subgraph()
         nodes = [self._node(n) for n in rows[0]["nodes"] if n is not None]
-        ids = [n.id for n in nodes]
-        edge_rows = self._execute(self.queries.render("edges_between"), {"ids": ids})
-        edges = [
-            Edge(src=r["src"], dst=r["dst"], type=EdgeType.parse(r["type"]), **r["props"])
-            for r in edge_rows
-            if r["type"] in EdgeType.__members__
-        ]
+        ids = {n.id for n in nodes}
+        seen: dict[tuple[str, str, str], Edge] = {}
+        for path in rows[0]["edges"] or []:
+            for r in path or []:
+                key = (r["src"], r["type"], r["dst"])
+                if key in seen or r["src"] not in ids or r["dst"] not in ids:
+                    continue
+                if r["type"] in EdgeType.__members__:
+                    seen[key] = Edge(src=r["src"], dst=r["dst"], type=EdgeType.parse(r["type"]), **r["props"])
+        edges = list(seen.values())
         return Subgraph(nodes=nodes, edges=edges)
 
     def nodes_in_time_range(

@@ -29,20 +29,6 @@ from thea.runtime import Runtime, build_runtime
 ONE_MB = 1_000_000
 
 
-@pytest.fixture
-def llm() -> ScriptedChatModel:
-    return ScriptedChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    try:
-        yield rt
-    finally:
-        rt.close()
-
-
 def _graph(rt: Runtime) -> FalkorDBGraphStore:
     assert isinstance(rt.memory.graph, FalkorDBGraphStore)
     return rt.memory.graph

@@ -253,3 +253,15 @@ def test_closed_edge_store_says_so(tmp_path: Path) -> None:
     with pytest.raises(VectorStoreUnavailable, match="closed"):
         store.count(EXP)
     assert store.health().ok is False
+
+
+def test_optimize_keeps_every_answer_the_same(
+    store: VectorStore, vectors: dict[str, list[float]], embedder: Any
+) -> None:
+    store.upsert(_records(vectors))
+    query = embedder.embed_query("Which message broker runs our job queue?")
+    before = [(h.id, round(h.score, 4)) for h in store.search(EXP, query, limit=5)]
+    store.optimize()  # `thea memory optimize`
+    after = [(h.id, round(h.score, 4)) for h in store.search(EXP, query, limit=5)]
+    assert after == before
+    assert store.count(EXP) == len(DOCS)

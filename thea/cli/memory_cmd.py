@@ -161,3 +161,24 @@ def repair_cmd(
         console.print("[green]nothing to repair: memory is consistent[/]")
     else:
         console.print(f"found {_problems(report.total_found)}, repaired {report.total_repaired}")
+
+
+@memory_app.command("optimize")
+def optimize_cmd(ctx: typer.Context) -> None:
+    """Build the vector search index for everything written so far (after bulk imports).
+
+    The embedded vector store has no background optimiser: until this runs, searches over
+    newly written points are exact (fine for thousands of memories, slow for 100k).
+    """
+    import time
+
+    settings = get_settings(ctx)
+    with friendly_errors():
+        memory = open_memory(settings)
+        try:
+            started = time.perf_counter()
+            with console.status("building vector indexes…"):
+                memory.vectors.optimize()
+            console.print(f"vector indexes built in {time.perf_counter() - started:.1f} s")
+        finally:
+            memory.close()

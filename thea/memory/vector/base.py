@@ -52,6 +52,10 @@ class VectorStore(abc.ABC):
         """One page of the node ids behind the points of a collection (an id repeats once per
         chunk), and the cursor of the next page (None at the end). For consistency scans."""
 
+    def optimize(self) -> None:  # noqa: B027 - optional: servers optimise by themselves
+        """Build search indexes for what was written since the last call (a maintenance step:
+        it can take a while and blocks other calls of an embedded store). Default: nothing."""
+
     @abc.abstractmethod
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         """Remove every point of the given node ids."""

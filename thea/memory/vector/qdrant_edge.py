@@ -206,6 +206,11 @@ class QdrantEdgeStore(VectorStore):
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
+    def optimize(self) -> None:
+        """Qdrant Edge has no background optimiser: build the HNSW index of new segments now."""
+        for collection in Collection:
+            self._call(collection, "optimize")
+
     def close(self) -> None:
         with self._lock:
             for shard in self._shards.values():

@@ -58,6 +58,9 @@ class VectorSettings(BaseModel):
     qdrant_api_key: SecretStr | None = None
     collection_prefix: str = "thea"
     hnsw_ef: int = Field(default=64, ge=4)
+    #: the chat's idle worker builds the embedded vector index once this many points are
+    #: unindexed (0 = never; `thea memory optimize` does it by hand)
+    optimize_after_points: int = Field(default=5000, ge=0)
 
 
 class ChronicleSettings(BaseModel):

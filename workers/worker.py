@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 import redis
 from rq import Queue, SimpleWorker
@@ -48,11 +49,20 @@ class BackgroundWorker:
     """Polls the queues in a daemon thread until stopped."""
 
     def __init__(
-        self, connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, poll_s: float = 0.5
+        self,
+        connection: redis.Redis,
+        queues: Sequence[str] = ALL_QUEUES,
+        poll_s: float = 0.5,
+        *,
+        when_idle: Callable[[], object] | None = None,
+        idle_every_s: float = 60.0,
     ) -> None:
         self.connection = connection
         self.queues = list(queues)
         self.poll_s = poll_s
+        self.when_idle = when_idle
+        self.idle_every_s = idle_every_s
+        self._last_idle_task = time.monotonic()
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="thea-worker", daemon=True)
@@ -64,12 +74,25 @@ class BackgroundWorker:
     def _loop(self) -> None:
         while not self._stop.is_set():
             self._idle.clear()
+            worked = True
             try:
-                run_burst(self.connection, self.queues)
+                worked = run_burst(self.connection, self.queues)
             except Exception as exc:  # keep the chat alive whatever a job does
                 log.warning("background worker: %s", exc)
+            if not worked:
+                self._idle_task()
             self._idle.set()
             self._stop.wait(self.poll_s)
+
+    def _idle_task(self) -> None:
+        """Maintenance (e.g. building the vector index) when no job was waiting, now and then."""
+        if self.when_idle is None or time.monotonic() - self._last_idle_task < self.idle_every_s:
+            return
+        self._last_idle_task = time.monotonic()
+        try:
+            self.when_idle()
+        except Exception as exc:
+            log.warning("background maintenance failed: %s", exc)
 
     def drain(self, timeout_s: float = 60.0) -> bool:
         """Wait until a pass over the queues finished after this call."""

@@ -32,6 +32,7 @@ from thea.errors import JobError, QueueUnavailable
 from thea.llm.factory import build_chat_model
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
+from thea.memory.vector.indexing import IndexKeeper
 from workers import context as worker_context
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
@@ -76,7 +77,8 @@ class Runtime:
 
     def start_background_worker(self) -> BackgroundWorker:
         self.install_worker_context()
-        self.worker = BackgroundWorker(self.jobs.connection).start()
+        keeper = IndexKeeper(self.memory.vectors, self.settings.vector.optimize_after_points)
+        self.worker = BackgroundWorker(self.jobs.connection, when_idle=keeper.maybe_optimize).start()
         self.start_schedule()
         return self.worker
 

@@ -52,6 +52,10 @@ class VectorStore(abc.ABC):
         """One page of the node ids behind the points of a collection (an id repeats once per
         chunk), and the cursor of the next page (None at the end). For consistency scans."""
 
+    def unindexed_points(self) -> int:
+        """Points not yet in a search index (searched exactly). Servers index by themselves: 0."""
+        return 0
+
     def optimize(self) -> None:  # noqa: B027 - optional: servers optimise by themselves
         """Build search indexes for what was written since the last call (a maintenance step:
         it can take a while and blocks other calls of an embedded store). Default: nothing."""

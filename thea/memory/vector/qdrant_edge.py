@@ -206,6 +206,13 @@ class QdrantEdgeStore(VectorStore):
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
+    def unindexed_points(self) -> int:
+        total = 0
+        for collection in Collection:
+            info = self._call(collection, "info")
+            total += max(0, int(info.points_count) - int(info.indexed_vectors_count or 0))
+        return total
+
     def optimize(self) -> None:
         """Qdrant Edge has no background optimiser: build the HNSW index of new segments now."""
         for collection in Collection:

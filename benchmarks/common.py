@@ -183,3 +183,17 @@ def result_table(result: dict[str, Any]) -> Table:
             line.get("note", ""),
         )
     return table
+
+
+def standalone_main(
+    name: str, run: Callable[[bool], dict[str, Any]], doc: str | None, full_help: str
+) -> None:
+    """The ``python -m benchmarks.<name> [--full]`` entry of one benchmark module."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(doc or name).splitlines()[0])
+    parser.add_argument("--full", action="store_true", help=full_help)
+    args = parser.parse_args()
+    result = run(not args.full)
+    console.print(result_table(result))
+    console.print(f"results: {write_json(result, name)}")

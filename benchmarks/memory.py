@@ -17,7 +17,6 @@ Each raw baseline is measured in the same run; ratio = our overhead.
 
 from __future__ import annotations
 
-import argparse
 import random
 import tempfile
 import time
@@ -32,10 +31,9 @@ from benchmarks.common import (
     machine,
     percentile,
     record_with_concepts,
-    result_table,
     row,
     shared_embedder,
-    write_json,
+    standalone_main,
 )
 from benchmarks.raw import RawChronicle, RawGraph, RawVectors
 from thea.models import Collection, VectorFilter
@@ -133,12 +131,7 @@ def run(quick: bool = True) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="also 100k turns")
-    args = parser.parse_args()
-    result = run(quick=not args.full)
-    console.print(result_table(result))
-    console.print(f"results: {write_json(result, 'memory')}")
+    standalone_main("memory", run, __doc__, "also 100k turns")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Embeddings are a deterministic hash (this measures thea, not MiniLM).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hashlib
 import itertools
@@ -26,7 +25,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from benchmarks.common import bench_settings, console, machine, result_table, row, write_json
+from benchmarks.common import bench_settings, machine, row, standalone_main
 from services.assembly import build_orchestrator
 from services.crystallizer import Crystallizer
 from services.reflection import ReflectionConfig, Reflector
@@ -50,7 +49,7 @@ class HashEmbeddings(Embeddings):
     def _one(self, text: str) -> list[float]:
         seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
         v = np.random.default_rng(seed).standard_normal(self.dimension).astype(np.float32)
-        return (v / np.linalg.norm(v)).tolist()
+        return [float(x) for x in v / np.linalg.norm(v)]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [self._one(t) for t in texts]
@@ -187,12 +186,7 @@ def run(quick: bool = True) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="include 100k insights")
-    args = parser.parse_args()
-    result = run(quick=not args.full)
-    console.print(result_table(result))
-    console.print(f"results: {write_json(result, 'reflection')}")
+    standalone_main("reflection", run, __doc__, "include 100k insights")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,17 @@ def _when(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d") if ms else ""
 
 
+#: Memories scoring below this share of the best hit stay out of the prompt: weak distractors
+#: mislead small models (measured: with the offline 0.5B model, "What is my cat's name?" was
+#: answered with the user's own name when a low-scoring "My name is Ana ..." was included).
+RELATIVE_FLOOR = 0.35
+
+
 def references_for(hits: list[RecallHit], budget_tokens: int) -> list[ReferenceItem]:
-    """Whole memories, most relevant first, as many as fit the budget."""
+    """Whole memories, most relevant first, as many as fit the budget; weak ones left out."""
+    if hits:
+        floor = max(h.score for h in hits) * RELATIVE_FLOOR
+        hits = [h for h in hits if h.score >= floor]
     items = [ReferenceItem(source_id=h.id, kind=h.type, text=h.text, when=_when(h.created_at)) for h in hits]
     return pack(items, [i.text for i in items], budget_tokens)
 

@@ -174,14 +174,18 @@ class Reflector:
     async def _synthesise(
         self, group: Group, user_id: str, concept_names: dict[str, str], report: ReflectionReport
     ) -> KnowledgeCrystal:
-        texts = [m.content for m in sorted(group.members, key=lambda m: -m.strength)]
+        ranked = sorted(group.members, key=lambda m: -m.strength)
+        texts = [m.content for m in ranked]
         concepts = list(dict.fromkeys(c for m in group.members for c in m.concepts))
         names = [concept_names[c] for c in concepts if c in concept_names]
         text = ""
         if self.llm is not None:
             try:
                 text, _ = await ask_text(
-                    self.llm, prompt.build(texts, names), prompt.PROMPT, timeout_s=self.timeout_s
+                    self.llm,
+                    prompt.build([(m.id, m.content) for m in ranked], names),
+                    prompt.PROMPT,
+                    timeout_s=self.timeout_s,
                 )
             except LLMError as exc:
                 report.errors.append(f"group {group.key}: {exc}; kept the source texts")

@@ -47,9 +47,14 @@ CRYSTAL_JSON = {
 }
 
 
-def count_memories(messages: list[BaseMessage]) -> int:
+def reference_lines(messages: list[BaseMessage]) -> list[str]:
+    """The memories inside the reference block of the last message, without their labels."""
     body = str(messages[-1].content)
-    return sum(1 for line in body.splitlines() if line[:1].isdigit() and ". " in line[:5])
+    return [line.split(") ", 1)[1] for line in body.splitlines() if line.startswith("[") and ") " in line]
+
+
+def count_memories(messages: list[BaseMessage]) -> int:
+    return len(reference_lines(messages))
 
 
 def default_responder(messages: list[BaseMessage]) -> str:
@@ -63,8 +68,7 @@ def default_responder(messages: list[BaseMessage]) -> str:
     if role == "crystallize":
         return json.dumps(CRYSTAL_JSON)
     if role == "reflect":
-        first = next(ln for ln in str(messages[-1].content).splitlines() if ln.startswith("- "))
-        return "In short: " + first[2:]
+        return "In short: " + reference_lines(messages)[0]
     if role == "fact_check":
         return json.dumps({"verdicts": ["unrelated"] * count_memories(messages)})
     return "Here is my answer."

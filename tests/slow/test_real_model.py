@@ -65,3 +65,18 @@ async def test_the_real_model_crystallizes_a_cycle_with_concepts(runtime: Runtim
     ]
     assert [r["status"] for r in reports] == [TaskStatus.SUCCESS.value]
     assert reports[0]["tokens_out"] > 0
+
+
+async def test_streamed_answers_arrive_in_pieces_and_count_tokens(runtime: Runtime) -> None:
+    pieces: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(
+        "Say hello to me.", "ana", "s4", on_token=pieces.append
+    )
+    assert len(pieces) > 1
+    assert "".join(pieces).strip() == result.answer.strip()
+    report = next(
+        r["props"]
+        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
+        if r["props"]["type"] == "Report" and r["props"]["step"] == "synthesis"
+    )
+    assert report["tokens_out"] > 0  # usage comes in the stream's last chunk

@@ -144,7 +144,11 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         server = self._load()
-        request = {**self._request(messages, stop, kwargs), "stream": True}
+        request = {
+            **self._request(messages, stop, kwargs),
+            "stream": True,
+            "stream_options": {"include_usage": True},  # token counts arrive in a last chunk
+        }
         chunks: queue.Queue[Any] = queue.Queue()
 
         def produce() -> None:
@@ -160,9 +164,10 @@ class LocalChatModel(BaseChatModel):
         while (item := chunks.get()) is not _DONE:
             if isinstance(item, Exception):
                 raise item
-            if not isinstance(item, dict) or not item.get("choices"):
+            if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
                 continue
-            piece = (item["choices"][0].get("delta") or {}).get("content") or ""
+            choices = item.get("choices") or [{}]
+            piece = (choices[0].get("delta") or {}).get("content") or ""
             usage = _usage(item["usage"]) if item.get("usage") else None
             if piece or usage:
                 chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))

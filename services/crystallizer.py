@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -41,6 +42,23 @@ from thea.models import (
 log = logging.getLogger(__name__)
 
 MAX_CONCEPTS = 8
+
+
+MAX_INSIGHT_CHARS = 240
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def compact(text: str, limit: int = MAX_INSIGHT_CHARS) -> str:
+    """Whole leading sentences up to ``limit`` characters: small models ramble on."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in _SENTENCE_END.split(text):
+        if out and len(out) + 1 + len(sentence) > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
 
 
 def crystal_id(impulse_id: str) -> str:
@@ -115,7 +133,7 @@ class Crystallizer:
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         crystal = KnowledgeCrystal(
             id=cid,
-            content=" ".join(out.insight.split()),
+            content=compact(out.insight),
             seed=out.seed.strip(),
             tags=[t.strip().lower() for t in out.tags if t.strip()][:6],
             strength=1.0,

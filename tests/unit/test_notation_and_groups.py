@@ -65,3 +65,13 @@ def test_near_duplicates_group_by_the_similarity_relation() -> None:
     groups = group_near_duplicates(cands, {"1": ["2"], "2": ["1"], "3": [], "4": ["4"]})
     assert [g.ids for g in groups] == [["1", "2"]]
     assert groups[0].reason == "similar"
+
+
+def test_insights_are_kept_compact_in_whole_sentences() -> None:
+    from services.crystallizer import compact
+
+    assert compact("Ana works on Redis queues.") == "Ana works on Redis queues."
+    rambling = "Ana works on Redis queues. " + "It is a great way to learn about things. " * 20
+    short = compact(rambling, limit=80)
+    assert short == "Ana works on Redis queues. It is a great way to learn about things."
+    assert compact("x" * 500, limit=50).endswith("…")

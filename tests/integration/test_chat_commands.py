@@ -134,3 +134,13 @@ async def test_reflect_command_reports_what_it_merged(runtime: Runtime, chat: Ch
     help_text = (await run_command(runtime, chat, "!help")).text
     for command in ("!reflect", "!fact", "!forget", "!good", "!bad", "!trace"):
         assert command in help_text
+
+
+async def test_a_fact_may_spell_one_concept_two_ways(runtime: Runtime, chat: ChatSession) -> None:
+    result = await run_command(runtime, chat, "!fact Redis::database, redis~cache")
+    relations = runtime.memory.graph.run("relations_by_source", source=result.data["fact_id"])
+    found = {(r["subject"].lower(), r["relation"], r["object"]) for r in relations}
+    assert found == {("redis", "IS_A", "database"), ("redis", "RELATED_TO", "cache")}
+    concepts = runtime.memory.get_or_create_concepts(["Redis", "REDIS ", "redis"])
+    assert set(concepts) == {"Redis", "REDIS ", "redis"}
+    assert len({c.id for c in concepts.values()}) == 1

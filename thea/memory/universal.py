@@ -188,24 +188,26 @@ class UniversalMemory:
     def get_or_create_concepts(self, names: Sequence[str]) -> dict[str, Concept]:
         """Resolve names (case, spacing and aliases ignored) to concepts, creating missing ones.
 
+        The result has one key per name given, spelled as given.
+
         Concept ids derive from the normalised name, so two processes creating the same
         concept at once MERGE into one node.
         """
         wanted = {normalize_name(n): n for n in names if normalize_name(n)}
         found = self.graph.concepts_by_norm(list(wanted))
-        out: dict[str, Concept] = {}
+        by_norm: dict[str, Concept] = {}
         missing: list[Concept] = []
         for norm, original in wanted.items():
             hit = found.get(norm)
             if isinstance(hit, Concept):
-                out[original] = hit
+                by_norm[norm] = hit
             else:
-                concept = Concept.named(original)
-                missing.append(concept)
-                out[original] = concept
+                by_norm[norm] = Concept.named(original)
+                missing.append(by_norm[norm])
         if missing:
             self.record(missing)
-        return out
+        # every spelling asked for is a key ("Redis" and "redis" both map to the one concept)
+        return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
 
     def add_alias(self, concept: Concept, alias: str) -> None:
         self.graph.add_aliases(concept.id, [normalize_name(alias)])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
@@ -74,13 +74,7 @@ class CrystallizeOutcome:
     triples: int = 0
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "impulse_id": self.impulse_id,
-            "crystal_id": self.crystal_id,
-            "created": self.created,
-            "concepts": self.concepts,
-            "triples": self.triples,
-        }
+        return asdict(self)
 
 
 class Crystallizer:
@@ -130,6 +124,7 @@ class Crystallizer:
         ] + parse_notation(impulse.content)
         names = _concept_names(known, triples)
         concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+        # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         crystal = KnowledgeCrystal(
             id=cid,

@@ -7,6 +7,7 @@ instead of adding new ones.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,7 @@ class JobTrace:
         status: TaskStatus,
         output: dict[str, Any] | None = None,
         error: str | None = None,
-        produced: list[Node] | None = None,
+        produced: Sequence[Node] = (),
     ) -> tuple[list[Node], list[Edge]]:
         ids = {
             "user_id": self.user_id,
@@ -76,6 +77,6 @@ class JobTrace:
         edges = [Edge(src=report.id, dst=task.id, type=EdgeType.IS_RESULT_OF)]
         if self.impulse_id:
             edges.append(Edge(src=task.id, dst=self.impulse_id, type=EdgeType.IS_TASK_FOR))
-        for node in produced or []:
+        for node in produced:
             edges.append(Edge(src=node.id, dst=report.id, type=EdgeType.DERIVED_FROM))
         return [task, report], edges

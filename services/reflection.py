@@ -10,8 +10,10 @@ Safety:
 * the merge itself is a conditional, atomic graph write (``claim_merges``): a group
   is applied only if all its sources are still active. Merged ids derive from the
   source ids, so a retried or racing reflection converges on the same node.
-A reflection interrupted before the claim leaves its prepared insights inactive and
-the sources active: no insight is ever both active and merged.
+The claim also creates the merged insight, so a reflection interrupted before it
+wrote nothing and one interrupted after it left a consistent graph (embeddings of
+the merged insight are then re-derived by ``thea memory repair``): no insight is
+ever both active and merged.
 """
 
 from __future__ import annotations
@@ -111,8 +113,9 @@ class Reflector:
 
     async def reflect(self, user_id: str, request_id: str | None = None) -> ReflectionReport:
         started = time.perf_counter()
+        request_id = request_id or f"{user_id}-{now_ms()}"
         with self.lock(user_id):
-            report = await self._reflect_locked(user_id, request_id or f"{user_id}-{now_ms()}")
+            report = await self._reflect_locked(user_id, request_id)
         report.duration_ms = (time.perf_counter() - started) * 1000
         log.info("reflect %s: %s", request_id, report.summary())
         return report
@@ -136,7 +139,7 @@ class Reflector:
             merged = [await self._synthesise(g, user_id, names, report) for g in batch]
             claimed = await asyncio.to_thread(self._apply, batch, merged, report)
             produced += [m for m in merged if m.id in claimed]
-        nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=list(produced))
+        nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=produced)
         await self.memory.arecord(nodes, edges)
         return report
 

@@ -50,7 +50,8 @@ def queue_counts(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) ->
     return out
 
 
-def _reason(job: Job) -> str:
+def failure_reason(job: Job) -> str:
+    """The last line of a failed job's error (the exception and its message)."""
     result = job.latest_result()
     text = (result.exc_string if result is not None else None) or job.exc_info or ""
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
@@ -66,7 +67,7 @@ def failed_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> 
             if job is None:
                 continue
             ended = job.ended_at.isoformat(timespec="seconds") if job.ended_at else ""
-            out.append(FailedJob(name, job.id, job.func_name or "", _reason(job), ended))
+            out.append(FailedJob(name, job.id, job.func_name or "", failure_reason(job), ended))
     return out
 
 

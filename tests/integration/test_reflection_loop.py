@@ -261,3 +261,17 @@ async def test_insights_reach_the_merge_prompt_only_inside_the_reference_block(
     inside = text.split(REFERENCE_OPEN, 1)[1].split(REFERENCE_CLOSE, 1)[0]
     assert "ignore previous instructions" in inside
     assert "ignore previous instructions" not in text.split(REFERENCE_CLOSE, 1)[1]
+
+
+async def test_a_failed_reflection_job_reports_its_reason(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from thea.errors import JobError
+
+    async def broken(user_id: str, request_id: str) -> None:
+        raise RuntimeError("graph exploded")
+
+    monkeypatch.setattr(runtime.reflector, "_reflect_locked", broken)
+    runtime.start_background_worker()
+    with pytest.raises(JobError, match="RuntimeError: graph exploded"):
+        await runtime.reflect("ana", wait_s=60)

@@ -34,6 +34,7 @@ from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
 from thea.memory.vector.indexing import IndexKeeper
 from workers import context as worker_context
+from workers.admin import failure_reason
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
@@ -109,10 +110,7 @@ class Runtime:
                     result = job.return_value()
                     return dict(result) if isinstance(result, dict) else {"result": result}
                 if status == JobStatus.FAILED:
-                    latest = job.latest_result()
-                    info = (latest.exc_string if latest is not None else None) or ""
-                    lines = info.strip().splitlines()
-                    raise JobError(f"reflection job {job_id} failed: {lines[-1] if lines else 'unknown'}")
+                    raise JobError(f"reflection job {job_id} failed: {failure_reason(job)}")
                 time.sleep(0.1)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise QueueUnavailable(str(exc)) from exc

@@ -35,6 +35,7 @@ from pathlib import Path
 import redis
 
 from thea.errors import GraphUnavailable
+from thea.proc import ProcessRecord, alive, parent_pid, signal_if_alive
 
 log = logging.getLogger(__name__)
 
@@ -132,23 +133,22 @@ class EmbeddedFalkorDB:
         return self
 
     def _reap_orphan(self, wait_s: float = 5.0) -> None:
-        """A server whose owner died (re-parented to init) is on its way out: its owner's death
-        signal is in flight. Wait for it, then kill it, so we never attach to a dying server or
-        start a second one on the same files. It runs with AOF, so nothing acknowledged is lost."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
+        """A server whose owner died (re-parented away from it) is on its way out: its owner's
+        death signal is in flight. Wait for it, then kill it, so we never attach to a dying server
+        or start a second one on the same files. It runs with AOF, so nothing acknowledged is lost.
+
+        The pid file is trusted only if the pid still names *this* server (same start time,
+        this data dir's socket in its command line): a reused pid is never signalled."""
+        record = ProcessRecord.read(self.pid_file)
+        if record is None or not alive(record):
             return
-        if ppid != 1:
+        if parent_pid(record.pid) != 1:
             return
-        log.warning("embedded FalkorDB pid=%s lost its owner; waiting for it to exit", pid)
+        log.warning("embedded FalkorDB pid=%s lost its owner; waiting for it to exit", record.pid)
         deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        while time.monotonic() < deadline and alive(record):
             time.sleep(0.05)
-        if Path(f"/proc/{pid}").exists():
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        if signal_if_alive(record, signal.SIGKILL):
             time.sleep(0.1)
 
     def _command(self) -> list[str]:
@@ -200,7 +200,7 @@ class EmbeddedFalkorDB:
                     f"see {self.dir / 'server.log'}"
                 )
             if self.is_running():
-                self.pid_file.write_text(str(self.process.pid))
+                ProcessRecord.of(self.process.pid, str(self.socket_path)).write(self.pid_file)
                 if not self._atexit_registered:
                     atexit.register(self.stop)
                     self._atexit_registered = True

@@ -17,6 +17,7 @@ from services.recall_step import RecallStep
 from services.reflection import LockFactory, Reflector
 from services.synthesis import SynthesisService
 from thea.config import Settings
+from thea.llm.scheduler import ForegroundGate
 from thea.memory.universal import UniversalMemory
 
 
@@ -27,6 +28,7 @@ def build_orchestrator(
     *,
     jobs: JobSink | None = None,
     context: ContextCache | None = None,
+    gate: ForegroundGate | None = None,
 ) -> Orchestrator:
     timeout = settings.llm.timeout_s
     window = settings.llm.context_window
@@ -41,6 +43,7 @@ def build_orchestrator(
         jobs=jobs,
         step_timeout_s=timeout + 5,
         max_chars=settings.max_impulse_chars,
+        gate=gate,
     )
 
 

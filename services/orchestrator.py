@@ -5,6 +5,11 @@ impulse, tasks, reports and step outputs are recorded under one correlation id
 (the impulse id), so ``thea trace`` can show the whole thought process. A step
 that raises or times out yields a FAILURE report and the cycle goes on; the user
 always gets an answer.
+
+A cycle holds the model's foreground gate while it runs, so slow-loop jobs give the model
+up to it (see :mod:`thea.llm.scheduler`). A cycle that is cancelled (the user pressed
+Ctrl-C or closed the page) records a CANCELLED report for the step it was in and marks the
+impulse ``status="cancelled"``; nothing is handed to the slow loop.
 """
 
 from __future__ import annotations
@@ -21,9 +26,21 @@ from services.context import ContextCache, Exchange
 from services.impulse_input import validate_impulse_text
 from services.llm_calls import TokenSink
 from services.synthesis import SynthesisService
-from thea.errors import LLMTimeout, PartialWriteError
+from thea.errors import LLMTimeout, PartialWriteError, TheaError
+from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.universal import UniversalMemory
-from thea.models import Edge, EdgeType, LLMUsage, Node, Report, Task, TaskStatus, UserImpulse, now_ms
+from thea.models import (
+    CycleStatus,
+    Edge,
+    EdgeType,
+    LLMUsage,
+    Node,
+    Report,
+    Task,
+    TaskStatus,
+    UserImpulse,
+    now_ms,
+)
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +93,7 @@ class Orchestrator:
         step_timeout_s: float = 120.0,
         max_chars: int = 200_000,
         handoff_timeout_s: float = 2.0,
+        gate: ForegroundGate | None = None,
     ) -> None:
         self.memory = memory
         self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
@@ -85,6 +103,7 @@ class Orchestrator:
         self.step_timeout_s = step_timeout_s
         self.max_chars = max_chars
         self.handoff_timeout_s = handoff_timeout_s
+        self.gate = gate
 
     async def handle_impulse(
         self,
@@ -98,6 +117,11 @@ class Orchestrator:
         impulse = UserImpulse(content=text, user_id=user_id, session_id=session_id)
         impulse.correlation_id = impulse.id
         log.info("impulse %s: start (user=%s session=%s)", impulse.id, user_id, session_id)
+        async with foreground(self.gate, impulse.id):
+            return await self._cycle(impulse, on_token)
+
+    async def _cycle(self, impulse: UserImpulse, on_token: TokenSink | None) -> CycleResult:
+        text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
         # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
         # a vector or chronicle failure only costs recall until `thea memory repair`.
         await self._record_impulse(impulse)
@@ -160,6 +184,11 @@ class Orchestrator:
         error: str | None = None
         try:
             outcome = await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s)
+        except asyncio.CancelledError:
+            duration = (time.perf_counter() - started) * 1000
+            # shielded: the cancellation must not also cancel writing down that it happened
+            await asyncio.shield(self._record_cancelled(task, state, duration))
+            raise
         except TimeoutError:
             error = f"timed out after {self.step_timeout_s:.0f} s"
         except LLMTimeout as exc:
@@ -214,6 +243,33 @@ class Orchestrator:
             duration,
         )
         return StepRecord(service.step, status, duration, task.id, report.id, error)
+
+    async def _record_cancelled(self, task: Task, state: CycleState, duration_ms: float) -> None:
+        """The user cancelled the cycle during ``task``: a CANCELLED report, the impulse marked."""
+        task.status = TaskStatus.CANCELLED
+        report = Report(
+            step=task.step,
+            task_id=task.id,
+            status=TaskStatus.CANCELLED,
+            error="cancelled by the user",
+            duration_ms=duration_ms,
+            content=f"{task.step}: {TaskStatus.CANCELLED.value}",
+            user_id=state.user_id,
+            session_id=state.session_id,
+            correlation_id=state.correlation_id,
+        )
+        edges = [
+            Edge(src=task.id, dst=state.impulse.id, type=EdgeType.IS_TASK_FOR),
+            Edge(src=report.id, dst=task.id, type=EdgeType.IS_RESULT_OF),
+        ]
+        try:
+            await self._record([task, report], edges, state)
+            await asyncio.to_thread(
+                self.memory.graph.set_properties, [state.impulse.id], {"status": CycleStatus.CANCELLED.value}
+            )
+        except TheaError as exc:
+            log.error("impulse %s: could not record the cancellation: %s", state.impulse.id, exc)
+        log.info("impulse %s task %s %s cancelled by the user", state.impulse.id, task.id, task.step)
 
     async def _record_impulse(self, impulse: UserImpulse) -> None:
         try:

@@ -15,16 +15,39 @@ from collections.abc import Callable, Sequence
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.job import Job
 from rq.timeouts import TimerDeathPenalty
 
+from thea.llm.scheduler import ForegroundGate
 from workers.queues import ALL_QUEUES
 
 log = logging.getLogger(__name__)
 
 
-class ThreadWorker(SimpleWorker):
-    """A SimpleWorker that can run outside the main thread: no signal handlers, and
-    job timeouts enforced by a timer thread instead of SIGALRM."""
+class GatedWorker(SimpleWorker):
+    """A SimpleWorker that takes no job while a cycle holds the model (foreground first).
+
+    In burst mode it waits up to ``gate_wait_s`` for a quiet gate and otherwise ends the
+    burst; a long-running worker waits as long as it takes (heartbeating, and leaving when
+    asked to stop)."""
+
+    gate: ForegroundGate | None = None
+    gate_wait_s: float = 1.0
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        if self.gate is not None:
+            while not self.gate.wait_quiet(self.gate_wait_s):
+                if timeout is None or self._stop_requested:
+                    return None
+                self.heartbeat()
+        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+
+class ThreadWorker(GatedWorker):
+    """A GatedWorker that can run outside the main thread: no signal handlers, and job
+    timeouts enforced by a timer thread instead of SIGALRM."""
 
     death_penalty_class = TimerDeathPenalty
 
@@ -33,15 +56,27 @@ class ThreadWorker(SimpleWorker):
 
 
 def make_worker(
-    connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, *, threaded: bool = False
-) -> SimpleWorker:
-    cls = ThreadWorker if threaded else SimpleWorker
-    return cls([Queue(q, connection=connection) for q in queues], connection=connection)
+    connection: redis.Redis,
+    queues: Sequence[str] = ALL_QUEUES,
+    *,
+    threaded: bool = False,
+    gate: ForegroundGate | None = None,
+) -> GatedWorker:
+    cls = ThreadWorker if threaded else GatedWorker
+    worker = cls([Queue(q, connection=connection) for q in queues], connection=connection)
+    worker.gate = gate
+    return worker
 
 
-def run_burst(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES, *, threaded: bool = True) -> bool:
+def run_burst(
+    connection: redis.Redis,
+    queues: Sequence[str] = ALL_QUEUES,
+    *,
+    threaded: bool = True,
+    gate: ForegroundGate | None = None,
+) -> bool:
     """Process everything queued now (and due retries), then return."""
-    worker = make_worker(connection, queues, threaded=threaded)
+    worker = make_worker(connection, queues, threaded=threaded, gate=gate)
     return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
 
 
@@ -56,8 +91,11 @@ class BackgroundWorker:
         *,
         when_idle: Callable[[], object] | None = None,
         idle_every_s: float = 60.0,
+        gate: ForegroundGate | None = None,
+        name: str = "thea-worker",
     ) -> None:
         self.connection = connection
+        self.gate = gate
         self.queues = list(queues)
         self.poll_s = poll_s
         self.when_idle = when_idle
@@ -65,7 +103,8 @@ class BackgroundWorker:
         self._last_idle_task = time.monotonic()
         self._stop = threading.Event()
         self._idle = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="thea-worker", daemon=True)
+        self._busy = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
 
     def start(self) -> BackgroundWorker:
         self._thread.start()
@@ -76,9 +115,12 @@ class BackgroundWorker:
             self._idle.clear()
             worked = True
             try:
-                worked = run_burst(self.connection, self.queues)
-            except Exception as exc:  # keep the chat alive whatever a job does
+                self._busy.set()
+                worked = run_burst(self.connection, self.queues, gate=self.gate)
+            except Exception as exc:  # keep the service alive whatever a job does
                 log.warning("background worker: %s", exc)
+            finally:
+                self._busy.clear()
             if not worked:
                 self._idle_task()
             self._idle.set()
@@ -93,6 +135,11 @@ class BackgroundWorker:
             self.when_idle()
         except Exception as exc:
             log.warning("background maintenance failed: %s", exc)
+
+    @property
+    def busy(self) -> bool:
+        """True while a pass over the queues runs (a job may be executing)."""
+        return self._busy.is_set()
 
     def drain(self, timeout_s: float = 60.0) -> bool:
         """Wait until a pass over the queues finished after this call."""

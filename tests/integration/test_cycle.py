@@ -136,3 +136,50 @@ async def test_answer_is_produced_when_the_queue_is_down(runtime: Runtime) -> No
         "Queue is down but I still want an answer", "ana", "s1"
     )
     assert result.answer == "Here is my answer."
+
+
+async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    from services.trace import load_trace
+    from thea.memory.consistency import Issue, check
+    from thea.models import CycleStatus
+    from workers.admin import queue_counts
+
+    llm.slow_roles = {"synthesis"}
+    llm.slow_seconds = 30
+    task = asyncio.create_task(runtime.orchestrator.handle_impulse("Tell me a long story.", "ana", "s1"))
+
+    def recall_reported() -> bool:
+        rows = runtime.memory.graph.run("latest_impulse", user_id="ana")
+        if not rows:
+            return False
+        nodes = runtime.memory.graph.run("trace_nodes", correlation_id=rows[0]["id"])
+        return any(n["props"]["type"] == "Report" and n["props"]["step"] == "recall" for n in nodes)
+
+    while not await asyncio.to_thread(recall_reported):
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)  # synthesis is waiting for the (slow) model now
+    task.cancel()  # the user pressed Ctrl-C (or closed the page): the client went away
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.3)  # the shielded write of the cancellation finishes
+
+    (impulse_id,) = [r["id"] for r in runtime.memory.graph.run("latest_impulse", user_id="ana")]
+    trace = load_trace(runtime.memory, impulse_id)
+    assert trace.impulse.status is CycleStatus.CANCELLED
+    statuses = {s.task.step: s.status for s in trace.steps}
+    assert statuses == {
+        "instinct": TaskStatus.SUCCESS,
+        "plan": TaskStatus.SUCCESS,
+        "recall": TaskStatus.SUCCESS,
+        "synthesis": TaskStatus.CANCELLED,
+    }
+    synthesis = next(s for s in trace.steps if s.task.step == "synthesis")
+    assert synthesis.report is not None
+    assert synthesis.report.error == "cancelled by the user"
+    crystallize = next(c for c in queue_counts(runtime.jobs.connection) if c.name == "thea-crystallize")
+    assert crystallize.queued == 0, "a cancelled cycle was handed to the slow loop"
+    report = check(runtime.memory, grace_ms=0)
+    assert report.found[Issue.INCOMPLETE_CYCLES] == 0  # cancelled is an end, not a broken cycle
+    assert runtime.gate.busy() is False or runtime.gate.wait_quiet(2.0)  # the cycle let go of the model

@@ -14,7 +14,7 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
     if cfg.provider == "fake":
         from thea.llm.fake import FakeChatModel
 
-        return FakeChatModel()
+        return FakeChatModel(words_per_s=cfg.fake_words_per_s)
     if cfg.provider == "local":
         from thea.llm.assets import ensure_local_model
         from thea.llm.local import LocalChatModel

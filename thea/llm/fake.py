@@ -8,12 +8,14 @@ Tests use LangChain's own fakes (or tests/fakes.py) instead.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 
 def minimal_instance(schema: dict[str, Any]) -> Any:
@@ -40,6 +42,8 @@ class FakeChatModel(BaseChatModel):
     reply: str = "(fake model) I heard you."
     model_name: str = "fake"
     supports_json_schema: bool = True
+    #: stream replies word by word at this many words per second (0 = all at once)
+    words_per_s: float = 0.0
 
     @property
     def _llm_type(self) -> str:
@@ -62,3 +66,23 @@ class FakeChatModel(BaseChatModel):
             "total_tokens": words + len(text.split()),
         }
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        result = self._generate(messages, stop=stop, **kwargs)
+        message = result.generations[0].message
+        words = str(message.content).split(" ")
+        for i, word in enumerate(words):
+            if self.words_per_s and i:
+                time.sleep(1.0 / self.words_per_s)
+            last = i == len(words) - 1
+            chunk = AIMessageChunk(
+                content=word if last else word + " ",
+                usage_metadata=message.usage_metadata if last and isinstance(message, AIMessage) else None,
+            )
+            yield ChatGenerationChunk(message=chunk)

@@ -5,7 +5,9 @@ llama context), streams real tokens through xllamacpp's chunk callback, and
 supports JSON-schema constrained output (``response_format``), which
 :func:`thea.llm.structured.ainvoke_structured` uses. A timed-out call cannot be
 interrupted inside llama.cpp: the caller gets LLMTimeout while the generation
-finishes in the background (bounded by ``max_tokens``).
+finishes in the background (bounded by ``max_tokens``). A *stream* that its consumer
+closes (a cancelled answer, a background job giving the model up to a cycle) stops
+decoding at the next token.
 """
 
 from __future__ import annotations
@@ -67,6 +69,14 @@ class LocalChatModel(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name, "n_ctx": self.n_ctx}
+
+    @property
+    def loaded(self) -> bool:
+        return self._server is not None
+
+    def warm_up(self) -> None:
+        """Load the weights now (the service does this in the background at start)."""
+        self._load()
 
     def _load(self) -> Any:
         if self._server is not None:
@@ -150,27 +160,38 @@ class LocalChatModel(BaseChatModel):
             "stream_options": {"include_usage": True},  # token counts arrive in a last chunk
         }
         chunks: queue.Queue[Any] = queue.Queue()
+        stop_decoding = threading.Event()
+
+        def on_chunk(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return stop_decoding.is_set()  # True makes llama.cpp cancel the generation
 
         def produce() -> None:
             with self._run_lock:
                 try:
-                    server.handle_chat_completions(request, chunks.put)
+                    if not stop_decoding.is_set():
+                        server.handle_chat_completions(request, on_chunk)
                 except Exception as exc:
                     chunks.put(LLMError(f"local model failed: {exc}"))
                 finally:
                     chunks.put(_DONE)
 
         threading.Thread(target=produce, name="thea-llm-stream", daemon=True).start()
-        while (item := chunks.get()) is not _DONE:
-            if isinstance(item, Exception):
-                raise item
-            if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
-                continue
-            choices = item.get("choices") or [{}]
-            piece = (choices[0].get("delta") or {}).get("content") or ""
-            usage = _usage(item["usage"]) if item.get("usage") else None
-            if piece or usage:
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
-                if run_manager and piece:
-                    run_manager.on_llm_new_token(piece, chunk=chunk)
-                yield chunk
+        try:
+            while (item := chunks.get()) is not _DONE:
+                if isinstance(item, Exception):
+                    raise item
+                if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
+                    continue
+                choices = item.get("choices") or [{}]
+                piece = (choices[0].get("delta") or {}).get("content") or ""
+                usage = _usage(item["usage"]) if item.get("usage") else None
+                if piece or usage:
+                    chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
+                    if run_manager and piece:
+                        run_manager.on_llm_new_token(piece, chunk=chunk)
+                    yield chunk
+        finally:
+            # the consumer stopped early (cancelled answer, preempted background job):
+            # stop decoding at the next token instead of finishing the generation unseen
+            stop_decoding.set()

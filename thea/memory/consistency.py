@@ -28,7 +28,7 @@ from typing import Any
 
 from thea.errors import TheaError
 from thea.memory.universal import UniversalMemory, collection_for
-from thea.models import Collection, Node, NodeType, now_ms
+from thea.models import Collection, CycleStatus, Node, NodeType, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,7 @@ class ConsistencyReport:
             "found": {i.value: n for i, n in self.found.items()},
             "repaired": {i.value: n for i, n in self.repaired.items()},
             "examples": {i.value: ids for i, ids in self.examples.items()},
+            "meaning": {i.value: ISSUE_HELP[i] for i in Issue},
             "marked_incomplete": self.marked_incomplete,
         }
 
@@ -234,6 +235,8 @@ class _Scan:
             if p.get("status") == INCOMPLETE:
                 self.report.marked_incomplete += 1
                 continue
+            if p.get("status") == CycleStatus.CANCELLED:
+                continue  # the user cancelled it: no answer is expected
             if int(p.get("created_at") or 0) < self.cutoff:
                 candidates.append(str(p["id"]))
         if not candidates:

@@ -66,6 +66,17 @@ class TaskStatus(StrEnum):
     PENDING = "PENDING"
     SUCCESS = "SUCCESS"
     FAILURE = "FAILURE"
+    #: the user cancelled the cycle (Ctrl-C, closed page) while this step ran
+    CANCELLED = "CANCELLED"
+
+
+class CycleStatus(StrEnum):
+    """Set on an impulse whose cycle did not end with an answer (``None`` while running or done)."""
+
+    #: the process died or the answer failed; set by ``thea memory repair``
+    INCOMPLETE = "incomplete"
+    #: the user cancelled it; recorded by the orchestrator
+    CANCELLED = "cancelled"
 
 
 class Node(BaseModel):
@@ -127,6 +138,7 @@ class Node(BaseModel):
 class UserImpulse(Node):
     node_type: ClassVar[NodeType] = NodeType.USER_IMPULSE
     type: Literal[NodeType.USER_IMPULSE] = NodeType.USER_IMPULSE
+    status: CycleStatus | None = None
 
     def embedding_text(self) -> str | None:
         return self.content or None

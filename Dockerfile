@@ -24,4 +24,4 @@ ENV THEA_PROFILE=server \
     THEA_DATA_DIR=/data
 VOLUME ["/data"]
 EXPOSE 8000
-CMD ["thea", "serve", "--host", "0.0.0.0", "--port", "8000", "--no-worker"]
+CMD ["thea", "service", "run", "--host", "0.0.0.0", "--port", "8000"]

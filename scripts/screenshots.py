@@ -30,17 +30,17 @@ sys.path.insert(0, str(ROOT))
 from langchain_core.messages import BaseMessage  # noqa: E402
 from rich.console import Console  # noqa: E402
 
-from services.trace import load_trace  # noqa: E402
+from services.trace import load_trace, trace_json  # noqa: E402
 from tests.fakes import role_of  # noqa: E402
+from tests.service_support import service_app  # noqa: E402
 from tests.web.support import LiveServer, StreamingChatModel, seed_insights  # noqa: E402
+from thea.api.models import TraceView  # noqa: E402
 from thea.cli.render import trace_tree  # noqa: E402
 from thea.config import load_settings  # noqa: E402
 from thea.runtime import Runtime, build_runtime  # noqa: E402
-from thea.web.app import SESSION_COOKIE, create_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-SID = "demo0000000000000000"
-USER = f"web-{SID}"
+USER = "ana"
 
 
 def demo_answers(messages: list[BaseMessage]) -> str:
@@ -65,7 +65,7 @@ def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
     console = Console(
         record=True, width=110, force_terminal=True, color_system="truecolor", file=io.StringIO()
     )
-    console.print(trace_tree(load_trace(runtime.memory, impulse_id)))
+    console.print(trace_tree(TraceView.model_validate(trace_json(load_trace(runtime.memory, impulse_id)))))
     (out / "trace-tree.txt").write_text(console.export_text(clear=False, styles=False), encoding="utf-8")
     (out / "trace-tree.svg").write_text(console.export_svg(title="thea trace last"), encoding="utf-8")
 
@@ -82,7 +82,6 @@ def drive_browser(url: str, out: Path) -> str:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
-            context.add_cookies([{"name": SESSION_COOKIE, "value": SID, "url": url}])
             page = context.new_page()
             page.set_default_timeout(15_000)
             page.goto(url)
@@ -116,12 +115,12 @@ def drive_browser(url: str, out: Path) -> str:
 def shoot(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="thea-shots-"))
-    settings = load_settings("embedded", data_dir=tmp / "data", llm={"provider": "fake"})
+    settings = load_settings("embedded", data_dir=tmp / "data", llm={"provider": "fake"}, user_id=USER)
     llm = StreamingChatModel(responder=demo_answers, token_delay_s=0.02)
     runtime = build_runtime(settings, llm=llm)
     try:
         seed_insights(runtime.memory, user_id=USER, concept="Redis")
-        with LiveServer(create_app(runtime)) as server:
+        with LiveServer(service_app(runtime)) as server:
             impulse_id = drive_browser(server.url, out)
         capture_trace_tree(runtime, impulse_id, out)
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.ownership import own_node
 from thea.errors import NotFoundError
 from thea.memory.universal import UniversalMemory
 from thea.models import Node, Report, Task, TaskStatus, UserImpulse
@@ -57,6 +58,14 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
         used |= {task.id, *(o.id for o in outs)} | ({report.id} if report else set())
     trace.others = [n for n in nodes if n.id not in used]
     return trace
+
+
+def load_own_trace(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Trace:
+    """The trace of one of the user's impulses; another user's is reported as not existing."""
+    node = own_node(memory, id_or_prefix, user_id, what="conversation")
+    if not isinstance(node, UserImpulse):
+        raise NotFoundError(f"no conversation of yours with id starting {id_or_prefix!r}")
+    return load_trace(memory, node.id)
 
 
 def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> str | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import ScriptedChatModel
+from tests.service_support import service_pids, stop_services_under
 from thea.config import Settings, load_settings
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.falkordb import FalkorDBGraphStore
@@ -62,6 +63,24 @@ def embedder():  # type: ignore[no-untyped-def]
     from thea.memory.embeddings import MiniLMEmbeddings
 
     return MiniLMEmbeddings()
+
+
+@pytest.fixture(autouse=True)
+def _stop_services(tmp_path: Path) -> Iterator[None]:
+    """Commands a test ran started thea services for data dirs under its tmp_path: stop them."""
+    yield
+    stop_services_under(tmp_path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_orphan_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail loudly if this test run leaves a thea service running."""
+    root = str(tmp_path_factory.getbasetemp())
+    yield
+    leaked = service_pids(root)
+    if leaked:
+        subprocess.run(["kill", "-9", *map(str, leaked)], check=False)
+        pytest.fail(f"tests left thea services running: pids {sorted(leaked)}")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -106,6 +106,8 @@ class LLMSettings(BaseModel):
     context_window: int = Field(default=4096, ge=512)
     max_output_tokens: int = Field(default=384, ge=16)
     threads: int = Field(default=2, ge=1)
+    #: the fake provider streams this many words per second (0 = instantly): demos and tests
+    fake_words_per_s: float = Field(default=0.0, ge=0)
 
 
 class ContextSettings(BaseModel):
@@ -114,6 +116,26 @@ class ContextSettings(BaseModel):
     #: Share of the context window given to recalled memories (capped by recall_cap_tokens).
     recall_share: float = Field(default=0.15, gt=0.0, le=0.5)
     recall_cap_tokens: int = 600
+
+
+class ServiceSettings(BaseModel):
+    """The one thea service per data directory (``thea service ...``)."""
+
+    #: stop after this many seconds with no request and no queued job (0 = never). A service
+    #: listening on TCP (the web page, ``thea serve``) does not stop by itself.
+    idle_stop_s: float = Field(default=1800.0, ge=0)
+    #: TCP listener besides the unix socket (None = socket only). Off loopback a token is required.
+    host: str | None = None
+    port: int = Field(default=8765, ge=1, le=65535)
+    #: Host header names accepted on TCP without a token, besides loopback names and ``host``
+    allowed_hosts: list[str] = Field(default_factory=list)
+    #: slow-loop workers inside the service (threads); the server profile scales with
+    #: ``thea worker`` processes instead
+    workers: int = Field(default=1, ge=0, le=16)
+    #: how long a command waits for a service it started to answer
+    start_timeout_s: float = Field(default=120.0, gt=0)
+    #: bearer tokens: user id -> token. Each token is its own user (shared service).
+    tokens: dict[str, SecretStr] = Field(default_factory=dict)
 
 
 class Settings(BaseSettings):
@@ -137,9 +159,13 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
-    #: Optional bearer token protecting the web server.
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+    #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
     max_impulse_chars: int = Field(default=200_000, ge=1)
+    #: Talk to a thea service elsewhere instead of the local one (``THEA_URL``, ``THEA_TOKEN``).
+    url: str | None = None
+    token: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -220,3 +246,32 @@ def load_settings(
 
     built = _ProfileSettings(**{**overrides, "profile": chosen})
     return Settings.model_construct(**dict(built))
+
+
+def _reveal(value: Any) -> Any:
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
+    if isinstance(value, dict):
+        return {k: _reveal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_reveal(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def settings_json(settings: Settings) -> str:
+    """The settings as JSON, secrets included (for handing them to a child process only)."""
+    import json
+
+    return json.dumps(_reveal(settings.model_dump(mode="python")))
+
+
+def settings_from_json(text: str) -> Settings:
+    """Settings exactly as :func:`settings_json` wrote them (no environment, no config file)."""
+    import json
+
+    try:
+        return Settings.model_validate(json.loads(text))
+    except ValueError as exc:
+        raise ConfigError(f"the handed-over settings are not valid: {str(exc).splitlines()[0]}") from exc

@@ -46,3 +46,32 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
         assert "Traceback" not in screen
     finally:
         tmux("kill-session", "-t", session)
+
+
+def test_ctrl_c_mid_answer_cancels_it_and_the_chat_goes_on(tmp_path: Path) -> None:
+    """Ctrl-C while an answer streams: the prompt returns, the service stays up, the next
+    question is answered, and the cancelled cycle says so in its trace."""
+    session = f"thea-test-cc-{os.getpid()}"
+    data = tmp_path / "data"
+    env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake THEA_LLM__FAKE_WORDS_PER_S=1"
+    command = f"env {env} {sys.executable} -m thea.cli.main chat; echo EXITED:$?; sleep 30"
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
+    try:
+        wait_for(session, "you>")
+        tmux("send-keys", "-t", session, "Tell me a long story.", "Enter")
+        wait_for(session, "thea> (fake")  # the first words have arrived; the rest come slowly
+        tmux("send-keys", "-t", session, "C-c")
+        screen = wait_for(session, "(cancelled)")
+        assert "Traceback" not in screen
+        assert "Aborted" not in screen
+        assert "FATAL" not in screen
+        tmux("send-keys", "-t", session, "!trace", "Enter")
+        wait_for(session, "cycle cancelled")
+        tmux("send-keys", "-t", session, "Are you still there?", "Enter")
+        screen = wait_for(session, "I heard you.", timeout=60)
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        screen = wait_for(session, "EXITED:")
+        assert "EXITED:0" in screen
+        assert "Traceback" not in screen
+    finally:
+        tmux("kill-session", "-t", session)

@@ -22,6 +22,7 @@ from typer.testing import CliRunner, Result
 
 from services.export import export_schema
 from tests.fakes import ScriptedChatModel
+from tests.service_support import stop_services_under
 from tests.web.support import SeededInsights, seed_insights
 from thea.cli import trace_cmd
 from thea.cli.main import app
@@ -67,12 +68,15 @@ def seeded() -> Iterator[Seeded]:
         "THEA_PROFILE": "embedded",
         "THEA_DATA_DIR": str(data),
         "THEA_LLM__PROVIDER": "fake",
+        "THEA_USER_ID": "ana",  # the local user of this data dir: the CLI's default user
+        "THEA_SERVICE__WORKERS": "0",  # the seeded insights only: no crystallization meanwhile
         "COLUMNS": "200",
         "NO_COLOR": "1",
     }
     try:
         yield Seeded(env=env, ok_id=ok.impulse_id, failed_id=failed.impulse_id, insights=insights)
     finally:
+        stop_services_under(tmp)  # the service the commands started
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -142,10 +146,10 @@ def test_trace_accepts_id_prefixes_and_explains_bad_ones(seeded: Seeded) -> None
     assert "I work on Redis queues." in ok(seeded, "trace", seeded.ok_id[:8])
     missing = thea(seeded, "trace", "zzzz")
     assert missing.exit_code != 0
-    assert "no memory with id starting 'zzzz'" in missing.output
-    ambiguous = thea(seeded, "trace", "")
-    assert ambiguous.exit_code != 0
-    assert "ambiguous" in ambiguous.output
+    assert "no conversation of yours with id starting 'zzzz'" in missing.output
+    empty = thea(seeded, "trace", "")
+    assert empty.exit_code == 2
+    assert "give an impulse (an id or an id prefix)" in empty.output
 
 
 def _ids(out: str) -> list[str]:

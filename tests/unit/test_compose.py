@@ -211,10 +211,12 @@ def _check_command(argv: list[str]) -> None:
 
 
 def test_app_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
-    command = compose["services"]["app"]["command"]
-    assert command[:2] == ["thea", "serve"]
+    app = compose["services"]["app"]
+    command = app["command"]
+    assert command[:3] == ["thea", "service", "run"]  # the same service as on a laptop
     assert command[command.index("--host") + 1] == "0.0.0.0"
-    assert "--no-worker" in command  # reflection runs in the worker service instead
+    assert app["environment"]["THEA_SERVICE__WORKERS"] == "0"  # the slow loop runs in the workers
+    assert app["environment"]["THEA_SERVICE__IDLE_STOP_S"] == "0"
     _check_command(command)
 
 
@@ -251,4 +253,4 @@ def test_dockerfile_builds_the_whole_package() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()}
     assert ".env" in ignored  # secrets never enter the image
     assert not (needed & ignored), "the .dockerignore hides files the Dockerfile copies"
-    assert 'CMD ["thea", "serve", "--host", "0.0.0.0"' in dockerfile
+    assert 'CMD ["thea", "service", "run", "--host", "0.0.0.0"' in dockerfile

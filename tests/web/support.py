@@ -128,7 +128,7 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """uvicorn serving an ASGI app on 127.0.0.1 in a daemon thread."""
+    """uvicorn serving an ASGI app (e.g. ``tests.services.service_app``) on 127.0.0.1 in a daemon thread."""
 
     def __init__(self, app: Any) -> None:
         self.port = free_port()

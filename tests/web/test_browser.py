@@ -4,7 +4,7 @@ on a real embedded runtime with the scripted, streaming fake model."""
 from __future__ import annotations
 
 import dataclasses
-import secrets
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from tests.service_support import service_app
 from tests.web.conftest import TOKEN
 from tests.web.support import LiveServer, StreamingChatModel, seed_insights
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime
-from thea.web.app import SESSION_COOKIE, create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(
@@ -27,16 +27,19 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (
 XSS = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 
 
+#: each visit is its own user of a shared service (a token per user), so tests never see
+#: each other's memories
+VISITORS = [f"visitor-{i:02d}" for i in range(40)]
+_next_visitor = itertools.count()
+
+
 @pytest.fixture(scope="module")
 def server(runtime: Runtime) -> Iterator[LiveServer]:
-    with LiveServer(create_app(runtime)) as live:
-        yield live
-
-
-@pytest.fixture(scope="module")
-def token_server(runtime: Runtime) -> Iterator[LiveServer]:
-    settings = runtime.settings.model_copy(update={"web_token": SecretStr(TOKEN)})
-    with LiveServer(create_app(dataclasses.replace(runtime, settings=settings))) as live:
+    tokens = {user: SecretStr(f"token-of-{user}") for user in VISITORS}
+    tokens["local"] = SecretStr(TOKEN)
+    service = runtime.settings.service.model_copy(update={"tokens": tokens})
+    settings = runtime.settings.model_copy(update={"service": service})
+    with LiveServer(service_app(runtime, settings)) as live:
         yield live
 
 
@@ -60,10 +63,10 @@ class Visit:
 
 @pytest.fixture
 def visit(browser: Any, server: LiveServer) -> Iterator[Visit]:
-    """A fresh browser context with a known session cookie (so the test knows its user id)."""
-    sid = secrets.token_hex(10)
+    """A fresh browser context whose tab holds a visitor's token (so the test knows its user)."""
+    user = VISITORS[next(_next_visitor)]
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_cookies([{"name": SESSION_COOKIE, "value": sid, "url": server.url}])
+    context.add_init_script(f"sessionStorage.setItem('thea-token', 'token-of-{user}')")
     page = context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
@@ -71,7 +74,7 @@ def visit(browser: Any, server: LiveServer) -> Iterator[Visit]:
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.goto(server.url)
     try:
-        yield Visit(page=page, url=server.url, user_id=f"web-{sid}", errors=errors)
+        yield Visit(page=page, url=server.url, user_id=user, errors=errors)
     finally:
         context.close()
 
@@ -215,15 +218,15 @@ def test_stored_markup_is_shown_as_text_and_never_run(visit: Visit, runtime: Run
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
 
 
-def test_a_token_protected_server_refuses_without_the_token(browser: Any, token_server: LiveServer) -> None:
+def test_a_token_protected_server_refuses_without_the_token(browser: Any, server: LiveServer) -> None:
     context = browser.new_context()
     try:
         page = context.new_page()
         page.set_default_timeout(10_000)
-        page.goto(token_server.url)
+        page.goto(server.url)
         sync_api.expect(page.locator("#token-bar")).to_be_visible()
         sync_api.expect(page.locator("#status")).to_have_text("locked")
-        status = page.evaluate("() => fetch('/api/insights').then(r => r.status)")
+        status = page.evaluate("() => fetch('/api/v1/insights').then(r => r.status)")
         assert status == 401
         answer = say(page, "hello?")
         sync_api.expect(answer).to_have_class("msg error")

@@ -1,90 +1,91 @@
-"""``thea chat`` (terminal chat) and ``thea ask`` (one-shot, scriptable)."""
+"""``thea chat`` (terminal chat) and ``thea ask`` (one-shot, scriptable): clients of the service.
+
+Ctrl-C while an answer streams cancels that answer (the service records the cycle as
+cancelled) and returns to the prompt; Ctrl-C at the prompt leaves. In ``thea ask`` it
+exits at once with one line.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 
 import typer
-from rich.markup import escape
 
-from thea.cli.common import console, err_console, friendly_errors, get_settings
-from thea.cli.render import trace_tree
+from thea.api.models import AskResult, CommandResult
+from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friendly_errors
+from thea.cli.render import safe, trace_tree
+from thea.client import Client, Command, Done, Token
 from thea.errors import InputError, TheaError
-from thea.runtime import Runtime, build_runtime
-from thea.runtime.commands import ChatSession, CommandResult, is_command, run_command
-from workers.worker import run_burst
 
 
-def _print_result(result: CommandResult) -> None:
+def _print_command(result: CommandResult) -> None:
     if result.trace is not None:
         console.print(trace_tree(result.trace))
     else:
-        console.print(escape(result.text))
+        console.print(safe(result.text))
 
 
-async def _turn(rt: Runtime, chat: ChatSession, text: str, stream: bool) -> None:
-    def sink(piece: str) -> None:
-        console.print(escape(piece), end="", soft_wrap=True)
-
-    result = await rt.orchestrator.handle_impulse(
-        text, chat.user_id, chat.session_id, on_token=sink if stream else None
-    )
-    if stream:
-        console.print()
-    else:
-        console.print(escape(result.answer))
+def _print_done(result: AskResult) -> None:
     if result.failed_steps:
-        err_console.print(f"[yellow]steps failed: {', '.join(result.failed_steps)} (see !trace)[/]")
-    chat.last_impulse_id = result.impulse_id
-    chat.last_response_id = result.response_id
+        err_console.print(f"[yellow]steps failed: {safe(', '.join(result.failed_steps))} (see !trace)[/]")
+
+
+def _line(api: Client, text: str, session_id: str) -> bool:
+    """One chat line; returns False when the user asked to leave."""
+    started = False
+    events = api.chat(text, session_id)  # a generator: closing it closes the stream
+    try:
+        for event in events:
+            if isinstance(event, Token):
+                if not started:
+                    console.print("[bold magenta]thea>[/] ", end="")
+                    started = True
+                console.print(safe(event.text), end="", soft_wrap=True)
+            elif isinstance(event, Done):
+                if started:
+                    console.print()
+                _print_done(event.result)
+            elif isinstance(event, Command):
+                _print_command(event.result)
+                if event.result.quit:
+                    return False
+    except KeyboardInterrupt:
+        events.close()  # closes the stream: the service cancels the cycle
+        console.print(("\n" if started else "") + "[yellow](cancelled)[/]")
+    return True
 
 
 def chat(
     ctx: typer.Context,
     user: str = typer.Option(None, "--user", help="user id (default: settings.user_id)"),
     session: str = typer.Option(None, "--session", help="session id (default: a new one)"),
-    worker: bool = typer.Option(
-        True, "--worker/--no-worker", help="run the reflection worker in the background"
-    ),
 ) -> None:
     """Chat in the terminal. Type !help for commands."""
-    settings = get_settings(ctx)
+    api = client(ctx, user=user)
+    session_id = session or uuid.uuid4().hex[:12]
     with friendly_errors():
-        console.print("[dim]thea is waking up (first start assembles the offline model)...[/]")
-        rt = build_runtime(settings)
-    chat_state = ChatSession(user_id=user or settings.user_id, session_id=session or uuid.uuid4().hex[:12])
-    try:
-        if worker:
-            rt.start_background_worker()
-        console.print(
-            f"[bold]thea[/] ready (profile {settings.profile}). Type !help for commands, !quit to leave."
-        )
-        with asyncio.Runner() as runner:
-            while True:
-                try:
-                    text = console.input("[bold cyan]you>[/] ")
-                except (EOFError, KeyboardInterrupt):
-                    console.print()
-                    break
-                if not text.strip():
-                    continue
-                try:
-                    if is_command(text):
-                        result = runner.run(run_command(rt, chat_state, text))
-                        _print_result(result)
-                        if result.quit:
-                            break
-                    else:
-                        console.print("[bold magenta]thea>[/] ", end="")
-                        runner.run(_turn(rt, chat_state, text, stream=True))
-                except InputError as exc:
-                    err_console.print(f"[red]{escape(str(exc))}[/]")
-                except TheaError as exc:
-                    err_console.print(f"[bold red]{escape(str(exc))}[/] (run `thea doctor`)")
-    finally:
-        rt.close()
+        health = api.health()
+    console.print(
+        f"[bold]thea[/] ready (profile {safe(health.profile)}, service pid {health.pid}). "
+        "Type !help for commands, !quit to leave."
+    )
+    while True:
+        try:
+            text = console.input("[bold cyan]you>[/] ")
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            break
+        if not text.strip():
+            continue
+        try:
+            if not _line(api, text, session_id):
+                break
+        except InputError as exc:
+            err_console.print(f"[red]{safe(str(exc))}[/]")
+        except TheaError as exc:
+            err_console.print(f"[bold red]{safe(str(exc))}[/] (run `thea doctor`)")
+    api.close()
 
 
 def ask(
@@ -93,35 +94,44 @@ def ask(
     user: str = typer.Option(None, "--user"),
     session: str = typer.Option("cli", "--session"),
     as_json: bool = typer.Option(False, "--json", help="print {answer, impulse_id, ...} as JSON"),
-    process_jobs: bool = typer.Option(
-        None,
-        "--process-jobs/--no-process-jobs",
-        help="run queued reflection jobs before exiting (embedded default)",
-    ),
 ) -> None:
-    """Ask one question and print the answer (for scripts)."""
-    settings = get_settings(ctx)
+    """Ask one question and print the answer (for scripts). Returns when the answer is complete;
+    the slow loop (crystallization) runs afterwards in the service."""
+    if not text.strip():
+        with friendly_errors():
+            raise InputError("the message is empty")
+    api = client(ctx, user=user, quiet=as_json)
+    started = False
     with friendly_errors():
-        rt = build_runtime(settings)
         try:
-            result = asyncio.run(rt.orchestrator.handle_impulse(text, user or settings.user_id, session))
-            if as_json:
-                payload = {
-                    "answer": result.answer,
-                    "impulse_id": result.impulse_id,
-                    "response_id": result.response_id,
-                    "failed_steps": result.failed_steps,
-                    "recalled_ids": result.recalled_ids,
-                    "llm_calls": result.usage.calls,
-                    "tokens_in": result.usage.tokens_in,
-                    "tokens_out": result.usage.tokens_out,
-                }
-                typer.echo(json.dumps(payload, ensure_ascii=False))
-            else:
-                console.print(escape(result.answer))
-            run_jobs = settings.embedded_queue if process_jobs is None else process_jobs
-            if run_jobs:
-                rt.install_worker_context()
-                run_burst(rt.jobs.connection)
+            for event in api.stream(text, session):
+                if isinstance(event, Token) and not as_json:
+                    console.print(safe(event.text), end="", soft_wrap=True)
+                    started = True
+                elif isinstance(event, Done):
+                    result = event.result
+                    if as_json:
+                        payload = {
+                            "answer": result.answer,
+                            "impulse_id": result.impulse_id,
+                            "response_id": result.response_id,
+                            "session_id": result.session_id,
+                            "failed_steps": result.failed_steps,
+                            "recalled_ids": result.recalled_ids,
+                            "llm_calls": result.usage.llm_calls,
+                            "tokens_in": result.usage.tokens_in,
+                            "tokens_out": result.usage.tokens_out,
+                        }
+                        typer.echo(json.dumps(payload, ensure_ascii=False))
+                    else:
+                        if not started:
+                            console.print(safe(result.answer), end="")
+                        console.print()
+                        _print_done(result)
+        except KeyboardInterrupt:
+            if started:
+                console.print()
+            err_console.print("[yellow]cancelled: the answer was stopped[/]")
+            raise typer.Exit(EXIT_CANCELLED) from None
         finally:
-            rt.close()
+            api.close()

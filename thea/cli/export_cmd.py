@@ -1,4 +1,4 @@
-"""``thea export``: the golden dataset as JSON lines (streamed, with progress)."""
+"""``thea export``: the golden dataset as JSON lines (streamed from the service, with progress)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.export import count_impulses, export_schema, iter_export
-from thea.cli.common import console, friendly_errors, get_settings
-from thea.memory.factory import open_memory
+from thea.api.export import export_schema
+from thea.cli.common import client, console, friendly_errors
+from thea.cli.render import safe
 
 
 def _since(value: str | None) -> int:
@@ -27,7 +27,8 @@ def export(
     ctx: typer.Context,
     out: Path = typer.Option(None, "--out", help="output .jsonl file"),
     since: str = typer.Option(None, "--since", help="only cycles from this ISO date/time on"),
-    user: str = typer.Option(None, "--user", help="only this user's cycles"),
+    user: str = typer.Option(None, "--user", help="whose cycles (default: the local user)"),
+    all_users: bool = typer.Option(False, "--all-users", help="every user's cycles (local service only)"),
     schema: bool = typer.Option(False, "--schema", help="print the JSON Schema of one line and exit"),
 ) -> None:
     """Export completed cycles (impulse, instinct, plan, recall, answer, feedback), one per line.
@@ -39,22 +40,23 @@ def export(
         return
     if out is None:
         raise typer.BadParameter("give --out FILE.jsonl (or --schema)", param_hint="--out")
-    settings = get_settings(ctx)
     since_ms = _since(since)
+    api = client(ctx, user=user)
+    written = 0
+    tmp = out.with_suffix(out.suffix + ".part")
     with friendly_errors():
-        memory = open_memory(settings)
+        stream = api.export(since_ms=since_ms, all_users=all_users)
+        columns = (TextColumn("exporting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         try:
-            total = count_impulses(memory)
-            written = 0
-            tmp = out.with_suffix(out.suffix + ".part")
-            columns = (TextColumn("exporting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with tmp.open("w", encoding="utf-8") as fh, Progress(*columns, console=console) as progress:
-                task = progress.add_task("export", total=total or None)
-                for record in iter_export(memory, since_ms=since_ms, user_id=user):
-                    fh.write(record.model_dump_json() + "\n")
+                task = progress.add_task("export", total=stream.total_hint or None)
+                for line in stream:
+                    fh.write(line + "\n")
                     written += 1
                     progress.advance(task)
+                progress.update(task, total=written)
             tmp.replace(out)
         finally:
-            memory.close()
-    console.print(f"wrote {written} cycles to {out}")
+            stream.close()
+            tmp.unlink(missing_ok=True)
+    console.print(f"wrote {written} cycles to {safe(str(out))}")

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import cast
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from services.insights import InsightDetail, State, insight_detail, list_insights
-from thea.cli.common import console, friendly_errors, get_settings
-from thea.memory.factory import open_memory
-from thea.models import KnowledgeCrystal, Node
+from thea.api.models import InsightDetailView, LineageEntry
+from thea.cli.common import client, console, friendly_errors
+from thea.cli.render import safe
 
 insights_app = typer.Typer(help="Inspect insights (knowledge crystals).", invoke_without_command=True)
 
@@ -30,107 +26,83 @@ def list_cmd(
     state: str = typer.Option("active", "--state", help="active, archived or all"),
     concept: str = typer.Option(None, "--concept", help="only insights about this concept"),
     min_strength: float = typer.Option(0.0, "--min-strength"),
-    user: str = typer.Option(None, "--user"),
+    user: str = typer.Option(None, "--user", help="whose insights (default: the local user)"),
     limit: int = typer.Option(50, "--limit"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List insights, strongest first."""
     if ctx.invoked_subcommand is not None:
+        ctx.ensure_object(dict)["user"] = user
         return
     if state not in ("active", "archived", "all"):
         raise typer.BadParameter("state must be active, archived or all")
-    settings = get_settings(ctx)
+    api = client(ctx, user=user, quiet=as_json)
     with friendly_errors():
-        memory = open_memory(settings)
-        try:
-            rows = list_insights(
-                memory,
-                state=cast(State, state),
-                concept=concept,
-                min_strength=min_strength,
-                user_id=user,
-                limit=limit,
-            )
-        finally:
-            memory.close()
+        rows = api.insights(state=state, concept=concept, min_strength=min_strength, limit=limit)  # type: ignore[arg-type]
     if as_json:
-        out = [{**r.insight.model_dump(mode="json"), "concepts": r.concepts} for r in rows]
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2, ensure_ascii=False))
         return
     table = Table(title=f"insights ({state})")
     table.add_column("strength", justify="right")
     for column in ("insight", "concepts", "state", "created", "id"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        ins = row.insight
         table.add_row(
-            f"{ins.strength:g}",
-            escape(ins.content),
-            escape(", ".join(row.concepts)),
-            "active" if ins.active else "[dim]archived[/]",
-            _date(ins.created_at),
-            ins.id[:8],
+            f"{row.strength:g}",
+            safe(row.content),
+            safe(", ".join(row.concepts)),
+            "active" if row.active else "[dim]archived[/]",
+            _date(row.created_at),
+            row.id[:8],
         )
     console.print(table if rows else "[dim]no insights match[/]")
 
 
-def _lineage(root: Tree, title: str, ids: list[str], nodes: dict[str, Node]) -> None:
-    if not ids:
+def _lineage(root: Tree, title: str, entries: list[LineageEntry]) -> None:
+    if not entries:
         root.add(f"{title}: -")
         return
-    branch = root.add(f"{title} ({len(ids)})")
-    for node_id in ids:
-        node = nodes.get(node_id)
-        if isinstance(node, KnowledgeCrystal):
-            state = "active" if node.active else "[dim]archived[/]"
-            branch.add(f"{node_id[:8]}  {node.strength:g}  {state}  {escape(node.content[:120])}")
-        else:
-            branch.add(node_id[:8])
+    branch = root.add(f"{title} ({len(entries)})")
+    for entry in entries:
+        if entry.strength is None:
+            branch.add(entry.id[:8])
+            continue
+        state = "active" if entry.active else "[dim]archived[/]"
+        branch.add(f"{entry.id[:8]}  {entry.strength:g}  {state}  {safe(entry.content[:120])}")
 
 
-def _detail_tree(d: InsightDetail, related: Sequence[Node] = ()) -> Tree:
-    ins = d.insight
-    state = "active" if ins.active else "archived"
-    root = Tree(
-        f"[bold]insight[/] {ins.id}  strength {ins.strength:g}  {state}  confidence {ins.confidence:g}"
-    )
-    root.add(escape(ins.content))
-    if ins.seed and ins.seed != ins.content:
-        root.add(f"seed: {escape(ins.seed)}")
-    if ins.tags:
-        root.add(f"tags: {escape(', '.join(ins.tags))}")
-    root.add(f"concepts: {escape(', '.join(d.concepts) or '-')}")
+def detail_tree(d: InsightDetailView) -> Tree:
+    state = "active" if d.active else "archived"
+    root = Tree(f"[bold]insight[/] {d.id}  strength {d.strength:g}  {state}  confidence {d.confidence:g}")
+    root.add(safe(d.content))
+    if d.seed and d.seed != d.content:
+        root.add(f"seed: {safe(d.seed)}")
+    if d.tags:
+        root.add(f"tags: {safe(', '.join(d.tags))}")
+    root.add(f"concepts: {safe(', '.join(d.concepts) or '-')}")
     if d.relations:
         rel = root.add("relations asserted")
         for r in d.relations:
-            valid = "" if r.get("valid_until") is None else " [dim](superseded)[/]"
-            rel.add(escape(f"{r['subject']} {r['relation']} {r['object']} ({r['confidence']})") + valid)
+            valid = "" if r.valid_until is None else " [dim](superseded)[/]"
+            rel.add(safe(f"{r.subject} {r.relation} {r.object} ({r.confidence})") + valid)
     else:
         root.add("relations asserted: -")
     if d.source_impulses:
         src = root.add("source impulses")
         for node in d.source_impulses:
-            src.add(f"{node.id[:8]} {escape(node.content[:120])}")
+            src.add(f"{node.id[:8]} {safe(node.content[:120])}")
     else:
         root.add("source impulses: -")
-    nodes = {n.id: n for n in related}
-    _lineage(root, "merged from", d.merged_from, nodes)
-    _lineage(root, "merged into", d.merged_into, nodes)
+    _lineage(root, "merged from", d.merged_from)
+    _lineage(root, "merged into", d.merged_into)
     return root
 
 
 @insights_app.command("show")
 def show(ctx: typer.Context, insight_id: str = typer.Argument(..., help="id or id prefix")) -> None:
     """Full text, concepts, triples, source impulse and merge lineage (both directions)."""
-    settings = get_settings(ctx)
+    user = (ctx.obj or {}).get("user")
+    api = client(ctx, user=user)
     with friendly_errors():
-        memory = open_memory(settings)
-        try:
-            detail = insight_detail(memory, memory.resolve_id(insight_id))
-            related = memory.get(detail.merged_from + detail.merged_into)
-        finally:
-            memory.close()
-    console.print(_detail_tree(detail, related))
-
-
-__all__ = ["State", "insights_app"]
+        detail = api.insight(insight_id)
+    console.print(detail_tree(detail))

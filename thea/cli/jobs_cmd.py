@@ -1,48 +1,37 @@
-"""``thea worker``, ``thea jobs`` and ``thea reflect``: the slow loop from the shell."""
+"""``thea jobs``, ``thea reflect`` and ``thea worker``: the slow loop from the shell."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
+import os
+import sys
 
 import typer
 from rich.table import Table
 
-from thea.cli.common import console, friendly_errors, get_settings
-from workers.admin import failed_jobs, queue_counts, retry_failed
-from workers.queues import ALL_QUEUES
+from thea.cli.common import EXIT_FAILED, client, console, err_console, friendly_errors, get_settings
+from thea.cli.render import safe
 
 jobs_app = typer.Typer(help="Queued and failed slow-loop jobs.", invoke_without_command=True)
-log = logging.getLogger(__name__)
 
 
 def worker(
     ctx: typer.Context,
     burst: bool = typer.Option(False, "--burst", help="process what is queued now, then exit"),
-    queue: list[str] = typer.Option(list(ALL_QUEUES), "--queue", "-q", help="queues to serve"),
 ) -> None:
-    """Run an RQ worker for crystallize / distill / reflect jobs (Ctrl-C stops it).
+    """Run a slow-loop worker process (server profile: scale out with more of these).
 
-    Embedded profile: the embedded vector store can be open in one process only, so
-    run this when no chat is running (the chat runs its own background worker).
+    In the embedded profile the thea service runs the workers itself.
     """
-    from thea.runtime import build_runtime
-    from workers.worker import make_worker
-
     settings = get_settings(ctx)
-    with friendly_errors():
-        rt = build_runtime(settings)
-        try:
-            rt.install_worker_context()
-            rt.start_schedule()
-            w = make_worker(rt.jobs.connection, queue)
-            console.print(
-                f"[bold]thea worker[/] {w.name} on {', '.join(queue)}" + (" (burst)" if burst else "")
-            )
-            w.work(burst=burst, with_scheduler=True, logging_level="INFO")
-        finally:
-            rt.close()
+    if settings.embedded_queue:
+        console.print(
+            "the thea service runs the slow loop for this data directory (`thea jobs` shows it); "
+            "`thea worker` is for the server profile"
+        )
+        return
+    command = [sys.executable, "-m", "thea.service", "worker", "--profile", settings.profile]
+    os.execv(sys.executable, [*command, *(["--burst"] if burst else [])])
 
 
 @jobs_app.callback()
@@ -50,20 +39,16 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     """Queue counts and failed jobs with their reasons."""
     if ctx.invoked_subcommand is not None:
         return
-    from thea.runtime.app import queue_connection
-
+    api = client(ctx, quiet=as_json)
     with friendly_errors():
-        conn = queue_connection(get_settings(ctx))
-        counts, failed = queue_counts(conn), failed_jobs(conn)
+        view = api.jobs()
     if as_json:
-        console.print_json(
-            json.dumps({"queues": [c.__dict__ for c in counts], "failed": [f.__dict__ for f in failed]})
-        )
+        typer.echo(json.dumps(view.model_dump(mode="json"), indent=2))
         return
     table = Table(title="queues")
     for col in ("queue", "queued", "running", "scheduled", "failed", "finished"):
         table.add_column(col, justify="left" if col == "queue" else "right")
-    for c in counts:
+    for c in view.queues:
         table.add_row(
             c.name,
             str(c.queued),
@@ -73,12 +58,12 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
             str(c.finished),
         )
     console.print(table)
-    if failed:
+    if view.failed:
         ft = Table(title="failed jobs (retry with `thea jobs retry ID` or `--all`)")
         for col in ("job id", "queue", "ended", "reason"):
             ft.add_column(col)
-        for f in failed:
-            ft.add_row(f.job_id, f.queue, f.ended_at, f"[red]{f.reason}[/]")
+        for f in view.failed:
+            ft.add_row(f.job_id, f.queue, f.ended_at, f"[red]{safe(f.reason)}[/]")
         console.print(ft)
 
 
@@ -89,46 +74,35 @@ def retry(
     all_jobs: bool = typer.Option(False, "--all", help="requeue every failed job"),
 ) -> None:
     """Requeue failed jobs."""
-    from thea.errors import InputError
-    from thea.runtime.app import queue_connection
-
+    api = client(ctx)
     with friendly_errors():
-        if job_id is None and not all_jobs:
-            raise InputError("give a job id (see `thea jobs`) or --all")
-        done = retry_failed(queue_connection(get_settings(ctx)), job_id)
+        done = api.retry_jobs(job_id, all_jobs).retried
     console.print(f"requeued {len(done)} job(s)" + (": " + ", ".join(done) if done else ""))
 
 
 def reflect(
     ctx: typer.Context,
-    user: str = typer.Option("local", "--user", "-u", help="whose insights to merge"),
+    user: str = typer.Option(None, "--user", "-u", help="whose insights to merge (default: the local user)"),
     wait: float = typer.Option(None, "--wait", help="seconds to wait for the job (default from settings)"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
-    """Merge active insights about the same concepts (queued on RQ, run by a worker here)."""
-    from thea.runtime import build_runtime
-
-    settings = get_settings(ctx)
-    with friendly_errors():
-        rt = build_runtime(settings)
-        try:
-            rt.start_background_worker()
-            with console.status("reflecting…"):
-                data = asyncio.run(rt.reflect(user, wait_s=wait))
-        finally:
-            rt.close()
+    """Merge active insights about the same concepts (a job the service's workers run)."""
+    api = client(ctx, user=user, quiet=as_json)
+    with friendly_errors(), console.status("reflecting…"):
+        result = api.reflect(wait)
     if as_json:
-        console.print_json(json.dumps(data))
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    if result.status == "queued":
+        err_console.print(f"[yellow]{safe(result.summary)}[/]")
+        raise typer.Exit(EXIT_FAILED)
+    if as_json:
         return
-    if "queued" in data:
-        console.print(f"reflection queued as job {data['queued']}; see `thea jobs`")
-        return
-    table = Table(title=f"reflection for {user}")
+    table = Table(title=f"reflection for {safe(result.user_id or '-')}")
     table.add_column("what")
     table.add_column("count", justify="right")
     for key in ("insights", "groups_found", "merged", "skipped", "archived"):
-        table.add_row(key.replace("_", " "), str(data.get(key, 0)))
-    table.add_row("time", f"{float(str(data.get('duration_ms', 0))):.0f} ms")
+        table.add_row(key.replace("_", " "), str(getattr(result, key)))
+    table.add_row("time", f"{result.duration_ms:.0f} ms")
     console.print(table)
-    for err in data.get("errors", []) or []:
-        console.print(f"[yellow]warning:[/] {err}")
+    for err in result.errors:
+        console.print(f"[yellow]warning:[/] {safe(err)}")

@@ -1,21 +1,22 @@
-"""The ``thea`` command line."""
+"""The ``thea`` command line: every command is a client of the thea service."""
 
 from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, export_cmd, jobs_cmd, serve_cmd, trace_cmd
-from thea.cli import doctor as doctor_mod
-from thea.cli.common import configure_logging, console
+from thea.cli import chat_cmd, doctor, export_cmd, jobs_cmd, serve_cmd, trace_cmd
+from thea.cli.common import configure_logging
 from thea.cli.insights_cmd import insights_app
 from thea.cli.jobs_cmd import jobs_app
 from thea.cli.memory_cmd import memory_app
+from thea.cli.service_cmd import service_app
 
 app = typer.Typer(
     help="thea: a cognitive architecture with an inspectable long-term memory.",
     no_args_is_help=True,
 )
 app.add_typer(memory_app, name="memory")
+app.add_typer(service_app, name="service")
 app.command("chat")(chat_cmd.chat)
 app.command("ask")(chat_cmd.ask)
 app.command("trace")(trace_cmd.trace)
@@ -25,6 +26,7 @@ app.add_typer(insights_app, name="insights")
 app.add_typer(jobs_app, name="jobs")
 app.command("worker")(jobs_cmd.worker)
 app.command("reflect")(jobs_cmd.reflect)
+app.command("doctor")(doctor.doctor)
 
 
 @app.callback()
@@ -36,18 +38,6 @@ def main(
     """thea command line."""
     configure_logging(log_level)
     ctx.ensure_object(dict)["profile"] = profile
-
-
-@app.command()
-def doctor(ctx: typer.Context) -> None:
-    """Check every configured backend and say what is wrong."""
-    from thea.cli.common import get_settings
-
-    settings = get_settings(ctx)
-    statuses = doctor_mod.collect(settings)
-    console.print(doctor_mod.render(settings, statuses))
-    if not all(s.ok for s in statuses):
-        raise typer.Exit(1)
 
 
 if __name__ == "__main__":

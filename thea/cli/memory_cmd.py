@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from thea.cli.common import console, err_console, friendly_errors, get_settings
-from thea.memory.consistency import ISSUE_HELP, ConsistencyReport, Issue, ProgressFn, check, repair
-from thea.memory.factory import open_memory
-from thea.memory.universal import UniversalMemory
+from thea.cli.common import client, console, err_console, friendly_errors
 
 memory_app = typer.Typer(help="Inspect and maintain the memory layers.", no_args_is_help=True)
 
@@ -28,13 +26,9 @@ _GRACE_HELP = "cycles younger than this may still be running and are not reporte
 @memory_app.command("stats")
 def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
     """Counts per layer and per type."""
-    settings = get_settings(ctx)
+    api = client(ctx, quiet=as_json)
     with friendly_errors():
-        memory = open_memory(settings)
-        try:
-            data = memory.stats()
-        finally:
-            memory.close()
+        data = api.memory_stats().model_dump()
     if as_json:
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
@@ -48,6 +42,9 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
         for kind, count in sorted(counts.items()):
             table.add_row(layer, kind, str(count))
     console.print(table)
+
+
+ProgressFn = Callable[[str, int, int], None]
 
 
 @contextmanager
@@ -76,47 +73,41 @@ def _progress_bar(show: bool, transient: bool) -> Iterator[ProgressFn]:
 
 
 def _scan(
-    ctx: typer.Context,
-    run: Callable[..., ConsistencyReport],
-    grace_minutes: float,
-    show_progress: bool,
-    keep_progress: bool,
-) -> ConsistencyReport:
-    settings = get_settings(ctx)
-    with friendly_errors():
-        memory: UniversalMemory = open_memory(settings)
-        try:
-            with _progress_bar(show_progress, transient=not keep_progress) as progress:
-                return run(memory, grace_ms=int(grace_minutes * 60_000), progress=progress)
-        finally:
-            memory.close()
+    ctx: typer.Context, kind: Literal["check", "repair"], grace_minutes: float, as_json: bool
+) -> dict[str, Any]:
+    api = client(ctx, quiet=as_json)
+    with friendly_errors(), _progress_bar(not as_json, transient=kind == "check") as progress:
+        return api.scan(kind, grace_minutes, progress)
 
 
 def _problems(n: int) -> str:
     return f"{n} problem" if n == 1 else f"{n} problems"
 
 
-def _table(report: ConsistencyReport, *, repaired: bool) -> Table:
+def _table(report: dict[str, Any], *, repaired: bool) -> Table:
+    checked = report["checked"]
     title = (
-        f"checked {report.checked_nodes} graph nodes, {report.checked_points} vector points, "
-        f"{report.checked_events} chronicle events"
+        f"checked {checked['nodes']} graph nodes, {checked['points']} vector points, "
+        f"{checked['events']} chronicle events"
     )
     table = Table(title=title)
     table.add_column("issue")
     table.add_column("meaning")
     table.add_column("found", justify="right")
-    if repaired:
-        table.add_column("repaired", justify="right")
-    else:
-        table.add_column("examples (id prefixes)")
-    for issue in Issue:
-        found = report.found[issue]
+    table.add_column(
+        "repaired" if repaired else "examples (id prefixes)", justify="right" if repaired else "left"
+    )
+    for issue, found in report["found"].items():
         style = "bold red" if found and not repaired else ("green" if not found else "")
-        cells = [issue.value, ISSUE_HELP[issue], f"[{style}]{found}[/]" if style else str(found)]
+        cells = [
+            issue,
+            report.get("meaning", {}).get(issue, ""),
+            f"[{style}]{found}[/]" if style else str(found),
+        ]
         if repaired:
-            cells.append(str(report.repaired[issue]))
+            cells.append(str(report["repaired"].get(issue, 0)))
         else:
-            cells.append(" ".join(i[:8] for i in report.examples[issue][:5]))
+            cells.append(" ".join(i[:8] for i in report["examples"].get(issue, [])[:5]))
         table.add_row(*cells)
     return table
 
@@ -128,20 +119,19 @@ def check_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Compare the graph with the vector store and the chronicle; exit code 1 if they disagree."""
-    report = _scan(ctx, check, grace_minutes, show_progress=not as_json, keep_progress=False)
+    report = _scan(ctx, "check", grace_minutes, as_json)
+    found = sum(report["found"].values())
     if as_json:
-        typer.echo(json.dumps(report.to_json(), indent=2))
+        typer.echo(json.dumps(report, indent=2))
     else:
         console.print(_table(report, repaired=False))
-        if report.marked_incomplete:
-            console.print(f"[dim]{report.marked_incomplete} cycles already marked incomplete[/]")
-        if report.ok:
+        if report.get("marked_incomplete"):
+            console.print(f"[dim]{report['marked_incomplete']} cycles already marked incomplete[/]")
+        if report["ok"]:
             console.print("[green]memory is consistent[/]")
         else:
-            console.print(
-                f"[bold red]{_problems(report.total_found)}[/]; run `thea memory repair` to fix them"
-            )
-    if not report.ok:
+            console.print(f"[bold red]{_problems(found)}[/]; run `thea memory repair` to fix them")
+    if not report["ok"]:
         raise typer.Exit(1)
 
 
@@ -152,15 +142,16 @@ def repair_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Re-derive missing vectors and events from the graph, drop orphans, mark incomplete cycles."""
-    report = _scan(ctx, repair, grace_minutes, show_progress=not as_json, keep_progress=True)
+    report = _scan(ctx, "repair", grace_minutes, as_json)
     if as_json:
-        typer.echo(json.dumps(report.to_json(), indent=2))
+        typer.echo(json.dumps(report, indent=2))
         return
     console.print(_table(report, repaired=True))
-    if report.total_found == 0:
+    found, fixed = sum(report["found"].values()), sum(report["repaired"].values())
+    if found == 0:
         console.print("[green]nothing to repair: memory is consistent[/]")
     else:
-        console.print(f"found {_problems(report.total_found)}, repaired {report.total_repaired}")
+        console.print(f"found {_problems(found)}, repaired {fixed}")
 
 
 @memory_app.command("optimize")
@@ -170,15 +161,7 @@ def optimize_cmd(ctx: typer.Context) -> None:
     The embedded vector store has no background optimiser: until this runs, searches over
     newly written points are exact (fine for thousands of memories, slow for 100k).
     """
-    import time
-
-    settings = get_settings(ctx)
-    with friendly_errors():
-        memory = open_memory(settings)
-        try:
-            started = time.perf_counter()
-            with console.status("building vector indexes…"):
-                memory.vectors.optimize()
-            console.print(f"vector indexes built in {time.perf_counter() - started:.1f} s")
-        finally:
-            memory.close()
+    api = client(ctx)
+    with friendly_errors(), console.status("building vector indexes…"):
+        done = api.optimize()
+    console.print(f"vector indexes built in {done.seconds:.1f} s")

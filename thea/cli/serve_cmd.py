@@ -1,35 +1,28 @@
-"""``thea serve``: the web chat."""
+"""``thea serve``: open the web page (the service serves it on TCP)."""
 
 from __future__ import annotations
 
 import typer
 
-from thea.cli.common import console, friendly_errors, get_settings
-from thea.runtime import build_runtime
+from thea.cli.common import client, console, friendly_errors, get_settings
 
 
 def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="interface to listen on"),
-    port: int = typer.Option(8000, "--port"),
-    worker: bool = typer.Option(
-        True, "--worker/--no-worker", help="run the reflection worker in this process"
-    ),
+    port: int = typer.Option(None, "--port", help="TCP port (default: service.port, 8765)"),
 ) -> None:
-    """Serve the web chat (trace panel, insights, graph view)."""
-    import uvicorn
+    """Serve the web chat (trace panel, insights, graph view) from the thea service.
 
-    from thea.web.app import create_app
-
+    The page talks to the same service, and the same memory, as the terminal. Listening
+    beyond localhost needs a token (THEA_WEB_TOKEN or THEA_SERVICE__TOKENS__<user>).
+    """
     settings = get_settings(ctx)
-    if host not in ("127.0.0.1", "localhost", "::1") and settings.web_token is None:
-        console.print(
-            "[yellow]warning: no THEA_WEB_TOKEN set and listening beyond localhost: anyone can chat[/]"
-        )
+    api = client(ctx)
     with friendly_errors():
-        runtime = build_runtime(settings)
-    if worker:
-        runtime.start_background_worker()
-    app = create_app(runtime, own_runtime=True)
-    console.print(f"thea web chat on http://{host}:{port}")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+        url = api.listen(host, port or settings.service.port)
+        pid = api.health().pid
+    console.print(
+        f"thea web chat on {url}  [dim](served by the thea service, pid {pid}; "
+        "`thea service stop` stops it)[/]"
+    )

@@ -7,11 +7,10 @@ from enum import StrEnum
 
 import typer
 
-from services.trace import Trace, latest_impulse_id, load_trace, trace_json
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.api.models import TraceView
+from thea.cli.common import client, console, friendly_errors
 from thea.cli.render import trace_tree
-from thea.errors import NotFoundError
-from thea.memory.factory import open_memory
+from thea.models import FinalResponse, TaskStatus
 
 
 class TraceFormat(StrEnum):
@@ -25,7 +24,7 @@ def _mermaid_text(text: str, n: int = 60) -> str:
     return "".join(ch if ch.isalnum() or ch in " .,:?!-_'()" else " " for ch in flat)
 
 
-def trace_mermaid(trace: Trace) -> str:
+def trace_mermaid(trace: TraceView) -> str:
     """A sequence diagram: user -> orchestrator -> each service -> memory."""
     lines = [
         "sequenceDiagram",
@@ -36,7 +35,7 @@ def trace_mermaid(trace: Trace) -> str:
         "    O->>M: record impulse",
     ]
     for step in trace.steps:
-        name = step.task.step
+        name = step.step
         svc = f"S_{name}"
         lines.append(f"    participant {svc} as {name}")
         lines.append(f"    O->>{svc}: Task {step.task.id[:8]}")
@@ -44,7 +43,7 @@ def trace_mermaid(trace: Trace) -> str:
         if report is None:
             lines.append(f"    Note over {svc}: no report (incomplete)")
             continue
-        arrow = "-->>" if report.status.value == "SUCCESS" else "--x"
+        arrow = "-->>" if report.status is TaskStatus.SUCCESS else "--x"
         label = f"{report.status.value} {report.duration_ms:.0f} ms"
         if report.llm_calls:
             label += f", {report.tokens_in}+{report.tokens_out} tokens"
@@ -54,10 +53,10 @@ def trace_mermaid(trace: Trace) -> str:
         if name == "recall":
             hits = report.output.get("hits", []) if isinstance(report.output, dict) else []
             lines.append(f"    {svc}->>M: cascade query ({len(hits)} hits)")
-    final = next((o for s in trace.steps for o in s.outputs if o.type.value == "FinalResponse"), None)
+    final = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
     if final is not None:
         lines.append(f"    O-->>User: {_mermaid_text(final.content)}")
-    for node in trace.others:
+    for node in trace.related:
         lines.append(f"    Note over M: {node.type.value} {node.id[:8]}")
     return "\n".join(lines)
 
@@ -66,24 +65,14 @@ def trace(
     ctx: typer.Context,
     impulse: str = typer.Argument("last", help="impulse id, id prefix, or 'last'"),
     fmt: TraceFormat = typer.Option(TraceFormat.TREE, "--format", "-f", help="tree, json or mermaid"),
-    user: str = typer.Option(None, "--user", help="with 'last': the latest impulse of this user"),
+    user: str = typer.Option(None, "--user", help="whose conversations (default: the local user)"),
 ) -> None:
     """Show the thought process behind one answer."""
-    settings = get_settings(ctx)
+    api = client(ctx, user=user, quiet=fmt is not TraceFormat.TREE)
     with friendly_errors():
-        memory = open_memory(settings)
-        try:
-            if impulse == "last":
-                impulse_id = latest_impulse_id(memory, user)
-                if impulse_id is None:
-                    raise NotFoundError("no impulse recorded yet")
-            else:
-                impulse_id = memory.resolve_id(impulse)
-            loaded = load_trace(memory, impulse_id)
-        finally:
-            memory.close()
+        loaded = api.trace(impulse)
     if fmt is TraceFormat.JSON:
-        typer.echo(json.dumps(trace_json(loaded), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(loaded.model_dump(mode="json"), indent=2, ensure_ascii=False))
     elif fmt is TraceFormat.MERMAID:
         typer.echo(trace_mermaid(loaded))
     else:

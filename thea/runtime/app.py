@@ -30,9 +30,16 @@ from services.reflection import Reflector
 from thea.config import Settings
 from thea.errors import JobError, QueueUnavailable
 from thea.llm.factory import build_chat_model
+from thea.llm.scheduler import (
+    ForegroundGate,
+    LocalForegroundGate,
+    RedisForegroundGate,
+    ScheduledChatModel,
+)
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
 from thea.memory.vector.indexing import IndexKeeper
+from thea.models import HealthStatus
 from workers import context as worker_context
 from workers.admin import failure_reason
 from workers.locks import reflection_lock
@@ -50,38 +57,70 @@ def queue_connection(settings: Settings) -> redis.Redis:
     return embedded_server(settings).start().client(socket_timeout=5, socket_connect_timeout=2)
 
 
+def queue_location(settings: Settings) -> str:
+    if settings.queue.redis_url:
+        return "redis server (queue.redis_url)"
+    return f"embedded FalkorDB ({embedded_server(settings).socket_path})"
+
+
+def model_loaded(llm: BaseChatModel) -> bool:
+    """Whether a local model's weights are in memory (remote models are always 'loaded')."""
+    loaded = getattr(llm, "loaded", None)
+    return bool(loaded) if loaded is not None else True
+
+
 @dataclass
 class Runtime:
+    """Every wired object of one process: memory, the model, the cycle, the slow loop.
+
+    ``llm`` is the model as the foreground (the cycle) uses it; ``background_llm`` is the
+    same model as slow-loop work uses it: it yields to any running cycle (``gate``)."""
+
     settings: Settings
     memory: UniversalMemory
     llm: BaseChatModel
+    background_llm: BaseChatModel
+    gate: ForegroundGate
     orchestrator: Orchestrator
     jobs: RQJobSink
     reflector: Reflector
     facts: FactKeeper
-    worker: BackgroundWorker | None = None
+    workers: list[BackgroundWorker] = field(default_factory=list)
     schedule: ReflectionSchedule | None = None
     _closed: bool = field(default=False, repr=False)
 
+    @property
+    def worker(self) -> BackgroundWorker | None:
+        return self.workers[0] if self.workers else None
+
     def install_worker_context(self) -> None:
-        """Let jobs run in this process with this process's memory and model."""
+        """Let jobs run in this process with this process's memory and (background) model."""
         worker_context.install(
             worker_context.WorkerContext(
                 memory=self.memory,
-                llm=self.llm,
-                distiller=build_distiller(self.settings, self.memory, self.llm),
-                crystallizer=build_crystallizer(self.settings, self.memory, self.llm),
+                llm=self.background_llm,
+                distiller=build_distiller(self.settings, self.memory, self.background_llm),
+                crystallizer=build_crystallizer(self.settings, self.memory, self.background_llm),
                 reflector=self.reflector,
                 timeout_s=self.settings.llm.timeout_s,
             )
         )
 
-    def start_background_worker(self) -> BackgroundWorker:
+    def start_background_worker(self, count: int = 1) -> BackgroundWorker:
+        """Run ``count`` slow-loop workers in this process (threads); they take no job while a
+        cycle holds the model."""
         self.install_worker_context()
         keeper = IndexKeeper(self.memory.vectors, self.settings.vector.optimize_after_points)
-        self.worker = BackgroundWorker(self.jobs.connection, when_idle=keeper.maybe_optimize).start()
+        for index in range(max(count, 1) - len(self.workers)):
+            worker = BackgroundWorker(
+                self.jobs.connection,
+                when_idle=keeper.maybe_optimize if index == 0 else None,
+                gate=self.gate,
+                name=f"thea-worker-{len(self.workers) + 1}",
+            )
+            self.workers.append(worker.start())
         self.start_schedule()
-        return self.worker
+        return self.workers[0]
 
     def start_schedule(self) -> None:
         """Periodic reflection, when ``queue.reflect_every_s`` is set."""
@@ -116,16 +155,47 @@ class Runtime:
             raise QueueUnavailable(str(exc)) from exc
         return {"queued": job_id}
 
+    def health(self) -> list[HealthStatus]:
+        """Every layer, the queue and the model; never raises."""
+        statuses = self.memory.health()
+        started = time.perf_counter()
+        try:
+            self.jobs.connection.ping()
+            statuses.append(
+                HealthStatus(
+                    component="queue",
+                    backend="redis",
+                    ok=True,
+                    detail=queue_location(self.settings),
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                )
+            )
+        except Exception as exc:  # a health check never raises
+            statuses.append(HealthStatus(component="queue", backend="redis", ok=False, detail=str(exc)))
+        cfg = self.settings.llm
+        where = cfg.base_url or ("in the service" if cfg.provider == "local" else "default endpoint")
+        detail = f"{cfg.model} ({where}; {'loaded' if model_loaded(self.llm) else 'not loaded yet'})"
+        statuses.append(HealthStatus(component="llm", backend=cfg.provider, ok=True, detail=detail))
+        return statuses
+
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         if self.schedule is not None:
             self.schedule.stop()
-        if self.worker is not None:
-            self.worker.stop()
+        for worker in self.workers:
+            worker.stop()
         worker_context.clear()
         self.memory.close()
+
+
+def foreground_gate(settings: Settings, connection: redis.Redis) -> ForegroundGate:
+    """In-process when one process runs both loops (embedded); shared through Redis when app
+    and workers are separate processes (server profile)."""
+    if settings.embedded_queue:
+        return LocalForegroundGate()
+    return RedisForegroundGate(connection)
 
 
 def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Runtime:
@@ -133,15 +203,17 @@ def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Ru
     try:
         model = llm or build_chat_model(settings)
         connection = queue_connection(settings)
+        gate = foreground_gate(settings, connection)
+        background = ScheduledChatModel(inner=model, gate=gate, max_wait_s=settings.llm.timeout_s * 5)
         jobs = RQJobSink(
             connection,
             job_timeout_s=settings.queue.job_timeout_s,
             max_retries=settings.queue.max_retries,
             retry_intervals=settings.queue.retry_backoff_s,
         )
-        orchestrator = build_orchestrator(settings, memory, model, jobs=jobs)
+        orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate)
         lock = reflection_lock(connection, hold_s=settings.queue.reflect_lock_s)
-        reflector = build_reflector(settings, memory, model, lock)
+        reflector = build_reflector(settings, memory, background, lock)
         facts = build_fact_keeper(settings, memory, model)
     except BaseException:
         memory.close()
@@ -150,6 +222,8 @@ def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Ru
         settings=settings,
         memory=memory,
         llm=model,
+        background_llm=background,
+        gate=gate,
         orchestrator=orchestrator,
         jobs=jobs,
         reflector=reflector,

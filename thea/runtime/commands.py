@@ -1,4 +1,4 @@
-"""``!`` commands typed in a chat (terminal or web): one dispatcher for both."""
+"""``!`` commands typed in a chat (terminal or web): one dispatcher, run by the service."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.feedback import apply_feedback
+from services.forgetting import forget
 from services.impulse_input import validate_impulse_text
 from services.reflection import ReflectionReport
-from services.trace import Trace, latest_impulse_id, load_trace
+from services.trace import Trace, latest_impulse_id, load_own_trace, trace_json
+from thea.api.models import TraceView
 from thea.errors import InputError, NotFoundError
-from thea.models import Fact, KnowledgeCrystal, now_ms
+from thea.llm.scheduler import foreground
 from thea.runtime.app import Runtime
 
 
@@ -30,6 +32,9 @@ class CommandResult:
     trace: Trace | None = None
     data: dict[str, Any] = field(default_factory=dict)
     quit: bool = False
+
+    def trace_view(self) -> TraceView | None:
+        return TraceView.model_validate(trace_json(self.trace)) if self.trace is not None else None
 
 
 Handler = Callable[[Runtime, ChatSession, str], Awaitable[CommandResult]]
@@ -54,16 +59,10 @@ async def _quit(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 
 async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     def load() -> Trace:
-        if arg:
-            impulse_id = rt.memory.resolve_id(arg)
-        else:
-            impulse_id = chat.last_impulse_id or latest_impulse_id(rt.memory, chat.user_id) or ""
-        if not impulse_id:
+        key = arg or chat.last_impulse_id or latest_impulse_id(rt.memory, chat.user_id) or ""
+        if not key:
             raise NotFoundError("nothing to trace yet: say something first")
-        trace = load_trace(rt.memory, impulse_id)
-        if trace.impulse.user_id not in (None, chat.user_id):
-            raise NotFoundError(f"no conversation of yours with id starting {arg!r}")
-        return trace
+        return load_own_trace(rt.memory, key, chat.user_id)
 
     trace = await asyncio.to_thread(load)
     return CommandResult(f"trace of {trace.impulse.id}", trace=trace)
@@ -83,9 +82,10 @@ async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     text = validate_impulse_text(arg, rt.settings.max_impulse_chars) if arg.strip() else ""
     if not text:
         raise InputError("usage: !fact <text>, e.g. !fact Redis streams keep messages after reading")
-    outcome = await rt.facts.add_fact(
-        text, chat.user_id, chat.session_id, source_message_id=chat.last_impulse_id
-    )
+    async with foreground(rt.gate):  # the user waits for the fact check: the model is theirs
+        outcome = await rt.facts.add_fact(
+            text, chat.user_id, chat.session_id, source_message_id=chat.last_impulse_id
+        )
     return CommandResult(
         outcome.summary(),
         data={
@@ -101,19 +101,8 @@ async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     if not arg:
         raise InputError("usage: !forget <id or id prefix> (ids are shown by !trace and `thea insights`)")
-
-    def forget() -> str:
-        node_id = rt.memory.resolve_id(arg)
-        node = rt.memory.get([node_id])[0]
-        if node.user_id not in (None, chat.user_id):
-            raise NotFoundError(f"no memory of yours with id starting {arg!r}")
-        rt.memory.set_active([node], False)
-        if isinstance(node, Fact):
-            rt.memory.graph.run("patch_nodes", rows=[{"id": node.id, "props": {"valid_until": now_ms()}}])
-        kind = "insight" if isinstance(node, KnowledgeCrystal) else node.type.value
-        return f"forgot {kind} {node.id[:8]}: archived, kept in history, no longer recalled"
-
-    return CommandResult(await asyncio.to_thread(forget))
+    outcome = await asyncio.to_thread(forget, rt.memory, arg, chat.user_id)
+    return CommandResult(outcome.summary(), data={"id": outcome.id, "kind": outcome.kind})
 
 
 def _feedback(value: int) -> Handler:
@@ -142,6 +131,10 @@ COMMANDS: dict[str, Handler] = {
 
 def is_command(text: str) -> bool:
     return text.lstrip().startswith("!")
+
+
+def command_name(text: str) -> str:
+    return text.strip()[1:].partition(" ")[0].lower()
 
 
 async def run_command(rt: Runtime, chat: ChatSession, text: str) -> CommandResult:

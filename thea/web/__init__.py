@@ -1,1 +1,5 @@
-"""Web front-end (chat, trace panel, graph view)."""
+"""The web page (static HTML, JS, CSS) that the thea service serves at ``/``."""
+
+from pathlib import Path
+
+STATIC = Path(__file__).parent / "static"

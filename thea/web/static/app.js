@@ -3,8 +3,20 @@
 // textContent / DOM nodes, never as HTML.
 "use strict";
 
+// One conversation per tab: the session id travels with every chat line.
+function tabSession() {
+  let id = sessionStorage.getItem("thea-session");
+  if (!id) {
+    id = "web-" + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+    sessionStorage.setItem("thea-session", id);
+  }
+  return id;
+}
+
+const API = "/api/v1";
 const state = {
   token: sessionStorage.getItem("thea-token") || "",
+  session: tabSession(),
   cy: null,
   traceImpulse: null,
   insightsLoaded: false,
@@ -137,10 +149,10 @@ async function send(text) {
   $("send").disabled = true;
   setStatus("thinking…");
   try {
-    const response = await api("/api/chat", {
+    const response = await api(API + "/chat", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text }),
+      body: JSON.stringify({ text, session_id: state.session }),
     });
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
@@ -170,7 +182,7 @@ async function send(text) {
 function handleEvent(answer, event, data) {
   const text = answer.querySelector(".text");
   if (event === "token") {
-    text.textContent += data;
+    text.textContent += data.text;
     messages.scrollTop = messages.scrollHeight;
   } else if (event === "done") {
     answer.dataset.impulse = data.impulse_id;
@@ -192,7 +204,7 @@ function handleEvent(answer, event, data) {
     }
     if (data.trace) renderTrace(data.trace);
   } else if (event === "error") {
-    fail(answer, data.message);
+    fail(answer, data.error || data.message || "the request failed");
   }
 }
 
@@ -215,7 +227,7 @@ $("input").addEventListener("keydown", (event) => {
 async function showTrace(impulseId) {
   go("chat");
   try {
-    renderTrace(await getJSON("/api/trace/" + encodeURIComponent(impulseId)));
+    renderTrace(await getJSON(API + "/traces/" + encodeURIComponent(impulseId) + "?session_id=" + state.session));
   } catch (err) {
     $("trace-body").replaceChildren(el("p", { class: "err", text: err.message }));
     $("trace-panel").classList.remove("hidden");
@@ -302,7 +314,7 @@ async function loadInsights() {
   const tbody = document.querySelector("#insights-table tbody");
   let data;
   try {
-    data = await getJSON("/api/insights?" + params);
+    data = await getJSON(API + "/insights?" + params);
   } catch (err) {
     tbody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "err", text: err.message })));
     return;
@@ -341,7 +353,7 @@ async function loadInsight(id) {
   panel.classList.remove("hidden");
   let data;
   try {
-    data = await getJSON("/api/insights/" + encodeURIComponent(id));
+    data = await getJSON(API + "/insights/" + encodeURIComponent(id));
   } catch (err) {
     panel.replaceChildren(el("p", { class: "err", text: err.message }));
     return;
@@ -417,7 +429,7 @@ async function showGraph() {
   info.textContent = "loading…";
   let data;
   try {
-    data = await getJSON("/api/graph?" + params);
+    data = await getJSON(API + "/graph?" + params);
   } catch (err) {
     info.textContent = err.message;
     return;
@@ -463,11 +475,11 @@ $("graph-form").addEventListener("submit", (event) => { event.preventDefault(); 
 // ---------------------------------------------------------------- start
 async function hello() {
   try {
-    const health = await getJSON("/api/health");
-    const me = await getJSON("/api/session");
+    const health = await getJSON(API + "/health");
+    const me = await getJSON(API + "/whoami?session_id=" + state.session);
     setStatus("");
     $("whoami").textContent = me.user_id + " · " + health.profile + " profile";
-    $("whoami").title = "your user id on this server (one per browser) and the server's profile";
+    $("whoami").title = "your user on this thea service (the local user, or your token's) and its profile";
     $("token-bar").classList.add("hidden");
   } catch (err) {
     if (!(err instanceof AuthError)) setStatus("offline");

@@ -1,0 +1,331 @@
+"""Request and response bodies of the v1 API (pydantic; the OpenAPI schema is built from them)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from thea.models import AnyNode, HealthStatus, Report, Task, TaskStatus, UserImpulse
+
+#: ids people and programs pass around: uuids, prefixes, session names
+Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
+#: any graph node; its ``type`` literal picks the model
+NodeUnion = AnyNode
+
+MAX_TEXT_CHARS = 200_000
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- errors --------------------------------------------------------------------------------
+
+ErrorKind = Literal["input", "not_found", "auth", "busy", "backend", "job", "config", "failed", "internal"]
+
+
+class ErrorBody(BaseModel):
+    """Every error response: a one-line message and what kind of problem it is."""
+
+    error: str
+    kind: ErrorKind
+    #: same as ``error`` (kept for clients that read FastAPI's ``detail``)
+    detail: str = ""
+
+
+# -- service -------------------------------------------------------------------------------
+
+
+class Health(BaseModel):
+    ok: bool = True
+    version: str
+    api_version: str
+    profile: str
+    pid: int
+    #: whether requests on this connection need a bearer token
+    auth: bool = False
+
+
+class WhoAmI(BaseModel):
+    user_id: str
+    session_id: str | None = None
+    last_impulse_id: str | None = None
+
+
+class ModelStatus(BaseModel):
+    provider: str
+    name: str
+    loaded: bool
+
+
+class QueueCountsView(BaseModel):
+    name: str
+    queued: int
+    started: int
+    scheduled: int
+    failed: int
+    finished: int
+
+
+class ServiceStatus(BaseModel):
+    pid: int
+    version: str
+    api_version: str
+    profile: str
+    data_dir: str
+    started_at: float
+    uptime_s: float
+    model: ModelStatus
+    queues: list[QueueCountsView]
+    workers: int
+    users: list[str]
+    sessions: int
+    requests_in_flight: int
+    listening: list[str]
+    idle_stop_s: float
+    rss_bytes: int
+
+
+# -- the cycle -----------------------------------------------------------------------------
+
+
+class AskRequest(_Body):
+    text: str = Field(max_length=MAX_TEXT_CHARS, description="the message (one impulse)")
+    session_id: Ident | None = Field(None, description="conversation id; a new one when omitted")
+    stream: bool = Field(False, description="answer as server-sent events (token, done, error)")
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class StepSummary(BaseModel):
+    step: str
+    status: TaskStatus
+    duration_ms: float
+    error: str | None = None
+
+
+class AskResult(BaseModel):
+    answer: str
+    impulse_id: str
+    response_id: str | None
+    session_id: str
+    failed_steps: list[str] = Field(default_factory=list)
+    recalled_ids: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    steps: list[StepSummary] = Field(default_factory=list)
+
+
+class ChatRequest(_Body):
+    """A chat front-end's line: a message, or a ``!`` command."""
+
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    session_id: Ident | None = None
+
+
+class TraceStepView(BaseModel):
+    step: str
+    status: TaskStatus
+    duration_ms: float | None
+    error: str | None
+    task: Task
+    report: Report | None
+    outputs: list[NodeUnion] = Field(default_factory=list)
+
+
+class TraceView(BaseModel):
+    """One cycle: the impulse, each step's Task and Report and what it produced."""
+
+    impulse: UserImpulse
+    complete: bool
+    failed_steps: list[str] = Field(default_factory=list)
+    steps: list[TraceStepView] = Field(default_factory=list)
+    related: list[NodeUnion] = Field(default_factory=list)
+
+
+class CommandResult(BaseModel):
+    """What a ``!`` command did: a line for the user, its data, a trace for ``!trace``."""
+
+    text: str
+    command: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    trace: TraceView | None = None
+    quit: bool = False
+
+
+# -- knowledge -----------------------------------------------------------------------------
+
+
+class InsightSummary(BaseModel):
+    id: str
+    content: str
+    seed: str = ""
+    strength: float
+    active: bool
+    confidence: float
+    tags: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    created_at: int
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    subject: str
+    relation: str
+    object: str
+    confidence: float | None = None
+    valid_until: int | None = None
+
+
+class LineageEntry(BaseModel):
+    id: str
+    content: str = ""
+    strength: float | None = None
+    active: bool | None = None
+
+
+class SourceImpulse(BaseModel):
+    id: str
+    content: str
+    created_at: int
+
+
+class InsightDetailView(InsightSummary):
+    relations: list[Relation] = Field(default_factory=list)
+    merged_from: list[LineageEntry] = Field(default_factory=list)
+    merged_into: list[LineageEntry] = Field(default_factory=list)
+    source_impulses: list[SourceImpulse] = Field(default_factory=list)
+
+
+class InsightList(BaseModel):
+    insights: list[InsightSummary]
+
+
+class ReflectRequest(_Body):
+    wait_s: float | None = Field(None, ge=0, le=3600, description="how long to wait for the merge")
+
+
+class ReflectionResult(BaseModel):
+    """``done`` with the counts, or ``queued`` when no worker finished it within ``wait_s``."""
+
+    status: Literal["done", "queued"]
+    job_id: str | None = None
+    user_id: str | None = None
+    insights: int = 0
+    groups_found: int = 0
+    merged: int = 0
+    skipped: int = 0
+    archived: int = 0
+    errors: list[str] = Field(default_factory=list)
+    merged_ids: list[str] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    summary: str = ""
+
+
+class FactRequest(_Body):
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    session_id: Ident | None = None
+
+
+class FactResult(BaseModel):
+    fact_id: str
+    confidence: float
+    agreed: list[str] = Field(default_factory=list)
+    contradicted: list[str] = Field(default_factory=list)
+    superseded: list[str] = Field(default_factory=list)
+    summary: str
+
+
+class ForgetRequest(_Body):
+    id: Ident
+
+
+class ForgetResult(BaseModel):
+    id: str
+    kind: str
+    summary: str
+
+
+class FeedbackRequest(_Body):
+    value: Literal[1, -1]
+    response_id: Ident | None = Field(None, description="the answer; default: the session's last one")
+    session_id: Ident | None = None
+
+
+class FeedbackResult(BaseModel):
+    response_id: str
+    feedback: int
+    changed: list[str] = Field(default_factory=list)
+    summary: str
+
+
+# -- jobs and memory maintenance -----------------------------------------------------------
+
+
+class FailedJobView(BaseModel):
+    queue: str
+    job_id: str
+    func: str
+    reason: str
+    ended_at: str
+
+
+class JobsView(BaseModel):
+    queues: list[QueueCountsView]
+    failed: list[FailedJobView]
+
+
+class RetryRequest(_Body):
+    job_id: Ident | None = None
+    all: bool = False
+
+
+class RetryResult(BaseModel):
+    retried: list[str]
+
+
+class MemoryStats(BaseModel):
+    graph: dict[str, int]
+    vectors: dict[str, int]
+    chronicle: dict[str, int]
+
+
+class ScanRequest(_Body):
+    grace_minutes: float = Field(15.0, ge=0, le=100_000)
+
+
+class ScanProgress(BaseModel):
+    """One line of a streamed check or repair: progress, then a final ``result``."""
+
+    event: Literal["progress", "result", "error"]
+    phase: str | None = None
+    done: int | None = None
+    total: int | None = None
+    result: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+
+
+class OptimizeResult(BaseModel):
+    seconds: float
+
+
+class DoctorView(BaseModel):
+    statuses: list[HealthStatus]
+
+
+# -- graph view ----------------------------------------------------------------------------
+
+
+class GraphElement(BaseModel):
+    data: dict[str, Any]
+
+
+class GraphView(BaseModel):
+    nodes: list[GraphElement]
+    edges: list[GraphElement]
+    start: str

@@ -1,0 +1,61 @@
+"""Where a client's requests go: the local service's unix socket, or a URL with a token."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from thea.api import USER_HEADER
+from thea.client.local import LOCAL_BASE_URL, ensure_service
+from thea.config import Settings, load_settings
+from thea.locations import ServicePaths
+
+
+@dataclass
+class Connection:
+    base_url: str
+    uds: str | None
+    token: str | None
+    user: str | None
+    settings: Settings | None  # set for the local service (to start it)
+
+    @property
+    def local(self) -> bool:
+        return self.uds is not None
+
+    @classmethod
+    def resolve(
+        cls,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        user: str | None = None,
+        settings: Settings | None = None,
+    ) -> Connection:
+        """Explicit arguments first, then ``THEA_URL`` / ``THEA_TOKEN`` (settings), else local."""
+        if settings is None and url is None:
+            settings = load_settings()
+        url = url or (settings.url if settings else None)
+        if token is None and settings is not None and settings.token is not None:
+            token = settings.token.get_secret_value()
+        if url:
+            return cls(base_url=url.rstrip("/"), uds=None, token=token, user=user, settings=None)
+        assert settings is not None
+        socket = str(ServicePaths.of(settings.data_dir).socket)
+        return cls(base_url=LOCAL_BASE_URL, uds=socket, token=token, user=user, settings=settings)
+
+    def headers(self) -> dict[str, str]:
+        out = {"Accept": "application/json, text/event-stream"}
+        if self.token:
+            out["Authorization"] = f"Bearer {self.token}"
+        if self.user:
+            out[USER_HEADER] = self.user
+        return out
+
+    def ensure(self, on_wait: Callable[[], None] | None) -> None:
+        if self.settings is not None:
+            ensure_service(self.settings, on_wait=on_wait)
+
+    def describe(self, exc: Exception) -> str:
+        where = f"the local service ({self.uds})" if self.local else self.base_url
+        return f"cannot reach {where}: {exc}"

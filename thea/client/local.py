@@ -1,0 +1,182 @@
+"""Finding, starting and stopping the local thea service of a data directory.
+
+``ensure_service`` is what every local command calls first. It is race-free: starters
+serialise on ``service/start.lock`` (flock), and the service itself holds
+``service/service.lock`` for its whole life, so N commands started together end with exactly
+one service. The service is started detached, in a session of its own: a terminal's Ctrl-C
+never reaches it or its children. Before a signal is ever sent to a recorded pid, the record
+is verified (same start time, the service marker in its command line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+
+from thea.api import PREFIX
+from thea.client.errors import ServiceUnavailable
+from thea.config import Settings, settings_json
+from thea.locations import ServicePaths
+from thea.proc import ProcessRecord, alive, signal_if_alive
+
+LOCAL_BASE_URL = "http://thea.local"
+_POLL_S = 0.05
+
+
+def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
+    """True when a service answers on this data directory's socket."""
+    if not paths.socket.exists():
+        return False
+    transport = httpx.HTTPTransport(uds=str(paths.socket))
+    try:
+        with httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=timeout_s) as client:
+            return client.get(f"{PREFIX}/health").status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def running_record(paths: ServicePaths) -> ProcessRecord | None:
+    """The running service's verified pid record, or None."""
+    record = ProcessRecord.read(paths.pid_file)
+    return record if record is not None and alive(record) else None
+
+
+def _lock_free(path: Path) -> bool:
+    """Whether nobody holds the service lock (no service process is alive for the directory)."""
+    if not path.exists():
+        return True
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return True
+
+
+@contextlib.contextmanager
+def _start_lock(path: Path, timeout_s: float) -> Iterator[None]:
+    with open(path, "a+") as handle:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ServiceUnavailable(
+                        f"another command has been starting the service for {timeout_s:.0f} s"
+                    ) from None
+                time.sleep(_POLL_S)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _prepare(paths: ServicePaths) -> None:
+    try:
+        paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise ServiceUnavailable(
+            f"cannot use the data directory {paths.data_dir}: {exc.strerror or exc}"
+        ) from exc
+
+
+def _spawn(settings: Settings, paths: ServicePaths) -> subprocess.Popen[bytes]:
+    """Start the service with exactly this command's settings (handed over in a 0600 file the
+    service reads and deletes), detached from the terminal."""
+    handover = paths.run_dir / f"settings-{os.getpid()}.json"
+    fd = os.open(handover, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(settings_json(settings.model_copy(update={"data_dir": paths.data_dir})))
+    command = [sys.executable, "-m", "thea.service", "run", "--settings-file", str(handover)]
+    stderr = open(paths.run_dir / "stderr.log", "ab")  # noqa: SIM115 - handed to the child
+    try:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=stderr,
+            stderr=stderr,
+            start_new_session=True,  # its own session: the terminal's Ctrl-C never reaches it
+            close_fds=True,
+        )
+    finally:
+        stderr.close()
+
+
+def _why_it_stopped(paths: ServicePaths) -> str:
+    for name in ("stderr.log",):
+        try:
+            lines = (paths.run_dir / name).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in reversed(lines):
+            if "could not start" in line or line.startswith("thea service:"):
+                return line.split(":", 1)[1].strip() if ":" in line else line
+    return f"see {paths.log_file}"
+
+
+def ensure_service(settings: Settings, *, on_wait: Callable[[], None] | None = None) -> ServicePaths:
+    """Make sure the data directory's service answers (start it if needed); return its paths."""
+    paths = ServicePaths.of(settings.data_dir)
+    if probe(paths):
+        return paths
+    _prepare(paths)
+    timeout = settings.service.start_timeout_s
+    with _start_lock(paths.start_lock, timeout):
+        if probe(paths):
+            return paths
+        child = _spawn(settings, paths) if _lock_free(paths.lock) else None
+        if on_wait is not None:
+            on_wait()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if probe(paths, timeout_s=1.0):
+                return paths
+            if child is not None and child.poll() is not None:
+                if child.returncode != 0:
+                    raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
+                child = None  # "already running": another starter won; wait for it
+            time.sleep(_POLL_S)
+        raise ServiceUnavailable(f"it did not answer within {timeout:.0f} s (log: {paths.log_file})")
+
+
+def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> bool:
+    """Stop the data directory's service; False when none was running."""
+    paths = ServicePaths.of(settings.data_dir)
+    record = running_record(paths)
+    if record is None and not probe(paths):
+        return False
+    asked = False
+    if probe(paths):
+        transport = httpx.HTTPTransport(uds=str(paths.socket))
+        with (
+            contextlib.suppress(httpx.HTTPError),
+            httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=5) as client,
+        ):
+            asked = client.post(f"{PREFIX}/service/stop").status_code == 200
+    if not asked and record is not None:
+        signal_if_alive(record, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if _lock_free(paths.lock) and (record is None or not alive(record)):
+            return True
+        time.sleep(_POLL_S)
+    if record is not None and signal_if_alive(record, signal.SIGKILL):
+        time.sleep(0.2)
+    return True
+
+
+def service_pid(settings: Settings) -> int | None:
+    record = running_record(ServicePaths.of(settings.data_dir))
+    return record.pid if record else None

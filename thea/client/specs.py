@@ -1,0 +1,133 @@
+"""One description per API call, shared by the sync and the async client: method, path, body,
+query and the model the answer parses into. The clients only do the I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from thea.api import PREFIX
+from thea.api import models as m
+from thea.errors import InputError
+
+
+@dataclass(frozen=True)
+class Spec:
+    method: Literal["GET", "POST"]
+    path: str
+    model: type[BaseModel] | None = None
+    json: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return PREFIX + self.path
+
+
+def _clean(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def health() -> Spec:
+    return Spec("GET", "/health", m.Health)
+
+
+def status() -> Spec:
+    return Spec("GET", "/status", m.ServiceStatus)
+
+
+def whoami(session_id: str | None) -> Spec:
+    return Spec("GET", "/whoami", m.WhoAmI, params=_clean({"session_id": session_id}))
+
+
+def ask(text: str, session_id: str | None, stream: bool) -> Spec:
+    body = m.AskRequest(text=text, session_id=session_id, stream=stream)
+    return Spec("POST", "/ask", m.AskResult, json=body.model_dump(exclude_none=True))
+
+
+def chat(text: str, session_id: str | None) -> Spec:
+    body = m.ChatRequest(text=text, session_id=session_id)
+    return Spec("POST", "/chat", None, json=body.model_dump(exclude_none=True))
+
+
+def _id(value: str, what: str) -> str:
+    if not value.strip():
+        raise InputError(f"give {what} (an id or an id prefix)")
+    return quote(value.strip(), safe="")
+
+
+def trace(impulse: str, session_id: str | None) -> Spec:
+    path = f"/traces/{_id(impulse, 'an impulse')}"
+    return Spec("GET", path, m.TraceView, params=_clean({"session_id": session_id}))
+
+
+def insights(state: str, concept: str | None, min_strength: float, limit: int) -> Spec:
+    params = _clean({"state": state, "concept": concept, "min_strength": min_strength, "limit": limit})
+    return Spec("GET", "/insights", m.InsightList, params=params)
+
+
+def insight(insight_id: str) -> Spec:
+    return Spec("GET", f"/insights/{_id(insight_id, 'an insight')}", m.InsightDetailView)
+
+
+def graph(node: str | None, concept: str | None, depth: int) -> Spec:
+    return Spec(
+        "GET", "/graph", m.GraphView, params=_clean({"node": node, "concept": concept, "depth": depth})
+    )
+
+
+def reflect(wait_s: float | None) -> Spec:
+    return Spec("POST", "/reflect", m.ReflectionResult, json=m.ReflectRequest(wait_s=wait_s).model_dump())
+
+
+def fact(text: str, session_id: str | None) -> Spec:
+    body = m.FactRequest(text=text, session_id=session_id)
+    return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
+
+
+def forget(node_id: str) -> Spec:
+    return Spec("POST", "/forget", m.ForgetResult, json={"id": node_id})
+
+
+def feedback(value: int, response_id: str | None, session_id: str | None) -> Spec:
+    body = _clean({"value": value, "response_id": response_id, "session_id": session_id})
+    return Spec("POST", "/feedback", m.FeedbackResult, json=body)
+
+
+def jobs() -> Spec:
+    return Spec("GET", "/jobs", m.JobsView)
+
+
+def retry_jobs(job_id: str | None, all_jobs: bool) -> Spec:
+    return Spec("POST", "/jobs/retry", m.RetryResult, json=_clean({"job_id": job_id, "all": all_jobs}))
+
+
+def memory_stats() -> Spec:
+    return Spec("GET", "/memory/stats", m.MemoryStats)
+
+
+def scan(kind: Literal["check", "repair"], grace_minutes: float) -> Spec:
+    return Spec("POST", f"/memory/{kind}", None, json={"grace_minutes": grace_minutes})
+
+
+def optimize() -> Spec:
+    return Spec("POST", "/memory/optimize", m.OptimizeResult)
+
+
+def doctor() -> Spec:
+    return Spec("GET", "/doctor", m.DoctorView)
+
+
+def export(since_ms: int, all_users: bool) -> Spec:
+    return Spec("GET", "/export", None, params={"since_ms": since_ms, "all_users": all_users})
+
+
+def stop() -> Spec:
+    return Spec("POST", "/service/stop")
+
+
+def listen(host: str, port: int) -> Spec:
+    return Spec("POST", "/service/listen", params={"host": host, "port": port})

@@ -1,0 +1,235 @@
+"""``thea.Client``: the service's API from Python, blocking (a notebook, a script, the CLI).
+
+With no URL it talks to the local service of the data directory over its unix socket and
+starts that service when none runs (what the README's first command installed is all it
+needs); with ``url``/``THEA_URL`` (+ ``token``/``THEA_TOKEN``) it talks to a service elsewhere.
+Every method returns a typed result (:mod:`thea.api.models`) or raises a :class:`TheaError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, Literal, TypeVar, cast
+
+import httpx
+from pydantic import BaseModel
+
+from thea.api import models as m
+from thea.client import specs
+from thea.client.connection import Connection
+from thea.client.errors import ServiceUnavailable, raise_for_body, raise_for_response
+from thea.client.events import ChatEvent, Done, Token, parse_lines
+from thea.config import Settings
+
+T = TypeVar("T", bound=BaseModel)
+ProgressFn = Callable[[str, int, int], None]
+
+
+class ExportStream:
+    """The lines of an export as they arrive; ``total_hint`` bounds how many will come."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.total_hint = int(response.headers.get("X-Thea-Total-Hint", "0") or 0)
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            yield from (line for line in self.response.iter_lines() if line)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.response.close()
+
+
+class Client:
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        user: str | None = None,
+        settings: Settings | None = None,
+        timeout_s: float = 900.0,
+    ) -> None:
+        self.connection = Connection.resolve(url, token, user=user, settings=settings)
+        self._http: httpx.Client | None = None
+        self.timeout_s = timeout_s
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def connect(self, on_wait: Callable[[], None] | None = None) -> Client:
+        """Make sure the service answers (starting the local one if needed)."""
+        self.connection.ensure(on_wait)
+        return self
+
+    def _client(self) -> httpx.Client:
+        if self._http is None:
+            self._http = httpx.Client(
+                transport=httpx.HTTPTransport(uds=self.connection.uds) if self.connection.uds else None,
+                base_url=self.connection.base_url,
+                headers=self.connection.headers(),
+                timeout=httpx.Timeout(self.timeout_s, connect=10.0),
+            )
+        return self._http
+
+    def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
+        for attempt in (1, 2):
+            try:
+                request = self._client().build_request(
+                    spec.method, spec.url, json=spec.json, params=spec.params
+                )
+                response = self._client().send(request, stream=stream)
+            except (httpx.ConnectError, httpx.RemoteProtocolError) as exc:
+                if attempt == 1 and self.connection.local:
+                    self.connection.ensure(None)  # the service stopped (idle) or died: start it again
+                    continue
+                raise ServiceUnavailable(self.connection.describe(exc)) from exc
+            except httpx.TimeoutException as exc:
+                raise ServiceUnavailable(f"no answer within {self.timeout_s:.0f} s ({exc})") from exc
+            if response.status_code >= 400:
+                response.read()
+                response.close()
+                raise_for_response(response)
+            return response
+        raise AssertionError("unreachable")
+
+    def _call(self, spec: specs.Spec) -> Any:
+        response = self._send(spec)
+        if spec.model is None:
+            return response.json() if response.content else None
+        return spec.model.model_validate(response.json())
+
+    def _events(self, spec: specs.Spec) -> Generator[ChatEvent, None, None]:
+        response = self._send(spec, stream=True)
+        try:
+            yield from parse_lines(response.iter_lines())
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailable(f"the answer stream broke off: {exc}") from exc
+        finally:
+            response.close()  # closing early (Ctrl-C, break) cancels the cycle in the service
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the cycle ---------------------------------------------------------------------
+
+    def health(self) -> m.Health:
+        return cast(m.Health, self._call(specs.health()))
+
+    def status(self) -> m.ServiceStatus:
+        return cast(m.ServiceStatus, self._call(specs.status()))
+
+    def whoami(self, session_id: str | None = None) -> m.WhoAmI:
+        return cast(m.WhoAmI, self._call(specs.whoami(session_id)))
+
+    def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
+        """One cognitive cycle; the whole answer at once."""
+        for event in self.stream(text, session_id):
+            if isinstance(event, Done):
+                return event.result
+        raise ServiceUnavailable("the answer stream ended without a result")
+
+    def stream(self, text: str, session_id: str | None = None) -> Iterator[Token | Done]:
+        """One cognitive cycle, streamed: ``Token`` events, then ``Done``. Stop iterating (or
+        close the iterator) to cancel the cycle."""
+        for event in self._events(specs.ask(text, session_id, stream=True)):
+            if isinstance(event, Token | Done):
+                yield event
+
+    def chat(self, text: str, session_id: str | None = None) -> Generator[ChatEvent, None, None]:
+        """A chat line: a message (streamed) or a ``!`` command (one ``Command`` event)."""
+        return self._events(specs.chat(text, session_id))
+
+    # -- knowledge ---------------------------------------------------------------------
+
+    def trace(self, impulse: str = "last", session_id: str | None = None) -> m.TraceView:
+        return cast(m.TraceView, self._call(specs.trace(impulse, session_id)))
+
+    def insights(
+        self,
+        state: Literal["active", "archived", "all"] = "active",
+        concept: str | None = None,
+        min_strength: float = 0.0,
+        limit: int = 100,
+    ) -> list[m.InsightSummary]:
+        return cast(m.InsightList, self._call(specs.insights(state, concept, min_strength, limit))).insights
+
+    def insight(self, insight_id: str) -> m.InsightDetailView:
+        return cast(m.InsightDetailView, self._call(specs.insight(insight_id)))
+
+    def graph(self, node: str | None = None, concept: str | None = None, depth: int = 2) -> m.GraphView:
+        return cast(m.GraphView, self._call(specs.graph(node, concept, depth)))
+
+    def reflect(self, wait_s: float | None = None) -> m.ReflectionResult:
+        return cast(m.ReflectionResult, self._call(specs.reflect(wait_s)))
+
+    def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
+        return cast(m.FactResult, self._call(specs.fact(text, session_id)))
+
+    def forget(self, node_id: str) -> m.ForgetResult:
+        return cast(m.ForgetResult, self._call(specs.forget(node_id)))
+
+    def feedback(
+        self, value: int, response_id: str | None = None, session_id: str | None = None
+    ) -> m.FeedbackResult:
+        return cast(m.FeedbackResult, self._call(specs.feedback(value, response_id, session_id)))
+
+    def export(self, since_ms: int = 0, all_users: bool = False) -> ExportStream:
+        """Completed cycles as JSON lines (docs/export.md); iterate it, then close it."""
+        return ExportStream(self._send(specs.export(since_ms, all_users), stream=True))
+
+    # -- operations --------------------------------------------------------------------
+
+    def jobs(self) -> m.JobsView:
+        return cast(m.JobsView, self._call(specs.jobs()))
+
+    def retry_jobs(self, job_id: str | None = None, all_jobs: bool = False) -> m.RetryResult:
+        return cast(m.RetryResult, self._call(specs.retry_jobs(job_id, all_jobs)))
+
+    def memory_stats(self) -> m.MemoryStats:
+        return cast(m.MemoryStats, self._call(specs.memory_stats()))
+
+    def scan(
+        self,
+        kind: Literal["check", "repair"],
+        grace_minutes: float = 15.0,
+        progress: ProgressFn | None = None,
+    ) -> dict[str, Any]:
+        """Check (or repair) the layers; ``progress(phase, done, total)`` as it goes."""
+        response = self._send(specs.scan(kind, grace_minutes), stream=True)
+        try:
+            for line in response.iter_lines():
+                if not line:
+                    continue
+                item = m.ScanProgress.model_validate(json.loads(line))
+                if item.event == "progress" and progress is not None:
+                    progress(item.phase or "", item.done or 0, item.total or 0)
+                elif item.event == "error" and item.error is not None:
+                    raise_for_body(500, item.error.model_dump())
+                elif item.event == "result" and item.result is not None:
+                    return item.result
+        finally:
+            response.close()
+        raise ServiceUnavailable(f"the {kind} ended without a result")
+
+    def optimize(self) -> m.OptimizeResult:
+        return cast(m.OptimizeResult, self._call(specs.optimize()))
+
+    def doctor(self) -> m.DoctorView:
+        return cast(m.DoctorView, self._call(specs.doctor()))
+
+    def listen(self, host: str = "127.0.0.1", port: int = 8765) -> str:
+        return str(self._call(specs.listen(host, port))["url"])
+
+    def stop_service(self) -> None:
+        self._call(specs.stop())

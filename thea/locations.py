@@ -1,0 +1,58 @@
+"""Where the thea service of a data directory keeps its socket, lock, pid record and log.
+
+Shared by the service (which creates them) and its clients (which look for them), so both
+agree without talking. Everything lives in the data directory except, when the directory's
+path is too long for a unix socket (about 107 bytes), the socket itself: it then goes to a
+per-directory folder under the system's temp dir, named by a hash of the data dir.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+_MAX_SOCKET_PATH = 100
+
+
+@dataclass(frozen=True)
+class ServicePaths:
+    data_dir: Path
+
+    @classmethod
+    def of(cls, data_dir: Path | str) -> ServicePaths:
+        return cls(Path(data_dir).expanduser().resolve())
+
+    @property
+    def run_dir(self) -> Path:
+        return self.data_dir / "service"
+
+    @property
+    def socket(self) -> Path:
+        path = self.run_dir / "thea.sock"
+        if len(str(path)) <= _MAX_SOCKET_PATH:
+            return path
+        digest = hashlib.sha1(str(self.data_dir).encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"thea-{digest}" / "thea.sock"
+
+    @property
+    def lock(self) -> Path:
+        """Held (flock) by the running service for its whole life: the one-per-directory rule."""
+        return self.run_dir / "service.lock"
+
+    @property
+    def start_lock(self) -> Path:
+        """Held by a client while it starts a service: N commands at once start exactly one."""
+        return self.run_dir / "start.lock"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.run_dir / "service.json"
+
+    @property
+    def log_file(self) -> Path:
+        return self.run_dir / "service.log"
+
+    #: the marker a service's command line carries (checked before any signal is sent to it)
+    MARKER = "thea.service"

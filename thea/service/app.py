@@ -1,0 +1,68 @@
+"""The service's ASGI app: the v1 API, the web page, middleware and error handlers.
+
+``create_app`` takes an already-built :class:`~thea.service.context.ServiceContext`; the
+service process builds one (the composition root), tests build one around a runtime with a
+scripted model. The same app object is served on the unix socket and, when asked, on TCP:
+each listener wraps it in :class:`~thea.service.middleware.TransportTag`.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from thea.api import PREFIX
+from thea.service.context import ServiceContext
+from thea.service.errors import install_error_handlers
+from thea.service.middleware import (
+    ActivityTracker,
+    BodyLimit,
+    HostCheck,
+    SecurityHeaders,
+    Transport,
+    TransportTag,
+)
+from thea.service.routes import admin, cycle, knowledge
+from thea.web import STATIC
+
+
+def create_app(ctx: ServiceContext) -> FastAPI:
+    app = FastAPI(
+        title="thea",
+        version=admin.thea_version(),
+        summary="A cognitive architecture with an inspectable long-term memory",
+        openapi_url=f"{PREFIX}/openapi.json",
+        docs_url=f"{PREFIX}/docs",
+        redoc_url=None,
+    )
+    app.state.ctx = ctx
+    install_error_handlers(app)
+    for module in (cycle, knowledge, admin):
+        app.include_router(module.router, prefix=PREFIX)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    return app
+
+
+def serve_app(app: FastAPI, ctx: ServiceContext, transport: Transport) -> ASGIApp:
+    """The app as one listener serves it (outermost first: transport tag, host check, ...)."""
+    settings = ctx.runtime.settings
+    allowed = set(settings.service.allowed_hosts)
+    if settings.service.host:
+        allowed.add(settings.service.host)
+    wrapped: ASGIApp = SecurityHeaders(app)
+    wrapped = BodyLimit(wrapped)
+    wrapped = ActivityTracker(wrapped, ctx.activity)
+    wrapped = HostCheck(wrapped, allowed, enforce=not ctx.auth.tokens_required)
+    return TransportTag(wrapped, transport)

@@ -1,0 +1,67 @@
+"""What every route of the service reaches: the runtime, callers, sessions, activity."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from threading import Lock
+
+from fastapi import Request
+
+from thea.runtime import Runtime
+from thea.runtime.commands import ChatSession
+from thea.service.auth import Authenticator, Caller
+from thea.service.middleware import Activity
+
+ListenFn = Callable[[str, int], Awaitable[str]]
+
+
+class SessionRegistry:
+    """Chat sessions (last impulse and answer per conversation), per user, LRU-bounded."""
+
+    def __init__(self, max_sessions: int = 10_000) -> None:
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[tuple[str, str], ChatSession] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, user_id: str, session_id: str) -> ChatSession:
+        key = (user_id, session_id)
+        with self._lock:
+            chat = self._sessions.get(key)
+            if chat is None:
+                chat = self._sessions[key] = ChatSession(user_id=user_id, session_id=session_id)
+                while len(self._sessions) > self.max_sessions:
+                    self._sessions.popitem(last=False)
+            self._sessions.move_to_end(key)
+            return chat
+
+    def users(self) -> list[str]:
+        with self._lock:
+            return sorted({user for user, _ in self._sessions})
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+
+@dataclass
+class ServiceContext:
+    runtime: Runtime
+    auth: Authenticator
+    sessions: SessionRegistry = field(default_factory=SessionRegistry)
+    activity: Activity = field(default_factory=Activity)
+    started_at: float = field(default_factory=time.time)
+    listening: list[str] = field(default_factory=list)
+    #: set by the service process: stop gracefully / open a TCP listener
+    request_stop: Callable[[], None] | None = None
+    listen: ListenFn | None = None
+
+
+def context_of(request: Request) -> ServiceContext:
+    ctx: ServiceContext = request.app.state.ctx
+    return ctx
+
+
+def caller_of(request: Request) -> Caller:
+    return context_of(request).auth.caller(request)

@@ -1,0 +1,177 @@
+"""ASGI middleware of the service: transport tag, activity, body limit, hosts, security headers.
+
+Pure ASGI (no BaseHTTPMiddleware), so streamed answers pass through untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Literal
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_BODY_BYTES = 512 * 1024
+TRANSPORT_KEY = "thea.transport"
+Transport = Literal["unix", "tcp"]
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+async def send_error(
+    send: Send, status: int, message: str, kind: str, extra: dict[str, str] | None = None
+) -> None:
+    """A small JSON error (never echoing the request)."""
+    body = json.dumps({"error": message, "kind": kind, "detail": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    for key, value in (extra or {}).items():
+        headers.append((key.lower().encode(), value.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class TransportTag:
+    """Marks each request with the listener it came through: the unix socket is the local
+    user's private door (filesystem permissions), TCP is not."""
+
+    def __init__(self, app: ASGIApp, transport: Transport) -> None:
+        self.app = app
+        self.transport = transport
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope[TRANSPORT_KEY] = self.transport
+        await self.app(scope, receive, send)
+
+
+class Activity:
+    """Counts requests in flight and remembers the last one (the idle stop reads both)."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        return 0.0 if self.in_flight else time.monotonic() - self.last
+
+
+class ActivityTracker:
+    def __init__(self, app: ASGIApp, activity: Activity) -> None:
+        self.app = app
+        self.activity = activity
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.activity.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.activity.in_flight -= 1
+            self.activity.last = time.monotonic()
+
+
+class BodyTooLarge(HTTPException):
+    """Raised while reading an over-long body (an HTTPException, so the framework's body
+    parsing passes it on instead of turning it into a 400)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"request body over {max_bytes:,} bytes")
+
+
+class BodyLimit:
+    """Refuse bodies over ``max_bytes`` with 413: by Content-Length up front, and while
+    reading for chunked uploads that announce no length."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"request body over {self.max_bytes:,} bytes"
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            await send_error(send, 413, message, "input")
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            received = await receive()
+            if received["type"] == "http.request":
+                seen += len(received.get("body", b""))
+                if seen > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return received
+
+        async def tracking_send(out: Message) -> None:
+            nonlocal started
+            started = started or out["type"] == "http.response.start"
+            await send(out)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await send_error(send, 413, message, "input")
+
+
+class HostCheck:
+    """On TCP without tokens, accept only loopback Host names (and configured ones): a web
+    page elsewhere cannot drive the service through DNS rebinding."""
+
+    def __init__(self, app: ASGIApp, allowed: set[str], enforce: bool) -> None:
+        self.app = app
+        self.allowed = {h.lower() for h in allowed} | LOOPBACK_HOSTS
+        self.enforce = enforce
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.enforce and scope["type"] == "http" and scope.get(TRANSPORT_KEY) == "tcp":
+            host = Headers(scope=scope).get("host", "")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name.lower() not in self.allowed:
+                await send_error(
+                    send,
+                    421,
+                    "this thea service only answers requests addressed to localhost "
+                    "(set service.allowed_hosts, or a token, to serve other names)",
+                    "auth",
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+class SecurityHeaders:
+    """No sniffing, no framing; the page may only run its own scripts (defence in depth:
+    stored text is rendered with ``textContent`` anyway)."""
+
+    CSP = (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'; form-action 'self'"
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("X-Frame-Options", "DENY")
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                headers.setdefault("Content-Security-Policy", self.CSP)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

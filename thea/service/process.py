@@ -1,0 +1,276 @@
+"""The service process: one per data directory, from start to a clean stop.
+
+* **One per directory.** The process holds an exclusive ``flock`` on ``service/service.lock``
+  for its whole life; a second one gives up at once. The kernel drops the lock when the
+  process dies (even by ``kill -9``), so a crash never leaves a stale lock behind, and the pid
+  record (``service/service.json``: pid, start time, command-line marker) is only ever used
+  after :func:`thea.proc.alive` confirms it still names this service.
+* **Owns the engines.** It builds the runtime (graph server child, vector store, chronicle,
+  embedder, model, slow-loop workers) and serves the API on a unix socket in the data
+  directory (mode 0600 in a 0700 folder) and, when asked, on TCP.
+* **Stops cleanly.** On SIGTERM/SIGINT, ``POST /service/stop`` or after ``idle_stop_s`` without
+  requests or queued jobs (never while it serves TCP), it stops accepting, lets running
+  requests finish, stops the workers and closes the engines (the graph server shuts down
+  with its AOF flushed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import logging.handlers
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import uvicorn
+
+from thea.config import Settings
+from thea.errors import BackendUnavailable, ConfigError, InputError, TheaError
+from thea.locations import ServicePaths
+from thea.proc import ProcessRecord
+from thea.runtime import Runtime, build_runtime
+from thea.service.app import create_app, serve_app
+from thea.service.auth import Authenticator
+from thea.service.context import ServiceContext
+from thea.service.middleware import LOOPBACK_HOSTS
+from workers.admin import queue_counts
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_ALREADY_RUNNING = 0
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+EXIT_BACKEND = 3
+IDLE_CHECK_S = 5.0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: the service handles signals for all listeners."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[IO[str] | None]:
+    """Hold an exclusive flock on ``path`` (None if another process holds it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the lock
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        yield handle
+    finally:
+        handle.close()
+
+
+def unix_listener(path: Path) -> socket.socket:
+    """A listening unix socket only this OS user can open (0700 folder, 0600 socket)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a dead service's socket: we hold the lock, nobody else owns it
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        sock.bind(str(path))
+    finally:
+        os.umask(old)
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def tcp_listener(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _log_to_file(paths: ServicePaths, level: str) -> None:
+    handler = logging.handlers.RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=2)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(getattr(logging, level.upper(), logging.INFO))
+
+
+class ServiceProcess:
+    def __init__(self, settings: Settings, *, host: str | None = None, port: int | None = None) -> None:
+        self.settings = settings
+        self.paths = ServicePaths.of(settings.data_dir)
+        self.host = host if host is not None else settings.service.host
+        self.port = port if port is not None else settings.service.port
+        self.ctx: ServiceContext | None = None
+        self._servers: list[tuple[_Server, asyncio.Task[None]]] = []
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with exclusive(self.paths.lock) as held:
+            if held is None:
+                record = ProcessRecord.read(self.paths.pid_file)
+                who = f" (pid {record.pid})" if record else ""
+                print(f"a thea service already runs for {self.paths.data_dir}{who}", file=sys.stderr)
+                return EXIT_ALREADY_RUNNING
+            ProcessRecord.of(os.getpid(), ServicePaths.MARKER).write(self.paths.pid_file)
+            try:
+                return self._run_owned()
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    self.paths.pid_file.unlink()
+
+    def _run_owned(self) -> int:
+        started = time.monotonic()
+        try:
+            runtime = build_runtime(self.settings)
+        except ConfigError as exc:
+            return self._fail(EXIT_CONFIG, exc)
+        except BackendUnavailable as exc:
+            return self._fail(EXIT_BACKEND, exc)
+        except TheaError as exc:
+            return self._fail(EXIT_FAILED, exc)
+        try:
+            if self.settings.service.workers:
+                runtime.start_background_worker(self.settings.service.workers)
+            threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
+            self.ctx = ServiceContext(runtime=runtime, auth=Authenticator(self.settings))
+            log.info("service for %s ready in %.1f s", self.paths.data_dir, time.monotonic() - started)
+            return asyncio.run(self._serve())
+        except TheaError as exc:
+            return self._fail(EXIT_FAILED, exc)
+        finally:
+            log.info("service stopping: closing the engines")
+            runtime.close()
+            with contextlib.suppress(FileNotFoundError):
+                self.paths.socket.unlink()
+            log.info("service stopped")
+
+    def _fail(self, code: int, exc: TheaError) -> int:
+        log.error("service could not start: %s", exc)
+        print(f"thea service could not start: {exc}", file=sys.stderr)
+        return code
+
+    @staticmethod
+    def _warm_up(runtime: Runtime) -> None:
+        warm = getattr(runtime.llm, "warm_up", None)
+        if warm is None:
+            return
+        try:
+            warm()
+        except TheaError as exc:  # the first request will report it
+            log.warning("model warm-up failed: %s", exc)
+
+    # -- serving -----------------------------------------------------------------------
+
+    async def _serve(self) -> int:
+        assert self.ctx is not None
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            self._loop.add_signal_handler(sig, self.request_stop)
+        self.ctx.request_stop = self.request_stop
+        self.ctx.listen = self.listen
+        app = create_app(self.ctx)
+        self._app = app
+        self._start_server(unix_listener(self.paths.socket), "unix", f"unix:{self.paths.socket}")
+        if self.host:
+            await self.listen(self.host, self.port)
+        idle = asyncio.create_task(self._idle_watch())
+        await self._stop.wait()
+        idle.cancel()
+        for server, _ in self._servers:
+            server.should_exit = True
+        await asyncio.gather(*(task for _, task in self._servers), return_exceptions=True)
+        return EXIT_OK
+
+    def _start_server(self, sock: socket.socket, transport: str, label: str) -> None:
+        assert self.ctx is not None
+        config = uvicorn.Config(
+            serve_app(self._app, self.ctx, "unix" if transport == "unix" else "tcp"),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=30,
+            access_log=False,
+        )
+        server = _Server(config)
+        task = asyncio.create_task(server.serve(sockets=[sock]), name=f"listener {label}")
+        self._servers.append((server, task))
+        self.ctx.listening.append(label)
+
+    async def listen(self, host: str, port: int) -> str:
+        """Also serve on TCP ``host:port`` (idempotent); off loopback only with tokens."""
+        assert self.ctx is not None
+        url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+        if url in self.ctx.listening:
+            return url
+        if host not in LOOPBACK_HOSTS and not self.ctx.auth.tokens_required:
+            raise InputError(
+                f"refusing to listen on {host} without a token: set THEA_WEB_TOKEN or "
+                "THEA_SERVICE__TOKENS__<user>, or listen on 127.0.0.1"
+            )
+        self._start_server(tcp_listener(host, port), "tcp", url)
+        log.info("listening on %s", url)
+        return url
+
+    def request_stop(self) -> None:
+        if self._stop is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+
+    async def _idle_watch(self) -> None:
+        assert self.ctx is not None
+        limit = self.settings.service.idle_stop_s
+        if not limit:
+            return
+        while True:
+            await asyncio.sleep(min(IDLE_CHECK_S, limit))
+            if any(label.startswith("http") for label in self.ctx.listening):
+                continue  # serving the web page: stop only when told
+            if self.ctx.activity.idle_for() < limit:
+                continue
+            if await asyncio.to_thread(self._jobs_pending):
+                continue
+            log.info("idle for %.0f s with no queued jobs: stopping", limit)
+            self.request_stop()
+            return
+
+    def _jobs_pending(self) -> bool:
+        assert self.ctx is not None
+        try:
+            counts = queue_counts(self.ctx.runtime.jobs.connection)
+        except Exception:  # the queue is down: nothing the workers could do either
+            return False
+        return any(c.queued or c.started for c in counts)
+
+
+def run_service(settings: Settings, *, host: str | None = None, port: int | None = None) -> int:
+    """Run the service in this process until it stops; returns the exit code."""
+    paths = ServicePaths.of(settings.data_dir)
+    paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _log_to_file(paths, settings.log_level if settings.log_level.upper() != "WARNING" else "INFO")
+    return ServiceProcess(settings, host=host, port=port).run()

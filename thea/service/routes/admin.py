@@ -1,0 +1,221 @@
+"""Running the service: health, status, the slow loop's jobs, memory maintenance, doctor, stop.
+
+Maintenance and stop are for the local user (unix socket, or loopback without tokens): a
+token user of a shared service gets 403. Check and repair stream their progress as JSON
+lines (``ScanProgress``), ending with a ``result`` line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from thea.api import API_VERSION
+from thea.api.models import (
+    DoctorView,
+    ErrorBody,
+    FailedJobView,
+    Health,
+    JobsView,
+    MemoryStats,
+    ModelStatus,
+    OptimizeResult,
+    QueueCountsView,
+    RetryRequest,
+    RetryResult,
+    ScanProgress,
+    ScanRequest,
+    ServiceStatus,
+)
+from thea.errors import InputError, TheaError
+from thea.memory.consistency import check, repair
+from thea.runtime.app import model_loaded
+from thea.service.auth import Caller
+from thea.service.context import ServiceContext, caller_of, context_of
+from thea.service.errors import Forbidden, error_body
+from workers.admin import failed_jobs, queue_counts, retry_failed
+
+router = APIRouter(tags=["service"])
+
+
+def thea_version() -> str:
+    try:
+        return version("thea")
+    except PackageNotFoundError:  # pragma: no cover - running from a plain checkout
+        return "0+unknown"
+
+
+def _local(caller: Caller, what: str) -> None:
+    if not caller.local:
+        raise Forbidden(f"{what} is for the local user of the service")
+
+
+def _rss_bytes() -> int:
+    try:
+        status = Path(f"/proc/{os.getpid()}/status").read_text(encoding="ascii")
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@router.get("/health", response_model=Health, summary="Is the service up (no token needed)")
+async def health(request: Request) -> Health:
+    ctx = context_of(request)
+    return Health(
+        version=thea_version(),
+        api_version=API_VERSION,
+        profile=ctx.runtime.settings.profile,
+        pid=os.getpid(),
+        auth=ctx.auth.tokens_required,
+    )
+
+
+def _counts(ctx: ServiceContext) -> list[QueueCountsView]:
+    return [QueueCountsView(**c.__dict__) for c in queue_counts(ctx.runtime.jobs.connection)]
+
+
+@router.get("/status", response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
+async def status(request: Request, caller: Caller = Depends(caller_of)) -> ServiceStatus:
+    ctx = context_of(request)
+    settings = ctx.runtime.settings
+    queues = await asyncio.to_thread(_counts, ctx)
+    return ServiceStatus(
+        pid=os.getpid(),
+        version=thea_version(),
+        api_version=API_VERSION,
+        profile=settings.profile,
+        data_dir=str(settings.data_dir),
+        started_at=ctx.started_at,
+        uptime_s=time.time() - ctx.started_at,
+        model=ModelStatus(
+            provider=settings.llm.provider, name=settings.llm.model, loaded=model_loaded(ctx.runtime.llm)
+        ),
+        queues=queues,
+        workers=len(ctx.runtime.workers),
+        users=ctx.sessions.users() if caller.local else [caller.user_id],
+        sessions=len(ctx.sessions),
+        requests_in_flight=ctx.activity.in_flight,
+        listening=list(ctx.listening),
+        idle_stop_s=settings.service.idle_stop_s,
+        rss_bytes=_rss_bytes(),
+    )
+
+
+@router.get("/jobs", response_model=JobsView, summary="Queue counts and failed jobs with reasons")
+async def jobs(request: Request, caller: Caller = Depends(caller_of)) -> JobsView:
+    _local(caller, "the job list")
+    connection = context_of(request).runtime.jobs.connection
+
+    def load() -> JobsView:
+        return JobsView(
+            queues=[QueueCountsView(**c.__dict__) for c in queue_counts(connection)],
+            failed=[FailedJobView(**f.__dict__) for f in failed_jobs(connection)],
+        )
+
+    return await asyncio.to_thread(load)
+
+
+@router.post("/jobs/retry", response_model=RetryResult, summary="Requeue failed jobs")
+async def retry(body: RetryRequest, request: Request, caller: Caller = Depends(caller_of)) -> RetryResult:
+    _local(caller, "retrying jobs")
+    if body.job_id is None and not body.all:
+        raise InputError("give a job id (see `thea jobs`) or --all")
+    connection = context_of(request).runtime.jobs.connection
+    done = await asyncio.to_thread(retry_failed, connection, None if body.all else body.job_id)
+    return RetryResult(retried=done)
+
+
+@router.get("/memory/stats", response_model=MemoryStats, summary="Counts per layer and per type")
+async def stats(request: Request, caller: Caller = Depends(caller_of)) -> MemoryStats:
+    _local(caller, "memory statistics")
+    data = await asyncio.to_thread(context_of(request).runtime.memory.stats)
+    return MemoryStats(**data)
+
+
+def _scan_lines(ctx: ServiceContext, fix: bool, grace_minutes: float) -> Iterator[str]:
+    """Run check/repair in a thread and yield its progress as JSON lines as it goes."""
+    out: queue.Queue[ScanProgress | None] = queue.Queue()
+    scan = repair if fix else check
+
+    def progress(phase: str, done: int, total: int) -> None:
+        out.put(ScanProgress(event="progress", phase=phase, done=done, total=total))
+
+    def run() -> None:
+        try:
+            report = scan(ctx.runtime.memory, grace_ms=int(grace_minutes * 60_000), progress=progress)
+            out.put(ScanProgress(event="result", result=report.to_json()))
+        except TheaError as exc:
+            out.put(ScanProgress(event="error", error=ErrorBody.model_validate(error_body(exc)[1])))
+        finally:
+            out.put(None)
+
+    threading.Thread(target=run, name="thea-scan", daemon=True).start()
+    while (item := out.get()) is not None:
+        yield item.model_dump_json(exclude_none=True) + "\n"
+
+
+def _scan(request: Request, caller: Caller, body: ScanRequest, fix: bool) -> StreamingResponse:
+    _local(caller, "memory repair" if fix else "the memory check")
+    lines = _scan_lines(context_of(request), fix, body.grace_minutes)
+    return StreamingResponse(lines, media_type="application/x-ndjson")
+
+
+@router.post("/memory/check", summary="Compare the layers (streamed progress, then the result)")
+async def memory_check(
+    body: ScanRequest, request: Request, caller: Caller = Depends(caller_of)
+) -> StreamingResponse:
+    return _scan(request, caller, body, fix=False)
+
+
+@router.post("/memory/repair", summary="Re-derive what is missing from the graph (streamed)")
+async def memory_repair(
+    body: ScanRequest, request: Request, caller: Caller = Depends(caller_of)
+) -> StreamingResponse:
+    return _scan(request, caller, body, fix=True)
+
+
+@router.post("/memory/optimize", response_model=OptimizeResult, summary="Build the vector indexes now")
+async def optimize(request: Request, caller: Caller = Depends(caller_of)) -> OptimizeResult:
+    _local(caller, "optimizing the vector store")
+    started = time.perf_counter()
+    await asyncio.to_thread(context_of(request).runtime.memory.vectors.optimize)
+    return OptimizeResult(seconds=time.perf_counter() - started)
+
+
+@router.get("/doctor", response_model=DoctorView, summary="Health of every layer, the queue and the model")
+async def doctor(request: Request, caller: Caller = Depends(caller_of)) -> DoctorView:
+    _local(caller, "the doctor")
+    return DoctorView(statuses=await asyncio.to_thread(context_of(request).runtime.health))
+
+
+@router.post("/service/stop", summary="Stop the service (gracefully: running answers finish first)")
+async def stop(request: Request, caller: Caller = Depends(caller_of)) -> dict[str, bool]:
+    _local(caller, "stopping the service")
+    ctx = context_of(request)
+    if ctx.request_stop is None:
+        raise InputError("this service cannot be stopped through the API")
+    asyncio.get_running_loop().call_later(0.05, ctx.request_stop)
+    return {"stopping": True}
+
+
+@router.post("/service/listen", summary="Also listen on TCP (for the web page)")
+async def listen(
+    request: Request, host: str = "127.0.0.1", port: int = 8765, caller: Caller = Depends(caller_of)
+) -> dict[str, str]:
+    _local(caller, "opening a TCP listener")
+    ctx = context_of(request)
+    if ctx.listen is None:
+        raise InputError("this service cannot open listeners through the API")
+    return {"url": await ctx.listen(host, port)}

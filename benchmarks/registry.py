@@ -44,6 +44,11 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark("reflection", "benchmarks.reflection", "reflection loop (crystallize / merge) throughput"),
     Benchmark("stress", "benchmarks.stress", "concurrent load"),
     Benchmark(
+        "contention",
+        "benchmarks.contention",
+        "offline model: questions during a 20-job slow-loop backlog vs an idle queue (foreground first)",
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

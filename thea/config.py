@@ -29,6 +29,12 @@ from thea.resources import resource_dir
 Profile = Literal["embedded", "server"]
 
 
+def default_cache_dir() -> Path:
+    """Where thea keeps files any data dir can share (the assembled offline model)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "thea"
+
+
 def default_data_dir() -> Path:
     """Where the embedded profile keeps its data unless THEA_DATA_DIR says otherwise."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -108,6 +114,8 @@ class LLMSettings(BaseModel):
     threads: int = Field(default=2, ge=1)
     #: the fake provider streams this many words per second (0 = instantly): demos and tests
     fake_words_per_s: float = Field(default=0.0, ge=0)
+    #: where the offline model is assembled (one copy for every data dir); default ~/.cache/thea
+    model_dir: Path | None = None
 
 
 class ContextSettings(BaseModel):

@@ -45,6 +45,16 @@ def thea(data: Path, *args: str, timeout: float = 120, **extra: str) -> subproce
     )
 
 
+def first_output(proc: subprocess.Popen[str], timeout: float = 120) -> str:
+    """Block until the process printed something (the first words of its answer)."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    text = ""
+    while not text.strip() and time.monotonic() < deadline:
+        text += proc.stdout.read(1)
+    return text
+
+
 def service_record(data: Path) -> ProcessRecord | None:
     return ProcessRecord.read(ServicePaths.of(data).pid_file)
 
@@ -167,7 +177,7 @@ def test_twenty_commands_at_once_ten_times(tmp_path: Path) -> None:
 
 def test_kill_9_of_the_service_mid_answer_loses_nothing_acknowledged(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    slow = {"THEA_LLM__FAKE_WORDS_PER_S": "2"}
+    slow = {"THEA_LLM__FAKE_WORDS_PER_S": "0.3"}
     told = thea(data, "ask", "--json", "My cat is called Tom.", **slow)
     assert told.returncode == 0, told.stderr
     told_id = json.loads(told.stdout)["impulse_id"]
@@ -181,7 +191,7 @@ def test_kill_9_of_the_service_mid_answer_loses_nothing_acknowledged(tmp_path: P
         text=True,
         env=env_for(data, **slow),
     )
-    time.sleep(2.0)  # the answer streams slowly now
+    first_output(asking)  # the answer has begun; its other words come slowly
     os.kill(record.pid, signal.SIGKILL)
     _, err = asking.communicate(timeout=60)
     assert asking.returncode != 0
@@ -229,7 +239,7 @@ def test_a_stale_pid_record_never_leads_to_a_signal_to_another_process(tmp_path:
 
 def test_ctrl_c_in_ask_stops_at_once_with_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    slow = {"THEA_LLM__FAKE_WORDS_PER_S": "1"}
+    slow = {"THEA_LLM__FAKE_WORDS_PER_S": "0.3"}
     assert thea(data, "service", "start", **slow).returncode == 0
     asking = subprocess.Popen(
         [PY, "-m", "thea.cli.main", "ask", "Tell me a long story."],
@@ -238,7 +248,7 @@ def test_ctrl_c_in_ask_stops_at_once_with_one_line(tmp_path: Path) -> None:
         text=True,
         env=env_for(data, **slow),
     )
-    time.sleep(2.5)
+    first_output(asking)  # mid-answer: the first word is on the screen, the rest comes slowly
     sent = time.monotonic()
     asking.send_signal(signal.SIGINT)
     _, err = asking.communicate(timeout=30)
@@ -248,5 +258,38 @@ def test_ctrl_c_in_ask_stops_at_once_with_one_line(tmp_path: Path) -> None:
     record = service_record(data)
     assert record is not None
     assert alive(record), "Ctrl-C reached the service"
-    trace = json.loads(thea(data, "trace", "last", "--format", "json").stdout)
-    assert trace["impulse"]["status"] == "cancelled"
+    deadline = time.monotonic() + 30  # the service notices the closed stream at its next send
+    status = None
+    while status != "cancelled" and time.monotonic() < deadline:
+        status = json.loads(thea(data, "trace", "last", "--format", "json").stdout)["impulse"]["status"]
+    assert status == "cancelled"
+
+
+def test_the_cli_talks_to_a_remote_service_with_its_token(tmp_path: Path) -> None:
+    """THEA_URL + THEA_TOKEN: the same commands, against a service elsewhere (here: another
+    data dir's service listening on TCP with a token)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server_dir = tmp_path / "server"
+    secret = "a-long-random-token"
+    served = thea(server_dir, "serve", "--port", str(port), THEA_WEB_TOKEN=secret)
+    assert served.returncode == 0, served.stderr
+    url = f"http://127.0.0.1:{port}"
+
+    elsewhere = tmp_path / "laptop"
+    remote = {"THEA_URL": url, "THEA_TOKEN": secret}
+    told = thea(elsewhere, "ask", "--json", "My favourite colour is teal.", **remote)
+    assert told.returncode == 0, told.stderr
+    trace = thea(elsewhere, "trace", "last", "--format", "json", **remote)
+    assert json.loads(trace.stdout)["impulse"]["id"] == json.loads(told.stdout)["impulse_id"]
+    assert not (elsewhere / "service").exists(), "a local service was started although THEA_URL is set"
+
+    wrong = thea(elsewhere, "ask", "hello", THEA_URL=url, THEA_TOKEN="wrong")
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip().splitlines() == ["denied: missing or wrong access token"]
+    stats = thea(elsewhere, "memory", "stats", **remote)  # maintenance is for the service's local user
+    assert stats.returncode == 2
+    assert "local user" in stats.stderr

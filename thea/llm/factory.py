@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from thea.config import Settings
+from thea.config import Settings, default_cache_dir
 from thea.errors import ConfigError, NetworkLLMBlocked
 from thea.llm.guard import network_llms_blocked
 
@@ -19,7 +19,7 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
         from thea.llm.assets import ensure_local_model
         from thea.llm.local import LocalChatModel
 
-        path = ensure_local_model(settings.data_dir, progress=progress)
+        path = ensure_local_model(cfg.model_dir or default_cache_dir(), progress=progress)
         return LocalChatModel(
             model_path=str(path),
             model_name=cfg.model,

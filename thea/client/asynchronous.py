@@ -1,0 +1,221 @@
+"""``thea.AsyncClient``: the service's API from asyncio code (agents, web apps, notebooks).
+
+The same calls and typed results as :class:`thea.client.Client`; starting the local service
+(when none runs) happens in a thread, so the event loop never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, Literal, TypeVar, cast
+
+import httpx
+from pydantic import BaseModel
+
+from thea.api import models as m
+from thea.client import specs
+from thea.client.connection import Connection
+from thea.client.errors import ServiceUnavailable, raise_for_body, raise_for_response
+from thea.client.events import ChatEvent, Done, SSEParser, Token, to_event
+from thea.config import Settings
+
+T = TypeVar("T", bound=BaseModel)
+ProgressFn = Callable[[str, int, int], None]
+
+
+class AsyncClient:
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        user: str | None = None,
+        settings: Settings | None = None,
+        timeout_s: float = 900.0,
+    ) -> None:
+        self.connection = Connection.resolve(url, token, user=user, settings=settings)
+        self.timeout_s = timeout_s
+        self._http: httpx.AsyncClient | None = None
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    async def connect(self) -> AsyncClient:
+        await asyncio.to_thread(self.connection.ensure, None)
+        return self
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            uds = self.connection.uds
+            self._http = httpx.AsyncClient(
+                transport=httpx.AsyncHTTPTransport(uds=uds) if uds else None,
+                base_url=self.connection.base_url,
+                headers=self.connection.headers(),
+                timeout=httpx.Timeout(self.timeout_s, connect=10.0),
+            )
+        return self._http
+
+    async def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
+        for attempt in (1, 2):
+            client = self._client()
+            try:
+                request = client.build_request(spec.method, spec.url, json=spec.json, params=spec.params)
+                response = await client.send(request, stream=stream)
+            except (httpx.ConnectError, httpx.RemoteProtocolError) as exc:
+                if attempt == 1 and self.connection.local:
+                    await self.connect()  # the service stopped (idle) or died: start it again
+                    continue
+                raise ServiceUnavailable(self.connection.describe(exc)) from exc
+            except httpx.TimeoutException as exc:
+                raise ServiceUnavailable(f"no answer within {self.timeout_s:.0f} s ({exc})") from exc
+            if response.status_code >= 400:
+                await response.aread()
+                await response.aclose()
+                raise_for_response(response)
+            return response
+        raise AssertionError("unreachable")
+
+    async def _call(self, spec: specs.Spec) -> Any:
+        response = await self._send(spec)
+        if spec.model is None:
+            return response.json() if response.content else None
+        return spec.model.model_validate(response.json())
+
+    async def _events(self, spec: specs.Spec) -> AsyncGenerator[ChatEvent, None]:
+        response = await self._send(spec, stream=True)
+        parser = SSEParser()
+        try:
+            async for line in response.aiter_lines():
+                message = parser.feed(line)
+                if message is not None and (event := to_event(*message)) is not None:
+                    yield event
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailable(f"the answer stream broke off: {exc}") from exc
+        finally:
+            await response.aclose()  # closing early cancels the cycle in the service
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- the cycle ---------------------------------------------------------------------
+
+    async def health(self) -> m.Health:
+        return cast(m.Health, await self._call(specs.health()))
+
+    async def status(self) -> m.ServiceStatus:
+        return cast(m.ServiceStatus, await self._call(specs.status()))
+
+    async def whoami(self, session_id: str | None = None) -> m.WhoAmI:
+        return cast(m.WhoAmI, await self._call(specs.whoami(session_id)))
+
+    async def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
+        async for event in self.stream(text, session_id):
+            if isinstance(event, Done):
+                return event.result
+        raise ServiceUnavailable("the answer stream ended without a result")
+
+    async def stream(self, text: str, session_id: str | None = None) -> AsyncIterator[Token | Done]:
+        async for event in self._events(specs.ask(text, session_id, stream=True)):
+            if isinstance(event, Token | Done):
+                yield event
+
+    def chat(self, text: str, session_id: str | None = None) -> AsyncGenerator[ChatEvent, None]:
+        return self._events(specs.chat(text, session_id))
+
+    # -- knowledge ---------------------------------------------------------------------
+
+    async def trace(self, impulse: str = "last", session_id: str | None = None) -> m.TraceView:
+        return cast(m.TraceView, await self._call(specs.trace(impulse, session_id)))
+
+    async def insights(
+        self,
+        state: Literal["active", "archived", "all"] = "active",
+        concept: str | None = None,
+        min_strength: float = 0.0,
+        limit: int = 100,
+    ) -> list[m.InsightSummary]:
+        found = await self._call(specs.insights(state, concept, min_strength, limit))
+        return cast(m.InsightList, found).insights
+
+    async def insight(self, insight_id: str) -> m.InsightDetailView:
+        return cast(m.InsightDetailView, await self._call(specs.insight(insight_id)))
+
+    async def graph(self, node: str | None = None, concept: str | None = None, depth: int = 2) -> m.GraphView:
+        return cast(m.GraphView, await self._call(specs.graph(node, concept, depth)))
+
+    async def reflect(self, wait_s: float | None = None) -> m.ReflectionResult:
+        return cast(m.ReflectionResult, await self._call(specs.reflect(wait_s)))
+
+    async def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
+        return cast(m.FactResult, await self._call(specs.fact(text, session_id)))
+
+    async def forget(self, node_id: str) -> m.ForgetResult:
+        return cast(m.ForgetResult, await self._call(specs.forget(node_id)))
+
+    async def feedback(
+        self, value: int, response_id: str | None = None, session_id: str | None = None
+    ) -> m.FeedbackResult:
+        return cast(m.FeedbackResult, await self._call(specs.feedback(value, response_id, session_id)))
+
+    async def export(self, since_ms: int = 0, all_users: bool = False) -> AsyncIterator[str]:
+        response = await self._send(specs.export(since_ms, all_users), stream=True)
+        try:
+            async for line in response.aiter_lines():
+                if line:
+                    yield line
+        finally:
+            await response.aclose()
+
+    # -- operations --------------------------------------------------------------------
+
+    async def jobs(self) -> m.JobsView:
+        return cast(m.JobsView, await self._call(specs.jobs()))
+
+    async def retry_jobs(self, job_id: str | None = None, all_jobs: bool = False) -> m.RetryResult:
+        return cast(m.RetryResult, await self._call(specs.retry_jobs(job_id, all_jobs)))
+
+    async def memory_stats(self) -> m.MemoryStats:
+        return cast(m.MemoryStats, await self._call(specs.memory_stats()))
+
+    async def scan(
+        self,
+        kind: Literal["check", "repair"],
+        grace_minutes: float = 15.0,
+        progress: ProgressFn | None = None,
+    ) -> dict[str, Any]:
+        response = await self._send(specs.scan(kind, grace_minutes), stream=True)
+        try:
+            async for line in response.aiter_lines():
+                if not line:
+                    continue
+                item = m.ScanProgress.model_validate(json.loads(line))
+                if item.event == "progress" and progress is not None:
+                    progress(item.phase or "", item.done or 0, item.total or 0)
+                elif item.event == "error" and item.error is not None:
+                    raise_for_body(500, item.error.model_dump())
+                elif item.event == "result" and item.result is not None:
+                    return item.result
+        finally:
+            await response.aclose()
+        raise ServiceUnavailable(f"the {kind} ended without a result")
+
+    async def optimize(self) -> m.OptimizeResult:
+        return cast(m.OptimizeResult, await self._call(specs.optimize()))
+
+    async def doctor(self) -> m.DoctorView:
+        return cast(m.DoctorView, await self._call(specs.doctor()))
+
+    async def listen(self, host: str = "127.0.0.1", port: int = 8765) -> str:
+        return str((await self._call(specs.listen(host, port)))["url"])
+
+    async def stop_service(self) -> None:
+        await self._call(specs.stop())

@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
@@ -139,6 +140,10 @@ class Settings(BaseSettings):
     context: ContextSettings = Field(default_factory=ContextSettings)
     #: Optional bearer token protecting the web server.
     web_token: SecretStr | None = None
+    #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address
+    #: it listens on (DNS-rebinding protection); ``*`` = any. Comma-separated in the environment
+    #: (THEA_WEB_ALLOWED_HOSTS=thea.lan,192.168.1.5). With a token and no list, any name is accepted.
+    web_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     max_impulse_chars: int = Field(default=200_000, ge=1)
 
     @classmethod
@@ -151,6 +156,13 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+
+    @field_validator("web_allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [h.strip() for h in value.split(",") if h.strip()]
+        return value
 
     @property
     def embedded_graph(self) -> bool:

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from tests.fakes import default_responder, role_of
 from tests.web.conftest import TOKEN
-from tests.web.support import SeededInsights, StreamingChatModel, seed_insights
+from tests.web.support import LOCAL_URL, SeededInsights, StreamingChatModel, local_client, seed_insights
 from thea.runtime import Runtime
 from thea.web.app import MAX_BODY_BYTES, SESSION_COOKIE, create_app
 
@@ -30,7 +30,7 @@ def app(runtime: Runtime) -> Any:
 
 @pytest.fixture
 def client(app: Any) -> Iterator[TestClient]:
-    with TestClient(app) as c:
+    with local_client(app) as c:
         yield c
 
 
@@ -176,14 +176,14 @@ def test_oversized_bodies_are_refused(client: TestClient) -> None:
 def test_token_protects_the_api(runtime: Runtime) -> None:
     settings = runtime.settings.model_copy(update={"web_token": SecretStr(TOKEN)})
     app = create_app(dataclasses.replace(runtime, settings=settings))
-    with TestClient(app) as anon:
+    with local_client(app) as anon:
         assert anon.get("/").status_code == 200  # the page loads, then asks for the token
         assert anon.get("/api/insights").status_code == 401
         assert anon.post("/api/chat", json={"text": "hi"}).status_code == 401
         wrong = {"Authorization": "Bearer nope"}
         assert anon.get("/api/health", headers=wrong).status_code == 401
         assert anon.get("/api/health", headers={"Authorization": TOKEN}).status_code == 401
-    with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as authed:
+    with local_client(app, headers={"Authorization": f"Bearer {TOKEN}"}) as authed:
         assert authed.get("/api/health").json()["auth"] is True
         assert authed.get("/api/insights").status_code == 200
         assert answer_of(chat(authed, "hello with a token")) == "Here is my answer."
@@ -192,7 +192,7 @@ def test_token_protects_the_api(runtime: Runtime) -> None:
 def test_two_browsers_are_two_users_who_do_not_see_each_other(
     app: Any, runtime: Runtime, llm: StreamingChatModel
 ) -> None:
-    with TestClient(app) as ana, TestClient(app) as bob:
+    with local_client(app) as ana, local_client(app) as bob:
         ana_done = done_of(chat(ana, "My locker code is 4711 and I love Redis streams."))
         ana_trace = ana.get(f"/api/trace/{ana_done['impulse_id']}").json()
         assert ana.cookies.get(SESSION_COOKIE) != bob.get("/api/session").cookies.get(SESSION_COOKIE)
@@ -212,7 +212,7 @@ def test_two_browsers_are_two_users_who_do_not_see_each_other(
         assert command[0]["trace"]["impulse"]["id"] == bob_done["impulse_id"]
 
         # a forged cookie value is replaced by a fresh session
-        with TestClient(app, cookies={SESSION_COOKIE: "../../etc"}) as forged:
+        with local_client(app, cookies={SESSION_COOKIE: "../../etc"}) as forged:
             assert forged.get("/api/session").json()["user_id"] not in ("web-../../etc", "")
 
 
@@ -231,7 +231,7 @@ async def test_browsers_chatting_at_the_same_moment_each_get_their_own_answer(
     async def ask(name: str) -> str:
         transport = httpx.ASGITransport(app=app)
         cookies = {SESSION_COOKIE: name}
-        async with httpx.AsyncClient(transport=transport, base_url="http://t", cookies=cookies) as c:
+        async with httpx.AsyncClient(transport=transport, base_url=LOCAL_URL, cookies=cookies) as c:
             response = await c.post("/api/chat", json={"text": f"question from {name}"})
         events = [ln[len("data: ") :] for ln in response.text.splitlines() if ln.startswith("data: ")]
         return "".join(json.loads(e) for e in events if e.startswith('"'))
@@ -244,8 +244,107 @@ async def test_browsers_chatting_at_the_same_moment_each_get_their_own_answer(
 
 
 def test_the_trace_command_does_not_open_another_browsers_conversation(app: Any) -> None:
-    with TestClient(app) as ana, TestClient(app) as bob:
+    with local_client(app) as ana, local_client(app) as bob:
         secret = done_of(chat(ana, "My locker code is 4711."))
         events = chat(bob, f"!trace {secret['impulse_id'][:8]}")
         assert "4711" not in json.dumps(events)
         assert events[0][0] == "error"
+
+
+LONG_TEXT = "a" * 200_001
+BAD_BODIES = {
+    "a lone surrogate as the text": b'{"text": "I like \\ud800 tea"}',
+    "a lone surrogate in a list": b'{"text": ["\\udfff"]}',
+    "a lone surrogate as the whole body": b'"\\ud800"',
+    "a text one character over the limit": json.dumps({"text": LONG_TEXT}).encode(),
+    "broken JSON": b'{"text": "zebra crossing',
+    "a JSON array": b'["zebra"]',
+    "null": b"null",
+    "bytes that are not UTF-8": b'{"text": "\xff\xfe"}',
+    "a wrong type with a surrogate key": b'{"text": 5, "\\ud800": "x"}',
+}
+
+
+def assert_small_json_error(response: httpx.Response, status: tuple[int, ...] = (400, 422)) -> str:
+    assert response.status_code in status, (response.status_code, response.text[:200])
+    assert response.headers["content-type"].startswith("application/json")
+    assert len(response.content) < 1000, f"{len(response.content)} bytes"
+    body = response.json()
+    assert isinstance(body["error"], str), body
+    assert body["error"], body
+    return str(body["error"])
+
+
+@pytest.mark.parametrize("name", list(BAD_BODIES))
+def test_a_bad_chat_body_gets_a_short_json_error_that_does_not_echo_it(client: TestClient, name: str) -> None:
+    response = client.post(
+        "/api/chat", content=BAD_BODIES[name], headers={"Content-Type": "application/json"}
+    )
+    message = assert_small_json_error(response)
+    assert "aaaaaaaaaa" not in response.text
+    assert "zebra" not in response.text
+    if name == "a text one character over the limit":
+        assert message == "invalid request: text is 200,001 characters long; the limit is 200,000"
+    if name == "a lone surrogate as the text":
+        assert "unpaired surrogate" in message
+    # the server is fine afterwards
+    assert answer_of(chat(client, "still there?")) == "Here is my answer."
+
+
+def test_every_error_response_is_small_json(client: TestClient) -> None:
+    cases = [
+        client.get("/api/no-such-endpoint"),
+        client.put("/api/chat"),
+        client.get("/api/insights", params={"limit": "many"}),
+        client.get("/api/insights", params={"state": "x" * 5000}),
+        client.get("/api/graph", params={"concept": "c" * 5000}),
+        client.get("/api/trace/" + "f" * 20_000),
+        client.get("/api/graph?concept=%ED%A0%80%00"),  # a surrogate's UTF-8 bytes and NUL
+    ]
+    for response in cases:
+        message = assert_small_json_error(response, (400, 404, 405, 422))
+        for echoed in ("x" * 300, "c" * 300, "f" * 300):
+            assert echoed not in message
+
+
+def test_only_loopback_host_names_are_answered_without_a_token(app: Any, runtime: Runtime) -> None:
+    with TestClient(app, base_url="http://evil.example:8000") as rebound:
+        responses = [
+            rebound.get("/"),
+            rebound.get("/api/health"),
+            rebound.post("/api/chat", json={"text": "hi"}),
+        ]
+        for response in responses:
+            message = assert_small_json_error(response, (400,))
+            assert "DNS rebinding" in message
+            assert "THEA_WEB_ALLOWED_HOSTS" in message
+            assert "evil" not in message
+    for url in ("http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000", "http://LOCALHOST."):
+        with TestClient(app, base_url=url) as local:
+            assert local.get("/api/health").status_code == 200, url
+
+    # the address `thea serve --host` listens on, and names the user lists, are answered too
+    listed = runtime.settings.model_copy(update={"web_allowed_hosts": ["thea.lan"]})
+    lan_app = create_app(dataclasses.replace(runtime, settings=listed), bind_host="192.168.1.5")
+    expected = {"http://thea.lan": 200, "http://192.168.1.5:8000": 200, "http://evil.example": 400}
+    for url, status in expected.items():
+        with TestClient(lan_app, base_url=url) as c:
+            assert c.get("/api/health").status_code == status, url
+    anything = runtime.settings.model_copy(update={"web_allowed_hosts": ["*"]})
+    any_app = create_app(dataclasses.replace(runtime, settings=anything))
+    with TestClient(any_app, base_url="http://x.example") as c:
+        assert c.get("/api/health").status_code == 200
+
+
+def test_with_a_token_any_host_name_is_answered_unless_a_list_is_set(runtime: Runtime) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    tokened = runtime.settings.model_copy(update={"web_token": SecretStr(TOKEN)})
+    token_app = create_app(dataclasses.replace(runtime, settings=tokened))
+    with TestClient(token_app, base_url="http://thea.example") as c:
+        assert c.get("/api/health", headers=auth).status_code == 200
+    listed = tokened.model_copy(update={"web_allowed_hosts": ["thea.example"]})
+    app = create_app(dataclasses.replace(runtime, settings=listed))
+    with TestClient(app, base_url="http://thea.example") as c:
+        assert c.get("/api/health", headers=auth).status_code == 200
+    with TestClient(app, base_url="http://other.example") as c:
+        assert c.get("/api/health", headers=auth).status_code == 400

@@ -30,6 +30,6 @@ def serve(
         runtime = build_runtime(settings)
     if worker:
         runtime.start_background_worker()
-    app = create_app(runtime, own_runtime=True)
+    app = create_app(runtime, own_runtime=True, bind_host=host)
     console.print(f"thea web chat on http://{host}:{port}")
     uvicorn.run(app, host=host, port=port, log_level="warning")

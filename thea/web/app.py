@@ -6,7 +6,9 @@ user's memories plus shared ones (concepts). With ``web_token`` set, every ``/ap
 request needs ``Authorization: Bearer <token>`` (the page asks once per tab). Request
 bodies are size-limited (413), also when sent chunked. Stored text is always rendered
 as text by the page (``textContent``), never as HTML, and a Content-Security-Policy
-allows only the page's own scripts.
+allows only the page's own scripts. Without a token only loopback ``Host`` names are
+answered (DNS rebinding, see ``thea.web.hosts``); every error is a small JSON body that
+never echoes the request (``thea.web.errors``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from thea.errors import InputError, NotFoundError, TheaError
 from thea.models import Node, normalize_name
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, is_command, run_command
+from thea.web.errors import error_response, install_error_handlers
+from thea.web.hosts import HostCheck, allowed_hosts
 from thea.web.serialize import graph_json, insight_detail_json, insight_json
 
 log = logging.getLogger(__name__)
@@ -150,18 +154,25 @@ class SecurityHeaders:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "detail": message}, status_code=status)
+    return error_response(status, message)
 
 
 def _sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-def create_app(runtime: Runtime, *, own_runtime: bool = False, max_sessions: int = 1000) -> FastAPI:
+def create_app(
+    runtime: Runtime,
+    *,
+    own_runtime: bool = False,
+    max_sessions: int = 1000,
+    bind_host: str | None = None,
+) -> FastAPI:
     """The web app around an already-built runtime (closed on shutdown when ``own_runtime``).
 
     Every browser is one user: the inspector endpoints (trace, insights, graph) only show
-    that user's memories, plus shared ones such as concepts.
+    that user's memories, plus shared ones such as concepts. ``bind_host`` (the address
+    ``thea serve`` listens on) is accepted as a ``Host`` name besides the loopback names.
     """
     sessions: OrderedDict[str, ChatSession] = OrderedDict()
 
@@ -173,8 +184,11 @@ def create_app(runtime: Runtime, *, own_runtime: bool = False, max_sessions: int
 
     app = FastAPI(title="thea", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     token = runtime.settings.web_token.get_secret_value() if runtime.settings.web_token else None
+    hosts = allowed_hosts(runtime.settings.web_allowed_hosts, bind_host=bind_host, token=bool(token))
+    install_error_handlers(app)
     app.add_middleware(TokenAuth, token=token)
     app.add_middleware(BodyLimit)
+    app.add_middleware(HostCheck, allowed=hosts)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -78,8 +78,9 @@ class QueueSettings(BaseModel):
     retry_backoff_s: list[int] = Field(default_factory=lambda: [2, 10, 60])
     #: how long ``!reflect`` waits for its job before answering "still running"
     reflect_wait_s: float = 120.0
-    #: a reflection holding its lock longer than this is considered crashed
-    reflect_lock_s: float = 900.0
+    #: lease of the per-user reflection lock, renewed every third of it while its holder lives;
+    #: a holder that died keeps the lock this long at most (on the same machine: not at all)
+    reflect_lock_s: float = Field(default=30.0, ge=1.0)
     #: queue a reflection for every user this often (seconds); None = only on !reflect
     reflect_every_s: float | None = None
 

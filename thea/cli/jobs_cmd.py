@@ -9,9 +9,10 @@ import logging
 import typer
 from rich.table import Table
 
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.cli.common import console, err_console, friendly_errors, get_settings
 from workers.admin import failed_jobs, queue_counts, retry_failed
 from workers.queues import ALL_QUEUES
+from workers.recovery import recover_abandoned_jobs
 
 jobs_app = typer.Typer(help="Queued and failed slow-loop jobs.", invoke_without_command=True)
 log = logging.getLogger(__name__)
@@ -54,12 +55,24 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
 
     with friendly_errors():
         conn = queue_connection(get_settings(ctx))
+        recovered = recover_abandoned_jobs(conn)
         counts, failed = queue_counts(conn), failed_jobs(conn)
     if as_json:
         console.print_json(
-            json.dumps({"queues": [c.__dict__ for c in counts], "failed": [f.__dict__ for f in failed]})
+            json.dumps(
+                {
+                    "queues": [c.__dict__ for c in counts],
+                    "failed": [f.__dict__ for f in failed],
+                    "recovered": recovered,
+                }
+            )
         )
         return
+    if recovered:
+        console.print(
+            f"[yellow]{len(recovered)} job(s) whose worker had died were handed back to the queue:[/] "
+            + ", ".join(recovered)
+        )
     table = Table(title="queues")
     for col in ("queue", "queued", "running", "scheduled", "failed", "finished"):
         table.add_column(col, justify="left" if col == "queue" else "right")
@@ -99,6 +112,17 @@ def retry(
     console.print(f"requeued {len(done)} job(s)" + (": " + ", ".join(done) if done else ""))
 
 
+def not_finished_message(data: dict[str, object], waited_s: float) -> str:
+    """One line for a reflection that did not finish while ``thea reflect`` waited."""
+    status = {"queued": "waiting for a worker", "started": "running", "scheduled": "waiting to be retried"}
+    state = status.get(str(data.get("status", "")), str(data.get("status", "queued")))
+    reason = f" (last attempt: {data['reason']})" if data.get("reason") else ""
+    return (
+        f"not finished: reflection job {data['queued']} is still {state} after {waited_s:.0f} s{reason}; "
+        "it stays queued for the next worker: see `thea jobs`"
+    )
+
+
 def reflect(
     ctx: typer.Context,
     user: str = typer.Option("local", "--user", "-u", help="whose insights to merge"),
@@ -117,11 +141,11 @@ def reflect(
                 data = asyncio.run(rt.reflect(user, wait_s=wait))
         finally:
             rt.close()
+    if "queued" in data:
+        err_console.print(not_finished_message(data, wait or settings.queue.reflect_wait_s), soft_wrap=True)
+        raise typer.Exit(1)
     if as_json:
         console.print_json(json.dumps(data))
-        return
-    if "queued" in data:
-        console.print(f"reflection queued as job {data['queued']}; see `thea jobs`")
         return
     table = Table(title=f"reflection for {user}")
     table.add_column("what")

@@ -99,12 +99,20 @@ def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalM
     from thea.memory.embeddings import build_embeddings
 
     server = embedded_server(settings) if settings.embedded_graph else None
-    graph = build_graph(settings, server)
+    # The embedded vector store is opened first: it is locked by one process at a time, and a
+    # process that cannot have it must fail before it starts the graph server, which it would
+    # own and stop on its way out, under the feet of the process that holds the store.
+    vectors = build_vectors(settings)
     try:
-        vectors = build_vectors(settings)
+        graph = build_graph(settings, server)
+    except BaseException:
+        vectors.close()
+        raise
+    try:
         chronicle = build_chronicle(settings, server)
         embedder = build_embeddings(settings.embedding)
     except BaseException:
+        vectors.close()
         graph.close()
         raise
     memory = UniversalMemory(graph, vectors, chronicle, embedder, dimension=settings.embedding.dimension)

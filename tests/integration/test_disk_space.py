@@ -105,7 +105,7 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_fs: Path) -> N
     # new processes: one line each (before: SIGBUS on tmpfs, exit 135 and nothing printed, because
     # opening the vector store maps ~83 MB more of it in)
     stats = assert_one_clear_line(thea(["memory", "stats"], data), "not enough free space in", str(data))
-    assert re.search(r"needs [\d.]+ MB, 0\.\d MB free", stats), stats
+    assert re.search(r"needs [\d.]+ MB, [\d.]+ MB free", stats), stats
     assert_one_clear_line(thea(["ask", "hello?"], data), "not enough free space in", str(data))
     filler.unlink()
 
@@ -116,7 +116,7 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_fs: Path) -> N
         acknowledged = asyncio.run(rt.orchestrator.handle_impulse("My dog is called Rex.", "local", "s1"))
         filler = fill(small_fs)
         # a running runtime: its next message is refused before anything is written
-        with pytest.raises(DiskFullError, match=r"needs 16\.0 MB, 0\.\d MB free") as refused:
+        with pytest.raises(DiskFullError, match=r"needs 16\.0 MB, [\d.]+ MB free") as refused:
             asyncio.run(rt.orchestrator.handle_impulse("What is my dog called?", "local", "s1"))
         assert str(data) in str(refused.value)
         with pytest.raises(DiskFullError, match="building the vector index"):

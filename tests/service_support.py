@@ -26,7 +26,8 @@ Event = tuple[str, Any]
 
 def service_context(runtime: Runtime, settings: Settings | None = None) -> ServiceContext:
     """A service context around an already-built runtime (tests: a scripted model)."""
-    return ServiceContext(runtime=runtime, auth=Authenticator(settings or runtime.settings))
+    chosen = settings or runtime.settings
+    return ServiceContext(runtime=runtime, auth=Authenticator(chosen), settings=chosen)
 
 
 def service_app(runtime: Runtime, settings: Settings | None = None, transport: str = "tcp") -> ASGIApp:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
@@ -83,8 +84,9 @@ class QueueSettings(BaseModel):
     retry_backoff_s: list[int] = Field(default_factory=lambda: [2, 10, 60])
     #: how long ``!reflect`` waits for its job before answering "still running"
     reflect_wait_s: float = 120.0
-    #: a reflection holding its lock longer than this is considered crashed
-    reflect_lock_s: float = 900.0
+    #: lease of the per-user reflection lock, renewed every third of it while its holder lives;
+    #: a holder that died keeps the lock this long at most (on the same machine: not at all)
+    reflect_lock_s: float = Field(default=30.0, ge=1.0)
     #: queue a reflection for every user this often (seconds); None = only on !reflect
     reflect_every_s: float | None = None
 
@@ -135,8 +137,6 @@ class ServiceSettings(BaseModel):
     #: TCP listener besides the unix socket (None = socket only). Off loopback a token is required.
     host: str | None = None
     port: int = Field(default=8765, ge=1, le=65535)
-    #: Host header names accepted on TCP without a token, besides loopback names and ``host``
-    allowed_hosts: list[str] = Field(default_factory=list)
     #: slow-loop workers inside the service (threads); the server profile scales with
     #: ``thea worker`` processes instead
     workers: int = Field(default=1, ge=0, le=16)
@@ -170,6 +170,10 @@ class Settings(BaseSettings):
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
+    #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address
+    #: it listens on (DNS-rebinding protection); ``*`` = any. Comma-separated in the environment
+    #: (THEA_WEB_ALLOWED_HOSTS=thea.lan,192.168.1.5). With a token and no list, any name is accepted.
+    web_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     max_impulse_chars: int = Field(default=200_000, ge=1)
     #: Talk to a thea service elsewhere instead of the local one (``THEA_URL``, ``THEA_TOKEN``).
     url: str | None = None
@@ -185,6 +189,13 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+
+    @field_validator("web_allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [h.strip() for h in value.split(",") if h.strip()]
+        return value
 
     @property
     def embedded_graph(self) -> bool:

@@ -91,6 +91,15 @@ class NetworkLLMBlocked(LLMError):
     """A network LLM call was attempted while the test guard is active."""
 
 
+class StorageError(TheaError):
+    """The data directory cannot take thea's files: read-only, not writable by this user,
+    a file instead of a directory, or full (:class:`DiskFullError`)."""
+
+
+class DiskFullError(StorageError):
+    """Not enough free space in the data directory for what thea was about to write."""
+
+
 class ModelAssetError(TheaError):
     """A local model file is missing or fails its checksum."""
 

@@ -4,6 +4,9 @@ inside the embedded chat, so crystallization needs no second terminal.
 Workers are RQ ``SimpleWorker``s (no fork per job): the job context (memory,
 model) is built once per process, and the embedded vector store can only be
 open in one process. Scale out by running more worker processes (server profile).
+
+Each worker is named after its process and renews a short lease on the job it runs,
+so a job whose worker died is requeued within a bounded time (``workers.recovery``).
 """
 
 from __future__ import annotations
@@ -15,17 +18,63 @@ from collections.abc import Callable, Sequence
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.executions import Execution
 from rq.job import Job
 from rq.timeouts import TimerDeathPenalty
+from rq.worker import WorkerStatus
 
 from thea.llm.scheduler import ForegroundGate
+from workers.liveness import worker_name
 from workers.queues import ALL_QUEUES
+from workers.recovery import JOB_HEARTBEAT_S, JOB_LEASE_S, MAINTENANCE_S, recover_abandoned_jobs
 
 log = logging.getLogger(__name__)
 
 
-class GatedWorker(SimpleWorker):
-    """A SimpleWorker that takes no job while a cycle holds the model (foreground first).
+class LeasedWorker(SimpleWorker):
+    """A SimpleWorker whose running job holds a short lease, renewed by a heartbeat thread,
+    and whose maintenance also requeues jobs of workers that died (``workers.recovery``)."""
+
+    job_lease_s: int = JOB_LEASE_S
+    job_heartbeat_s: float = JOB_HEARTBEAT_S
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        return int(self.job_lease_s)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        execution = self.prepare_execution(job)
+        stop = threading.Event()
+        beat = threading.Thread(
+            target=self._heartbeat_loop,
+            args=(job, execution, stop),
+            name=f"rq-heartbeat:{job.id}",
+            daemon=True,
+        )
+        beat.start()
+        try:
+            self.perform_job(job, queue, execution)
+        finally:
+            stop.set()
+            beat.join(5)
+        self.set_state(WorkerStatus.IDLE)
+
+    def _heartbeat_loop(self, job: Job, execution: Execution, stop: threading.Event) -> None:
+        while not stop.wait(self.job_heartbeat_s):
+            try:
+                self.maintain_heartbeats(job, execution)
+            except (redis.RedisError, OSError) as exc:  # the lease runs out if this keeps failing
+                log.warning("job %s: could not renew its lease: %s", job.id, exc)
+
+    def clean_registries(self) -> None:
+        try:
+            recover_abandoned_jobs(self.connection, self.queue_names())
+        except Exception as exc:  # maintenance must not stop the worker
+            log.warning("could not look for abandoned jobs: %s", exc)
+        super().clean_registries()  # type: ignore[no-untyped-call]
+
+
+class GatedWorker(LeasedWorker):
+    """A LeasedWorker that takes no job while a cycle holds the model (foreground first).
 
     In burst mode it waits up to ``gate_wait_s`` for a quiet gate and otherwise ends the
     burst; a long-running worker waits as long as it takes (heartbeating, and leaving when
@@ -61,10 +110,21 @@ def make_worker(
     *,
     threaded: bool = False,
     gate: ForegroundGate | None = None,
+    job_lease_s: int | None = None,
+    job_heartbeat_s: float | None = None,
 ) -> GatedWorker:
     cls = ThreadWorker if threaded else GatedWorker
-    worker = cls([Queue(q, connection=connection) for q in queues], connection=connection)
+    worker = cls(
+        [Queue(q, connection=connection) for q in queues],
+        connection=connection,
+        name=worker_name(),
+        maintenance_interval=MAINTENANCE_S,
+    )
     worker.gate = gate
+    if job_lease_s is not None:
+        worker.job_lease_s = job_lease_s
+    if job_heartbeat_s is not None:
+        worker.job_heartbeat_s = job_heartbeat_s
     return worker
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
+from fastapi.testclient import TestClient
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
@@ -119,6 +120,16 @@ def seed_insights(memory: UniversalMemory, *, user_id: str = "ana", concept: str
     ]
     memory.record([source, first, second, merged, weak], links)
     return SeededInsights(concept=topic, first=first, second=second, merged=merged, weak=weak)
+
+
+#: what the test clients call the server: a loopback name, as a browser on this machine would
+LOCAL_URL = "http://localhost"
+
+
+def local_client(app: Any, **kwargs: Any) -> TestClient:
+    """A TestClient that names the server ``localhost`` (TestClient's own default host,
+    ``testserver``, is refused like any non-loopback name when no token is set)."""
+    return TestClient(app, base_url=LOCAL_URL, **kwargs)
 
 
 def free_port() -> int:

@@ -252,3 +252,19 @@ def test_reflect_shows_a_report(visit: Visit, runtime: Runtime) -> None:
     sync_api.expect(report).to_have_class("msg system")
     sync_api.expect(report.locator(".text")).to_contain_text("reflection:")
     sync_api.expect(report.locator("dl.report")).to_contain_text("merged")
+
+
+def test_an_over_long_message_shows_a_readable_error(visit: Visit) -> None:
+    page = visit.page
+    # the text box stops typing at 200,000 characters; a script (or an old page) can still send more
+    page.eval_on_selector(
+        "#input", "el => { el.removeAttribute('maxlength'); el.value = 'a'.repeat(200001) }"
+    )
+    page.press("#input", "Enter")
+    answer = page.locator("#messages li.msg").nth(1)
+    sync_api.expect(answer).to_have_class("msg error")
+    sync_api.expect(answer.locator(".text")).to_have_text(
+        "invalid request: text is 200,001 characters long; the limit is 200,000"
+    )
+    # and the chat goes on
+    sync_api.expect(say(page, "hello again").locator(".text")).to_have_text("Here is my answer.")

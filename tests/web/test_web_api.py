@@ -15,11 +15,12 @@ from langchain_core.messages import BaseMessage
 from pydantic import SecretStr
 
 from tests.fakes import default_responder, role_of
-from tests.service_support import Event, parse_sse, service_app
+from tests.service_support import Event, parse_sse, service_app, service_context
 from tests.web.conftest import TOKEN
 from tests.web.support import SeededInsights, StreamingChatModel, seed_insights
 from thea.api import PREFIX
 from thea.runtime import Runtime
+from thea.service.app import create_app, serve_app
 from thea.service.middleware import MAX_BODY_BYTES
 
 BOB_TOKEN = "bobs-own-token"
@@ -281,3 +282,106 @@ async def test_chats_at_the_same_moment_each_get_their_own_answer(app: Any, llm:
     finally:
         llm.responder = default_responder
     assert answers == [f"answer to question from {n}" for n in names]
+
+
+LONG_TEXT = "a" * 200_001
+BAD_BODIES = {
+    "a lone surrogate as the text": b'{"text": "I like \\ud800 tea"}',
+    "a lone surrogate in a list": b'{"text": ["\\udfff"]}',
+    "a lone surrogate as the whole body": b'"\\ud800"',
+    "a text one character over the limit": json.dumps({"text": LONG_TEXT}).encode(),
+    "broken JSON": b'{"text": "zebra crossing',
+    "a JSON array": b'["zebra"]',
+    "null": b"null",
+    "bytes that are not UTF-8": b'{"text": "\xff\xfe"}',
+    "a wrong type with a surrogate key": b'{"text": 5, "\\ud800": "x"}',
+}
+
+
+def assert_small_json_error(response: httpx.Response, status: tuple[int, ...] = (400, 422)) -> str:
+    assert response.status_code in status, (response.status_code, response.text[:200])
+    assert response.headers["content-type"].startswith("application/json")
+    assert len(response.content) < 1000, f"{len(response.content)} bytes"
+    body = response.json()
+    assert isinstance(body["error"], str), body
+    assert body["error"], body
+    assert body["kind"] in ("input", "not_found", "auth"), body
+    return str(body["error"])
+
+
+@pytest.mark.parametrize("name", list(BAD_BODIES))
+def test_a_bad_chat_body_gets_a_short_json_error_that_does_not_echo_it(client: TestClient, name: str) -> None:
+    response = client.post(
+        f"{PREFIX}/chat", content=BAD_BODIES[name], headers={"Content-Type": "application/json"}
+    )
+    message = assert_small_json_error(response)
+    assert "aaaaaaaaaa" not in response.text
+    assert "zebra" not in response.text
+    if name == "a text one character over the limit":
+        assert message == "invalid request: text is 200,001 characters long; the limit is 200,000"
+    if name == "a lone surrogate as the text":
+        assert "unpaired surrogate" in message
+    # the service is fine afterwards
+    assert answer_of(chat(client, "still there?")) == "Here is my answer."
+
+
+def test_every_error_response_is_small_json(client: TestClient) -> None:
+    cases = [
+        client.get(f"{PREFIX}/no-such-endpoint"),
+        client.put(f"{PREFIX}/chat"),
+        client.get(f"{PREFIX}/insights", params={"limit": "many"}),
+        client.get(f"{PREFIX}/insights", params={"state": "x" * 5000}),
+        client.get(f"{PREFIX}/graph", params={"concept": "c" * 5000}),
+        client.get(f"{PREFIX}/traces/" + "f" * 20_000),
+        client.get(f"{PREFIX}/graph?concept=%ED%A0%80%00"),  # a surrogate's UTF-8 bytes and NUL
+    ]
+    for response in cases:
+        message = assert_small_json_error(response, (400, 404, 405, 422))
+        for echoed in ("x" * 300, "c" * 300, "f" * 300):
+            assert echoed not in message
+
+
+def test_only_loopback_host_names_are_answered_without_a_token(runtime: Runtime) -> None:
+    app = service_app(runtime)
+    with TestClient(app, base_url="http://evil.example:8000") as rebound:
+        responses = [
+            rebound.get("/"),
+            rebound.get(f"{PREFIX}/health"),
+            rebound.post(f"{PREFIX}/chat", json={"text": "hi"}),
+        ]
+        for response in responses:
+            message = assert_small_json_error(response, (400,))
+            assert "DNS rebinding" in message
+            assert "THEA_WEB_ALLOWED_HOSTS" in message
+            assert "evil" not in message
+    for url in ("http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000", "http://LOCALHOST."):
+        with TestClient(app, base_url=url) as local:
+            assert local.get(f"{PREFIX}/health").status_code == 200, url
+
+    # the address a TCP listener listens on, and names the user lists, are answered too
+    listed = runtime.settings.model_copy(update={"web_allowed_hosts": ["thea.lan"]})
+    ctx = service_context(runtime, listed)
+    lan_app = serve_app(create_app(ctx), ctx, "tcp", bind_host="192.168.1.5")
+    expected = {"http://thea.lan": 200, "http://192.168.1.5:8000": 200, "http://evil.example": 400}
+    for url, status in expected.items():
+        with TestClient(lan_app, base_url=url) as c:
+            assert c.get(f"{PREFIX}/health").status_code == status, url
+    any_app = service_app(runtime, runtime.settings.model_copy(update={"web_allowed_hosts": ["*"]}))
+    with TestClient(any_app, base_url="http://x.example") as c:
+        assert c.get(f"{PREFIX}/health").status_code == 200
+    # the unix socket has no Host to check: only this OS user can open it
+    with TestClient(service_app(runtime, transport="unix"), base_url="http://evil.example") as c:
+        assert c.get(f"{PREFIX}/health").status_code == 200
+
+
+def test_with_a_token_any_host_name_is_answered_unless_a_list_is_set(runtime: Runtime) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    tokened = runtime.settings.model_copy(update={"web_token": SecretStr(TOKEN)})
+    with TestClient(service_app(runtime, tokened), base_url="http://thea.example") as c:
+        assert c.get(f"{PREFIX}/health", headers=auth).status_code == 200
+    listed = tokened.model_copy(update={"web_allowed_hosts": ["thea.example"]})
+    app = service_app(runtime, listed)
+    with TestClient(app, base_url="http://thea.example") as c:
+        assert c.get(f"{PREFIX}/health", headers=auth).status_code == 200
+    with TestClient(app, base_url="http://other.example") as c:
+        assert c.get(f"{PREFIX}/health", headers=auth).status_code == 400

@@ -278,6 +278,8 @@ class FailedJobView(BaseModel):
 class JobsView(BaseModel):
     queues: list[QueueCountsView]
     failed: list[FailedJobView]
+    #: jobs whose worker had died, handed back to their queue by this look
+    recovered: list[str] = Field(default_factory=list)
 
 
 class RetryRequest(_Body):

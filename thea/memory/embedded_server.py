@@ -36,6 +36,7 @@ import redis
 
 from thea.errors import GraphUnavailable
 from thea.proc import ProcessRecord, alive, parent_pid, signal_if_alive
+from thea.storage import prepare_data_dir, require_space
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class EmbeddedFalkorDB:
 
     @contextlib.contextmanager
     def _start_lock(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(self.dir)
         with open(self.dir / ".start.lock", "w") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
@@ -180,6 +181,7 @@ class EmbeddedFalkorDB:
         return cmd
 
     def _spawn(self) -> None:
+        require_space(self.dir, 0, "starting the graph server")
         if self.socket_path.exists():
             self.socket_path.unlink()  # stale socket of a dead server
         started = time.monotonic()

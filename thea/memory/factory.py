@@ -15,14 +15,26 @@ from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.base import GraphStore
 from thea.memory.universal import UniversalMemory
 from thea.memory.vector.base import VectorStore
+from thea.storage import (
+    SpaceGuard,
+    prepare_data_dir,
+    require_space,
+    require_writable,
+    vector_store_need,
+)
 
 log = logging.getLogger(__name__)
 
 
 def data_dir(settings: Settings) -> Path:
-    path = Path(settings.data_dir).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """The data directory, created if needed; :class:`StorageError` if thea cannot write there."""
+    return prepare_data_dir(settings.data_dir)
+
+
+def uses_data_dir(settings: Settings) -> bool:
+    """Whether any memory layer keeps its files in the data directory (the embedded ones)."""
+    embedded_vectors = settings.vector.backend == "qdrant_edge"
+    return settings.embedded_graph or embedded_vectors or settings.chronicle.backend == "sqlite"
 
 
 def embedded_server(settings: Settings) -> EmbeddedFalkorDB:
@@ -74,7 +86,11 @@ def build_vectors(settings: Settings) -> VectorStore:
         return QdrantServerStore(url=cfg.qdrant_url, api_key=key, prefix=cfg.collection_prefix, dimension=dim)
     from thea.memory.vector.qdrant_edge import QdrantEdgeStore
 
-    return QdrantEdgeStore(data_dir(settings) / "vectors", dimension=dim, hnsw_ef=cfg.hnsw_ef)
+    folder = data_dir(settings) / "vectors"
+    if folder.exists():
+        require_writable(folder)
+    require_space(folder, vector_store_need(folder), "opening the vector store")
+    return QdrantEdgeStore(folder, dimension=dim, hnsw_ef=cfg.hnsw_ef)
 
 
 def build_chronicle(settings: Settings, server: EmbeddedFalkorDB | None = None) -> Chronicle:
@@ -91,7 +107,9 @@ def build_chronicle(settings: Settings, server: EmbeddedFalkorDB | None = None) 
         return RedisChronicle(client, key_prefix=cfg.redis_key_prefix)
     from thea.memory.chronicle.sqlite import SQLiteChronicle
 
-    return SQLiteChronicle(data_dir(settings) / "chronicle.sqlite3")
+    folder = data_dir(settings)
+    require_space(folder, 0, "opening the chronicle")
+    return SQLiteChronicle(folder / "chronicle.sqlite3")
 
 
 def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalMemory:
@@ -99,15 +117,26 @@ def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalM
     from thea.memory.embeddings import build_embeddings
 
     server = embedded_server(settings) if settings.embedded_graph else None
-    graph = build_graph(settings, server)
+    # The embedded vector store is opened first: it is locked by one process at a time, and a
+    # process that cannot have it must fail before it starts the graph server, which it would
+    # own and stop on its way out, under the feet of the process that holds the store.
+    vectors = build_vectors(settings)
     try:
-        vectors = build_vectors(settings)
+        graph = build_graph(settings, server)
+    except BaseException:
+        vectors.close()
+        raise
+    try:
         chronicle = build_chronicle(settings, server)
         embedder = build_embeddings(settings.embedding)
     except BaseException:
+        vectors.close()
         graph.close()
         raise
-    memory = UniversalMemory(graph, vectors, chronicle, embedder, dimension=settings.embedding.dimension)
+    guard = SpaceGuard(data_dir(settings)) if uses_data_dir(settings) else None
+    memory = UniversalMemory(
+        graph, vectors, chronicle, embedder, dimension=settings.embedding.dimension, space_guard=guard
+    )
     if ensure_schema:
         memory.ensure_schema()
     return memory

@@ -91,6 +91,7 @@ class UniversalMemory:
         *,
         dimension: int,
         chunker: Chunker | None = None,
+        space_guard: Callable[[], None] | None = None,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -98,6 +99,8 @@ class UniversalMemory:
         self.embedder = embedder
         self.dimension = dimension
         self.chunker: Chunker = chunker or getattr(embedder, "chunk_text", None) or char_chunks
+        #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
+        self.space_guard = space_guard or (lambda: None)
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -110,6 +113,7 @@ class UniversalMemory:
         for node in nodes:
             if not isinstance(node, Node):
                 raise InputError(f"record() takes Node objects, got {type(node).__name__}")
+        self.space_guard()  # refused before anything is written, so nothing is half-stored
         result = RecordResult()
         result.nodes = self.graph.upsert_nodes(nodes)
         result.edges = self.graph.upsert_edges(links) if links else 0
@@ -136,6 +140,7 @@ class UniversalMemory:
 
     def link(self, links: Sequence[Edge]) -> int:
         """Add edges between nodes already recorded."""
+        self.space_guard()
         return self.graph.upsert_edges(links)
 
     @staticmethod
@@ -210,10 +215,12 @@ class UniversalMemory:
         return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
 
     def add_alias(self, concept: Concept, alias: str) -> None:
+        self.space_guard()
         self.graph.add_aliases(concept.id, [normalize_name(alias)])
 
     def set_active(self, nodes: Sequence[Node], active: bool) -> None:
         """Archive (active=False) or revive nodes in the graph and the vector payloads."""
+        self.space_guard()
         ids = [n.id for n in nodes]
         self.graph.set_properties(ids, {"active": active})
         by_collection: dict[Collection, list[str]] = {}

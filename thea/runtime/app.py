@@ -131,8 +131,10 @@ class Runtime:
     async def reflect(self, user_id: str, *, wait_s: float | None = None) -> dict[str, Any]:
         """Queue a reflection and wait for its report (a worker runs it).
 
-        Returns the report, or ``{"queued": job_id}`` when no worker finished it in
-        time. Raises :class:`JobError` with the job's reason when it failed.
+        Returns the report, or ``{"queued": job_id, "status": ..., "reason": ...}`` when no
+        worker finished it in time (``status`` is RQ's: queued, started, scheduled for a retry;
+        ``reason`` the last failure, if any). Raises :class:`JobError` with the job's reason
+        when it failed for good.
         """
         request_id = uuid.uuid4().hex[:12]
         job_id = await asyncio.to_thread(self.jobs.enqueue_reflect, user_id, request_id)
@@ -151,9 +153,11 @@ class Runtime:
                 if status == JobStatus.FAILED:
                     raise JobError(f"reflection job {job_id} failed: {failure_reason(job)}")
                 time.sleep(0.1)
+            status = job.get_status(refresh=True)
+            reason = failure_reason(job) if job.latest_result() is not None else ""
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise QueueUnavailable(str(exc)) from exc
-        return {"queued": job_id}
+        return {"queued": job_id, "status": str(status.value if status else "unknown"), "reason": reason}
 
     def health(self) -> list[HealthStatus]:
         """Every layer, the queue and the model; never raises."""
@@ -212,7 +216,7 @@ def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Ru
             retry_intervals=settings.queue.retry_backoff_s,
         )
         orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate)
-        lock = reflection_lock(connection, hold_s=settings.queue.reflect_lock_s)
+        lock = reflection_lock(connection, lease_s=settings.queue.reflect_lock_s)
         reflector = build_reflector(settings, memory, background, lock)
         facts = build_fact_keeper(settings, memory, model)
     except BaseException:

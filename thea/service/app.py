@@ -16,14 +16,8 @@ from starlette.types import ASGIApp
 from thea.api import PREFIX
 from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
-from thea.service.middleware import (
-    ActivityTracker,
-    BodyLimit,
-    HostCheck,
-    SecurityHeaders,
-    Transport,
-    TransportTag,
-)
+from thea.service.hosts import HostCheck, allowed_hosts
+from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
 from thea.service.routes import admin, cycle, knowledge
 from thea.web import STATIC
 
@@ -55,14 +49,15 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     return app
 
 
-def serve_app(app: FastAPI, ctx: ServiceContext, transport: Transport) -> ASGIApp:
-    """The app as one listener serves it (outermost first: transport tag, host check, ...)."""
-    settings = ctx.runtime.settings
-    allowed = set(settings.service.allowed_hosts)
-    if settings.service.host:
-        allowed.add(settings.service.host)
+def serve_app(
+    app: FastAPI, ctx: ServiceContext, transport: Transport, bind_host: str | None = None
+) -> ASGIApp:
+    """The app as one listener serves it (outermost first: transport tag, host check, ...).
+    ``bind_host`` (the address a TCP listener listens on) is accepted as a Host name."""
+    settings = ctx.settings or ctx.runtime.settings
+    hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.tokens_required)
     wrapped: ASGIApp = SecurityHeaders(app)
     wrapped = BodyLimit(wrapped)
     wrapped = ActivityTracker(wrapped, ctx.activity)
-    wrapped = HostCheck(wrapped, allowed, enforce=not ctx.auth.tokens_required)
+    wrapped = HostCheck(wrapped, hosts)
     return TransportTag(wrapped, transport)

@@ -10,6 +10,7 @@ from threading import Lock
 
 from fastapi import Request
 
+from thea.config import Settings
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession
 from thea.service.auth import Authenticator, Caller
@@ -49,6 +50,8 @@ class SessionRegistry:
 class ServiceContext:
     runtime: Runtime
     auth: Authenticator
+    #: the service's settings (the runtime's unless a test hands others)
+    settings: Settings | None = None
     sessions: SessionRegistry = field(default_factory=SessionRegistry)
     activity: Activity = field(default_factory=Activity)
     started_at: float = field(default_factory=time.time)
@@ -56,6 +59,10 @@ class ServiceContext:
     #: set by the service process: stop gracefully / open a TCP listener
     request_stop: Callable[[], None] | None = None
     listen: ListenFn | None = None
+
+    def __post_init__(self) -> None:
+        if self.settings is None:
+            self.settings = self.runtime.settings
 
 
 def context_of(request: Request) -> ServiceContext:

@@ -4,6 +4,8 @@ never the request echoed back."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -40,10 +42,21 @@ class Forbidden(TheaError):
     """The caller may not do this (admin actions are for the local user)."""
 
 
+#: longest error text a response carries (characters)
+MAX_ERROR_CHARS = 300
+_MAX_LISTED = 3
+
+
+def safe_text(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``text`` made encodable (lone surrogates replaced), one line, at most ``limit`` characters."""
+    clean = text.encode("utf-8", "replace").decode("utf-8")
+    clean = "".join(ch if ch.isprintable() else " " for ch in clean)
+    clean = " ".join(clean.split())
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
 def one_line(text: str, limit: int = 500) -> str:
-    flat = " ".join(str(text).split())
-    flat = flat.encode("utf-8", "replace").decode("utf-8")
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return safe_text(text, limit)
 
 
 def error_body(exc: BaseException) -> tuple[int, dict[str, str]]:
@@ -56,25 +69,49 @@ def error_body(exc: BaseException) -> tuple[int, dict[str, str]]:
 
 
 def _response(status: int, body: dict[str, str]) -> JSONResponse:
-    response = JSONResponse(body, status_code=status)
+    return error_response(status, body["error"], body["kind"])
+
+
+def _where(loc: Sequence[Any]) -> str:
+    """The field an error is about: schema names and list positions, never input values."""
+    parts = [str(p) for p in loc[1:] if isinstance(p, int) or str(p).isidentifier()]
+    return ".".join(parts) or str(loc[0]) if loc else "request"
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind = str(error.get("type", ""))
+    loc = tuple(error.get("loc", ()))
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    if kind == "json_invalid":
+        return f"the request body is not valid JSON ({safe_text(str(ctx.get('error', 'decode error')), 80)})"
+    if kind == "string_too_long" and isinstance(value, str):
+        limit = int(ctx.get("max_length", 0))
+        return f"{_where(loc)} is {len(value):,} characters long; the limit is {limit:,}"
+    if kind == "string_unicode":
+        return f"{_where(loc)} contains an invalid (unpaired surrogate) character"
+    if kind == "model_attributes_type" and len(loc) <= 1:
+        return 'the request body must be a JSON object such as {"text": "hello"}'
+    return f"{_where(loc)}: {safe_text(str(error.get('msg', 'invalid value')), 120)}"
+
+
+def validation_message(errors: Sequence[dict[str, Any]]) -> str:
+    """One line for pydantic's errors, naming fields and limits but never the input."""
+    described = list(dict.fromkeys(_describe(e) for e in errors[:_MAX_LISTED]))
+    more = len(errors) - _MAX_LISTED
+    return "invalid request: " + "; ".join(described) + (f" (and {more} more)" if more > 0 else "")
+
+
+def error_response(
+    status: int, message: str, kind: str = "input", headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    text = safe_text(message)
+    response = JSONResponse({"error": text, "kind": kind, "detail": text}, status_code=status)
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response
-
-
-def validation_message(exc: RequestValidationError) -> str:
-    """The first problem, named by where it is (never the offending value itself)."""
-    errors = exc.errors()
-    if not errors:
-        return "invalid request"
-    first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
-    msg = str(first.get("msg", "invalid"))
-    if first.get("type") == "string_too_long":
-        limit = (first.get("ctx") or {}).get("max_length")
-        msg = f"is too long (the limit is {limit:,} characters)" if limit else "is too long"
-    extra = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    return one_line(f"{where}: {msg}{extra}", 300)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -87,14 +124,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        message = validation_message(exc)
-        return _response(422, {"error": message, "kind": "input", "detail": message})
+        return error_response(422, validation_message(list(exc.errors())))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        message = one_line(str(exc.detail), 300)
         kind = {404: "not_found", 401: "auth", 403: "auth"}.get(exc.status_code, "input")
-        return _response(exc.status_code, {"error": message, "kind": kind, "detail": message})
+        return error_response(exc.status_code, str(exc.detail), kind, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:

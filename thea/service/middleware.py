@@ -1,4 +1,5 @@
-"""ASGI middleware of the service: transport tag, activity, body limit, hosts, security headers.
+"""ASGI middleware of the service: transport tag, activity, body limit, security headers
+(the Host check is in :mod:`thea.service.hosts`).
 
 Pure ASGI (no BaseHTTPMiddleware), so streamed answers pass through untouched.
 """
@@ -16,7 +17,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 MAX_BODY_BYTES = 512 * 1024
 TRANSPORT_KEY = "thea.transport"
 Transport = Literal["unix", "tcp"]
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 
 async def send_error(
@@ -120,31 +120,6 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await send_error(send, 413, message, "input")
-
-
-class HostCheck:
-    """On TCP without tokens, accept only loopback Host names (and configured ones): a web
-    page elsewhere cannot drive the service through DNS rebinding."""
-
-    def __init__(self, app: ASGIApp, allowed: set[str], enforce: bool) -> None:
-        self.app = app
-        self.allowed = {h.lower() for h in allowed} | LOOPBACK_HOSTS
-        self.enforce = enforce
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.enforce and scope["type"] == "http" and scope.get(TRANSPORT_KEY) == "tcp":
-            host = Headers(scope=scope).get("host", "")
-            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if name.lower() not in self.allowed:
-                await send_error(
-                    send,
-                    421,
-                    "this thea service only answers requests addressed to localhost "
-                    "(set service.allowed_hosts, or a token, to serve other names)",
-                    "auth",
-                )
-                return
-        await self.app(scope, receive, send)
 
 
 class SecurityHeaders:

@@ -41,7 +41,7 @@ from thea.runtime import Runtime, build_runtime
 from thea.service.app import create_app, serve_app
 from thea.service.auth import Authenticator
 from thea.service.context import ServiceContext
-from thea.service.middleware import LOOPBACK_HOSTS
+from thea.service.hosts import LOOPBACK, host_name
 from workers.admin import queue_counts
 
 log = logging.getLogger(__name__)
@@ -209,10 +209,10 @@ class ServiceProcess:
         await asyncio.gather(*(task for _, task in self._servers), return_exceptions=True)
         return EXIT_OK
 
-    def _start_server(self, sock: socket.socket, transport: str, label: str) -> None:
+    def _start_server(self, sock: socket.socket, transport: str, label: str, host: str | None = None) -> None:
         assert self.ctx is not None
         config = uvicorn.Config(
-            serve_app(self._app, self.ctx, "unix" if transport == "unix" else "tcp"),
+            serve_app(self._app, self.ctx, "unix" if transport == "unix" else "tcp", bind_host=host),
             log_level="warning",
             lifespan="off",
             timeout_graceful_shutdown=30,
@@ -229,12 +229,12 @@ class ServiceProcess:
         url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
         if url in self.ctx.listening:
             return url
-        if host not in LOOPBACK_HOSTS and not self.ctx.auth.tokens_required:
+        if host_name(host) not in LOOPBACK and not self.ctx.auth.tokens_required:
             raise InputError(
                 f"refusing to listen on {host} without a token: set THEA_WEB_TOKEN or "
                 "THEA_SERVICE__TOKENS__<user>, or listen on 127.0.0.1"
             )
-        self._start_server(tcp_listener(host, port), "tcp", url)
+        self._start_server(tcp_listener(host, port), "tcp", url, host)
         log.info("listening on %s", url)
         return url
 

@@ -33,6 +33,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether a query parameter holds a NUL character anywhere (checked only after a refusal)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(v) for v in value)
+    return False
+
+
 def _quick_retry() -> Retry:
     """Ride out a reconnect, but report a dead server within a fraction of a second."""
     return Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2)
@@ -84,6 +95,8 @@ class FalkorDBGraphStore(CypherGraphStore):
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
         except redis.ResponseError as exc:
+            if _holds_nul(params):  # FalkorDB reads the parameter header as a C string
+                raise InputError("a value holds a NUL character, which the graph store cannot take") from exc
             raise GraphUnavailable(f"FalkorDB refused a query: {exc}") from exc
         header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]

@@ -43,6 +43,7 @@ from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
 from thea.service.errors import Forbidden, error_body
 from workers.admin import failed_jobs, queue_counts, retry_failed
+from workers.recovery import recover_abandoned_jobs
 
 router = APIRouter(tags=["service"])
 
@@ -119,9 +120,11 @@ async def jobs(request: Request, caller: Caller = Depends(caller_of)) -> JobsVie
     connection = context_of(request).runtime.jobs.connection
 
     def load() -> JobsView:
+        recovered = recover_abandoned_jobs(connection)
         return JobsView(
             queues=[QueueCountsView(**c.__dict__) for c in queue_counts(connection)],
             failed=[FailedJobView(**f.__dict__) for f in failed_jobs(connection)],
+            recovered=recovered,
         )
 
     return await asyncio.to_thread(load)

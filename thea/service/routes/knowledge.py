@@ -196,19 +196,31 @@ async def reflect(
     request: Request, body: ReflectRequest | None = None, caller: Caller = Depends(caller_of)
 ) -> JSONResponse:
     runtime = context_of(request).runtime
-    data = await runtime.reflect(caller.user_id, wait_s=body.wait_s if body else None)
+    wait_s = body.wait_s if body and body.wait_s is not None else runtime.settings.queue.reflect_wait_s
+    data = await runtime.reflect(caller.user_id, wait_s=wait_s)
     if "queued" in data:
         result = ReflectionResult(
             status="queued",
             job_id=str(data["queued"]),
             user_id=caller.user_id,
-            summary=f"reflection queued as job {data['queued']}; no worker finished it yet (see thea jobs)",
+            summary=not_finished_message(data, wait_s),
         )
         return JSONResponse(result.model_dump(mode="json"), status_code=202)
     fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
     report = ReflectionReport(**fields)
     result = ReflectionResult(status="done", summary=report.summary(), **fields)
     return JSONResponse(result.model_dump(mode="json"))
+
+
+def not_finished_message(data: dict[str, object], waited_s: float) -> str:
+    """One line for a reflection that did not finish while its caller waited."""
+    status = {"queued": "waiting for a worker", "started": "running", "scheduled": "waiting to be retried"}
+    state = status.get(str(data.get("status", "")), str(data.get("status", "queued")))
+    reason = f" (last attempt: {data['reason']})" if data.get("reason") else ""
+    return (
+        f"not finished: reflection job {data['queued']} is still {state} after {waited_s:.0f} s{reason}; "
+        "it stays queued for the next worker: see `thea jobs`"
+    )
 
 
 @router.get(

@@ -56,10 +56,23 @@ async function api(path, options = {}) {
   return response;
 }
 
+// The readable text of an error response: {"error": "..."} from thea, or whatever else a
+// proxy or an older server sent (a string, a list of {msg}), never "[object Object]".
+function errorText(body, status) {
+  const pick = (value) => {
+    if (typeof value === "string") return value;
+    if (Array.isArray(value)) return value.map(pick).filter(Boolean).join("; ");
+    if (value && typeof value === "object") return pick(value.msg || value.message || value.error || "");
+    return "";
+  };
+  const text = pick(body && (body.error || body.detail || body.message));
+  return (text || "request failed: " + status).slice(0, 500);
+}
+
 async function getJSON(path) {
   const response = await api(path);
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.detail || body.error || "request failed: " + response.status);
+  if (!response.ok) throw new Error(errorText(body, response.status));
   return body;
 }
 
@@ -156,7 +169,7 @@ async function send(text) {
     });
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
-      fail(answer, body.error || body.detail || "request failed: " + response.status);
+      fail(answer, errorText(body, response.status));
       return;
     }
     const reader = response.body.getReader();
@@ -204,7 +217,7 @@ function handleEvent(answer, event, data) {
     }
     if (data.trace) renderTrace(data.trace);
   } else if (event === "error") {
-    fail(answer, data.error || data.message || "the request failed");
+    fail(answer, errorText(data, "error"));
   }
 }
 

@@ -1,0 +1,114 @@
+"""Real thea processes for tests: the CLI as a user runs it, and a thea service running the
+scripted model (so a test can stall it mid-job and kill it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: ``python -c SCRIPTED_SERVICE <data dir> <slow roles, comma-separated> <seconds>``: the real
+#: thea service of that data dir, but its runtime answers with the scripted model and stalls for
+#: that long on the given roles (e.g. ``reflect``), so a test can kill it mid-job.
+SCRIPTED_SERVICE = textwrap.dedent(
+    """
+    import sys
+    import thea.runtime
+    import thea.service.process as process
+    from tests.fakes import ScriptedChatModel
+    from thea.config import load_settings
+
+    slow = {r for r in sys.argv[2].split(",") if r}
+    seconds = float(sys.argv[3])
+    real_build = thea.runtime.build_runtime
+
+    def build(settings, llm=None):
+        return real_build(settings, llm=ScriptedChatModel(slow_roles=slow, slow_seconds=seconds))
+
+    process.build_runtime = build
+    settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})
+    sys.exit(process.run_service(settings))
+    """
+)
+
+
+def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "THEA_DATA_DIR": str(data_dir),
+        "THEA_LLM__PROVIDER": "fake",
+        "COLUMNS": "200",
+        "TERM": "dumb",
+        **extra,
+    }
+
+
+def thea(
+    args: list[str], data_dir: Path, *, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``thea ARGS`` to completion (fake model) and return what it printed."""
+    return subprocess.run(
+        [sys.executable, "-m", "thea.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(data_dir, **env),
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def start_thea(args: list[str], data_dir: Path) -> subprocess.Popen[str]:
+    """Start ``thea ARGS`` in the background (fake model)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "thea.cli.main", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=ROOT,
+    )
+
+
+def start_scripted_service(data_dir: Path, *, slow: str = "", slow_s: float = 120) -> subprocess.Popen[str]:
+    """The data dir's thea service with the scripted model, stalling on the ``slow`` roles;
+    returns once it answers (commands then use it instead of starting their own)."""
+    from thea.client.local import probe
+    from thea.locations import ServicePaths
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPTED_SERVICE, str(data_dir), slow, str(slow_s)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    paths = ServicePaths.of(data_dir)
+    wait_for(lambda: probe(paths) or proc.poll() is not None, 120, "the scripted service to answer")
+    if proc.poll() is not None:
+        raise AssertionError(f"the scripted service exited: {proc.communicate()[1][-2000:]}")
+    return proc
+
+
+def wait_for(condition: Callable[[], Any], timeout_s: float, what: str, poll_s: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(poll_s)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def one_line(text: str) -> str:
+    """Terminal output with its wrapping undone."""
+    return " ".join(text.split())

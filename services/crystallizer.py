@@ -91,8 +91,9 @@ class Crystallizer:
         trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
         impulse = trace.impulse
         answer = next((o.content for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), "")
+        user_id = impulse.user_id
         island = await asyncio.to_thread(
-            self.memory.neighbourhood, impulse_id, 1, [EdgeType.CONTAINS_CONCEPT]
+            lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
         )
         known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
         job = JobTrace(
@@ -122,8 +123,10 @@ class Crystallizer:
         triples = [
             Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
         ] + parse_notation(impulse.content)
-        names = _concept_names(known, triples)
-        concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+        names = _concept_names(known, triples) if user_id else []
+        concepts = (
+            await asyncio.to_thread(self.memory.get_or_create_concepts, names, user_id) if user_id else {}
+        )
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         crystal = KnowledgeCrystal(
@@ -148,7 +151,11 @@ class Crystallizer:
             src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
             if src is None or dst is None or src.id == dst.id:
                 continue
-            edges.append(relation(src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id))
+            edges.append(
+                relation(
+                    src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id, user_id=user_id
+                )
+            )
             edges.append(Edge(src=impulse_id, dst=src.id, type=EdgeType.CONTAINS_CONCEPT))
             edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
             kept += 1

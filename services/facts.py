@@ -147,13 +147,21 @@ class FactKeeper:
         fact = outcome.fact
         now = fact.valid_from or now_ms()
         edges = [Edge(src=fact.id, dst=old, type=EdgeType.SUPERSEDES) for old in outcome.superseded]
-        triples = parse_notation(fact.content)
-        if triples:
-            concepts = self.memory.get_or_create_concepts([n for t in triples for n in (t.subject, t.object)])
+        triples = parse_notation(fact.content) if fact.user_id else []
+        if fact.user_id and triples:
+            names = [n for t in triples for n in (t.subject, t.object)]
+            concepts = self.memory.get_or_create_concepts(names, fact.user_id)
             for t in triples:
                 src, dst = concepts[t.subject], concepts[t.object]
                 edges.append(
-                    relation(src.id, t.predicate, dst.id, confidence=fact.confidence, source=fact.id)
+                    relation(
+                        src.id,
+                        t.predicate,
+                        dst.id,
+                        confidence=fact.confidence,
+                        source=fact.id,
+                        user_id=fact.user_id,
+                    )
                 )
                 edges += [Edge(src=fact.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT) for c in (src, dst)]
         if outcome.superseded:

@@ -234,7 +234,7 @@ class Orchestrator:
         if not names:
             return
         try:
-            concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+            concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names, state.user_id)
             links = [
                 Edge(src=state.impulse.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT)
                 for c in concepts.values()

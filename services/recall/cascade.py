@@ -149,7 +149,8 @@ class RecallService:
         if Stage.TRIPLES in stages and seeds:
             take(Stage.TRIPLES, self._linked(query, dict.fromkeys(seeds, 1.0), window))
         if Stage.ACTIVATION in stages and seeds:
-            activated = spread(seeds, self._neighbours, self.config.activation)
+            user_id = query.user_id
+            activated = spread(seeds, lambda ids: self._neighbours(ids, user_id), self.config.activation)
             spread_only = {c: a for c, a in activated.items() if c not in seeds}
             if spread_only:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
@@ -211,21 +212,34 @@ class RecallService:
         return list(scores.items())
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
-        norms = {normalize_name(c) for c in query.concepts if normalize_name(c)}
-        seeds = {node.id: 1.0 for node in self.memory.graph.concepts_by_norm(list(norms)).values()}
+        """The asking user's concepts named by the query, plus those matching its triple pattern
+        (looked up only among the user's own concepts and relations)."""
+        assert query.user_id is not None
+        user_id = query.user_id
+        norms = [n for n in dict.fromkeys(normalize_name(c) for c in query.concepts) if n]
+        norms = norms[: self.config.max_concepts]
         pattern = query.triple_pattern
+        ends: list[str] = []
         if pattern and pattern[1]:
-            subject, relation, obj = pattern
+            ends = [normalize_name(e) if e else "" for e in (pattern[0], pattern[2])]
+        found = self.memory.graph.concepts_by_norm([*norms, *(e for e in ends if e)], user_id)
+        seeds = {found[n].id: 1.0 for n in norms if n in found}
+        if ends and any(ends):
+            subject, obj = (found[e].id if e in found else None for e in ends)
+            known, other = (subject, obj) if subject else (obj, None)
+            if known is None:
+                return seeds  # the named end is not one of the user's concepts: nothing matches
             rows = self.memory.graph.run(
                 "recall_triple_subjects",
-                relation=str(relation).upper(),
-                subject=normalize_name(subject) if subject else None,
-                object=normalize_name(obj) if obj else None,
+                relation=str(pattern[1] if pattern else "").upper(),
+                known=known,
+                known_is_subject=subject is not None,
+                other=other,
+                user_id=user_id,
                 now=now_ms(),
             )
             for row in rows:
-                for key in ("subject", "object"):
-                    seeds[str(row[key])] = 1.0
+                seeds[str(row["known"])] = seeds[str(row["other"])] = 1.0
         return seeds
 
     def _linked(
@@ -254,11 +268,12 @@ class RecallService:
                 score[str(row["id"])] += weight
         return list(score.items())
 
-    def _neighbours(self, frontier: list[str]) -> list[Neighbour]:
+    def _neighbours(self, frontier: list[str], user_id: str | None) -> list[Neighbour]:
         rows = self.memory.graph.run(
             "recall_concept_neighbours",
             ids=frontier,
             relations=[r.value for r in CONCEPT_RELATIONS],
+            user_id=user_id,
             now=now_ms(),
         )
         return [(str(r["src"]), str(r["dst"]), str(r["relation"]), r["confidence"]) for r in rows]

@@ -60,7 +60,7 @@ def test_lost_vector_and_event_are_found_repaired_and_a_second_repair_is_a_no_op
 ) -> None:
     impulse = UserImpulse(content="I moved to Lisbon last spring.", user_id="ana")
     fact = Fact(content="Ana's cat is called Miso.", user_id="ana")
-    concept = Concept.named("Lisbon")
+    concept = Concept.named("Lisbon", "ana")
     task = Task(step="plan", service="planner", content="plan for impulse", user_id="ana")
     memory.record([impulse, fact, concept, task])
     assert check(memory).ok

@@ -31,6 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from thea.errors import TheaError
+from thea.memory.concept_owners import give_owners, is_shared_concept
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import Collection, Node, NodeType, now_ms
 
@@ -53,6 +54,7 @@ class Issue(StrEnum):
     ORPHAN_POINTS = "orphan_points"
     ORPHAN_EVENTS = "orphan_events"
     INCOMPLETE_CYCLES = "incomplete_cycles"
+    SHARED_CONCEPTS = "shared_concepts"
 
 
 ISSUE_HELP: dict[Issue, str] = {
@@ -61,6 +63,7 @@ ISSUE_HELP: dict[Issue, str] = {
     Issue.ORPHAN_POINTS: "vector points whose node is not in the graph",
     Issue.ORPHAN_EVENTS: "chronicle events whose node is not in the graph",
     Issue.INCOMPLETE_CYCLES: "impulses whose cycle recorded no final response",
+    Issue.SHARED_CONCEPTS: "concepts without an owner (written before concepts were per user)",
 }
 
 
@@ -233,8 +236,12 @@ class _Scan:
                 break
             props = [dict(r["props"]) for r in rows]
             after = str(props[-1]["id"])
+            shared = [p for p in props if is_shared_concept(p)]
+            self._shared_concepts(shared)
             nodes: list[Node] = []
             for p in props:
+                if is_shared_concept(p):
+                    continue
                 try:
                     nodes.append(Node.from_props(p))
                 except (TheaError, ValueError) as exc:
@@ -246,6 +253,13 @@ class _Scan:
             self.progress("graph", self.report.checked_nodes, max(total, self.report.checked_nodes))
             if len(rows) < self.page:
                 break
+
+    def _shared_concepts(self, shared: list[dict[str, Any]]) -> None:
+        """Unowned concepts reach no user (reads match the owner); repair gives each user a copy."""
+        self._found(Issue.SHARED_CONCEPTS, [str(p["id"]) for p in shared])
+        if self.fix and shared:
+            give_owners(self.memory, shared)
+            self.report.repaired[Issue.SHARED_CONCEPTS] += len(shared)
 
     def _check_events(self, nodes: Sequence[Node]) -> None:
         if not self.chronicle_ok:

@@ -62,6 +62,11 @@ def char_chunks(text: str, size: int = 1000, overlap: int = 100) -> list[str]:
     return [text[i : i + size] for i in range(0, max(len(text) - overlap, 1), step)]
 
 
+def unknown_id(prefix: str) -> NotFoundError:
+    """The one answer for an id that does not exist, or that belongs to someone else."""
+    return NotFoundError(f"no memory with id starting {prefix!r}")
+
+
 @dataclass
 class RecordResult:
     nodes: int = 0
@@ -185,16 +190,16 @@ class UniversalMemory:
         records = self.vector_records(nodes)
         return self.vectors.upsert(records) if records else 0
 
-    def get_or_create_concepts(self, names: Sequence[str]) -> dict[str, Concept]:
-        """Resolve names (case, spacing and aliases ignored) to concepts, creating missing ones.
+    def get_or_create_concepts(self, names: Sequence[str], user_id: str) -> dict[str, Concept]:
+        """Resolve names (case, spacing and aliases ignored) to one user's concepts, creating
+        missing ones.
 
-        The result has one key per name given, spelled as given.
-
-        Concept ids derive from the normalised name, so two processes creating the same
-        concept at once MERGE into one node.
+        The result has one key per name given, spelled as given. Concepts are per user: the id
+        derives from the user and the normalised name, so two processes creating the same
+        concept at once MERGE into one node, and two users never share a concept.
         """
         wanted = {normalize_name(n): n for n in names if normalize_name(n)}
-        found = self.graph.concepts_by_norm(list(wanted))
+        found = self.graph.concepts_by_norm(list(wanted), user_id)
         by_norm: dict[str, Concept] = {}
         missing: list[Concept] = []
         for norm, original in wanted.items():
@@ -202,7 +207,7 @@ class UniversalMemory:
             if isinstance(hit, Concept):
                 by_norm[norm] = hit
             else:
-                by_norm[norm] = Concept.named(original)
+                by_norm[norm] = Concept.named(original, user_id)
                 missing.append(by_norm[norm])
         if missing:
             self.record(missing)
@@ -210,7 +215,9 @@ class UniversalMemory:
         return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
 
     def add_alias(self, concept: Concept, alias: str) -> None:
-        self.graph.add_aliases(concept.id, [normalize_name(alias)])
+        if not concept.user_id:
+            raise InputError("only a user's concept can have aliases")
+        self.graph.add_aliases(concept.id, [normalize_name(alias)], concept.user_id)
 
     def set_active(self, nodes: Sequence[Node], active: bool) -> None:
         """Archive (active=False) or revive nodes in the graph and the vector payloads."""
@@ -228,9 +235,15 @@ class UniversalMemory:
         return self.graph.get_nodes(ids)
 
     def neighbourhood(
-        self, node_id: str, depth: int = 1, edge_types: Sequence[EdgeType] | None = None, limit: int = 200
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+        *,
+        user_id: str | None = None,
     ) -> Subgraph:
-        return self.graph.neighbourhood(node_id, depth, edge_types, limit)
+        return self.graph.neighbourhood(node_id, depth, edge_types, limit, user_id)
 
     def by_time(
         self,
@@ -267,11 +280,13 @@ class UniversalMemory:
     ) -> list[VectorHit]:
         return await asyncio.to_thread(self.search, text, collection, **kw)
 
-    def resolve_id(self, prefix: str) -> str:
-        """A full id from a unique prefix (people type short ids)."""
-        matches = self.graph.find_ids_by_prefix(prefix, limit=2)
+    def resolve_id(self, prefix: str, *, user_id: str | None = None) -> str:
+        """A full id from a unique prefix (people type short ids). With ``user_id`` only that
+        user's memories count: another user's id gets the same answer as an id that does not
+        exist."""
+        matches = self.graph.find_ids_by_prefix(prefix, limit=2, user_id=user_id)
         if not matches:
-            raise NotFoundError(f"no memory with id starting {prefix!r}")
+            raise unknown_id(prefix)
         if len(matches) > 1:
             raise NotFoundError(f"id prefix {prefix!r} is ambiguous; type more characters")
         return matches[0]

@@ -28,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
 from services.recall.fusion import memory_weight, ranked, rrf
@@ -71,17 +72,21 @@ class RecallConfig:
     size_ttl_s: float = 30.0
 
 
-def keyword_words(texts: list[str], max_terms: int = 12) -> list[str]:
-    """Content words of the query texts (lower-cased, stopwords dropped), first seen first."""
+def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
+    """Content words of the query texts (lower-cased, stopwords and words longer than
+    ``MAX_TERM_CHARS`` dropped), first seen first, at most ``max_terms``."""
     words: dict[str, None] = {}
     for text in texts:
-        for word in _WORD.findall(text.lower()):
-            if word not in STOPWORDS:
+        for match in _WORD.finditer(text):
+            word = match.group().lower()
+            if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
                 words.setdefault(word, None)
-    return list(words)[:max_terms]
+                if len(words) >= max_terms:
+                    return list(words)
+    return list(words)
 
 
-def keyword_query(texts: list[str], max_terms: int = 12) -> str:
+def keyword_query(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> str:
     """A safe full-text query: content words only, OR-ed (no operators from user text)."""
     return "|".join(keyword_words(texts, max_terms))
 
@@ -122,6 +127,10 @@ class RecallService:
         started = time.perf_counter()
         if query.user_id is None:
             return RecallResult(elapsed_ms=0.0)
+        # a query's cost is bounded whatever the message: a few texts, each cut (services/limits.py)
+        query = query.model_copy(
+            update={"texts": [t[:MAX_QUERY_CHARS] for t in query.texts[:MAX_QUERY_TEXTS]]}
+        )
         window = (query.time_from, query.time_to) if Stage.TEMPORAL in stages else (None, None)
         rankings: dict[str, list[tuple[str, float]]] = {}
         signal: dict[str, float] = {}
@@ -167,7 +176,7 @@ class RecallService:
     # -- stages ------------------------------------------------------------------------
 
     def _vectors(self, query: RecallQuery, window: tuple[int | None, int | None]) -> list[tuple[str, float]]:
-        vectors = self.memory.embedder.embed_documents(query.texts[:4])
+        vectors = self.memory.embedder.embed_documents(query.texts)
         best: dict[str, float] = {}
         for collection, active in ((Collection.EXPERIENCE, None), (Collection.INSIGHTS, True)):
             flt = VectorFilter(

@@ -44,6 +44,22 @@ log = logging.getLogger(__name__)
 
 Chunker = Callable[[str], list[str]]
 
+#: At most this many chunks of one text are embedded (a 200,000-character message would make
+#: ~200-900); a longer text gets this many windows spread evenly over it, first and last
+#: included. The whole text stays in the graph and its full-text index.
+MAX_CHUNKS = 32
+
+
+def spread_evenly(chunks: list[str], limit: int = MAX_CHUNKS) -> list[tuple[int, str]]:
+    """``limit`` of the chunks, evenly spaced, first and last included, with their positions."""
+    if len(chunks) <= limit:
+        return list(enumerate(chunks))
+    if limit <= 1:
+        return [(0, chunks[0])]
+    picks = sorted({round(i * (len(chunks) - 1) / (limit - 1)) for i in range(limit)})
+    return [(i, chunks[i]) for i in picks]
+
+
 _COLLECTION_OF: dict[NodeType, Collection] = {
     NodeType.CONCEPT: Collection.CONCEPTS,
     NodeType.KNOWLEDGE_CRYSTAL: Collection.INSIGHTS,
@@ -96,6 +112,7 @@ class UniversalMemory:
         *,
         dimension: int,
         chunker: Chunker | None = None,
+        max_chunks: int = MAX_CHUNKS,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -103,6 +120,7 @@ class UniversalMemory:
         self.embedder = embedder
         self.dimension = dimension
         self.chunker: Chunker = chunker or getattr(embedder, "chunk_text", None) or char_chunks
+        self.max_chunks = max_chunks
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -157,13 +175,14 @@ class UniversalMemory:
         )
 
     def vector_records(self, nodes: Sequence[Node]) -> list[VectorRecord]:
-        """Embed the recall-worthy nodes (long texts as overlapping chunks)."""
+        """Embed the recall-worthy nodes (long texts as overlapping chunks, at most
+        ``max_chunks`` of them per text)."""
         pending: list[tuple[Node, int, str]] = []
         for node in nodes:
             text = node.embedding_text()
             if not text or not text.strip():
                 continue
-            for index, chunk in enumerate(self.chunker(text)):
+            for index, chunk in spread_evenly(self.chunker(text), self.max_chunks):
                 pending.append((node, index, chunk))
         if not pending:
             return []

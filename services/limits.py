@@ -29,7 +29,7 @@ MAX_QUERY_TEXTS = 4
 MAX_QUERY_CHARS = 2_000
 MAX_KEYWORD_TERMS = 12
 MAX_TERM_CHARS = 40
-#: Share of the model's context window a user's message may fill in a prompt; a longer message
-#: enters prompts as its head and tail around a marker saying how much was left out (the whole
-#: text is stored and searchable).
-PROMPT_SHARE = 0.5
+#: Share of the model's context window a user's message may fill in a prompt (by the cautious
+#: estimate of services/tokens.py); a longer message enters prompts as its head and tail around a
+#: marker saying how much was left out (the whole text is stored and searchable).
+PROMPT_SHARE = 0.4

@@ -14,7 +14,7 @@ from services.limits import (
 from services.notation import parse_notation, within_concepts
 from services.plan_fallback import candidate_concepts
 from services.recall.cascade import keyword_words
-from services.tokens import clip_for_prompt, estimate_tokens
+from services.tokens import cautious_tokens, clip_for_prompt, estimate_tokens
 from thea.memory.universal import spread_evenly
 from thea.models import EdgeType, normalize_name
 
@@ -87,12 +87,24 @@ def test_long_texts_are_embedded_at_evenly_spread_windows_first_and_last_include
 
 
 def test_prompts_carry_the_head_and_tail_of_a_very_long_message() -> None:
-    assert clip_for_prompt("short question?", 2048) == "short question?"
+    assert clip_for_prompt("short question?", 1638) == "short question?"
     text = "start " + "filler words here " * 12_000 + " the very end"
-    clipped = clip_for_prompt(text, 2048)
+    clipped = clip_for_prompt(text, 1638)
     assert clipped.startswith("start ")
     assert clipped.endswith(" the very end")
     assert "characters of this message left out" in clipped
-    assert estimate_tokens(clipped) <= 2048 + 20
-    cjk = clip_for_prompt("中" * LIMIT, 1000)
-    assert estimate_tokens(cjk) <= 1000 + 20
+    assert 1000 <= estimate_tokens(clipped) <= 1638  # prose: a little over 1,000 real tokens
+
+
+def test_the_prompt_estimate_counts_digits_symbols_and_wide_characters_cautiously() -> None:
+    shapes = {
+        "chain": "~".join(f"c{i}" for i in range(LIMIT))[:LIMIT],
+        "lines": "\n".join(f"a{i}::b{i}" for i in range(LIMIT))[:LIMIT],
+        "cjk": "中" * LIMIT,
+        "word": "W" + "w" * LIMIT,
+    }
+    for name, text in shapes.items():
+        clipped = clip_for_prompt(text, 1638)
+        assert cautious_tokens(clipped) <= 1638 + 20, name
+        assert len(clipped) < 4_000, name  # the old 4-characters-a-token estimate allowed 6,552
+    assert cautious_tokens("c12~c13~") == 7  # the offline model: about one token a character

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
@@ -12,8 +12,7 @@ from rich.table import Table
 
 from thea.cli.common import console, err_console, friendly_errors, get_settings
 from thea.memory.consistency import ISSUE_HELP, ConsistencyReport, Issue, ProgressFn, check, repair
-from thea.memory.factory import open_memory
-from thea.memory.universal import UniversalMemory
+from thea.memory.factory import open_for_maintenance, open_memory
 
 memory_app = typer.Typer(help="Inspect and maintain the memory layers.", no_args_is_help=True)
 
@@ -77,19 +76,27 @@ def _progress_bar(show: bool, transient: bool) -> Iterator[ProgressFn]:
 
 def _scan(
     ctx: typer.Context,
-    run: Callable[..., ConsistencyReport],
+    fix: bool,
     grace_minutes: float,
     show_progress: bool,
     keep_progress: bool,
 ) -> ConsistencyReport:
     settings = get_settings(ctx)
     with friendly_errors():
-        memory: UniversalMemory = open_memory(settings)
+        memory, damage = open_for_maintenance(settings, fix=fix)
+        run = repair if fix else check
         try:
             with _progress_bar(show_progress, transient=not keep_progress) as progress:
-                return run(memory, grace_ms=int(grace_minutes * 60_000), progress=progress)
+                return run(memory, grace_ms=int(grace_minutes * 60_000), progress=progress, damage=damage)
         finally:
             memory.close()
+
+
+def _print_damage(report: ConsistencyReport) -> None:
+    for item in report.damaged:
+        style = "bold red" if item.moved_to is None else "yellow"
+        label = "unreadable" if item.moved_to is None else "rebuilt"
+        console.print(f"[{style}]{label}:[/] {item.describe()}", highlight=False, soft_wrap=True)
 
 
 def _problems(n: int) -> str:
@@ -128,19 +135,19 @@ def check_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Compare the graph with the vector store and the chronicle; exit code 1 if they disagree."""
-    report = _scan(ctx, check, grace_minutes, show_progress=not as_json, keep_progress=False)
+    report = _scan(ctx, False, grace_minutes, show_progress=not as_json, keep_progress=False)
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:
+        _print_damage(report)
         console.print(_table(report, repaired=False))
         if report.marked_incomplete:
             console.print(f"[dim]{report.marked_incomplete} cycles already marked incomplete[/]")
         if report.ok:
             console.print("[green]memory is consistent[/]")
         else:
-            console.print(
-                f"[bold red]{_problems(report.total_found)}[/]; run `thea memory repair` to fix them"
-            )
+            found = report.total_found + len(report.unreadable)
+            console.print(f"[bold red]{_problems(found)}[/]; run `thea memory repair` to fix them")
     if not report.ok:
         raise typer.Exit(1)
 
@@ -152,15 +159,17 @@ def repair_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Re-derive missing vectors and events from the graph, drop orphans, mark incomplete cycles."""
-    report = _scan(ctx, repair, grace_minutes, show_progress=not as_json, keep_progress=True)
+    report = _scan(ctx, True, grace_minutes, show_progress=not as_json, keep_progress=True)
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
         return
+    _print_damage(report)
     console.print(_table(report, repaired=True))
-    if report.total_found == 0:
+    if report.total_found == 0 and not report.damaged:
         console.print("[green]nothing to repair: memory is consistent[/]")
     else:
-        console.print(f"found {_problems(report.total_found)}, repaired {report.total_repaired}")
+        found, moved = report.total_found + len(report.damaged), len(report.damaged)
+        console.print(f"found {_problems(found)}, repaired {report.total_repaired + moved}")
 
 
 @memory_app.command("optimize")

@@ -12,6 +12,7 @@ from services.impulse_input import validate_impulse_text
 from services.reflection import ReflectionReport
 from services.trace import Trace, latest_impulse_id, load_trace
 from thea.errors import InputError, NotFoundError
+from thea.memory.universal import unknown_id
 from thea.models import Fact, KnowledgeCrystal, now_ms
 from thea.runtime.app import Runtime
 
@@ -55,14 +56,14 @@ async def _quit(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     def load() -> Trace:
         if arg:
-            impulse_id = rt.memory.resolve_id(arg)
+            impulse_id = rt.memory.resolve_id(arg, user_id=chat.user_id)
         else:
             impulse_id = chat.last_impulse_id or latest_impulse_id(rt.memory, chat.user_id) or ""
         if not impulse_id:
             raise NotFoundError("nothing to trace yet: say something first")
         trace = load_trace(rt.memory, impulse_id)
-        if trace.impulse.user_id not in (None, chat.user_id):
-            raise NotFoundError(f"no conversation of yours with id starting {arg!r}")
+        if trace.impulse.user_id != chat.user_id:
+            raise unknown_id(arg)
         return trace
 
     trace = await asyncio.to_thread(load)
@@ -103,10 +104,10 @@ async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
         raise InputError("usage: !forget <id or id prefix> (ids are shown by !trace and `thea insights`)")
 
     def forget() -> str:
-        node_id = rt.memory.resolve_id(arg)
+        node_id = rt.memory.resolve_id(arg, user_id=chat.user_id)
         node = rt.memory.get([node_id])[0]
-        if node.user_id not in (None, chat.user_id):
-            raise NotFoundError(f"no memory of yours with id starting {arg!r}")
+        if node.user_id != chat.user_id:
+            raise unknown_id(arg)
         rt.memory.set_active([node], False)
         if isinstance(node, Fact):
             rt.memory.graph.run("patch_nodes", rows=[{"id": node.id, "props": {"valid_until": now_ms()}}])

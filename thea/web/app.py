@@ -2,7 +2,8 @@
 
 Each browser gets its own session cookie, hence its own user/session id and
 conversation cache; the inspector endpoints (trace, insights, graph) show only that
-user's memories plus shared ones (concepts). With ``web_token`` set, every ``/api/``
+user's memories, concepts included (concepts are per user); another user's id gets the
+same 404 as an id that does not exist. With ``web_token`` set, every ``/api/``
 request needs ``Authorization: Bearer <token>`` (the page asks once per tab). Request
 bodies are size-limited (413), also when sent chunked. Stored text is always rendered
 as text by the page (``textContent``), never as HTML, and a Content-Security-Policy
@@ -34,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from services.insights import State, insight_detail, list_insights
 from services.trace import load_trace, trace_json
 from thea.errors import InputError, NotFoundError, TheaError
+from thea.memory.universal import unknown_id
 from thea.models import Node, normalize_name
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, is_command, run_command
@@ -171,8 +173,8 @@ def create_app(
     """The web app around an already-built runtime (closed on shutdown when ``own_runtime``).
 
     Every browser is one user: the inspector endpoints (trace, insights, graph) only show
-    that user's memories, plus shared ones such as concepts. ``bind_host`` (the address
-    ``thea serve`` listens on) is accepted as a ``Host`` name besides the loopback names.
+    that user's memories and concepts. ``bind_host`` (the address ``thea serve`` listens on)
+    is accepted as a ``Host`` name besides the loopback names.
     """
     sessions: OrderedDict[str, ChatSession] = OrderedDict()
 
@@ -219,7 +221,7 @@ def create_app(
         return chat
 
     def visible(node: Node, chat: ChatSession) -> bool:
-        return node.user_id is None or node.user_id == chat.user_id
+        return node.user_id == chat.user_id
 
     @app.get("/")
     async def index() -> FileResponse:
@@ -300,9 +302,9 @@ def create_app(
             key = chat.last_impulse_id if impulse_id == "last" else impulse_id
             if not key:
                 raise NotFoundError("nothing to trace yet: say something first")
-            loaded = load_trace(runtime.memory, runtime.memory.resolve_id(key))
+            loaded = load_trace(runtime.memory, runtime.memory.resolve_id(key, user_id=chat.user_id))
             if not visible(loaded.impulse, chat):
-                raise NotFoundError(f"no impulse with id {impulse_id}")
+                raise unknown_id(key)
             return trace_json(loaded)
 
         try:
@@ -332,9 +334,10 @@ def create_app(
     @app.get("/api/insights/{insight_id}")
     async def insight(insight_id: str, chat: ChatSession = Depends(user_session)) -> dict[str, Any]:
         def load() -> dict[str, Any]:
-            detail = insight_detail(runtime.memory, runtime.memory.resolve_id(insight_id))
+            found = runtime.memory.resolve_id(insight_id, user_id=chat.user_id)
+            detail = insight_detail(runtime.memory, found)
             if not visible(detail.insight, chat):
-                raise NotFoundError(f"no insight with id {insight_id}")
+                raise unknown_id(insight_id)
             return insight_detail_json(detail, runtime.memory.get(detail.merged_from + detail.merged_into))
 
         try:
@@ -351,18 +354,19 @@ def create_app(
     ) -> dict[str, Any]:
         def load() -> dict[str, Any]:
             if concept:
-                found = runtime.memory.graph.concepts_by_norm([normalize_name(concept)])
+                found = runtime.memory.graph.concepts_by_norm([normalize_name(concept)], chat.user_id)
                 if not found:
                     raise NotFoundError(f"no concept named {concept!r}")
                 start = next(iter(found.values())).id
             elif node:
-                start = runtime.memory.resolve_id(node)
+                start = runtime.memory.resolve_id(node, user_id=chat.user_id)
             else:
                 raise NotFoundError("give ?node=<id> or ?concept=<name>")
-            sub = runtime.memory.neighbourhood(start, depth=depth, limit=150)
+            # the walk itself stays inside this user's nodes; the filter is a second guard
+            sub = runtime.memory.neighbourhood(start, depth=depth, limit=150, user_id=chat.user_id)
             sub.nodes = [n for n in sub.nodes if visible(n, chat)]
             if start not in {n.id for n in sub.nodes}:
-                raise NotFoundError(f"no memory with id {node}")
+                raise NotFoundError(f"no concept named {concept!r}") if concept else unknown_id(node or "")
             return graph_json(sub, start)
 
         try:

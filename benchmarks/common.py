@@ -23,7 +23,7 @@ from services.plan_fallback import candidate_concepts
 from thea.config import Settings, load_settings
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
-from thea.models import Edge, EdgeType, Node
+from thea.models import Concept, Edge, EdgeType, Node
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -89,13 +89,18 @@ def record_with_concepts(
             node.id: concepts_in(text)
             for node, text in zip(chunk, sources[start : start + batch], strict=True)
         }
-        wanted = sorted({n for found in names.values() for n in found})
-        concepts = memory.get_or_create_concepts(wanted) if wanted else {}
+        users = {node.id: node.user_id or "" for node in chunk}
+        concepts: dict[tuple[str, str], Concept] = {}  # concepts are per user
+        for user in sorted(set(users.values()) - {""}):
+            wanted = sorted({n for node_id, found in names.items() if users[node_id] == user for n in found})
+            if wanted:
+                found_here = memory.get_or_create_concepts(wanted, user)
+                concepts.update({(user, name): c for name, c in found_here.items()})
         links = [
-            Edge(src=node_id, dst=concepts[name].id, type=EdgeType.CONTAINS_CONCEPT)
+            Edge(src=node_id, dst=concepts[users[node_id], name].id, type=EdgeType.CONTAINS_CONCEPT)
             for node_id, found in names.items()
             for name in found
-            if name in concepts
+            if (users[node_id], name) in concepts
         ]
         memory.record(chunk, links)
 

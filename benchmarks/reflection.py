@@ -60,7 +60,7 @@ class HashEmbeddings(Embeddings):
 
 def seed_insights(memory: UniversalMemory, n: int, user: str) -> None:
     pairs = max(1, n // GROUP)
-    concepts = [Concept.named(f"topic {i}") for i in range(pairs + 1)]
+    concepts = [Concept.named(f"topic {i}", user) for i in range(pairs + 1)]
     memory.record(concepts)
     batch = 5000
     for start in range(0, n, batch):

@@ -44,6 +44,11 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark("reflection", "benchmarks.reflection", "reflection loop (crystallize / merge) throughput"),
     Benchmark("stress", "benchmarks.stress", "concurrent load"),
     Benchmark(
+        "worst-case",
+        "benchmarks.worst_case",
+        "one worst-case 200,000-character message (cycle, crystallize, !fact) vs an ordinary one",
+    ),
+    Benchmark(
         "contention",
         "benchmarks.contention",
         "offline model: questions during a 20-job slow-loop backlog vs an idle queue (foreground first)",

@@ -10,6 +10,7 @@ from services.crystallizer import Crystallizer
 from services.distiller import Distiller
 from services.facts import FactKeeper
 from services.instinct import InstinctService
+from services.limits import PROMPT_SHARE
 from services.orchestrator import JobSink, Orchestrator
 from services.planner import PlannerService
 from services.recall.cascade import RecallService
@@ -19,6 +20,11 @@ from services.synthesis import SynthesisService
 from thea.config import Settings
 from thea.llm.scheduler import ForegroundGate
 from thea.memory.universal import UniversalMemory
+
+
+def prompt_tokens(settings: Settings) -> int:
+    """How many tokens of a user's message one prompt may carry (a share of the context window)."""
+    return int(settings.llm.context_window * PROMPT_SHARE)
 
 
 def build_orchestrator(
@@ -44,6 +50,7 @@ def build_orchestrator(
         step_timeout_s=timeout + 5,
         max_chars=settings.max_impulse_chars,
         gate=gate,
+        prompt_tokens=prompt_tokens(settings),
     )
 
 
@@ -52,7 +59,7 @@ def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatMo
 
 
 def build_crystallizer(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> Crystallizer:
-    return Crystallizer(memory, llm, timeout_s=settings.llm.timeout_s)
+    return Crystallizer(memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings))
 
 
 def build_reflector(
@@ -62,4 +69,4 @@ def build_reflector(
 
 
 def build_fact_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> FactKeeper:
-    return FactKeeper(memory, llm, timeout_s=settings.llm.timeout_s)
+    return FactKeeper(memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from services.tokens import clip_for_prompt
 from thea.models import Edge, LLMUsage, Node, SearchPlan, UserImpulse
 
 
@@ -32,6 +34,13 @@ class CycleState:
     plan: SearchPlan | None = None
     recall: Any = None  # services.recall.types.RecallResult, kept loose to avoid a cycle
     answer: str | None = None
+    #: how many tokens of the user's message a prompt may carry (None: all of it)
+    prompt_tokens: int | None = None
+
+    @cached_property
+    def prompt_text(self) -> str:
+        """The message as prompts carry it: whole, or head and tail of a very long one."""
+        return clip_for_prompt(self.impulse.content, self.prompt_tokens)
 
 
 @dataclass

@@ -21,9 +21,11 @@ from dataclasses import asdict, dataclass, field
 from langchain_core.language_models import BaseChatModel
 
 from services.job_trace import JobTrace
+from services.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.llm_calls import ask_structured
 from services.notation import Triple, parse_notation
 from services.prompts import crystallize as prompt
+from services.tokens import clip_for_prompt
 from services.trace import load_trace
 from thea.errors import JobError
 from thea.memory.universal import UniversalMemory
@@ -40,8 +42,6 @@ from thea.models import (
 )
 
 log = logging.getLogger(__name__)
-
-MAX_CONCEPTS = 8
 
 
 MAX_INSIGHT_CHARS = 240
@@ -78,10 +78,17 @@ class CrystallizeOutcome:
 
 
 class Crystallizer:
-    def __init__(self, memory: UniversalMemory, llm: BaseChatModel, timeout_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        llm: BaseChatModel,
+        timeout_s: float = 120.0,
+        prompt_tokens: int | None = None,
+    ) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s
+        self.prompt_tokens = prompt_tokens
 
     async def crystallize(self, impulse_id: str) -> CrystallizeOutcome:
         cid = crystal_id(impulse_id)
@@ -91,8 +98,9 @@ class Crystallizer:
         trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
         impulse = trace.impulse
         answer = next((o.content for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), "")
+        user_id = impulse.user_id
         island = await asyncio.to_thread(
-            self.memory.neighbourhood, impulse_id, 1, [EdgeType.CONTAINS_CONCEPT]
+            lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
         )
         known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
         job = JobTrace(
@@ -108,7 +116,7 @@ class Crystallizer:
             out, job.usage = await ask_structured(
                 self.llm,
                 prompt.CrystalOutput,
-                prompt.build(impulse.content, answer, known),
+                prompt.build(clip_for_prompt(impulse.content, self.prompt_tokens), answer, known),
                 prompt.PROMPT,
                 timeout_s=self.timeout_s,
             )
@@ -122,8 +130,10 @@ class Crystallizer:
         triples = [
             Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
         ] + parse_notation(impulse.content)
-        names = _concept_names(known, triples)
-        concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+        names = _concept_names(known, triples) if user_id else []
+        concepts = (
+            await asyncio.to_thread(self.memory.get_or_create_concepts, names, user_id) if user_id else {}
+        )
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         crystal = KnowledgeCrystal(
@@ -148,7 +158,11 @@ class Crystallizer:
             src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
             if src is None or dst is None or src.id == dst.id:
                 continue
-            edges.append(relation(src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id))
+            edges.append(
+                relation(
+                    src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id, user_id=user_id
+                )
+            )
             edges.append(Edge(src=impulse_id, dst=src.id, type=EdgeType.CONTAINS_CONCEPT))
             edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
             kept += 1
@@ -162,10 +176,22 @@ class Crystallizer:
 
 
 def _concept_names(known: list[str], triples: list[Triple]) -> list[str]:
+    """The concepts a crystal links: the impulse's known ones first, then both ends of each
+    triple in turn while they fit ``MAX_CRYSTAL_CONCEPTS`` (so the kept triples keep both ends)."""
     names: dict[str, str] = {}
-    for name in [*known, *(t.subject for t in triples), *(t.object for t in triples)]:
+
+    def usable(name: str) -> tuple[str, str] | None:
         clean = " ".join(name.split())
-        norm = normalize_name(clean)
-        if 2 <= len(clean) <= 60 and len(clean.split()) <= 4 and norm not in names:
-            names[norm] = clean
-    return list(names.values())[:MAX_CONCEPTS]
+        ok = 2 <= len(clean) <= MAX_CONCEPT_CHARS and len(clean.split()) <= 4
+        return (normalize_name(clean), clean) if ok else None
+
+    for name in known:
+        found = usable(name)
+        if found and found[0] not in names and len(names) < MAX_CRYSTAL_CONCEPTS:
+            names[found[0]] = found[1]
+    for t in triples:
+        ends = [usable(t.subject), usable(t.object)]
+        new = dict(e for e in ends if e is not None and e[0] not in names)
+        if None not in ends and len(names) + len(new) <= MAX_CRYSTAL_CONCEPTS:
+            names.update(new)
+    return list(names.values())

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.limits import MAX_FACT_CONCEPTS
 from services.llm_calls import ask_structured
-from services.notation import parse_notation
+from services.notation import parse_notation, within_concepts
 from services.prompts import fact_check as prompt
+from services.tokens import clip_for_prompt
 from thea.errors import LLMError
 from thea.memory.universal import UniversalMemory
 from thea.models import (
@@ -68,10 +70,17 @@ def heuristic_verdict(claim: str, other: str, similarity: float) -> str:
 
 
 class FactKeeper:
-    def __init__(self, memory: UniversalMemory, llm: BaseChatModel | None, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        llm: BaseChatModel | None,
+        timeout_s: float = 60.0,
+        prompt_tokens: int | None = None,
+    ) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s
+        self.prompt_tokens = prompt_tokens
 
     async def add_fact(
         self, text: str, user_id: str, session_id: str | None = None, source_message_id: str | None = None
@@ -132,7 +141,7 @@ class FactKeeper:
                 out, _ = await ask_structured(
                     self.llm,
                     prompt.FactCheckOutput,
-                    prompt.build(text, [h.text for h in hits]),
+                    prompt.build(clip_for_prompt(text, self.prompt_tokens), [h.text for h in hits]),
                     prompt.PROMPT,
                     timeout_s=self.timeout_s,
                 )
@@ -147,13 +156,21 @@ class FactKeeper:
         fact = outcome.fact
         now = fact.valid_from or now_ms()
         edges = [Edge(src=fact.id, dst=old, type=EdgeType.SUPERSEDES) for old in outcome.superseded]
-        triples = parse_notation(fact.content)
-        if triples:
-            concepts = self.memory.get_or_create_concepts([n for t in triples for n in (t.subject, t.object)])
+        triples = within_concepts(parse_notation(fact.content), MAX_FACT_CONCEPTS) if fact.user_id else []
+        if fact.user_id and triples:
+            names = [n for t in triples for n in (t.subject, t.object)]
+            concepts = self.memory.get_or_create_concepts(names, fact.user_id)
             for t in triples:
                 src, dst = concepts[t.subject], concepts[t.object]
                 edges.append(
-                    relation(src.id, t.predicate, dst.id, confidence=fact.confidence, source=fact.id)
+                    relation(
+                        src.id,
+                        t.predicate,
+                        dst.id,
+                        confidence=fact.confidence,
+                        source=fact.id,
+                        user_id=fact.user_id,
+                    )
                 )
                 edges += [Edge(src=fact.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT) for c in (src, dst)]
         if outcome.superseded:

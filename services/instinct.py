@@ -20,7 +20,7 @@ class InstinctService(CognitiveService):
 
     async def handle(self, state: CycleState) -> StepOutcome:
         text, usage = await ask_text(
-            self.llm, prompt.build(state.impulse.content), prompt.PROMPT, timeout_s=self.timeout_s
+            self.llm, prompt.build(state.prompt_text), prompt.PROMPT, timeout_s=self.timeout_s
         )
         reaction = " ".join(text.split())[:400]
         state.instinct = reaction

@@ -24,8 +24,10 @@ from typing import Protocol
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.context import ContextCache, Exchange
 from services.impulse_input import validate_impulse_text
+from services.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.llm_calls import TokenSink
 from services.synthesis import SynthesisService
+from services.tokens import clip_for_prompt
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.universal import UniversalMemory
@@ -94,6 +96,7 @@ class Orchestrator:
         max_chars: int = 200_000,
         handoff_timeout_s: float = 2.0,
         gate: ForegroundGate | None = None,
+        prompt_tokens: int | None = None,
     ) -> None:
         self.memory = memory
         self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
@@ -104,6 +107,8 @@ class Orchestrator:
         self.max_chars = max_chars
         self.handoff_timeout_s = handoff_timeout_s
         self.gate = gate
+        #: how much of a message prompts (and the conversation cache) carry, in tokens
+        self.prompt_tokens = prompt_tokens
 
     async def handle_impulse(
         self,
@@ -126,7 +131,10 @@ class Orchestrator:
         # a vector or chronicle failure only costs recall until `thea memory repair`.
         await self._record_impulse(impulse)
 
-        evicted = self.context.make_room(user_id, session_id, text)
+        # prompts carry a very long message as its head and tail (the graph keeps all of it), and
+        # so does the conversation cache: its size per session stays bounded
+        prompt_text = clip_for_prompt(text, self.prompt_tokens)
+        evicted = self.context.make_room(user_id, session_id, prompt_text)
         if evicted:
             await self._hand_off(lambda jobs: jobs.enqueue_distill(evicted, user_id, session_id), "distill")
 
@@ -137,6 +145,7 @@ class Orchestrator:
             session_id=session_id,
             history=self.context.history(user_id, session_id),
             on_token=on_token,
+            prompt_tokens=self.prompt_tokens,
         )
         result = CycleResult(impulse_id=impulse.id, answer="")
         for service in self.steps:
@@ -157,7 +166,7 @@ class Orchestrator:
             user_id,
             session_id,
             Exchange(
-                question=text,
+                question=prompt_text,
                 answer=state.answer,
                 impulse_id=impulse.id,
                 response_id=result.response_id or "",
@@ -286,11 +295,12 @@ class Orchestrator:
 
     async def _link_concepts(self, state: CycleState) -> None:
         assert state.plan is not None
-        names = [c for c in state.plan.concepts if len(c.strip()) >= 3][:5]
+        names = [c for c in state.plan.concepts if 3 <= len(c.strip()) <= MAX_CONCEPT_CHARS]
+        names = names[:MAX_LINKED_CONCEPTS]
         if not names:
             return
         try:
-            concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names)
+            concepts = await asyncio.to_thread(self.memory.get_or_create_concepts, names, state.user_id)
             links = [
                 Edge(src=state.impulse.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT)
                 for c in concepts.values()

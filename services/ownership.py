@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from thea.errors import NotFoundError
-from thea.memory.universal import UniversalMemory
+from thea.memory.universal import UniversalMemory, unknown_id
 from thea.models import Node
 
 
 def own_node(memory: UniversalMemory, id_or_prefix: str, user_id: str, what: str = "memory") -> Node:
-    """The caller's node with this id or unique prefix. Another user's node is reported exactly
-    like one that does not exist."""
-    missing = NotFoundError(f"no {what} of yours with id starting {id_or_prefix!r}")
-    try:
-        node_id = memory.resolve_id(id_or_prefix)
-    except NotFoundError as exc:
-        if "ambiguous" in str(exc):
-            raise
-        raise missing from None
+    """The caller's node with this id or unique prefix (among the caller's memories only).
+    Another user's node is reported exactly like one that does not exist."""
+    node_id = memory.resolve_id(id_or_prefix, user_id=user_id)
     found = memory.get([node_id])
-    if not found or found[0].user_id not in (None, user_id):
-        raise missing
+    if not found or found[0].user_id != user_id:
+        raise unknown_id(id_or_prefix)
     return found[0]

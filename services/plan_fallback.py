@@ -9,8 +9,10 @@ phrases, content words) and keeps the whole text as the main query.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
+from services.limits import MAX_CONCEPT_CHARS
 from thea.models import SearchPlan
 
 _DAY_MS = 86_400_000
@@ -174,20 +176,28 @@ def content_words(text: str) -> list[str]:
 
 def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> list[str]:
     """Quoted phrases and capitalised words (not sentence-initial); with ``content``
-    also plain content words. Only the first kind becomes Concept nodes."""
-    found: list[str] = []
-    for match in _QUOTED.finditer(text):
-        found.append(match.group(1) or match.group(2))
-    words = [_POSSESSIVE.sub("", w) for w in _WORD.findall(text)]
-    for index, word in enumerate(words):
-        if word and word[0].isupper() and index > 0 and word.lower() not in STOPWORDS:
-            found.append(word)  # "Caroline's" is the concept "Caroline"
-    if content:
-        found += content_words(text)
+    also plain content words. Only the first kind becomes Concept nodes. The first ``limit``
+    distinct ones, in that order; reading stops there (a long text is not read to its end)."""
     unique: dict[str, str] = {}
-    for name in found:
-        unique.setdefault(name.casefold(), name)
-    return list(unique.values())[:limit]
+
+    def add(names: Iterator[str]) -> None:
+        for name in names:
+            if len(unique) >= limit:
+                return
+            if name and len(name) <= MAX_CONCEPT_CHARS:
+                unique.setdefault(name.casefold(), name)
+
+    add(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
+    # "Caroline's" is the concept "Caroline"
+    words = (_POSSESSIVE.sub("", m.group()) for m in _WORD.finditer(text))
+    add(w for i, w in enumerate(words) if i > 0 and w and w[0].isupper() and w.lower() not in STOPWORDS)
+    if content:
+        add(
+            w.lower()
+            for w in (m.group() for m in _WORD.finditer(text))
+            if len(w) > 2 and w.lower() not in STOPWORDS
+        )
+    return list(unique.values())
 
 
 def fallback_plan(

@@ -8,6 +8,7 @@ import re
 from langchain_core.language_models import BaseChatModel
 
 from services.base import CognitiveService, CycleState, StepOutcome
+from services.limits import MAX_CONCEPT_CHARS, MAX_PLAN_CONCEPTS
 from services.llm_calls import ask_structured
 from services.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
 from services.prompts import planner as prompt
@@ -51,7 +52,11 @@ class PlannerService(CognitiveService):
         }
         try:
             out, usage = await ask_structured(
-                self.llm, prompt.PlanOutput, prompt.build(text), prompt.PROMPT, timeout_s=self.timeout_s
+                self.llm,
+                prompt.PlanOutput,
+                prompt.build(state.prompt_text),
+                prompt.PROMPT,
+                timeout_s=self.timeout_s,
             )
         except MalformedOutput as exc:
             log.warning("planner output unusable (%s); using the deterministic plan", exc)
@@ -68,11 +73,13 @@ class PlannerService(CognitiveService):
         relation = _relation(out.triple_relation)
         triple = [out.triple_subject, relation, out.triple_object] if relation else None
         queries = [q.strip() for q in out.queries if q.strip()][:3]
-        concepts = [c.strip() for c in out.concepts if c.strip() and grounded(c, text)][:5]
+        concepts = [
+            c.strip() for c in out.concepts if 0 < len(c.strip()) <= MAX_CONCEPT_CHARS and grounded(c, text)
+        ][:5]
         plan = SearchPlan(
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too
-            concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)])),
+            concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)]))[:MAX_PLAN_CONCEPTS],
             time_from=start,
             time_to=end,
             triple_pattern=triple,

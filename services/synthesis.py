@@ -46,7 +46,7 @@ class SynthesisService(CognitiveService):
     async def handle(self, state: CycleState) -> StepOutcome:
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
         refs = references_for(recall.hits, self.budget_tokens)
-        messages = prompt.build(state.impulse.content, refs, state.history, state.instinct)
+        messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
         answer, usage = await ask_text(
             self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=state.on_token
         )

@@ -62,9 +62,9 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
 
 def load_own_trace(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Trace:
     """The trace of one of the user's impulses; another user's is reported as not existing."""
-    node = own_node(memory, id_or_prefix, user_id, what="conversation")
+    node = own_node(memory, id_or_prefix, user_id)
     if not isinstance(node, UserImpulse):
-        raise NotFoundError(f"no conversation of yours with id starting {id_or_prefix!r}")
+        raise NotFoundError(f"{node.id[:8]} is a {node.type.value}, not a message: give a message's id")
     return load_trace(memory, node.id)
 
 

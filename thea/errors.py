@@ -57,11 +57,35 @@ class VectorStoreLocked(VectorStoreUnavailable):
     """The embedded vector store is held open by another process."""
 
 
+class VectorStoreDamaged(VectorStoreUnavailable):
+    """A collection directory of the embedded vector store exists but cannot be loaded."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            f"the collection directory {path} cannot be loaded ({reason}); `thea memory repair` moves "
+            "it aside and re-embeds its memories from the graph"
+        )
+        self.path = path
+        self.reason = reason
+
+
 class ChronicleUnavailable(BackendUnavailable):
     """The temporal log cannot be reached."""
 
     def __init__(self, detail: str) -> None:
         super().__init__("chronicle", detail)
+
+
+class ChronicleDamaged(ChronicleUnavailable):
+    """The chronicle's file exists but is not a readable database (garbage, corrupt pages)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            f"the file {path} is unreadable ({reason}); `thea memory repair` moves it aside and "
+            "rebuilds the chronicle from the graph"
+        )
+        self.path = path
+        self.reason = reason
 
 
 class QueueUnavailable(BackendUnavailable):

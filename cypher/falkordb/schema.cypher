@@ -8,6 +8,8 @@ CREATE INDEX FOR (n:Concept) ON (n.norm)
 ;
 CREATE INDEX FOR (n:ConceptAlias) ON (n.norm)
 ;
+CREATE INDEX FOR (n:ConceptAlias) ON (n.user_id)
+;
 CREATE INDEX FOR (n:KnowledgeCrystal) ON (n.active, n.user_id, n.created_at)
 ;
 CREATE INDEX FOR (n:UserImpulse) ON (n.created_at, n.user_id)

@@ -1,6 +1,8 @@
 CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE
 ;
-CREATE CONSTRAINT concept_alias_norm IF NOT EXISTS FOR (n:ConceptAlias) REQUIRE n.norm IS UNIQUE
+DROP CONSTRAINT concept_alias_norm IF EXISTS
+;
+CREATE CONSTRAINT concept_alias_user_norm IF NOT EXISTS FOR (n:ConceptAlias) REQUIRE (n.user_id, n.norm) IS UNIQUE
 ;
 CREATE INDEX memory_correlation IF NOT EXISTS FOR (n:Memory) ON (n.correlation_id)
 ;

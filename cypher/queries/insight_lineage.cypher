@@ -1,6 +1,7 @@
 // One insight with its concepts, relations it asserted, source impulse and merge lineage both ways.
 MATCH (k:KnowledgeCrystal {id: $id})
 OPTIONAL MATCH (k)-[:INSIGHT_FROM_CONCEPT]->(c:Concept)
+WHERE c.user_id = k.user_id
 OPTIONAL MATCH (k)-[:MERGED_FROM]->(src:KnowledgeCrystal)
 OPTIONAL MATCH (parent:KnowledgeCrystal)-[:MERGED_FROM]->(k)
 OPTIONAL MATCH (k)-[:DERIVED_FROM]->(imp:UserImpulse)

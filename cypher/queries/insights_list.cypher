@@ -5,6 +5,7 @@ WHERE ($active IS NULL OR k.active = $active)
   AND ($user_id IS NULL OR k.user_id = $user_id)
   AND k.strength >= $min_strength
 OPTIONAL MATCH (k)-[:INSIGHT_FROM_CONCEPT]->(c:Concept)
+WHERE c.user_id = k.user_id
 WITH k, collect(c.name) AS concepts, collect(c.norm) AS norms
 WHERE $concept IS NULL OR $concept IN norms
 RETURN properties(k) AS props, concepts

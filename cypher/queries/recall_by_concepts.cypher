@@ -5,6 +5,7 @@
 // every memory of the user looking for the concept (measured: 100 ms instead of 1 ms at 40k).
 UNWIND $concept_ids AS cid
 MATCH (c:Memory {id: cid})
+WHERE c.user_id = $user_id
 WITH cid, c
 MATCH (c)<-[:CONTAINS_CONCEPT|INSIGHT_FROM_CONCEPT]-(m:Memory)
 WHERE m.user_id = $user_id

@@ -28,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
 from services.recall.fusion import memory_weight, ranked, rrf
@@ -71,17 +72,21 @@ class RecallConfig:
     size_ttl_s: float = 30.0
 
 
-def keyword_words(texts: list[str], max_terms: int = 12) -> list[str]:
-    """Content words of the query texts (lower-cased, stopwords dropped), first seen first."""
+def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
+    """Content words of the query texts (lower-cased, stopwords and words longer than
+    ``MAX_TERM_CHARS`` dropped), first seen first, at most ``max_terms``."""
     words: dict[str, None] = {}
     for text in texts:
-        for word in _WORD.findall(text.lower()):
-            if word not in STOPWORDS:
+        for match in _WORD.finditer(text):
+            word = match.group().lower()
+            if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
                 words.setdefault(word, None)
-    return list(words)[:max_terms]
+                if len(words) >= max_terms:
+                    return list(words)
+    return list(words)
 
 
-def keyword_query(texts: list[str], max_terms: int = 12) -> str:
+def keyword_query(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> str:
     """A safe full-text query: content words only, OR-ed (no operators from user text)."""
     return "|".join(keyword_words(texts, max_terms))
 
@@ -122,6 +127,10 @@ class RecallService:
         started = time.perf_counter()
         if query.user_id is None:
             return RecallResult(elapsed_ms=0.0)
+        # a query's cost is bounded whatever the message: a few texts, each cut (services/limits.py)
+        query = query.model_copy(
+            update={"texts": [t[:MAX_QUERY_CHARS] for t in query.texts[:MAX_QUERY_TEXTS]]}
+        )
         window = (query.time_from, query.time_to) if Stage.TEMPORAL in stages else (None, None)
         rankings: dict[str, list[tuple[str, float]]] = {}
         signal: dict[str, float] = {}
@@ -149,7 +158,8 @@ class RecallService:
         if Stage.TRIPLES in stages and seeds:
             take(Stage.TRIPLES, self._linked(query, dict.fromkeys(seeds, 1.0), window))
         if Stage.ACTIVATION in stages and seeds:
-            activated = spread(seeds, self._neighbours, self.config.activation)
+            user_id = query.user_id
+            activated = spread(seeds, lambda ids: self._neighbours(ids, user_id), self.config.activation)
             spread_only = {c: a for c, a in activated.items() if c not in seeds}
             if spread_only:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
@@ -166,7 +176,7 @@ class RecallService:
     # -- stages ------------------------------------------------------------------------
 
     def _vectors(self, query: RecallQuery, window: tuple[int | None, int | None]) -> list[tuple[str, float]]:
-        vectors = self.memory.embedder.embed_documents(query.texts[:4])
+        vectors = self.memory.embedder.embed_documents(query.texts)
         best: dict[str, float] = {}
         for collection, active in ((Collection.EXPERIENCE, None), (Collection.INSIGHTS, True)):
             flt = VectorFilter(
@@ -211,21 +221,34 @@ class RecallService:
         return list(scores.items())
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
-        norms = {normalize_name(c) for c in query.concepts if normalize_name(c)}
-        seeds = {node.id: 1.0 for node in self.memory.graph.concepts_by_norm(list(norms)).values()}
+        """The asking user's concepts named by the query, plus those matching its triple pattern
+        (looked up only among the user's own concepts and relations)."""
+        assert query.user_id is not None
+        user_id = query.user_id
+        norms = [n for n in dict.fromkeys(normalize_name(c) for c in query.concepts) if n]
+        norms = norms[: self.config.max_concepts]
         pattern = query.triple_pattern
+        ends: list[str] = []
         if pattern and pattern[1]:
-            subject, relation, obj = pattern
+            ends = [normalize_name(e) if e else "" for e in (pattern[0], pattern[2])]
+        found = self.memory.graph.concepts_by_norm([*norms, *(e for e in ends if e)], user_id)
+        seeds = {found[n].id: 1.0 for n in norms if n in found}
+        if ends and any(ends):
+            subject, obj = (found[e].id if e in found else None for e in ends)
+            known, other = (subject, obj) if subject else (obj, None)
+            if known is None:
+                return seeds  # the named end is not one of the user's concepts: nothing matches
             rows = self.memory.graph.run(
                 "recall_triple_subjects",
-                relation=str(relation).upper(),
-                subject=normalize_name(subject) if subject else None,
-                object=normalize_name(obj) if obj else None,
+                relation=str(pattern[1] if pattern else "").upper(),
+                known=known,
+                known_is_subject=subject is not None,
+                other=other,
+                user_id=user_id,
                 now=now_ms(),
             )
             for row in rows:
-                for key in ("subject", "object"):
-                    seeds[str(row[key])] = 1.0
+                seeds[str(row["known"])] = seeds[str(row["other"])] = 1.0
         return seeds
 
     def _linked(
@@ -254,11 +277,12 @@ class RecallService:
                 score[str(row["id"])] += weight
         return list(score.items())
 
-    def _neighbours(self, frontier: list[str]) -> list[Neighbour]:
+    def _neighbours(self, frontier: list[str], user_id: str | None) -> list[Neighbour]:
         rows = self.memory.graph.run(
             "recall_concept_neighbours",
             ids=frontier,
             relations=[r.value for r in CONCEPT_RELATIONS],
+            user_id=user_id,
             now=now_ms(),
         )
         return [(str(r["src"]), str(r["dst"]), str(r["relation"]), r["confidence"]) for r in rows]

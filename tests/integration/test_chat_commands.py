@@ -115,7 +115,7 @@ async def test_good_and_bad_need_an_answer_and_reweight_what_it_recalled(
 
 
 async def test_reflect_command_reports_what_it_merged(runtime: Runtime, chat: ChatSession) -> None:
-    concepts = runtime.memory.get_or_create_concepts(["Redis", "queues"])
+    concepts = runtime.memory.get_or_create_concepts(["Redis", "queues"], "ana")
     from thea.models import Edge
 
     crystals = [
@@ -141,6 +141,6 @@ async def test_a_fact_may_spell_one_concept_two_ways(runtime: Runtime, chat: Cha
     relations = runtime.memory.graph.run("relations_by_source", source=result.data["fact_id"])
     found = {(r["subject"].lower(), r["relation"], r["object"]) for r in relations}
     assert found == {("redis", "IS_A", "database"), ("redis", "RELATED_TO", "cache")}
-    concepts = runtime.memory.get_or_create_concepts(["Redis", "REDIS ", "redis"])
+    concepts = runtime.memory.get_or_create_concepts(["Redis", "REDIS ", "redis"], chat.user_id)
     assert set(concepts) == {"Redis", "REDIS ", "redis"}
     assert len({c.id for c in concepts.values()}) == 1

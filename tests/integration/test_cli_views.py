@@ -146,7 +146,7 @@ def test_trace_accepts_id_prefixes_and_explains_bad_ones(seeded: Seeded) -> None
     assert "I work on Redis queues." in ok(seeded, "trace", seeded.ok_id[:8])
     missing = thea(seeded, "trace", "zzzz")
     assert missing.exit_code != 0
-    assert "no conversation of yours with id starting 'zzzz'" in missing.output
+    assert "no memory with id starting 'zzzz'" in missing.output
     empty = thea(seeded, "trace", "")
     assert empty.exit_code == 2
     assert "give an impulse (an id or an id prefix)" in empty.output

@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
 from typer.testing import CliRunner
 
+from tests.service_support import stop_services_under
 from thea.cli.main import app
 from thea.config import Settings
+from thea.errors import ChronicleDamaged, VectorStoreDamaged
 from thea.memory.chronicle.redis import RedisChronicle
 from thea.memory.consistency import INCOMPLETE, Issue, check, repair
 from thea.memory.embedded_server import EmbeddedFalkorDB
@@ -59,7 +62,7 @@ def test_lost_vector_and_event_are_found_repaired_and_a_second_repair_is_a_no_op
 ) -> None:
     impulse = UserImpulse(content="I moved to Lisbon last spring.", user_id="ana")
     fact = Fact(content="Ana's cat is called Miso.", user_id="ana")
-    concept = Concept.named("Lisbon")
+    concept = Concept.named("Lisbon", "ana")
     task = Task(step="plan", service="planner", content="plan for impulse", user_id="ana")
     memory.record([impulse, fact, concept, task])
     assert check(memory).ok
@@ -249,3 +252,119 @@ def _all_pages(fetch: Callable[[str | None], tuple[list[str], str | None]]) -> s
         if cursor is None:
             return seen
     raise AssertionError("the scan never ended")
+
+
+def _record_and_close(settings: Settings, nodes: list[UserImpulse | Fact]) -> None:
+    memory = open_memory(settings)
+    try:
+        memory.record(nodes)
+    finally:
+        memory.close()  # the CLI opens the embedded stores next
+
+
+def test_a_chronicle_with_garbage_in_its_header_is_reported_then_rebuilt_from_the_graph(
+    settings: Settings,
+) -> None:
+    impulse = UserImpulse(content="I moved to Lisbon last spring.", user_id="ana")
+    fact = Fact(content="Ana's cat is called Miso.", user_id="ana")
+    _record_and_close(settings, [impulse, fact])
+    path = data_dir(settings) / "chronicle.sqlite3"
+    with path.open("r+b") as f:
+        f.write(b"this is not an SQLite header, just garbage" * 3)
+
+    with pytest.raises(ChronicleDamaged, match="thea memory repair"):  # what every other command says
+        open_memory(settings)
+
+    runner = CliRunner()
+    obj = {"settings": settings}
+    checked = runner.invoke(app, ["memory", "check"], obj=obj)
+    assert checked.exit_code == 1, checked.output
+    assert "Traceback" not in checked.output
+    one_line = " ".join(checked.output.split())
+    assert f"chronicle {path} is unreadable (file is not a database)" in one_line
+    assert "run `thea memory repair`" in one_line
+    data = json.loads(runner.invoke(app, ["memory", "check", "--json"], obj=obj).stdout)
+    assert data["ok"] is False
+    (damaged,) = data["damaged"]
+    assert {k: v for k, v in damaged.items() if k != "description"} == {
+        "layer": "chronicle",
+        "path": str(path),
+        "reason": "file is not a database",
+        "collection": None,
+        "moved_to": None,
+    }
+    assert path.read_bytes().startswith(b"this is not an SQLite header")  # check changed nothing
+
+    fixed = runner.invoke(app, ["memory", "repair"], obj=obj)
+    assert fixed.exit_code == 0, fixed.output
+    (aside,) = path.parent.glob("chronicle.sqlite3.damaged-*")
+    assert aside.read_bytes().startswith(b"this is not an SQLite header")  # kept for inspection
+    assert f"moved aside to {aside}" in " ".join(fixed.output.split())
+
+    stop_services_under(Path(settings.data_dir))  # repair ended the maintenance service: let it go
+    memory = open_memory(settings)
+    try:
+        events = {e.id: e for e in memory.events(0, 2**62, user_id="ana")}
+        assert events[impulse.id].summary == impulse.content
+        assert events[fact.id].summary == fact.content
+        assert check(memory).ok
+    finally:
+        memory.close()
+    assert runner.invoke(app, ["memory", "check"], obj=obj).exit_code == 0
+
+
+def test_a_chronicle_with_a_corrupt_page_is_found_by_the_page_check(settings: Settings) -> None:
+    memory = open_memory(settings)
+    try:
+        memory.record([UserImpulse(content=f"note {i} " + "x" * 300, user_id="ana") for i in range(300)])
+    finally:
+        memory.close()
+    path = data_dir(settings) / "chronicle.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = path.stat().st_size
+    with path.open("r+b") as f:  # the header is intact: only reading every page finds this
+        f.seek(size // 2 // 4096 * 4096)
+        f.write(b"\xff" * 4096)
+
+    runner = CliRunner()
+    checked = runner.invoke(app, ["memory", "check", "--json"], obj={"settings": settings})
+    assert checked.exit_code == 1, checked.output
+    (damage,) = json.loads(checked.stdout)["damaged"]
+    assert damage["layer"] == "chronicle"
+    fixed = runner.invoke(app, ["memory", "repair", "--json"], obj={"settings": settings})
+    assert fixed.exit_code == 0, fixed.output
+    assert json.loads(fixed.stdout)["repaired"]["missing_events"] == 300
+    assert runner.invoke(app, ["memory", "check"], obj={"settings": settings}).exit_code == 0
+
+
+def test_a_damaged_vector_collection_is_named_then_re_embedded_from_the_graph(settings: Settings) -> None:
+    fact = Fact(content="Ana's cat is called Miso.", user_id="ana")
+    _record_and_close(settings, [fact, UserImpulse(content="I moved to Lisbon last spring.", user_id="ana")])
+    folder = data_dir(settings) / "vectors" / Collection.EXPERIENCE.value
+    for mapping in folder.glob("segments/*/mutable_id_tracker.mappings"):
+        mapping.write_bytes(b"\xff" * mapping.stat().st_size)
+
+    with pytest.raises(VectorStoreDamaged, match="thea memory repair"):
+        open_memory(settings)
+
+    runner = CliRunner()
+    obj = {"settings": settings}
+    checked = runner.invoke(app, ["memory", "check"], obj=obj)
+    assert checked.exit_code == 1, checked.output
+    assert "Traceback" not in checked.output
+    one_line = " ".join(checked.output.split())
+    assert f"vectors {folder} is unreadable" in one_line
+    assert "re-embed from the graph" in one_line
+
+    fixed = runner.invoke(app, ["memory", "repair"], obj=obj)
+    assert fixed.exit_code == 0, fixed.output
+    (aside,) = folder.parent.glob("experience.damaged-*")
+    assert f"moved aside to {aside}" in " ".join(fixed.output.split())
+    stop_services_under(Path(settings.data_dir))
+    memory = open_memory(settings)
+    try:
+        assert fact.id in _recalled_ids(memory, "What is my cat called?", "ana")
+        assert check(memory).ok
+    finally:
+        memory.close()

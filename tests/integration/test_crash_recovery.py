@@ -39,7 +39,7 @@ def seed(settings: Settings, user: str = "ana", tag: str = "") -> None:
     in the embedded profile one process at a time holds the vector store)."""
     memory = open_memory(settings)
     try:
-        concepts = memory.get_or_create_concepts(sorted({c for _, cs in GROUPS for c in cs}))
+        concepts = memory.get_or_create_concepts(sorted({c for _, cs in GROUPS for c in cs}), user)
         nodes, edges = [], []
         for text, names in GROUPS:
             insight = KnowledgeCrystal(content=f"{user} {text} {tag}".strip(), user_id=user, strength=1.0)
@@ -80,9 +80,9 @@ def test_a_reflection_killed_while_holding_its_lock_does_not_block_the_next_one(
     done = thea(["reflect", "--user", "ana", "--json"], data, timeout=150)
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    # the killed service's job is handed back to the queue and runs too: between the two, each
-    # group is merged exactly once
-    assert json.loads(done.stdout)["merged"] in (0, 2)
+    # the killed service's job is handed back to the queue and runs too (the user asked for it):
+    # between the two jobs, each group is merged exactly once
+    assert json.loads(done.stdout)["merged"] <= 2
     stop_services_under(data)
     memory = open_memory(settings)
     try:

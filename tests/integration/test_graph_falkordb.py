@@ -51,7 +51,7 @@ def test_batch_upsert_reads_back_every_node(graph: FalkorDBGraphStore) -> None:
 
 def test_re_upsert_is_idempotent(graph: FalkorDBGraphStore) -> None:
     nodes = _impulses(50)
-    a, b = Concept.named("Redis"), Concept.named("Queues")
+    a, b = Concept.named("Redis", "u1"), Concept.named("Queues", "u1")
     edges = [relation(a.id, EdgeType.USED_WITH, b.id, confidence=0.9)]
     for _ in range(3):
         graph.upsert_nodes([*nodes, a, b])
@@ -104,7 +104,7 @@ def test_unknown_labels_and_edge_types_are_rejected() -> None:
 
 
 def test_edges_need_existing_endpoints(graph: FalkorDBGraphStore) -> None:
-    a = Concept.named("alpha")
+    a = Concept.named("alpha", "u1")
     graph.upsert_nodes([a])
     assert graph.upsert_edges([Edge(src=a.id, dst="missing", type=EdgeType.RELATED_TO)]) == 0
     assert graph.count_by_type()["edges"] == 0
@@ -112,7 +112,7 @@ def test_edges_need_existing_endpoints(graph: FalkorDBGraphStore) -> None:
 
 def test_neighbourhood_depth_and_edge_filter(graph: FalkorDBGraphStore) -> None:
     impulse = UserImpulse(content="redis queues", user_id="u1")
-    redis_c, queue_c, worker_c = (Concept.named(n) for n in ("Redis", "Queue", "Worker"))
+    redis_c, queue_c, worker_c = (Concept.named(n, "u1") for n in ("Redis", "Queue", "Worker"))
     graph.upsert_nodes([impulse, redis_c, queue_c, worker_c])
     graph.upsert_edges(
         [
@@ -143,10 +143,10 @@ def test_time_range_is_half_open_and_filters_user(graph: FalkorDBGraphStore) -> 
 
 
 def test_concept_aliases_resolve_to_one_concept(graph: FalkorDBGraphStore) -> None:
-    redis_c = Concept.named("Redis")
+    redis_c = Concept.named("Redis", "u1")
     graph.upsert_nodes([redis_c])
-    graph.add_aliases(redis_c.id, ["redis server", "remote dictionary server"])
-    found = graph.concepts_by_norm(["redis", "redis server", "remote dictionary server", "postgres"])
+    graph.add_aliases(redis_c.id, ["redis server", "remote dictionary server"], "u1")
+    found = graph.concepts_by_norm(["redis", "redis server", "remote dictionary server", "postgres"], "u1")
     assert set(found) == {"redis", "redis server", "remote dictionary server"}
     assert {n.id for n in found.values()} == {redis_c.id}
 

@@ -142,7 +142,7 @@ def test_user_text_travels_as_parameters(store: Neo4jGraphStore) -> None:
 
 def test_edges_and_neighbourhood(store: Neo4jGraphStore) -> None:
     impulse = UserImpulse(content="redis queues", user_id="u1")
-    redis_c, queue_c, worker_c = (Concept.named(n) for n in ("Redis", "Queue", "Worker"))
+    redis_c, queue_c, worker_c = (Concept.named(n, "u1") for n in ("Redis", "Queue", "Worker"))
     store.upsert_nodes([impulse, redis_c, queue_c, worker_c])
     written = store.upsert_edges(
         [

@@ -59,7 +59,7 @@ async def test_archived_insights_are_not_recalled(runtime: Runtime) -> None:
 
 
 async def test_spreading_activation_reaches_two_hops_and_stops_below_threshold(runtime: Runtime) -> None:
-    c = runtime.memory.get_or_create_concepts(["outage", "memory leak", "cron job", "full moon"])
+    c = runtime.memory.get_or_create_concepts(["outage", "memory leak", "cron job", "full moon"], "ana")
     insight = KnowledgeCrystal(content="The nightly cron job is restarted by hand.", user_id="ana")
     runtime.memory.record(
         [insight],
@@ -96,7 +96,7 @@ def test_activation_values_decay_per_relation_and_respect_the_threshold() -> Non
 
 
 async def test_a_triple_pattern_finds_what_causes_something(runtime: Runtime) -> None:
-    c = runtime.memory.get_or_create_concepts(["disk full", "outage", "tea"])
+    c = runtime.memory.get_or_create_concepts(["disk full", "outage", "tea"], "ana")
     insight = KnowledgeCrystal(content="Full disks took the site down twice.", user_id="ana")
     runtime.memory.record(
         [insight],

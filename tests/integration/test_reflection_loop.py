@@ -52,7 +52,7 @@ def crystals(rt: Runtime, user: str = "ana") -> list[KnowledgeCrystal]:
 def seed(rt: Runtime, user: str, specs: list[tuple[str, list[str]]]) -> list[KnowledgeCrystal]:
     """Insights with concepts, as crystallization would leave them."""
     names = sorted({n for _, cs in specs for n in cs})
-    concepts = rt.memory.get_or_create_concepts(names)
+    concepts = rt.memory.get_or_create_concepts(names, user)
     nodes, edges = [], []
     for text, cs in specs:
         k = KnowledgeCrystal(content=text, user_id=user, strength=1.0)

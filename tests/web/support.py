@@ -73,8 +73,8 @@ class SeededInsights:
 
 def seed_insights(memory: UniversalMemory, *, user_id: str = "ana", concept: str = "Redis") -> SeededInsights:
     """Two archived insights merged into a stronger active one, plus a weak unrelated one."""
-    topic = memory.get_or_create_concepts([concept])[concept]
-    other = memory.get_or_create_concepts(["Gardening"])["Gardening"]
+    topic = memory.get_or_create_concepts([concept], user_id)[concept]
+    other = memory.get_or_create_concepts(["Gardening"], user_id)["Gardening"]
     source = UserImpulse(
         content=f"I use {concept} streams for my job queue.", user_id=user_id, session_id="s0"
     )

@@ -385,3 +385,47 @@ def test_with_a_token_any_host_name_is_answered_unless_a_list_is_set(runtime: Ru
         assert c.get(f"{PREFIX}/health", headers=auth).status_code == 200
     with TestClient(app, base_url="http://other.example") as c:
         assert c.get(f"{PREFIX}/health", headers=auth).status_code == 400
+
+
+def _same_404(client: TestClient, path: str, foreign: str, params: dict[str, str] | None = None) -> None:
+    """``foreign`` (another user's id or concept) gets the very 404 of something that does not exist."""
+    missing = "0" * len(foreign) if foreign[:1] != "0" else "1" * len(foreign)
+    got = client.get(path.format(foreign), params={k: v.format(foreign) for k, v in (params or {}).items()})
+    none = client.get(path.format(missing), params={k: v.format(missing) for k, v in (params or {}).items()})
+    assert got.status_code == none.status_code == 404, (got.text, none.text)
+    assert got.json()["error"].replace(foreign, "<x>") == none.json()["error"].replace(missing, "<x>")
+
+
+def test_concepts_and_their_relations_belong_to_one_user(shared_app: Any, runtime: Runtime) -> None:
+    with as_user(shared_app, TOKEN) as ana, as_user(shared_app, BOB_TOKEN) as bob:
+        fact = next(d for kind, d in chat(ana, "!fact my salary::182000 dollars") if kind == "command")
+        said = done_of(chat(ana, "My PIN is 4321 and my bank is Nordea."))
+        insight = seed_insights(runtime.memory, user_id="ana", concept="Kafka").merged
+
+        mine = ana.get(f"{PREFIX}/graph", params={"concept": "182000 dollars", "depth": 1}).json()
+        labels = {n["data"]["id"]: n["data"]["label"] for n in mine["nodes"]}
+        edges = {
+            (labels.get(e["data"]["source"]), e["data"]["label"], labels.get(e["data"]["target"]))
+            for e in mine["edges"]
+        }
+        assert ("my salary", "IS_A", "182000 dollars") in edges
+        assert ana.get(f"{PREFIX}/graph", params={"concept": "PIN"}).status_code == 200
+
+        # bob reaches none of it, and cannot tell it exists
+        for name in ("182000 dollars", "my salary", "PIN", "Nordea", "Kafka"):
+            _same_404(bob, f"{PREFIX}/graph", name, {"concept": "{}"})
+        _same_404(bob, f"{PREFIX}/graph", fact["data"]["fact_id"], {"node": "{}"})
+        _same_404(bob, f"{PREFIX}/graph", said["impulse_id"][:8], {"node": "{}"})
+        _same_404(bob, f"{PREFIX}/traces/{{}}", said["impulse_id"])
+        _same_404(bob, f"{PREFIX}/insights/{{}}", insight.id)
+        assert bob.get(f"{PREFIX}/insights", params={"concept": "kafka"}).json()["insights"] == []
+
+        # bob's own salary is his own concept, linked to his own fact only
+        chat(bob, "!fact my salary::90000 dollars")
+        his = bob.get(f"{PREFIX}/graph", params={"concept": "my salary", "depth": 3}).json()
+        his_labels = {n["data"]["label"] for n in his["nodes"]}
+        assert "90000 dollars" in his_labels
+        assert not his_labels & {"182000 dollars", "my salary::182000 dollars"}
+        assert {n["data"]["id"] for n in his["nodes"]}.isdisjoint(
+            {fact["data"]["fact_id"], said["impulse_id"]}
+        )

@@ -45,6 +45,8 @@ class Health(BaseModel):
     pid: int
     #: whether requests on this connection need a bearer token
     auth: bool = False
+    #: set when a store is damaged: only check and repair work until `thea memory repair`
+    maintenance: str | None = None
 
 
 class WhoAmI(BaseModel):
@@ -85,6 +87,7 @@ class ServiceStatus(BaseModel):
     listening: list[str]
     idle_stop_s: float
     rss_bytes: int
+    maintenance: str | None = None
 
 
 # -- the cycle -----------------------------------------------------------------------------

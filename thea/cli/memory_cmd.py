@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from thea.cli.common import client, console, err_console, friendly_errors
+from thea.cli.render import safe
 
 memory_app = typer.Typer(help="Inspect and maintain the memory layers.", no_args_is_help=True)
 
@@ -80,6 +81,13 @@ def _scan(
         return api.scan(kind, grace_minutes, progress)
 
 
+def _print_damage(report: dict[str, Any]) -> None:
+    for item in report.get("damaged", []):
+        style = "bold red" if item.get("moved_to") is None else "yellow"
+        label = "unreadable" if item.get("moved_to") is None else "rebuilt"
+        console.print(f"[{style}]{label}:[/] {safe(item['description'])}", highlight=False, soft_wrap=True)
+
+
 def _problems(n: int) -> str:
     return f"{n} problem" if n == 1 else f"{n} problems"
 
@@ -120,10 +128,12 @@ def check_cmd(
 ) -> None:
     """Compare the graph with the vector store and the chronicle; exit code 1 if they disagree."""
     report = _scan(ctx, "check", grace_minutes, as_json)
-    found = sum(report["found"].values())
+    unreadable = [d for d in report.get("damaged", []) if d.get("moved_to") is None]
+    found = sum(report["found"].values()) + len(unreadable)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     else:
+        _print_damage(report)
         console.print(_table(report, repaired=False))
         if report.get("marked_incomplete"):
             console.print(f"[dim]{report['marked_incomplete']} cycles already marked incomplete[/]")
@@ -146,6 +156,7 @@ def repair_cmd(
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
+    _print_damage(report)
     console.print(_table(report, repaired=True))
     found, fixed = sum(report["found"].values()), sum(report["repaired"].values())
     if found == 0:

@@ -13,6 +13,10 @@ graph content, re-appends missing chronicle events, deletes orphan points and ev
 incomplete cycles with ``status = "incomplete"`` (they are then no longer reported). Every fix
 is idempotent, so a second repair finds nothing to do.
 
+A derived layer whose files cannot be read at all (see ``thea.memory.salvage``) arrives as a
+:class:`Damage`: ``check`` skips it and reports it, ``repair`` gets a fresh empty one in its
+place and refills it from the graph like any other missing data.
+
 Known limit: a node counts as embedded when at least one of its chunks has a point; a single
 lost chunk of a long text is not detected.
 """
@@ -22,11 +26,12 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from thea.errors import TheaError
+from thea.memory.concept_owners import give_owners, is_shared_concept
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import Collection, CycleStatus, Node, NodeType, now_ms
 
@@ -49,6 +54,7 @@ class Issue(StrEnum):
     ORPHAN_POINTS = "orphan_points"
     ORPHAN_EVENTS = "orphan_events"
     INCOMPLETE_CYCLES = "incomplete_cycles"
+    SHARED_CONCEPTS = "shared_concepts"
 
 
 ISSUE_HELP: dict[Issue, str] = {
@@ -57,11 +63,33 @@ ISSUE_HELP: dict[Issue, str] = {
     Issue.ORPHAN_POINTS: "vector points whose node is not in the graph",
     Issue.ORPHAN_EVENTS: "chronicle events whose node is not in the graph",
     Issue.INCOMPLETE_CYCLES: "impulses whose cycle recorded no final response",
+    Issue.SHARED_CONCEPTS: "concepts without an owner (written before concepts were per user)",
 }
 
 
 def _zero() -> dict[Issue, int]:
     return dict.fromkeys(Issue, 0)
+
+
+@dataclass
+class Damage:
+    """A derived layer's file or directory that cannot be read."""
+
+    layer: str  # "chronicle" or "vectors"
+    path: str
+    reason: str
+    #: the vector collection, for a damaged collection directory
+    collection: str | None = None
+    #: where ``repair`` moved it (None: still in place, skipped by the scan)
+    moved_to: str | None = None
+
+    def describe(self) -> str:
+        what = f"{self.layer} {self.path}"
+        rebuilt = "rebuilt from the graph" if self.layer == "chronicle" else "re-embedded from the graph"
+        if self.moved_to:
+            return f"{what} was unreadable ({self.reason}); moved aside to {self.moved_to} and {rebuilt}"
+        verb = "move it aside and rebuild it" if self.layer == "chronicle" else "move it aside and re-embed"
+        return f"{what} is unreadable ({self.reason}); run `thea memory repair` to {verb} from the graph"
 
 
 @dataclass
@@ -76,10 +104,17 @@ class ConsistencyReport:
     examples: dict[Issue, list[str]] = field(default_factory=lambda: {i: [] for i in Issue})
     #: Cycles marked incomplete by an earlier repair (acknowledged, not an issue any more).
     marked_incomplete: int = 0
+    #: Derived layers that could not be read (and, after repair, where they were moved).
+    damaged: list[Damage] = field(default_factory=list)
+
+    @property
+    def unreadable(self) -> list[Damage]:
+        """Damage still in place (a check found it; a repair did not move it)."""
+        return [d for d in self.damaged if d.moved_to is None]
 
     @property
     def ok(self) -> bool:
-        return not any(self.found.values())
+        return not any(self.found.values()) and not self.unreadable
 
     @property
     def total_found(self) -> int:
@@ -102,6 +137,7 @@ class ConsistencyReport:
             "examples": {i.value: ids for i, ids in self.examples.items()},
             "meaning": {i.value: ISSUE_HELP[i] for i in Issue},
             "marked_incomplete": self.marked_incomplete,
+            "damaged": [{**asdict(d), "description": d.describe()} for d in self.damaged],
         }
 
 
@@ -111,9 +147,12 @@ def check(
     grace_ms: int = DEFAULT_GRACE_MS,
     page_size: int = 500,
     progress: ProgressFn | None = None,
+    damage: Sequence[Damage] = (),
 ) -> ConsistencyReport:
-    """Compare the layers; change nothing."""
-    return _Scan(memory, fix=False, grace_ms=grace_ms, page_size=page_size, progress=progress).run()
+    """Compare the layers; change nothing. ``damage``: layers found unreadable when opening."""
+    return _Scan(
+        memory, fix=False, grace_ms=grace_ms, page_size=page_size, progress=progress, damage=damage
+    ).run()
 
 
 def repair(
@@ -122,9 +161,13 @@ def repair(
     grace_ms: int = DEFAULT_GRACE_MS,
     page_size: int = 500,
     progress: ProgressFn | None = None,
+    damage: Sequence[Damage] = (),
 ) -> ConsistencyReport:
-    """Re-derive what is missing from the graph and drop what has no graph node (idempotent)."""
-    return _Scan(memory, fix=True, grace_ms=grace_ms, page_size=page_size, progress=progress).run()
+    """Re-derive what is missing from the graph and drop what has no graph node (idempotent).
+    ``damage``: layers that were unreadable and have been moved aside (refilled here)."""
+    return _Scan(
+        memory, fix=True, grace_ms=grace_ms, page_size=page_size, progress=progress, damage=damage
+    ).run()
 
 
 class _Scan:
@@ -136,6 +179,7 @@ class _Scan:
         grace_ms: int,
         page_size: int,
         progress: ProgressFn | None,
+        damage: Sequence[Damage] = (),
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
@@ -144,12 +188,16 @@ class _Scan:
         self.cutoff = now_ms() - max(grace_ms, 0)
         self.page = page_size
         self.progress = progress or (lambda phase, done, total: None)
-        self.report = ConsistencyReport()
+        self.report = ConsistencyReport(damaged=list(damage))
+        unreadable = self.report.unreadable
+        self.chronicle_ok = not any(d.layer == "chronicle" for d in unreadable)
+        self.collections = [c for c in Collection if c.value not in {d.collection for d in unreadable}]
 
     def run(self) -> ConsistencyReport:
         self._graph_pass()
         self._vector_pass()
-        self._chronicle_pass()
+        if self.chronicle_ok:
+            self._chronicle_pass()
         r = self.report
         log.info(
             "consistency %s: checked %d nodes, %d points, %d events; found %s; repaired %s",
@@ -189,8 +237,12 @@ class _Scan:
                 break
             props = [dict(r["props"]) for r in rows]
             after = str(props[-1]["id"])
+            shared = [p for p in props if is_shared_concept(p)]
+            self._shared_concepts(shared)
             nodes: list[Node] = []
             for p in props:
+                if is_shared_concept(p):
+                    continue
                 try:
                     nodes.append(Node.from_props(p))
                 except (TheaError, ValueError) as exc:
@@ -203,7 +255,16 @@ class _Scan:
             if len(rows) < self.page:
                 break
 
+    def _shared_concepts(self, shared: list[dict[str, Any]]) -> None:
+        """Unowned concepts reach no user (reads match the owner); repair gives each user a copy."""
+        self._found(Issue.SHARED_CONCEPTS, [str(p["id"]) for p in shared])
+        if self.fix and shared:
+            give_owners(self.memory, shared)
+            self.report.repaired[Issue.SHARED_CONCEPTS] += len(shared)
+
     def _check_events(self, nodes: Sequence[Node]) -> None:
+        if not self.chronicle_ok:
+            return
         have = self.memory.chronicle.existing_ids([n.id for n in nodes])
         missing = [n for n in nodes if n.id not in have]
         self._found(Issue.MISSING_EVENTS, [n.id for n in missing])
@@ -218,6 +279,8 @@ class _Scan:
             if text and text.strip():
                 by_collection[collection_for(node.type)].append(node)
         for collection, group in by_collection.items():
+            if collection not in self.collections:
+                continue
             have = self.memory.vectors.existing_ids(collection, [n.id for n in group])
             missing = [n for n in group if n.id not in have]
             self._found(Issue.MISSING_VECTORS, [n.id for n in missing])
@@ -250,9 +313,9 @@ class _Scan:
     # -- vectors -> graph ----------------------------------------------------------------
 
     def _vector_pass(self) -> None:
-        totals = {c: self.memory.vectors.count(c) for c in Collection}
+        totals = {c: self.memory.vectors.count(c) for c in self.collections}
         total = sum(totals.values())
-        for collection in Collection:
+        for collection in self.collections:
             reported: set[str] = set()  # an orphan's chunks may span pages
             cursor: str | None = None
             while True:
@@ -296,6 +359,7 @@ __all__ = [
     "INCOMPLETE",
     "ISSUE_HELP",
     "ConsistencyReport",
+    "Damage",
     "Issue",
     "check",
     "repair",

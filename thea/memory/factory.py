@@ -11,6 +11,7 @@ from pathlib import Path
 
 from thea.config import Settings
 from thea.memory.chronicle.base import Chronicle
+from thea.memory.consistency import Damage
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.base import GraphStore
 from thea.memory.universal import UniversalMemory
@@ -140,3 +141,40 @@ def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalM
     if ensure_schema:
         memory.ensure_schema()
     return memory
+
+
+def open_for_maintenance(settings: Settings, *, fix: bool) -> tuple[UniversalMemory, list[Damage]]:
+    """Open every layer for ``thea memory check`` (``fix=False``) or ``repair`` (``fix=True``).
+
+    Unlike :func:`open_memory`, an embedded chronicle or vector collection whose files cannot
+    be read does not stop it: the damage is returned; with ``fix`` the damaged file or
+    directory has been moved aside and an empty one opened in its place (see
+    ``thea.memory.salvage``), which the repair scan refills from the graph.
+    """
+    from thea.memory.embeddings import build_embeddings
+    from thea.memory.salvage import open_edge_vectors, open_sqlite_chronicle
+
+    damage: list[Damage] = []
+    server = embedded_server(settings) if settings.embedded_graph else None
+    graph = build_graph(settings, server)
+    try:
+        if settings.vector.backend == "qdrant_edge":
+            vectors = open_edge_vectors(data_dir(settings) / "vectors", settings, fix=fix, damage=damage)
+        else:
+            vectors = build_vectors(settings)
+        try:
+            if settings.chronicle.backend == "sqlite":
+                path = data_dir(settings) / "chronicle.sqlite3"
+                chronicle = open_sqlite_chronicle(path, fix=fix, damage=damage)
+            else:
+                chronicle = build_chronicle(settings, server)
+            embedder = build_embeddings(settings.embedding)
+        except BaseException:
+            vectors.close()
+            raise
+    except BaseException:
+        graph.close()
+        raise
+    memory = UniversalMemory(graph, vectors, chronicle, embedder, dimension=settings.embedding.dimension)
+    graph.ensure_schema()
+    return memory, damage

@@ -44,6 +44,22 @@ log = logging.getLogger(__name__)
 
 Chunker = Callable[[str], list[str]]
 
+#: At most this many chunks of one text are embedded (a 200,000-character message would make
+#: ~200-900); a longer text gets this many windows spread evenly over it, first and last
+#: included. The whole text stays in the graph and its full-text index.
+MAX_CHUNKS = 32
+
+
+def spread_evenly(chunks: list[str], limit: int = MAX_CHUNKS) -> list[tuple[int, str]]:
+    """``limit`` of the chunks, evenly spaced, first and last included, with their positions."""
+    if len(chunks) <= limit:
+        return list(enumerate(chunks))
+    if limit <= 1:
+        return [(0, chunks[0])]
+    picks = sorted({round(i * (len(chunks) - 1) / (limit - 1)) for i in range(limit)})
+    return [(i, chunks[i]) for i in picks]
+
+
 _COLLECTION_OF: dict[NodeType, Collection] = {
     NodeType.CONCEPT: Collection.CONCEPTS,
     NodeType.KNOWLEDGE_CRYSTAL: Collection.INSIGHTS,
@@ -60,6 +76,11 @@ def char_chunks(text: str, size: int = 1000, overlap: int = 100) -> list[str]:
         return [text]
     step = size - overlap
     return [text[i : i + size] for i in range(0, max(len(text) - overlap, 1), step)]
+
+
+def unknown_id(prefix: str) -> NotFoundError:
+    """The one answer for an id that does not exist, or that belongs to someone else."""
+    return NotFoundError(f"no memory with id starting {prefix!r}")
 
 
 @dataclass
@@ -92,6 +113,7 @@ class UniversalMemory:
         dimension: int,
         chunker: Chunker | None = None,
         space_guard: Callable[[], None] | None = None,
+        max_chunks: int = MAX_CHUNKS,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -101,6 +123,7 @@ class UniversalMemory:
         self.chunker: Chunker = chunker or getattr(embedder, "chunk_text", None) or char_chunks
         #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
         self.space_guard = space_guard or (lambda: None)
+        self.max_chunks = max_chunks
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -157,13 +180,14 @@ class UniversalMemory:
         )
 
     def vector_records(self, nodes: Sequence[Node]) -> list[VectorRecord]:
-        """Embed the recall-worthy nodes (long texts as overlapping chunks)."""
+        """Embed the recall-worthy nodes (long texts as overlapping chunks, at most
+        ``max_chunks`` of them per text)."""
         pending: list[tuple[Node, int, str]] = []
         for node in nodes:
             text = node.embedding_text()
             if not text or not text.strip():
                 continue
-            for index, chunk in enumerate(self.chunker(text)):
+            for index, chunk in spread_evenly(self.chunker(text), self.max_chunks):
                 pending.append((node, index, chunk))
         if not pending:
             return []
@@ -190,16 +214,16 @@ class UniversalMemory:
         records = self.vector_records(nodes)
         return self.vectors.upsert(records) if records else 0
 
-    def get_or_create_concepts(self, names: Sequence[str]) -> dict[str, Concept]:
-        """Resolve names (case, spacing and aliases ignored) to concepts, creating missing ones.
+    def get_or_create_concepts(self, names: Sequence[str], user_id: str) -> dict[str, Concept]:
+        """Resolve names (case, spacing and aliases ignored) to one user's concepts, creating
+        missing ones.
 
-        The result has one key per name given, spelled as given.
-
-        Concept ids derive from the normalised name, so two processes creating the same
-        concept at once MERGE into one node.
+        The result has one key per name given, spelled as given. Concepts are per user: the id
+        derives from the user and the normalised name, so two processes creating the same
+        concept at once MERGE into one node, and two users never share a concept.
         """
         wanted = {normalize_name(n): n for n in names if normalize_name(n)}
-        found = self.graph.concepts_by_norm(list(wanted))
+        found = self.graph.concepts_by_norm(list(wanted), user_id)
         by_norm: dict[str, Concept] = {}
         missing: list[Concept] = []
         for norm, original in wanted.items():
@@ -207,7 +231,7 @@ class UniversalMemory:
             if isinstance(hit, Concept):
                 by_norm[norm] = hit
             else:
-                by_norm[norm] = Concept.named(original)
+                by_norm[norm] = Concept.named(original, user_id)
                 missing.append(by_norm[norm])
         if missing:
             self.record(missing)
@@ -215,8 +239,10 @@ class UniversalMemory:
         return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
 
     def add_alias(self, concept: Concept, alias: str) -> None:
+        if not concept.user_id:
+            raise InputError("only a user's concept can have aliases")
         self.space_guard()
-        self.graph.add_aliases(concept.id, [normalize_name(alias)])
+        self.graph.add_aliases(concept.id, [normalize_name(alias)], concept.user_id)
 
     def set_active(self, nodes: Sequence[Node], active: bool) -> None:
         """Archive (active=False) or revive nodes in the graph and the vector payloads."""
@@ -235,9 +261,15 @@ class UniversalMemory:
         return self.graph.get_nodes(ids)
 
     def neighbourhood(
-        self, node_id: str, depth: int = 1, edge_types: Sequence[EdgeType] | None = None, limit: int = 200
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+        *,
+        user_id: str | None = None,
     ) -> Subgraph:
-        return self.graph.neighbourhood(node_id, depth, edge_types, limit)
+        return self.graph.neighbourhood(node_id, depth, edge_types, limit, user_id)
 
     def by_time(
         self,
@@ -274,11 +306,13 @@ class UniversalMemory:
     ) -> list[VectorHit]:
         return await asyncio.to_thread(self.search, text, collection, **kw)
 
-    def resolve_id(self, prefix: str) -> str:
-        """A full id from a unique prefix (people type short ids)."""
-        matches = self.graph.find_ids_by_prefix(prefix, limit=2)
+    def resolve_id(self, prefix: str, *, user_id: str | None = None) -> str:
+        """A full id from a unique prefix (people type short ids). With ``user_id`` only that
+        user's memories count: another user's id gets the same answer as an id that does not
+        exist."""
+        matches = self.graph.find_ids_by_prefix(prefix, limit=2, user_id=user_id)
         if not matches:
-            raise NotFoundError(f"no memory with id starting {prefix!r}")
+            raise unknown_id(prefix)
         if len(matches) > 1:
             raise NotFoundError(f"id prefix {prefix!r} is ambiguous; type more characters")
         return matches[0]

@@ -1,8 +1,8 @@
 """Typed edges: structural links of the cognitive trace and typed concept relations.
 
 Edge types come from the closed :class:`EdgeType` enum only (never from user text).
-Concept relations carry ``confidence``, ``source`` and a validity interval
-``valid_from``/``valid_until`` so superseded knowledge stays in history.
+Concept relations carry ``confidence``, ``source``, the owning ``user_id`` and a validity
+interval ``valid_from``/``valid_until`` so superseded knowledge stays in history.
 """
 
 from __future__ import annotations
@@ -89,6 +89,8 @@ class Edge(BaseModel):
     valid_from: int | None = None
     valid_until: int | None = None
     weight: float | None = None
+    #: owner of a concept relation (both its concepts belong to this user)
+    user_id: str | None = None
 
     @field_validator("type", mode="before")
     @classmethod
@@ -111,8 +113,9 @@ def relation(
     confidence: float = 0.5,
     source: str | None = None,
     valid_from: int | None = None,
+    user_id: str | None = None,
 ) -> Edge:
-    """A typed concept relation with provenance."""
+    """A typed concept relation with provenance, owned by the user whose concepts it links."""
     edge_type = EdgeType.parse(rel) if isinstance(rel, str) else rel
     if not edge_type.is_concept_relation:
         raise UnknownLabelError(f"{edge_type} is not a concept relation")
@@ -123,4 +126,5 @@ def relation(
         confidence=confidence,
         source=source,
         valid_from=valid_from if valid_from is not None else now_ms(),
+        user_id=user_id,
     )

@@ -254,19 +254,23 @@ class Concept(Node):
             object.__setattr__(self, "content", self.name)
 
     @classmethod
-    def named(cls, name: str, **extra: Any) -> Concept:
-        """A concept with its deterministic id: the same name always maps to one node."""
+    def named(cls, name: str, user_id: str, **extra: Any) -> Concept:
+        """One user's concept with its deterministic id: the same user and name always map to
+        one node, and two users never share one (concepts are per user)."""
         norm = normalize_name(name)
         if not norm:
             raise ValueError("a concept name cannot be empty")
-        return cls(id=concept_id(norm), name=name.strip(), norm=norm, **extra)
+        if not user_id:
+            raise ValueError("a concept belongs to a user: user_id cannot be empty")
+        return cls(id=concept_id(user_id, norm), name=name.strip(), norm=norm, user_id=user_id, **extra)
 
     def embedding_text(self) -> str | None:
         return self.name
 
 
-def concept_id(norm: str) -> str:
-    return stable_id("concept", norm)
+def concept_id(user_id: str, norm: str) -> str:
+    """The id of one user's concept of this normalised name (see :func:`normalize_name`)."""
+    return stable_id("concept", user_id, norm)
 
 
 AnyNode = (

@@ -54,7 +54,7 @@ def serve_app(
 ) -> ASGIApp:
     """The app as one listener serves it (outermost first: transport tag, host check, ...).
     ``bind_host`` (the address a TCP listener listens on) is accepted as a Host name."""
-    settings = ctx.settings or ctx.runtime.settings
+    settings = ctx.config
     hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.tokens_required)
     wrapped: ASGIApp = SecurityHeaders(app)
     wrapped = BodyLimit(wrapped)

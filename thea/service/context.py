@@ -11,6 +11,9 @@ from threading import Lock
 from fastapi import Request
 
 from thea.config import Settings
+from thea.errors import BackendUnavailable
+from thea.memory.consistency import Damage
+from thea.memory.universal import UniversalMemory
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession
 from thea.service.auth import Authenticator, Caller
@@ -46,12 +49,31 @@ class SessionRegistry:
         return len(self._sessions)
 
 
+class StoreDamaged(BackendUnavailable):
+    """The service runs in maintenance mode: a store could not be opened (HTTP 503)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("memory", f"{reason}; run `thea memory repair`, then try again")
+
+
+@dataclass
+class Maintenance:
+    """What the service serves when a derived store (chronicle, vector collection) is damaged:
+    the memory opened for check and repair only, and why."""
+
+    memory: UniversalMemory
+    damage: list[Damage]
+    reason: str
+
+
 @dataclass
 class ServiceContext:
-    runtime: Runtime
+    runtime: Runtime | None
     auth: Authenticator
     #: the service's settings (the runtime's unless a test hands others)
     settings: Settings | None = None
+    #: set instead of a runtime when the service started in maintenance mode
+    maintenance: Maintenance | None = None
     sessions: SessionRegistry = field(default_factory=SessionRegistry)
     activity: Activity = field(default_factory=Activity)
     started_at: float = field(default_factory=time.time)
@@ -61,8 +83,28 @@ class ServiceContext:
     listen: ListenFn | None = None
 
     def __post_init__(self) -> None:
-        if self.settings is None:
+        if self.settings is None and self.runtime is not None:
             self.settings = self.runtime.settings
+
+    @property
+    def rt(self) -> Runtime:
+        """The runtime; in maintenance mode a clear 503 naming the damaged store."""
+        if self.runtime is None:
+            raise StoreDamaged(self.maintenance.reason if self.maintenance else "the service is not ready")
+        return self.runtime
+
+    @property
+    def memory(self) -> UniversalMemory:
+        if self.runtime is not None:
+            return self.runtime.memory
+        if self.maintenance is not None:
+            return self.maintenance.memory
+        raise StoreDamaged("the service is not ready")
+
+    @property
+    def config(self) -> Settings:
+        assert self.settings is not None
+        return self.settings
 
 
 def context_of(request: Request) -> ServiceContext:

@@ -34,13 +34,21 @@ from typing import IO
 import uvicorn
 
 from thea.config import Settings
-from thea.errors import BackendUnavailable, ConfigError, InputError, TheaError
+from thea.errors import (
+    BackendUnavailable,
+    ChronicleDamaged,
+    ConfigError,
+    InputError,
+    TheaError,
+    VectorStoreDamaged,
+)
 from thea.locations import ServicePaths
+from thea.memory.factory import open_for_maintenance
 from thea.proc import ProcessRecord
 from thea.runtime import Runtime, build_runtime
 from thea.service.app import create_app, serve_app
 from thea.service.auth import Authenticator
-from thea.service.context import ServiceContext
+from thea.service.context import Maintenance, ServiceContext
 from thea.service.hosts import LOOPBACK, host_name
 from workers.admin import queue_counts
 
@@ -149,6 +157,8 @@ class ServiceProcess:
         started = time.monotonic()
         try:
             runtime = build_runtime(self.settings)
+        except (ChronicleDamaged, VectorStoreDamaged) as exc:
+            return self._run_maintenance(exc)
         except ConfigError as exc:
             return self._fail(EXIT_CONFIG, exc)
         except BackendUnavailable as exc:
@@ -170,6 +180,28 @@ class ServiceProcess:
             with contextlib.suppress(FileNotFoundError):
                 self.paths.socket.unlink()
             log.info("service stopped")
+
+    def _run_maintenance(self, damaged: TheaError) -> int:
+        """A derived store cannot be opened: serve check and repair only (everything else gets
+        a 503 naming the store) until `thea memory repair` rebuilds it and stops the service."""
+        log.warning("a store is damaged (%s): serving check and repair only", damaged)
+        try:
+            memory, damage = open_for_maintenance(self.settings, fix=False)
+        except TheaError as exc:
+            return self._fail(EXIT_BACKEND, exc)
+        maintenance = Maintenance(memory=memory, damage=damage, reason=str(damaged))
+        try:
+            self.ctx = ServiceContext(
+                runtime=None,
+                auth=Authenticator(self.settings),
+                settings=self.settings,
+                maintenance=maintenance,
+            )
+            return asyncio.run(self._serve())
+        finally:
+            maintenance.memory.close()
+            with contextlib.suppress(FileNotFoundError):
+                self.paths.socket.unlink()
 
     def _fail(self, code: int, exc: TheaError) -> int:
         log.error("service could not start: %s", exc)
@@ -262,6 +294,8 @@ class ServiceProcess:
     def _jobs_pending(self) -> bool:
         assert self.ctx is not None
         try:
+            if self.ctx.runtime is None:
+                return False
             counts = queue_counts(self.ctx.runtime.jobs.connection)
         except Exception:  # the queue is down: nothing the workers could do either
             return False

@@ -3,6 +3,10 @@
 Durability: WAL with ``synchronous=NORMAL``: a committed append survives a crash
 of thea; a power cut may lose the last transactions since the last checkpoint
 sync. Appends are one transaction per batch with ``INSERT OR IGNORE`` (idempotent).
+
+A file that is not a database (garbage in its header) or has corrupt pages raises
+:class:`ChronicleDamaged`; ``thea memory repair`` then moves it aside and rebuilds the
+log from the graph.
 """
 
 # SQL text is built only from the constant column list and "?" placeholders; every value is a parameter.
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from thea.errors import ChronicleUnavailable
+from thea.errors import ChronicleDamaged, ChronicleUnavailable
 from thea.memory.chronicle.base import Chronicle
 from thea.models import ChronicleEvent, HealthStatus
 
@@ -37,6 +41,8 @@ CREATE INDEX IF NOT EXISTS events_correlation ON events (correlation_id, time);
 """
 _COLUMNS = "id, type, time, user_id, session_id, correlation_id, summary"
 _CHUNK = 500
+#: SQLite result codes meaning "this file is damaged", not "try again later".
+_DAMAGED = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 
 
 def _event(row: tuple[Any, ...]) -> ChronicleEvent:
@@ -58,13 +64,32 @@ class SQLiteChronicle(Chronicle):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
         try:
-            self._db: sqlite3.Connection | None = sqlite3.connect(str(self.path), check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            db = sqlite3.connect(str(self.path), check_same_thread=False)
         except sqlite3.Error as exc:
-            raise ChronicleUnavailable(f"cannot open {self.path}: {exc}") from exc
+            raise self._error(exc, f"cannot open {self.path}: ") from exc
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            db.close()
+            raise self._error(exc, f"cannot open {self.path}: ") from exc
+        self._db = db
+
+    def _error(self, exc: sqlite3.Error, prefix: str = "") -> ChronicleUnavailable:
+        if getattr(exc, "sqlite_errorcode", None) in _DAMAGED:
+            return ChronicleDamaged(str(self.path), str(exc))
+        return ChronicleUnavailable(f"{prefix}{exc}")
+
+    def verify(self) -> None:
+        """Read every page (``PRAGMA quick_check``, for maintenance): raise
+        :class:`ChronicleDamaged` if any is corrupt."""
+        rows = self._query("PRAGMA quick_check", [])
+        problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
+        if problems:
+            raise ChronicleDamaged(str(self.path), "; ".join(problems[:3]))
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
@@ -76,7 +101,7 @@ class SQLiteChronicle(Chronicle):
             try:
                 return self._conn().execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise ChronicleUnavailable(str(exc)) from exc
+                raise self._error(exc) from exc
 
     def append(self, events: Sequence[ChronicleEvent]) -> int:
         if not events:
@@ -92,7 +117,7 @@ class SQLiteChronicle(Chronicle):
                     )
                     return db.total_changes - before
             except sqlite3.Error as exc:
-                raise ChronicleUnavailable(str(exc)) from exc
+                raise self._error(exc) from exc
 
     def _filters(self, user_id: str | None, types: Sequence[str] | None) -> tuple[str, list[Any]]:
         sql, params = "", []
@@ -154,7 +179,7 @@ class SQLiteChronicle(Chronicle):
                         )
                         removed += cur.rowcount
             except sqlite3.Error as exc:
-                raise ChronicleUnavailable(str(exc)) from exc
+                raise self._error(exc) from exc
         return removed
 
     def count(self) -> int:

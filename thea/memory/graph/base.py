@@ -36,8 +36,9 @@ class GraphStore(abc.ABC):
         """Nodes by id (missing ids are skipped), in no particular order."""
 
     @abc.abstractmethod
-    def find_ids_by_prefix(self, prefix: str, limit: int = 5) -> list[str]:
-        """Ids starting with ``prefix`` (for short ids typed by people)."""
+    def find_ids_by_prefix(self, prefix: str, limit: int = 5, user_id: str | None = None) -> list[str]:
+        """Ids starting with ``prefix`` (for short ids typed by people); with ``user_id`` only
+        that user's nodes."""
 
     @abc.abstractmethod
     def neighbourhood(
@@ -46,8 +47,10 @@ class GraphStore(abc.ABC):
         depth: int = 1,
         edge_types: Sequence[EdgeType] | None = None,
         limit: int = 200,
+        user_id: str | None = None,
     ) -> Subgraph:
-        """The node, its neighbours up to ``depth`` hops and the edges between them."""
+        """The node, its neighbours up to ``depth`` hops and the edges between them; with
+        ``user_id`` only paths through that user's nodes (and nothing if the start is not theirs)."""
 
     @abc.abstractmethod
     def nodes_in_time_range(
@@ -61,12 +64,13 @@ class GraphStore(abc.ABC):
         """Nodes created in [start_ms, end_ms), newest first."""
 
     @abc.abstractmethod
-    def concepts_by_norm(self, norms: Sequence[str]) -> dict[str, Node]:
-        """Concepts whose normalised name or alias is in ``norms``, keyed by that norm."""
+    def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
+        """One user's concepts whose normalised name or alias is in ``norms``, keyed by that norm
+        (concepts are per user: another user's are never returned)."""
 
     @abc.abstractmethod
-    def add_aliases(self, concept_id: str, alias_norms: Sequence[str]) -> None:
-        """Record extra normalised names that resolve to a concept."""
+    def add_aliases(self, concept_id: str, alias_norms: Sequence[str], user_id: str) -> None:
+        """Record extra normalised names that resolve to one of the user's concepts."""
 
     @abc.abstractmethod
     def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 from thea.memory.graph.base import GraphStore
 from thea.memory.graph.queries import QueryLibrary
-from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
+from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph, concept_id
 
 
 def batched(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -73,8 +73,8 @@ class CypherGraphStore(GraphStore):
             self.queries.render("set_properties"), {"ids": list(ids), "props": props}, "matched"
         )
 
-    def add_aliases(self, concept_id: str, alias_norms: Sequence[str]) -> None:
-        rows = [{"concept_id": concept_id, "norm": n} for n in alias_norms if n]
+    def add_aliases(self, concept_id: str, alias_norms: Sequence[str], user_id: str) -> None:
+        rows = [{"concept_id": concept_id, "norm": n, "user_id": user_id} for n in alias_norms if n]
         if rows:
             self._execute(self.queries.render("add_aliases"), {"rows": rows})
 
@@ -89,8 +89,9 @@ class CypherGraphStore(GraphStore):
             out.extend(Node.from_props(r["props"]) for r in rows)
         return out
 
-    def find_ids_by_prefix(self, prefix: str, limit: int = 5) -> list[str]:
-        rows = self._execute(self.queries.render("find_ids_by_prefix"), {"prefix": prefix, "limit": limit})
+    def find_ids_by_prefix(self, prefix: str, limit: int = 5, user_id: str | None = None) -> list[str]:
+        params = {"prefix": prefix, "limit": limit, "user_id": user_id}
+        rows = self._execute(self.queries.render("find_ids_by_prefix"), params)
         return [str(r["id"]) for r in rows]
 
     def neighbourhood(
@@ -99,9 +100,11 @@ class CypherGraphStore(GraphStore):
         depth: int = 1,
         edge_types: Sequence[EdgeType] | None = None,
         limit: int = 200,
+        user_id: str | None = None,
     ) -> Subgraph:
         text = self.queries.render("neighbourhood", rels=edge_types, depth=depth)
-        rows = self._execute(text, {"id": node_id, "limit": limit, "paths": limit * 4})
+        params = {"id": node_id, "limit": limit, "paths": limit * 4, "user_id": user_id}
+        rows = self._execute(text, params)
         if not rows:
             return Subgraph()
         nodes = [self._node(n) for n in rows[0]["nodes"] if n is not None]
@@ -129,11 +132,12 @@ class CypherGraphStore(GraphStore):
         params = {"start": start_ms, "end": end_ms, "user_id": user_id, "limit": limit}
         return [Node.from_props(r["props"]) for r in self._execute(text, params)]
 
-    def concepts_by_norm(self, norms: Sequence[str]) -> dict[str, Node]:
-        if not norms:
+    def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
+        if not norms or not user_id:
             return {}
-        rows = self._execute(self.queries.render("concepts_by_norm"), {"norms": list(dict.fromkeys(norms))})
-        return {r["norm"]: Node.from_props(r["props"]) for r in rows}
+        rows = [{"norm": n, "id": concept_id(user_id, n)} for n in dict.fromkeys(norms)]
+        found = self._execute(self.queries.render("concepts_by_norm"), {"rows": rows, "user_id": user_id})
+        return {r["norm"]: Node.from_props(r["props"]) for r in found}
 
     def count_by_type(self) -> dict[str, int]:
         counts = {

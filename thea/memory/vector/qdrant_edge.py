@@ -6,7 +6,10 @@ finds nothing), so the ``active`` flag is mirrored as the integer field ``live``
 
 One EdgeShard per collection under ``path/<collection>``. Qdrant Edge keeps a
 write-ahead log and takes an exclusive lock on it: only one process can hold a
-store open, so a second thea process gets :class:`VectorStoreLocked`.
+store open, so a second thea process gets :class:`VectorStoreLocked`. A collection
+directory that exists but cannot be loaded (damaged files) raises
+:class:`VectorStoreDamaged`; with ``skip_damaged`` the store opens the other collections
+and lists the damaged ones in ``damaged`` (for ``thea memory check`` / ``repair``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from thea.errors import VectorStoreLocked, VectorStoreUnavailable
+from thea.errors import VectorStoreDamaged, VectorStoreLocked, VectorStoreUnavailable
 from thea.memory.vector.base import VectorStore
 from thea.memory.vector.points import hit_from_payload, point_id, widen
 from thea.models import Collection, HealthStatus, VectorFilter, VectorHit, VectorRecord
@@ -36,6 +39,8 @@ _INDEXES = {
     "created_at": qe.PayloadSchemaType.Integer,
 }
 _UPSERT_CHUNK = 1000
+#: Load errors that say nothing about the files themselves (another process, permissions, space).
+_NOT_DAMAGE = ("WouldBlock", "Permission denied", "No space left", "Read-only file system")
 
 
 def ids_filter(node_ids: Sequence[str]) -> qe.Filter:
@@ -65,22 +70,38 @@ def edge_filter(flt: VectorFilter | None, node_ids: Sequence[str] | None = None)
 class QdrantEdgeStore(VectorStore):
     backend = "qdrant_edge"
 
-    def __init__(self, path: Path, dimension: int, hnsw_ef: int = 64) -> None:
+    def __init__(self, path: Path, dimension: int, hnsw_ef: int = 64, *, skip_damaged: bool = False) -> None:
         self.path = Path(path)
         self.dimension = dimension
         self.hnsw_ef = hnsw_ef
         self._lock = threading.RLock()
         self._shards: dict[Collection, Any] = {}
         self._closed = False
-        self.ensure_collections(dimension)
+        #: collections whose directory could not be loaded (only filled with ``skip_damaged``)
+        self.damaged: dict[Collection, VectorStoreDamaged] = {}
+        try:
+            if skip_damaged:
+                for collection in Collection:
+                    try:
+                        self._open(collection)
+                    except VectorStoreDamaged as exc:
+                        self.damaged[collection] = exc
+            else:
+                self.ensure_collections(dimension)
+        except BaseException:
+            self.close()
+            raise
 
     def _open(self, collection: Collection) -> Any:
         shard = self._shards.get(collection)
         if shard is not None:
             return shard
+        if collection in self.damaged:
+            raise self.damaged[collection]
         if self._closed:
             raise VectorStoreUnavailable(f"the vector store at {self.path} is closed")
         folder = self.path / collection.value
+        existed = folder.exists() and any(folder.iterdir())
         try:
             if (folder / "edge_config.json").exists():
                 shard = qe.EdgeShard.load(str(folder))
@@ -97,6 +118,8 @@ class QdrantEdgeStore(VectorStore):
                     "embedded profile run one thea process at a time (the chat runs its own worker) "
                     "or use the server profile"
                 ) from exc
+            if existed and not any(marker in str(exc) for marker in _NOT_DAMAGE):
+                raise VectorStoreDamaged(str(folder), " ".join(str(exc).split())[:300]) from exc
             raise VectorStoreUnavailable(f"cannot open {folder}: {exc}") from exc
         self._shards[collection] = shard
         return shard

@@ -37,7 +37,9 @@ from thea.api.models import (
     ServiceStatus,
 )
 from thea.errors import InputError, TheaError
-from thea.memory.consistency import check, repair
+from thea.memory.consistency import ConsistencyReport, ProgressFn, check, repair
+from thea.memory.factory import open_for_maintenance
+from thea.memory.salvage import recheck_open_chronicle
 from thea.runtime.app import model_loaded
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
@@ -77,21 +79,25 @@ async def health(request: Request) -> Health:
     return Health(
         version=thea_version(),
         api_version=API_VERSION,
-        profile=ctx.runtime.settings.profile,
+        profile=ctx.config.profile,
         pid=os.getpid(),
         auth=ctx.auth.tokens_required,
+        maintenance=ctx.maintenance.reason if ctx.maintenance else None,
     )
 
 
 def _counts(ctx: ServiceContext) -> list[QueueCountsView]:
+    if ctx.runtime is None:
+        return []
     return [QueueCountsView(**c.__dict__) for c in queue_counts(ctx.runtime.jobs.connection)]
 
 
 @router.get("/status", response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
 async def status(request: Request, caller: Caller = Depends(caller_of)) -> ServiceStatus:
     ctx = context_of(request)
-    settings = ctx.runtime.settings
+    settings = ctx.config
     queues = await asyncio.to_thread(_counts, ctx)
+    runtime = ctx.runtime
     return ServiceStatus(
         pid=os.getpid(),
         version=thea_version(),
@@ -101,23 +107,26 @@ async def status(request: Request, caller: Caller = Depends(caller_of)) -> Servi
         started_at=ctx.started_at,
         uptime_s=time.time() - ctx.started_at,
         model=ModelStatus(
-            provider=settings.llm.provider, name=settings.llm.model, loaded=model_loaded(ctx.runtime.llm)
+            provider=settings.llm.provider,
+            name=settings.llm.model,
+            loaded=runtime is not None and model_loaded(runtime.llm),
         ),
         queues=queues,
-        workers=len(ctx.runtime.workers),
+        workers=len(runtime.workers) if runtime else 0,
         users=ctx.sessions.users() if caller.local else [caller.user_id],
         sessions=len(ctx.sessions),
         requests_in_flight=ctx.activity.in_flight,
         listening=list(ctx.listening),
         idle_stop_s=settings.service.idle_stop_s,
         rss_bytes=_rss_bytes(),
+        maintenance=ctx.maintenance.reason if ctx.maintenance else None,
     )
 
 
 @router.get("/jobs", response_model=JobsView, summary="Queue counts and failed jobs with reasons")
 async def jobs(request: Request, caller: Caller = Depends(caller_of)) -> JobsView:
     _local(caller, "the job list")
-    connection = context_of(request).runtime.jobs.connection
+    connection = context_of(request).rt.jobs.connection
 
     def load() -> JobsView:
         recovered = recover_abandoned_jobs(connection)
@@ -135,7 +144,7 @@ async def retry(body: RetryRequest, request: Request, caller: Caller = Depends(c
     _local(caller, "retrying jobs")
     if body.job_id is None and not body.all:
         raise InputError("give a job id (see `thea jobs`) or --all")
-    connection = context_of(request).runtime.jobs.connection
+    connection = context_of(request).rt.jobs.connection
     done = await asyncio.to_thread(retry_failed, connection, None if body.all else body.job_id)
     return RetryResult(retried=done)
 
@@ -143,21 +152,47 @@ async def retry(body: RetryRequest, request: Request, caller: Caller = Depends(c
 @router.get("/memory/stats", response_model=MemoryStats, summary="Counts per layer and per type")
 async def stats(request: Request, caller: Caller = Depends(caller_of)) -> MemoryStats:
     _local(caller, "memory statistics")
-    data = await asyncio.to_thread(context_of(request).runtime.memory.stats)
+    data = await asyncio.to_thread(context_of(request).memory.stats)
     return MemoryStats(**data)
+
+
+def _maintenance_repair(ctx: ServiceContext, grace_ms: int, progress: ProgressFn) -> ConsistencyReport:
+    """Maintenance mode: move the damaged stores aside, rebuild them from the graph, then stop
+    the service (the next command starts it again, with every store)."""
+    assert ctx.maintenance is not None
+    ctx.maintenance.memory.close()
+    memory, damage = open_for_maintenance(ctx.config, fix=True)
+    ctx.maintenance.memory = memory
+    try:
+        return repair(memory, grace_ms=grace_ms, progress=progress, damage=damage)
+    finally:
+        if ctx.request_stop is not None:
+            ctx.request_stop()
+
+
+def _run_scan(ctx: ServiceContext, fix: bool, grace_ms: int, progress: ProgressFn) -> ConsistencyReport:
+    if ctx.maintenance is not None:
+        if fix:
+            return _maintenance_repair(ctx, grace_ms, progress)
+        return check(
+            ctx.maintenance.memory, grace_ms=grace_ms, progress=progress, damage=ctx.maintenance.damage
+        )
+    memory = ctx.rt.memory
+    damage = recheck_open_chronicle(memory, fix=fix)  # a corrupt page is only found by reading it
+    scan = repair if fix else check
+    return scan(memory, grace_ms=grace_ms, progress=progress, damage=damage)
 
 
 def _scan_lines(ctx: ServiceContext, fix: bool, grace_minutes: float) -> Iterator[str]:
     """Run check/repair in a thread and yield its progress as JSON lines as it goes."""
     out: queue.Queue[ScanProgress | None] = queue.Queue()
-    scan = repair if fix else check
 
     def progress(phase: str, done: int, total: int) -> None:
         out.put(ScanProgress(event="progress", phase=phase, done=done, total=total))
 
     def run() -> None:
         try:
-            report = scan(ctx.runtime.memory, grace_ms=int(grace_minutes * 60_000), progress=progress)
+            report = _run_scan(ctx, fix, int(grace_minutes * 60_000), progress)
             out.put(ScanProgress(event="result", result=report.to_json()))
         except TheaError as exc:
             out.put(ScanProgress(event="error", error=ErrorBody.model_validate(error_body(exc)[1])))
@@ -193,14 +228,17 @@ async def memory_repair(
 async def optimize(request: Request, caller: Caller = Depends(caller_of)) -> OptimizeResult:
     _local(caller, "optimizing the vector store")
     started = time.perf_counter()
-    await asyncio.to_thread(context_of(request).runtime.memory.vectors.optimize)
+    await asyncio.to_thread(context_of(request).rt.memory.vectors.optimize)
     return OptimizeResult(seconds=time.perf_counter() - started)
 
 
 @router.get("/doctor", response_model=DoctorView, summary="Health of every layer, the queue and the model")
 async def doctor(request: Request, caller: Caller = Depends(caller_of)) -> DoctorView:
     _local(caller, "the doctor")
-    return DoctorView(statuses=await asyncio.to_thread(context_of(request).runtime.health))
+    ctx = context_of(request)
+    if ctx.runtime is None:
+        return DoctorView(statuses=await asyncio.to_thread(ctx.memory.health))
+    return DoctorView(statuses=await asyncio.to_thread(ctx.runtime.health))
 
 
 @router.post("/service/stop", summary="Stop the service (gracefully: running answers finish first)")

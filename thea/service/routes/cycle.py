@@ -51,7 +51,7 @@ def ask_result(cycle: CycleResult, session_id: str) -> AskResult:
 
 
 async def _cycle(request: Request, chat: ChatSession, text: str, on_token: TokenCallback | None) -> AskResult:
-    runtime = context_of(request).runtime
+    runtime = context_of(request).rt
     cycle = await runtime.orchestrator.handle_impulse(text, chat.user_id, chat.session_id, on_token=on_token)
     chat.last_impulse_id = cycle.impulse_id
     chat.last_response_id = cycle.response_id
@@ -90,7 +90,7 @@ async def chat_line(body: ChatRequest, request: Request, caller: Caller = Depend
 
     async def work(on_token: TokenCallback) -> tuple[str, Any]:
         if is_command(body.text):
-            done = await run_command(ctx.runtime, chat, body.text)
+            done = await run_command(ctx.rt, chat, body.text)
             return "command", CommandResult(
                 text=done.text,
                 command=command_name(body.text),

@@ -35,6 +35,7 @@ from thea.api.models import (
 )
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
+from thea.memory.universal import unknown_id
 from thea.models import FinalResponse, normalize_name
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
@@ -53,7 +54,7 @@ async def trace(
     caller: Caller = Depends(caller_of),
 ) -> TraceView:
     ctx = context_of(request)
-    memory = ctx.runtime.memory
+    memory = ctx.rt.memory
 
     def load() -> TraceView:
         key = impulse
@@ -76,7 +77,7 @@ async def insights(
     limit: int = Query(100, ge=1, le=1000),
     caller: Caller = Depends(caller_of),
 ) -> InsightList:
-    memory = context_of(request).runtime.memory
+    memory = context_of(request).rt.memory
     rows = await asyncio.to_thread(
         list_insights,
         memory,
@@ -93,7 +94,7 @@ async def insights(
 async def insight(
     insight_id: str, request: Request, caller: Caller = Depends(caller_of)
 ) -> InsightDetailView:
-    memory = context_of(request).runtime.memory
+    memory = context_of(request).rt.memory
 
     def load() -> InsightDetailView:
         node = own_node(memory, insight_id, caller.user_id, what="insight")
@@ -112,11 +113,11 @@ async def graph(
     depth: int = Query(2, ge=1, le=3),
     caller: Caller = Depends(caller_of),
 ) -> GraphView:
-    memory = context_of(request).runtime.memory
+    memory = context_of(request).rt.memory
 
     def load() -> GraphView:
         if concept:
-            found = memory.graph.concepts_by_norm([normalize_name(concept)])
+            found = memory.graph.concepts_by_norm([normalize_name(concept)], caller.user_id)
             if not found:
                 raise NotFoundError(f"no concept named {concept!r}")
             start = next(iter(found.values())).id
@@ -124,8 +125,11 @@ async def graph(
             start = own_node(memory, node, caller.user_id).id
         else:
             raise InputError("give ?node=<id> or ?concept=<name>")
-        sub = memory.neighbourhood(start, depth=depth, limit=150)
-        sub.nodes = [n for n in sub.nodes if n.user_id in (None, caller.user_id)]
+        # the walk itself stays inside this user's nodes; the filter is a second guard
+        sub = memory.neighbourhood(start, depth=depth, limit=150, user_id=caller.user_id)
+        sub.nodes = [n for n in sub.nodes if n.user_id == caller.user_id]
+        if start not in {n.id for n in sub.nodes}:
+            raise NotFoundError(f"no concept named {concept!r}") if concept else unknown_id(node or "")
         return GraphView.model_validate(graph_json(sub, start))
 
     return await asyncio.to_thread(load)
@@ -134,7 +138,7 @@ async def graph(
 @router.post("/facts", response_model=FactResult, summary="Remember a claim (confidence estimated)")
 async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends(caller_of)) -> FactResult:
     ctx = context_of(request)
-    runtime = ctx.runtime
+    runtime = ctx.rt
     text = body.text.strip()
     if not text:
         raise InputError("the fact is empty")
@@ -157,7 +161,7 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
 async def forget_memory(
     body: ForgetRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> ForgetResult:
-    memory = context_of(request).runtime.memory
+    memory = context_of(request).rt.memory
     outcome = await asyncio.to_thread(forget, memory, body.id, caller.user_id)
     return ForgetResult(id=outcome.id, kind=outcome.kind, summary=outcome.summary())
 
@@ -167,7 +171,7 @@ async def feedback(
     body: FeedbackRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> FeedbackResult:
     ctx = context_of(request)
-    memory = ctx.runtime.memory
+    memory = ctx.rt.memory
     response_id = body.response_id
     if response_id is None and body.session_id:
         response_id = ctx.sessions.get(caller.user_id, body.session_id).last_response_id
@@ -177,7 +181,7 @@ async def feedback(
     def apply() -> FeedbackResult:
         node = own_node(memory, response_id, caller.user_id, what="answer")
         if not isinstance(node, FinalResponse):
-            raise NotFoundError(f"no answer of yours with id starting {response_id!r}")
+            raise NotFoundError(f"{node.id[:8]} is a {node.type.value}, not an answer: give an answer's id")
         outcome = apply_feedback(memory, node.id, body.value)
         return FeedbackResult(
             response_id=node.id, feedback=body.value, changed=outcome.changed, summary=outcome.summary()
@@ -195,7 +199,7 @@ async def feedback(
 async def reflect(
     request: Request, body: ReflectRequest | None = None, caller: Caller = Depends(caller_of)
 ) -> JSONResponse:
-    runtime = context_of(request).runtime
+    runtime = context_of(request).rt
     wait_s = body.wait_s if body and body.wait_s is not None else runtime.settings.queue.reflect_wait_s
     data = await runtime.reflect(caller.user_id, wait_s=wait_s)
     if "queued" in data:
@@ -236,7 +240,7 @@ async def export(
 ) -> StreamingResponse:
     if all_users and not caller.local:
         raise Forbidden("exporting every user's cycles is for the local user of the service")
-    memory = context_of(request).runtime.memory
+    memory = context_of(request).rt.memory
     total = await asyncio.to_thread(count_impulses, memory)
 
     def lines() -> Iterator[str]:

@@ -37,7 +37,7 @@ def seed(settings: Settings, user: str = "ana", tag: str = "") -> None:
     in the embedded profile one process at a time holds the vector store)."""
     memory = open_memory(settings)
     try:
-        concepts = memory.get_or_create_concepts(sorted({c for _, cs in GROUPS for c in cs}))
+        concepts = memory.get_or_create_concepts(sorted({c for _, cs in GROUPS for c in cs}), user)
         nodes, edges = [], []
         for text, names in GROUPS:
             insight = KnowledgeCrystal(content=f"{user} {text} {tag}".strip(), user_id=user, strength=1.0)

@@ -12,6 +12,7 @@ from services.prompts import (
     ReferenceItem,
     SystemMessage,
     history_messages,
+    neutralise,
     reference_block,
 )
 
@@ -35,4 +36,8 @@ def build(
     # hasty first guess instead of reading the memories (measured with the offline 0.5B model).
     del instinct
     system = SYSTEM + "\n\n" + reference_block(references)
-    return [SystemMessage(content=system), *history_messages(history), HumanMessage(content=text)]
+    return [
+        SystemMessage(content=system),
+        *history_messages(history),
+        HumanMessage(content=neutralise(text, multiline=True)),
+    ]

@@ -9,7 +9,7 @@ import logging
 import typer
 from rich.table import Table
 
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.cli.common import console, friendly_errors, get_settings, safe
 from workers.admin import failed_jobs, queue_counts, retry_failed
 from workers.queues import ALL_QUEUES
 
@@ -78,7 +78,7 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
         for col in ("job id", "queue", "ended", "reason"):
             ft.add_column(col)
         for f in failed:
-            ft.add_row(f.job_id, f.queue, f.ended_at, f"[red]{f.reason}[/]")
+            ft.add_row(safe(f.job_id), safe(f.queue), safe(f.ended_at), f"[red]{safe(f.reason)}[/]")
         console.print(ft)
 
 
@@ -96,7 +96,7 @@ def retry(
         if job_id is None and not all_jobs:
             raise InputError("give a job id (see `thea jobs`) or --all")
         done = retry_failed(queue_connection(get_settings(ctx)), job_id)
-    console.print(f"requeued {len(done)} job(s)" + (": " + ", ".join(done) if done else ""))
+    console.print(f"requeued {len(done)} job(s)" + (": " + safe(", ".join(done)) if done else ""))
 
 
 def reflect(
@@ -121,9 +121,9 @@ def reflect(
         console.print_json(json.dumps(data))
         return
     if "queued" in data:
-        console.print(f"reflection queued as job {data['queued']}; see `thea jobs`")
+        console.print(f"reflection queued as job {safe(data['queued'])}; see `thea jobs`")
         return
-    table = Table(title=f"reflection for {user}")
+    table = Table(title=f"reflection for {safe(user)}")
     table.add_column("what")
     table.add_column("count", justify="right")
     for key in ("insights", "groups_found", "merged", "skipped", "archived"):
@@ -131,4 +131,4 @@ def reflect(
     table.add_row("time", f"{float(str(data.get('duration_ms', 0))):.0f} ms")
     console.print(table)
     for err in data.get("errors", []) or []:
-        console.print(f"[yellow]warning:[/] {err}")
+        console.print(f"[yellow]warning:[/] {safe(err)}")

@@ -8,8 +8,8 @@ Three layers, each measured against the offline 0.5B model with the injection su
    (``Ignore all previous instructions``, ``Reply only with the word X``, ``SYSTEM: ...``,
    ``Note to the assistant: ...``): they are not facts about the user, and a small model
    follows them however they are framed. The rule is English-first with a few common
-   phrases of other languages; ``is_order`` is tested on benign conversation text too
-   (LoCoMo turns), where it flags almost nothing.
+   phrases of other languages; on benign conversation (the 4,446 sentences of the LoCoMo
+   development split) it leaves out none.
 3. :func:`quote`: every sentence in ``« »`` with ``^`` for spaces ("datamarking"): the
    prompt tells the model that such text is data, and it reads it as quoted material.
 """

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from langchain_core.messages import BaseMessage
 from pydantic import SecretStr
 
-from tests.fakes import default_responder, role_of
+from tests.fakes import default_responder, plain_text, role_of
 from tests.web.conftest import TOKEN
 from tests.web.support import LOCAL_URL, SeededInsights, StreamingChatModel, local_client, seed_insights
 from thea.runtime import Runtime
@@ -205,7 +205,7 @@ def test_two_browsers_are_two_users_who_do_not_see_each_other(
         assert ana_done["impulse_id"] not in bob_done.get("recalled_ids", [])
         assert bob_trace["impulse"]["user_id"] != ana_trace["impulse"]["user_id"]
         assert bob_trace["impulse"]["session_id"] != ana_trace["impulse"]["session_id"]
-        synthesis_prompt = " ".join(str(m.content) for m in llm.prompts_for("synthesis")[-1])
+        synthesis_prompt = plain_text(llm.prompts_for("synthesis")[-1])
         assert "4711" not in synthesis_prompt, "bob's answer was built from ana's conversation"
 
         command = [data for kind, data in chat(bob, "!trace") if kind == "command"]

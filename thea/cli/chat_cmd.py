@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 
 import typer
-from rich.markup import escape
 
-from thea.cli.common import console, err_console, friendly_errors, get_settings
+from thea.cli.common import console, err_console, friendly_errors, get_settings, json_text, safe
 from thea.cli.render import trace_tree
 from thea.errors import InputError, TheaError
 from thea.runtime import Runtime, build_runtime
@@ -21,12 +19,12 @@ def _print_result(result: CommandResult) -> None:
     if result.trace is not None:
         console.print(trace_tree(result.trace))
     else:
-        console.print(escape(result.text))
+        console.print(safe(result.text))
 
 
 async def _turn(rt: Runtime, chat: ChatSession, text: str, stream: bool) -> None:
     def sink(piece: str) -> None:
-        console.print(escape(piece), end="", soft_wrap=True)
+        console.print(safe(piece), end="", soft_wrap=True)
 
     result = await rt.orchestrator.handle_impulse(
         text, chat.user_id, chat.session_id, on_token=sink if stream else None
@@ -34,7 +32,7 @@ async def _turn(rt: Runtime, chat: ChatSession, text: str, stream: bool) -> None
     if stream:
         console.print()
     else:
-        console.print(escape(result.answer))
+        console.print(safe(result.answer))
     if result.failed_steps:
         err_console.print(f"[yellow]steps failed: {', '.join(result.failed_steps)} (see !trace)[/]")
     chat.last_impulse_id = result.impulse_id
@@ -80,9 +78,9 @@ def chat(
                         console.print("[bold magenta]thea>[/] ", end="")
                         runner.run(_turn(rt, chat_state, text, stream=True))
                 except InputError as exc:
-                    err_console.print(f"[red]{escape(str(exc))}[/]")
+                    err_console.print(f"[red]{safe(exc)}[/]", soft_wrap=True)
                 except TheaError as exc:
-                    err_console.print(f"[bold red]{escape(str(exc))}[/] (run `thea doctor`)")
+                    err_console.print(f"[bold red]{safe(exc)}[/] (run `thea doctor`)", soft_wrap=True)
     finally:
         rt.close()
 
@@ -116,9 +114,9 @@ def ask(
                     "tokens_in": result.usage.tokens_in,
                     "tokens_out": result.usage.tokens_out,
                 }
-                typer.echo(json.dumps(payload, ensure_ascii=False))
+                typer.echo(json_text(payload))
             else:
-                console.print(escape(result.answer))
+                console.print(safe(result.answer))
             run_jobs = settings.embedded_queue if process_jobs is None else process_jobs
             if run_jobs:
                 rt.install_worker_context()

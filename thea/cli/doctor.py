@@ -6,6 +6,7 @@ import time
 
 from rich.table import Table
 
+from thea.cli.common import safe
 from thea.config import Settings
 from thea.errors import TheaError
 from thea.memory.factory import open_memory
@@ -74,7 +75,7 @@ def collect(settings: Settings) -> list[HealthStatus]:
 
 
 def render(settings: Settings, statuses: list[HealthStatus]) -> Table:
-    table = Table(title=f"thea doctor: profile {settings.profile}, data in {settings.data_dir}")
+    table = Table(title=f"thea doctor: profile {settings.profile}, data in {safe(settings.data_dir)}")
     table.add_column("component")
     table.add_column("backend")
     table.add_column("status")
@@ -83,5 +84,5 @@ def render(settings: Settings, statuses: list[HealthStatus]) -> Table:
     for s in statuses:
         mark = "[green]ok[/]" if s.ok else "[bold red]FAIL[/]"
         latency = f"{s.latency_ms:.1f} ms" if s.latency_ms is not None else ""
-        table.add_row(s.component, s.backend, mark, latency, s.detail)
+        table.add_row(s.component, s.backend, mark, latency, safe(s.detail))
     return table

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from services.export import count_impulses, export_schema, iter_export
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.cli.common import console, friendly_errors, get_settings, safe
 from thea.memory.factory import open_memory
 
 
@@ -57,4 +57,4 @@ def export(
             tmp.replace(out)
         finally:
             memory.close()
-    console.print(f"wrote {written} cycles to {out}")
+    console.print(f"wrote {written} cycles to {safe(out)}")

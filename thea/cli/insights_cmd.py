@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import cast
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from services.insights import InsightDetail, State, insight_detail, list_insights
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.cli.common import console, friendly_errors, get_settings, json_text, safe
 from thea.memory.factory import open_memory
 from thea.models import KnowledgeCrystal, Node
 
@@ -55,7 +53,7 @@ def list_cmd(
             memory.close()
     if as_json:
         out = [{**r.insight.model_dump(mode="json"), "concepts": r.concepts} for r in rows]
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        typer.echo(json_text(out, indent=2))
         return
     table = Table(title=f"insights ({state})")
     table.add_column("strength", justify="right")
@@ -65,8 +63,8 @@ def list_cmd(
         ins = row.insight
         table.add_row(
             f"{ins.strength:g}",
-            escape(ins.content),
-            escape(", ".join(row.concepts)),
+            safe(ins.content),
+            safe(", ".join(row.concepts)),
             "active" if ins.active else "[dim]archived[/]",
             _date(ins.created_at),
             ins.id[:8],
@@ -83,7 +81,7 @@ def _lineage(root: Tree, title: str, ids: list[str], nodes: dict[str, Node]) -> 
         node = nodes.get(node_id)
         if isinstance(node, KnowledgeCrystal):
             state = "active" if node.active else "[dim]archived[/]"
-            branch.add(f"{node_id[:8]}  {node.strength:g}  {state}  {escape(node.content[:120])}")
+            branch.add(f"{node_id[:8]}  {node.strength:g}  {state}  {safe(node.content[:120])}")
         else:
             branch.add(node_id[:8])
 
@@ -94,23 +92,23 @@ def _detail_tree(d: InsightDetail, related: Sequence[Node] = ()) -> Tree:
     root = Tree(
         f"[bold]insight[/] {ins.id}  strength {ins.strength:g}  {state}  confidence {ins.confidence:g}"
     )
-    root.add(escape(ins.content))
+    root.add(safe(ins.content))
     if ins.seed and ins.seed != ins.content:
-        root.add(f"seed: {escape(ins.seed)}")
+        root.add(f"seed: {safe(ins.seed)}")
     if ins.tags:
-        root.add(f"tags: {escape(', '.join(ins.tags))}")
-    root.add(f"concepts: {escape(', '.join(d.concepts) or '-')}")
+        root.add(f"tags: {safe(', '.join(ins.tags))}")
+    root.add(f"concepts: {safe(', '.join(d.concepts) or '-')}")
     if d.relations:
         rel = root.add("relations asserted")
         for r in d.relations:
             valid = "" if r.get("valid_until") is None else " [dim](superseded)[/]"
-            rel.add(escape(f"{r['subject']} {r['relation']} {r['object']} ({r['confidence']})") + valid)
+            rel.add(safe(f"{r['subject']} {r['relation']} {r['object']} ({r['confidence']})") + valid)
     else:
         root.add("relations asserted: -")
     if d.source_impulses:
         src = root.add("source impulses")
         for node in d.source_impulses:
-            src.add(f"{node.id[:8]} {escape(node.content[:120])}")
+            src.add(f"{node.id[:8]} {safe(node.content[:120])}")
     else:
         root.add("source impulses: -")
     nodes = {n.id: n for n in related}

@@ -9,7 +9,7 @@ import logging
 import typer
 from rich.table import Table
 
-from thea.cli.common import console, err_console, friendly_errors, get_settings
+from thea.cli.common import console, err_console, friendly_errors, get_settings, safe
 from workers.admin import failed_jobs, queue_counts, retry_failed
 from workers.queues import ALL_QUEUES
 from workers.recovery import recover_abandoned_jobs
@@ -91,7 +91,7 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
         for col in ("job id", "queue", "ended", "reason"):
             ft.add_column(col)
         for f in failed:
-            ft.add_row(f.job_id, f.queue, f.ended_at, f"[red]{f.reason}[/]")
+            ft.add_row(safe(f.job_id), safe(f.queue), safe(f.ended_at), f"[red]{safe(f.reason)}[/]")
         console.print(ft)
 
 
@@ -109,7 +109,7 @@ def retry(
         if job_id is None and not all_jobs:
             raise InputError("give a job id (see `thea jobs`) or --all")
         done = retry_failed(queue_connection(get_settings(ctx)), job_id)
-    console.print(f"requeued {len(done)} job(s)" + (": " + ", ".join(done) if done else ""))
+    console.print(f"requeued {len(done)} job(s)" + (": " + safe(", ".join(done)) if done else ""))
 
 
 def not_finished_message(data: dict[str, object], waited_s: float) -> str:
@@ -142,12 +142,12 @@ def reflect(
         finally:
             rt.close()
     if "queued" in data:
-        err_console.print(not_finished_message(data, wait or settings.queue.reflect_wait_s), soft_wrap=True)
+        err_console.print(safe(not_finished_message(data, wait or settings.queue.reflect_wait_s)), soft_wrap=True)
         raise typer.Exit(1)
     if as_json:
         console.print_json(json.dumps(data))
         return
-    table = Table(title=f"reflection for {user}")
+    table = Table(title=f"reflection for {safe(user)}")
     table.add_column("what")
     table.add_column("count", justify="right")
     for key in ("insights", "groups_found", "merged", "skipped", "archived"):
@@ -155,4 +155,4 @@ def reflect(
     table.add_row("time", f"{float(str(data.get('duration_ms', 0))):.0f} ms")
     console.print(table)
     for err in data.get("errors", []) or []:
-        console.print(f"[yellow]warning:[/] {err}")
+        console.print(f"[yellow]warning:[/] {safe(err)}")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 
 import typer
 
 from services.trace import Trace, latest_impulse_id, load_trace, trace_json
-from thea.cli.common import console, friendly_errors, get_settings
+from thea.cli.common import console, friendly_errors, get_settings, json_text
 from thea.cli.render import trace_tree
 from thea.errors import NotFoundError
 from thea.memory.factory import open_memory
@@ -83,7 +82,7 @@ def trace(
         finally:
             memory.close()
     if fmt is TraceFormat.JSON:
-        typer.echo(json.dumps(trace_json(loaded), indent=2, ensure_ascii=False))
+        typer.echo(json_text(trace_json(loaded), indent=2))
     elif fmt is TraceFormat.MERMAID:
         typer.echo(trace_mermaid(loaded))
     else:

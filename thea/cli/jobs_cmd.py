@@ -142,7 +142,9 @@ def reflect(
         finally:
             rt.close()
     if "queued" in data:
-        err_console.print(safe(not_finished_message(data, wait or settings.queue.reflect_wait_s)), soft_wrap=True)
+        err_console.print(
+            safe(not_finished_message(data, wait or settings.queue.reflect_wait_s)), soft_wrap=True
+        )
         raise typer.Exit(1)
     if as_json:
         console.print_json(json.dumps(data))

@@ -53,6 +53,13 @@ def reference_lines(messages: list[BaseMessage]) -> list[str]:
     return [line.split(") ", 1)[1] for line in body.splitlines() if line.startswith("[") and ") " in line]
 
 
+def plain_text(messages: list[BaseMessage]) -> str:
+    """All of a prompt's text as a reader takes it: quoted memories (« », ^ for spaces) unquoted,
+    so a check that some text is *absent* cannot pass just because it was datamarked."""
+    text = "\n".join(str(m.content) for m in messages)
+    return text.replace("^", " ").replace("«", "").replace("»", "")
+
+
 def count_memories(messages: list[BaseMessage]) -> int:
     return len(reference_lines(messages))
 

@@ -18,7 +18,7 @@ from services.prompts import (
     reference_block,
 )
 
-PROMPT = PromptId("fact_check", "2")
+PROMPT = PromptId("fact_check", "3")
 
 Verdict = Literal["agrees", "contradicts", "unrelated"]
 

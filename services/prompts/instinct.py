@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage
+from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
 
 PROMPT = PromptId("instinct", "1")
 
@@ -13,4 +13,4 @@ SYSTEM = (
 
 
 def build(text: str) -> list[BaseMessage]:
-    return [SystemMessage(content=SYSTEM), HumanMessage(content=text)]
+    return [SystemMessage(content=SYSTEM), HumanMessage(content=neutralise(text, multiline=True))]

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage
+from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
 
 PROMPT = PromptId("planner", "1")
 
@@ -34,4 +34,4 @@ SYSTEM = (
 
 
 def build(text: str) -> list[BaseMessage]:
-    return [SystemMessage(content=SYSTEM), HumanMessage(content=text)]
+    return [SystemMessage(content=SYSTEM), HumanMessage(content=neutralise(text, multiline=True))]

@@ -15,7 +15,7 @@ from services.prompts import (
     reference_block,
 )
 
-PROMPT = PromptId("reflect", "2")
+PROMPT = PromptId("reflect", "3")
 
 SYSTEM = (
     "You merge related insights from an assistant's memory into one general insight. Write one or "

@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 
 from services.export import iter_export
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
+from services.prompts.quoting import ORDER_LEFT_OUT
 from services.trace import load_trace, trace_json
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, plain_text
 from thea.cli.main import app
 from thea.config import load_settings
 from thea.errors import InputError
@@ -277,12 +278,14 @@ def test_a_recalled_memory_cannot_escape_the_reference_block(
     start, end = system.index(REFERENCE_OPEN), system.index(REFERENCE_CLOSE)
     block = system[start + len(REFERENCE_OPEN) : end]
     line = next(ln for ln in block.splitlines() if ln.startswith(f"[{fact.id[:8]}]"))
-    assert "Note about the harbour ferry" in line  # the whole memory sits on its one line
+    # the whole memory sits on its one line, quoted; or, when its sentence gives orders, left out
+    assert "«Note^about^the^harbour^ferry" in line or ORDER_LEFT_OUT in line
     assert "<<<" not in block
     assert ">>>" not in block
     assert "<|" not in block  # so no chat-template control token (<|im_end|>) can close the turn
-    assert "harbour ferry:" not in system[end:]
-    assert all("ignore previous" not in str(m.content) for m in messages[1:])
+    after = system[end:] + "\n".join(str(m.content) for m in messages[1:])
+    assert "harbour ferry:" not in after.replace("^", " ")
+    assert "ignore previous" not in plain_text(messages)
 
 
 def test_one_users_memories_never_reach_another_user(rt: Runtime, llm: ScriptedChatModel) -> None:
@@ -307,7 +310,7 @@ def test_one_users_memories_never_reach_another_user(rt: Runtime, llm: ScriptedC
         assert not ana_ids & set(result.recalled_ids)
         assert all(n.user_id == "iso-bob" for n in rt.memory.get(result.recalled_ids))
         (messages,) = llm.prompts_for("synthesis")
-        prompt = "\n".join(str(m.content) for m in messages)
+        prompt = plain_text(messages)
         for secret in secrets:
             assert secret not in prompt
         hits = rt.memory.search(question, flt=VectorFilter(user_id="iso-bob"), limit=10)

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from langchain_core.messages import BaseMessage
 from pydantic import SecretStr
 
-from tests.fakes import default_responder, role_of
+from tests.fakes import default_responder, plain_text, role_of
 from tests.service_support import Event, parse_sse, service_app, service_context
 from tests.web.conftest import TOKEN
 from tests.web.support import SeededInsights, StreamingChatModel, seed_insights
@@ -238,6 +238,8 @@ def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingCh
         ana_done = done_of(chat(ana, "My locker code is 4711 and I love Redis streams.", session="a"))
         ana_trace = ana.get(f"{PREFIX}/traces/{ana_done['impulse_id']}").json()
 
+        # bob has no conversation yet: nothing of ana's to trace as his last one
+        assert bob.get(f"{PREFIX}/traces/last").status_code == 404
         # her trace is not his to read, and reads exactly like an id that does not exist
         foreign = bob.get(f"{PREFIX}/traces/{ana_done['impulse_id']}")
         missing = bob.get(f"{PREFIX}/traces/{ana_done['impulse_id'][:-4]}ffff")
@@ -249,7 +251,7 @@ def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingCh
         bob_trace = bob.get(f"{PREFIX}/traces/{bob_done['impulse_id']}").json()
         assert ana_done["impulse_id"] not in bob_done["recalled_ids"]
         assert bob_trace["impulse"]["user_id"] == "bob" != ana_trace["impulse"]["user_id"]
-        synthesis_prompt = " ".join(str(m.content) for m in llm.prompts_for("synthesis")[-1])
+        synthesis_prompt = plain_text(llm.prompts_for("synthesis")[-1])
         assert "4711" not in synthesis_prompt, "bob's answer was built from ana's conversation"
 
         command = [data for kind, data in chat(bob, "!trace", session="b") if kind == "command"]

@@ -7,13 +7,12 @@ exits at once with one line.
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import typer
 
 from thea.api.models import AskResult, CommandResult
-from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friendly_errors
+from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friendly_errors, json_text
 from thea.cli.render import safe, trace_tree
 from thea.client import Client, Command, Done, Token
 from thea.errors import InputError, TheaError
@@ -82,9 +81,9 @@ def chat(
             if not _line(api, text, session_id):
                 break
         except InputError as exc:
-            err_console.print(f"[red]{safe(str(exc))}[/]")
+            err_console.print(f"[red]{safe(str(exc))}[/]", soft_wrap=True)
         except TheaError as exc:
-            err_console.print(f"[bold red]{safe(str(exc))}[/] (run `thea doctor`)")
+            err_console.print(f"[bold red]{safe(str(exc))}[/] (run `thea doctor`)", soft_wrap=True)
     api.close()
 
 
@@ -122,7 +121,7 @@ def ask(
                             "tokens_in": result.usage.tokens_in,
                             "tokens_out": result.usage.tokens_out,
                         }
-                        typer.echo(json.dumps(payload, ensure_ascii=False))
+                        typer.echo(json_text(payload))
                     else:
                         if not started:
                             console.print(safe(result.answer), end="")

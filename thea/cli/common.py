@@ -12,14 +12,16 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from thea.cli.render import safe
+from thea.cli.render import json_text, safe
+
+__all__ = ["json_text", "safe"]
 from thea.client import Client
 from thea.client.errors import AccessDenied, ServiceUnavailable
 from thea.config import Settings, load_settings
 from thea.errors import BackendUnavailable, ConfigError, InputError, TheaError
+from thea.text import printable
 
 console = Console()
 err_console = Console(stderr=True)
@@ -37,21 +39,27 @@ def get_settings(ctx: typer.Context) -> Settings:
     if settings is None:
         profile = ctx.obj.get("profile") if ctx.obj else None
         with friendly_errors():
-            try:
-                settings = load_settings(profile)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first.get("loc", ()))
-                raise ConfigError(f"invalid setting {where}: {first.get('msg')}") from None
+            settings = load_settings(profile)
         ctx.ensure_object(dict)["settings"] = settings
     return settings
 
 
+class _SafeFormatter(logging.Formatter):
+    """Log lines quote user text: show its control characters instead of sending them."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.WARNING),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(_SafeFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.WARNING), handlers=[handler])
+
+
+def print_error(label: str, message: object, hint: str = "") -> None:
+    """One line on stderr (never wrapped), user text inside it made visible."""
+    err_console.print(f"[bold red]{label}:[/] {safe(message)}{hint}", soft_wrap=True)
 
 
 def client(ctx: typer.Context, *, user: str | None = None, quiet: bool = False) -> Client:
@@ -77,25 +85,26 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except ConfigError as exc:
-        err_console.print(f"[bold red]configuration error:[/] {safe(str(exc))}")
+        print_error("configuration error", exc)
         raise typer.Exit(EXIT_INPUT) from exc
     except InputError as exc:
-        err_console.print(f"[bold red]error:[/] {safe(str(exc))}")
+        print_error("error", exc)
         raise typer.Exit(EXIT_INPUT) from exc
     except AccessDenied as exc:
-        err_console.print(f"[bold red]denied:[/] {safe(str(exc))}")
+        print_error("denied", exc)
         raise typer.Exit(EXIT_INPUT) from exc
     except ServiceUnavailable as exc:
-        err_console.print(
-            f"[bold red]unavailable:[/] {safe(str(exc))}\n"
-            "[dim]`thea service status` shows the service; its log is in <data dir>/service/[/]"
+        print_error(
+            "unavailable",
+            exc,
+            "\n[dim]`thea service status` shows the service; its log is in <data dir>/service/[/]",
         )
         raise typer.Exit(EXIT_UNAVAILABLE) from exc
     except BackendUnavailable as exc:
-        err_console.print(f"[bold red]unavailable:[/] {safe(str(exc))}\n[dim]run `thea doctor`[/]")
+        print_error("unavailable", exc, "\n[dim]run `thea doctor`[/]")
         raise typer.Exit(EXIT_UNAVAILABLE) from exc
     except TheaError as exc:
-        err_console.print(f"[bold red]failed:[/] {safe(str(exc))}")
+        print_error("failed", exc)
         raise typer.Exit(EXIT_FAILED) from exc
     except KeyboardInterrupt:
         err_console.print("[yellow]cancelled[/]")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 import typer
@@ -10,7 +9,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from thea.api.models import InsightDetailView, LineageEntry
-from thea.cli.common import client, console, friendly_errors
+from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import safe
 
 insights_app = typer.Typer(help="Inspect insights (knowledge crystals).", invoke_without_command=True)
@@ -40,7 +39,7 @@ def list_cmd(
     with friendly_errors():
         rows = api.insights(state=state, concept=concept, min_strength=min_strength, limit=limit)  # type: ignore[arg-type]
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2, ensure_ascii=False))
+        typer.echo(json_text([r.model_dump(mode="json") for r in rows], indent=2))
         return
     table = Table(title=f"insights ({state})")
     table.add_column("strength", justify="right")

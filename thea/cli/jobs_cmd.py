@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 import typer
 from rich.table import Table
 
-from thea.cli.common import EXIT_FAILED, client, console, err_console, friendly_errors, get_settings
+from thea.cli.common import (
+    EXIT_FAILED,
+    client,
+    console,
+    err_console,
+    friendly_errors,
+    get_settings,
+    json_text,
+)
 from thea.cli.render import safe
 
 jobs_app = typer.Typer(help="Queued and failed slow-loop jobs.", invoke_without_command=True)
@@ -43,7 +50,7 @@ def jobs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     with friendly_errors():
         view = api.jobs()
     if as_json:
-        typer.echo(json.dumps(view.model_dump(mode="json"), indent=2))
+        typer.echo(json_text(view.model_dump(mode="json"), indent=2))
         return
     if view.recovered:
         console.print(
@@ -96,7 +103,7 @@ def reflect(
     with friendly_errors(), console.status("reflecting…"):
         result = api.reflect(wait)
     if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json")))
+        typer.echo(json_text(result.model_dump(mode="json")))
     if result.status == "queued":
         err_console.print(safe(result.summary), soft_wrap=True)
         raise typer.Exit(EXIT_FAILED)

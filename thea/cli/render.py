@@ -7,28 +7,37 @@ instead of being sent raw, and rich markup is escaped.
 
 from __future__ import annotations
 
-import re
+import json
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.markup import escape
 from rich.tree import Tree
 
 from thea.api.models import TraceView
 from thea.models import TaskStatus
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(text: str) -> str:
-    """Control characters as visible escapes (``\\x1b``); tabs and newlines kept."""
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
-    )
+from thea.text import printable
 
 
-def safe(text: str) -> str:
-    """User or model text, ready for rich: control characters visible, markup escaped."""
-    return escape(visible(text))
+def safe(text: object) -> str:
+    """User or model text, ready for rich: control, bidi and other invisible characters shown
+    visibly (``\\x1b``, ``\\u202e``), markup escaped."""
+    return escape(printable(str(text)))
+
+
+def json_text(data: Any, indent: int | None = None) -> str:
+    """JSON for the terminal: readable non-ASCII text, but control, bidi and other invisible
+    characters written as ``\\uXXXX`` escapes (``json.dumps`` leaves C1 and U+202E raw)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return "".join(_json_escape(ch) if printable(ch) != ch else ch for ch in text)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _short(text: str, n: int = 90) -> str:

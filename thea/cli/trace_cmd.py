@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 
 import typer
 
 from thea.api.models import TraceView
-from thea.cli.common import client, console, friendly_errors
+from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import trace_tree
 from thea.models import FinalResponse, TaskStatus
 
@@ -72,7 +71,7 @@ def trace(
     with friendly_errors():
         loaded = api.trace(impulse)
     if fmt is TraceFormat.JSON:
-        typer.echo(json.dumps(loaded.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        typer.echo(json_text(loaded.model_dump(mode="json"), indent=2))
     elif fmt is TraceFormat.MERMAID:
         typer.echo(trace_mermaid(loaded))
     else:

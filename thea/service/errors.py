@@ -22,6 +22,7 @@ from thea.errors import (
     TheaError,
 )
 from thea.service.auth import AuthError
+from thea.text import printable
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +49,10 @@ _MAX_LISTED = 3
 
 
 def safe_text(text: str, limit: int = MAX_ERROR_CHARS) -> str:
-    """``text`` made encodable (lone surrogates replaced), one line, at most ``limit`` characters."""
+    """``text`` made encodable (lone surrogates replaced), one line, at most ``limit`` characters;
+    control and invisible characters shown as escapes (``\\x1b``), never sent raw."""
     clean = text.encode("utf-8", "replace").decode("utf-8")
-    clean = "".join(ch if ch.isprintable() else " " for ch in clean)
-    clean = " ".join(clean.split())
+    clean = " ".join(printable(clean, keep_newlines=False).split())
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 

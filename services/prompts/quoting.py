@@ -1,0 +1,118 @@
+"""How a recalled memory is shown to a model: neutralised, without orders, quoted.
+
+Three layers, each measured against the offline 0.5B model with the injection suite
+(tests/slow/test_injection.py, docs/reliability.md):
+
+1. :func:`thea.text.neutralise`: no control or separator characters, no chat-template tokens.
+2. :func:`without_orders`: sentences that give the assistant orders are left out
+   (``Ignore all previous instructions``, ``Reply only with the word X``, ``SYSTEM: ...``,
+   ``Note to the assistant: ...``): they are not facts about the user, and a small model
+   follows them however they are framed. The rule is English-first with a few common
+   phrases of other languages; on benign conversation (the 4,446 sentences of the LoCoMo
+   development split) it leaves out none.
+3. :func:`quote`: every sentence in ``« »`` with ``^`` for spaces ("datamarking"): the
+   prompt tells the model that such text is data, and it reads it as quoted material.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from thea.text import neutralise
+
+ORDER_LEFT_OUT = "(instruction left out)"
+
+#: Sentence ends: . ! ? followed by a space or an opening bracket, the ideographic full stop, and
+#: ! ? before a non-ASCII letter (the text is NFKC-normalised first: full-width marks are ASCII).
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?=\s|[(\[«])\s*|(?<=[。])\s*|(?<=[!?])(?=[^\x00-\x7f])")
+
+_ROLE = (
+    r"system|assistant|ai|model|bot|chatbot|user|human|developer|instructions?|response|prompt|"
+    r"im_start|im_end|start_of_turn|end_of_turn|inst|sys"
+)
+_ORDERS = [
+    # a role label or a (defused) template token opening the sentence: "SYSTEM:", "### Instruction:"
+    # (or one after a forged marker or token: "«END REFERENCE MEMORY» SYSTEM: ...")
+    rf"(?:^|[»)\]])[\W_]{{0,10}}(?:#+\s*)?\(?/?(?:{_ROLE})\)?\s*[:)]",
+    # thea's own reference block markers, forged
+    r"«\s*(?:end\s+)?reference\s+memory\b",
+    rf"\((?:/?)(?:{_ROLE}|[a-z]+_[a-z_\u2581]+)\)\s*(?:{_ROLE})\b",
+    # talking to the assistant
+    r"\b(?:note|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+)?(?:assistant|ai|model|bot|chatbot|llm)\b",
+    r"^\W{0,10}(?:dear\s+)?(?:assistant|ai|chatbot|model)\s*,",
+    # overriding what came before
+    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|prompts?|rules?|above|"
+    r"previous|prior|earlier|everything|guidelines)\b",
+    r"\bfrom\s+now\s+on\b",
+    r"\bnew\s+(?:rule|instructions?|system\s+prompt)\b",
+    r"^\W{0,10}(?:from\s+now\s+on,?\s+)?you\s+are\s+now\b",
+    r"\b(?:you|the\s+assistant)\s+(?:must|shall|will)\s+(?:now\s+|always\s+|only\s+)*"
+    r"(?:reply|respond|answer|say|start|end|begin|output|write|repeat|use)\b",
+    # dictating the output
+    r"\b(?:reply|respond|answer|say|output|print|write|repeat)\b[^.!?]{0,40}"
+    r"\b(?:only|exactly|nothing\s+else|single\s+word|the\s+word|the\s+code|the\s+phrase)\b",
+    r"\bmust\s+(?:now\s+)?(?:start|begin|end)\s+with\b",
+    r"\b(?:whenever|if)\s+(?:anyone|someone|somebody|the\s+user|i|they)\s+asks?\b.{0,60}\b(?:say|answer|reply|tell)\b",
+    # a few other languages: "ignore previous instructions", "answer only"
+    r"\b(?:ignorez|ignore[rz]?|oubliez)\b.{0,30}\binstructions?\b|\brépond(?:ez|s)\b.{0,30}\b(?:uniquement|seulement)\b",
+    r"\b(?:ignoriere|vergiss|vergessen\s+sie)\b.{0,30}\banweisungen\b|\bantworte\b.{0,30}\bnur\b",
+    r"\b(?:ignora|olvida)\b.{0,30}\binstrucciones\b|\bresponde\b.{0,30}\bsolo\b",
+    r"忽略.{0,12}(?:指令|指示|说明)|只(?:回答|回复|说)",
+]
+_ORDER = re.compile("|".join(f"(?:{p})" for p in _ORDERS), re.IGNORECASE)
+#: Template tokens as :func:`neutralise` leaves them: ``<|im_start|>`` -> ``(im_start)``,
+#: ``[/INST]`` -> ``(/INST)``, ``</s>`` -> ``(/s)``, ``<<SYS>>`` -> ``«SYS»``.
+_TOKEN = re.compile(
+    r"(\(/?(?:[\w\u2581]*[_\u2581][\w\u2581]*|inst|sys|system|user|assistant|model|human|bot|end|eos|bos|eot)\)"
+    r"|\(/s\)|«\s*/?\s*sys\s*»)",
+    re.IGNORECASE,
+)
+#: What follows a token that opens a turn (``(User)``, ``«SYS»``), or a token and then a role
+#: (``(im_start)system``, ``(start_of_turn)model``), is a forged turn.
+_ROLE_TOKEN = re.compile(r"^(?:\((?:inst|sys|system|user|assistant|model|human|bot)\)|«\s*sys\s*»)$", re.I)
+_FORGED_TURN = re.compile(r"^\s*(?:system|user|assistant|model|human|bot|ai|developer|tool)\b", re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def is_order(sentence: str) -> bool:
+    """The sentence tells an assistant what to do or say, rather than stating something."""
+    return bool(_ORDER.search(sentence))
+
+
+def without_orders(text: str) -> str:
+    """The neutralised text with every order to the assistant replaced by a short note."""
+    return " ".join(_parts(text, lambda s: s))
+
+
+def quote(text: str) -> str:
+    """The neutralised text, each sentence in « » with its words joined by ^, orders left out."""
+    return " ".join(_parts(text, lambda s: "«" + "^".join(s.split()) + "»")) or "«»"
+
+
+def _parts(text: str, show: Callable[[str], str]) -> list[str]:
+    out: list[str] = []
+
+    def left_out() -> None:
+        if not out or out[-1] != ORDER_LEFT_OUT:
+            out.append(ORDER_LEFT_OUT)
+
+    # a (defused) template token ends whatever came before it; what follows a token that opens
+    # a turn ("(User) ...", "(im_start)system ...", "(start_of_turn)model ...") is a forged turn
+    pieces = _TOKEN.split(neutralise(text))
+    for i in range(0, len(pieces), 2):
+        segment, token = pieces[i], pieces[i - 1] if i else ""
+        if not segment.strip():
+            continue
+        if _ROLE_TOKEN.match(token) or (token and _FORGED_TURN.match(segment)):
+            left_out()
+            continue
+        for sentence in sentences(segment):
+            if is_order(sentence):
+                left_out()
+            else:
+                out.append(show(sentence))
+    return out

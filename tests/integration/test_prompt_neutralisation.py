@@ -1,0 +1,106 @@
+"""Every prompt that carries stored or recalled text gets it neutralised.
+
+The injection payloads of the slow suite (tests/injection_cases.py) go through every path
+text takes into a prompt, with the scripted model recording each prompt: as chat messages
+(the message itself in instinct, planner and synthesis; the conversation history of later
+turns; crystallization; distillation of evicted turns), as insights (the merge prompt of
+``!reflect``), as ``!fact`` claims (the fact check, with the insight as older memory) and as
+recalled memories (synthesis in a new session). Each prompt must hold no control, format or
+separator character (only the prompt's own newlines and tabs), no chat-template token in any
+spelling, at most one pair of reference markers, and one memory per line inside the block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+
+import pytest
+from langchain_core.messages import BaseMessage
+
+from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
+from services.prompts.quoting import quote, without_orders
+from tests.fakes import ScriptedChatModel
+from tests.injection_cases import CASES, TEMPLATE_TOKENS, forbidden, skeleton
+from thea.config import Settings
+from thea.models import Edge, EdgeType, KnowledgeCrystal
+from thea.runtime import Runtime, build_runtime
+from thea.text import neutralise
+from workers.worker import run_burst
+
+ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_check", "reflect")
+
+
+@pytest.fixture
+def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    rt = build_runtime(settings, llm=llm)
+    rt.install_worker_context()
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+def _seed_insights(rt: Runtime, texts: list[str]) -> None:
+    """Insights about one concept, as crystallization would leave them (so !reflect merges them)."""
+    concept = rt.memory.get_or_create_concepts(["Memory"])["Memory"]
+    nodes = [KnowledgeCrystal(content=t, user_id="ana", strength=1.0) for t in texts]
+    rt.memory.record(
+        nodes, [Edge(src=n.id, dst=concept.id, type=EdgeType.INSIGHT_FROM_CONCEPT) for n in nodes]
+    )
+
+
+def _check(role: str, message: BaseMessage) -> None:
+    text = str(message.content)
+    bad = sorted({f"U+{ord(c):04X}" for c in text if forbidden(c, multiline=True)})
+    assert bad == [], f"{role}: {bad} in {text[:300]!r}"
+    assert text.count(REFERENCE_OPEN) <= 1
+    assert text.count(REFERENCE_CLOSE) <= 1
+    flat = skeleton(text.replace(REFERENCE_OPEN, "").replace(REFERENCE_CLOSE, ""))
+    tokens = [t for t in TEMPLATE_TOKENS if t in flat]
+    assert tokens == [], f"{role}: {tokens} in {text[:300]!r}"
+    if REFERENCE_OPEN in text:
+        block = text.split(REFERENCE_OPEN, 1)[1].split(REFERENCE_CLOSE, 1)[0].strip("\n")
+        lines = block.splitlines()
+        assert all(re.match(r"\[\w+\] \(", line) for line in lines) or lines == ["(no relevant memories)"], (
+            f"{role}: a memory spans more than one line: {block[:300]!r}"
+        )
+    if role in ("crystallize", "distill") and message.type == "human":
+        assert all(
+            line.startswith(("USER: ", "ASSISTANT: ", "KNOWN CONCEPTS: ")) for line in text.splitlines()
+        )
+
+
+async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    for case in CASES:  # as chat messages of one session: history, then distillation
+        await runtime.orchestrator.handle_impulse(case.payload, "ana", "s1")
+    runtime.jobs.enqueue_distill(runtime.orchestrator.context.clear("ana", "s1"), "ana", "s1")
+    await asyncio.to_thread(run_burst, runtime.jobs.connection)  # crystallize and distill jobs
+    _seed_insights(runtime, [case.payload for case in CASES])
+    for case in CASES:
+        await runtime.facts.add_fact(case.payload, "ana", "s2")  # checked against the insight
+    await runtime.reflector.reflect("ana")
+    for case in CASES:  # a user per payload asks an innocent question: it comes back through recall
+        user = f"u-{case.name}"
+        await runtime.facts.add_fact(case.payload, user, "s1")
+        await runtime.orchestrator.handle_impulse(case.question, user, "s2")
+
+    seen = {role: "" for role in ROLES}
+    for role, messages in llm.calls:
+        for message in messages:
+            _check(role, message)
+        seen[role] += "\n".join(str(m.content) for m in messages)
+    assert sorted(r for r, text in seen.items() if not text) == []
+    for case in CASES:  # how each prompt shows a payload: as said, without orders, quoted
+        shown = {
+            "crystallize": neutralise(case.payload),
+            "fact_check": neutralise(case.payload),
+            "reflect": without_orders(case.payload),
+            "synthesis": quote(case.payload),
+        }
+        missing = [role for role, text in shown.items() if text[:40] not in seen[role]]
+        assert missing == [], f"{case.name}: {shown} never reached {missing}"
+    assert [c.name for c in CASES if neutralise(c.payload)[:40] not in seen["distill"]] == []

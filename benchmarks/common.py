@@ -19,11 +19,11 @@ from langchain_core.embeddings import Embeddings
 from rich.console import Console
 from rich.table import Table
 
-from services.plan_fallback import candidate_concepts
+from services import importer
 from thea.config import Settings, load_settings
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
-from thea.models import Edge, EdgeType, Node
+from thea.models import Node
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -73,31 +73,11 @@ def fresh_memory(prefix: str = "thea-bench-") -> Iterator[UniversalMemory]:
         yield memory
 
 
-def concepts_in(text: str) -> list[str]:
-    """The concepts the cycle links to a text without an LLM (as for an impulse's fallback plan)."""
-    return [c for c in candidate_concepts(text) if len(c.strip()) >= 3][:5]
-
-
 def record_with_concepts(
     memory: UniversalMemory, nodes: Sequence[Node], texts: Sequence[str] | None = None, batch: int = 200
 ) -> None:
-    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text."""
-    sources = list(texts) if texts is not None else [n.content for n in nodes]
-    for start in range(0, len(nodes), batch):
-        chunk = nodes[start : start + batch]
-        names = {
-            node.id: concepts_in(text)
-            for node, text in zip(chunk, sources[start : start + batch], strict=True)
-        }
-        wanted = sorted({n for found in names.values() for n in found})
-        concepts = memory.get_or_create_concepts(wanted) if wanted else {}
-        links = [
-            Edge(src=node_id, dst=concepts[name].id, type=EdgeType.CONTAINS_CONCEPT)
-            for node_id, found in names.items()
-            for name in found
-            if name in concepts
-        ]
-        memory.record(chunk, links)
+    """memory.record in batches, each node linked to the concepts of its text (the importer's path)."""
+    importer.record_with_concepts(memory, nodes, texts, batch=batch)
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -41,17 +41,16 @@ from benchmarks.common import (
     console,
     fresh_memory,
     machine,
-    record_with_concepts,
     shared_embedder,
     stamp,
 )
 from benchmarks.locomo_data import Conversation, Question, Turn, load_conversations, tokens
 from benchmarks.metrics import Aggregate, score_query
+from services.importer import import_history, turn_id
 from services.plan_fallback import fallback_plan
 from services.recall.cascade import RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage
 from thea.memory.universal import UniversalMemory
-from thea.models import DialogueTurn, stable_id
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 KS = (5, 10)
@@ -88,24 +87,14 @@ class DenseBaseline:
 
 
 def ingest(memory: UniversalMemory, conv: Conversation, user_id: str) -> dict[str, str]:
-    """Record the turns (batched UNWIND writes via memory.record), each linked to the concepts
-    the deterministic extractor finds in its words (as the cycle does without an LLM).
+    """Import the conversation through thea's importer (``thea import``'s path: turns with their
+    dates, linked to the concepts the deterministic extractor finds, batched writes).
 
     Returns node id -> dia_id.
     """
-    nodes = [
-        DialogueTurn(
-            id=stable_id("locomo", conv.sample_id, turn.dia_id),
-            content=turn.document,
-            speaker=turn.speaker,
-            event_time=turn.time_ms,
-            user_id=user_id,
-            session_id=f"{conv.sample_id}/session_{turn.session}",
-        )
-        for turn in conv.turns
-    ]
-    record_with_concepts(memory, nodes, [t.text for t in conv.turns], batch=BATCH)
-    return {node.id: turn.dia_id for node, turn in zip(nodes, conv.turns, strict=True)}
+    assert conv.history is not None
+    import_history(memory, [conv.history], user_id, batch=BATCH)
+    return {turn_id(user_id, conv.sample_id, t.dia_id): t.dia_id for t in conv.turns}
 
 
 def thea_query(question: str, user_id: str, now_ms: int) -> RecallQuery:

@@ -292,6 +292,7 @@ class RecallService:
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
                     created_at=node.created_at,
+                    event_time=event_time(node.__dict__),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
                 )

@@ -17,6 +17,16 @@ from typing import Any
 from services.history_formats import HistoryConversation, parse_locomo
 from services.plan_fallback import STOPWORDS
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_data() -> Path:
+    """shared/data/locomo_dev.json beside the checkout (or beside its parent, for worktrees)."""
+    candidates = [ROOT.parent / "shared" / "data" / "locomo_dev.json"]
+    candidates.append(ROOT.parent.parent / "shared" / "data" / "locomo_dev.json")
+    return next((c for c in candidates if c.is_file()), candidates[0])
+
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _DIA_SPLIT = re.compile(r"[;,\s]+")

@@ -12,11 +12,13 @@ from services.facts import FactKeeper
 from services.instinct import InstinctService
 from services.orchestrator import JobSink, Orchestrator
 from services.planner import PlannerService
-from services.recall.cascade import RecallService
+from services.recall.cascade import RecallConfig, RecallService
+from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.recall_step import RecallStep
 from services.reflection import LockFactory, Reflector
 from services.synthesis import SynthesisService
 from thea.config import Settings
+from thea.errors import ConfigError
 from thea.memory.universal import UniversalMemory
 
 
@@ -35,13 +37,31 @@ def build_orchestrator(
         memory,
         instinct=InstinctService(llm, timeout),
         planner=PlannerService(llm, timeout),
-        recall=RecallStep(RecallService(memory)),
+        recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(llm, timeout, budget),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,
         step_timeout_s=timeout + 5,
         max_chars=settings.max_impulse_chars,
     )
+
+
+def build_reranker(settings: Settings) -> Reranker | None:
+    """The configured reranker, or None (the default: fusion alone)."""
+    cfg = settings.recall
+    if cfg.reranker == "cross-encoder":
+        return CrossEncoderReranker(cfg.rerank_model)
+    if cfg.reranker == "http":
+        if not cfg.rerank_url:
+            raise ConfigError("recall.reranker=http needs recall.rerank_url (THEA_RECALL__RERANK_URL)")
+        key = cfg.rerank_api_key.get_secret_value() if cfg.rerank_api_key else None
+        return HttpReranker(cfg.rerank_url, cfg.rerank_model, api_key=key, timeout_s=settings.llm.timeout_s)
+    return None
+
+
+def build_recall(settings: Settings, memory: UniversalMemory) -> RecallService:
+    config = RecallConfig(rerank_depth=settings.recall.rerank_depth)
+    return RecallService(memory, config, build_reranker(settings))
 
 
 def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> Distiller:

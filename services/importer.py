@@ -2,7 +2,8 @@
 
 Every message becomes a :class:`~thea.models.DialogueTurn` experience node of the user:
 content ``"Speaker: text"``, ``event_time`` = when it was said (the file's date, not the
-import time), one ``session_id`` per session, linked (``CONTAINS_CONCEPT``) to the concepts
+import time), ``context`` = the words of the turn it replies to (the one before it in its
+session, searched with it), one ``session_id`` per session, linked (``CONTAINS_CONCEPT``) to the concepts
 the deterministic extractor finds in its words, as the cycle does without an LLM. Writes go
 through :meth:`UniversalMemory.record` in batches (graph UNWIND, one embedding call, one
 vector upsert, one chronicle append per batch).
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.history_formats import Format, HistoryConversation, parse_history
+from services.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
 from services.plan_fallback import candidate_concepts
 from thea.errors import InputError
 from thea.memory.universal import UniversalMemory
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 #: (turns written so far, turns in total)
 ImportProgress = Callable[[int, int], None]
 BATCH = 200
+#: Characters of the previous turn kept as a turn's reply context.
+CONTEXT_CHARS = 400
 
 
 @dataclass
@@ -52,22 +55,37 @@ def turn_id(user_id: str, conversation: str, key: str) -> str:
     return stable_id("import", user_id, conversation, key)
 
 
-def turn_nodes(conversation: HistoryConversation, user_id: str) -> list[tuple[DialogueTurn, str]]:
+def turn_nodes(
+    conversation: HistoryConversation, user_id: str, *, reply_context: bool = True
+) -> list[tuple[DialogueTurn, str]]:
     """(node, words to take concepts from) for each non-empty turn."""
     out = []
+    previous: HistoryTurn | None = None
     for turn in conversation.turns:
         if not turn.text.strip():
             continue
+        same_session = previous is not None and previous.session == turn.session
+        replied = previous.text if reply_context and previous is not None and same_session else None
         node = DialogueTurn(
             id=turn_id(user_id, conversation.name, turn.key),
             content=f"{turn.speaker}: {turn.text}",
             speaker=turn.speaker,
             event_time=turn.time_ms,
+            context=replied_words(replied),
             user_id=user_id,
             session_id=f"import:{conversation.name}/{turn.session}",
         )
         out.append((node, turn.text))
+        previous = turn
     return out
+
+
+def replied_words(text: str | None) -> str | None:
+    """The end of the turn replied to (its last words matter most), or None."""
+    if not text or not text.strip():
+        return None
+    text = " ".join(text.split())
+    return text if len(text) <= CONTEXT_CHARS else "…" + text[-CONTEXT_CHARS:]
 
 
 def concepts_in(text: str) -> list[str]:
@@ -111,13 +129,17 @@ def import_history(
     *,
     batch: int = BATCH,
     progress: ImportProgress | None = None,
+    reply_context: bool = True,
 ) -> ImportResult:
-    """Write validated conversations into ``user_id``'s memory, in batches."""
+    """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
+    False leaves out what each turn replies to: for ablations)."""
     if not user_id.strip():
         raise InputError("give the user the history belongs to (--user)")
     started = time.perf_counter()
     result = ImportResult(conversations=len(conversations))
-    pairs = [pair for conv in conversations for pair in turn_nodes(conv, user_id)]
+    pairs = [
+        pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
+    ]
     result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
     total = len(pairs)
     nodes = [node for node, _ in pairs]

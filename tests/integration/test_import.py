@@ -17,6 +17,7 @@ from services.history_formats import ImportFormatError
 from services.importer import import_file
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
+from tests.fakes import ScriptedChatModel
 from thea.models import DialogueTurn
 from thea.runtime import Runtime
 
@@ -121,3 +122,16 @@ def test_thea_import_from_the_command_line(tmp_path: Path) -> None:
     wrong = thea(["import", str(good), "--format", "csv"], data)
     assert wrong.returncode == 2
     assert "unknown --format 'csv'" in wrong.stderr
+
+
+async def test_the_answer_prompt_dates_imported_memories_when_they_happened(
+    runtime: Runtime, llm: ScriptedChatModel, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conv.json", [conversation("conv-26")])
+    import_file(runtime.memory, path, "ana")
+    await runtime.orchestrator.handle_impulse("When did Caroline go to the LGBTQ support group?", "ana", "s1")
+    (prompt,) = llm.prompts_for("synthesis")
+    system = str(prompt[0].content)
+    dated = "(DialogueTurn on Monday 8 May 2023) Caroline: I went to the LGBTQ support group yesterday"
+    assert f"{dated} (7 May 2023)." in system
+    assert "answer with a date" in system

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from services.impulse_input import unstorable
 from thea.errors import InputError
 
 Format = Literal["auto", "locomo", "jsonl"]
@@ -155,7 +156,7 @@ def _locomo_conversation(
             if dia_id in seen:
                 raise ImportFormatError(f"{at}: dia_id {dia_id!r} appears twice")
             seen.add(dia_id)
-            _check_length(text, at, max_chars)
+            _check_length(text, at, max_chars, speaker)
             # turns of one session keep their order: one second apart
             result.turns.append(
                 HistoryTurn(dia_id, speaker.strip(), text, str(number), start + offset * 1000)
@@ -195,7 +196,7 @@ def parse_jsonl(
             raise ImportFormatError(f'{at}: needs "speaker" or "role" (a non-empty string)')
         if not isinstance(text, str):
             raise ImportFormatError(f'{at}: needs "text" or "content" (a string)')
-        _check_length(text, at, max_chars)
+        _check_length(text, at, max_chars, speaker)
         time_key, raw_time = _first(row, _TIME_KEYS)
         when: int | None = None
         if time_key is not None:
@@ -225,9 +226,13 @@ def parse_jsonl(
     return result
 
 
-def _check_length(text: str, at: str, max_chars: int) -> None:
+def _check_length(text: str, at: str, max_chars: int, speaker: str = "") -> None:
     if len(text) > max_chars:
         raise ImportFormatError(f"{at}: text is {len(text):,} characters (at most {max_chars:,})")
+    for name, value in (("text", text), ("speaker", speaker)):
+        problem = unstorable(value)
+        if problem:
+            raise ImportFormatError(f"{at}: the {name} contains {problem}")
 
 
 # -- files -------------------------------------------------------------------------------

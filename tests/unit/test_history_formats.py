@@ -160,3 +160,14 @@ def test_duplicate_ids_and_oversized_turns_are_refused(tmp_path: Path) -> None:
 def test_an_unknown_format_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ImportFormatError, match="unknown format 'csv'"):
         parse_history(write(tmp_path, "a.json", "[]"), "csv")  # type: ignore[arg-type]
+
+
+def test_text_thea_cannot_store_verbatim_is_refused_with_its_line(tmp_path: Path) -> None:
+    good = json.dumps({"speaker": "Ana", "text": "hello"})
+    nul = json.dumps({"speaker": "Ana", "text": "bad\u0000byte"})
+    message = error_of(write(tmp_path, "c.jsonl", "\n".join([good, nul, good])))
+    assert message == "c.jsonl line 2: the text contains a control character (U+0000)"
+    surrogate = '{"speaker": "Ana\\ud800", "text": "hi"}'
+    assert "line 1: the speaker contains an invalid (unpaired surrogate)" in error_of(
+        write(tmp_path, "s.jsonl", surrogate)
+    )

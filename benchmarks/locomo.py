@@ -317,13 +317,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="first conversation: recall before and after crystallizing",
     )
     parser.add_argument("--model", default="local", help="the model that crystallizes (local, fake, openai)")
+    parser.add_argument(
+        "--sessions", type=int, default=None, help="--with-crystals: only the first N sessions"
+    )
     parser.add_argument("--model-dir", type=Path, default=RESULTS_DIR / "model-cache", help="model cache")
     args = parser.parse_args(argv)
     if args.with_crystals:
         from benchmarks import locomo_crystals
 
         conv = load_conversations(args.data)[0]
-        result = locomo_crystals.run_crystals(conv, args.model, args.model_dir)
+        result = locomo_crystals.run_crystals(conv, args.model, args.model_dir, args.sessions)
         when = stamp()
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / f"locomo-crystals-{when}.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +60,29 @@ def _evaluate(
     return out
 
 
-def run_crystals(conv: Conversation, model: str, model_dir: Path) -> dict[str, Any]:
+def first_sessions(conv: Conversation, count: int | None) -> Conversation:
+    """The conversation cut to its first ``count`` sessions, with the questions answered there."""
+    if not count:
+        return conv
+    assert conv.history is not None
+    keep = {str(n) for n in range(1, count + 1)}
+    turns = [t for t in conv.turns if str(t.session) in keep]
+    known = {t.dia_id for t in turns}
+    history = replace(conv.history, turns=[t for t in conv.history.turns if t.session in keep])
+    questions = [q for q in conv.questions if q.evidence and all(e in known for e in q.evidence)]
+    return replace(conv, turns=turns, questions=questions, history=history)
+
+
+def run_crystals(
+    conv: Conversation, model: str, model_dir: Path, sessions: int | None = None
+) -> dict[str, Any]:
     from benchmarks.locomo import _DAY_MS, ingest
+
+    conv = first_sessions(conv, sessions)
 
     user_id = f"locomo:{conv.sample_id}"
     now = conv.end_ms + _DAY_MS
-    llm_settings = load_settings("embedded", data_dir=model_dir, llm={"provider": model})
+    llm_settings = load_settings("embedded", data_dir=model_dir, llm={"provider": model, "timeout_s": 600.0})
     llm = build_chat_model(llm_settings, progress=False)
     with fresh_memory(prefix="thea-locomo-crystals-") as memory:
         id_to_dia = ingest(memory, conv, user_id)
@@ -95,6 +113,7 @@ def run_crystals(conv: Conversation, model: str, model_dir: Path) -> dict[str, A
         "conversation": conv.sample_id,
         "model": model,
         "sessions": len(sessions),
+        "questions": sum(1 for q in conv.questions if q.evidence),
         "crystals": made,
         "triples": triples,
         "failed_sessions": failed,
@@ -105,7 +124,8 @@ def run_crystals(conv: Conversation, model: str, model_dir: Path) -> dict[str, A
 
 def markdown(result: dict[str, Any]) -> str:
     lines = [
-        f"{result['conversation']}: {result['sessions']} sessions, {result['crystals']} crystals, "
+        f"{result['conversation']}: {result['sessions']} sessions, {result['questions']} questions, "
+        f"{result['crystals']} crystals, "
         f"{result['triples']} triples, {result['failed_sessions']} failed, crystallized in "
         f"{result['crystallize_s']:.0f} s with the {result['model']} model",
         "",

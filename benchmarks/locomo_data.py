@@ -11,15 +11,24 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from services.history_formats import HistoryConversation, parse_locomo
 from services.plan_fallback import STOPWORDS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_data() -> Path:
+    """shared/data/locomo_dev.json beside the checkout (or beside its parent, for worktrees)."""
+    candidates = [ROOT.parent / "shared" / "data" / "locomo_dev.json"]
+    candidates.append(ROOT.parent.parent / "shared" / "data" / "locomo_dev.json")
+    return next((c for c in candidates if c.is_file()), candidates[0])
+
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_SESSION = re.compile(r"^session_(\d+)$")
 _DIA_SPLIT = re.compile(r"[;,\s]+")
 
 
@@ -45,6 +54,9 @@ class Question:
     question: str
     category: str
     evidence: list[str]
+    #: the gold answer (for adversarial questions the answer the question tempts one to give)
+    answer: str = ""
+    category_id: int = 0
 
 
 @dataclass
@@ -53,22 +65,11 @@ class Conversation:
     turns: list[Turn]
     questions: list[Question]
     unknown_evidence: int = 0
+    history: HistoryConversation | None = None
 
     @property
     def end_ms(self) -> int:
         return max(t.time_ms for t in self.turns)
-
-
-def parse_session_time(text: str) -> int:
-    """'1:56 pm on 8 May, 2023' -> epoch ms (UTC)."""
-    cleaned = " ".join(text.replace(",", ", ").split()).replace(" ,", ",")
-    for pattern in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%H:%M on %d %B, %Y"):
-        try:
-            moment = datetime.strptime(cleaned, pattern).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-        return int(moment.timestamp() * 1000)
-    raise ValueError(f"unrecognised session time {text!r}")
 
 
 def split_evidence(items: Sequence[Any]) -> list[str]:
@@ -80,38 +81,27 @@ def split_evidence(items: Sequence[Any]) -> list[str]:
 
 
 def load_conversations(path: Path) -> list[Conversation]:
+    """Conversations (turns parsed by thea's importer, so benchmarks ingest what users import)."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     samples = raw if isinstance(raw, list) else [raw]
     conversations = []
-    for index, sample in enumerate(samples):
-        conv = sample["conversation"]
-        turns: list[Turn] = []
-        sessions = sorted(
-            (int(m.group(1)), key)
-            for key in conv
-            if (m := _SESSION.match(key)) and isinstance(conv[key], list)
-        )
-        for number, key in sessions:
-            when = parse_session_time(str(conv[f"{key}_date_time"]))
-            for offset, item in enumerate(conv[key]):
-                text = str(item.get("text", ""))
-                caption = item.get("blip_caption")
-                if caption:
-                    text = f"{text} [shares a photo of {caption}]"
-                # turns of one session keep their order: one second apart
-                turns.append(
-                    Turn(str(item["dia_id"]), str(item["speaker"]), text, number, when + offset * 1000)
-                )
+    for sample, history in zip(samples, parse_locomo(samples, path.name), strict=True):
+        turns = [
+            Turn(t.key, t.speaker, t.text, int(t.session), t.time_ms or 0)
+            for t in history.turns
+            if t.text.strip()
+        ]
         known = {t.dia_id for t in turns}
         questions, unknown = [], 0
         for qa in sample.get("qa", []):
             evidence = split_evidence(qa.get("evidence", []))
             unknown += sum(1 for e in evidence if e not in known)
             evidence = [e for e in evidence if e in known]
-            category = CATEGORIES.get(int(qa.get("category", 0)), f"category-{qa.get('category')}")
-            questions.append(Question(str(qa["question"]), category, evidence))
-        sample_id = str(sample.get("sample_id", f"sample-{index}"))
-        conversations.append(Conversation(sample_id, turns, questions, unknown))
+            number = int(qa.get("category", 0))
+            category = CATEGORIES.get(number, f"category-{qa.get('category')}")
+            answer = qa.get("answer", qa.get("adversarial_answer", ""))
+            questions.append(Question(str(qa["question"]), category, evidence, str(answer), number))
+        conversations.append(Conversation(history.name, turns, questions, unknown, history))
     return conversations
 
 

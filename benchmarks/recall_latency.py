@@ -1,7 +1,8 @@
 """Recall latency at 1k / 10k (/ 100k with --full) memories vs raw engine queries.
 
 For each size a fresh memory holds that many synthetic dialogue turns of one user
-(linked to their concepts); the same rows and vectors go to a raw FalkorDB graph and a
+(linked to their concepts, each carrying the turn before it as reply context, as imported
+history does); the same rows and vectors go to a raw FalkorDB graph and a
 bare Qdrant Edge shard. To keep population fast, turns reuse a pool of 1,500 sentences
 (plus a unique note number) and their vectors are the pool sentence's real MiniLM vector
 with small seeded noise; questions are embedded for real. Each question then runs:
@@ -53,7 +54,7 @@ def measure(size: int, questions: list[str]) -> dict[str, Any]:
             started = time.perf_counter()
             pool = synthetic.PoolEmbeddings(embedder)
             memory.embedder = pool  # population only: one real embedding per distinct sentence
-            turns = synthetic.turns(size, USER, seed=size)
+            turns = synthetic.turns(size, USER, seed=size, reply_context=True)
             record_with_concepts(memory, turns, batch=500)
             raw_graph.write(turns)
             raw_vectors.write(turns, pool.embed_documents([t.content for t in turns]))

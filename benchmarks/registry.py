@@ -59,6 +59,12 @@ BENCHMARKS: list[Benchmark] = [
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",
         False,
     ),
+    Benchmark(
+        "locomo_qa",
+        "benchmarks.locomo_qa",
+        "LoCoMo answers with the offline model vs four baselines (separate: python -m benchmarks.locomo_qa)",
+        False,
+    ),
 ]
 
 

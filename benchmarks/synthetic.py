@@ -67,22 +67,32 @@ def sentences(count: int, *, seed: int = 7) -> list[str]:
 
 
 def turns(
-    count: int, user_id: str, *, seed: int = 7, pool: int = 1_500, start_ms: int = 1_700_000_000_000
+    count: int,
+    user_id: str,
+    *,
+    seed: int = 7,
+    pool: int = 1_500,
+    start_ms: int = 1_700_000_000_000,
+    reply_context: bool = False,
 ) -> list[DialogueTurn]:
     """``count`` dialogue turns of one user, one minute apart, each a sentence of a pool of
-    ``pool`` distinct ones plus a unique note number (so every text differs)."""
+    ``pool`` distinct ones plus a unique note number (so every text differs); with
+    ``reply_context`` each carries the previous turn of its session as ``context``, as
+    imported history does."""
     rng = random.Random(seed)
     base = sentences(min(pool, count), seed=seed)
+    texts = [f"{rng.choice(base)}{NOTE}{i})" for i in range(count)]
     return [
         DialogueTurn(
-            content=f"{rng.choice(base)}{NOTE}{i})",
+            content=text,
             speaker="user",
             user_id=user_id,
             session_id=f"s{i // 50}",
             event_time=start_ms + i * 60_000,
             created_at=start_ms + i * 60_000,
+            context=texts[i - 1] if reply_context and i % 50 else None,
         )
-        for i in range(count)
+        for i, text in enumerate(texts)
     ]
 
 

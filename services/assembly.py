@@ -13,11 +13,13 @@ from services.instinct import InstinctService
 from services.limits import PROMPT_SHARE
 from services.orchestrator import JobSink, Orchestrator
 from services.planner import PlannerService
-from services.recall.cascade import RecallService
+from services.recall.cascade import RecallConfig, RecallService
+from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.recall_step import RecallStep
 from services.reflection import LockFactory, Reflector
 from services.synthesis import SynthesisService
 from thea.config import Settings
+from thea.errors import ConfigError
 from thea.llm.scheduler import ForegroundGate
 from thea.memory.universal import UniversalMemory
 
@@ -43,7 +45,7 @@ def build_orchestrator(
         memory,
         instinct=InstinctService(llm, timeout),
         planner=PlannerService(llm, timeout),
-        recall=RecallStep(RecallService(memory)),
+        recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(llm, timeout, budget),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,
@@ -52,6 +54,24 @@ def build_orchestrator(
         gate=gate,
         prompt_tokens=prompt_tokens(settings),
     )
+
+
+def build_reranker(settings: Settings) -> Reranker | None:
+    """The configured reranker, or None (the default: fusion alone)."""
+    cfg = settings.recall
+    if cfg.reranker == "cross-encoder":
+        return CrossEncoderReranker(cfg.rerank_model)
+    if cfg.reranker == "http":
+        if not cfg.rerank_url:
+            raise ConfigError("recall.reranker=http needs recall.rerank_url (THEA_RECALL__RERANK_URL)")
+        key = cfg.rerank_api_key.get_secret_value() if cfg.rerank_api_key else None
+        return HttpReranker(cfg.rerank_url, cfg.rerank_model, api_key=key, timeout_s=settings.llm.timeout_s)
+    return None
+
+
+def build_recall(settings: Settings, memory: UniversalMemory) -> RecallService:
+    config = RecallConfig(rerank_depth=settings.recall.rerank_depth)
+    return RecallService(memory, config, build_reranker(settings))
 
 
 def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> Distiller:

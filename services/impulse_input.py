@@ -11,6 +11,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
+def unstorable(text: str) -> str | None:
+    """What in the text thea cannot store verbatim (for messages and imported history), or None."""
+    if _SURROGATE.search(text):
+        return "an invalid (unpaired surrogate) character"
+    bad = _CONTROL.search(text)
+    if bad:
+        return f"a control character (U+{ord(bad.group()):04X})"
+    return None
+
+
 def validate_impulse_text(text: object, max_chars: int) -> str:
     """Return the text unchanged if thea can store and recall it verbatim, else raise."""
     if not isinstance(text, str):

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from langchain_core.language_models import BaseChatModel
 
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.budget import pack
+from services.dates import resolve_relative, when_text
 from services.llm_calls import ask_text
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.models import Edge, EdgeType, FinalResponse
-
-
-def _when(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d") if ms else ""
-
 
 #: Memories scoring below this share of the best hit stay out of the prompt: weak distractors
 #: mislead small models (measured: with the offline 0.5B model, "What is my cat's name?" was
@@ -25,12 +19,25 @@ def _when(ms: int) -> str:
 RELATIVE_FLOOR = 0.35
 
 
+def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> ReferenceItem:
+    """One memory as the answering model sees it: dated when it happened ("on Monday 8 May
+    2023"), its relative dates spelled out ("yesterday (7 May 2023)")."""
+    if not when_ms:
+        return ReferenceItem(source_id=source_id, kind=kind, text=text)
+    return ReferenceItem(
+        source_id=source_id,
+        kind=kind,
+        text=resolve_relative(text, when_ms),
+        when=f"on {when_text(when_ms)}",
+    )
+
+
 def references_for(hits: list[RecallHit], budget_tokens: int) -> list[ReferenceItem]:
     """Whole memories, most relevant first, as many as fit the budget; weak ones left out."""
     if hits:
         floor = max(h.score for h in hits) * RELATIVE_FLOOR
         hits = [h for h in hits if h.score >= floor]
-    items = [ReferenceItem(source_id=h.id, kind=h.type, text=h.text, when=_when(h.created_at)) for h in hits]
+    items = [reference_item(h.id, h.type, h.text, h.event_time or h.created_at) for h in hits]
     return pack(items, [i.text for i in items], budget_tokens)
 
 

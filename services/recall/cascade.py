@@ -5,17 +5,23 @@ Stages (each can be switched off for ablations):
 - TRIPLES: query concepts (and a triple pattern such as (?, CAUSES, outage)) resolved
   in the graph; memories linked to those concepts are candidates, each concept weighted
   by its idf (a concept linked to most memories tells little).
-- KEYWORDS: full-text candidates (one lookup per query word) ranked by BM25 (lexical.py).
-- VECTORS: embedding similarity over experience and insights, with a similarity floor.
+- KEYWORDS: full-text candidates (one lookup per query word) ranked by BM25 (lexical.py)
+  over the memory's words, the words it replies to (an imported turn's ``context``) and
+  the month and year it happened in.
+- VECTORS: embedding similarity over experience and insights, with a similarity floor;
+  the strongest candidates of the other stages that the search missed get their exact
+  similarity too (``dense_fill``).
 - ACTIVATION: spreading activation from the query concepts over typed concept
   relations; memories linked to activated concepts are candidates, weighted by activation.
 - TEMPORAL: the plan's time window restricts every other stage.
 
-Candidates are fused by reciprocal rank (equal scores share a rank), weighted by memory type, insight strength
-and fact confidence, and must carry a real signal from at least one stage (a
-similarity above the floor, a keyword match, a concept link or activation above
-threshold): a question about something never discussed returns nothing. Only the
-asking user's memories, and only active ones, are ever returned.
+Candidates are fused by their scores (each stage scaled to [0, 1], weighted; reciprocal
+rank fusion is an option), weighted by memory type, insight strength and fact confidence;
+a question asking *when* ranks memories that say when a little higher (temporal.py); an
+optional reranker reorders the best hits (rerank.py). Every hit carries a real signal from
+at least one stage (a similarity above the floor, a keyword match, a concept link or
+activation above threshold): a question about something never discussed returns nothing.
+Only the asking user's memories, and only active ones, are ever returned.
 """
 
 from __future__ import annotations
@@ -26,17 +32,19 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
-from services.recall.fusion import memory_weight, ranked, rrf
+from services.recall.fusion import RRF_K, memory_weight, ranked, rrf, score_fusion
 from services.recall.lexical import bm25, idf_weight, stem, terms
+from services.recall.rerank import Reranker, apply_rerank
+from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
 from thea.errors import VectorStoreUnavailable
-from thea.memory.universal import UniversalMemory
-from thea.models import CONCEPT_RELATIONS, Collection, Node, VectorFilter, normalize_name, now_ms
+from thea.memory.universal import UniversalMemory, collection_for
+from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFilter, normalize_name, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +65,30 @@ class RecallConfig:
             "FinalResponse": 0.6,
         }
     )
-    #: RRF weights. Vectors and keywords weigh the same on purpose: 1/(60 + rank) is so flat
-    #: that a stage weighted even 0.8 of another ranks below that stage's whole top 20, and the
-    #: fusion stops interleaving them (on LoCoMo dev data keywords at 0.8 cost 0.14 recall@10).
+    #: Stage weights in fusion. Score fusion (the default) scales each stage to [0, 1] first;
+    #: keywords weigh most (BM25 over the memory and what it replies to is the strongest single
+    #: stage on conversation data), vectors 0.7 (0.5-1.0 measured within 0.01 of each other on
+    #: LoCoMo dev), and the concept stages little: without an LLM-built concept graph they mostly
+    #: match names said everywhere (docs/benchmarks.md has the ablations).
     stage_weights: dict[str, float] = field(
-        default_factory=lambda: {"vectors": 1.0, "keywords": 1.0, "triples": 1.0, "activation": 0.7}
+        default_factory=lambda: {"vectors": 0.7, "keywords": 1.0, "triples": 0.25, "activation": 0.25}
     )
     activation: ActivationConfig = field(default_factory=ActivationConfig)
+    #: "score" (each stage's scores scaled to [0, 1], weighted sum) or "rrf" (reciprocal rank:
+    #: flat, so memories several weak stages mention outrank one strong keyword match)
+    fusion: Literal["rrf", "score"] = "score"
+    rrf_k: int = RRF_K
+    #: best candidates per other stage that get an exact similarity when the vector search missed
+    #: them, so fusion sees both scores for every strong candidate (0 = off)
+    dense_fill: int = 20
+    #: the keyword stage also matches the words a turn replies to (its ``context``)
+    reply_context: bool = True
+    #: ... and the month and year a memory happened in
+    index_dates: bool = True
+    #: for a question asking when, memories that mention a time rank this much higher
+    when_boost: float = 0.3
+    #: hits a configured reranker reorders
+    rerank_depth: int = 20
     #: Full-text candidates per query word fetched for BM25 re-scoring.
     keyword_candidates: int = 50
     #: At most this many concepts are looked up for the triple and activation stages.
@@ -102,9 +127,12 @@ def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
 
 
 class RecallService:
-    def __init__(self, memory: UniversalMemory, config: RecallConfig | None = None) -> None:
+    def __init__(
+        self, memory: UniversalMemory, config: RecallConfig | None = None, reranker: Reranker | None = None
+    ) -> None:
         self.memory = memory
         self.config = config or RecallConfig()
+        self.reranker = reranker
         self._size: tuple[float, int] = (-1e9, 0)
 
     def collection_size(self) -> int:
@@ -132,28 +160,30 @@ class RecallService:
             update={"texts": [t[:MAX_QUERY_CHARS] for t in query.texts[:MAX_QUERY_TEXTS]]}
         )
         window = (query.time_from, query.time_to) if Stage.TEMPORAL in stages else (None, None)
-        rankings: dict[str, list[tuple[str, float]]] = {}
-        signal: dict[str, float] = {}
+        excluded = set(query.exclude_ids)
+        raw: dict[str, dict[str, float]] = {}
         stage_of: dict[str, list[str]] = defaultdict(list)
 
         def take(stage: Stage, scored: list[tuple[str, float]]) -> None:
-            scored = [(i, s) for i, s in scored if i not in query.exclude_ids]
-            rankings[stage.value] = ranked(scored, self.config.per_stage)
-            for node_id, score in scored:
-                signal[node_id] = max(signal.get(node_id, 0.0), score)
+            kept = {i: s for i, s in scored if i not in excluded}
+            raw[stage.value] = kept
+            for node_id in kept:
                 stage_of[node_id].append(stage.value)
 
         failed: list[str] = []
+        vectors: list[list[float]] = []
+        kinds: dict[str, str] = {}  # node id -> type, for keyword candidates
         if Stage.VECTORS in stages and query.texts:
             # the vector store is one layer among several: if it is down, the graph stages still
             # recall (graph failures do propagate: the graph is the source of truth)
             try:
-                take(Stage.VECTORS, self._vectors(query, window))
+                vectors = self._embed_queries(query.texts[:4])
+                take(Stage.VECTORS, self._vectors(query, vectors, window))
             except VectorStoreUnavailable as exc:
                 log.warning("recall without vectors for user %s: %s", query.user_id, exc)
                 failed.append(Stage.VECTORS.value)
         if Stage.KEYWORDS in stages and query.texts:
-            take(Stage.KEYWORDS, self._keywords(query, window))
+            take(Stage.KEYWORDS, self._keywords(query, window, kinds))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
         if Stage.TRIPLES in stages and seeds:
             take(Stage.TRIPLES, self._linked(query, dict.fromkeys(seeds, 1.0), window))
@@ -163,8 +193,11 @@ class RecallService:
             spread_only = {c: a for c, a in activated.items() if c not in seeds}
             if spread_only:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
+        if vectors and Stage.VECTORS.value not in failed and self.config.dense_fill:
+            self._fill_dense(query, vectors, raw, stage_of, window, kinds)
 
-        fused = rrf(rankings, weights=self.config.stage_weights)
+        fused = self._fuse(raw)
+        rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
         hits = self._hydrate(query, fused, stage_of, window)
         counts = {name: len(ids) for name, ids in rankings.items()}
         elapsed = (time.perf_counter() - started) * 1000
@@ -173,27 +206,99 @@ class RecallService:
             hits=hits[: query.limit], stage_counts=counts, elapsed_ms=elapsed, failed_stages=failed
         )
 
+    def _fuse(self, raw: dict[str, dict[str, float]]) -> dict[str, float]:
+        cfg = self.config
+        if cfg.fusion == "score":
+            # a concept match counts in full only for a concept as rare as one memory in the collection
+            rare = idf_weight(1, self.collection_size())
+            scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
+            return score_fusion(raw, cfg.stage_weights, {Stage.VECTORS.value: cfg.min_similarity}, scales)
+        rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
+        return rrf(rankings, k=cfg.rrf_k, weights=cfg.stage_weights)
+
+    def _fill_dense(
+        self,
+        query: RecallQuery,
+        vectors: list[list[float]],
+        raw: dict[str, dict[str, float]],
+        stage_of: dict[str, list[str]],
+        window: tuple[int | None, int | None],
+        kinds: dict[str, str],
+    ) -> None:
+        """Exact similarity for the best keyword candidates that the vector search did not return
+        (one filtered vector query per collection they are in), so fusion compares every strong
+        candidate on both scales."""
+        dense = raw.setdefault(Stage.VECTORS.value, {})
+        keywords = raw.get(Stage.KEYWORDS.value, {})
+        best = sorted(keywords, key=lambda i: -keywords[i])[: self.config.dense_fill]
+        missing = [i for i in best if i not in dense]
+        if not missing:
+            return
+        by_collection: dict[Collection, list[str]] = defaultdict(list)
+        for node_id in missing:
+            by_collection[collection_for(NodeType.parse(kinds.get(node_id, "DialogueTurn")))].append(node_id)
+        try:
+            found = self._vector_scores(query, vectors, window, by_collection=by_collection)
+        except VectorStoreUnavailable as exc:
+            log.warning("no exact similarity for recall candidates: %s", exc)
+            return
+        for node_id, score in found.items():
+            if score > self.config.min_similarity:
+                dense[node_id] = score
+                stage_of[node_id].append(Stage.VECTORS.value)
+
     # -- stages ------------------------------------------------------------------------
 
-    def _vectors(self, query: RecallQuery, window: tuple[int | None, int | None]) -> list[tuple[str, float]]:
-        vectors = self.memory.embedder.embed_documents(query.texts)
+    def _embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Query embeddings (an embedder with a batched ``embed_queries`` is asked once)."""
+        embedder = self.memory.embedder
+        batched = getattr(embedder, "embed_queries", None)
+        if callable(batched):
+            return list(batched(texts))
+        return [embedder.embed_query(t) for t in texts]
+
+    def _vector_scores(
+        self,
+        query: RecallQuery,
+        vectors: list[list[float]],
+        window: tuple[int | None, int | None],
+        *,
+        limit: int = 0,
+        floor: float | None = None,
+        by_collection: dict[Collection, list[str]] | None = None,
+    ) -> dict[str, float]:
+        """Best similarity per node: the ``limit`` nearest, or exactly the given nodes."""
         best: dict[str, float] = {}
-        for collection, active in ((Collection.EXPERIENCE, None), (Collection.INSIGHTS, True)):
+        everything: dict[Collection, list[str] | None] = {
+            Collection.EXPERIENCE: None,
+            Collection.INSIGHTS: None,
+        }
+        searches: dict[Collection, list[str] | None] = dict(by_collection) if by_collection else everything
+        for collection, node_ids in searches.items():
             flt = VectorFilter(
                 types=list(RECALLABLE),
                 user_id=query.user_id,
-                active=active,
+                active=True if collection is Collection.INSIGHTS else None,
                 created_from=window[0],
                 created_to=window[1],
+                node_ids=node_ids,
             )
+            size = len(node_ids) if node_ids is not None else limit
             for vector in vectors:
-                for hit in self.memory.vectors.search(
-                    collection, vector, self.config.per_stage, flt, self.config.min_similarity
-                ):
+                for hit in self.memory.vectors.search(collection, vector, size, flt, floor):
                     best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
-        return list(best.items())
+        return best
 
-    def _keywords(self, query: RecallQuery, window: tuple[int | None, int | None]) -> list[tuple[str, float]]:
+    def _vectors(
+        self, query: RecallQuery, vectors: list[list[float]], window: tuple[int | None, int | None]
+    ) -> list[tuple[str, float]]:
+        cfg = self.config
+        scores = self._vector_scores(query, vectors, window, limit=cfg.per_stage, floor=cfg.min_similarity)
+        return list(scores.items())
+
+    def _keywords(
+        self, query: RecallQuery, window: tuple[int | None, int | None], kinds: dict[str, str]
+    ) -> list[tuple[str, float]]:
         """Full-text candidates, ranked by BM25 (see services/recall/lexical.py).
 
         One full-text lookup per query word: every memory holding a rare word is a
@@ -216,9 +321,21 @@ class RecallService:
                 if node_id in docs or props.get("user_id") != query.user_id:
                     continue
                 if in_window(event_time(props), window):
-                    docs[node_id] = terms(str(props.get("content", "")), STOPWORDS)
+                    docs[node_id] = self._document(props)
+                    kinds[node_id] = str(props.get("type", ""))
         scores = bm25([stem(w) for w in words], docs, self.collection_size())
         return list(scores.items())
+
+    def _document(self, props: dict[str, Any]) -> list[str]:
+        """What the keyword stage matches: the memory's words, the words it replies to, and the
+        month and year it happened in."""
+        text = str(props.get("content", ""))
+        if self.config.reply_context and props.get("context"):
+            text = f"{text} {props['context']}"
+        words = terms(text, STOPWORDS)
+        if self.config.index_dates:
+            words += date_terms(event_time(props))
+        return words
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
         """The asking user's concepts named by the query, plus those matching its triple pattern
@@ -300,6 +417,7 @@ class RecallService:
             return []
         ranked = sorted(fused, key=lambda i: -fused[i])[: query.limit * 4]
         nodes: dict[str, Node] = {n.id: n for n in self.memory.get(ranked)}
+        when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
         hits: list[RecallHit] = []
         for node_id in ranked:
             node = nodes.get(node_id)
@@ -308,6 +426,8 @@ class RecallService:
             strength = getattr(node, "strength", None)
             confidence = getattr(node, "confidence", None)
             weight = self.config.type_weights.get(node.type.value, 1.0) * memory_weight(strength, confidence)
+            if when and mentions_time(node.content):
+                weight *= 1.0 + self.config.when_boost
             hits.append(
                 RecallHit(
                     id=node.id,
@@ -316,12 +436,27 @@ class RecallService:
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
                     created_at=node.created_at,
+                    event_time=event_time(node.__dict__),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
                 )
             )
         hits.sort(key=lambda h: -h.score)
+        if self.reranker is not None and query.texts and len(hits) > 1:
+            hits = self._rerank(query.texts[0], hits)
         return hits
+
+    def _rerank(self, text: str, hits: list[RecallHit]) -> list[RecallHit]:
+        """The reranker's order for the best ``rerank_depth`` hits; they keep the fused scores'
+        spread (best score to the new first), so later relevance floors still work."""
+        assert self.reranker is not None
+        depth = self.config.rerank_depth
+        by_id = {h.id: h for h in hits}
+        order = apply_rerank(self.reranker, text, [(h.id, h.text) for h in hits], depth)
+        head = [by_id[i] for i in order[:depth]]
+        for hit, score in zip(head, sorted((h.score for h in head), reverse=True), strict=True):
+            hit.score = score
+        return head + [by_id[i] for i in order[depth:]]
 
     @staticmethod
     def _allowed(node: Node, query: RecallQuery, window: tuple[int | None, int | None]) -> bool:

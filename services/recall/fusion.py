@@ -45,6 +45,34 @@ def rrf(
     return scores
 
 
+def score_fusion(
+    scores: Mapping[str, Mapping[str, float]],
+    weights: Mapping[str, float] | None = None,
+    floors: Mapping[str, float] | None = None,
+    scales: Mapping[str, float] | None = None,
+) -> dict[str, float]:
+    """Fuse stages by their scores: each stage scaled to [0, 1] by (s - floor) / (max - floor)
+    (floor: the stage's score that means "no evidence", e.g. the similarity floor of the vector
+    stage), then a weighted sum. Unlike rank fusion, a strong match in one stage (all query words
+    in one memory) is not outvoted by memories that are merely mentioned by several stages.
+
+    ``scales`` gives a stage a fixed least span: its scores are then read on that absolute scale
+    when they are all weak (e.g. concept matches on a name linked to half of all memories must
+    not count as a perfect match just because nothing better matched)."""
+    fused: dict[str, float] = {}
+    for stage, stage_scores in scores.items():
+        if not stage_scores:
+            continue
+        w = (weights or {}).get(stage, 1.0)
+        floor = (floors or {}).get(stage, 0.0)
+        top = max(stage_scores.values())
+        span = max(top - floor, (scales or {}).get(stage, 0.0))
+        for node_id, score in stage_scores.items():
+            scaled = (score - floor) / span if span > 0 else 1.0
+            fused[node_id] = fused.get(node_id, 0.0) + w * max(0.0, min(1.0, scaled))
+    return fused
+
+
 def memory_weight(strength: float | None, confidence: float | None) -> float:
     """Stronger insights and more confident facts rank higher; neutral for plain memories.
 

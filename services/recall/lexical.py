@@ -14,11 +14,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _DOUBLE = re.compile(r"([b-df-hj-np-rtv-z])\1$")  # doubled final consonant (not l, s, z)
 
 
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     """A small suffix stripper, applied alike to queries and memories.
 

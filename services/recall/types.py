@@ -41,6 +41,8 @@ class RecallHit(BaseModel):
     #: Which stages found it (provenance shown in traces).
     stages: list[str] = Field(default_factory=list)
     created_at: int = 0
+    #: When it happened: an imported turn's date, else when it was recorded.
+    event_time: int = 0
     strength: float = 1.0
     confidence: float | None = None
 

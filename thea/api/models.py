@@ -244,6 +244,31 @@ class FactResult(BaseModel):
     summary: str
 
 
+#: largest history file one import request carries (bytes of JSON)
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+
+
+class ImportRequest(_Body):
+    """A whole history file's text (LoCoMo JSON or JSONL of messages), validated before anything
+    is written; importing the same file again adds nothing twice."""
+
+    text: str
+    format: Literal["auto", "locomo", "jsonl"] = "auto"
+    #: the file's name, for error messages
+    source: str = Field(default="file", max_length=255)
+
+
+class ImportResult(BaseModel):
+    conversations: int
+    turns: int
+    already_present: int
+    skipped_empty: int
+    undated: int
+    first_ms: int | None
+    last_ms: int | None
+    seconds: float
+
+
 class ForgetRequest(_Body):
     id: Ident
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, doctor, export_cmd, jobs_cmd, serve_cmd, trace_cmd
+from thea.cli import chat_cmd, doctor, export_cmd, import_cmd, jobs_cmd, serve_cmd, trace_cmd
 from thea.cli.common import configure_logging
 from thea.cli.insights_cmd import insights_app
 from thea.cli.jobs_cmd import jobs_app
@@ -22,6 +22,7 @@ app.command("ask")(chat_cmd.ask)
 app.command("trace")(trace_cmd.trace)
 app.command("serve")(serve_cmd.serve)
 app.command("export")(export_cmd.export)
+app.command("import")(import_cmd.import_history_file)
 app.add_typer(insights_app, name="insights")
 app.add_typer(jobs_app, name="jobs")
 app.command("worker")(jobs_cmd.worker)

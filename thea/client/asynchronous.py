@@ -158,6 +158,10 @@ class AsyncClient:
     async def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
         return cast(m.FactResult, await self._call(specs.fact(text, session_id)))
 
+    async def import_history(self, text: str, fmt: str = "auto", source: str = "file") -> m.ImportResult:
+        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
+        return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
+
     async def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, await self._call(specs.forget(node_id)))
 

@@ -88,6 +88,11 @@ def fact(text: str, session_id: str | None) -> Spec:
     return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
 
 
+def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
+    body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source})
+    return Spec("POST", "/import", m.ImportResult, json=body.model_dump())
+
+
 def forget(node_id: str) -> Spec:
     return Spec("POST", "/forget", m.ForgetResult, json={"id": node_id})
 

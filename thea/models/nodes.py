@@ -219,9 +219,15 @@ class DialogueTurn(Node):
     #: When the turn happened (may differ from created_at for imported history).
     event_time: int | None = None
     source_ids: list[str] = Field(default_factory=list)
+    #: What the turn replies to (the words of the turn before it in its session): a reply such
+    #: as "Yes, last Friday!" is found by what it answers. Searched with the turn, never shown
+    #: as its content.
+    context: str | None = None
 
     def embedding_text(self) -> str | None:
-        return self.content or None
+        if not self.content:
+            return None
+        return f"{self.context}\n{self.content}" if self.context else self.content
 
 
 class KnowledgeCrystal(Node):

@@ -59,6 +59,8 @@ class VectorFilter(BaseModel):
     active: bool | None = None
     created_from: int | None = None
     created_to: int | None = None
+    #: only these nodes (e.g. to score given candidates exactly)
+    node_ids: list[str] | None = None
 
 
 class ChronicleEvent(BaseModel):

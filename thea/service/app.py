@@ -14,11 +14,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from thea.api import PREFIX
+from thea.api.models import MAX_IMPORT_BYTES
 from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
 from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
-from thea.service.routes import admin, cycle, knowledge
+from thea.service.routes import admin, cycle, history, knowledge
 from thea.web import STATIC
 
 
@@ -33,7 +34,7 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
-    for module in (cycle, knowledge, admin):
+    for module in (cycle, knowledge, history, admin):
         app.include_router(module.router, prefix=PREFIX)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -57,7 +58,7 @@ def serve_app(
     settings = ctx.config
     hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.tokens_required)
     wrapped: ASGIApp = SecurityHeaders(app)
-    wrapped = BodyLimit(wrapped)
+    wrapped = BodyLimit(wrapped, larger={f"{PREFIX}/import": MAX_IMPORT_BYTES})
     wrapped = ActivityTracker(wrapped, ctx.activity)
     wrapped = HostCheck(wrapped, hosts)
     return TransportTag(wrapped, transport)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Literal
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -85,17 +86,22 @@ class BodyLimit:
     """Refuse bodies over ``max_bytes`` with 413: by Content-Length up front, and while
     reading for chunked uploads that announce no length."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, larger: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        #: exact paths allowed a larger body (an imported history file)
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        message = f"request body over {self.max_bytes:,} bytes"
+        max_bytes = self.larger.get(scope.get("path", ""), self.max_bytes)
+        message = f"request body over {max_bytes:,} bytes"
         length = Headers(scope=scope).get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+        if length is not None and (not length.isdigit() or int(length) > max_bytes):
             await send_error(send, 413, message, "input")
             return
         seen = 0
@@ -106,8 +112,8 @@ class BodyLimit:
             received = await receive()
             if received["type"] == "http.request":
                 seen += len(received.get("body", b""))
-                if seen > self.max_bytes:
-                    raise BodyTooLarge(self.max_bytes)
+                if seen > max_bytes:
+                    raise BodyTooLarge(max_bytes)
             return received
 
         async def tracking_send(out: Message) -> None:

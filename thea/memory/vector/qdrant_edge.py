@@ -49,6 +49,8 @@ def ids_filter(node_ids: Sequence[str]) -> qe.Filter:
 
 def edge_filter(flt: VectorFilter | None, node_ids: Sequence[str] | None = None) -> qe.Filter | None:
     must: list[Any] = []
+    if node_ids is None and flt is not None:
+        node_ids = flt.node_ids
     if node_ids is not None:
         must.append(qe.FieldCondition("node_id", match=qe.MatchAny(list(node_ids))))
     if flt is not None:

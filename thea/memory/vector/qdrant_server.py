@@ -34,6 +34,8 @@ def server_filter(flt: VectorFilter | None) -> qm.Filter | None:
     if flt is None:
         return None
     must: list[Any] = []
+    if flt.node_ids is not None:
+        must.append(qm.FieldCondition(key="node_id", match=qm.MatchAny(any=list(flt.node_ids))))
     if flt.types:
         must.append(qm.FieldCondition(key="type", match=qm.MatchAny(any=list(flt.types))))
     if flt.user_id is not None:

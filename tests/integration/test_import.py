@@ -1,0 +1,150 @@
+"""`thea import` on real engines: history lands with its dates, bad files write nothing, re-import
+is a no-op."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.history_formats import ImportFormatError
+from services.importer import import_file
+from services.recall.cascade import RecallService
+from services.recall.types import RecallQuery
+from tests.fakes import ScriptedChatModel
+from thea.models import DialogueTurn
+from thea.runtime import Runtime
+
+
+def conversation(sample_id: str, *, bad: bool = False) -> dict[str, Any]:
+    turns = [
+        {"dia_id": "D1:1", "speaker": "Caroline", "text": "I went to the LGBTQ support group yesterday."},
+        {"dia_id": "D1:2", "speaker": "Melanie", "text": "That sounds powerful. I painted a sunrise."},
+    ]
+    later = [{"dia_id": "D2:1", "speaker": "Melanie", "text": "We ran a charity race on Sunday."}]
+    if bad:
+        later.append({"dia_id": "D2:2", "speaker": "Caroline"})  # no text
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns,
+            "session_2_date_time": "1:14 pm on 25 May, 2023",
+            "session_2": later,
+        },
+    }
+
+
+def write_json(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def counts(rt: Runtime) -> dict[str, Any]:
+    stats = rt.memory.stats()
+    return {
+        "turns": stats["graph"].get("DialogueTurn", 0),
+        "edges": stats["graph"].get("edges", 0),
+        "vectors": stats["vectors"]["experience"],
+        "events": stats["chronicle"]["events"],
+    }
+
+
+def test_a_locomo_file_lands_with_its_dates_and_is_recalled(runtime: Runtime, tmp_path: Path) -> None:
+    path = write_json(tmp_path / "conv.json", [conversation("conv-26")])
+    result = import_file(runtime.memory, path, "ana")
+    assert (result.turns, result.already_present, result.undated) == (3, 0, 0)
+    hits = RecallService(runtime.memory).recall_sync(
+        RecallQuery(texts=["When did Melanie run a charity race?"], user_id="ana")
+    )
+    top = runtime.memory.get([hits.hits[0].id])[0]
+    assert isinstance(top, DialogueTurn)
+    assert top.content == "Melanie: We ran a charity race on Sunday."
+    assert top.event_time == int(datetime(2023, 5, 25, 13, 14, tzinfo=UTC).timestamp() * 1000)
+    assert top.session_id == "import:conv-26/2"
+    assert hits.hits[0].event_time == top.event_time  # recall reports when it happened, not the import
+    # another user sees none of it
+    other = RecallService(runtime.memory).recall_sync(RecallQuery(texts=["charity race"], user_id="bob"))
+    assert other.hits == []
+
+
+def test_importing_the_same_file_again_adds_nothing(runtime: Runtime, tmp_path: Path) -> None:
+    path = write_json(tmp_path / "conv.json", [conversation("conv-26")])
+    import_file(runtime.memory, path, "ana")
+    before = counts(runtime)
+    again = import_file(runtime.memory, path, "ana")
+    assert again.already_present == again.turns == 3
+    assert counts(runtime) == before
+
+
+def test_a_bad_turn_in_the_second_conversation_writes_nothing(runtime: Runtime, tmp_path: Path) -> None:
+    path = write_json(tmp_path / "two.json", [conversation("conv-a"), conversation("conv-b", bad=True)])
+    with pytest.raises(ImportFormatError, match=r"conv-b: session_2\[1\]"):
+        import_file(runtime.memory, path, "ana")
+    assert counts(runtime)["turns"] == 0
+
+
+def thea(args: list[str], data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "THEA_DATA_DIR": str(data_dir), "THEA_LLM__PROVIDER": "fake", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "thea.cli.main", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_thea_import_from_the_command_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bad = tmp_path / "bad.jsonl"
+    good_line = json.dumps({"speaker": "Ana", "text": "I adopted a cat called Miso.", "time": "2023-07-15"})
+    bad.write_text("\n".join([good_line, '{"speaker": "Ana"}', good_line]) + "\n", encoding="utf-8")
+    done = thea(["import", str(bad), "--user", "ana"], data)
+    assert done.returncode == 2
+    expected = 'error: bad.jsonl line 2: needs "text" or "content" (a string)'
+    assert done.stderr.strip().splitlines()[-1] == expected
+    stats = json.loads(thea(["memory", "stats", "--json"], data).stdout)
+    assert stats["graph"].get("DialogueTurn", 0) == 0  # the whole file is checked before a write
+    missing = thea(["import", str(tmp_path / "nope.jsonl")], data)
+    assert (missing.returncode, missing.stderr.strip()) == (
+        2,
+        f"error: {tmp_path / 'nope.jsonl'}: no such file",
+    )
+
+    good = tmp_path / "good.jsonl"
+    good.write_text(good_line + "\n", encoding="utf-8")
+    done = thea(["import", str(good), "--user", "ana", "--format", "jsonl"], data)
+    assert done.returncode == 0, done.stderr
+    assert "imported 1 turns" in done.stdout
+    assert "1 new" in done.stdout
+    assert "dated 2023-07-15 to 2023-07-15" in done.stdout
+    again = thea(["import", str(good), "--user", "ana"], data)
+    assert "0 new, 1 already there" in again.stdout
+    stats = json.loads(thea(["memory", "stats", "--json"], data).stdout)
+    assert stats["graph"]["DialogueTurn"] == 1
+
+    # the service imports for the caller's user: another user's import is separate
+    other = thea(["import", str(good), "--user", "bob"], data)
+    assert "1 new" in other.stdout
+    assert "'bob'" in other.stdout
+
+    wrong = thea(["import", str(good), "--format", "csv"], data)
+    assert wrong.returncode == 2
+    assert "unknown --format 'csv'" in wrong.stderr
+
+
+async def test_the_answer_prompt_dates_imported_memories_when_they_happened(
+    runtime: Runtime, llm: ScriptedChatModel, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conv.json", [conversation("conv-26")])
+    import_file(runtime.memory, path, "ana")
+    await runtime.orchestrator.handle_impulse("When did Caroline go to the LGBTQ support group?", "ana", "s1")
+    (prompt,) = llm.prompts_for("synthesis")
+    system = str(prompt[0].content)
+    # the memory is quoted (spaces as ^: see services/prompts/quoting.py), its dates in words
+    said = "Caroline: I went to the LGBTQ support group yesterday (7 May 2023).".replace(" ", "^")
+    assert f"(DialogueTurn on Monday 8 May 2023) «{said}»" in system
+    assert "answer with a date" in system

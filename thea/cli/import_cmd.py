@@ -1,0 +1,69 @@
+"""``thea import FILE``: bring conversation history (LoCoMo JSON or JSONL) into a user's memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+
+from thea.api.models import MAX_IMPORT_BYTES
+from thea.cli.common import client, console, err_console, friendly_errors, safe
+from thea.errors import InputError
+
+FORMATS = ("auto", "locomo", "jsonl")
+
+
+def _day(ms: int | None) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d") if ms is not None else "?"
+
+
+def read_history_file(path: Path) -> str:
+    """The file's text, or one line saying why it cannot be imported."""
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise InputError(f"{path}: is a directory, not a file")
+        if size > MAX_IMPORT_BYTES:
+            raise InputError(
+                f"{path}: {size:,} bytes; one import takes at most {MAX_IMPORT_BYTES:,} (split the file)"
+            )
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path.name}: not UTF-8 text (expected JSON or JSONL)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def import_history_file(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="LoCoMo-format .json or a .jsonl of messages"),
+    user: str = typer.Option(None, "--user", help="whose memory it goes to (default: settings.user_id)"),
+    fmt: str = typer.Option("auto", "--format", help="auto, locomo or jsonl"),
+) -> None:
+    """Import conversation history with its dates (validated whole before anything is written).
+
+    JSONL: one message per line, {"speaker" or "role", "text" or "content", "time" (ISO 8601
+    or epoch), "session" (optional)}. Importing the same file again adds nothing twice.
+    """
+    with friendly_errors():
+        if fmt not in FORMATS:
+            raise InputError(f"unknown --format {fmt!r} (use {', '.join(FORMATS)})")
+        text = read_history_file(file)  # a missing or unreadable file starts nothing
+    api = client(ctx, user=user)
+    with friendly_errors(), err_console.status("importing (embedding every turn)..."):
+        result = api.import_history(text, fmt, file.name)
+        who = api.whoami().user_id
+    api.close()
+    new = result.turns - result.already_present
+    console.print(
+        f"imported {result.turns} turns of {result.conversations} conversation(s) for user {safe(repr(who))}"
+        f" ({new} new, {result.already_present} already there), dated {_day(result.first_ms)}"
+        f" to {_day(result.last_ms)}, in {result.seconds:.1f} s"
+    )
+    if result.undated:
+        console.print(f"[yellow]{result.undated} turns had no date and are dated now[/yellow]")
+    if result.skipped_empty:
+        console.print(f"{result.skipped_empty} empty turns skipped")

@@ -1,0 +1,37 @@
+"""Bringing conversation history into a user's memory (``thea import``)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from fastapi import APIRouter, Depends, Request
+
+from services.history_formats import parse_history_text
+from services.importer import import_history
+from thea.api.models import ImportRequest, ImportResult
+from thea.service.auth import Caller
+from thea.service.context import caller_of, context_of
+
+router = APIRouter(tags=["knowledge"])
+
+
+@router.post(
+    "/import",
+    response_model=ImportResult,
+    summary="Import conversation history (LoCoMo JSON or JSONL) with its dates",
+)
+async def import_file(
+    body: ImportRequest, request: Request, caller: Caller = Depends(caller_of)
+) -> ImportResult:
+    ctx = context_of(request)
+    memory = ctx.rt.memory
+    max_chars = ctx.config.max_impulse_chars
+
+    def run() -> ImportResult:
+        # the whole file is validated before anything is written: a bad file changes nothing
+        conversations = parse_history_text(body.text, body.source, body.format, max_chars=max_chars)
+        result = import_history(memory, conversations, caller.user_id)
+        return ImportResult(**dataclasses.asdict(result))
+
+    return await asyncio.to_thread(run)

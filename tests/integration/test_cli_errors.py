@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from tests.fakes import ScriptedChatModel, default_responder, role_of
+from tests.service_support import stop_services_under
 from thea.config import load_settings
 from thea.memory.factory import embedded_server
 from thea.runtime import build_runtime
@@ -178,10 +178,10 @@ class Stored:
 
 
 @pytest.fixture(scope="module")
-def stored() -> Iterator[Stored]:
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
     """A data dir whose memories hold control characters (model output and the user's own text),
     told by the local user the CLI speaks for."""
-    tmp = Path(tempfile.mkdtemp(prefix="thea-cli-errors-"))
+    tmp = tmp_path_factory.mktemp("cli-errors")
     data = tmp / "data"
     settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
     server = embedded_server(settings).start()  # one server for the module; commands attach
@@ -198,6 +198,7 @@ def stored() -> Iterator[Stored]:
     try:
         yield Stored(tmp=tmp, data=data, env={"THEA_PROFILE": "embedded"})
     finally:
+        stop_services_under(tmp)  # the commands started the data dir's service
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 

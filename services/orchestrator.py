@@ -117,9 +117,14 @@ class Orchestrator:
         session_id: str,
         *,
         on_token: TokenSink | None = None,
+        impulse_id: str | None = None,
     ) -> CycleResult:
+        """One cycle. ``impulse_id`` (a fresh uuid the caller made) lets an interface name the
+        impulse before its answer starts streaming (a response header)."""
         text = validate_impulse_text(text, self.max_chars)
         impulse = UserImpulse(content=text, user_id=user_id, session_id=session_id)
+        if impulse_id is not None:
+            impulse.id = impulse_id
         impulse.correlation_id = impulse.id
         log.info("impulse %s: start (user=%s session=%s)", impulse.id, user_id, session_id)
         async with foreground(self.gate, impulse.id):

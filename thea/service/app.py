@@ -19,6 +19,7 @@ from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
 from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
+from thea.service.openai_app import create_openai_app
 from thea.service.routes import admin, cycle, history, knowledge
 from thea.web import STATIC
 
@@ -37,6 +38,7 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     for module in (cycle, knowledge, history, admin):
         app.include_router(module.router, prefix=PREFIX)
 
+    app.mount("/v1", create_openai_app(ctx))  # OpenAI-compatible chat (docs/interfaces.md)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)

@@ -8,11 +8,12 @@ each listener wraps it in :class:`~thea.service.middleware.TransportTag`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
@@ -23,6 +24,8 @@ from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
 from thea.service.mcp_mount import PATH as MCP_PATH
 from thea.service.mcp_mount import McpEndpoint
+from thea.service.metrics import CONTENT_TYPE as METRICS_TYPE
+from thea.service.metrics import ServiceMetrics
 from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
 from thea.service.openai_app import create_openai_app
 from thea.service.routes import admin, cycle, history, knowledge, memories
@@ -58,6 +61,18 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    metrics = ServiceMetrics(ctx.config.profile)
+    if ctx.runtime is not None:
+        metrics.watch(ctx.runtime)
+    app.state.metrics = metrics
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus(request: Request) -> Response:
+        """Prometheus metrics (docs/interfaces.md); a token is required where the API needs one."""
+        ctx.auth.caller(request)
+        body = await asyncio.to_thread(metrics.exposition)  # the queue gauges ask Redis
+        return Response(body, media_type=METRICS_TYPE)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -26,6 +26,7 @@ from services.context import ContextCache, Exchange
 from services.impulse_input import validate_impulse_text
 from services.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.llm_calls import TokenSink
+from services.recall.types import RecallResult
 from services.synthesis import SynthesisService
 from services.tokens import clip_for_prompt
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
@@ -75,10 +76,16 @@ class CycleResult:
     usage: LLMUsage = field(default_factory=LLMUsage)
     recalled_ids: list[str] = field(default_factory=list)
     response_id: str | None = None
+    #: recalled memories per recall stage that found them (a memory counts for each of its stages)
+    recall_stage_hits: dict[str, int] = field(default_factory=dict)
 
     @property
     def failed_steps(self) -> list[str]:
         return [s.step for s in self.steps if s.status is TaskStatus.FAILURE]
+
+
+#: told about every cycle: its result (None unless done), seconds, and "done", "cancelled" or "error"
+CycleObserver = Callable[[CycleResult | None, float, str], None]
 
 
 class Orchestrator:
@@ -109,6 +116,8 @@ class Orchestrator:
         self.gate = gate
         #: how much of a message prompts (and the conversation cache) carry, in tokens
         self.prompt_tokens = prompt_tokens
+        #: metrics and tracing hooks (thea.service.metrics); an observer's failure is only logged
+        self.observers: list[CycleObserver] = []
 
     async def handle_impulse(
         self,
@@ -117,13 +126,35 @@ class Orchestrator:
         session_id: str,
         *,
         on_token: TokenSink | None = None,
+        impulse_id: str | None = None,
     ) -> CycleResult:
+        """One cycle. ``impulse_id`` (a fresh uuid the caller made) lets an interface name the
+        impulse before its answer starts streaming (a response header)."""
         text = validate_impulse_text(text, self.max_chars)
         impulse = UserImpulse(content=text, user_id=user_id, session_id=session_id)
+        if impulse_id is not None:
+            impulse.id = impulse_id
         impulse.correlation_id = impulse.id
         log.info("impulse %s: start (user=%s session=%s)", impulse.id, user_id, session_id)
-        async with foreground(self.gate, impulse.id):
-            return await self._cycle(impulse, on_token)
+        started = time.perf_counter()
+        outcome, result = "error", None
+        try:
+            async with foreground(self.gate, impulse.id):
+                result = await self._cycle(impulse, on_token)
+            outcome = "done"
+            return result
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        finally:
+            self._observe(result, time.perf_counter() - started, outcome)
+
+    def _observe(self, result: CycleResult | None, seconds: float, outcome: str) -> None:
+        for observe in self.observers:
+            try:
+                observe(result, seconds, outcome)
+            except Exception:
+                log.exception("a cycle observer failed")
 
     async def _cycle(self, impulse: UserImpulse, on_token: TokenSink | None) -> CycleResult:
         text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
@@ -162,6 +193,10 @@ class Orchestrator:
                 if maybe is not None:
                     await maybe
         result.answer = state.answer
+        if isinstance(state.recall, RecallResult):
+            for hit in state.recall.hits:
+                for stage in hit.stages:
+                    result.recall_stage_hits[stage] = result.recall_stage_hits.get(stage, 0) + 1
         self.context.add(
             user_id,
             session_id,

@@ -244,6 +244,55 @@ class FactResult(BaseModel):
     summary: str
 
 
+MAX_QUERY_CHARS = 2000
+
+
+class RecallRequest(_Body):
+    """Search the caller's memory the way a cycle's recall step does (no model involved)."""
+
+    query: str = Field(max_length=MAX_QUERY_CHARS, description="what to look for, in plain words")
+    limit: int = Field(8, ge=1, le=50, description="most memories to return")
+
+
+class MemoryHit(BaseModel):
+    """One recalled memory: what it says, how well it matched, and which stages found it."""
+
+    id: str
+    type: str = Field(description="the node type: UserImpulse, DialogueTurn, KnowledgeCrystal, Fact, ...")
+    text: str
+    score: float
+    stages: list[str] = Field(default_factory=list, description="triples, keywords, vectors, activation")
+    #: when it happened (epoch ms): an imported turn's date, else when it was recorded
+    time: int
+    created_at: int
+
+
+class RecallView(BaseModel):
+    memories: list[MemoryHit]
+    #: candidates each stage found before fusion
+    stage_counts: dict[str, int] = Field(default_factory=dict)
+    #: stages skipped because their store was unavailable
+    failed_stages: list[str] = Field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
+class RememberRequest(_Body):
+    """Store something for the caller without running a cycle: a message (kept verbatim,
+    recallable at once, no model call) or a fact (its confidence checked against what thea
+    already knows: one model call)."""
+
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    kind: Literal["message", "fact"] = "message"
+    session_id: Ident | None = None
+
+
+class Remembered(BaseModel):
+    id: str
+    kind: Literal["message", "fact"]
+    summary: str
+    confidence: float | None = None
+
+
 #: largest history file one import request carries (bytes of JSON)
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from thea.cli import chat_cmd, doctor, export_cmd, import_cmd, jobs_cmd, serve_cmd, trace_cmd
+from thea.cli import chat_cmd, doctor, export_cmd, import_cmd, jobs_cmd, mcp_cmd, serve_cmd, trace_cmd
 from thea.cli.common import configure_logging
 from thea.cli.insights_cmd import insights_app
 from thea.cli.jobs_cmd import jobs_app
@@ -28,6 +28,7 @@ app.add_typer(jobs_app, name="jobs")
 app.command("worker")(jobs_cmd.worker)
 app.command("reflect")(jobs_cmd.reflect)
 app.command("doctor")(doctor.doctor)
+app.command("mcp")(mcp_cmd.mcp)
 
 
 @app.callback()

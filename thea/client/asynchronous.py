@@ -34,9 +34,13 @@ class AsyncClient:
         user: str | None = None,
         settings: Settings | None = None,
         timeout_s: float = 900.0,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        """``transport`` replaces the network (e.g. ``httpx.ASGITransport`` around the service's
+        app: an interface inside the service calling its API in-process)."""
         self.connection = Connection.resolve(url, token, user=user, settings=settings)
         self.timeout_s = timeout_s
+        self._transport = transport
         self._http: httpx.AsyncClient | None = None
 
     # -- plumbing ----------------------------------------------------------------------
@@ -49,7 +53,7 @@ class AsyncClient:
         if self._http is None:
             uds = self.connection.uds
             self._http = httpx.AsyncClient(
-                transport=httpx.AsyncHTTPTransport(uds=uds) if uds else None,
+                transport=self._transport or (httpx.AsyncHTTPTransport(uds=uds) if uds else None),
                 base_url=self.connection.base_url,
                 headers=self.connection.headers(),
                 timeout=httpx.Timeout(self.timeout_s, connect=10.0),
@@ -161,6 +165,16 @@ class AsyncClient:
     async def import_history(self, text: str, fmt: str = "auto", source: str = "file") -> m.ImportResult:
         """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
         return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
+
+    async def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
+        """The caller's memories that match ``query``, best first (no model call)."""
+        return cast(m.RecallView, await self._call(specs.recall(query, limit))).memories
+
+    async def remember(
+        self, text: str, kind: Literal["message", "fact"] = "message", session_id: str | None = None
+    ) -> m.Remembered:
+        """Store a message (verbatim, no model call) or a fact (confidence checked) for the caller."""
+        return cast(m.Remembered, await self._call(specs.remember(text, kind, session_id)))
 
     async def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, await self._call(specs.forget(node_id)))

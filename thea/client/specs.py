@@ -88,6 +88,16 @@ def fact(text: str, session_id: str | None) -> Spec:
     return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
 
 
+def recall(query: str, limit: int) -> Spec:
+    body = m.RecallRequest(query=query, limit=limit)
+    return Spec("POST", "/recall", m.RecallView, json=body.model_dump())
+
+
+def remember(text: str, kind: str, session_id: str | None) -> Spec:
+    body = m.RememberRequest.model_validate({"text": text, "kind": kind, "session_id": session_id})
+    return Spec("POST", "/remember", m.Remembered, json=body.model_dump(exclude_none=True))
+
+
 def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
     body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source})
     return Spec("POST", "/import", m.ImportResult, json=body.model_dump())

@@ -180,6 +180,16 @@ class Client:
         """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
         return cast(m.ImportResult, self._call(specs.import_history(text, fmt, source)))
 
+    def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
+        """The caller's memories that match ``query``, best first (no model call)."""
+        return cast(m.RecallView, self._call(specs.recall(query, limit))).memories
+
+    def remember(
+        self, text: str, kind: Literal["message", "fact"] = "message", session_id: str | None = None
+    ) -> m.Remembered:
+        """Store a message (verbatim, no model call) or a fact (confidence checked) for the caller."""
+        return cast(m.Remembered, self._call(specs.remember(text, kind, session_id)))
+
     def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, self._call(specs.forget(node_id)))
 

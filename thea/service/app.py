@@ -8,8 +8,12 @@ each listener wraps it in :class:`~thea.service.middleware.TransportTag`.
 
 from __future__ import annotations
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
@@ -18,13 +22,25 @@ from thea.api.models import MAX_IMPORT_BYTES
 from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
+from thea.service.mcp_mount import PATH as MCP_PATH
+from thea.service.mcp_mount import McpEndpoint
+from thea.service.metrics import CONTENT_TYPE as METRICS_TYPE
+from thea.service.metrics import ServiceMetrics
 from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
-from thea.service.routes import admin, cycle, history, knowledge
+from thea.service.openai_app import create_openai_app
+from thea.service.routes import admin, cycle, history, knowledge, memories
 from thea.web import STATIC
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    await app.state.mcp.aclose()
 
 
 def create_app(ctx: ServiceContext) -> FastAPI:
     app = FastAPI(
+        lifespan=_lifespan,
         title="thea",
         version=admin.thea_version(),
         summary="A cognitive architecture with an inspectable long-term memory",
@@ -34,14 +50,29 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
-    for module in (cycle, knowledge, history, admin):
+    for module in (cycle, knowledge, memories, history, admin):
         app.include_router(module.router, prefix=PREFIX)
 
+    app.state.mcp = McpEndpoint(ctx, app, admin.thea_version())  # MCP, streamable HTTP
+    app.add_route(MCP_PATH, app.state.mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.mount("/v1", create_openai_app(ctx))  # OpenAI-compatible chat (docs/interfaces.md)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    metrics = ServiceMetrics(ctx.config.profile)
+    if ctx.runtime is not None:
+        metrics.watch(ctx.runtime)
+    app.state.metrics = metrics
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus(request: Request) -> Response:
+        """Prometheus metrics (docs/interfaces.md); a token is required where the API needs one."""
+        ctx.auth.caller(request)
+        body = await asyncio.to_thread(metrics.exposition)  # the queue gauges ask Redis
+        return Response(body, media_type=METRICS_TYPE)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -21,10 +21,19 @@ Transport = Literal["unix", "tcp"]
 
 
 async def send_error(
-    send: Send, status: int, message: str, kind: str, extra: dict[str, str] | None = None
+    send: Send,
+    status: int,
+    message: str,
+    kind: str,
+    extra: dict[str, str] | None = None,
+    *,
+    openai: bool = False,
 ) -> None:
-    """A small JSON error (never echoing the request)."""
+    """A small JSON error (never echoing the request); OpenAI's shape under ``/v1/``."""
     body = json.dumps({"error": message, "kind": kind, "detail": message}).encode()
+    if openai:
+        detail = {"message": message, "type": "invalid_request_error", "code": kind}
+        body = json.dumps({"error": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     for key, value in (extra or {}).items():
         headers.append((key.lower().encode(), value.encode()))
@@ -98,11 +107,13 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        max_bytes = self.larger.get(scope.get("path", ""), self.max_bytes)
+        path = scope.get("path", "")
+        max_bytes = self.larger.get(path, self.max_bytes)
+        openai = path.startswith("/v1/")
         message = f"request body over {max_bytes:,} bytes"
         length = Headers(scope=scope).get("content-length")
         if length is not None and (not length.isdigit() or int(length) > max_bytes):
-            await send_error(send, 413, message, "input")
+            await send_error(send, 413, message, "input", openai=openai)
             return
         seen = 0
         started = False
@@ -125,7 +136,7 @@ class BodyLimit:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await send_error(send, 413, message, "input")
+                await send_error(send, 413, message, "input", openai=openai)
 
 
 class SecurityHeaders:

@@ -239,6 +239,7 @@ class ServiceProcess:
         for server, _ in self._servers:
             server.should_exit = True
         await asyncio.gather(*(task for _, task in self._servers), return_exceptions=True)
+        await app.state.mcp.aclose()  # the listeners run without lifespan events
         return EXIT_OK
 
     def _start_server(self, sock: socket.socket, transport: str, label: str, host: str | None = None) -> None:

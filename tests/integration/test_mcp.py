@@ -1,0 +1,130 @@
+"""thea's MCP server driven by the ``mcp`` SDK's own client: over streamable HTTP on a served app
+(real engines, scripted model) and over stdio (``thea mcp`` as a process, a client of a real
+service process). Tools list with typed schemas, remember -> recall -> ask -> trace, resources,
+typed errors, and users kept apart by token."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from tests.processes import cli_env
+from tests.service_support import service_app
+from tests.web.support import LiveServer
+from thea.config import load_settings
+from thea.runtime import Runtime, build_runtime
+
+TOOLS = {"remember", "recall", "ask", "trace", "insights", "reflect", "forget"}
+TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
+
+
+@pytest.fixture
+def server(runtime: Runtime) -> Iterator[LiveServer]:
+    with LiveServer(service_app(runtime)) as live:
+        yield live
+
+
+def data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def remember_recall_ask_trace(client: Client) -> None:
+    listed = (await client.list_tools()).tools
+    assert {t.name for t in listed} == TOOLS
+    for tool in listed:
+        assert tool.description
+        assert tool.output_schema
+        assert tool.input_schema["additionalProperties"] is False
+
+    stored = data(await client.call_tool("remember", {"text": "My dog is called Rex."}))
+    assert stored["kind"] == "message"
+    found = data(await client.call_tool("recall", {"query": "dog called Rex", "limit": 5}))["memories"]
+    hit = next(m for m in found if m["id"] == stored["id"])
+    assert hit["text"] == "My dog is called Rex."
+    assert hit["stages"]
+    assert hit["time"] > 0
+    assert hit["score"] > 0
+
+    answer = data(await client.call_tool("ask", {"question": "What is my dog called?"}))
+    assert answer["answer"]
+    assert stored["id"] in answer["recalled_ids"]
+    trace = data(await client.call_tool("trace", {"impulse_id": answer["impulse_id"][:8]}))
+    assert trace["impulse"]["content"] == "What is my dog called?"
+    assert [s["step"] for s in trace["steps"]][:4] == ["instinct", "plan", "recall", "synthesis"]
+    assert data(await client.call_tool("insights", {}))["insights"] == []
+    assert data(await client.call_tool("forget", {"id": stored["id"]}))["id"] == stored["id"]
+
+    # bad input: typed errors, nothing stored
+    for tool, args, words in [
+        ("recall", {"query": "dog", "bogus": 1}, "bogus"),
+        ("recall", {"query": "dog", "limit": 500}, "limit"),
+        ("remember", {"text": ""}, "text"),
+        ("remember", {"text": "hi", "kind": "poem"}, "kind"),
+        ("trace", {"impulse_id": "ffffffff"}, "not_found:"),
+        ("forget", {"id": "../../etc"}, "id"),
+        ("ask", {"question": "x" * 200_001}, "question"),
+    ]:
+        result = await client.call_tool(tool, args)
+        assert result.is_error, (tool, args)
+        assert words in result.content[0].text, result.content
+    with pytest.raises(MCPError, match="not_found"):
+        await client.read_resource("thea://insights/ffffffff")
+
+
+async def test_mcp_over_http_on_the_service(server: LiveServer, runtime: Runtime) -> None:
+    async with Client(server.url + "/mcp") as client:
+        await remember_recall_ask_trace(client)
+        seeded = runtime.memory.get_or_create_concepts(["Redis"], "local")["Redis"]
+        view = await client.read_resource("thea://concepts/Redis")
+        graph = json.loads(view.contents[0].text)  # type: ignore[union-attr]
+        assert graph["start"] == seeded.id
+
+
+def _token_client(url: str, token: str | None) -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return Client(streamable_http_client(url + "/mcp", http_client=httpx2.AsyncClient(headers=headers)))
+
+
+async def test_mcp_over_http_each_token_is_its_own_user(tmp_path: Path, runtime: Runtime) -> None:
+    settings = load_settings(
+        "embedded", data_dir=tmp_path / "shared", llm={"provider": "fake"}, service={"tokens": TOKENS}
+    )
+    rt = build_runtime(settings, llm=runtime.llm)
+    try:
+        with LiveServer(service_app(rt)) as live:
+            async with _token_client(live.url, TOKENS["ana"]) as ana:
+                data(await ana.call_tool("remember", {"text": "My locker code is 4711."}))
+                mine = data(await ana.call_tool("recall", {"query": "locker code"}))["memories"]
+                assert any("4711" in m["text"] for m in mine)
+            async with _token_client(live.url, TOKENS["bob"]) as bob:
+                theirs = data(await bob.call_tool("recall", {"query": "locker code 4711"}))["memories"]
+                assert not any("4711" in m["text"] for m in theirs)
+            for token in (None, "wrong-token"):
+                answer = httpx.post(
+                    live.url + "/mcp",
+                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                    headers={"Authorization": f"Bearer {token}"} if token else {},
+                )
+                assert answer.status_code == 401
+                assert answer.json()["kind"] == "auth"
+    finally:
+        rt.close()
+
+
+async def test_thea_mcp_over_stdio_is_a_client_of_the_service(tmp_path: Path) -> None:
+    env = cli_env(tmp_path / "data")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "thea.cli.main", "mcp"], env=env)
+    async with Client(params, read_timeout_seconds=120) as client:
+        await remember_recall_ask_trace(client)

@@ -1,0 +1,222 @@
+"""thea as an MCP server (the official ``mcp`` SDK): tools and resources over the service's API.
+
+Every tool is a call of :class:`thea.AsyncClient`, so the service's rules hold unchanged
+(users, limits, errors). ``clients`` gives the client for the request at hand: over stdio one
+client of the local service (the local user, or ``THEA_URL``/``THEA_TOKEN``); mounted on the
+service (streamable HTTP, ``/mcp``) a client that calls the service in-process with the MCP
+request's own credentials, so a token's user is the tools' user.
+
+Errors are typed: a :class:`~thea.errors.TheaError` becomes a tool error (``isError``) or a
+resource error whose first word is its kind (``input:``, ``not_found:``, ``auth:``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import BaseModel, Field
+
+from thea.api import models as m
+from thea.client import AsyncClient
+from thea.client.errors import AccessDenied
+from thea.config import Settings
+from thea.errors import InputError, NotFoundError, TheaError
+
+#: the client for one MCP request (entered per call)
+ClientFactory = Callable[[Context], AbstractAsyncContextManager[AsyncClient]]
+
+INSTRUCTIONS = (
+    "thea is a long-term memory with a cognitive cycle. Use `recall` to look things up in the "
+    "user's memory, `remember` to store a message or a fact, `ask` to have thea answer from its "
+    "memory (returns the impulse id), `trace` to see how an answer was reached, `insights` for "
+    "what thea has learnt, `reflect` to merge insights, `forget` to archive a memory."
+)
+
+#: what each tool and resource does (the descriptions MCP clients show their model)
+TOOLS = {
+    "remember": (
+        "Store a message (verbatim, recallable at once) or a fact (its confidence checked against "
+        "what thea knows) in the user's memory. No answer is composed."
+    ),
+    "recall": (
+        "Search the user's memory (no model call): memories with id, type, text, score, the recall "
+        "stages that found them and when they happened."
+    ),
+    "ask": (
+        "Run one full cognitive cycle (instinct, plan, recall, synthesis): thea answers from its "
+        "memory. Returns the answer and the impulse id for `trace`."
+    ),
+    "trace": (
+        "One cycle's thought process: each step's Task and Report (status, duration, output), by "
+        "impulse id or prefix, or 'last'."
+    ),
+    "insights": (
+        "What thea has learnt (insights), strongest first, filtered by concept, state and strength;"
+        " with `id`, that insight with its lineage."
+    ),
+    "reflect": (
+        "Merge the user's insights about the same concepts (may take a while: waits up to `wait_s`,"
+        " then reports the job as queued)."
+    ),
+    "forget": (
+        "Archive a memory (insight, fact, message) by id or prefix; it stays in history but is no "
+        "longer recalled."
+    ),
+    "insight_resource": ("One insight of the user with its lineage (merged from/into, sources)."),
+    "concept_resource": ("A concept of the user's memory and its neighbourhood (nodes, edges)."),
+}
+JSON = "application/json"
+
+Text = Annotated[str, Field(min_length=1, max_length=m.MAX_TEXT_CHARS)]
+Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
+
+
+class InsightsResult(BaseModel):
+    """Insights, strongest first; with ``id``: that insight with its lineage in ``detail``."""
+
+    insights: list[m.InsightSummary] = Field(default_factory=list)
+    detail: m.InsightDetailView | None = None
+
+
+def _kind(exc: TheaError) -> str:
+    if isinstance(exc, NotFoundError):
+        return "not_found"
+    if isinstance(exc, InputError):
+        return "input"
+    if isinstance(exc, AccessDenied):
+        return "auth"
+    return "failed"
+
+
+class _Tools:
+    """The tool bodies; each runs one call through the request's client."""
+
+    def __init__(self, clients: ClientFactory) -> None:
+        self.clients = clients
+
+    async def call(self, ctx: Context, fn: Callable[[AsyncClient], Any]) -> Any:
+        try:
+            async with self.clients(ctx) as client:
+                return await fn(client)
+        except TheaError as exc:
+            raise ToolError(f"{_kind(exc)}: {exc}") from None
+
+    async def read(self, ctx: Context, fn: Callable[[AsyncClient], Any]) -> Any:
+        try:
+            async with self.clients(ctx) as client:
+                return await fn(client)
+        except NotFoundError as exc:
+            raise ResourceNotFoundError(f"not_found: {exc}") from None
+        except TheaError as exc:
+            raise ResourceError(f"{_kind(exc)}: {exc}") from None
+
+
+def strict_tool(fn: Callable[..., Any]) -> Tool:
+    """A tool whose arguments are checked strictly: an unknown argument is an error (a caller's
+    typo must not be dropped silently), announced in its schema too."""
+    tool = Tool.from_function(fn, description=TOOLS[fn.__name__])
+    tool.fn_metadata.arg_model.model_config["extra"] = "forbid"
+    tool.fn_metadata.arg_model.model_rebuild(force=True)
+    tool.parameters["additionalProperties"] = False
+    return tool
+
+
+def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
+    tools = _Tools(clients)
+
+    async def remember(
+        text: Annotated[Text, Field(description="what to remember, in the user's words")],
+        ctx: Context,
+        kind: Annotated[Literal["message", "fact"], Field(description="message or fact")] = "message",
+    ) -> m.Remembered:
+        return await tools.call(ctx, lambda c: c.remember(text, kind))  # type: ignore[no-any-return]
+
+    async def recall(
+        query: Annotated[str, Field(min_length=1, max_length=m.MAX_QUERY_CHARS, description="what to find")],
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=50, description="most memories to return")] = 8,
+    ) -> m.RecallView:
+        return m.RecallView(memories=await tools.call(ctx, lambda c: c.recall(query, limit)))
+
+    async def ask(
+        question: Annotated[Text, Field(description="the user's message")],
+        ctx: Context,
+        session_id: Annotated[Id | None, Field(description="conversation id; new when omitted")] = None,
+    ) -> m.AskResult:
+        return await tools.call(ctx, lambda c: c.ask(question, session_id))  # type: ignore[no-any-return]
+
+    async def trace(
+        ctx: Context,
+        impulse_id: Annotated[
+            str, Field(min_length=1, max_length=128, description="id, prefix or 'last'")
+        ] = "last",
+    ) -> m.TraceView:
+        return await tools.call(ctx, lambda c: c.trace(impulse_id))  # type: ignore[no-any-return]
+
+    async def insights(
+        ctx: Context,
+        id: Annotated[Id | None, Field(description="show this insight (id or prefix)")] = None,
+        concept: Annotated[str | None, Field(max_length=200, description="only about this concept")] = None,
+        state: Literal["active", "archived", "all"] = "active",
+        min_strength: Annotated[float, Field(ge=0)] = 0.0,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+    ) -> InsightsResult:
+        if id is not None:
+            return InsightsResult(detail=await tools.call(ctx, lambda c: c.insight(id)))
+        found = await tools.call(ctx, lambda c: c.insights(state, concept, min_strength, limit))
+        return InsightsResult(insights=found)
+
+    async def reflect(
+        ctx: Context, wait_s: Annotated[float, Field(ge=0, le=3600)] = 60.0
+    ) -> m.ReflectionResult:
+        return await tools.call(ctx, lambda c: c.reflect(wait_s))  # type: ignore[no-any-return]
+
+    async def forget(
+        id: Annotated[Id, Field(description="the memory's id or prefix")], ctx: Context
+    ) -> m.ForgetResult:
+        return await tools.call(ctx, lambda c: c.forget(id))  # type: ignore[no-any-return]
+
+    server = MCPServer(
+        name="thea",
+        instructions=INSTRUCTIONS,
+        version=version,
+        log_level="WARNING",
+        tools=[strict_tool(fn) for fn in (remember, recall, ask, trace, insights, reflect, forget)],
+    )
+
+    @server.resource("thea://insights/{insight_id}", mime_type=JSON, description=TOOLS["insight_resource"])
+    async def insight_resource(insight_id: str, ctx: Context) -> str:
+        detail = await tools.read(ctx, lambda c: c.insight(insight_id))
+        return str(detail.model_dump_json())
+
+    @server.resource("thea://concepts/{name}", mime_type=JSON, description=TOOLS["concept_resource"])
+    async def concept_resource(name: str, ctx: Context) -> str:
+        view = await tools.read(ctx, lambda c: c.graph(concept=name))
+        return str(view.model_dump_json())
+
+    return server
+
+
+def shared_client(client: AsyncClient) -> ClientFactory:
+    """Every request through one client (stdio: one local user)."""
+
+    @asynccontextmanager
+    async def factory(ctx: Context) -> AsyncIterator[AsyncClient]:
+        yield client
+
+    return factory
+
+
+async def serve_stdio(settings: Settings | None = None, user: str | None = None, version: str = "") -> None:
+    """``thea mcp``: an MCP server on stdin/stdout, a client of the data directory's service
+    (started on the first call when none runs) or of ``THEA_URL``."""
+    client = AsyncClient(settings=settings, user=user)
+    try:
+        await build_mcp_server(shared_client(client), version).run_stdio_async()
+    finally:
+        await client.aclose()

@@ -1,0 +1,98 @@
+"""Memory without a cycle, per user: recall (query -> memories with scores and the stages that
+found them) and remember (store a message or a fact). The MCP tools and the LangChain
+retriever are built on these two."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends, Request
+
+from services.importer import record_with_concepts
+from services.impulse_input import unstorable, validate_impulse_text
+from services.plan_fallback import fallback_plan
+from services.recall.types import RecallQuery
+from services.recall_step import Recaller, RecallStep
+from thea.api.models import MemoryHit, RecallRequest, RecallView, Remembered, RememberRequest
+from thea.errors import InputError
+from thea.llm.scheduler import foreground
+from thea.models import DialogueTurn, now_ms
+from thea.runtime import Runtime
+from thea.service.auth import Caller
+from thea.service.context import caller_of, context_of
+from thea.service.routes.cycle import new_session_id
+
+router = APIRouter(tags=["memory"])
+
+
+def recaller_of(runtime: Runtime) -> Recaller:
+    """The cycle's own recall cascade (same settings, same reranker)."""
+    step = next(s for s in runtime.orchestrator.steps if isinstance(s, RecallStep))
+    return step.recaller
+
+
+@router.post("/recall", response_model=RecallView, summary="The caller's memories that match a query")
+async def recall(body: RecallRequest, request: Request, caller: Caller = Depends(caller_of)) -> RecallView:
+    text = body.query.strip()
+    if not text:
+        raise InputError("the query is empty")
+    bad = unstorable(text)
+    if bad:
+        raise InputError(f"the query contains {bad}")
+    runtime = context_of(request).rt
+    plan = fallback_plan(text)
+    query = RecallQuery(
+        texts=plan.queries or [text],
+        concepts=plan.concepts,
+        user_id=caller.user_id,
+        time_from=plan.time_from,
+        time_to=plan.time_to,
+        limit=body.limit,
+    )
+    result = await recaller_of(runtime).recall(query)
+    hits = [h for h in result.hits if h.id]  # the cascade filters by user; nothing else passes
+    return RecallView(
+        memories=[
+            MemoryHit(
+                id=h.id,
+                type=h.type,
+                text=h.text,
+                score=round(h.score, 4),
+                stages=h.stages,
+                time=h.event_time or h.created_at,
+                created_at=h.created_at,
+            )
+            for h in hits
+        ],
+        stage_counts=result.stage_counts,
+        failed_stages=result.failed_stages,
+        elapsed_ms=round(result.elapsed_ms, 2),
+    )
+
+
+@router.post("/remember", response_model=Remembered, summary="Store a message or a fact for the caller")
+async def remember(
+    body: RememberRequest, request: Request, caller: Caller = Depends(caller_of)
+) -> Remembered:
+    ctx = context_of(request)
+    runtime = ctx.rt
+    text = validate_impulse_text(body.text, runtime.settings.max_impulse_chars).strip()
+    session_id = body.session_id or new_session_id()
+    if body.kind == "fact":
+        chat = ctx.sessions.get(caller.user_id, session_id)
+        async with foreground(runtime.gate):
+            outcome = await runtime.facts.add_fact(
+                text, caller.user_id, session_id, source_message_id=chat.last_impulse_id
+            )
+        return Remembered(
+            id=outcome.fact.id, kind="fact", summary=outcome.summary(), confidence=outcome.fact.confidence
+        )
+    node = DialogueTurn(
+        content=text,
+        speaker="user",
+        event_time=now_ms(),
+        user_id=caller.user_id,
+        session_id=f"remember:{session_id}",
+    )
+    await asyncio.to_thread(record_with_concepts, runtime.memory, [node])
+    return Remembered(id=node.id, kind="message", summary=f"remembered as message {node.id[:8]}")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import thea.tracing as tracing
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.context import ContextCache, Exchange
 from services.impulse_input import validate_impulse_text
@@ -139,8 +140,9 @@ class Orchestrator:
         started = time.perf_counter()
         outcome, result = "error", None
         try:
-            async with foreground(self.gate, impulse.id):
-                result = await self._cycle(impulse, on_token)
+            with tracing.span("thea.cycle", {tracing.IMPULSE_ID: impulse.id, tracing.USER_ID: user_id}):
+                async with foreground(self.gate, impulse.id):
+                    result = await self._cycle(impulse, on_token)
             outcome = "done"
             return result
         except asyncio.CancelledError:
@@ -226,20 +228,13 @@ class Orchestrator:
         started = time.perf_counter()
         outcome: StepOutcome | None = None
         error: str | None = None
-        try:
-            outcome = await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s)
-        except asyncio.CancelledError:
-            duration = (time.perf_counter() - started) * 1000
-            # shielded: the cancellation must not also cancel writing down that it happened
-            await asyncio.shield(self._record_cancelled(task, state, duration))
-            raise
-        except TimeoutError:
-            error = f"timed out after {self.step_timeout_s:.0f} s"
-        except LLMTimeout as exc:
-            error = f"timed out: {exc}"
-        except Exception as exc:  # a failing step must not stop the cycle
-            error = f"{type(exc).__name__}: {exc}"
-            log.warning("impulse %s task %s (%s) failed: %s", state.impulse.id, task.id, service.step, error)
+        with tracing.span(
+            f"thea.{service.step}",
+            {tracing.IMPULSE_ID: state.impulse.id, tracing.TASK_ID: task.id, tracing.STEP: service.step},
+        ) as span:
+            outcome, error = await self._perform(service, state, task, started)
+            if error is not None:
+                span.fail(error)
         duration = (time.perf_counter() - started) * 1000
         status = TaskStatus.FAILURE if outcome is None else TaskStatus.SUCCESS
         task.status = status
@@ -287,6 +282,26 @@ class Orchestrator:
             duration,
         )
         return StepRecord(service.step, status, duration, task.id, report.id, error)
+
+    async def _perform(
+        self, service: CognitiveService, state: CycleState, task: Task, started: float
+    ) -> tuple[StepOutcome | None, str | None]:
+        """Run one step within its time limit: its outcome, or why it has none."""
+        try:
+            return await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s), None
+        except asyncio.CancelledError:
+            duration = (time.perf_counter() - started) * 1000
+            # shielded: the cancellation must not also cancel writing down that it happened
+            await asyncio.shield(self._record_cancelled(task, state, duration))
+            raise
+        except TimeoutError:
+            return None, f"timed out after {self.step_timeout_s:.0f} s"
+        except LLMTimeout as exc:
+            return None, f"timed out: {exc}"
+        except Exception as exc:  # a failing step must not stop the cycle
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning("impulse %s task %s (%s) failed: %s", state.impulse.id, task.id, service.step, error)
+            return None, error
 
     async def _record_cancelled(self, task: Task, state: CycleState, duration_ms: float) -> None:
         """The user cancelled the cycle during ``task``: a CANCELLED report, the impulse marked."""

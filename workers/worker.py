@@ -23,12 +23,24 @@ from rq.job import Job
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
+import thea.tracing as tracing
 from thea.llm.scheduler import ForegroundGate
 from workers.liveness import worker_name
 from workers.queues import ALL_QUEUES
 from workers.recovery import JOB_HEARTBEAT_S, JOB_LEASE_S, MAINTENANCE_S, recover_abandoned_jobs
 
 log = logging.getLogger(__name__)
+
+
+def job_span_attributes(job: Job) -> dict[str, tracing.Attribute | None]:
+    """The job's span attributes: its id, its function and the impulse it works for."""
+    impulse: str | None = None
+    function = job.func_name or ""
+    if function.endswith(".crystallize") and job.args:
+        impulse = str(job.args[0])
+    elif function.endswith(".distill") and job.args and job.args[0]:
+        impulse = str(job.args[0][0].get("impulse_id") or "") or None
+    return {tracing.JOB_ID: job.id, tracing.JOB_FUNCTION: function, tracing.IMPULSE_ID: impulse}
 
 
 class LeasedWorker(SimpleWorker):
@@ -52,7 +64,8 @@ class LeasedWorker(SimpleWorker):
         )
         beat.start()
         try:
-            self.perform_job(job, queue, execution)
+            with tracing.span("thea.job", job_span_attributes(job)):
+                self.perform_job(job, queue, execution)
         finally:
             stop.set()
             beat.join(5)

@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 import redis
 from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
 
 from services.context import Exchange
 from thea.errors import QueueUnavailable
@@ -64,11 +65,9 @@ class RQJobSink:
             )
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise QueueUnavailable(str(exc)) from exc
-        except Exception as exc:  # rq raises DuplicateJobError for a pending unique job
-            if "duplicate" in type(exc).__name__.lower():
-                log.info("job %s is already queued", job_id)
-                return job_id
-            raise
+        except DuplicateJobError:  # a unique job with this id is still pending: nothing to add
+            log.info("job %s is already queued", job_id)
+            return job_id
         log.info("enqueued %s job %s", queue, job.id)
         return str(job.id)
 

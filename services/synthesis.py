@@ -11,7 +11,8 @@ from services.llm_calls import ask_text
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
-from thea.models import Edge, EdgeType, FinalResponse
+from services.statements import acknowledge, is_statement
+from thea.models import Edge, EdgeType, FinalResponse, LLMUsage
 
 #: Memories scoring below this share of the best hit stay out of the prompt: weak distractors
 #: mislead small models (measured: with the offline 0.5B model, "What is my cat's name?" was
@@ -51,6 +52,9 @@ class SynthesisService(CognitiveService):
         self.budget_tokens = budget_tokens
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        if is_statement(state.impulse.content):
+            # the user told something: restate it, never let the model embellish it
+            return await self._acknowledge(state)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
         refs = references_for(recall.hits, self.budget_tokens)
         messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
@@ -58,6 +62,20 @@ class SynthesisService(CognitiveService):
             self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=state.on_token
         )
         answer = answer.strip() or "I have no answer to that yet."
+        return self._outcome(state, answer, refs, usage)
+
+    async def _acknowledge(self, state: CycleState) -> StepOutcome:
+        answer = acknowledge(state.impulse.content)
+        if state.on_token is not None:
+            maybe = state.on_token(answer)
+            if maybe is not None:
+                await maybe
+        outcome = self._outcome(state, answer, [], LLMUsage())
+        outcome.output["mode"] = "acknowledgement"
+        return outcome
+
+    @staticmethod
+    def _outcome(state: CycleState, answer: str, refs: list[ReferenceItem], usage: LLMUsage) -> StepOutcome:
         state.answer = answer
         response = FinalResponse(
             content=answer,

@@ -36,7 +36,7 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
     try:
         wait_for(session, "you>")
-        tmux("send-keys", "-t", session, "Hello, I work on Redis queues.", "Enter")
+        tmux("send-keys", "-t", session, "Hello, which queues do I work on?", "Enter")
         wait_for(session, "thea> (fake model) I heard you.")
         tmux("send-keys", "-t", session, "!trace", "Enter")
         wait_for(session, "synthesis")

@@ -209,7 +209,7 @@ def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp
     assert [r["impulse_id"] for r in records] == [seeded.ok_id, seeded.failed_id]  # oldest first
     first, second = records
     assert first["impulse"] == "I work on Redis queues."
-    assert first["final_response"] == "Here is my answer."
+    assert first["final_response"] == "Noted: you work on Redis queues. I'll remember that."
     assert first["plan"]["concepts"] == ["Redis"]
     assert first["failed_steps"] == []
     assert second["failed_steps"] == ["instinct"]

@@ -118,7 +118,9 @@ async def test_a_failing_crystallization_is_retried_then_kept_with_a_readable_re
     llm.fail_roles = {"crystallize"}
     started = time.perf_counter()
     result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
-    assert result.answer == "Here is my answer."  # the answer never waits for the slow loop
+    assert (
+        result.answer == "Noted: you work on Redis queues. I'll remember that."
+    )  # never waits for the slow loop
     assert time.perf_counter() - started < 5
     await burst(runtime)
     await burst(runtime)  # the retry
@@ -147,7 +149,7 @@ async def test_malformed_json_from_the_model_fails_the_job_not_the_answer(
 ) -> None:
     llm.responder = lambda m: "{not json" if role_of(m) == "crystallize" else default_responder(m)
     result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
-    assert result.answer == "Here is my answer."
+    assert result.answer == "Noted: you work on Redis queues. I'll remember that."
     await burst(runtime)
     await burst(runtime)
     failed = failed_jobs(runtime.jobs.connection)

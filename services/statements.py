@@ -8,8 +8,10 @@ user's own words with the persons turned round (``my`` -> ``your``), so nothing 
 person, place or project can be invented (measured: the offline 0.5B model answered
 "My name is Priya Ramanathan." with "Priya Ramanathan is a renowned Indian actress.").
 
-:func:`telling_sentences` is what the slow loop may learn from: a message none of whose
-sentences tells anything (a question, a request, a greeting) yields no new insight.
+:func:`tells_anything` is what the slow loop checks before learning: a message all of whose
+sentences ask (a question, a request) or greet yields no new insight. It is deliberately looser
+than :func:`is_statement` (a sentence in another language, or without an English subject or
+verb, still counts as telling): only what plainly asks is left out.
 """
 
 from __future__ import annotations
@@ -215,6 +217,21 @@ def tells(sentence: str) -> bool:
 def telling_sentences(text: str) -> list[str]:
     """The sentences of a message that tell something (what an insight may be learnt from)."""
     return [s for s in sentences(text) if tells(s)]
+
+
+def asks(sentence: str) -> bool:
+    """A sentence plainly asks or greets: a question, a request, a bare greeting."""
+    words = _words(sentence)
+    if not words or sentence.rstrip().endswith("?"):
+        return True
+    if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
+        return True
+    return all(w in _GREETINGS for w in words)
+
+
+def tells_anything(text: str) -> bool:
+    """Some sentence of the message does not plainly ask or greet (any language)."""
+    return any(not asks(s) for s in sentences(text))
 
 
 def is_statement(text: str) -> bool:

@@ -207,7 +207,12 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
 
 @pytest.mark.parametrize(
     "args",
-    [["trace"], ["trace", "last", "--format", "json"], ["insights"], ["insights", "--json"]],
+    [
+        ["trace"],
+        ["trace", "last", "--format", "json"],
+        ["insights", "--state", "all"],
+        ["insights", "--json", "--state", "all"],
+    ],
     ids=lambda a: " ".join(a),
 )
 def test_stored_control_characters_never_reach_the_terminal_raw(stored: Stored, args: list[str]) -> None:

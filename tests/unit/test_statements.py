@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.statements import acknowledge, is_statement, telling_sentences
+from services.statements import acknowledge, is_statement, telling_sentences, tells_anything
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,13 @@ def test_statements_are_told_apart_from_questions(text: str) -> None:
 )
 def test_questions_requests_and_greetings_are_not_statements(text: str) -> None:
     assert not is_statement(text)
+
+
+def test_only_what_plainly_asks_or_greets_is_kept_from_the_slow_loop() -> None:
+    for asking in ("What system do I maintain?", "Tell me about my job.", "Thanks!", "Can you help me"):
+        assert not tells_anything(asking)
+    for telling in ("Mon chat s'appelle Minou.", "Redis Initech passport PIN", "I live in Lyon. Why?"):
+        assert tells_anything(telling)
 
 
 def test_a_question_tells_nothing_but_a_mixed_message_tells_its_statement() -> None:

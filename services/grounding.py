@@ -159,6 +159,10 @@ def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Ve
             else:
                 reason = f"far in meaning from its evidence (similarity {cosine:.2f})"
     supported = weakest >= MIN_LEXICAL
+    # the message the insight was made from is always cited, even when nothing of it matched
+    first_id, first_kind, first_text = sources.items[0]
+    if first_id not in best_for:
+        best_for[first_id] = (0, first_kind, (sentences(first_text) or [first_text])[0])
     ranked = sorted(best_for.items(), key=lambda item: -item[1][0])
     evidence = [Evidence(source_id=sid, kind=kind, quote=_quote(span)) for sid, (_, kind, span) in ranked]
     support = round(max(0.0, min(1.0, weakest)), 3)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from services.plan_fallback import STOPWORDS
+
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
 
@@ -209,6 +211,9 @@ def tells(sentence: str) -> bool:
         return False
     if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return False
+    # a subject or verb we know, a past tense, or a full stop: a list of keywords has none of them
+    if sentence.rstrip().endswith("."):
+        return True
     if not any(w in _TELLING_MARKERS or (len(w) > 4 and w.endswith("ed")) for w in words):
         return False
     return not all(w in _GREETINGS for w in words)
@@ -359,7 +364,7 @@ def _lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and text[1].islower():
         first = _WORD.match(text)
         word = first.group(0) if first else ""
-        if word.lower() in {*_FIRST_TO_SECOND.values(), *_SECOND_TO_FIRST.values(), "the", "a", "an"}:
+        if word.lower() in {*_FIRST_TO_SECOND.values(), *_SECOND_TO_FIRST.values(), *STOPWORDS}:
             return text[0].lower() + text[1:]
     return text
 

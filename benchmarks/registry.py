@@ -54,6 +54,12 @@ BENCHMARKS: list[Benchmark] = [
         "offline model: questions during a 20-job slow-loop backlog vs an idle queue (foreground first)",
     ),
     Benchmark(
+        "knowledge",
+        "benchmarks.knowledge",
+        "offline model: a scripted conversation; correct answers, invented facts, unsupported insights",
+        in_all=False,
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

@@ -46,7 +46,7 @@ def build_orchestrator(
         instinct=InstinctService(llm, timeout),
         planner=PlannerService(llm, timeout),
         recall=RecallStep(build_recall(settings, memory)),
-        synthesis=SynthesisService(llm, timeout, budget),
+        synthesis=SynthesisService(llm, timeout, budget, settings.llm.max_output_tokens),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,
         step_timeout_s=timeout + 5,

@@ -7,6 +7,14 @@ records a KnowledgeCrystal (strength 1, active) linked to its concepts and sourc
 impulse, the triples as concept relations with provenance, and the job's own
 Task/Report under the impulse's correlation id so it shows in the trace.
 
+Grounded (issue 13): a message that tells nothing (a question, a request, a greeting) yields no
+insight; concepts, triple ends and tags are kept only when their words occur in what the user
+said or in the memories the answer recalled (never the answer itself: the model may have
+invented it); prompt examples and relation names never become tags. The insight carries its
+evidence (source ids with quoted spans) and a groundedness verdict (services/grounding.py): an
+insight its evidence does not support is stored ``unverified``, inactive (not recalled), with
+the reason, until ``!good`` or later evidence promotes it.
+
 Idempotent: the crystal id derives from the impulse id, and an impulse that
 already has its crystal is left alone (a rerun must not revive a merged insight).
 """
@@ -20,11 +28,13 @@ from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.grounding import Sources, check_claims
 from services.job_trace import JobTrace
 from services.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.llm_calls import ask_structured
 from services.notation import Triple, parse_notation
 from services.prompts import crystallize as prompt
+from services.statements import tells_anything
 from services.tokens import clip_for_prompt
 from services.trace import load_trace
 from thea.errors import JobError
@@ -36,6 +46,7 @@ from thea.models import (
     KnowledgeCrystal,
     NodeType,
     TaskStatus,
+    UserImpulse,
     normalize_name,
     relation,
     stable_id,
@@ -45,6 +56,8 @@ log = logging.getLogger(__name__)
 
 
 MAX_INSIGHT_CHARS = 240
+#: at most this many recalled memories of the answer count as evidence
+MAX_RECALLED_SOURCES = 12
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -72,6 +85,9 @@ class CrystallizeOutcome:
     created: bool
     concepts: list[str] = field(default_factory=list)
     triples: int = 0
+    #: why no insight was made (a message that tells nothing)
+    skipped: str = ""
+    verification: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -97,7 +113,8 @@ class Crystallizer:
             return CrystallizeOutcome(impulse_id, cid, created=False)
         trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
         impulse = trace.impulse
-        answer = next((o.content for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), "")
+        response = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
+        answer = response.content if response else ""
         user_id = impulse.user_id
         island = await asyncio.to_thread(
             lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
@@ -112,6 +129,13 @@ class Crystallizer:
             correlation_id=impulse_id,
             impulse_id=impulse_id,
         )
+        if not tells_anything(impulse.content):
+            outcome = CrystallizeOutcome(impulse_id, cid, False, skipped="the message tells nothing new")
+            nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict())
+            await self.memory.arecord(nodes, job_edges)
+            log.info("impulse %s: nothing to crystallize (it tells nothing new)", impulse_id)
+            return outcome
+        sources = await asyncio.to_thread(self._sources, impulse, response)
         try:
             out, job.usage = await ask_structured(
                 self.llm,
@@ -127,22 +151,39 @@ class Crystallizer:
                 f"crystallize {impulse_id}: the model failed ({type(exc).__name__}: {exc})"
             ) from exc
 
-        triples = [
+        modelled = [
             Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
+        ]
+        # the model's triples count only when both ends are the user's (or memory's) words
+        triples = [
+            t
+            for t in modelled
+            if sources.grounds(t.subject) and sources.grounds(t.object) and not _same(t.subject, t.object)
         ] + parse_notation(impulse.content)
+        known = [k for k in known if sources.grounds(k)]
         names = _concept_names(known, triples) if user_id else []
         concepts = (
             await asyncio.to_thread(self.memory.get_or_create_concepts, names, user_id) if user_id else {}
         )
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
+        content = compact(out.insight)
+        verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
+        tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]
+        seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
         crystal = KnowledgeCrystal(
             id=cid,
-            content=compact(out.insight),
-            seed=out.seed.strip(),
-            tags=[t.strip().lower() for t in out.tags if t.strip()][:6],
+            content=content,
+            seed=seed,
+            tags=tags,
             strength=1.0,
-            active=True,
+            active=verdict.supported,
+            evidence=verdict.evidence,
+            proofs=len(verdict.evidence),
+            verification="supported" if verdict.supported else "unverified",
+            support=verdict.support,
+            verification_reason=verdict.reason,
             source_impulse_id=impulse_id,
             user_id=impulse.user_id,
             session_id=impulse.session_id,
@@ -167,12 +208,37 @@ class Crystallizer:
             edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
             kept += 1
         outcome = CrystallizeOutcome(
-            impulse_id, cid, True, sorted(c.content for c in concepts.values()), kept
+            impulse_id,
+            cid,
+            True,
+            sorted(c.content for c in concepts.values()),
+            kept,
+            verification=crystal.verification,
         )
         nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=[crystal])
         await self.memory.arecord([crystal, *nodes], edges + job_edges)
-        log.info("impulse %s: crystal %s with %d concepts, %d triples", impulse_id, cid, len(concepts), kept)
+        log.info(
+            "impulse %s: crystal %s (%s) with %d concepts, %d triples",
+            impulse_id,
+            cid,
+            crystal.verification,
+            len(concepts),
+            kept,
+        )
         return outcome
+
+    def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
+        """What the insight may rest on: the user's message and the memories its answer recalled."""
+        items = [(impulse.id, impulse.type.value, impulse.content)]
+        if response is not None and response.recalled_ids:
+            recalled = self.memory.get(response.recalled_ids[:MAX_RECALLED_SOURCES])
+            items += [(n.id, n.type.value, n.content) for n in recalled if n.user_id == impulse.user_id]
+        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", impulse.user_id or ""))
+        return Sources(items, speaker)
+
+
+def _same(a: str, b: str) -> bool:
+    return normalize_name(a) == normalize_name(b)
 
 
 def _concept_names(known: list[str], triples: list[Triple]) -> list[str]:

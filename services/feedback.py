@@ -1,9 +1,18 @@
-"""``!good`` / ``!bad``: feedback on an answer re-weights the memories it recalled.
+"""``!good`` / ``!bad``: feedback on an answer acts on what the answer rests on, and says exactly what.
 
 Feedback is a state of the answer (+1, -1), not a counter: saying ``!good`` twice
 changes nothing the second time, and switching from good to bad moves weights back
-and then down. Insights change strength, facts change confidence; recall weights
-both, so the ranking of future answers changes.
+and then down. Each recalled memory of the answer is handled in its own way:
+
+* **insights**: strength ±0.5 (recall weights strength);
+* **facts**: confidence ±0.1 (recall weights confidence);
+* **turns, impulses and other experience**: nothing: they are records of what was said and
+  carry no weight to move; the report counts them as unchanged rather than pretending;
+* the **unverified insight crystallized from this exchange** (its evidence did not support
+  it) is promoted by ``!good``: it becomes active and recallable, marked ``promoted``. ``!bad``
+  leaves it unverified.
+
+The summary names every change ("insight 1a2b3c4d strength 1 -> 1.5").
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ from typing import Any
 
 from thea.errors import InputError, NotFoundError
 from thea.memory.universal import UniversalMemory
-from thea.models import Fact, FinalResponse, KnowledgeCrystal
+from thea.models import Collection, Fact, FinalResponse, KnowledgeCrystal, stable_id
 
 STRENGTH_STEP = 0.5
 CONFIDENCE_STEP = 0.1
@@ -26,12 +35,32 @@ class FeedbackOutcome:
     feedback: int
     changed: list[str] = field(default_factory=list)
     unchanged: bool = False
+    #: one line per change, in order
+    changes: list[str] = field(default_factory=list)
+    #: recalled memories that carry no weight (turns, impulses, ...), by type
+    untouched: dict[str, int] = field(default_factory=dict)
+    promoted: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         word = "good" if self.feedback > 0 else "bad"
         if self.unchanged:
             return f"already marked {word}"
-        return f"marked {word}: re-weighted {len(self.changed)} recalled memories"
+        parts = list(self.changes)
+        if self.untouched:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.untouched.items()))
+            parts.append(f"unchanged (records carry no weight): {kinds}")
+        if not parts:
+            return f"marked {word}: the answer recalled no memories; nothing else changed"
+        return f"marked {word}: " + "; ".join(parts)
+
+
+def _crystal_of(memory: UniversalMemory, response: FinalResponse) -> KnowledgeCrystal | None:
+    """The insight crystallized from the exchange this answer belongs to, if any."""
+    impulse_id = response.correlation_id
+    if not impulse_id:
+        return None
+    found = memory.get([stable_id("crystal", impulse_id)])
+    return found[0] if found and isinstance(found[0], KnowledgeCrystal) else None
 
 
 def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> FeedbackOutcome:
@@ -48,13 +77,25 @@ def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> 
     rows: list[dict[str, Any]] = [{"id": response.id, "props": {"feedback": feedback}}]
     for node in memory.get(response.recalled_ids):
         if isinstance(node, KnowledgeCrystal):
-            strength = max(MIN_STRENGTH, node.strength + STRENGTH_STEP * delta)
-            rows.append({"id": node.id, "props": {"strength": round(strength, 3)}})
+            strength = round(max(MIN_STRENGTH, node.strength + STRENGTH_STEP * delta), 3)
+            rows.append({"id": node.id, "props": {"strength": strength}})
+            outcome.changes.append(f"insight {node.id[:8]} strength {node.strength:g} -> {strength:g}")
         elif isinstance(node, Fact):
-            confidence = max(0.05, min(0.95, node.confidence + CONFIDENCE_STEP * delta))
-            rows.append({"id": node.id, "props": {"confidence": round(confidence, 3)}})
+            confidence = round(max(0.05, min(0.95, node.confidence + CONFIDENCE_STEP * delta)), 3)
+            rows.append({"id": node.id, "props": {"confidence": confidence}})
+            outcome.changes.append(f"fact {node.id[:8]} confidence {node.confidence:g} -> {confidence:g}")
         else:
+            outcome.untouched[node.type.value] = outcome.untouched.get(node.type.value, 0) + 1
             continue
         outcome.changed.append(node.id)
+    crystal = _crystal_of(memory, response)
+    promote = feedback > 0 and crystal is not None and crystal.verification == "unverified"
+    if promote and crystal is not None:
+        rows.append({"id": crystal.id, "props": {"active": True, "verification": "promoted"}})
+        outcome.changes.append(f"insight {crystal.id[:8]} promoted from unverified (you confirmed it)")
+        outcome.changed.append(crystal.id)
+        outcome.promoted.append(crystal.id)
     memory.graph.run("patch_nodes", rows=rows)
+    if outcome.promoted:
+        memory.vectors.set_active(Collection.INSIGHTS, outcome.promoted, True)
     return outcome

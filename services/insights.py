@@ -9,7 +9,8 @@ from thea.errors import NotFoundError
 from thea.memory.universal import UniversalMemory
 from thea.models import KnowledgeCrystal, Node, normalize_name
 
-State = Literal["active", "archived", "all"]
+#: ``archived``: merged into another insight; ``unverified``: its evidence does not support it
+State = Literal["active", "archived", "unverified", "all"]
 
 
 @dataclass
@@ -37,10 +38,12 @@ def list_insights(
     user_id: str | None = None,
     limit: int = 50,
 ) -> list[InsightRow]:
-    active = {"active": True, "archived": False, "all": None}[state]
+    active = {"active": True, "archived": False, "unverified": False, "all": None}[state]
+    verification = {"unverified": "unverified", "archived": "archived"}.get(state)
     rows = memory.graph.run(
         "insights_list",
         active=active,
+        verification=verification,
         user_id=user_id,
         min_strength=float(min_strength),
         concept=normalize_name(concept) if concept else None,
@@ -63,7 +66,9 @@ def insight_detail(memory: UniversalMemory, insight_id: str) -> InsightDetail:
     if not isinstance(node, KnowledgeCrystal):
         raise NotFoundError(f"{insight_id} is not an insight")
     relations = memory.graph.run("relations_by_source", source=insight_id)
-    impulses = memory.get([i for i in row["source_impulses"] if i])
+    # a merged insight has no impulse of its own: its sources' impulses are in its evidence
+    cited = [e.source_id for e in node.evidence if e.kind == "UserImpulse"]
+    impulses = memory.get(list(dict.fromkeys([*(i for i in row["source_impulses"] if i), *cited])))
     return InsightDetail(
         insight=node,
         concepts=sorted(c for c in row["concepts"] if c),

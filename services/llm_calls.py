@@ -61,8 +61,12 @@ async def ask_text(
     timeout_s: float,
     on_token: TokenSink | None = None,
     max_chars: int = MAX_OUTPUT_CHARS,
+    stop_when: Callable[[str], bool] | None = None,
 ) -> tuple[str, LLMUsage]:
     """Plain-text answer; streams tokens to ``on_token`` when given.
+
+    ``stop_when`` (streaming only) is asked after each piece with the text so far; when it
+    says so the stream is closed (the local model stops decoding) and the text so far returned.
 
     Raises LLMTimeout after ``timeout_s`` and MalformedOutput when the output exceeds
     ``max_chars`` (a stream is stopped there).
@@ -80,7 +84,9 @@ async def ask_text(
                 return text, usage_of(reply, llm, prompt, started)
             merged: AIMessageChunk | None = None
             received = 0
-            async for chunk in llm.astream(list(messages)):
+            so_far: list[str] = []
+            stream = llm.astream(list(messages))
+            async for chunk in stream:
                 piece = chunk.text
                 received += len(piece)
                 if received > max_chars:
@@ -90,6 +96,11 @@ async def ask_text(
                     if result is not None:
                         await result
                 merged = chunk if merged is None else merged + chunk
+                if stop_when is not None and piece:
+                    so_far.append(piece)
+                    if stop_when("".join(so_far)):
+                        await stream.aclose()  # type: ignore[attr-defined]
+                        break
     except TimeoutError as exc:
         raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:g} s") from exc
     if merged is None:

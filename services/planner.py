@@ -71,7 +71,13 @@ class PlannerService(CognitiveService):
         window = out.time_window if said != "none" and out.time_window != "none" else said
         start, end = time_window(window)
         relation = _relation(out.triple_relation)
-        triple = [out.triple_subject, relation, out.triple_object] if relation else None
+        # a pattern's known ends must be the user's words (the prompt's example leaked otherwise)
+        ends = [e for e in (out.triple_subject, out.triple_object) if e]
+        said_ends = bool(ends) and all(grounded(e, text) for e in ends)
+        same = out.triple_subject and out.triple_object and grounded(out.triple_subject, out.triple_object)
+        triple = (
+            [out.triple_subject, relation, out.triple_object] if relation and said_ends and not same else None
+        )
         queries = [q.strip() for q in out.queries if q.strip()][:3]
         concepts = [
             c.strip() for c in out.concepts if 0 < len(c.strip()) <= MAX_CONCEPT_CHARS and grounded(c, text)

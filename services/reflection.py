@@ -38,6 +38,7 @@ from thea.models import (
     Collection,
     Edge,
     EdgeType,
+    Evidence,
     KnowledgeCrystal,
     TaskStatus,
     VectorFilter,
@@ -84,6 +85,25 @@ class ReflectionReport:
         if self.errors:
             text += f", {len(self.errors)} errors (first: {self.errors[0]})"
         return text
+
+
+def _carry_evidence(merged: KnowledgeCrystal, sources: list[KnowledgeCrystal]) -> None:
+    """A merge keeps the union of its sources' evidence (each source's impulse counts as one
+    when it carried none) and counts the distinct sources as its proofs."""
+    evidence: dict[str, Evidence] = {}
+    for source in sources:
+        cited = source.evidence or (
+            [Evidence(source_id=source.source_impulse_id, kind="UserImpulse", quote=source.content[:240])]
+            if source.source_impulse_id
+            else []
+        )
+        for item in cited:
+            evidence.setdefault(item.source_id, item)
+    merged.evidence = list(evidence.values())
+    merged.proofs = len(evidence)
+    checked = [s for s in sources if s.verification in ("supported", "promoted")]
+    merged.verification = "supported" if checked and len(checked) == len(sources) else "unchecked"
+    merged.support = min((s.support for s in checked), default=0.0)
 
 
 def merged_id(source_ids: list[str]) -> str:
@@ -136,7 +156,10 @@ class Reflector:
             batch = groups[start : start + self.config.claim_batch]
             ids = list(dict.fromkeys(c for g in batch for m in g.members for c in m.concepts))
             names = {n.id: n.content for n in await asyncio.to_thread(self.memory.get, ids)} if ids else {}
+            sources = await asyncio.to_thread(self._sources_of, batch)
             merged = [await self._synthesise(g, user_id, names, report) for g in batch]
+            for group, insight in zip(batch, merged, strict=True):
+                _carry_evidence(insight, [sources[i] for i in group.ids if i in sources])
             claimed = await asyncio.to_thread(self._apply, batch, merged, report)
             produced += [m for m in merged if m.id in claimed]
         nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=produced)
@@ -159,6 +182,10 @@ class Reflector:
             if len(rows) < self.config.page_size:
                 return out
             after = str(rows[-1]["id"])
+
+    def _sources_of(self, groups: list[Group]) -> dict[str, KnowledgeCrystal]:
+        ids = [i for g in groups for i in g.ids]
+        return {n.id: n for n in self.memory.get(ids) if isinstance(n, KnowledgeCrystal)}
 
     def _near_duplicates(self, user_id: str, rest: list[Candidate]) -> list[Group]:
         bar = self.config.dedup_similarity

@@ -7,11 +7,13 @@ from langchain_core.language_models import BaseChatModel
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.budget import pack
 from services.dates import resolve_relative, when_text
+from services.hygiene import is_looping, tidy
 from services.llm_calls import ask_text
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
-from thea.models import Edge, EdgeType, FinalResponse
+from services.statements import acknowledge, is_statement
+from thea.models import Edge, EdgeType, FinalResponse, LLMUsage
 
 #: Memories scoring below this share of the best hit stay out of the prompt: weak distractors
 #: mislead small models (measured: with the offline 0.5B model, "What is my cat's name?" was
@@ -41,23 +43,60 @@ def references_for(hits: list[RecallHit], budget_tokens: int) -> list[ReferenceI
     return pack(items, [i.text for i in items], budget_tokens)
 
 
+async def _send(state: CycleState, text: str) -> None:
+    """Stream text the model did not write (an acknowledgement, a note) to the user."""
+    if state.on_token is not None:
+        maybe = state.on_token(text)
+        if maybe is not None:
+            await maybe
+
+
 class SynthesisService(CognitiveService):
     step = "synthesis"
     name = "synthesis"
 
-    def __init__(self, llm: BaseChatModel, timeout_s: float, budget_tokens: int) -> None:
+    def __init__(
+        self, llm: BaseChatModel, timeout_s: float, budget_tokens: int, max_tokens: int | None = None
+    ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         self.budget_tokens = budget_tokens
+        #: the model's output allowance: an answer that used all of it was cut
+        self.max_tokens = max_tokens
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        if is_statement(state.impulse.content):
+            # the user told something: restate it, never let the model embellish it
+            return await self._acknowledge(state)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
         refs = references_for(recall.hits, self.budget_tokens)
         messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
         answer, usage = await ask_text(
-            self.llm, messages, prompt.PROMPT, timeout_s=self.timeout_s, on_token=state.on_token
+            self.llm,
+            messages,
+            prompt.PROMPT,
+            timeout_s=self.timeout_s,
+            on_token=state.on_token,
+            stop_when=is_looping,  # a looping answer is stopped as soon as the loop shows
         )
-        answer = answer.strip() or "I have no answer to that yet."
+        answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
+        if note:
+            await _send(state, note)
+        answer = answer or "I have no answer to that yet."
+        outcome = self._outcome(state, answer, refs, usage)
+        if note:
+            outcome.output["cut"] = note.strip(" …()")
+        return outcome
+
+    async def _acknowledge(self, state: CycleState) -> StepOutcome:
+        answer = acknowledge(state.impulse.content)
+        await _send(state, answer)
+        outcome = self._outcome(state, answer, [], LLMUsage())
+        outcome.output["mode"] = "acknowledgement"
+        return outcome
+
+    @staticmethod
+    def _outcome(state: CycleState, answer: str, refs: list[ReferenceItem], usage: LLMUsage) -> StepOutcome:
         state.answer = answer
         response = FinalResponse(
             content=answer,

@@ -36,7 +36,7 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
     try:
         wait_for(session, "you>")
-        tmux("send-keys", "-t", session, "Hello, I work on Redis queues.", "Enter")
+        tmux("send-keys", "-t", session, "Hello, which queues do I work on?", "Enter")
         wait_for(session, "thea> (fake model) I heard you.")
         tmux("send-keys", "-t", session, "!trace", "Enter")
         wait_for(session, "synthesis")
@@ -44,6 +44,30 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
         assert "Traceback" not in screen
+    finally:
+        tmux("kill-session", "-t", session)
+
+
+def test_a_multi_line_paste_is_one_message(tmp_path: Path) -> None:
+    """Three pasted lines: one message, one answer (before: three messages, three answers)."""
+    session = f"thea-test-paste-{os.getpid()}"
+    data = tmp_path / "data"
+    env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake"
+    command = f"env {env} {sys.executable} -m thea.cli.main chat --user ana; echo EXITED:$?; sleep 30"
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
+    try:
+        wait_for(session, "you>")
+        tmux("set-buffer", "-b", session, "Which queues\ndo I work\non today?")
+        tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)  # -p: bracketed, as a terminal pastes
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "thea> (fake model) I heard you.")
+        tmux("send-keys", "-t", session, "!trace", "Enter")
+        screen = wait_for(session, "synthesis")
+        assert screen.count("thea> ") == 1, screen  # one answer
+        assert "queries: ['Which queues\\ndo I work\\non today?']" in screen  # one message, lines kept
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        screen = wait_for(session, "EXITED:")
+        assert "EXITED:0" in screen
     finally:
         tmux("kill-session", "-t", session)
 

@@ -187,7 +187,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
     server = embedded_server(settings).start()  # one server for the module; commands attach
     runtime = build_runtime(settings, llm=ScriptedChatModel(responder=_hostile))
     try:
-        asyncio.run(runtime.orchestrator.handle_impulse("I like red\r\u202e things", settings.user_id, "s1"))
+        asyncio.run(
+            runtime.orchestrator.handle_impulse("I like red\r\u202e things. Do you?", settings.user_id, "s1")
+        )
         runtime.install_worker_context()
         run_burst(runtime.jobs.connection)
     except BaseException:
@@ -205,7 +207,12 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
 
 @pytest.mark.parametrize(
     "args",
-    [["trace"], ["trace", "last", "--format", "json"], ["insights"], ["insights", "--json"]],
+    [
+        ["trace"],
+        ["trace", "last", "--format", "json"],
+        ["insights", "--state", "all"],
+        ["insights", "--json", "--state", "all"],
+    ],
     ids=lambda a: " ".join(a),
 )
 def test_stored_control_characters_never_reach_the_terminal_raw(stored: Stored, args: list[str]) -> None:

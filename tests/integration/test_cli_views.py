@@ -28,6 +28,7 @@ from thea.cli import trace_cmd
 from thea.cli.main import app
 from thea.config import load_settings
 from thea.memory.factory import embedded_server
+from thea.models import Evidence, KnowledgeCrystal
 from thea.runtime import build_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +41,7 @@ class Seeded:
     ok_id: str
     failed_id: str
     insights: SeededInsights
+    unverified_id: str
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +61,18 @@ def seeded() -> Iterator[Seeded]:
         llm.fail_roles = {"instinct"}
         failed = asyncio.run(handle("What do I work on?", "ana", "s1"))
         assert failed.failed_steps == ["instinct"]
+        unverified = KnowledgeCrystal(
+            content="Ana is a renowned Redis core developer.",
+            active=False,
+            verification="unverified",
+            support=0.5,
+            verification_reason="not in its evidence: core, developer, renowned",
+            evidence=[Evidence(source_id=ok.impulse_id, kind="UserImpulse", quote="I work on Redis queues.")],
+            proofs=1,
+            strength=1.0,
+            user_id="ana",
+        )
+        runtime.memory.record([unverified])
     except BaseException:
         server.stop()
         raise
@@ -74,7 +88,13 @@ def seeded() -> Iterator[Seeded]:
         "NO_COLOR": "1",
     }
     try:
-        yield Seeded(env=env, ok_id=ok.impulse_id, failed_id=failed.impulse_id, insights=insights)
+        yield Seeded(
+            env=env,
+            ok_id=ok.impulse_id,
+            failed_id=failed.impulse_id,
+            insights=insights,
+            unverified_id=unverified.id,
+        )
     finally:
         stop_services_under(tmp)  # the service the commands started
         server.stop()
@@ -194,6 +214,18 @@ def test_insights_show_gives_lineage_both_ways(seeded: Seeded) -> None:
     assert "concepts: Redis" in source
 
 
+def test_an_unverified_insight_shows_its_evidence_and_why(seeded: Seeded) -> None:
+    assert _ids(ok(seeded, "insights", "--state", "unverified", "--json")) == [seeded.unverified_id]
+    assert seeded.unverified_id not in _ids(ok(seeded, "insights", "--state", "archived", "--json"))
+    listed = ok(seeded, "insights", "--state", "unverified")
+    assert "unverified" in listed
+    shown = ok(seeded, "insights", "show", seeded.unverified_id[:8])
+    assert "unverified" in shown
+    assert "support 0.5, 1 proof(s) (not in its evidence: core, developer, renowned)" in shown
+    assert "evidence (1)\n" in shown
+    assert f"{seeded.ok_id[:8]} UserImpulse: \u201cI work on Redis queues.\u201d" in shown
+
+
 def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp_path: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -209,7 +241,7 @@ def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp
     assert [r["impulse_id"] for r in records] == [seeded.ok_id, seeded.failed_id]  # oldest first
     first, second = records
     assert first["impulse"] == "I work on Redis queues."
-    assert first["final_response"] == "Here is my answer."
+    assert first["final_response"] == "Noted: you work on Redis queues. I'll remember that."
     assert first["plan"]["concepts"] == ["Redis"]
     assert first["failed_steps"] == []
     assert second["failed_steps"] == ["instinct"]

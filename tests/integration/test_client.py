@@ -24,7 +24,7 @@ def test_the_client_starts_the_service_and_gives_typed_results(settings: Setting
     with thea.Client(settings=settings) as client:
         told = client.ask("My cat is called Tom.", session_id="nb")
         assert isinstance(told, AskResult)
-        assert told.answer == "(fake model) I heard you."
+        assert told.answer == "Noted: your cat is called Tom. I'll remember that."
         assert told.session_id == "nb"
 
         events = list(client.stream("What is my cat called?"))

@@ -16,7 +16,7 @@ from workers.worker import run_burst
 
 
 async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(runtime: Runtime) -> None:
-    result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
+    result = await runtime.orchestrator.handle_impulse("Which Redis queues do I work on?", "ana", "s1")
     assert result.answer == "Here is my answer."
     assert result.failed_steps == []
     rows = runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
@@ -188,3 +188,23 @@ async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
     report = check(runtime.memory, grace_ms=0)
     assert report.found[Issue.INCOMPLETE_CYCLES] == 0  # cancelled is an end, not a broken cycle
     assert runtime.gate.busy() is False or runtime.gate.wait_quiet(2.0)  # the cycle let go of the model
+
+
+async def test_a_statement_is_acknowledged_in_its_own_words_and_remembered(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    streamed: list[str] = []
+    said = "My name is Priya Ramanathan."
+    result = await runtime.orchestrator.handle_impulse(said, "priya", "s1", on_token=streamed.append)
+    assert result.answer == "Noted: your name is Priya Ramanathan. I'll remember that."
+    assert "".join(streamed) == result.answer
+    assert llm.prompts_for("synthesis") == []  # no model was asked to embellish it
+    assert result.failed_steps == []
+    rows = runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
+    synthesis = next(
+        r["props"] for r in rows if r["props"].get("step") == "synthesis" and r["props"]["type"] == "Report"
+    )
+    assert '"acknowledgement"' in str(synthesis["output"])
+    # remembered: a later question recalls it
+    later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")
+    assert result.impulse_id in later.recalled_ids

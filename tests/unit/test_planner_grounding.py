@@ -42,3 +42,32 @@ async def test_a_time_phrase_in_the_text_keeps_a_window() -> None:
     assert state.plan is not None
     assert state.plan.time_from is not None
     assert state.plan.time_to is not None
+
+
+async def test_the_prompt_example_triple_never_leaks_into_a_plan() -> None:
+    # the 0.5B model copied the prompt's example ("outages CAUSES outages") into unrelated plans
+    plan = {
+        "queries": ["job"],
+        "concepts": [],
+        "triple_subject": "outages",
+        "triple_relation": "CAUSES",
+        "triple_object": "outages",
+    }
+    state = state_for("I work as a marine biologist in Monterey.")
+    await planner_saying(plan).handle(state)
+    assert state.plan is not None
+    assert state.plan.triple_pattern is None
+
+
+async def test_a_triple_pattern_from_the_users_words_is_kept() -> None:
+    plan = {
+        "queries": ["x"],
+        "concepts": [],
+        "triple_subject": None,
+        "triple_relation": "CAUSES",
+        "triple_object": "outages",
+    }
+    state = state_for("What causes our outages?")
+    await planner_saying(plan).handle(state)
+    assert state.plan is not None
+    assert state.plan.triple_pattern == [None, "CAUSES", "outages"]

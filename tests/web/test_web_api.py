@@ -76,7 +76,7 @@ def seeded(runtime: Runtime) -> SeededInsights:
 
 
 def test_chat_streams_the_answer_in_several_chunks(client: TestClient) -> None:
-    events = chat(client, "I work on Redis queues.")
+    events = chat(client, "Which Redis queues do I work on?")
     tokens = [data for kind, data in events if kind == "token"]
     assert len(tokens) >= 3, events
     assert answer_of(events) == "Here is my answer."

@@ -163,6 +163,11 @@ class CommandResult(BaseModel):
 # -- knowledge -----------------------------------------------------------------------------
 
 
+#: which insights to list: ``unverified`` ones are inactive because their evidence does not
+#: support them; ``archived`` ones were merged into another
+InsightState = Literal["active", "archived", "unverified", "all"]
+
+
 class InsightSummary(BaseModel):
     id: str
     content: str
@@ -173,6 +178,22 @@ class InsightSummary(BaseModel):
     tags: list[str] = Field(default_factory=list)
     concepts: list[str] = Field(default_factory=list)
     created_at: int
+    #: supported, unverified, promoted or unchecked (written before insights carried evidence)
+    verification: str = "unchecked"
+    #: share of the weakest claim's words found in its evidence (0..1)
+    support: float = 0.0
+    #: why it is unverified
+    verification_reason: str = ""
+    #: distinct sources that support it
+    proofs: int = 0
+
+
+class EvidenceView(BaseModel):
+    """One source an insight rests on, with the span of it that supports the claim."""
+
+    source_id: str
+    kind: str = ""
+    quote: str = ""
 
 
 class Relation(BaseModel):
@@ -203,6 +224,7 @@ class InsightDetailView(InsightSummary):
     merged_from: list[LineageEntry] = Field(default_factory=list)
     merged_into: list[LineageEntry] = Field(default_factory=list)
     source_impulses: list[SourceImpulse] = Field(default_factory=list)
+    evidence: list[EvidenceView] = Field(default_factory=list)
 
 
 class InsightList(BaseModel):

@@ -7,12 +7,14 @@ exits at once with one line.
 
 from __future__ import annotations
 
+import sys
 import uuid
 
 import typer
 
 from thea.api.models import AskResult, CommandResult
 from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friendly_errors, json_text
+from thea.cli.paste import bracketed_paste, read_message
 from thea.cli.render import safe, trace_tree
 from thea.client import Client, Command, Done, Token
 from thea.errors import InputError, TheaError
@@ -69,9 +71,15 @@ def chat(
         f"[bold]thea[/] ready (profile {safe(health.profile)}, service pid {health.pid}). "
         "Type !help for commands, !quit to leave."
     )
+    with bracketed_paste(sys.stdout, sys.stdin):  # a multi-line paste is one message
+        _loop(api, session_id)
+    api.close()
+
+
+def _loop(api: Client, session_id: str) -> None:
     while True:
         try:
-            text = console.input("[bold cyan]you>[/] ")
+            text = read_message(console.input, "[bold cyan]you>[/] ")
         except (EOFError, KeyboardInterrupt):
             console.print()
             break
@@ -84,7 +92,6 @@ def chat(
             err_console.print(f"[red]{safe(str(exc))}[/]", soft_wrap=True)
         except TheaError as exc:
             err_console.print(f"[bold red]{safe(str(exc))}[/] (run `thea doctor`)", soft_wrap=True)
-    api.close()
 
 
 def ask(

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from thea.api.models import InsightDetailView, LineageEntry
+from thea.api.models import InsightDetailView, InsightSummary, LineageEntry
 from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import safe
 
@@ -22,7 +22,7 @@ def _date(ms: int) -> str:
 @insights_app.callback()
 def list_cmd(
     ctx: typer.Context,
-    state: str = typer.Option("active", "--state", help="active, archived or all"),
+    state: str = typer.Option("active", "--state", help="active, archived, unverified or all"),
     concept: str = typer.Option(None, "--concept", help="only insights about this concept"),
     min_strength: float = typer.Option(0.0, "--min-strength"),
     user: str = typer.Option(None, "--user", help="whose insights (default: the local user)"),
@@ -33,8 +33,8 @@ def list_cmd(
     if ctx.invoked_subcommand is not None:
         ctx.ensure_object(dict)["user"] = user
         return
-    if state not in ("active", "archived", "all"):
-        raise typer.BadParameter("state must be active, archived or all")
+    if state not in ("active", "archived", "unverified", "all"):
+        raise typer.BadParameter("state must be active, archived, unverified or all")
     api = client(ctx, user=user, quiet=as_json)
     with friendly_errors():
         rows = api.insights(state=state, concept=concept, min_strength=min_strength, limit=limit)  # type: ignore[arg-type]
@@ -50,11 +50,18 @@ def list_cmd(
             f"{row.strength:g}",
             safe(row.content),
             safe(", ".join(row.concepts)),
-            "active" if row.active else "[dim]archived[/]",
+            _state(row),
             _date(row.created_at),
             row.id[:8],
         )
     console.print(table if rows else "[dim]no insights match[/]")
+
+
+def _state(row: InsightSummary) -> str:
+    """active, archived (merged), or unverified (its evidence does not support it)."""
+    if row.verification == "unverified":
+        return "[yellow]unverified[/]"
+    return "active" if row.active else "[dim]archived[/]"
 
 
 def _lineage(root: Tree, title: str, entries: list[LineageEntry]) -> None:
@@ -71,9 +78,19 @@ def _lineage(root: Tree, title: str, entries: list[LineageEntry]) -> None:
 
 
 def detail_tree(d: InsightDetailView) -> Tree:
-    state = "active" if d.active else "archived"
+    state = _state(d)
     root = Tree(f"[bold]insight[/] {d.id}  strength {d.strength:g}  {state}  confidence {d.confidence:g}")
     root.add(safe(d.content))
+    grounded = f"groundedness: {d.verification}, support {d.support:g}, {d.proofs} proof(s)"
+    if d.verification_reason:
+        grounded += f" ({safe(d.verification_reason)})"
+    root.add(grounded)
+    if d.evidence:
+        ev = root.add(f"evidence ({len(d.evidence)})")
+        for e in d.evidence:
+            ev.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
+    else:
+        root.add("evidence: -")
     if d.seed and d.seed != d.content:
         root.add(f"seed: {safe(d.seed)}")
     if d.tags:

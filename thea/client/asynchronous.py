@@ -142,7 +142,7 @@ class AsyncClient:
 
     async def insights(
         self,
-        state: Literal["active", "archived", "all"] = "active",
+        state: m.InsightState = "active",
         concept: str | None = None,
         min_strength: float = 0.0,
         limit: int = 100,

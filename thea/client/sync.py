@@ -157,7 +157,7 @@ class Client:
 
     def insights(
         self,
-        state: Literal["active", "archived", "all"] = "active",
+        state: m.InsightState = "active",
         concept: str | None = None,
         min_strength: float = 0.0,
         limit: int = 100,

@@ -230,7 +230,26 @@ class DialogueTurn(Node):
         return f"{self.context}\n{self.content}" if self.context else self.content
 
 
+class Evidence(BaseModel):
+    """What an insight rests on: one source memory and the span of it that supports the claim."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    source_id: str
+    #: the source's node type (UserImpulse, DialogueTurn, Fact, ...)
+    kind: str = ""
+    #: the supporting span, quoted from the source (at most a few hundred characters)
+    quote: str = ""
+
+
+#: An insight's groundedness: ``supported`` by its evidence, ``unverified`` (stored, not recalled,
+#: shown with its reason), ``promoted`` (confirmed by the user's ``!good`` or later evidence),
+#: ``unchecked`` (written before insights carried evidence).
+Verification = Literal["supported", "unverified", "promoted", "unchecked"]
+
+
 class KnowledgeCrystal(Node):
+    json_fields: ClassVar[frozenset[str]] = frozenset({"evidence"})
     node_type: ClassVar[NodeType] = NodeType.KNOWLEDGE_CRYSTAL
     type: Literal[NodeType.KNOWLEDGE_CRYSTAL] = NodeType.KNOWLEDGE_CRYSTAL
     seed: str = ""
@@ -241,6 +260,14 @@ class KnowledgeCrystal(Node):
     source_impulse_id: str | None = None
     #: id of the stronger insight this one was merged into (set when archived by a merge)
     merged_into: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    #: how many distinct sources support it (a merge adds its sources' evidence up)
+    proofs: int = Field(default=0, ge=0)
+    verification: Verification = "unchecked"
+    #: share of the claim's words found in its evidence (0..1; the weakest claim counts)
+    support: float = Field(default=0.0, ge=0.0, le=1.0)
+    #: why it is unverified ("not in its evidence: renowned, actress")
+    verification_reason: str = ""
 
     def embedding_text(self) -> str | None:
         return self.content or self.seed or None

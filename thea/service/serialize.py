@@ -19,6 +19,10 @@ def insight_json(insight: KnowledgeCrystal, concepts: list[str]) -> dict[str, An
         "tags": insight.tags,
         "concepts": concepts,
         "created_at": insight.created_at,
+        "verification": insight.verification,
+        "support": insight.support,
+        "verification_reason": insight.verification_reason,
+        "proofs": insight.proofs,
     }
 
 
@@ -37,6 +41,7 @@ def insight_detail_json(detail: InsightDetail, related: list[Node]) -> dict[str,
         relations=detail.relations,
         merged_from=[_lineage_entry(i, nodes) for i in detail.merged_from],
         merged_into=[_lineage_entry(i, nodes) for i in detail.merged_into],
+        evidence=[e.model_dump() for e in detail.insight.evidence],
         source_impulses=[
             {"id": n.id, "content": n.content, "created_at": n.created_at} for n in detail.source_impulses
         ],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -28,6 +27,7 @@ from thea.api.models import (
     Ident,
     InsightDetailView,
     InsightList,
+    InsightState,
     InsightSummary,
     ReflectionResult,
     ReflectRequest,
@@ -71,7 +71,7 @@ async def trace(
 @router.get("/insights", response_model=InsightList, summary="The caller's insights, strongest first")
 async def insights(
     request: Request,
-    state: Literal["active", "archived", "all"] = Query("active"),
+    state: InsightState = Query("active"),
     concept: str | None = Query(None, max_length=200),
     min_strength: float = Query(0.0, ge=0),
     limit: int = Query(100, ge=1, le=1000),

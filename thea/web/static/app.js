@@ -317,6 +317,12 @@ function conceptChips(concepts) {
   return box;
 }
 
+// active, archived (merged into another) or unverified (its evidence does not support it)
+function insightState(item) {
+  if (item.verification === "unverified") return "unverified";
+  return item.active ? "active" : "archived";
+}
+
 async function loadInsights() {
   state.insightsLoaded = true;
   const params = new URLSearchParams({ state: $("insight-state").value });
@@ -335,12 +341,13 @@ async function loadInsights() {
   const max = Math.max(1, ...data.insights.map((i) => i.strength));
   tbody.replaceChildren();
   for (const item of data.insights) {
-    tbody.append(el("tr", { class: "insight " + (item.active ? "active" : "archived"), "data-id": item.id, tabindex: "0",
+    const life = insightState(item);
+    tbody.append(el("tr", { class: "insight " + life, "data-id": item.id, tabindex: "0", title: item.verification_reason || "",
         onclick: () => loadInsight(item.id), onkeydown: (e) => { if (e.key === "Enter") loadInsight(item.id); } },
       strengthCell(item.strength, max),
       el("td", { class: "content", text: item.content }),
       el("td", {}, conceptChips(item.concepts)),
-      el("td", {}, el("span", { class: "badge " + (item.active ? "SUCCESS" : "ARCHIVED"), text: item.active ? "active" : "archived" })),
+      el("td", {}, el("span", { class: "badge " + ({ active: "SUCCESS", archived: "ARCHIVED", unverified: "UNVERIFIED" })[life], text: life })),
       el("td", { class: "muted", text: fmtDate(item.created_at) })));
   }
   if (!data.insights.length) tbody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No insights match. They appear after conversations are reflected on." })));
@@ -377,7 +384,8 @@ async function loadInsight(id) {
     el("button", { class: "close", type: "button", text: "×", "aria-label": "close", onclick: () => panel.classList.add("hidden") }));
   const facts = el("dl", { class: "facts" },
     el("dt", { text: "strength" }), el("dd", { text: Number(data.strength).toFixed(2) }),
-    el("dt", { text: "state" }), el("dd", { text: data.active ? "active" : "archived" }),
+    el("dt", { text: "state" }), el("dd", { text: insightState(data) }),
+    el("dt", { text: "groundedness" }), el("dd", { class: "groundedness", text: data.verification + ", support " + Number(data.support).toFixed(2) + ", " + data.proofs + " proof(s)" + (data.verification_reason ? " — " + data.verification_reason : "") }),
     el("dt", { text: "confidence" }), el("dd", { text: String(data.confidence) }),
     el("dt", { text: "created" }), el("dd", { text: fmtDate(data.created_at) }));
   if (data.seed && data.seed !== data.content) facts.append(el("dt", { text: "seed" }), el("dd", { text: data.seed }));
@@ -389,6 +397,12 @@ async function loadInsight(id) {
     for (const r of data.relations) rels.append(el("li", { class: r.valid_until ? "muted" : "", text: r.subject + " " + r.relation + " " + r.object + " (" + r.confidence + ")" + (r.valid_until ? " superseded" : "") }));
     panel.append(el("h3", { text: "Relations asserted" }), rels);
   }
+  const evidence = el("ul", { class: "details evidence" });
+  for (const ev of data.evidence) {
+    evidence.append(el("li", {}, el("span", { class: "muted", text: short(ev.source_id) + " " + ev.kind + ": " }), el("q", { text: ev.quote })));
+  }
+  if (!data.evidence.length) evidence.append(el("li", { class: "muted", text: "–" }));
+  panel.append(el("h3", { text: "Evidence" }), evidence);
   panel.append(lineageList("Merged from", data.merged_from), lineageList("Merged into", data.merged_into));
   const sources = el("ul", { class: "details" });
   for (const imp of data.source_impulses) {

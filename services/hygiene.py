@@ -1,0 +1,61 @@
+"""Generation hygiene: answers that loop are stopped, answers cut by the length limit say so.
+
+Small models loop ("A corgi, a corgi, a corgi, ...") or run into the token limit mid-word
+("... home to a"). Independent of the model runtime:
+
+* :func:`loop_cut` finds a run of the same 1-8 words repeated at the end of the text (a single
+  word four times, a longer unit three times); the streaming answer is stopped as soon as one
+  appears, and the answer keeps one copy of the repeated unit plus a note that it was cut;
+* :func:`tidy` adds a note to an answer that used its whole token allowance and does not end a
+  sentence, so a cut answer says it was cut instead of ending silently mid-word.
+"""
+
+from __future__ import annotations
+
+import re
+
+LOOP_NOTE = " … (stopped: the answer began repeating itself)"
+LENGTH_NOTE = " … (cut off: the answer reached its length limit)"
+MAX_UNIT_WORDS = 8
+_WORD = re.compile(r"\S+")
+_ENDS_SENTENCE = re.compile(r"""[.!?…:;)\]"'»`*]\s*$""")
+
+
+def _key(word: str) -> str:
+    return word.strip(".,;:!?\"'()«»").lower()
+
+
+def loop_cut(text: str) -> int | None:
+    """Where to cut a text that ends in a loop (after the first copy of the repeated unit), or None."""
+    spans = [m.span() for m in _WORD.finditer(text[-4000:])]
+    offset = max(0, len(text) - 4000)
+    words = [_key(text[offset + a : offset + b]) for a, b in spans]
+    for n in range(1, MAX_UNIT_WORDS + 1):
+        needed = 4 if n == 1 else 3
+        if len(words) < n * needed:
+            break
+        unit = words[-n:]
+        if not any(unit):
+            continue
+        copies = 1
+        while copies * n + n <= len(words) and words[-(copies + 1) * n : -copies * n] == unit:
+            copies += 1
+        if copies >= needed:
+            first = len(words) - copies * n  # index of the loop's first word
+            return offset + spans[first + n - 1][1]
+    return None
+
+
+def is_looping(text: str) -> bool:
+    return loop_cut(text) is not None
+
+
+def tidy(answer: str, tokens_out: int, max_tokens: int | None) -> tuple[str, str]:
+    """The answer to keep and the note added to it (empty when nothing was wrong)."""
+    cut = loop_cut(answer)
+    if cut is not None:
+        return answer[:cut].rstrip() + LOOP_NOTE, LOOP_NOTE
+    used_all = max_tokens is not None and tokens_out >= max_tokens
+    if used_all and answer.strip() and not _ENDS_SENTENCE.search(answer):
+        return answer.rstrip() + LENGTH_NOTE, LENGTH_NOTE
+    return answer, ""

@@ -1,0 +1,204 @@
+"""Insights rest on what the user said: evidence, groundedness, no leaked schema words (issue 13)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+
+import pytest
+from langchain_core.messages import BaseMessage
+
+from services.crystallizer import crystal_id
+from services.feedback import apply_feedback
+from services.insights import insight_detail, list_insights
+from tests.fakes import ScriptedChatModel, default_responder, role_of
+from thea.config import Settings
+from thea.models import KnowledgeCrystal
+from thea.runtime import Runtime, build_runtime
+from workers.worker import run_burst
+
+#: what a small model answered when asked to crystallize: general knowledge, schema words as tags
+REDIS_CRYSTAL = {
+    "insight": "Redis is a system used for managing and processing data in a distributed manner.",
+    "seed": "Redis, system",
+    "tags": ["causes", "solves", "prevents", "is_a", "part_of", "has_property"],
+    "triples": [{"subject": "Redis Cluster", "predicate": "IS_A", "object": "system", "confidence": 0.9}],
+}
+
+
+def crystal_saying(crystal: dict[str, object]) -> ScriptedChatModel:
+    def respond(messages: list[BaseMessage]) -> str:
+        if role_of(messages) == "crystallize":
+            return json.dumps(crystal)
+        return default_responder(messages)
+
+    return ScriptedChatModel(responder=respond)
+
+
+@pytest.fixture
+def llm() -> ScriptedChatModel:
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    rt = build_runtime(settings, llm=llm)
+    rt.install_worker_context()
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+async def cycle_and_crystallize(
+    rt: Runtime, text: str, user: str = "priya"
+) -> tuple[str, KnowledgeCrystal | None]:
+    result = await rt.orchestrator.handle_impulse(text, user, "s1")
+    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    found = rt.memory.get([crystal_id(result.impulse_id)])
+    crystal = found[0] if found else None
+    assert crystal is None or isinstance(crystal, KnowledgeCrystal)
+    return result.impulse_id, crystal
+
+
+async def test_a_question_that_tells_nothing_yields_no_insight(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(REDIS_CRYSTAL).responder
+    impulse_id, crystal = await cycle_and_crystallize(runtime, "What system do I maintain?")
+    assert crystal is None
+    assert llm.prompts_for("crystallize") == []  # the model was not even asked
+    rows = runtime.memory.graph.run("trace_nodes", correlation_id=impulse_id)
+    report = next(
+        r["props"] for r in rows if r["props"].get("step") == "crystallize" and r["props"]["type"] == "Report"
+    )
+    assert "tells nothing new" in str(report["output"])
+
+
+async def test_concepts_triples_and_tags_come_from_the_users_words(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(
+        {
+            "insight": "The user maintains the Tidewatch app.",
+            "seed": "Tidewatch, app, Redis Cluster",
+            "tags": ["causes", "is_a", "Tidewatch", "outages"],
+            "triples": [
+                {"subject": "Tidewatch", "predicate": "IS_A", "object": "app", "confidence": 0.9},
+                {"subject": "Redis Cluster", "predicate": "PART_OF", "object": "system", "confidence": 0.9},
+                {"subject": "outages", "predicate": "CAUSES", "object": "outages", "confidence": 0.9},
+            ],
+        }
+    ).responder
+    impulse_id, crystal = await cycle_and_crystallize(runtime, "I maintain the Tidewatch app at work.")
+    assert crystal is not None
+    assert crystal.tags == ["tidewatch"]
+    assert crystal.seed == "Tidewatch, app"
+    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
+    assert {(r["subject"], r["relation"], r["object"]) for r in relations} == {("Tidewatch", "IS_A", "app")}
+    rows = list_insights(runtime.memory, user_id="priya", state="all")
+    names = {c.lower() for row in rows for c in row.concepts}
+    assert not names & {"redis cluster", "system", "outages"}
+    # grounded, so active and recalled, with its evidence quoted
+    assert crystal.active
+    assert crystal.verification == "supported"
+    assert crystal.evidence[0].source_id == impulse_id
+    assert crystal.evidence[0].quote == "I maintain the Tidewatch app at work."
+    assert crystal.proofs == 1
+
+
+async def test_an_embellished_insight_is_stored_unverified_and_not_recalled(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(
+        {
+            "insight": "Priya Ramanathan is a renowned Indian actress.",
+            "seed": "Priya",
+            "tags": [],
+            "triples": [],
+        }
+    ).responder
+    _, crystal = await cycle_and_crystallize(runtime, "My name is Priya Ramanathan.")
+    assert crystal is not None
+    assert crystal.verification == "unverified"
+    assert not crystal.active
+    assert "renowned" in crystal.verification_reason
+    assert "actress" in crystal.verification_reason
+    assert crystal.support < 0.75
+    later = await runtime.orchestrator.handle_impulse("Who is Priya Ramanathan?", "priya", "s2")
+    assert crystal.id not in later.recalled_ids
+    assert [r.insight.id for r in list_insights(runtime.memory, user_id="priya", state="unverified")] == [
+        crystal.id
+    ]
+    assert list_insights(runtime.memory, user_id="priya", state="active") == []
+
+
+QUEUES_CRYSTAL = {
+    "insight": "The user runs Redis queues.",
+    "seed": "Redis, queues",
+    "tags": ["redis"],
+    "triples": [{"subject": "Redis", "predicate": "USED_WITH", "object": "queues", "confidence": 0.8}],
+}
+
+
+async def test_a_merge_keeps_the_union_of_evidence_and_counts_its_proofs(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(QUEUES_CRYSTAL).responder
+    first, a = await cycle_and_crystallize(runtime, "I run Redis queues at work.", "ana")
+    second, b = await cycle_and_crystallize(runtime, "My Redis queues run on two servers.", "ana")
+    assert a is not None
+    assert b is not None
+    runtime.start_background_worker()
+    report = await runtime.reflect("ana", wait_s=60)
+    assert report["merged"] == 1
+    (row,) = list_insights(runtime.memory, user_id="ana", state="active")
+    merged = row.insight
+    assert {e.source_id for e in merged.evidence} == {first, second}
+    assert merged.proofs == 2
+    assert merged.verification == "supported"
+    detail = insight_detail(runtime.memory, merged.id)  # what `thea insights show` prints
+    assert {n.id for n in detail.source_impulses} == {first, second}  # no more "source impulses: -"
+
+
+async def test_good_feedback_promotes_the_unverified_insight_and_says_what_changed(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(
+        {"insight": "Priya Ramanathan is a renowned Indian actress.", "seed": "", "tags": [], "triples": []}
+    ).responder
+    impulse_id, crystal = await cycle_and_crystallize(runtime, "My name is Priya Ramanathan.")
+    assert crystal is not None
+    assert crystal.verification == "unverified"
+    (response_id,) = [
+        r["props"]["id"]
+        for r in runtime.memory.graph.run("trace_nodes", correlation_id=impulse_id)
+        if r["props"]["type"] == "FinalResponse"
+    ]
+    outcome = apply_feedback(runtime.memory, response_id, 1)
+    assert outcome.promoted == [crystal.id]
+    assert f"insight {crystal.id[:8]} promoted from unverified" in outcome.summary()
+    (promoted,) = runtime.memory.get([crystal.id])
+    assert isinstance(promoted, KnowledgeCrystal)
+    assert promoted.active
+    assert promoted.verification == "promoted"
+    later = await runtime.orchestrator.handle_impulse("Who is Priya Ramanathan?", "priya", "s3")
+    assert crystal.id in later.recalled_ids  # recalled now that the user confirmed it
+
+
+async def test_feedback_reports_every_recalled_memory_it_did_or_did_not_change(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(QUEUES_CRYSTAL).responder
+    await cycle_and_crystallize(runtime, "I run Redis queues at work.", "ana")
+    asked = await runtime.orchestrator.handle_impulse("What do I run on Redis?", "ana", "s2")
+    assert asked.response_id is not None
+    recalled = runtime.memory.get(asked.recalled_ids)
+    kinds = {n.type.value for n in recalled}
+    assert "KnowledgeCrystal" in kinds
+    assert "UserImpulse" in kinds
+    text = apply_feedback(runtime.memory, asked.response_id, 1).summary()
+    assert "strength 1 -> 1.5" in text
+    assert "UserImpulse" in text  # counted as unchanged, not silently dropped
+    assert "re-weighted 0" not in text

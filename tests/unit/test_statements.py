@@ -1,0 +1,96 @@
+"""Telling versus asking, and the acknowledgement that restates only what was told."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.statements import acknowledge, is_statement, telling_sentences, tells_anything
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My name is Priya Ramanathan.",
+        "I work as a marine biologist in Monterey and I maintain the Tidewatch app.",
+        "I was born in Chennai. My sister lives in Pune; we talk every Sunday.",
+        "Tidewatch is the app I'm building with my team.",
+        "Hi, I'm Priya.",
+    ],
+)
+def test_statements_are_told_apart_from_questions(text: str) -> None:
+    assert is_statement(text)
+    assert telling_sentences(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What system do I maintain?",
+        "Tell me about my job in two sentences.",
+        "Can you summarise my week",
+        "I want to know where my sister lives.",
+        "Please list my projects.",
+        "hello there",
+        "Thank you so much!",
+        "I live in Lyon. What is the weather like there?",
+        "Redis Initech passport PIN",
+        "hello with a token",
+        "Queue is down but I still want an answer",
+    ],
+)
+def test_questions_requests_and_greetings_are_not_statements(text: str) -> None:
+    assert not is_statement(text)
+
+
+def test_only_what_plainly_asks_or_greets_is_kept_from_the_slow_loop() -> None:
+    for asking in ("What system do I maintain?", "Tell me about my job.", "Thanks!", "Can you help me"):
+        assert not tells_anything(asking)
+    for telling in ("Mon chat s'appelle Minou.", "Redis Initech passport PIN", "I live in Lyon. Why?"):
+        assert tells_anything(telling)
+
+
+def test_a_question_tells_nothing_but_a_mixed_message_tells_its_statement() -> None:
+    assert telling_sentences("What system do I maintain?") == []
+    assert telling_sentences("Thanks!") == []
+    assert telling_sentences("I live in Lyon. What is the weather like there?") == ["I live in Lyon."]
+
+
+@pytest.mark.parametrize(
+    ("said", "restated"),
+    [
+        ("My name is Priya Ramanathan.", "your name is Priya Ramanathan."),
+        ("I am tired.", "you are tired."),
+        ("I was born in Chennai.", "you were born in Chennai."),
+        (
+            "You helped me with my garden and I told you about it.",
+            "I helped you with your garden and you told me about it.",
+        ),
+        ("I think you are right.", "you think I am right."),
+        (
+            "Tidewatch is the app I'm building with my team.",
+            "Tidewatch is the app you're building with your team.",
+        ),
+    ],
+)
+def test_the_acknowledgement_restates_the_words_with_persons_turned_round(said: str, restated: str) -> None:
+    assert acknowledge(said) == f"Noted: {restated} I'll remember that."
+
+
+def test_a_long_statement_is_restated_in_part_and_the_rest_counted() -> None:
+    text = " ".join(f"My project number {i} runs on a server in room {i}." for i in range(40))
+    answer = acknowledge(text)
+    assert len(answer) < 400
+    assert answer.startswith("Noted: your project number 0 runs")
+    assert "more sentences)" in answer
+    words = {w.strip(".,():").lower() for w in answer.split()}
+    said = {w.strip(".,").lower() for w in text.split()} | {
+        "noted:",
+        "your",
+        "i'll",
+        "remember",
+        "that",
+        "and",
+        "more",
+        "sentences",
+    }
+    assert words <= said | {"noted", "sentences)", "(and"} | {str(n) for n in range(100)}

@@ -13,10 +13,11 @@ decoding at the next token.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -27,6 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, PrivateAttr
 
 from thea.errors import LLMError
+from thea.llm.scheduler import START_CHECK, Deferred
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,16 @@ def _usage(raw: dict[str, Any] | None) -> UsageMetadata:
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
 
 
+def usable_threads(wanted: int) -> int:
+    """No more model threads than cores this process may run on (a thread without a core of
+    its own makes every other thread wait for it at each operation)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(wanted, cores))
+
+
 class LocalChatModel(BaseChatModel):
     """A GGUF chat model run in this process by llama.cpp (xllamacpp)."""
 
@@ -53,10 +65,14 @@ class LocalChatModel(BaseChatModel):
     model_name: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
     n_ctx: int = 4096
     threads: int = 2
+    #: llama.cpp's busy-wait level between operations (0 = threads sleep; see LLMSettings.poll)
+    poll: int = 0
     temperature: float = 0.2
     max_tokens: int = 384
     #: Tells thea's structured-output helper that JSON-schema decoding is supported.
     supports_json_schema: bool = True
+    #: takes the scheduler's start check (thea.llm.scheduler.START_CHECK) on streamed calls
+    supports_start_check: bool = True
 
     _server: Any = PrivateAttr(default=None)
     _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -91,8 +107,13 @@ class LocalChatModel(BaseChatModel):
                 params.model.path = self.model_path
                 params.n_ctx = self.n_ctx
                 params.n_parallel = 1
-                params.cpuparams.n_threads = self.threads
-                params.cpuparams_batch.n_threads = self.threads
+                threads = usable_threads(self.threads)
+                params.cpuparams.n_threads = threads
+                params.cpuparams_batch.n_threads = threads
+                # busy-waiting threads fight any other CPU-bound process for its core, and two
+                # threads that wait for each other then lose a scheduler slice per operation
+                params.cpuparams.poll = self.poll
+                params.cpuparams_batch.poll = self.poll
                 params.verbosity = -1
                 started = time.perf_counter()
                 try:
@@ -154,6 +175,7 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         server = self._load()
+        start_if: Callable[[], bool] | None = kwargs.pop(START_CHECK, None)
         request = {
             **self._request(messages, stop, kwargs),
             "stream": True,
@@ -169,7 +191,11 @@ class LocalChatModel(BaseChatModel):
         def produce() -> None:
             with self._run_lock:
                 try:
-                    if not stop_decoding.is_set():
+                    if start_if is not None and not start_if():
+                        # a cycle started while this background call waited for the model:
+                        # do not evaluate its prompt between two of the cycle's steps
+                        chunks.put(Deferred())
+                    elif not stop_decoding.is_set():
                         server.handle_chat_completions(request, on_chunk)
                 except Exception as exc:
                     chunks.put(LLMError(f"local model failed: {exc}"))

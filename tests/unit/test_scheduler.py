@@ -159,9 +159,17 @@ class FakeServer:
     def __init__(self, gate: LocalForegroundGate) -> None:
         self.gate = gate
         self.started_while_busy: list[bool] = []
+        self.requests: list[dict[str, Any]] = []
+        #: called with the number of requests so far, after each one (a question may arrive)
+        self.after: Any = None
 
-    def handle_chat_completions(self, request: dict[str, Any], on_chunk: Any) -> None:
+    def handle_chat_completions(self, request: dict[str, Any], on_chunk: Any = None) -> None:
         self.started_while_busy.append(self.gate.busy())
+        self.requests.append(request)
+        if self.after is not None:
+            self.after(len(self.requests))
+        if on_chunk is None:  # a slice of a background prompt: evaluated, one token thrown away
+            return
         for word in ("a ", "b "):
             if on_chunk({"choices": [{"delta": {"content": word}}]}):
                 return
@@ -187,3 +195,29 @@ def test_a_background_call_queued_behind_a_step_does_not_take_the_model_between_
     thread.join(5)
     assert result == ["a b "]
     assert server.started_while_busy == [False]
+
+
+def test_a_long_background_prompt_is_evaluated_in_slices_a_question_can_cut_in_between() -> None:
+    gate = LocalForegroundGate(grace_s=0.0)
+    local = LocalChatModel(model_path="unused.gguf")
+    server = FakeServer(gate)
+    local._server = server
+    server.after = lambda n: gate.enter("cycle") if n == 2 else None  # a question, mid-prompt
+    model = ScheduledChatModel(inner=local, gate=gate)
+    text = " ".join(f"word{i}" for i in range(600))  # ~4,700 characters
+    result: list[str] = []
+    thread = threading.Thread(target=lambda: result.append(str(model.invoke([HumanMessage(text)]).content)))
+    thread.start()
+    time.sleep(0.3)
+    assert len(server.requests) == 2, "the background prompt kept being evaluated while a cycle ran"
+    assert server.started_while_busy == [False, False]
+    server.after = None
+    gate.leave("cycle")
+    thread.join(5)
+    assert result == ["a b "]
+    slices = [r for r in server.requests if r.get("max_tokens") == 1]
+    assert len(slices) >= 7  # ~600 characters each
+    contents = [r["messages"][-1]["content"] for r in slices]
+    assert all(text.startswith(c) for c in contents)  # each slice is a prefix of the prompt
+    assert server.requests[-1]["messages"][-1]["content"] == text  # then the whole prompt, once
+    assert not any(server.started_while_busy)

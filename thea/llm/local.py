@@ -46,6 +46,40 @@ def _usage(raw: dict[str, Any] | None) -> UsageMetadata:
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
 
 
+#: a background prompt is evaluated this many characters at a time (~150 tokens, well under a
+#: second on 2 cores), so a question waits for at most one slice, not for a whole long prompt
+SLICE_CHARS = 600
+
+
+def prompt_slices(messages: list[dict[str, str]], size: int = SLICE_CHARS) -> list[list[dict[str, str]]]:
+    """Growing prefixes of ``messages`` (the last message of each cut short), ``size``
+    characters apart; the whole prompt is not among them. Each one's chat-templated text starts
+    like the whole prompt's, so llama.cpp's prompt cache reuses every evaluated slice."""
+    total = sum(len(m["content"]) for m in messages)
+    out: list[list[dict[str, str]]] = []
+    for cut in range(size, total - size // 2, size):
+        prefix: list[dict[str, str]] = []
+        left = cut
+        for message in messages:
+            if left <= 0:
+                break
+            prefix.append({**message, "content": message["content"][:left]})
+            left -= len(message["content"])
+        out.append(prefix)
+    return out
+
+
+def warm_in_slices(server: Any, messages: list[dict[str, str]], start_if: Callable[[], bool]) -> bool:
+    """Evaluate a background prompt slice by slice (one token generated each, thrown away),
+    checking ``start_if`` before each: False as soon as it says no. llama.cpp cannot be
+    interrupted while it evaluates a prompt; this bounds how long a question waits for it."""
+    for prefix in prompt_slices(messages):
+        if not start_if():
+            return False
+        server.handle_chat_completions({"messages": prefix, "max_tokens": 1, "temperature": 0.0})
+    return start_if()
+
+
 def usable_threads(wanted: int) -> int:
     """No more model threads than cores this process may run on (a thread without a core of
     its own makes every other thread wait for it at each operation)."""
@@ -191,9 +225,9 @@ class LocalChatModel(BaseChatModel):
         def produce() -> None:
             with self._run_lock:
                 try:
-                    if start_if is not None and not start_if():
-                        # a cycle started while this background call waited for the model:
-                        # do not evaluate its prompt between two of the cycle's steps
+                    if start_if is not None and not warm_in_slices(server, request["messages"], start_if):
+                        # a cycle started while this background call waited for the model (or
+                        # between two slices of its prompt): give the model up to the cycle
                         chunks.put(Deferred())
                     elif not stop_decoding.is_set():
                         server.handle_chat_completions(request, on_chunk)

@@ -34,7 +34,11 @@ ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_che
 
 @pytest.fixture
 def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
+    # the planner's own prompt is one of the checked prompts: the cycle shape that sends it
+    separate = settings.model_copy(
+        update={"cycle": settings.cycle.model_copy(update={"first_look": "separate"})}
+    )
+    rt = build_runtime(separate, llm=llm)
     rt.install_worker_context()
     try:
         yield rt
@@ -44,7 +48,7 @@ def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
 
 def _seed_insights(rt: Runtime, texts: list[str]) -> None:
     """Insights about one concept, as crystallization would leave them (so !reflect merges them)."""
-    concept = rt.memory.get_or_create_concepts(["Memory"])["Memory"]
+    concept = rt.memory.get_or_create_concepts(["Memory"], "ana")["Memory"]
     nodes = [KnowledgeCrystal(content=t, user_id="ana", strength=1.0) for t in texts]
     rt.memory.record(
         nodes, [Edge(src=n.id, dst=concept.id, type=EdgeType.INSIGHT_FROM_CONCEPT) for n in nodes]

@@ -54,6 +54,12 @@ BENCHMARKS: list[Benchmark] = [
         "offline model: questions during a 20-job slow-loop backlog vs an idle queue (foreground first)",
     ),
     Benchmark(
+        "latency",
+        "benchmarks.latency",
+        "offline model: first-token and full-answer time, calls and tokens per impulse, idle and "
+        "with a CPU-bound competitor, current vs previous cycle design",
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

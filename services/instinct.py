@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 
 #: longest reaction kept (one sentence)
 MAX_REACTION_CHARS = 400
+#: tokens the plan's fields may take after the reaction in a combined call
+PLAN_TOKENS = 96
 
 
 class InstinctService(CognitiveService):
@@ -63,7 +65,3 @@ class InstinctService(CognitiveService):
             correlation_id=state.correlation_id,
         )
         return StepOutcome(output={"reaction": reaction, "node_id": node.id}, nodes=[node], usage=usage)
-
-
-#: tokens the plan's fields may take after the reaction in a combined call
-PLAN_TOKENS = 96

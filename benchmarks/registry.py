@@ -60,6 +60,12 @@ BENCHMARKS: list[Benchmark] = [
         in_all=False,
     ),
     Benchmark(
+        "latency",
+        "benchmarks.latency",
+        "offline model: first-token and full-answer time, calls and tokens per impulse, idle and "
+        "with a CPU-bound competitor, current vs previous cycle design",
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

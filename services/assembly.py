@@ -41,10 +41,19 @@ def build_orchestrator(
     timeout = settings.llm.timeout_s
     window = settings.llm.context_window
     budget = recall_budget(window, settings.context.recall_share, settings.context.recall_cap_tokens)
+    cycle = settings.cycle
+    # the steps before the answer get a shorter timeout than synthesis (a busy machine costs the
+    # instinct or the model's plan, not the answer); the services' own model timeout fires first
+    first_look_s = min(cycle.step_timeout_s, timeout)
     return Orchestrator(
         memory,
-        instinct=InstinctService(llm, timeout),
-        planner=PlannerService(llm, timeout),
+        instinct=InstinctService(
+            llm,
+            first_look_s,
+            max_tokens=cycle.instinct_tokens,
+            combined=cycle.first_look == "combined",
+        ),
+        planner=PlannerService(llm, first_look_s, use_model=cycle.first_look == "separate"),
         recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(llm, timeout, budget, settings.llm.max_output_tokens),
         context=context or ContextCache(window, settings.context.fifo_share),
@@ -53,6 +62,7 @@ def build_orchestrator(
         max_chars=settings.max_impulse_chars,
         gate=gate,
         prompt_tokens=prompt_tokens(settings),
+        first_look_timeout_s=first_look_s + 5,
     )
 
 

@@ -32,6 +32,8 @@ class CycleState:
     on_token: Any = None
     instinct: str | None = None
     plan: SearchPlan | None = None
+    #: the planner's fields when the instinct's call produced them too (first_look="combined")
+    first_look: Any = None  # services.prompts.planner.PlanOutput
     recall: Any = None  # services.recall.types.RecallResult, kept loose to avoid a cycle
     answer: str | None = None
     #: how many tokens of the user's message a prompt may carry (None: all of it)

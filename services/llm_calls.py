@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -53,6 +53,19 @@ def usage_of(
     )
 
 
+def _as_chunk(item: object) -> AIMessageChunk:
+    """A streamed piece (a model that cannot stream yields its whole reply as one message)."""
+    if isinstance(item, AIMessageChunk):
+        return item
+    if isinstance(item, AIMessage):
+        return AIMessageChunk(
+            content=item.content,
+            usage_metadata=item.usage_metadata,
+            response_metadata=item.response_metadata,
+        )
+    raise LLMError(f"model returned {type(item).__name__}, not a message")
+
+
 async def ask_text(
     llm: BaseChatModel,
     messages: Sequence[BaseMessage],
@@ -62,45 +75,46 @@ async def ask_text(
     on_token: TokenSink | None = None,
     max_chars: int = MAX_OUTPUT_CHARS,
     stop_when: Callable[[str], bool] | None = None,
+    max_tokens: int | None = None,
 ) -> tuple[str, LLMUsage]:
     """Plain-text answer; streams tokens to ``on_token`` when given.
 
-    ``stop_when`` (streaming only) is asked after each piece with the text so far; when it
-    says so the stream is closed (the local model stops decoding) and the text so far returned.
-
+    The reply is always read as a stream, so a call that times out or is cancelled stops the
+    model (the local model stops decoding at the next token) instead of generating on unseen
+    while the next step waits for it. ``max_tokens`` bounds the generation. ``stop_when`` is
+    asked after each piece with the text so far; when it says so the stream is closed and the
+    text so far returned.
     Raises LLMTimeout after ``timeout_s`` and MalformedOutput when the output exceeds
     ``max_chars`` (a stream is stopped there).
     """
     started = time.perf_counter()
+    extra: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
+    merged: AIMessageChunk | None = None
     try:
         async with asyncio.timeout(timeout_s):
-            if on_token is None:
-                reply = await llm.ainvoke(list(messages))
-                if not isinstance(reply, AIMessage):
-                    raise LLMError(f"model returned {type(reply).__name__}, not a message")
-                text = str(reply.text)
-                if len(text) > max_chars:
-                    raise _too_long(prompt, len(text), max_chars)
-                return text, usage_of(reply, llm, prompt, started)
-            merged: AIMessageChunk | None = None
             received = 0
             so_far: list[str] = []
-            stream = llm.astream(list(messages))
-            async for chunk in stream:
-                piece = chunk.text
-                received += len(piece)
-                if received > max_chars:
-                    raise _too_long(prompt, received, max_chars)
-                if piece:
-                    result = on_token(piece)
-                    if result is not None:
-                        await result
-                merged = chunk if merged is None else merged + chunk
-                if stop_when is not None and piece:
-                    so_far.append(piece)
-                    if stop_when("".join(so_far)):
-                        await stream.aclose()  # type: ignore[attr-defined]
-                        break
+            stream = llm.astream(list(messages), **extra)
+            try:
+                async for item in stream:
+                    chunk = _as_chunk(item)
+                    piece = chunk.text
+                    received += len(piece)
+                    if received > max_chars:
+                        raise _too_long(prompt, received, max_chars)
+                    if piece and on_token is not None:
+                        result = on_token(piece)
+                        if result is not None:
+                            await result
+                    merged = chunk if merged is None else merged + chunk
+                    if stop_when is not None and piece:
+                        so_far.append(piece)
+                        if stop_when("".join(so_far)):
+                            break
+            finally:
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()  # stops the model's decoding now, not when collected
     except TimeoutError as exc:
         raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:g} s") from exc
     if merged is None:
@@ -119,6 +133,7 @@ async def ask_structured(
     timeout_s: float,
     retries: int = 1,
     max_chars: int = MAX_OUTPUT_CHARS,
+    max_tokens: int | None = None,
 ) -> tuple[T, LLMUsage]:
     """A pydantic object from the model; one corrective retry, then MalformedOutput.
 
@@ -127,7 +142,9 @@ async def ask_structured(
     """
     from thea.llm.structured import ainvoke_structured
 
-    result = await ainvoke_structured(llm, schema, list(messages), retries=retries, timeout_s=timeout_s)
+    result = await ainvoke_structured(
+        llm, schema, list(messages), retries=retries, timeout_s=timeout_s, max_tokens=max_tokens
+    )
     if len(result.raw) > max_chars:
         raise _too_long(prompt, len(result.raw), max_chars)
     usage = LLMUsage(

@@ -48,6 +48,9 @@ from thea.models import (
 
 log = logging.getLogger(__name__)
 
+#: the steps before the answer: a timeout there costs the step, not the answer
+FIRST_LOOK = frozenset({"instinct", "plan"})
+
 FALLBACK_ANSWER = "I could not compose a full answer just now ({reason}). Please try again."
 
 
@@ -105,6 +108,7 @@ class Orchestrator:
         handoff_timeout_s: float = 2.0,
         gate: ForegroundGate | None = None,
         prompt_tokens: int | None = None,
+        first_look_timeout_s: float | None = None,
     ) -> None:
         self.memory = memory
         self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
@@ -112,6 +116,8 @@ class Orchestrator:
         self.context = context
         self.jobs = jobs
         self.step_timeout_s = step_timeout_s
+        #: the steps before the answer (instinct, plan) fail after this long (default: as any step)
+        self.first_look_timeout_s = first_look_timeout_s or step_timeout_s
         self.max_chars = max_chars
         self.handoff_timeout_s = handoff_timeout_s
         self.gate = gate
@@ -287,15 +293,16 @@ class Orchestrator:
         self, service: CognitiveService, state: CycleState, task: Task, started: float
     ) -> tuple[StepOutcome | None, str | None]:
         """Run one step within its time limit: its outcome, or why it has none."""
+        timeout_s = self.first_look_timeout_s if service.step in FIRST_LOOK else self.step_timeout_s
         try:
-            return await asyncio.wait_for(service.handle(state), timeout=self.step_timeout_s), None
+            return await asyncio.wait_for(service.handle(state), timeout=timeout_s), None
         except asyncio.CancelledError:
             duration = (time.perf_counter() - started) * 1000
             # shielded: the cancellation must not also cancel writing down that it happened
             await asyncio.shield(self._record_cancelled(task, state, duration))
             raise
         except TimeoutError:
-            return None, f"timed out after {self.step_timeout_s:.0f} s"
+            return None, f"timed out after {timeout_s:g} s"
         except LLMTimeout as exc:
             return None, f"timed out: {exc}"
         except Exception as exc:  # a failing step must not stop the cycle

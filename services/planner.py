@@ -13,7 +13,7 @@ from services.llm_calls import ask_structured
 from services.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput
-from thea.models import EdgeType, SearchPlan
+from thea.models import EdgeType, LLMUsage, SearchPlan
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +39,22 @@ class PlannerService(CognitiveService):
     step = "plan"
     name = "planner"
 
-    def __init__(self, llm: BaseChatModel, timeout_s: float) -> None:
+    def __init__(self, llm: BaseChatModel, timeout_s: float, *, use_model: bool = True) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
+        #: False: the deterministic plan (first_look="rules"): no model call before recall
+        self.use_model = use_model
 
     async def handle(self, state: CycleState) -> StepOutcome:
         text = state.impulse.content
-        ids = {
-            "user_id": state.user_id,
-            "session_id": state.session_id,
-            "correlation_id": state.correlation_id,
-        }
+        if isinstance(state.first_look, prompt.PlanOutput):  # the instinct's call planned too
+            return self._from_model(state, state.first_look, LLMUsage(), source="instinct call")
+        if not self.use_model:
+            plan = fallback_plan(
+                text, user_id=state.user_id, session_id=state.session_id, correlation_id=state.correlation_id
+            )
+            state.plan = plan
+            return StepOutcome(output={**self._summary(plan), "source": "rules"}, nodes=[plan])
         try:
             out, usage = await ask_structured(
                 self.llm,
@@ -65,6 +70,17 @@ class PlannerService(CognitiveService):
             )
             state.plan = plan
             return StepOutcome(output=self._summary(plan), nodes=[plan], degraded=str(exc))
+        return self._from_model(state, out, usage, source="model")
+
+    def _from_model(
+        self, state: CycleState, out: prompt.PlanOutput, usage: LLMUsage, *, source: str
+    ) -> StepOutcome:
+        text = state.impulse.content
+        ids = {
+            "user_id": state.user_id,
+            "session_id": state.session_id,
+            "correlation_id": state.correlation_id,
+        }
         # Small models invent time windows and topics: a window needs a time phrase in the
         # text, and a concept must be made of words the user actually wrote.
         said = detect_window(text)
@@ -92,7 +108,7 @@ class PlannerService(CognitiveService):
             **ids,
         )
         state.plan = plan
-        return StepOutcome(output=self._summary(plan), nodes=[plan], usage=usage)
+        return StepOutcome(output={**self._summary(plan), "source": source}, nodes=[plan], usage=usage)
 
     @staticmethod
     def _summary(plan: SearchPlan) -> dict[str, object]:

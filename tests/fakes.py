@@ -21,6 +21,8 @@ def role_of(messages: list[BaseMessage]) -> str:
     system = str(messages[0].content) if messages else ""
     if "plan memory searches" in system:
         return "planner"
+    if "instinct and search planner" in system:
+        return "first_look"
     if "thea's instinct" in system:
         return "instinct"
     if "Summarise this exchange" in system:
@@ -70,6 +72,15 @@ def default_responder(messages: list[BaseMessage]) -> str:
         return json.dumps({"queries": ["work"], "concepts": ["Redis"], "time_window": "none"})
     if role == "instinct":
         return "A question about work."
+    if role == "first_look":
+        return json.dumps(
+            {
+                "reaction": "A question about work.",
+                "queries": ["work"],
+                "concepts": ["Redis"],
+                "time_window": "none",
+            }
+        )
     if role == "distill":
         return "The user talked about their work on Redis queues."
     if role == "crystallize":
@@ -91,6 +102,8 @@ class ScriptedChatModel(BaseChatModel):
     slow_roles: set[str] = Field(default_factory=set)
     slow_seconds: float = 5.0
     calls: list[tuple[str, list[BaseMessage]]] = Field(default_factory=list)
+    #: the keyword arguments of each call (e.g. max_tokens), in call order
+    call_kwargs: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -112,11 +125,13 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        self.call_kwargs.append(kwargs)
         return self._reply(messages)
 
     async def _agenerate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> ChatResult:
+        self.call_kwargs.append(kwargs)
         if role_of(messages) in self.slow_roles:
             await asyncio.sleep(self.slow_seconds)
         return self._reply(messages)

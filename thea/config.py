@@ -118,10 +118,30 @@ class LLMSettings(BaseModel):
     context_window: int = Field(default=4096, ge=512)
     max_output_tokens: int = Field(default=384, ge=16)
     threads: int = Field(default=2, ge=1)
+    #: how hard the local model's threads busy-wait for each other between operations (llama.cpp's
+    #: ``poll``, 0-100). 0 (thea's default) sleeps instead: a CPU-bound process elsewhere on the
+    #: machine then slows an answer by its share of the CPU, not many times over; llama.cpp's own
+    #: default is 50 (a little faster on an otherwise idle machine).
+    poll: int = Field(default=0, ge=0, le=100)
     #: the fake provider streams this many words per second (0 = instantly): demos and tests
     fake_words_per_s: float = Field(default=0.0, ge=0)
     #: where the offline model is assembled (one copy for every data dir); default ~/.cache/thea
     model_dir: Path | None = None
+
+
+class CycleSettings(BaseModel):
+    """The fast loop: instinct -> plan -> recall -> synthesis (docs/architecture.md)."""
+
+    #: how the steps before the answer use the model. ``rules`` (default): a short instinct call,
+    #: the deterministic search plan (2 model calls per cycle). ``combined``: instinct and plan
+    #: from one structured call (2 calls). ``separate``: an instinct call and a planner call (3
+    #: calls, the previous design).
+    first_look: Literal["rules", "combined", "separate"] = "rules"
+    #: most tokens the instinct (a one-sentence reaction) may generate
+    instinct_tokens: int = Field(default=32, ge=8, le=256)
+    #: a step before the answer (instinct, plan) that takes longer fails with a clear message and
+    #: the cycle goes on without it; synthesis gets ``llm.timeout_s``
+    step_timeout_s: float = Field(default=30.0, gt=0)
 
 
 class ContextSettings(BaseModel):
@@ -181,6 +201,7 @@ class Settings(BaseSettings):
     queue: QueueSettings = Field(default_factory=QueueSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    cycle: CycleSettings = Field(default_factory=CycleSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)

@@ -51,6 +51,8 @@ async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
     runtime: Runtime, llm: ScriptedChatModel, role: str
 ) -> None:
     llm.fail_roles = {role}
+    if role == "planner":  # the planner's own model call (first_look="separate")
+        runtime.orchestrator.steps[1].use_model = True  # type: ignore[attr-defined]
     result = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s1")
     step = {"planner": "plan"}.get(role, role)
     assert result.failed_steps == [step]
@@ -66,7 +68,7 @@ async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
 async def test_a_step_that_times_out_yields_a_failure_report(
     runtime: Runtime, llm: ScriptedChatModel
 ) -> None:
-    runtime.orchestrator.step_timeout_s = 0.3
+    runtime.orchestrator.first_look_timeout_s = 0.3
     llm.slow_roles = {"instinct"}
     result = await runtime.orchestrator.handle_impulse("hello there", "ana", "s1")
     assert result.failed_steps == ["instinct"]

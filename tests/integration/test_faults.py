@@ -177,7 +177,13 @@ def shared_llm() -> ScriptedChatModel:
 @pytest.fixture(scope="module")
 def llm_runtime(tmp_path_factory: pytest.TempPathFactory, shared_llm: ScriptedChatModel) -> Iterator[Runtime]:
     data = tmp_path_factory.mktemp("llm-faults") / "data"
-    settings = load_settings("embedded", data_dir=data, llm={"provider": "fake", "timeout_s": 0.3})
+    # the previous cycle shape: the planner has a model call of its own that can misbehave
+    settings = load_settings(
+        "embedded",
+        data_dir=data,
+        llm={"provider": "fake", "timeout_s": 0.3},
+        cycle={"first_look": "separate"},
+    )
     rt = build_runtime(settings, llm=shared_llm)
     try:
         yield rt

@@ -34,7 +34,11 @@ ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_che
 
 @pytest.fixture
 def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
+    # the planner's own prompt is one of the checked prompts: the cycle shape that sends it
+    separate = settings.model_copy(
+        update={"cycle": settings.cycle.model_copy(update={"first_look": "separate"})}
+    )
+    rt = build_runtime(separate, llm=llm)
     rt.install_worker_context()
     try:
         yield rt

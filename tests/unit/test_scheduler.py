@@ -8,12 +8,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import Field
 
+from thea.llm.local import LocalChatModel
 from thea.llm.scheduler import LocalForegroundGate, ScheduledChatModel, foreground
 
 
@@ -136,3 +138,86 @@ async def test_async_background_calls_run_in_a_thread_and_never_block_the_loop()
     task.cancel()
     assert reply.content == "w0 w1 w2 w3 w4 "
     assert ticks >= 10  # the loop kept running during the 0.25 s generation
+
+
+async def test_a_background_call_whose_caller_gave_up_never_takes_the_model_later() -> None:
+    gate = LocalForegroundGate(grace_s=0.0)
+    inner = CountingStream(words=3, delay_s=0.0)
+    model = ScheduledChatModel(inner=inner, gate=gate)
+    gate.enter("cycle")  # questions keep the model busy: the job's own timeout runs out
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(model.ainvoke([HumanMessage(content="crystallize")]), 0.2)
+    gate.leave("cycle")
+    await asyncio.sleep(1.0)
+    assert inner.produced == [], "an abandoned background call took the model for nobody"
+
+
+class FakeServer:
+    """xllamacpp's server as the local model drives it: records whether a cycle held the gate
+    at the moment each prompt started to be evaluated."""
+
+    def __init__(self, gate: LocalForegroundGate) -> None:
+        self.gate = gate
+        self.started_while_busy: list[bool] = []
+        self.requests: list[dict[str, Any]] = []
+        #: called with the number of requests so far, after each one (a question may arrive)
+        self.after: Any = None
+
+    def handle_chat_completions(self, request: dict[str, Any], on_chunk: Any = None) -> None:
+        self.started_while_busy.append(self.gate.busy())
+        self.requests.append(request)
+        if self.after is not None:
+            self.after(len(self.requests))
+        if on_chunk is None:  # a slice of a background prompt: evaluated, one token thrown away
+            return
+        for word in ("a ", "b "):
+            if on_chunk({"choices": [{"delta": {"content": word}}]}):
+                return
+            time.sleep(0.01)
+
+
+def test_a_background_call_queued_behind_a_step_does_not_take_the_model_between_steps() -> None:
+    gate = LocalForegroundGate(grace_s=0.0)
+    local = LocalChatModel(model_path="unused.gguf")
+    server = FakeServer(gate)
+    local._server = server
+    model = ScheduledChatModel(inner=local, gate=gate)
+    result: list[str] = []
+    local._run_lock.acquire()  # the model is busy (say, the end of a previous generation)
+    thread = threading.Thread(target=lambda: result.append(str(model.invoke([HumanMessage("x")]).content)))
+    thread.start()
+    time.sleep(0.2)  # the background call passed the quiet gate and waits for the model
+    gate.enter("cycle")  # a question arrives...
+    local._run_lock.release()  # ...and the model is free between two of its steps
+    time.sleep(0.3)
+    assert server.started_while_busy == [], "a background prompt was evaluated while a cycle ran"
+    gate.leave("cycle")
+    thread.join(5)
+    assert result == ["a b "]
+    assert server.started_while_busy == [False]
+
+
+def test_a_long_background_prompt_is_evaluated_in_slices_a_question_can_cut_in_between() -> None:
+    gate = LocalForegroundGate(grace_s=0.0)
+    local = LocalChatModel(model_path="unused.gguf")
+    server = FakeServer(gate)
+    local._server = server
+    server.after = lambda n: gate.enter("cycle") if n == 2 else None  # a question, mid-prompt
+    model = ScheduledChatModel(inner=local, gate=gate)
+    text = " ".join(f"word{i}" for i in range(600))  # ~4,700 characters
+    result: list[str] = []
+    thread = threading.Thread(target=lambda: result.append(str(model.invoke([HumanMessage(text)]).content)))
+    thread.start()
+    time.sleep(0.3)
+    assert len(server.requests) == 2, "the background prompt kept being evaluated while a cycle ran"
+    assert server.started_while_busy == [False, False]
+    server.after = None
+    gate.leave("cycle")
+    thread.join(5)
+    assert result == ["a b "]
+    slices = [r for r in server.requests if r.get("max_tokens") == 1]
+    assert len(slices) >= 7  # ~600 characters each
+    contents = [r["messages"][-1]["content"] for r in slices]
+    assert all(text.startswith(c) for c in contents)  # each slice is a prefix of the prompt
+    assert server.requests[-1]["messages"][-1]["content"] == text  # then the whole prompt, once
+    assert not any(server.started_while_busy)

@@ -25,6 +25,7 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
             model_name=cfg.model,
             n_ctx=cfg.context_window,
             threads=cfg.threads,
+            poll=cfg.poll,
             temperature=cfg.temperature,
             max_tokens=cfg.max_output_tokens,
         )

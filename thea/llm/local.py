@@ -13,10 +13,11 @@ decoding at the next token.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -27,6 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, PrivateAttr
 
 from thea.errors import LLMError
+from thea.llm.scheduler import START_CHECK, Deferred
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,50 @@ def _usage(raw: dict[str, Any] | None) -> UsageMetadata:
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
 
 
+#: a background prompt is evaluated this many characters at a time (~150 tokens, well under a
+#: second on 2 cores), so a question waits for at most one slice, not for a whole long prompt
+SLICE_CHARS = 600
+
+
+def prompt_slices(messages: list[dict[str, str]], size: int = SLICE_CHARS) -> list[list[dict[str, str]]]:
+    """Growing prefixes of ``messages`` (the last message of each cut short), ``size``
+    characters apart; the whole prompt is not among them. Each one's chat-templated text starts
+    like the whole prompt's, so llama.cpp's prompt cache reuses every evaluated slice."""
+    total = sum(len(m["content"]) for m in messages)
+    out: list[list[dict[str, str]]] = []
+    for cut in range(size, total - size // 2, size):
+        prefix: list[dict[str, str]] = []
+        left = cut
+        for message in messages:
+            if left <= 0:
+                break
+            prefix.append({**message, "content": message["content"][:left]})
+            left -= len(message["content"])
+        out.append(prefix)
+    return out
+
+
+def warm_in_slices(server: Any, messages: list[dict[str, str]], start_if: Callable[[], bool]) -> bool:
+    """Evaluate a background prompt slice by slice (one token generated each, thrown away),
+    checking ``start_if`` before each: False as soon as it says no. llama.cpp cannot be
+    interrupted while it evaluates a prompt; this bounds how long a question waits for it."""
+    for prefix in prompt_slices(messages):
+        if not start_if():
+            return False
+        server.handle_chat_completions({"messages": prefix, "max_tokens": 1, "temperature": 0.0})
+    return start_if()
+
+
+def usable_threads(wanted: int) -> int:
+    """No more model threads than cores this process may run on (a thread without a core of
+    its own makes every other thread wait for it at each operation)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(wanted, cores))
+
+
 class LocalChatModel(BaseChatModel):
     """A GGUF chat model run in this process by llama.cpp (xllamacpp)."""
 
@@ -53,10 +99,14 @@ class LocalChatModel(BaseChatModel):
     model_name: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
     n_ctx: int = 4096
     threads: int = 2
+    #: llama.cpp's busy-wait level between operations (0 = threads sleep; see LLMSettings.poll)
+    poll: int = 0
     temperature: float = 0.2
     max_tokens: int = 384
     #: Tells thea's structured-output helper that JSON-schema decoding is supported.
     supports_json_schema: bool = True
+    #: takes the scheduler's start check (thea.llm.scheduler.START_CHECK) on streamed calls
+    supports_start_check: bool = True
 
     _server: Any = PrivateAttr(default=None)
     _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -91,8 +141,13 @@ class LocalChatModel(BaseChatModel):
                 params.model.path = self.model_path
                 params.n_ctx = self.n_ctx
                 params.n_parallel = 1
-                params.cpuparams.n_threads = self.threads
-                params.cpuparams_batch.n_threads = self.threads
+                threads = usable_threads(self.threads)
+                params.cpuparams.n_threads = threads
+                params.cpuparams_batch.n_threads = threads
+                # busy-waiting threads fight any other CPU-bound process for its core, and two
+                # threads that wait for each other then lose a scheduler slice per operation
+                params.cpuparams.poll = self.poll
+                params.cpuparams_batch.poll = self.poll
                 params.verbosity = -1
                 started = time.perf_counter()
                 try:
@@ -154,6 +209,7 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         server = self._load()
+        start_if: Callable[[], bool] | None = kwargs.pop(START_CHECK, None)
         request = {
             **self._request(messages, stop, kwargs),
             "stream": True,
@@ -169,7 +225,11 @@ class LocalChatModel(BaseChatModel):
         def produce() -> None:
             with self._run_lock:
                 try:
-                    if not stop_decoding.is_set():
+                    if start_if is not None and not warm_in_slices(server, request["messages"], start_if):
+                        # a cycle started while this background call waited for the model (or
+                        # between two slices of its prompt): give the model up to the cycle
+                        chunks.put(Deferred())
+                    elif not stop_decoding.is_set():
                         server.handle_chat_completions(request, on_chunk)
                 except Exception as exc:
                     chunks.put(LLMError(f"local model failed: {exc}"))

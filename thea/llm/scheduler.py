@@ -189,6 +189,24 @@ class Preempted(Exception):
     """Internal: a background generation gave the model up to a cycle."""
 
 
+class Abandoned(LLMTimeout):
+    """Internal: the caller of a background call gave up on it (it timed out or was cancelled)."""
+
+
+class Deferred(Exception):
+    """A model that supports a start check (``START_CHECK`` keyword) raises this when the check
+    says no at the moment the model is free: a background call queued behind a cycle's step
+    must not take the model between two steps of that cycle."""
+
+
+#: keyword a model with ``supports_start_check`` takes: called once the model is free, right
+#: before it evaluates the prompt; False defers the call (it raises :class:`Deferred`)
+START_CHECK = "start_if"
+
+#: how often a waiting background call checks whether its caller gave up on it
+_ABANDON_POLL_S = 0.5
+
+
 class ScheduledChatModel(BaseChatModel):
     """A chat model used by background work: it waits for a quiet gate, streams, and gives
     the model up (and later retries) as soon as a cycle starts.
@@ -217,9 +235,15 @@ class ScheduledChatModel(BaseChatModel):
     def model_name(self) -> str:
         return str(getattr(self.inner, "model_name", "") or type(self.inner).__name__)
 
-    def _wait_turn(self) -> None:
-        if not self.gate.wait_quiet(self.max_wait_s):
-            raise LLMTimeout(f"background model call waited {self.max_wait_s:g} s for the foreground")
+    def _wait_turn(self, abandoned: threading.Event | None = None) -> None:
+        deadline = time.monotonic() + self.max_wait_s
+        while not self.gate.wait_quiet(min(_ABANDON_POLL_S, max(deadline - time.monotonic(), 0.0))):
+            if abandoned is not None and abandoned.is_set():
+                raise Abandoned
+            if time.monotonic() >= deadline:
+                raise LLMTimeout(f"background model call waited {self.max_wait_s:g} s for the foreground")
+        if abandoned is not None and abandoned.is_set():
+            raise Abandoned
 
     def _generate(
         self,
@@ -228,22 +252,29 @@ class ScheduledChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        abandoned: threading.Event | None = kwargs.pop("_abandoned", None)
         if not _streams(self.inner):  # cannot be interrupted: just wait for a quiet gate
-            self._wait_turn()
+            self._wait_turn(abandoned)
             return self.inner._generate(messages, stop=stop, **kwargs)
+        if getattr(self.inner, "supports_start_check", False):
+
+            def may_start() -> bool:
+                return not self.gate.busy() and not (abandoned is not None and abandoned.is_set())
+
+            kwargs[START_CHECK] = may_start
         for attempt in range(self.max_attempts):
-            self._wait_turn()
+            self._wait_turn(abandoned)
             merged: AIMessageChunk | None = None
             chunks = self.inner._stream(messages, stop=stop, **kwargs)
             try:
                 for chunk in chunks:
-                    if self.gate.busy():
+                    if self.gate.busy() or (abandoned is not None and abandoned.is_set()):
                         raise Preempted
                     msg = chunk.message
                     if isinstance(msg, AIMessageChunk):
                         merged = msg if merged is None else merged + msg
-            except Preempted:
-                log.info("background generation preempted by a cycle (attempt %d)", attempt + 1)
+            except (Preempted, Deferred):
+                log.info("background generation gave the model up to a cycle (attempt %d)", attempt + 1)
                 continue
             finally:
                 close = getattr(chunks, "close", None)
@@ -259,11 +290,19 @@ class ScheduledChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if not _streams(self.inner):
-            await asyncio.to_thread(self._wait_turn)
-            return await self.inner._agenerate(messages, stop=stop, **kwargs)
-        # a thread of its own: the wait for the gate and the (sync) stream never block a loop
-        return await asyncio.to_thread(self._generate, messages, stop, None, **kwargs)
+        # a thread of its own: the wait for the gate and the (sync) stream never block a loop.
+        # A caller that gives up (a job's timeout) tells the thread, which then stops waiting or
+        # generating instead of taking the model later for nobody.
+        abandoned = threading.Event()
+        try:
+            if not _streams(self.inner):
+                await asyncio.to_thread(self._wait_turn, abandoned)
+                return await self.inner._agenerate(messages, stop=stop, **kwargs)
+            return await asyncio.to_thread(
+                self._generate, messages, stop, None, _abandoned=abandoned, **kwargs
+            )
+        finally:
+            abandoned.set()
 
     def _stream(
         self,

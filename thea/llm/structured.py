@@ -73,8 +73,9 @@ async def ainvoke_structured(
     *,
     retries: int = 1,
     timeout_s: float = 120.0,
+    max_tokens: int | None = None,
 ) -> StructuredResult[T]:
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
     if getattr(model, "supports_json_schema", False):
         kwargs["response_format"] = response_format(schema)
     usage = LLMUsage()

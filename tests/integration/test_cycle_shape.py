@@ -1,0 +1,89 @@
+"""The fast loop's shape: how many model calls come before the answer (docs/architecture.md,
+"The fast loop"). Every shape keeps four Tasks with their own Reports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import ScriptedChatModel
+from thea.config import load_settings
+from thea.runtime import Runtime, build_runtime
+
+
+def _runtime(tmp_path: Path, llm: ScriptedChatModel, **cycle: object) -> Iterator[Runtime]:
+    settings = load_settings(
+        "embedded", data_dir=tmp_path / "data", llm={"provider": "fake", "timeout_s": 5}, cycle=cycle
+    )
+    rt = build_runtime(settings, llm=llm)
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+@pytest.fixture
+def rules(tmp_path: Path, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    yield from _runtime(tmp_path, llm)
+
+
+@pytest.fixture
+def combined(tmp_path: Path, llm: ScriptedChatModel) -> Iterator[Runtime]:
+    yield from _runtime(tmp_path, llm, first_look="combined")
+
+
+def _reports(rt: Runtime, impulse_id: str) -> dict[str, dict[str, object]]:
+    rows = rt.memory.graph.run("trace_nodes", correlation_id=impulse_id)
+    return {r["props"]["step"]: r["props"] for r in rows if r["props"]["type"] == "Report"}
+
+
+async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
+    rules: Runtime, llm: ScriptedChatModel
+) -> None:
+    await rules.orchestrator.handle_impulse("I play the cello on Sundays.", "ana", "s1")
+    llm.calls.clear()
+    result = await rules.orchestrator.handle_impulse("What do I do on Sundays?", "ana", "s1")
+    assert [role for role, _ in llm.calls] == ["instinct", "synthesis"]
+    assert [s.step for s in result.steps] == ["instinct", "plan", "recall", "synthesis"]
+    assert result.failed_steps == []
+    assert result.usage.calls == 2
+    plan = _reports(rules, result.impulse_id)["plan"]
+    assert plan["status"] == "SUCCESS"
+    assert plan["llm_calls"] == 0
+    assert "rules" in str(plan["output"])  # the trace says where the plan came from
+    assert result.recalled_ids  # the deterministic plan still recalls the cello
+
+
+async def test_the_instinct_is_bounded_to_a_short_reaction(rules: Runtime, llm: ScriptedChatModel) -> None:
+    await rules.orchestrator.handle_impulse("Hello there", "ana", "s1")
+    instinct = next(
+        kw for (role, _), kw in zip(llm.calls, llm.call_kwargs, strict=True) if role == "instinct"
+    )
+    assert instinct.get("max_tokens") == rules.settings.cycle.instinct_tokens
+
+
+async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
+    combined: Runtime, llm: ScriptedChatModel
+) -> None:
+    result = await combined.orchestrator.handle_impulse("Which Redis setup do I use?", "ana", "s1")
+    assert [role for role, _ in llm.calls] == ["first_look", "synthesis"]
+    assert result.failed_steps == []
+    reports = _reports(combined, result.impulse_id)
+    assert reports["instinct"]["llm_calls"] == 1
+    assert reports["plan"]["llm_calls"] == 0
+    assert "A question about work." in str(reports["instinct"]["output"])
+    assert "instinct call" in str(reports["plan"]["output"])  # the plan says where it came from
+    assert "Redis" in str(reports["plan"]["output"])  # the model's (grounded) concept is used
+
+
+async def test_a_slow_instinct_fails_on_the_short_step_timeout_and_the_answer_still_comes(
+    tmp_path: Path, llm: ScriptedChatModel
+) -> None:
+    llm.slow_roles, llm.slow_seconds = {"instinct", "synthesis"}, 1.0
+    for rt in _runtime(tmp_path, llm, step_timeout_s=0.3):
+        result = await rt.orchestrator.handle_impulse("hello there", "ana", "s1")
+        assert result.failed_steps == ["instinct"]  # synthesis had llm.timeout_s (5 s): it answered
+        assert result.answer == "Here is my answer."
+        assert "timed out" in str(next(s for s in result.steps if s.step == "instinct").error)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -126,6 +127,8 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         self.call_kwargs.append(kwargs)
+        if role_of(messages) in self.slow_roles:  # background calls run the sync path in a thread
+            time.sleep(self.slow_seconds)
         return self._reply(messages)
 
     async def _agenerate(

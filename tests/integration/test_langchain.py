@@ -41,11 +41,11 @@ def test_the_retriever_returns_recalled_memories_as_documents(client: Client) ->
 
 def test_the_chat_model_runs_the_cycle(client: Client) -> None:
     chat = TheaChatModel(client=client, session_id="lc")
-    answer = chat.invoke("Remember: my bike is red.")
+    answer = chat.invoke("Is my bike red?")
     assert isinstance(answer, AIMessage)
     assert answer.content == "Here is my answer."
     impulse = answer.response_metadata["impulse_id"]
-    assert client.trace(impulse).impulse.content == "Remember: my bike is red."
+    assert client.trace(impulse).impulse.content == "Is my bike red?"
     assert answer.usage_metadata is not None
     assert answer.usage_metadata["total_tokens"] > 0
 

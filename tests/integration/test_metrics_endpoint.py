@@ -41,7 +41,8 @@ def test_metrics_after_cycles(runtime: Runtime, llm: ScriptedChatModel) -> None:
     assert value(found, "thea_cycle_seconds_count") == 3
     assert value(found, "thea_step_seconds_count", step="synthesis") == 3
     assert value(found, "thea_step_failures_total", step="instinct") == 1
-    assert value(found, "thea_llm_calls_total") >= 6
+    # a statement is acknowledged without the model; a question costs the instinct and the answer
+    assert value(found, "thea_llm_calls_total") >= 3
     assert value(found, "thea_llm_tokens_total", direction="in") > 0
     assert value(found, "thea_recall_hits_total", stage="vectors") >= 1
     # no worker runs here: every cycle's crystallize job waits in its queue

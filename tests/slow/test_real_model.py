@@ -10,9 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import HumanMessage
 
 from services.crystallizer import crystal_id
 from thea.config import load_settings
+from thea.errors import LLMError
 from thea.models import KnowledgeCrystal, TaskStatus
 from thea.runtime import Runtime, build_runtime
 from workers.worker import run_burst
@@ -80,3 +82,11 @@ async def test_streamed_answers_arrive_in_pieces_and_count_tokens(runtime: Runti
         if r["props"]["type"] == "Report" and r["props"]["step"] == "synthesis"
     )
     assert report["tokens_out"] > 0  # usage comes in the stream's last chunk
+
+
+def test_a_prompt_longer_than_the_window_is_a_clear_model_error(runtime: Runtime) -> None:
+    # streamed (every text step streams): llama.cpp's refusal must reach the caller, not an
+    # empty stream that LangChain reports as "No generation chunks were returned"
+    with pytest.raises(LLMError, match=r"exceeds the available context size"):
+        for _ in runtime.llm.stream([HumanMessage(content="word " * 6000)]):
+            pass

@@ -230,7 +230,9 @@ class LocalChatModel(BaseChatModel):
                         # between two slices of its prompt): give the model up to the cycle
                         chunks.put(Deferred())
                     elif not stop_decoding.is_set():
-                        server.handle_chat_completions(request, on_chunk)
+                        reply = server.handle_chat_completions(request, on_chunk)
+                        if isinstance(reply, dict) and "error" in reply:  # e.g. a prompt too long
+                            chunks.put(LLMError(f"local model error: {_error_text(reply['error'])}"))
                 except Exception as exc:
                     chunks.put(LLMError(f"local model failed: {exc}"))
                 finally:
@@ -241,6 +243,8 @@ class LocalChatModel(BaseChatModel):
             while (item := chunks.get()) is not _DONE:
                 if isinstance(item, Exception):
                     raise item
+                if isinstance(item, dict) and "error" in item:
+                    raise LLMError(f"local model error: {_error_text(item['error'])}")
                 if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
                     continue
                 choices = item.get("choices") or [{}]
@@ -255,3 +259,10 @@ class LocalChatModel(BaseChatModel):
             # the consumer stopped early (cancelled answer, preempted background job):
             # stop decoding at the next token instead of finishing the generation unseen
             stop_decoding.set()
+
+
+def _error_text(error: Any) -> str:
+    """The message of a llama.cpp error reply (a dict with ``message``, or plain text)."""
+    if isinstance(error, dict):
+        return str(error.get("message") or error)[:300]
+    return str(error)[:300]

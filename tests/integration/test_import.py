@@ -4,9 +4,6 @@ is a no-op."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +15,7 @@ from services.importer import import_file
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from tests.fakes import ScriptedChatModel
+from tests.processes import thea
 from thea.models import DialogueTurn
 from thea.runtime import Runtime
 
@@ -88,13 +86,6 @@ def test_a_bad_turn_in_the_second_conversation_writes_nothing(runtime: Runtime, 
     with pytest.raises(ImportFormatError, match=r"conv-b: session_2\[1\]"):
         import_file(runtime.memory, path, "ana")
     assert counts(runtime)["turns"] == 0
-
-
-def thea(args: list[str], data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "THEA_DATA_DIR": str(data_dir), "THEA_LLM__PROVIDER": "fake", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "thea.cli.main", *args], capture_output=True, text=True, env=env, timeout=120
-    )
 
 
 def test_thea_import_from_the_command_line(tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from typing import TypeVar
 import typer
 from rich.console import Console
 
-from thea.cli.render import json_text, safe
-
-__all__ = ["json_text", "safe"]
+from thea.cli.render import json_text as json_text  # re-exported for the commands
+from thea.cli.render import safe as safe
 from thea.client import Client
 from thea.client.errors import AccessDenied, ServiceUnavailable
 from thea.config import Settings, load_settings

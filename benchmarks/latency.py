@@ -202,7 +202,8 @@ def measure_design(data_dir: Path, overrides: dict[str, Any], questions: list[st
 
 #: the designs this benchmark compares (load_settings overrides)
 PREVIOUS: dict[str, Any] = {
-    "llm": {"poll": 50},  # llama.cpp's default busy-wait
+    # llama.cpp's default busy-wait, threads fixed at load, no repetition penalty
+    "llm": {"poll": 50, "adapt_threads": False, "repeat_penalty": 1.0},
     # an instinct call and a planner call, the instinct unbounded in practice, 120 s step timeouts
     "cycle": {"first_look": "separate", "instinct_tokens": 256, "step_timeout_s": 120},
 }

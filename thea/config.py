@@ -123,6 +123,13 @@ class LLMSettings(BaseModel):
     #: machine then slows an answer by its share of the CPU, not many times over; llama.cpp's own
     #: default is 50 (a little faster on an otherwise idle machine).
     poll: int = Field(default=0, ge=0, le=100)
+    #: run each local-model call on the cores free at that moment: when other processes keep
+    #: cores busy, a context with fewer threads (over the same memory-mapped weights, ~150 MB
+    #: more) answers instead of threads that would wait for a shared core
+    adapt_threads: bool = True
+    #: penalty on tokens the local model generated recently, for free-text answers only (JSON
+    #: output is never penalised); 1.0 turns it off. Keeps long answers from looping.
+    repeat_penalty: float = Field(default=1.1, ge=1.0, le=2.0)
     #: the fake provider streams this many words per second (0 = instantly): demos and tests
     fake_words_per_s: float = Field(default=0.0, ge=0)
     #: where the offline model is assembled (one copy for every data dir); default ~/.cache/thea

@@ -26,6 +26,8 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
             n_ctx=cfg.context_window,
             threads=cfg.threads,
             poll=cfg.poll,
+            adapt_threads=cfg.adapt_threads,
+            repeat_penalty=cfg.repeat_penalty,
             temperature=cfg.temperature,
             max_tokens=cfg.max_output_tokens,
         )

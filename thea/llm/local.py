@@ -28,6 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, PrivateAttr
 
 from thea.errors import LLMError
+from thea.llm.cpu_share import CoreWatch, pick_level, thread_levels
 from thea.llm.scheduler import START_CHECK, Deferred
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,11 @@ class LocalChatModel(BaseChatModel):
     threads: int = 2
     #: llama.cpp's busy-wait level between operations (0 = threads sleep; see LLMSettings.poll)
     poll: int = 0
+    #: run each call on the cores free at that moment (see LLMSettings.adapt_threads)
+    adapt_threads: bool = True
+    #: penalty on recently generated tokens for free-text answers (1.0 = none; see
+    #: LLMSettings.repeat_penalty); never applied to JSON-constrained calls
+    repeat_penalty: float = 1.0
     temperature: float = 0.2
     max_tokens: int = 384
     #: Tells thea's structured-output helper that JSON-schema decoding is supported.
@@ -109,6 +115,9 @@ class LocalChatModel(BaseChatModel):
     supports_start_check: bool = True
 
     _server: Any = PrivateAttr(default=None)
+    #: smaller contexts by thread count, for calls while other processes take cores
+    _reduced: dict[int, Any] = PrivateAttr(default_factory=dict)
+    _watch: CoreWatch | None = PrivateAttr(default=None)
     _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _run_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -128,34 +137,78 @@ class LocalChatModel(BaseChatModel):
         """Load the weights now (the service does this in the background at start)."""
         self._load()
 
+    def _params(self, threads: int) -> Any:
+        try:
+            import xllamacpp
+        except ImportError as exc:
+            raise LLMError("xllamacpp is not installed: pip install xllamacpp") from exc
+        params = xllamacpp.CommonParams()
+        params.model.path = self.model_path
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        # busy-waiting threads fight any other CPU-bound process for its core, and two
+        # threads that wait for each other then lose a scheduler slice per operation
+        params.cpuparams.poll = self.poll
+        params.cpuparams_batch.poll = self.poll
+        params.verbosity = -1
+        return params
+
+    def _new_server(self, threads: int) -> Any:
+        import xllamacpp
+
+        params = self._params(threads)
+        started = time.perf_counter()
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:
+            raise LLMError(f"cannot load the local model {self.model_path}: {exc}") from exc
+        log.info(
+            "loaded local model %s (%d threads) in %.1f s",
+            self.model_name,
+            threads,
+            time.perf_counter() - started,
+        )
+        return server
+
     def _load(self) -> Any:
         if self._server is not None:
             return self._server
         with self._load_lock:
             if self._server is None:
-                try:
-                    import xllamacpp
-                except ImportError as exc:
-                    raise LLMError("xllamacpp is not installed: pip install xllamacpp") from exc
-                params = xllamacpp.CommonParams()
-                params.model.path = self.model_path
-                params.n_ctx = self.n_ctx
-                params.n_parallel = 1
-                threads = usable_threads(self.threads)
-                params.cpuparams.n_threads = threads
-                params.cpuparams_batch.n_threads = threads
-                # busy-waiting threads fight any other CPU-bound process for its core, and two
-                # threads that wait for each other then lose a scheduler slice per operation
-                params.cpuparams.poll = self.poll
-                params.cpuparams_batch.poll = self.poll
-                params.verbosity = -1
-                started = time.perf_counter()
-                try:
-                    self._server = xllamacpp.Server(params)
-                except Exception as exc:
-                    raise LLMError(f"cannot load the local model {self.model_path}: {exc}") from exc
-                log.info("loaded local model %s in %.1f s", self.model_name, time.perf_counter() - started)
+                levels = thread_levels(usable_threads(self.threads))
+                self._server = self._new_server(levels[0])
+                if self.adapt_threads and len(levels) > 1:
+                    self._watch = CoreWatch()
+                    self._watch.start()
+                    threading.Thread(
+                        target=self._load_reduced, args=(levels[1:],), name="thea-llm-reduced", daemon=True
+                    ).start()
         return self._server
+
+    def _load_reduced(self, levels: list[int]) -> None:
+        """Contexts with fewer threads over the same weights (memory-mapped, so shared: each
+        adds its KV cache and buffers, ~150 MB for the default model), for busy moments."""
+        for threads in levels:
+            try:
+                server = self._new_server(threads)
+            except LLMError as exc:
+                log.warning("no %d-thread context for busy moments: %s", threads, exc)
+                return
+            self._reduced = {**self._reduced, threads: server}  # rebound whole: readers never see it change
+
+    def _pick_server(self) -> Any:
+        """The context whose thread count fits the cores free right now (call under the run lock)."""
+        server = self._load()
+        if self._watch is None or not self._reduced:
+            return server
+        levels = thread_levels(usable_threads(self.threads))
+        threads = pick_level([levels[0], *self._reduced], self._watch.free_cores())
+        if threads == levels[0]:
+            return server
+        log.debug("other processes take %.1f cores: %d model threads", self._watch.busy_elsewhere(), threads)
+        return self._reduced[threads]
 
     def _request(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
@@ -169,6 +222,8 @@ class LocalChatModel(BaseChatModel):
             request["stop"] = stop
         if kwargs.get("response_format"):
             request["response_format"] = kwargs["response_format"]
+        elif self.repeat_penalty != 1.0:
+            request["repeat_penalty"] = self.repeat_penalty
         return request
 
     def _generate(
@@ -178,12 +233,12 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        server = self._load()
+        self._load()
         request = self._request(messages, stop, kwargs)
         started = time.perf_counter()
         with self._run_lock:
             try:
-                reply = server.handle_chat_completions(request)
+                reply = self._pick_server().handle_chat_completions(request)
             except Exception as exc:
                 raise LLMError(f"local model failed: {exc}") from exc
         if not isinstance(reply, dict) or "choices" not in reply:
@@ -208,7 +263,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        server = self._load()
+        self._load()
         start_if: Callable[[], bool] | None = kwargs.pop(START_CHECK, None)
         request = {
             **self._request(messages, stop, kwargs),
@@ -225,6 +280,7 @@ class LocalChatModel(BaseChatModel):
         def produce() -> None:
             with self._run_lock:
                 try:
+                    server = self._pick_server()
                     if start_if is not None and not warm_in_slices(server, request["messages"], start_if):
                         # a cycle started while this background call waited for the model (or
                         # between two slices of its prompt): give the model up to the cycle

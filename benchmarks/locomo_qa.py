@@ -59,7 +59,7 @@ from services.prompts import synthesis as answer_prompt
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 from services.recall_step import Recaller, RecallStep
 from services.synthesis import reference_item
-from services.tokens import estimate_tokens
+from services.tokens import cautious_tokens
 from thea.config import Settings, load_settings
 from thea.llm.factory import build_chat_model
 from thea.memory.factory import open_memory
@@ -162,12 +162,26 @@ class ConversationRun:
         return pack(items, [i.text for i in items], self.budget)
 
     def whole_conversation(self, question: str) -> list[ReferenceItem]:
-        """The latest turns that fit the context window beside the prompt and the answer."""
-        window = self.settings.llm.context_window
-        fixed = estimate_tokens(answer_prompt.SYSTEM) + estimate_tokens(question)
-        room = int(0.85 * (window - fixed - self.config.max_answer_tokens - 64))
-        items = [self.item(t) for t in reversed(self.conv.turns)]
-        return list(reversed(pack(items, [i.text for i in items], room)))
+        """The latest turns whose *rendered* prompt fits the context window beside the answer.
+
+        Counted on the prompt as the model gets it (each turn quoted sentence by sentence, with
+        its date), cautiously (services.tokens.cautious_tokens over-counts prose ~1.3x): counting
+        the turns' bare text let a ~6k-token prompt through to a 4,096-token window."""
+        room = self.settings.llm.context_window - self.config.max_answer_tokens - 64
+        items = [self.item(t) for t in self.conv.turns]
+
+        def fits(count: int) -> bool:
+            messages = answer_prompt.build(question, items[len(items) - count :])
+            return sum(cautious_tokens(str(m.content)) for m in messages) <= room
+
+        low, high = 0, len(items)  # fits(low) holds; find the largest count that fits
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+        return items[len(items) - low :] if low else []
 
     async def ask(self, question: str, refs: list[ReferenceItem]) -> str:
         messages = answer_prompt.build(question, refs)

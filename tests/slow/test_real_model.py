@@ -90,3 +90,19 @@ def test_a_prompt_longer_than_the_window_is_a_clear_model_error(runtime: Runtime
     with pytest.raises(LLMError, match=r"exceeds the available context size"):
         for _ in runtime.llm.stream([HumanMessage(content="word " * 6000)]):
             pass
+
+
+def test_the_whole_conversation_baseline_fits_the_real_models_window(runtime: Runtime) -> None:
+    # benchmarks/locomo_qa.py's whole-conversation baseline once sent ~6k tokens to a 4,096-token
+    # window and failed every question; counted on the rendered prompt it fits the real tokenizer
+    from benchmarks.locomo_data import default_data, load_conversations
+    from benchmarks.locomo_qa import ConversationRun, RunConfig
+    from services.prompts import synthesis as answer_prompt
+
+    conv = load_conversations(default_data())[0]
+    run = ConversationRun(conv, runtime.settings, runtime.llm, RunConfig(max_answer_tokens=8))
+    refs = run.whole_conversation("What did they talk about last?")
+    assert len(refs) > 20
+    reply = runtime.llm.invoke(answer_prompt.build("What did they talk about last?", refs), max_tokens=8)
+    assert reply.usage_metadata
+    assert reply.usage_metadata["input_tokens"] <= runtime.settings.llm.context_window

@@ -22,6 +22,15 @@ from langchain_core.embeddings import Embeddings
 from thea.errors import InputError, NotFoundError, PartialWriteError, TheaError
 from thea.memory.chronicle.base import Chronicle
 from thea.memory.graph.base import GraphStore
+from thea.memory.operations import (
+    AdminOperations,
+    ExchangeOperations,
+    InsightViews,
+    KnowledgeWrites,
+    ReflectionOperations,
+    TraceReads,
+)
+from thea.memory.recall_port import RecallPort
 from thea.memory.vector.base import VectorStore
 from thea.models import (
     ChronicleEvent,
@@ -124,6 +133,7 @@ class UniversalMemory:
         #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
         self.space_guard = space_guard or (lambda: None)
         self.max_chunks = max_chunks
+        self.recall_port = RecallPort(self)
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -316,6 +326,38 @@ class UniversalMemory:
         if len(matches) > 1:
             raise NotFoundError(f"id prefix {prefix!r} is ambiguous; type more characters")
         return matches[0]
+
+    # -- typed graph operations, grouped by use ------------------------------------------
+
+    @property
+    def traces(self) -> TraceReads:
+        """Reads of cognitive cycles (trace view)."""
+        return self.graph.operations.traces
+
+    @property
+    def insight_views(self) -> InsightViews:
+        """Insight lists, lineage and asserted relations (inspectors)."""
+        return self.graph.operations.insights
+
+    @property
+    def reflection(self) -> ReflectionOperations:
+        """What the reflection loop reads and the atomic merge it writes."""
+        return self.graph.operations.reflection
+
+    @property
+    def knowledge(self) -> KnowledgeWrites:
+        """Per-node patches and closing asserted relations (feedback, facts); graph only."""
+        return self.graph.operations.knowledge
+
+    @property
+    def exchange(self) -> ExchangeOperations:
+        """Export pages and import existence checks."""
+        return self.graph.operations.exchange
+
+    @property
+    def admin(self) -> AdminOperations:
+        """Maintenance scans and migrations (``thea memory check/repair``, load checks)."""
+        return self.graph.operations.admin
 
     # -- operations --------------------------------------------------------------------
 

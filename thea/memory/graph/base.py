@@ -10,6 +10,7 @@ import abc
 from collections.abc import Sequence
 from typing import Any
 
+from thea.memory.operations import GraphOperations
 from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
 
 
@@ -82,7 +83,13 @@ class GraphStore(abc.ABC):
 
     @abc.abstractmethod
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named query from ``cypher/queries`` and return rows as dicts."""
+        """Run a named query from ``cypher/queries`` and return rows as dicts (being replaced by
+        :attr:`operations`)."""
+
+    @property
+    @abc.abstractmethod
+    def operations(self) -> GraphOperations:
+        """The typed operations of this store, grouped by use (trace reads, recall reads, ...)."""
 
     @abc.abstractmethod
     def health(self) -> HealthStatus:

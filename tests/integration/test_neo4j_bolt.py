@@ -99,8 +99,8 @@ def test_health_and_schema_over_bolt(store: Neo4jGraphStore) -> None:
             UserImpulse(id="food", content="pasta with tomato sauce", user_id="u1"),
         ]
     )
-    rows = store.run("fulltext_search", query="kubernetes", types=None, user_id="u1", limit=5)
-    assert [r["props"]["id"] for r in rows] == ["k8s"]
+    rows = store.operations.recall.keyword_matches("kubernetes", list(NodeType), "u1", 5)
+    assert [r.id for r in rows] == ["k8s"]
 
 
 def test_refused_schema_statement_is_a_clear_graph_error(bolt_server: tuple[EmbeddedFalkorDB, int]) -> None:

@@ -81,4 +81,4 @@ def iter_export(
 
 def count_impulses(memory: UniversalMemory) -> int:
     """All impulses stored (an upper bound for the number of exported cycles)."""
-    return memory.graph.count_by_type().get("UserImpulse", 0)
+    return memory.node_counts().get("UserImpulse", 0)

@@ -1,4 +1,5 @@
-"""The read port recall uses: every store lookup of the recall cascade behind one object.
+"""The read port recall uses: every store lookup of the recall cascade behind one object
+(reflection's near-duplicate search uses its similarity reads too).
 
 :class:`~thea.memory.universal.UniversalMemory` hands it out (``memory.recall_port``), so
 the cascade never touches the graph, the vector store or the embedder itself. It reads the
@@ -38,6 +39,11 @@ class RecallPort:
         if callable(batched):
             return list(batched(texts))
         return [embedder.embed_query(t) for t in texts]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Document embeddings (for comparing stored texts with each other, e.g. near-duplicate
+        insights)."""
+        return self._memory.embedder.embed_documents(texts)
 
     def nearest(
         self,

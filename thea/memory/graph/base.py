@@ -81,11 +81,6 @@ class GraphStore(abc.ABC):
     def count_by_type(self) -> dict[str, int]:
         """Node counts per label, plus ``edges`` for the relationship count."""
 
-    @abc.abstractmethod
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named query from ``cypher/queries`` and return rows as dicts (being replaced by
-        :attr:`operations`)."""
-
     @property
     @abc.abstractmethod
     def operations(self) -> GraphOperations:

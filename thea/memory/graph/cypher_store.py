@@ -153,9 +153,6 @@ class CypherGraphStore(GraphStore):
     def operations(self) -> GraphOperations:
         return self._operations
 
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return self._run(name, params)
-
     def _run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run a named query of ``cypher/`` in this store's dialect (only the operations call it)."""
         return self._execute(self.queries.render(name), params)

@@ -88,7 +88,7 @@ def reflection_at(n: int) -> dict[str, Any]:
         try:
             seed_insights(memory, n, "bench")
             started = time.perf_counter()
-            rows = memory.graph.run("reflection_candidates", user_id="bench", after="", limit=n + 1)
+            rows = memory.reflection.candidates("bench", "", n + 1)
             raw_s = time.perf_counter() - started
             assert len(rows) == n
             reflector = Reflector(memory, FakeChatModel(), config=ReflectionConfig(dedup_similarity=0.95))

@@ -64,15 +64,15 @@ def stress(users: int, seconds: float, data_dir: Path) -> dict[str, Any]:
         drain_started = time.perf_counter()
         run_burst(rt.jobs.connection)
         drain_s = time.perf_counter() - drain_started
-        rows = rt.memory.graph.run("cycle_outcomes", prefix="stress-")
+        rows = rt.memory.admin.cycle_outcomes("stress-")
         consistency = check(rt.memory, grace_ms=0)
         from workers.admin import failed_jobs
 
         failed = failed_jobs(rt.jobs.connection)
     finally:
         rt.close()
-    lost = [r["id"] for r in rows if r["responses"] == 0 or r["crystals"] == 0]
-    duplicated = [r["id"] for r in rows if r["responses"] > 1 or r["crystals"] > 1]
+    lost = [r.impulse_id for r in rows if r.responses == 0 or r.crystals == 0]
+    duplicated = [r.impulse_id for r in rows if r.responses > 1 or r.crystals > 1]
     return {
         "users": users,
         "seconds": wall,

@@ -58,15 +58,10 @@ def iter_export(
 ) -> Iterator[ExportRecord]:
     after_time, after_id = since_ms - 1, ""
     while True:
-        rows = memory.graph.run(
-            "impulses_page", after_time=after_time, after_id=after_id, user_id=user_id, limit=page_size
-        )
-        impulses = [n for n in (Node.from_props(r["props"]) for r in rows) if isinstance(n, UserImpulse)]
+        impulses = memory.exchange.impulses_page(after_time, after_id, user_id, page_size)
         if not impulses:
             return
-        by_cycle: dict[str, list[Node]] = {i.id: [] for i in impulses}
-        for row in memory.graph.run("cycle_nodes_many", correlation_ids=list(by_cycle)):
-            by_cycle[row["cid"]].append(Node.from_props(row["props"]))
+        by_cycle = memory.exchange.cycles_nodes([i.id for i in impulses])
         recalled_ids = {
             rid
             for nodes in by_cycle.values()
@@ -86,4 +81,4 @@ def iter_export(
 
 def count_impulses(memory: UniversalMemory) -> int:
     """All impulses stored (an upper bound for the number of exported cycles)."""
-    return memory.graph.count_by_type().get("UserImpulse", 0)
+    return memory.node_counts().get("UserImpulse", 0)

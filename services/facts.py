@@ -22,6 +22,7 @@ from services.notation import parse_notation, within_concepts
 from services.prompts import fact_check as prompt
 from services.tokens import clip_for_prompt
 from thea.errors import LLMError
+from thea.memory.operations import NodePatch
 from thea.memory.universal import UniversalMemory
 from thea.models import (
     Collection,
@@ -174,7 +175,8 @@ class FactKeeper:
                 )
                 edges += [Edge(src=fact.id, dst=c.id, type=EdgeType.CONTAINS_CONCEPT) for c in (src, dst)]
         if outcome.superseded:
-            rows = [{"id": old, "props": {"valid_until": now}} for old in outcome.superseded]
-            self.memory.graph.run("patch_nodes", rows=rows)
-            self.memory.graph.run("supersede_relations", sources=outcome.superseded, now=now)
+            self.memory.knowledge.patch_nodes(
+                [NodePatch(old, {"valid_until": now}) for old in outcome.superseded]
+            )
+            self.memory.knowledge.close_relations(outcome.superseded, now)
         self.memory.record([fact], edges)

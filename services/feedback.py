@@ -18,9 +18,9 @@ The summary names every change ("insight 1a2b3c4d strength 1 -> 1.5").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from thea.errors import InputError, NotFoundError
+from thea.memory.operations import NodePatch
 from thea.memory.universal import UniversalMemory
 from thea.models import Collection, Fact, FinalResponse, KnowledgeCrystal, stable_id
 
@@ -74,15 +74,15 @@ def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> 
     outcome = FeedbackOutcome(response_id, feedback, unchanged=delta == 0)
     if delta == 0:
         return outcome
-    rows: list[dict[str, Any]] = [{"id": response.id, "props": {"feedback": feedback}}]
+    rows = [NodePatch(response.id, {"feedback": feedback})]
     for node in memory.get(response.recalled_ids):
         if isinstance(node, KnowledgeCrystal):
             strength = round(max(MIN_STRENGTH, node.strength + STRENGTH_STEP * delta), 3)
-            rows.append({"id": node.id, "props": {"strength": strength}})
+            rows.append(NodePatch(node.id, {"strength": strength}))
             outcome.changes.append(f"insight {node.id[:8]} strength {node.strength:g} -> {strength:g}")
         elif isinstance(node, Fact):
             confidence = round(max(0.05, min(0.95, node.confidence + CONFIDENCE_STEP * delta)), 3)
-            rows.append({"id": node.id, "props": {"confidence": confidence}})
+            rows.append(NodePatch(node.id, {"confidence": confidence}))
             outcome.changes.append(f"fact {node.id[:8]} confidence {node.confidence:g} -> {confidence:g}")
         else:
             outcome.untouched[node.type.value] = outcome.untouched.get(node.type.value, 0) + 1
@@ -91,11 +91,11 @@ def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> 
     crystal = _crystal_of(memory, response)
     promote = feedback > 0 and crystal is not None and crystal.verification == "unverified"
     if promote and crystal is not None:
-        rows.append({"id": crystal.id, "props": {"active": True, "verification": "promoted"}})
+        rows.append(NodePatch(crystal.id, {"active": True, "verification": "promoted"}))
         outcome.changes.append(f"insight {crystal.id[:8]} promoted from unverified (you confirmed it)")
         outcome.changed.append(crystal.id)
         outcome.promoted.append(crystal.id)
-    memory.graph.run("patch_nodes", rows=rows)
+    memory.knowledge.patch_nodes(rows)
     if outcome.promoted:
-        memory.vectors.set_active(Collection.INSIGHTS, outcome.promoted, True)
+        memory.set_vector_active(Collection.INSIGHTS, outcome.promoted, True)
     return outcome

@@ -22,6 +22,6 @@ def forget(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> ForgetOu
     node = own_node(memory, id_or_prefix, user_id)
     memory.set_active([node], False)
     if isinstance(node, Fact):
-        memory.graph.set_properties([node.id], {"valid_until": now_ms()})
+        memory.set_properties([node.id], {"valid_until": now_ms()})
     kind = "insight" if isinstance(node, KnowledgeCrystal) else node.type.value
     return ForgetOutcome(id=node.id, kind=kind)

@@ -150,7 +150,7 @@ def import_history(
     nodes = [node for node, _ in pairs]
     for start in range(0, total, batch):
         ids = [n.id for n in nodes[start : start + batch]]
-        result.already_present += len(memory.graph.run("existing_node_ids", ids=ids))
+        result.already_present += len(memory.exchange.existing_ids(ids))
     times = [n.event_time for n in nodes if n.event_time is not None]
     result.undated = total - len(times)
     result.first_ms, result.last_ms = (min(times), max(times)) if times else (None, None)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from thea.errors import NotFoundError
+from thea.memory.operations import AssertedRelation, InsightFilter, Verification
 from thea.memory.universal import UniversalMemory
 from thea.models import KnowledgeCrystal, Node, normalize_name
 
@@ -23,7 +24,7 @@ class InsightRow:
 class InsightDetail:
     insight: KnowledgeCrystal
     concepts: list[str]
-    relations: list[dict[str, object]]
+    relations: list[AssertedRelation]
     merged_from: list[str] = field(default_factory=list)
     merged_into: list[str] = field(default_factory=list)
     source_impulses: list[Node] = field(default_factory=list)
@@ -39,9 +40,9 @@ def list_insights(
     limit: int = 50,
 ) -> list[InsightRow]:
     active = {"active": True, "archived": False, "unverified": False, "all": None}[state]
-    verification = {"unverified": "unverified", "archived": "archived"}.get(state)
-    rows = memory.graph.run(
-        "insights_list",
+    verifications: dict[State, Verification] = {"unverified": "unverified", "archived": "archived"}
+    verification = verifications.get(state)
+    flt = InsightFilter(
         active=active,
         verification=verification,
         user_id=user_id,
@@ -49,31 +50,23 @@ def list_insights(
         concept=normalize_name(concept) if concept else None,
         limit=int(limit),
     )
-    out = []
-    for row in rows:
-        node = Node.from_props(row["props"])
-        if isinstance(node, KnowledgeCrystal):
-            out.append(InsightRow(insight=node, concepts=sorted(c for c in row["concepts"] if c)))
-    return out
+    return [InsightRow(insight=r.insight, concepts=r.concepts) for r in memory.insight_views.matching(flt)]
 
 
 def insight_detail(memory: UniversalMemory, insight_id: str) -> InsightDetail:
-    rows = memory.graph.run("insight_lineage", id=insight_id)
-    if not rows or rows[0]["props"] is None:
+    lineage = memory.insight_views.lineage(insight_id)
+    if lineage is None:
         raise NotFoundError(f"no insight with id {insight_id}")
-    row = rows[0]
-    node = Node.from_props(row["props"])
-    if not isinstance(node, KnowledgeCrystal):
-        raise NotFoundError(f"{insight_id} is not an insight")
-    relations = memory.graph.run("relations_by_source", source=insight_id)
+    node = lineage.insight
+    relations = memory.insight_views.relations_by_source(insight_id)
     # a merged insight has no impulse of its own: its sources' impulses are in its evidence
     cited = [e.source_id for e in node.evidence if e.kind == "UserImpulse"]
-    impulses = memory.get(list(dict.fromkeys([*(i for i in row["source_impulses"] if i), *cited])))
+    impulses = memory.get(list(dict.fromkeys([*lineage.source_impulse_ids, *cited])))
     return InsightDetail(
         insight=node,
-        concepts=sorted(c for c in row["concepts"] if c),
+        concepts=lineage.concepts,
         relations=relations,
-        merged_from=[i for i in row["merged_from"] if i],
-        merged_into=[i for i in row["merged_into"] if i],
+        merged_from=lineage.merged_from,
+        merged_into=lineage.merged_into,
         source_impulses=impulses,
     )

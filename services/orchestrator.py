@@ -331,7 +331,7 @@ class Orchestrator:
         try:
             await self._record([task, report], edges, state)
             await asyncio.to_thread(
-                self.memory.graph.set_properties, [state.impulse.id], {"status": CycleStatus.CANCELLED.value}
+                self.memory.set_properties, [state.impulse.id], {"status": CycleStatus.CANCELLED.value}
             )
         except TheaError as exc:
             log.error("impulse %s: could not record the cancellation: %s", state.impulse.id, exc)

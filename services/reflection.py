@@ -33,6 +33,7 @@ from services.llm_calls import ask_text
 from services.prompts import reflect as prompt
 from services.reflection_groups import Candidate, Group, group_by_concepts, group_near_duplicates
 from thea.errors import LLMError
+from thea.memory.operations import MergeClaim
 from thea.memory.universal import UniversalMemory
 from thea.models import (
     Collection,
@@ -170,18 +171,11 @@ class Reflector:
         out: list[Candidate] = []
         after = ""
         while True:
-            rows = self.memory.graph.run(
-                "reflection_candidates", user_id=user_id, after=after, limit=self.config.page_size
-            )
-            out += [
-                Candidate(
-                    str(r["id"]), str(r["content"] or ""), float(r["strength"] or 0.0), tuple(r["concepts"])
-                )
-                for r in rows
-            ]
+            rows = self.memory.reflection.candidates(user_id, after, self.config.page_size)
+            out += [Candidate(r.id, r.content, r.strength, r.concepts) for r in rows]
             if len(rows) < self.config.page_size:
                 return out
-            after = str(rows[-1]["id"])
+            after = rows[-1].id
 
     def _sources_of(self, groups: list[Group]) -> dict[str, KnowledgeCrystal]:
         ids = [i for g in groups for i in g.ids]
@@ -192,12 +186,12 @@ class Reflector:
         if bar is None or len(rest) < 2:
             return []
         rest = rest[: self.config.dedup_limit]
-        vectors = self.memory.embedder.embed_documents([c.content or " " for c in rest])
+        vectors = self.memory.recall_port.embed_documents([c.content or " " for c in rest])
         flt = VectorFilter(user_id=user_id, active=True)
         allowed = {c.id for c in rest}
         neighbours: dict[str, list[str]] = {}
         for cand, vector in zip(rest, vectors, strict=True):
-            hits = self.memory.vectors.search(Collection.INSIGHTS, vector, 5, flt, bar)
+            hits = self.memory.recall_port.nearest(Collection.INSIGHTS, vector, 5, flt, bar)
             neighbours[cand.id] = [h.id for h in hits if h.id in allowed and h.id != cand.id]
         return group_near_duplicates(rest, neighbours, self.config.max_group)
 
@@ -233,10 +227,8 @@ class Reflector:
     def _apply(
         self, groups: list[Group], merged: list[KnowledgeCrystal], report: ReflectionReport
     ) -> set[str]:
-        rows = [
-            {"id": m.id, "sources": g.ids, "props": m.to_props()} for g, m in zip(groups, merged, strict=True)
-        ]
-        claimed = {str(r["id"]) for r in self.memory.graph.run("claim_merges", groups=rows, now=now_ms())}
+        claims = [MergeClaim(m, tuple(g.ids)) for g, m in zip(groups, merged, strict=True)]
+        claimed = self.memory.reflection.claim_merges(claims, now_ms())
         report.merged += len(claimed)
         report.skipped += len(groups) - len(claimed)
         report.merged_ids += sorted(claimed)
@@ -252,5 +244,5 @@ class Reflector:
         ]
         # graph already holds the merge; this adds concepts, embeddings and the log entry
         self.memory.record([m for _, m in won], concept_edges)
-        self.memory.vectors.set_active(Collection.INSIGHTS, sources, False)
+        self.memory.set_vector_active(Collection.INSIGHTS, sources, False)
         return claimed

@@ -36,8 +36,7 @@ class Trace:
 
 def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
     """The cycle of an impulse (full id) from the graph."""
-    rows = memory.graph.run("trace_nodes", correlation_id=impulse_id)
-    nodes = [Node.from_props(r["props"]) for r in rows]
+    nodes = memory.traces.cycle_nodes(impulse_id)
     impulse = next((n for n in nodes if isinstance(n, UserImpulse) and n.id == impulse_id), None)
     if impulse is None:
         raise NotFoundError(f"no impulse with id {impulse_id}")
@@ -69,8 +68,7 @@ def load_own_trace(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> 
 
 
 def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> str | None:
-    rows = memory.graph.run("latest_impulse", user_id=user_id)
-    return str(rows[0]["id"]) if rows else None
+    return memory.traces.latest_impulse_id(user_id)
 
 
 def trace_json(trace: Trace) -> dict[str, Any]:

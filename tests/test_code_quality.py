@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -33,3 +34,19 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+
+
+def test_only_thea_memory_runs_named_queries() -> None:
+    """Outside thea/memory nothing runs Cypher by name: services use the typed graph operations."""
+    queries = {p.stem for p in (ROOT / "cypher").rglob("*.cypher")}
+    alternatives = "|".join(sorted(queries))
+    named = re.compile(r"""\brun\(\s*["'](""" + alternatives + r""")["']""")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("thea", "services", "workers", "benchmarks", "scripts", "tests")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (ROOT / "thea" / "memory") not in path.parents
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if named.search(line) or re.search(r"\bgraph\._?run\(", line)
+    ]
+    assert not offenders, offenders

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 def queue_reflections(memory: UniversalMemory, jobs: RQJobSink, slot: str) -> list[str]:
     """Queue one reflection per user with 2+ active insights; ``slot`` names the round."""
-    users = [str(r["user_id"]) for r in memory.graph.run("insight_users")]
+    users = memory.reflection.users_with_insights()
     return [jobs.enqueue_reflect(user, f"scheduled-{slot}-{user}") for user in users]
 
 

@@ -43,12 +43,16 @@ from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
 from thea.errors import VectorStoreUnavailable
+from thea.memory.operations import KeywordMatch
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFilter, normalize_name, now_ms
 
 log = logging.getLogger(__name__)
 
 RECALLABLE = ("UserImpulse", "FinalResponse", "Fact", "DialogueTurn", "KnowledgeCrystal")
+_RECALLABLE_TYPES = tuple(NodeType.parse(t) for t in RECALLABLE)
+#: sorted, so the query text and its parameters are the same on every call
+_CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
@@ -141,7 +145,7 @@ class RecallService:
         if time.monotonic() - at < self.config.size_ttl_s:
             return size
         try:
-            size = sum(self.memory.vectors.count(c) for c in (Collection.EXPERIENCE, Collection.INSIGHTS))
+            size = self.memory.recall_port.recallable_count()
         except Exception as exc:  # idf then falls back to the candidate count
             log.warning("could not count memories for idf: %s", exc)
             size = 0
@@ -251,11 +255,7 @@ class RecallService:
 
     def _embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query embeddings (an embedder with a batched ``embed_queries`` is asked once)."""
-        embedder = self.memory.embedder
-        batched = getattr(embedder, "embed_queries", None)
-        if callable(batched):
-            return list(batched(texts))
-        return [embedder.embed_query(t) for t in texts]
+        return self.memory.recall_port.embed_queries(texts)
 
     def _vector_scores(
         self,
@@ -285,7 +285,7 @@ class RecallService:
             )
             size = len(node_ids) if node_ids is not None else limit
             for vector in vectors:
-                for hit in self.memory.vectors.search(collection, vector, size, flt, floor):
+                for hit in self.memory.recall_port.nearest(collection, vector, size, flt, floor):
                     best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
         return best
 
@@ -307,34 +307,29 @@ class RecallService:
         """
         words = keyword_words(query.texts)
         docs: dict[str, list[str]] = {}
+        port = self.memory.recall_port
         for word in words:
-            rows = self.memory.graph.run(
-                "fulltext_search",
-                query=word,
-                types=list(RECALLABLE),
-                user_id=query.user_id,
-                limit=self.config.keyword_candidates,
+            matches = port.keyword_matches(
+                word, _RECALLABLE_TYPES, query.user_id, self.config.keyword_candidates
             )
-            for row in rows:
-                props = row["props"]
-                node_id = str(props["id"])
-                if node_id in docs or props.get("user_id") != query.user_id:
+            for match in matches:
+                if match.id in docs or match.user_id != query.user_id:
                     continue
-                if in_window(event_time(props), window):
-                    docs[node_id] = self._document(props)
-                    kinds[node_id] = str(props.get("type", ""))
+                if in_window(match.event_time, window):
+                    docs[match.id] = self._document(match)
+                    kinds[match.id] = match.type
         scores = bm25([stem(w) for w in words], docs, self.collection_size())
         return list(scores.items())
 
-    def _document(self, props: dict[str, Any]) -> list[str]:
+    def _document(self, match: KeywordMatch) -> list[str]:
         """What the keyword stage matches: the memory's words, the words it replies to, and the
         month and year it happened in."""
-        text = str(props.get("content", ""))
-        if self.config.reply_context and props.get("context"):
-            text = f"{text} {props['context']}"
+        text = match.content
+        if self.config.reply_context and match.context:
+            text = f"{text} {match.context}"
         words = terms(text, STOPWORDS)
         if self.config.index_dates:
-            words += date_terms(event_time(props))
+            words += date_terms(match.event_time)
         return words
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
@@ -348,24 +343,23 @@ class RecallService:
         ends: list[str] = []
         if pattern and pattern[1]:
             ends = [normalize_name(e) if e else "" for e in (pattern[0], pattern[2])]
-        found = self.memory.graph.concepts_by_norm([*norms, *(e for e in ends if e)], user_id)
+        found = self.memory.recall_port.concepts_by_norm([*norms, *(e for e in ends if e)], user_id)
         seeds = {found[n].id: 1.0 for n in norms if n in found}
         if ends and any(ends):
             subject, obj = (found[e].id if e in found else None for e in ends)
             known, other = (subject, obj) if subject else (obj, None)
             if known is None:
                 return seeds  # the named end is not one of the user's concepts: nothing matches
-            rows = self.memory.graph.run(
-                "recall_triple_subjects",
-                relation=str(pattern[1] if pattern else "").upper(),
-                known=known,
+            matches = self.memory.recall_port.triple_matches(
+                str(pattern[1] if pattern else "").upper(),
+                known,
                 known_is_subject=subject is not None,
                 other=other,
                 user_id=user_id,
                 now=now_ms(),
             )
-            for row in rows:
-                seeds[str(row["known"])] = seeds[str(row["other"])] = 1.0
+            for match in matches:
+                seeds[match.known] = seeds[match.other] = 1.0
         return seeds
 
     def _linked(
@@ -381,28 +375,17 @@ class RecallService:
         size = self.collection_size()
         score: dict[str, float] = defaultdict(float)
         for cid in strongest:
-            rows = self.memory.graph.run(
-                "recall_by_concepts",
-                concept_ids=[cid],
-                user_id=query.user_id,
-                time_from=window[0],
-                time_to=window[1],
-                limit=limit,
+            linked = self.memory.recall_port.linked_memories(
+                [cid], query.user_id, window[0], window[1], limit
             )
-            weight = concepts[cid] * idf_weight(len(rows), size)
-            for row in rows:
-                score[str(row["id"])] += weight
+            weight = concepts[cid] * idf_weight(len(linked), size)
+            for memory_id in linked:
+                score[memory_id] += weight
         return list(score.items())
 
     def _neighbours(self, frontier: list[str], user_id: str | None) -> list[Neighbour]:
-        rows = self.memory.graph.run(
-            "recall_concept_neighbours",
-            ids=frontier,
-            relations=[r.value for r in CONCEPT_RELATIONS],
-            user_id=user_id,
-            now=now_ms(),
-        )
-        return [(str(r["src"]), str(r["dst"]), str(r["relation"]), r["confidence"]) for r in rows]
+        found = self.memory.recall_port.concept_neighbours(frontier, _CONCEPT_RELATIONS, user_id, now_ms())
+        return [(n.src, n.dst, n.relation, n.confidence) for n in found]
 
     # -- fusion ------------------------------------------------------------------------
 
@@ -416,7 +399,7 @@ class RecallService:
         if not fused:
             return []
         ranked = sorted(fused, key=lambda i: -fused[i])[: query.limit * 4]
-        nodes: dict[str, Node] = {n.id: n for n in self.memory.get(ranked)}
+        nodes: dict[str, Node] = {n.id: n for n in self.memory.recall_port.nodes(ranked)}
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
         hits: list[RecallHit] = []
         for node_id in ranked:

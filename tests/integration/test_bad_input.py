@@ -153,7 +153,7 @@ def baseline(rt: Runtime) -> dict[str, Any]:
     second = run(rt, "What do I work on with Redis queues?", "victim")
     assert first.impulse_id in second.recalled_ids  # RECALLED edges exist too
     snapshot = schema_of(rt)
-    snapshot["victim_nodes"] = len(rt.memory.graph.run("trace_nodes", correlation_id=first.impulse_id))
+    snapshot["victim_nodes"] = len(rt.memory.traces.cycle_nodes(first.impulse_id))
     snapshot["victim_id"] = first.impulse_id
     return snapshot
 
@@ -191,10 +191,7 @@ def test_an_impulse_is_refused_with_a_reason_or_stored_verbatim(
     assert after["labels"] == baseline["labels"]
     assert after["relationships"] == baseline["relationships"]
     assert after["indexes"] == baseline["indexes"]
-    assert (
-        len(rt.memory.graph.run("trace_nodes", correlation_id=baseline["victim_id"]))
-        == (baseline["victim_nodes"])
-    )
+    assert len(rt.memory.traces.cycle_nodes(baseline["victim_id"])) == (baseline["victim_nodes"])
 
 
 def test_the_schema_only_ever_holds_thea_labels(rt: Runtime, baseline: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ import pytest
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from tests.fakes import ScriptedChatModel, count_memories, default_responder, role_of
+from tests.graph_reads import asserted
 from thea.errors import InputError, NotFoundError
 from thea.models import EdgeType, Fact, KnowledgeCrystal
 from thea.runtime import Runtime
@@ -39,8 +40,7 @@ async def test_fact_is_stored_with_provenance_and_a_neutral_confidence(
     assert fact.source == "ana"
     assert fact.valid_from is not None
     assert 0.0 < fact.confidence < 1.0  # estimated, never blindly "verified"
-    relations = runtime.memory.graph.run("relations_by_source", source=fact.id)
-    assert [(r["subject"], r["relation"], r["object"]) for r in relations] == [("Ana", "IS_A", "vegetarian")]
+    assert asserted(runtime.memory, fact.id) == [("Ana", "IS_A", "vegetarian")]
     with pytest.raises(InputError, match="usage"):
         await run_command(runtime, chat, "!fact   ")
 
@@ -66,8 +66,8 @@ async def test_contradiction_supersedes_the_old_fact_but_keeps_its_history(
     old_fact = runtime.memory.get([old_id])[0]
     assert isinstance(old_fact, Fact)
     assert old_fact.valid_until is not None  # kept, but no longer valid
-    relation = runtime.memory.graph.run("relations_by_source", source=old_id)[0]
-    assert relation["valid_until"] is not None
+    relation = runtime.memory.insight_views.relations_by_source(old_id)[0]
+    assert relation.valid_until is not None
     lineage = runtime.memory.neighbourhood(new.data["fact_id"], 1, [EdgeType.SUPERSEDES])
     assert old_id in {n.id for n in lineage.nodes}
     hits = (
@@ -138,8 +138,7 @@ async def test_reflect_command_reports_what_it_merged(runtime: Runtime, chat: Ch
 
 async def test_a_fact_may_spell_one_concept_two_ways(runtime: Runtime, chat: ChatSession) -> None:
     result = await run_command(runtime, chat, "!fact Redis::database, redis~cache")
-    relations = runtime.memory.graph.run("relations_by_source", source=result.data["fact_id"])
-    found = {(r["subject"].lower(), r["relation"], r["object"]) for r in relations}
+    found = {(s.lower(), r, o) for s, r, o in asserted(runtime.memory, result.data["fact_id"])}
     assert found == {("redis", "IS_A", "database"), ("redis", "RELATED_TO", "cache")}
     concepts = runtime.memory.get_or_create_concepts(["Redis", "REDIS ", "redis"], chat.user_id)
     assert set(concepts) == {"Redis", "REDIS ", "redis"}

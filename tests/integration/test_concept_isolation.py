@@ -10,6 +10,7 @@ from services.insights import list_insights
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery, Stage
 from services.reflection import Reflector
+from tests.graph_reads import asserted
 from thea.memory.consistency import Issue, check, repair
 from thea.memory.universal import UniversalMemory
 from thea.models import (
@@ -71,10 +72,7 @@ async def test_facts_make_each_user_their_own_concepts_and_relations(runtime: Ru
     around = memory.neighbourhood(bob_fact, depth=3)
     assert {n.user_id for n in around.nodes} == {"bob"}
     assert ana_fact not in {n.id for n in around.nodes}
-    relations = memory.graph.run("relations_by_source", source=bob_fact)
-    assert [(r["subject"], r["relation"], r["object"]) for r in relations] == [
-        ("my salary", "IS_A", "90000 dollars")
-    ]
+    assert asserted(memory, bob_fact) == [("my salary", "IS_A", "90000 dollars")]
 
 
 async def test_insight_concept_lists_and_reflection_groups_stay_per_user(runtime: Runtime) -> None:
@@ -158,8 +156,7 @@ async def test_shared_concepts_of_an_old_data_dir_leak_nothing_and_repair_gives_
         ana_insight.id,
     }
     assert list_insights(memory, user_id="ana")[0].concepts == ["PIN"]
-    relations = memory.graph.run("relations_by_source", source=ana_fact.id)
-    assert [(r["subject"], r["relation"], r["object"]) for r in relations] == [("PIN", "IS_A", "bank")]
+    assert asserted(memory, ana_fact.id) == [("PIN", "IS_A", "bank")]
     assert {n.user_id for n in memory.neighbourhood(bob_said.id, depth=3).nodes} == {"bob"}
     assert check(memory).ok
     assert repair(memory).total_repaired == 0

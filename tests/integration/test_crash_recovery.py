@@ -86,9 +86,7 @@ def test_a_reflection_killed_while_holding_its_lock_does_not_block_the_next_one(
     stop_services_under(data)
     memory = open_memory(settings)
     try:
-        parents = {
-            r["id"]: int(r["n"]) for r in memory.graph.run("count_merged_from_per_source", user_id="ana")
-        }
+        parents = {source: n for source, n in memory.reflection.merge_parents("ana").items()}
         seeded = [
             n.id for n in memory.by_time(0, 2**62, user_id="ana", limit=100) if n.content.startswith("ana ")
         ]
@@ -203,8 +201,8 @@ def test_two_reflections_at_once_merge_each_group_once_and_never_both_fail(setti
     memory = open_memory(settings)
     try:
         for user in users:
-            parents = memory.graph.run("count_merged_from_per_source", user_id=user)
+            parents = memory.reflection.merge_parents(user)
             assert len(parents) == 5, parents  # every grouped insight was merged ...
-            assert all(int(r["n"]) == 1 for r in parents), parents  # ... exactly once
+            assert all(n == 1 for n in parents.values()), parents  # ... exactly once
     finally:
         memory.close()

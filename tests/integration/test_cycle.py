@@ -9,6 +9,7 @@ import pytest
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
 from tests.fakes import ScriptedChatModel, plain_text
+from tests.graph_reads import cycle_props, reports_by_step
 from thea.config import Settings
 from thea.models import EdgeType, NodeType, TaskStatus, UserImpulse
 from thea.runtime import Runtime, build_runtime
@@ -19,14 +20,14 @@ async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(runtim
     result = await runtime.orchestrator.handle_impulse("Which Redis queues do I work on?", "ana", "s1")
     assert result.answer == "Here is my answer."
     assert result.failed_steps == []
-    rows = runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-    types = sorted(r["props"]["type"] for r in rows)
+    rows = cycle_props(runtime.memory, result.impulse_id)
+    types = sorted(r["type"] for r in rows)
     assert types.count(NodeType.TASK.value) == 4
     assert types.count(NodeType.REPORT.value) == 4
     for node_type in (NodeType.USER_IMPULSE, NodeType.SEARCH_PLAN, NodeType.INSTINCTIVE_RESPONSE):
         assert types.count(node_type.value) == 1
     assert types.count(NodeType.FINAL_RESPONSE.value) == 1
-    steps = {r["props"]["step"] for r in rows if r["props"]["type"] == "Task"}
+    steps = {r["step"] for r in rows if r["type"] == "Task"}
     assert steps == {"instinct", "plan", "recall", "synthesis"}
     graph = runtime.memory.neighbourhood(result.impulse_id, depth=1)
     edge_types = {e.type for e in graph.edges}
@@ -38,7 +39,7 @@ async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(runtim
     } <= edge_types
     concepts = [n for n in graph.nodes if n.type is NodeType.CONCEPT]
     assert [c.content for c in concepts] == ["Redis"]
-    reports = [r["props"] for r in rows if r["props"]["type"] == "Report"]
+    reports = [r for r in rows if r["type"] == "Report"]
     synthesis = next(r for r in reports if r["step"] == "synthesis")
     assert synthesis["status"] == TaskStatus.SUCCESS.value
     assert synthesis["tokens_in"] == 10
@@ -57,10 +58,8 @@ async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
     step = {"planner": "plan"}.get(role, role)
     assert result.failed_steps == [step]
     assert result.answer  # an answer is still produced
-    rows = runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-    failed = [
-        r["props"] for r in rows if r["props"]["type"] == "Report" and r["props"]["status"] == "FAILURE"
-    ]
+    rows = cycle_props(runtime.memory, result.impulse_id)
+    failed = [r for r in rows if r["type"] == "Report" and r["status"] == "FAILURE"]
     assert [r["step"] for r in failed] == [step]
     assert "scripted failure" in failed[0]["error"]
 
@@ -158,11 +157,10 @@ async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
     task = asyncio.create_task(runtime.orchestrator.handle_impulse("Tell me a long story.", "ana", "s1"))
 
     def recall_reported() -> bool:
-        rows = runtime.memory.graph.run("latest_impulse", user_id="ana")
-        if not rows:
+        latest = runtime.memory.traces.latest_impulse_id("ana")
+        if latest is None:
             return False
-        nodes = runtime.memory.graph.run("trace_nodes", correlation_id=rows[0]["id"])
-        return any(n["props"]["type"] == "Report" and n["props"]["step"] == "recall" for n in nodes)
+        return "recall" in reports_by_step(runtime.memory, latest)
 
     while not await asyncio.to_thread(recall_reported):
         await asyncio.sleep(0.02)
@@ -172,7 +170,8 @@ async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
         await task
     await asyncio.sleep(0.3)  # the shielded write of the cancellation finishes
 
-    (impulse_id,) = [r["id"] for r in runtime.memory.graph.run("latest_impulse", user_id="ana")]
+    impulse_id = runtime.memory.traces.latest_impulse_id("ana")
+    assert impulse_id is not None
     trace = load_trace(runtime.memory, impulse_id)
     assert trace.impulse.status is CycleStatus.CANCELLED
     statuses = {s.task.step: s.status for s in trace.steps}
@@ -202,10 +201,7 @@ async def test_a_statement_is_acknowledged_in_its_own_words_and_remembered(
     assert "".join(streamed) == result.answer
     assert llm.prompts_for("synthesis") == []  # no model was asked to embellish it
     assert result.failed_steps == []
-    rows = runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-    synthesis = next(
-        r["props"] for r in rows if r["props"].get("step") == "synthesis" and r["props"]["type"] == "Report"
-    )
+    synthesis = reports_by_step(runtime.memory, result.impulse_id)["synthesis"]
     assert '"acknowledgement"' in str(synthesis["output"])
     # remembered: a later question recalls it
     later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import ScriptedChatModel
+from tests.graph_reads import reports_by_step
 from thea.config import load_settings
 from thea.runtime import Runtime, build_runtime
 
@@ -35,8 +36,7 @@ def combined(tmp_path: Path, llm: ScriptedChatModel) -> Iterator[Runtime]:
 
 
 def _reports(rt: Runtime, impulse_id: str) -> dict[str, dict[str, object]]:
-    rows = rt.memory.graph.run("trace_nodes", correlation_id=impulse_id)
-    return {r["props"]["step"]: r["props"] for r in rows if r["props"]["type"] == "Report"}
+    return reports_by_step(rt.memory, impulse_id)
 
 
 async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(

@@ -16,6 +16,7 @@ from services.llm_calls import MAX_OUTPUT_CHARS
 from services.orchestrator import FALLBACK_ANSWER
 from services.trace import load_trace
 from tests.fakes import ScriptedChatModel, default_responder, role_of
+from tests.graph_reads import cycle_props, reports_by_step
 from thea.config import Settings, load_settings
 from thea.errors import GraphUnavailable, TheaError
 from thea.memory.chronicle.sqlite import SQLiteChronicle
@@ -35,8 +36,7 @@ def _graph(rt: Runtime) -> FalkorDBGraphStore:
 
 
 def _reports(rt: Runtime, impulse_id: str) -> dict[str, dict[str, object]]:
-    rows = rt.memory.graph.run("trace_nodes", correlation_id=impulse_id)
-    return {r["props"]["step"]: r["props"] for r in rows if r["props"]["type"] == "Report"}
+    return reports_by_step(rt.memory, impulse_id)
 
 
 # -- graph server killed ---------------------------------------------------------------
@@ -243,8 +243,8 @@ async def test_a_misbehaving_model_gives_a_failure_report_and_still_an_answer(
     else:
         assert result.answer == "Here is my answer."
     assert "".join(streamed) == result.answer  # the user saw exactly the answer, no flood
-    rows = llm_runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-    assert max(len(r["props"].get("content", "")) for r in rows) < MAX_OUTPUT_CHARS
+    rows = cycle_props(llm_runtime.memory, result.impulse_id)
+    assert max(len(r.get("content", "")) for r in rows) < MAX_OUTPUT_CHARS
     trace = load_trace(llm_runtime.memory, result.impulse_id)
     assert [s.task.step for s in trace.steps if s.status is TaskStatus.FAILURE] == [step]
 

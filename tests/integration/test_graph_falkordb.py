@@ -158,8 +158,8 @@ def test_fulltext_search_finds_keywords(graph: FalkorDBGraphStore) -> None:
             UserImpulse(content="bananas are yellow", user_id="u1"),
         ]
     )
-    rows = graph.run("fulltext_search", query="kubernetes", types=None, user_id="u1", limit=5)
-    assert [r["props"]["content"] for r in rows] == ["the deployment uses kubernetes operators"]
+    rows = graph.operations.recall.keyword_matches("kubernetes", list(NodeType), "u1", 5)
+    assert [r.content for r in rows] == ["the deployment uses kubernetes operators"]
 
 
 def test_data_survives_clean_restart(tmp_path: Path) -> None:

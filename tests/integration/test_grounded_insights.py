@@ -13,6 +13,7 @@ from services.crystallizer import crystal_id
 from services.feedback import apply_feedback
 from services.insights import insight_detail, list_insights
 from tests.fakes import ScriptedChatModel, default_responder, role_of
+from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime, build_runtime
@@ -69,9 +70,10 @@ async def test_a_question_that_tells_nothing_yields_no_insight(
     impulse_id, crystal = await cycle_and_crystallize(runtime, "What system do I maintain?")
     assert crystal is None
     assert llm.prompts_for("crystallize") == []  # the model was not even asked
-    rows = runtime.memory.graph.run("trace_nodes", correlation_id=impulse_id)
     report = next(
-        r["props"] for r in rows if r["props"].get("step") == "crystallize" and r["props"]["type"] == "Report"
+        r
+        for r in cycle_props(runtime.memory, impulse_id)
+        if r.get("step") == "crystallize" and r["type"] == "Report"
     )
     assert "tells nothing new" in str(report["output"])
 
@@ -95,8 +97,7 @@ async def test_concepts_triples_and_tags_come_from_the_users_words(
     assert crystal is not None
     assert crystal.tags == ["tidewatch"]
     assert crystal.seed == "Tidewatch, app"
-    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
-    assert {(r["subject"], r["relation"], r["object"]) for r in relations} == {("Tidewatch", "IS_A", "app")}
+    assert set(asserted(runtime.memory, crystal.id)) == {("Tidewatch", "IS_A", "app")}
     rows = list_insights(runtime.memory, user_id="priya", state="all")
     names = {c.lower() for row in rows for c in row.concepts}
     assert not names & {"redis cluster", "system", "outages"}
@@ -172,9 +173,7 @@ async def test_good_feedback_promotes_the_unverified_insight_and_says_what_chang
     assert crystal is not None
     assert crystal.verification == "unverified"
     (response_id,) = [
-        r["props"]["id"]
-        for r in runtime.memory.graph.run("trace_nodes", correlation_id=impulse_id)
-        if r["props"]["type"] == "FinalResponse"
+        r["id"] for r in cycle_props(runtime.memory, impulse_id) if r["type"] == "FinalResponse"
     ]
     outcome = apply_feedback(runtime.memory, response_id, 1)
     assert outcome.promoted == [crystal.id]

@@ -10,14 +10,13 @@ Neo4j schema file and Neo4j's own Cypher semantics stay untested.
 
 from __future__ import annotations
 
-import random
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.bolt_support import BATCH, bolt_falkordb
 from thea.errors import GraphUnavailable
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.neo4j import Neo4jGraphStore
@@ -25,44 +24,11 @@ from thea.models import Concept, Edge, EdgeType, NodeType, UserImpulse, relation
 
 pytestmark = pytest.mark.neo4j_bolt
 
-BATCH = 4  # rows per UNWIND: keeps every Bolt request far below the ~4 KB crash size
-
-
-def _free_port_below_32767() -> int:
-    """FalkorDB wants a Bolt port below 32767, under Linux's ephemeral range."""
-    rng = random.Random()
-    for _ in range(100):
-        port = rng.randint(20_000, 32_000)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("0.0.0.0", port))  # only probing that the port is free
-            except OSError:
-                continue
-        return port
-    pytest.skip("no free TCP port below 32767 for FalkorDB's Bolt endpoint")
-
-
-def _wait_for_port(port: int, timeout_s: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return True
-        except OSError:
-            time.sleep(0.02)
-    return False
-
 
 @pytest.fixture
 def bolt_server(tmp_path: Path) -> Iterator[tuple[EmbeddedFalkorDB, int]]:
-    port = _free_port_below_32767()
-    server = EmbeddedFalkorDB(tmp_path / "bolt", aof=False, bolt_port=port).start()
-    try:
-        if not _wait_for_port(port):
-            pytest.skip(f"FalkorDB's Bolt endpoint did not come up on port {port} (module arg BOLT_PORT)")
-        yield server, port
-    finally:
-        server.stop()
+    with bolt_falkordb(tmp_path / "bolt") as server:
+        yield server
 
 
 @pytest.fixture
@@ -99,8 +65,8 @@ def test_health_and_schema_over_bolt(store: Neo4jGraphStore) -> None:
             UserImpulse(id="food", content="pasta with tomato sauce", user_id="u1"),
         ]
     )
-    rows = store.run("fulltext_search", query="kubernetes", types=None, user_id="u1", limit=5)
-    assert [r["props"]["id"] for r in rows] == ["k8s"]
+    rows = store.operations.recall.keyword_matches("kubernetes", list(NodeType), "u1", 5)
+    assert [r.id for r in rows] == ["k8s"]
 
 
 def test_refused_schema_statement_is_a_clear_graph_error(bolt_server: tuple[EmbeddedFalkorDB, int]) -> None:

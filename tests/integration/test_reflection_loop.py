@@ -16,7 +16,9 @@ from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from services.reflection import Reflector
 from tests.fakes import ScriptedChatModel, default_responder, role_of
+from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
+from thea.memory.operations import InsightFilter
 from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrystal, NodeType
 from thea.runtime import Runtime, build_runtime
 from workers.admin import failed_jobs, retry_failed
@@ -42,17 +44,8 @@ def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
 
 
 def crystals(rt: Runtime, user: str = "ana") -> list[KnowledgeCrystal]:
-    rows = rt.memory.graph.run(
-        "insights_list",
-        active=None,
-        user_id=user,
-        min_strength=0.0,
-        concept=None,
-        limit=1000,
-        verification=None,
-    )
-    out = [KnowledgeCrystal.from_props(r["props"]) for r in rows]
-    return out
+    listing = rt.memory.insight_views.matching(InsightFilter(active=None, user_id=user, limit=1000))
+    return [r.insight for r in listing]
 
 
 def seed(rt: Runtime, user: str, specs: list[tuple[str, list[str]]]) -> list[KnowledgeCrystal]:
@@ -87,13 +80,10 @@ async def test_a_chat_turn_becomes_a_crystal_with_concepts_and_triples(runtime: 
     concept_names = {n.content for n in island.nodes if n.type is NodeType.CONCEPT}
     # the model's triples name "Ana" and "database", which the user never said: they are dropped
     assert concept_names == {"Redis", "cache", "speed"}
-    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
-    triples = {(r["subject"], r["relation"], r["object"]) for r in relations}
+    triples = set(asserted(runtime.memory, crystal.id))
     assert triples == {("cache", "CAUSES", "speed")}  # plain notation, no LLM needed
     trace_steps = {
-        r["props"].get("step")
-        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-        if r["props"]["type"] == "Report"
+        r.get("step") for r in cycle_props(runtime.memory, result.impulse_id) if r["type"] == "Report"
     }
     assert "crystallize" in trace_steps
     hits = runtime.memory.search("Redis queues", Collection.INSIGHTS, limit=5)
@@ -137,9 +127,9 @@ async def test_a_failing_crystallization_is_retried_then_kept_with_a_readable_re
     assert "JobError" in failed[0].reason
     assert "scripted failure in crystallize" in failed[0].reason
     reports = [
-        r["props"]
-        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-        if r["props"]["type"] == "Report" and r["props"]["step"] == "crystallize"
+        r
+        for r in cycle_props(runtime.memory, result.impulse_id)
+        if r["type"] == "Report" and r["step"] == "crystallize"
     ]
     assert [r["status"] for r in reports] == ["FAILURE"]
     # the model is back: `thea jobs retry` reruns it and the trace shows success
@@ -216,9 +206,9 @@ async def test_two_concurrent_reflections_merge_each_insight_once(runtime: Runti
     for t in threads:
         t.join(60)
     assert sum(int(str(r["merged"])) for r in reports) == 3
-    rows = runtime.memory.graph.run("count_merged_from_per_source", user_id="ana")
-    assert rows
-    assert all(r["n"] == 1 for r in rows), rows
+    parents = runtime.memory.reflection.merge_parents("ana")
+    assert parents
+    assert all(n == 1 for n in parents.values()), parents
     active = [k for k in crystals(runtime) if k.active]
     assert sorted(k.strength for k in active) == [3.0, 6.0, 9.0]
 

@@ -14,6 +14,7 @@ import pytest
 
 from services.crystallizer import crystal_id
 from services.grounding import SCHEMA_WORDS, Sources
+from tests.graph_reads import asserted
 from thea.config import load_settings
 from thea.models import KnowledgeCrystal, NodeType
 from thea.runtime import Runtime, build_runtime
@@ -65,8 +66,8 @@ async def test_a_statement_is_acknowledged_without_invented_facts(runtime: Runti
     island = runtime.memory.neighbourhood(crystal.id, depth=1)
     concepts = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
     assert all(sources.grounds(c) for c in concepts), concepts
-    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
-    assert all(sources.grounds(r["subject"]) and sources.grounds(r["object"]) for r in relations), relations
+    relations = asserted(runtime.memory, crystal.id)
+    assert all(sources.grounds(s) and sources.grounds(o) for s, _, o in relations), relations
     assert not set(crystal.tags) & SCHEMA_WORDS, crystal.tags
     # and an insight that adds to what was said is not recalled as knowledge
     assert crystal.evidence

@@ -13,6 +13,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from services.crystallizer import crystal_id
+from tests.graph_reads import asserted, cycle_props
 from thea.config import load_settings
 from thea.errors import LLMError
 from thea.models import KnowledgeCrystal, TaskStatus
@@ -56,14 +57,11 @@ async def test_the_real_model_crystallizes_a_cycle_with_concepts(runtime: Runtim
     crystal = found[0]
     assert isinstance(crystal, KnowledgeCrystal)
     assert len(crystal.content) >= 3
-    relations = runtime.memory.graph.run("relations_by_source", source=crystal.id)
-    assert ("Caching", "CAUSES", "lower latency") in {
-        (r["subject"], r["relation"], r["object"]) for r in relations
-    }
+    assert ("Caching", "CAUSES", "lower latency") in set(asserted(runtime.memory, crystal.id))
     reports = [
-        r["props"]
-        for r in runtime.memory.graph.run("trace_nodes", correlation_id=cycle.impulse_id)
-        if r["props"]["type"] == "Report" and r["props"]["step"] == "crystallize"
+        r
+        for r in cycle_props(runtime.memory, cycle.impulse_id)
+        if r["type"] == "Report" and r["step"] == "crystallize"
     ]
     assert [r["status"] for r in reports] == [TaskStatus.SUCCESS.value]
     assert reports[0]["tokens_out"] > 0
@@ -77,9 +75,9 @@ async def test_streamed_answers_arrive_in_pieces_and_count_tokens(runtime: Runti
     assert len(pieces) > 1
     assert "".join(pieces).strip() == result.answer.strip()
     report = next(
-        r["props"]
-        for r in runtime.memory.graph.run("trace_nodes", correlation_id=result.impulse_id)
-        if r["props"]["type"] == "Report" and r["props"]["step"] == "synthesis"
+        r
+        for r in cycle_props(runtime.memory, result.impulse_id)
+        if r["type"] == "Report" and r["step"] == "synthesis"
     )
     assert report["tokens_out"] > 0  # usage comes in the stream's last chunk
 

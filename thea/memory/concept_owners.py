@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from thea.memory.universal import UniversalMemory
-from thea.models import CONCEPT_RELATIONS, Collection, Concept, Edge, EdgeType, normalize_name
+from thea.models import Collection, Concept, Edge, EdgeType, normalize_name
 
 log = logging.getLogger(__name__)
 
@@ -60,22 +60,18 @@ def give_owners(memory: UniversalMemory, shared: Sequence[dict[str, Any]]) -> Ow
         return out
     ids = [str(p["id"]) for p in shared]
     names = {str(p["id"]): str(p.get("name") or p.get("content") or "") for p in shared}
-    links = memory.graph.run("legacy_concept_links", ids=ids)
-    relations = memory.graph.run(
-        "legacy_concept_relations", ids=ids, relations=[r.value for r in CONCEPT_RELATIONS]
-    )
-    aliases: dict[str, list[str]] = defaultdict(list)
-    for row in memory.graph.run("legacy_concept_aliases", ids=ids):
-        aliases[str(row["cid"])].append(str(row["norm"]))
+    links = memory.admin.legacy_links(ids)
+    relations = memory.admin.legacy_relations(ids)
+    aliases = memory.admin.legacy_aliases(ids)
 
     need: dict[str, set[str]] = defaultdict(set)  # user -> concept names they get
     users_of: dict[str, set[str]] = defaultdict(set)  # shared concept id -> users
-    for row in links:
-        need[str(row["user_id"])].add(names[str(row["cid"])])
-        users_of[str(row["cid"])].add(str(row["user_id"]))
-    for row in relations:
-        if row["user_id"]:
-            need[str(row["user_id"])].update((str(row["subject"]), str(row["object"])))
+    for link in links:
+        need[link.user_id].add(names[link.concept_id])
+        users_of[link.concept_id].add(link.user_id)
+    for rel in relations:
+        if rel.user_id:
+            need[rel.user_id].update((rel.subject, rel.object))
     own: dict[tuple[str, str], Concept] = {}
     for user, wanted in need.items():
         made = memory.get_or_create_concepts(sorted(n for n in wanted if normalize_name(n)), user)
@@ -86,19 +82,19 @@ def give_owners(memory: UniversalMemory, shared: Sequence[dict[str, Any]]) -> Ow
         return own.get((user, normalize_name(name)))
 
     edges: list[Edge] = []
-    for row in links:
-        target = mine(str(row["user_id"]), names[str(row["cid"])])
+    for link in links:
+        target = mine(link.user_id, names[link.concept_id])
         if target is not None:
-            edges.append(_edge(str(row["src"]), target.id, str(row["type"]), row["props"]))
+            edges.append(_edge(link.src, target.id, link.type, link.props))
             out.links += 1
-    for row in relations:
-        user = row["user_id"]
-        src = mine(str(user), str(row["subject"])) if user else None
-        dst = mine(str(user), str(row["object"])) if user else None
-        if src is None or dst is None or src.id == dst.id:
+    for rel in relations:
+        owner = rel.user_id
+        src = mine(owner, rel.subject) if owner else None
+        dst = mine(owner, rel.object) if owner else None
+        if owner is None or src is None or dst is None or src.id == dst.id:
             out.dropped_relations += 1
             continue
-        edges.append(_edge(src.id, dst.id, str(row["relation"]), row["props"], user_id=str(user)))
+        edges.append(_edge(src.id, dst.id, rel.relation, rel.props, user_id=owner))
         out.relations += 1
     memory.link(edges)
     for cid, norms in aliases.items():
@@ -107,7 +103,7 @@ def give_owners(memory: UniversalMemory, shared: Sequence[dict[str, Any]]) -> Ow
             if target is not None:
                 memory.graph.add_aliases(target.id, norms, user)
 
-    memory.graph.run("delete_legacy_concepts", ids=ids)
+    memory.admin.delete_legacy_concepts(ids)
     memory.vectors.delete(Collection.CONCEPTS, ids)
     memory.chronicle.delete(ids)
     log.info(

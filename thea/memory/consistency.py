@@ -223,7 +223,7 @@ class _Scan:
     def _graph_has(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()
-        return {str(r["id"]) for r in self.memory.graph.run("existing_node_ids", ids=list(ids))}
+        return self.memory.exchange.existing_ids(ids)
 
     # -- graph -> vectors, chronicle, cycles ---------------------------------------------
 
@@ -232,10 +232,9 @@ class _Scan:
         total = sum(n for kind, n in counts.items() if kind != "edges")
         after = ""
         while True:
-            rows = self.memory.graph.run("memory_page", after_id=after, limit=self.page)
-            if not rows:
+            props = self.memory.admin.memory_page(after, self.page)
+            if not props:
                 break
-            props = [dict(r["props"]) for r in rows]
             after = str(props[-1]["id"])
             shared = [p for p in props if is_shared_concept(p)]
             self._shared_concepts(shared)
@@ -250,9 +249,9 @@ class _Scan:
             self._check_events(nodes)
             self._check_vectors(nodes)
             self._check_cycles(props)
-            self.report.checked_nodes += len(rows)
+            self.report.checked_nodes += len(props)
             self.progress("graph", self.report.checked_nodes, max(total, self.report.checked_nodes))
-            if len(rows) < self.page:
+            if len(props) < self.page:
                 break
 
     def _shared_concepts(self, shared: list[dict[str, Any]]) -> None:
@@ -304,7 +303,7 @@ class _Scan:
                 candidates.append(str(p["id"]))
         if not candidates:
             return
-        incomplete = [str(r["id"]) for r in self.memory.graph.run("cycles_without_response", ids=candidates)]
+        incomplete = self.memory.admin.cycles_without_response(candidates)
         self._found(Issue.INCOMPLETE_CYCLES, incomplete)
         if self.fix and incomplete:
             self.memory.graph.set_properties(incomplete, {"status": INCOMPLETE})

@@ -21,8 +21,12 @@ from langchain_core.embeddings import Embeddings
 
 from thea.errors import InputError, NotFoundError, PartialWriteError, TheaError
 from thea.memory.chronicle.base import Chronicle
+from thea.memory.chunking import MAX_CHUNKS, Chunker, char_chunks, spread_evenly
 from thea.memory.graph.base import GraphStore
+from thea.memory.operation_groups import OperationGroups
+from thea.memory.recall_port import RecallPort
 from thea.memory.vector.base import VectorStore
+from thea.memory.vector.indexing import IndexKeeper
 from thea.models import (
     ChronicleEvent,
     Collection,
@@ -42,24 +46,6 @@ from thea.models import (
 
 log = logging.getLogger(__name__)
 
-Chunker = Callable[[str], list[str]]
-
-#: At most this many chunks of one text are embedded (a 200,000-character message would make
-#: ~200-900); a longer text gets this many windows spread evenly over it, first and last
-#: included. The whole text stays in the graph and its full-text index.
-MAX_CHUNKS = 32
-
-
-def spread_evenly(chunks: list[str], limit: int = MAX_CHUNKS) -> list[tuple[int, str]]:
-    """``limit`` of the chunks, evenly spaced, first and last included, with their positions."""
-    if len(chunks) <= limit:
-        return list(enumerate(chunks))
-    if limit <= 1:
-        return [(0, chunks[0])]
-    picks = sorted({round(i * (len(chunks) - 1) / (limit - 1)) for i in range(limit)})
-    return [(i, chunks[i]) for i in picks]
-
-
 _COLLECTION_OF: dict[NodeType, Collection] = {
     NodeType.CONCEPT: Collection.CONCEPTS,
     NodeType.KNOWLEDGE_CRYSTAL: Collection.INSIGHTS,
@@ -68,14 +54,6 @@ _COLLECTION_OF: dict[NodeType, Collection] = {
 
 def collection_for(node_type: NodeType) -> Collection:
     return _COLLECTION_OF.get(node_type, Collection.EXPERIENCE)
-
-
-def char_chunks(text: str, size: int = 1000, overlap: int = 100) -> list[str]:
-    """Fallback chunker for embedders without a tokenizer: overlapping character windows."""
-    if len(text) <= size:
-        return [text]
-    step = size - overlap
-    return [text[i : i + size] for i in range(0, max(len(text) - overlap, 1), step)]
 
 
 def unknown_id(prefix: str) -> NotFoundError:
@@ -98,7 +76,7 @@ def _event_time(node: Node) -> int:
     return node.created_at
 
 
-class UniversalMemory:
+class UniversalMemory(OperationGroups):
     """The four memory layers behind one object. Methods are synchronous and
     thread-safe as far as the adapters are; ``a*`` variants run them in a thread
     so an event loop never blocks."""
@@ -124,6 +102,7 @@ class UniversalMemory:
         #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
         self.space_guard = space_guard or (lambda: None)
         self.max_chunks = max_chunks
+        self.recall_port = RecallPort(self)
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -160,6 +139,16 @@ class UniversalMemory:
 
     async def arecord(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
         return await asyncio.to_thread(self.record, nodes, links)
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set the same flat properties on many nodes, in the graph only (vector payloads keep
+        theirs: use :meth:`set_active` for ``active``); return how many matched."""
+        return self.graph.set_properties(ids, props)
+
+    def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Archive or revive points in the vector store only, for nodes whose graph state an
+        operation already changed (a merge, a promotion)."""
+        self.vectors.set_active(collection, ids, active)
 
     def link(self, links: Sequence[Edge]) -> int:
         """Add edges between nodes already recorded."""
@@ -237,6 +226,12 @@ class UniversalMemory:
             self.record(missing)
         # every spelling asked for is a key ("Redis" and "redis" both map to the one concept)
         return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
+
+    def find_concepts(self, names: Sequence[str], user_id: str) -> dict[str, Node]:
+        """One user's existing concepts named (or aliased) by ``names``, keyed by normalised name;
+        nothing is created."""
+        norms = [n for n in dict.fromkeys(normalize_name(name) for name in names) if n]
+        return self.graph.concepts_by_norm(norms, user_id) if norms else {}
 
     def add_alias(self, concept: Concept, alias: str) -> None:
         if not concept.user_id:
@@ -318,6 +313,18 @@ class UniversalMemory:
         return matches[0]
 
     # -- operations --------------------------------------------------------------------
+
+    def node_counts(self) -> dict[str, int]:
+        """Graph node counts per type, plus ``edges``."""
+        return self.graph.count_by_type()
+
+    def optimize_vectors(self) -> None:
+        """Build the vector indexes now (``thea memory optimize``)."""
+        self.vectors.optimize()
+
+    def index_keeper(self, threshold: int) -> IndexKeeper:
+        """What builds the embedded vector index when ``threshold`` points wait (idle work)."""
+        return IndexKeeper(self.vectors, threshold)
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {

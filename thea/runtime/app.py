@@ -38,7 +38,6 @@ from thea.llm.scheduler import (
 )
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
-from thea.memory.vector.indexing import IndexKeeper
 from thea.models import HealthStatus
 from workers import context as worker_context
 from workers.admin import failure_reason
@@ -110,7 +109,7 @@ class Runtime:
         """Run ``count`` slow-loop workers in this process (threads); they take no job while a
         cycle holds the model."""
         self.install_worker_context()
-        keeper = IndexKeeper(self.memory.vectors, self.settings.vector.optimize_after_points)
+        keeper = self.memory.index_keeper(self.settings.vector.optimize_after_points)
         for index in range(max(count, 1) - len(self.workers)):
             worker = BackgroundWorker(
                 self.jobs.connection,

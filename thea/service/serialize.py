@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from services.insights import InsightDetail
@@ -38,7 +39,7 @@ def insight_detail_json(detail: InsightDetail, related: list[Node]) -> dict[str,
     nodes = {n.id: n for n in related}
     data = insight_json(detail.insight, detail.concepts)
     data.update(
-        relations=detail.relations,
+        relations=[asdict(r) for r in detail.relations],
         merged_from=[_lineage_entry(i, nodes) for i in detail.merged_from],
         merged_into=[_lineage_entry(i, nodes) for i in detail.merged_into],
         evidence=[e.model_dump() for e in detail.insight.evidence],

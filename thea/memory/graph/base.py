@@ -10,6 +10,7 @@ import abc
 from collections.abc import Sequence
 from typing import Any
 
+from thea.memory.operations import GraphOperations
 from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
 
 
@@ -80,9 +81,10 @@ class GraphStore(abc.ABC):
     def count_by_type(self) -> dict[str, int]:
         """Node counts per label, plus ``edges`` for the relationship count."""
 
+    @property
     @abc.abstractmethod
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named query from ``cypher/queries`` and return rows as dicts."""
+    def operations(self) -> GraphOperations:
+        """The typed operations of this store, grouped by use (trace reads, recall reads, ...)."""
 
     @abc.abstractmethod
     def health(self) -> HealthStatus:

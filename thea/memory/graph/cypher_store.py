@@ -13,7 +13,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from thea.memory.graph.base import GraphStore
+from thea.memory.graph.cypher_operations import cypher_operations
 from thea.memory.graph.queries import QueryLibrary
+from thea.memory.operations import GraphOperations
 from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph, concept_id
 
 
@@ -28,6 +30,7 @@ class CypherGraphStore(GraphStore):
     def __init__(self, dialect: str, batch_size: int = 500) -> None:
         self.queries = QueryLibrary(dialect)
         self.batch_size = batch_size
+        self._operations = cypher_operations(self._run)
 
     @abc.abstractmethod
     def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -146,7 +149,12 @@ class CypherGraphStore(GraphStore):
         counts["edges"] = self._scalar(self.queries.render("count_edges"), None, "count")
         return counts
 
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    @property
+    def operations(self) -> GraphOperations:
+        return self._operations
+
+    def _run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run a named query of ``cypher/`` in this store's dialect (only the operations call it)."""
         return self._execute(self.queries.render(name), params)
 
     def health(self) -> HealthStatus:

@@ -228,7 +228,7 @@ async def memory_repair(
 async def optimize(request: Request, caller: Caller = Depends(caller_of)) -> OptimizeResult:
     _local(caller, "optimizing the vector store")
     started = time.perf_counter()
-    await asyncio.to_thread(context_of(request).rt.memory.vectors.optimize)
+    await asyncio.to_thread(context_of(request).rt.memory.optimize_vectors)
     return OptimizeResult(seconds=time.perf_counter() - started)
 
 

@@ -36,7 +36,7 @@ from thea.api.models import (
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import unknown_id
-from thea.models import FinalResponse, normalize_name
+from thea.models import FinalResponse
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 from thea.service.errors import Forbidden
@@ -117,7 +117,7 @@ async def graph(
 
     def load() -> GraphView:
         if concept:
-            found = memory.graph.concepts_by_norm([normalize_name(concept)], caller.user_id)
+            found = memory.find_concepts([concept], caller.user_id)
             if not found:
                 raise NotFoundError(f"no concept named {concept!r}")
             start = next(iter(found.values())).id

@@ -165,7 +165,7 @@ class LocalChatModel(BaseChatModel):
         except Exception as exc:
             raise LLMError(f"cannot load the local model {self.model_path}: {exc}") from exc
         log.info(
-            "loaded local model %s (%d threads) in %.1f s",
+            "loaded local model %s (a %d-thread context) in %.1f s",
             self.model_name,
             threads,
             time.perf_counter() - started,

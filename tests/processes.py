@@ -22,15 +22,16 @@ SCRIPTED_SERVICE = textwrap.dedent(
     import sys
     import thea.runtime
     import thea.service.process as process
-    from tests.fakes import ScriptedChatModel
+    from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
     from thea.config import load_settings
 
-    slow = {r for r in sys.argv[2].split(",") if r}
+    slow = {PromptId(r) for r in sys.argv[2].split(",") if r}
     seconds = float(sys.argv[3])
     real_build = thea.runtime.build_runtime
 
     def build(settings, llm=None):
-        return real_build(settings, llm=ScriptedChatModel(slow_roles=slow, slow_seconds=seconds))
+        return real_build(settings, llm=FakeChatModel(slow=slow, slow_seconds=seconds))
 
     process.build_runtime = build
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})

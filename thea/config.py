@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -216,6 +216,9 @@ class Settings(BaseSettings):
     url: str | None = None
     token: SecretStr | None = None
 
+    #: the chosen profile's section of the TOML config (set by :func:`load_settings`)
+    _profile_defaults: ClassVar[dict[str, Any]] = {}
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -225,7 +228,10 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+        """Keyword arguments win over the environment, which wins over ``.env``, which wins over
+        the profile's TOML section."""
+        profile = _ProfileSource(settings_cls, cls._profile_defaults)
+        return (init_settings, env_settings, dotenv_settings, profile)
 
     @field_validator("web_allowed_hosts", mode="before")
     @classmethod
@@ -295,16 +301,7 @@ def load_settings(
     defaults = _profile_defaults(chosen, Path(cfg) if cfg else None)
 
     class _ProfileSettings(Settings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return (init_settings, env_settings, dotenv_settings, _ProfileSource(settings_cls, defaults))
+        _profile_defaults = defaults
 
     try:
         built = _ProfileSettings(**{**overrides, "profile": chosen})

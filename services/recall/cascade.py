@@ -48,7 +48,15 @@ from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFil
 
 log = logging.getLogger(__name__)
 
-RECALLABLE = ("UserImpulse", "FinalResponse", "Fact", "DialogueTurn", "KnowledgeCrystal")
+RECALLABLE = frozenset(
+    {
+        NodeType.USER_IMPULSE,
+        NodeType.FINAL_RESPONSE,
+        NodeType.FACT,
+        NodeType.DIALOGUE_TURN,
+        NodeType.KNOWLEDGE_CRYSTAL,
+    }
+)
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
@@ -276,7 +284,7 @@ class RecallService:
         searches: dict[Collection, list[str] | None] = dict(by_collection) if by_collection else everything
         for collection, node_ids in searches.items():
             flt = VectorFilter(
-                types=list(RECALLABLE),
+                types=sorted(RECALLABLE),
                 user_id=query.user_id,
                 active=True if collection is Collection.INSIGHTS else None,
                 created_from=window[0],
@@ -311,7 +319,7 @@ class RecallService:
             rows = self.memory.graph.run(
                 "fulltext_search",
                 query=word,
-                types=list(RECALLABLE),
+                types=sorted(RECALLABLE),
                 user_id=query.user_id,
                 limit=self.config.keyword_candidates,
             )
@@ -436,7 +444,7 @@ class RecallService:
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
                     created_at=node.created_at,
-                    event_time=event_time(node.__dict__),
+                    event_time=node.happened_at(),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
                 )
@@ -460,11 +468,6 @@ class RecallService:
 
     @staticmethod
     def _allowed(node: Node, query: RecallQuery, window: tuple[int | None, int | None]) -> bool:
-        if node.type.value not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
+        if node.type not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
             return False
-        data: dict[str, Any] = node.__dict__
-        if data.get("active") is False:
-            return False
-        if data.get("valid_until") is not None and data["valid_until"] <= now_ms():
-            return False
-        return in_window(event_time(data), window)
+        return node.holds(now_ms()) and in_window(node.happened_at(), window)

@@ -31,5 +31,5 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_is_clean() -> None:
-    result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers")
+    result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers", "benchmarks")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]

@@ -28,6 +28,7 @@ from pydantic_settings import (
 from thea.config_errors import settings_error, unparsable_message
 from thea.errors import ConfigError
 from thea.resources import resource_dir
+from thea.tuning import RETRY_BACKOFF_S, Tuning
 
 Profile = Literal["embedded", "server"]
 
@@ -83,7 +84,7 @@ class QueueSettings(BaseModel):
     job_timeout_s: int = 300
     max_retries: int = 3
     #: waits between retries of a failed job, seconds (RQ backoff)
-    retry_backoff_s: list[int] = Field(default_factory=lambda: [2, 10, 60])
+    retry_backoff_s: list[int] = Field(default_factory=lambda: list(RETRY_BACKOFF_S))
     #: how long ``!reflect`` waits for its job before answering "still running"
     reflect_wait_s: float = 120.0
     #: lease of the per-user reflection lock, renewed every third of it while its holder lives;
@@ -205,6 +206,8 @@ class Settings(BaseSettings):
     context: ContextSettings = Field(default_factory=ContextSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
+    #: the recall cascade's weights and thresholds (thea.tuning; docs/configuration.md)
+    tuning: Tuning = Field(default_factory=Tuning)
     #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
     #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address

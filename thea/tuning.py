@@ -13,12 +13,13 @@ docs/configuration.md lists them all in one table. Defaults here are the default
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thea.models import NodeType
+from thea.models import EdgeType, NodeType
 
 
 class Stage(StrEnum):
@@ -34,19 +35,19 @@ class Stage(StrEnum):
 ALL_STAGES: frozenset[Stage] = frozenset(Stage)
 
 #: how much activation each concept relation passes on (spreading activation)
-DEFAULT_DECAY: dict[str, float] = {
-    "IS_A": 0.8,
-    "PART_OF": 0.75,
-    "HAS_PROPERTY": 0.6,
-    "CAUSES": 0.7,
-    "SOLVES": 0.7,
-    "PREVENTS": 0.6,
-    "REQUIRES": 0.65,
-    "USED_WITH": 0.6,
-    "PRECEDES": 0.5,
-    "PREFERRED_OVER": 0.5,
-    "RELATED_TO": 0.5,
-    "CONTRADICTS": 0.3,
+DEFAULT_DECAY: dict[EdgeType, float] = {
+    EdgeType.IS_A: 0.8,
+    EdgeType.PART_OF: 0.75,
+    EdgeType.HAS_PROPERTY: 0.6,
+    EdgeType.CAUSES: 0.7,
+    EdgeType.SOLVES: 0.7,
+    EdgeType.PREVENTS: 0.6,
+    EdgeType.REQUIRES: 0.65,
+    EdgeType.USED_WITH: 0.6,
+    EdgeType.PRECEDES: 0.5,
+    EdgeType.PREFERRED_OVER: 0.5,
+    EdgeType.RELATED_TO: 0.5,
+    EdgeType.CONTRADICTS: 0.3,
 }
 #: reciprocal rank fusion's k (the usual 60)
 RRF_K = 60
@@ -57,13 +58,19 @@ class ActivationTuning(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    decay: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_DECAY))
+    #: keyed by concept relation
+    decay: dict[EdgeType, float] = Field(default_factory=lambda: dict(DEFAULT_DECAY))
     #: spreading stops below this activation ...
     threshold: float = Field(default=0.25, ge=0.0, le=1.0)
     #: ... or after this many hops
     max_depth: int = Field(default=3, ge=0, le=10)
     #: confidence of a relation that has none
     default_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+
+    def decay_of(self, relation: str) -> float:
+        """The decay of a relation as the graph names it (0 for a relation without one)."""
+        # EdgeType members hash and compare as their names: a lookup by the stored string
+        return cast(Mapping[str, float], self.decay).get(relation, 0.0)
 
 
 def _type_weights() -> dict[NodeType, float]:

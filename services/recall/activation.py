@@ -32,7 +32,7 @@ def spread(
             break
         offers: dict[str, float] = {}
         for src, dst, rel, confidence in fetch(frontier):
-            decay = cfg.decay.get(rel, 0.0)
+            decay = cfg.decay_of(rel)
             conf = cfg.default_confidence if confidence is None else confidence
             value = activation.get(src, 0.0) * decay * conf
             if value >= cfg.threshold and value > activation.get(dst, 0.0) and value > offers.get(dst, 0.0):

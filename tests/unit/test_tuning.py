@@ -10,7 +10,7 @@ import pytest
 from services.assembly import build_recall
 from thea.config import load_settings
 from thea.errors import ConfigError
-from thea.models import NodeType
+from thea.models import EdgeType, NodeType
 from thea.tuning import RECALL_PRESETS, RecallTuning, Stage
 
 
@@ -65,3 +65,10 @@ def test_a_mistake_is_a_one_line_error(
         load_settings("embedded", data_dir=tmp_path)
     assert "\n" not in str(caught.value)
     assert name in str(caught.value)
+
+
+def test_activation_decay_is_keyed_by_relation_and_read_by_the_graph_s_names() -> None:
+    tuning = RecallTuning().activation
+    assert all(isinstance(k, EdgeType) for k in tuning.decay)
+    assert tuning.decay_of("IS_A") == tuning.decay[EdgeType.IS_A] == 0.8
+    assert tuning.decay_of("NOT_A_RELATION") == 0.0

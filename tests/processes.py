@@ -1,5 +1,5 @@
 """Real thea processes for tests: the CLI as a user runs it, and a thea service running the
-scripted model (so a test can stall it mid-job and kill it)."""
+fake model (so a test can stall it mid-job and kill it)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: ``python -c SCRIPTED_SERVICE <data dir> <slow roles, comma-separated> <seconds>``: the real
-#: thea service of that data dir, but its runtime answers with the scripted model and stalls for
-#: that long on the given roles (e.g. ``reflect``), so a test can kill it mid-job.
+#: ``python -c SCRIPTED_SERVICE <data dir> <slow prompt ids, comma-separated> <seconds>``: the
+#: real thea service of that data dir, but its runtime answers with the fake model and stalls for
+#: that long on the given prompts (e.g. ``reflect``), so a test can kill it mid-job.
 SCRIPTED_SERVICE = textwrap.dedent(
     """
     import sys

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -33,3 +34,16 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers", "benchmarks")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+
+
+def test_nothing_outside_tests_imports_from_tests() -> None:
+    """The package, benchmarks and scripts take their fakes and helpers from thea
+    (thea.llm.fake, thea.testing), never from the test suite."""
+    imports_tests = re.compile(r"^\s*(from|import)\s+tests(\.|\s|$)", re.MULTILINE)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for folder in ("thea", "services", "workers", "benchmarks", "scripts")
+        for path in (ROOT / folder).rglob("*.py")
+        if imports_tests.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -42,6 +42,7 @@ WORKER = textwrap.dedent(
     import sys
     import workers.liveness as liveness
     from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
     from thea.config import load_settings
     from thea.runtime import build_runtime
     from workers.worker import make_worker

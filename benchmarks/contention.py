@@ -27,7 +27,7 @@ from typing import Any
 from benchmarks.common import percentile, row, standalone_main
 from services.assembly import build_orchestrator
 from thea.config import load_settings
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.runtime import Runtime, build_runtime
 from workers.admin import queue_counts
 
@@ -87,7 +87,7 @@ class NeverBusy:
 def _seed(runtime: Runtime, session: str) -> list[str]:
     """20 exchanges written through the real cycle with a zero-latency model (no model time),
     not yet crystallized (so each one's crystallize job really uses the model)."""
-    seeder = build_orchestrator(runtime.settings, runtime.memory, FakeChatModel(), jobs=None)
+    seeder = build_orchestrator(runtime.settings, runtime.memory, StreamingFakeChatModel.minimal(), jobs=None)
 
     async def main() -> list[str]:
         return [(await seeder.handle_impulse(f, USER, session)).impulse_id for f in FACTS]

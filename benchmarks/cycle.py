@@ -23,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 from benchmarks import synthetic
 from benchmarks.common import fresh_stack, percentile, record_with_concepts, row, shared_embedder
 from services.assembly import build_orchestrator
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.universal import UniversalMemory
 
 USER = "bench"
@@ -87,7 +87,7 @@ def measure(size: int, cycles: int) -> dict[str, Any]:
         memory.embedder = synthetic.PoolEmbeddings(shared_embedder())
         record_with_concepts(memory, synthetic.turns(size, USER, seed=9), batch=500)
         memory.embedder = shared_embedder()
-        orchestrator = build_orchestrator(settings, memory, FakeChatModel(), jobs=None)
+        orchestrator = build_orchestrator(settings, memory, StreamingFakeChatModel.minimal(), jobs=None)
         clock = StoreClock()
         instrument(memory, clock)
         walls: list[float] = []
@@ -170,7 +170,11 @@ def run(quick: bool) -> dict[str, Any]:
         ]
     return {
         "name": "cycle",
-        "params": {"cycles": cycles, "memories": sizes, "llm": "thea.llm.fake.FakeChatModel"},
+        "params": {
+            "cycles": cycles,
+            "memories": sizes,
+            "llm": "thea.llm.fake.StreamingFakeChatModel.minimal()",
+        },
         "breakdown_ms_p50": breakdowns,
         "rows": rows,
     }

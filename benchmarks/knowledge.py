@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import console, result_table, row, write_json
-from services.grounding import MIN_LEXICAL, content_terms
+from services.grounding import content_terms
 from services.insights import list_insights
 from services.statements import sentences
 from thea.config import load_settings
 from thea.runtime import build_runtime
+from thea.tuning import MIN_LEXICAL
 from workers.worker import run_burst
 
 USER = "ines"

@@ -34,7 +34,7 @@ from typing import Any
 from benchmarks.common import percentile, row, standalone_main
 from services.assembly import build_orchestrator
 from thea.config import Settings, load_settings
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.runtime import Runtime, build_runtime
 
 USER = "bench"
@@ -145,9 +145,9 @@ def competitor() -> Iterator[subprocess.Popen[bytes]]:
 
 def _seed(settings: Settings) -> None:
     """A few hundred turns written through the real cycle with a zero-latency model."""
-    runtime = build_runtime(settings, llm=FakeChatModel())
+    runtime = build_runtime(settings, llm=StreamingFakeChatModel.minimal())
     try:
-        seeder = build_orchestrator(settings, runtime.memory, FakeChatModel(), jobs=None)
+        seeder = build_orchestrator(settings, runtime.memory, StreamingFakeChatModel.minimal(), jobs=None)
 
         async def main() -> None:
             for index, text in enumerate(seed_turns()):

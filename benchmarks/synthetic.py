@@ -115,8 +115,8 @@ class PoolEmbeddings(Embeddings):
         out = []
         for text, key in zip(texts, keys, strict=True):
             rng = np.random.default_rng(zlib.crc32(text.encode()))
-            vector = self.cache[key] + rng.normal(0.0, self.noise, self.cache[key].shape).astype(np.float32)
-            out.append((vector / np.linalg.norm(vector)).tolist())
+            noisy = self.cache[key] + rng.normal(0.0, self.noise, self.cache[key].shape).astype(np.float32)
+            out.append((noisy / np.linalg.norm(noisy)).tolist())
         return out
 
     def embed_query(self, text: str) -> list[float]:

@@ -82,12 +82,12 @@ def _rss_mb() -> float:
 def child(shape: str) -> dict[str, Any]:
     """One shape in this (fresh) process: cycle + crystallize, then the same text as a fact."""
     from services.assembly import build_crystallizer, build_fact_keeper, build_orchestrator
-    from thea.llm.fake import FakeChatModel
+    from thea.llm.fake import StreamingFakeChatModel
 
     length, make = SHAPES[shape]
     text = make()[:length]
     with fresh_stack(prefix="thea-bench-worst-") as (settings, memory):
-        llm = FakeChatModel()
+        llm = StreamingFakeChatModel.minimal()
         orchestrator = build_orchestrator(settings, memory, llm, jobs=None)
         crystallizer = build_crystallizer(settings, memory, llm)
         facts = build_fact_keeper(settings, memory, llm)

@@ -27,38 +27,43 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from langchain_core.messages import BaseMessage  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from services.trace import load_trace, trace_json  # noqa: E402
-from tests.fakes import role_of  # noqa: E402
-from tests.service_support import service_app  # noqa: E402
-from tests.web.support import LiveServer, StreamingChatModel, seed_insights  # noqa: E402
 from thea.api.models import TraceView  # noqa: E402
 from thea.cli.render import trace_tree  # noqa: E402
 from thea.config import load_settings  # noqa: E402
+from thea.llm.fake import FakeCall, StreamingFakeChatModel  # noqa: E402
+from thea.llm.prompt_ids import PromptId  # noqa: E402
 from thea.runtime import Runtime, build_runtime  # noqa: E402
+from thea.testing.seed import seed_insights  # noqa: E402
+from thea.testing.service import LiveServer, service_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 USER = "ana"
 
 
-def demo_answers(messages: list[BaseMessage]) -> str:
+def demo_model() -> StreamingFakeChatModel:
     """Plausible answers per prompt, so the pictures show something meaningful."""
-    role = role_of(messages)
-    question = str(messages[-1].content)
-    if role == "planner":
-        return json.dumps({"queries": ["Redis queues", "work"], "concepts": ["Redis"], "time_window": "none"})
-    if role == "instinct":
-        return "A question about the user's own work; memory should know."
-    if "What do I work on" in question:
-        return (
-            "You work on Redis queues: you run job queues on Redis streams with consumer "
-            "groups, as you told me earlier."
-        )
-    if role == "synthesis":
+
+    def answer(call: FakeCall) -> str:
+        if "What do I work on" in str(call.messages[-1].content):
+            return (
+                "You work on Redis queues: you run job queues on Redis streams with consumer "
+                "groups, as you told me earlier."
+            )
         return "Nice to meet you, Ana! I will remember that you work on Redis queues."
-    return "The user runs job queues on Redis streams."
+
+    model = StreamingFakeChatModel(reply="The user runs job queues on Redis streams.", token_delay_s=0.02)
+    model.answer(
+        PromptId.PLANNER,
+        json.dumps({"queries": ["Redis queues", "work"], "concepts": ["Redis"], "time_window": "none"}),
+    )
+    model.answer(PromptId.INSTINCT, "A question about the user's own work; memory should know.")
+    model.answer(PromptId.SYNTHESIS, answer)
+    for prompt in (PromptId.DISTILL, PromptId.REFLECT):
+        model.answer(prompt, "The user runs job queues on Redis streams.")
+    return model
 
 
 def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
@@ -116,7 +121,7 @@ def shoot(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="thea-shots-"))
     settings = load_settings("embedded", data_dir=tmp / "data", llm={"provider": "fake"}, user_id=USER)
-    llm = StreamingChatModel(responder=demo_answers, token_delay_s=0.02)
+    llm = demo_model()
     runtime = build_runtime(settings, llm=llm)
     try:
         seed_insights(runtime.memory, user_id=USER, concept="Redis")

@@ -13,7 +13,7 @@ from services.instinct import InstinctService
 from services.limits import PROMPT_SHARE
 from services.orchestrator import JobSink, Orchestrator
 from services.planner import PlannerService
-from services.recall.cascade import RecallConfig, RecallService
+from services.recall.cascade import RecallService
 from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.recall_step import RecallStep
 from services.reflection import LockFactory, Reflector
@@ -80,7 +80,8 @@ def build_reranker(settings: Settings) -> Reranker | None:
 
 
 def build_recall(settings: Settings, memory: UniversalMemory) -> RecallService:
-    config = RecallConfig(rerank_depth=settings.recall.rerank_depth)
+    tuned = settings.tuning.effective_recall()
+    config = tuned.model_copy(update={"rerank_depth": settings.recall.rerank_depth})
     return RecallService(memory, config, build_reranker(settings))
 
 

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from services.llm_calls import TokenSink
+from services.prompts.planner import PlanOutput
+from services.recall.types import RecallResult
 from services.tokens import clip_for_prompt
 from thea.models import Edge, LLMUsage, Node, SearchPlan, UserImpulse
 
@@ -29,12 +32,12 @@ class CycleState:
     history: list[tuple[str, str]] = field(default_factory=list)
     #: where the answer streams to, token by token (travels with the cycle: concurrent
     #: cycles never share it)
-    on_token: Any = None
+    on_token: TokenSink | None = None
     instinct: str | None = None
     plan: SearchPlan | None = None
     #: the planner's fields when the instinct's call produced them too (first_look="combined")
-    first_look: Any = None  # services.prompts.planner.PlanOutput
-    recall: Any = None  # services.recall.types.RecallResult, kept loose to avoid a cycle
+    first_look: PlanOutput | None = None
+    recall: RecallResult | None = None
     answer: str | None = None
     #: how many tokens of the user's message a prompt may carry (None: all of it)
     prompt_tokens: int | None = None

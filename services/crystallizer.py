@@ -51,13 +51,11 @@ from thea.models import (
     relation,
     stable_id,
 )
+from thea.tuning import MAX_INSIGHT_CHARS, MAX_RECALLED_SOURCES
 
 log = logging.getLogger(__name__)
 
 
-MAX_INSIGHT_CHARS = 240
-#: at most this many recalled memories of the answer count as evidence
-MAX_RECALLED_SOURCES = 12
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

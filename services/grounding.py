@@ -28,14 +28,8 @@ from services.plan_fallback import STOPWORDS
 from services.recall.lexical import stem
 from services.statements import sentences
 from thea.models import EdgeType, Evidence
+from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, MIN_COSINE, MIN_LEXICAL
 
-#: share of a claim's content words its evidence must hold
-MIN_LEXICAL = 0.75
-#: meaning check against the best evidence sentence (MiniLM cosine)
-MIN_COSINE = 0.4
-MAX_QUOTE_CHARS = 240
-#: at most this many evidence sentences are compared (and embedded) per insight
-MAX_SPANS = 24
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: words that only say who spoke: never evidence of anything, never missing
 NEUTRAL = frozenset(

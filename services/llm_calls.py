@@ -11,8 +11,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from pydantic import BaseModel
 
-from services.prompts import PromptId
+from services.prompts import PromptSpec
 from thea.errors import LLMError, LLMTimeout, MalformedOutput
+from thea.llm.prompt_ids import asking, prompt_config
 from thea.models import LLMUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -32,14 +33,14 @@ def model_name(llm: BaseChatModel) -> str:
     return type(llm).__name__
 
 
-def _too_long(prompt: PromptId, chars: int, limit: int) -> MalformedOutput:
+def _too_long(prompt: PromptSpec, chars: int, limit: int) -> MalformedOutput:
     return MalformedOutput(
         f"{prompt.name}: the model returned {chars:,}+ characters; the limit is {limit:,} (output discarded)"
     )
 
 
 def usage_of(
-    message: AIMessage | AIMessageChunk, llm: BaseChatModel, prompt: PromptId, started: float
+    message: AIMessage | AIMessageChunk, llm: BaseChatModel, prompt: PromptSpec, started: float
 ) -> LLMUsage:
     meta = message.usage_metadata
     return LLMUsage(
@@ -69,7 +70,7 @@ def _as_chunk(item: object) -> AIMessageChunk:
 async def ask_text(
     llm: BaseChatModel,
     messages: Sequence[BaseMessage],
-    prompt: PromptId,
+    prompt: PromptSpec,
     *,
     timeout_s: float,
     on_token: TokenSink | None = None,
@@ -91,30 +92,31 @@ async def ask_text(
     extra: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
     merged: AIMessageChunk | None = None
     try:
-        async with asyncio.timeout(timeout_s):
-            received = 0
-            so_far: list[str] = []
-            stream = llm.astream(list(messages), **extra)
-            try:
-                async for item in stream:
-                    chunk = _as_chunk(item)
-                    piece = chunk.text
-                    received += len(piece)
-                    if received > max_chars:
-                        raise _too_long(prompt, received, max_chars)
-                    if piece and on_token is not None:
-                        result = on_token(piece)
-                        if result is not None:
-                            await result
-                    merged = chunk if merged is None else merged + chunk
-                    if stop_when is not None and piece:
-                        so_far.append(piece)
-                        if stop_when("".join(so_far)):
-                            break
-            finally:
-                close = getattr(stream, "aclose", None)
-                if close is not None:
-                    await close()  # stops the model's decoding now, not when collected
+        with asking(prompt.id):
+            async with asyncio.timeout(timeout_s):
+                received = 0
+                so_far: list[str] = []
+                stream = llm.astream(list(messages), prompt_config(prompt.id, prompt.version), **extra)
+                try:
+                    async for item in stream:
+                        chunk = _as_chunk(item)
+                        piece = chunk.text
+                        received += len(piece)
+                        if received > max_chars:
+                            raise _too_long(prompt, received, max_chars)
+                        if piece and on_token is not None:
+                            result = on_token(piece)
+                            if result is not None:
+                                await result
+                        merged = chunk if merged is None else merged + chunk
+                        if stop_when is not None and piece:
+                            so_far.append(piece)
+                            if stop_when("".join(so_far)):
+                                break
+                finally:
+                    close = getattr(stream, "aclose", None)
+                    if close is not None:
+                        await close()  # stops the model's decoding now, not when collected
     except TimeoutError as exc:
         raise LLMTimeout(f"{prompt.name}: no answer within {timeout_s:g} s") from exc
     if merged is None:
@@ -128,7 +130,7 @@ async def ask_structured(
     llm: BaseChatModel,
     schema: type[T],
     messages: Sequence[BaseMessage],
-    prompt: PromptId,
+    prompt: PromptSpec,
     *,
     timeout_s: float,
     retries: int = 1,
@@ -142,9 +144,16 @@ async def ask_structured(
     """
     from thea.llm.structured import ainvoke_structured
 
-    result = await ainvoke_structured(
-        llm, schema, list(messages), retries=retries, timeout_s=timeout_s, max_tokens=max_tokens
-    )
+    with asking(prompt.id):
+        result = await ainvoke_structured(
+            llm,
+            schema,
+            list(messages),
+            retries=retries,
+            timeout_s=timeout_s,
+            max_tokens=max_tokens,
+            config=prompt_config(prompt.id, prompt.version),
+        )
     if len(result.raw) > max_chars:
         raise _too_long(prompt, len(result.raw), max_chars)
     usage = LLMUsage(

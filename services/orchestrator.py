@@ -27,7 +27,6 @@ from services.context import ContextCache, Exchange
 from services.impulse_input import validate_impulse_text
 from services.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.llm_calls import TokenSink
-from services.recall.types import RecallResult
 from services.synthesis import SynthesisService
 from services.tokens import clip_for_prompt
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
@@ -37,8 +36,10 @@ from thea.models import (
     CycleStatus,
     Edge,
     EdgeType,
+    FinalResponse,
     LLMUsage,
     Node,
+    NodeType,
     Report,
     Task,
     TaskStatus,
@@ -201,7 +202,7 @@ class Orchestrator:
                 if maybe is not None:
                     await maybe
         result.answer = state.answer
-        if isinstance(state.recall, RecallResult):
+        if state.recall is not None:
             for hit in state.recall.hits:
                 for stage in hit.stages:
                     result.recall_stage_hits[stage] = result.recall_stage_hits.get(stage, 0) + 1
@@ -271,13 +272,13 @@ class Orchestrator:
             edges += outcome.edges
             for node in outcome.nodes:
                 edges.append(Edge(src=node.id, dst=report.id, type=EdgeType.DERIVED_FROM))
-                if node.type.value == "SearchPlan":
+                if node.type == NodeType.SEARCH_PLAN:
                     edges.append(Edge(src=state.impulse.id, dst=node.id, type=EdgeType.HAS_PLAN))
-                if node.type.value == "InstinctiveResponse":
+                if node.type == NodeType.INSTINCTIVE_RESPONSE:
                     edges.append(Edge(src=node.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO))
-                if node.type.value == "FinalResponse":
+                if isinstance(node, FinalResponse):
                     result.response_id = node.id
-                    result.recalled_ids = list(getattr(node, "recalled_ids", []))
+                    result.recalled_ids = list(node.recalled_ids)
         await self._record(nodes, edges, state)
         log.info(
             "impulse %s task %s %s %s in %.0f ms",

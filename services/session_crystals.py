@@ -37,12 +37,12 @@ from thea.models import (
     relation,
     stable_id,
 )
+from thea.tuning import MAX_SESSION_CHARS, MAX_SESSION_CONCEPTS
 
 log = logging.getLogger(__name__)
 
 #: At most this much of a session's text goes to the model (about 2,000 tokens).
-MAX_SESSION_CHARS = 8000
-MAX_CONCEPTS = 12
+MAX_CONCEPTS = MAX_SESSION_CONCEPTS
 
 
 def session_crystal_id(user_id: str, session_id: str) -> str:

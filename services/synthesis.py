@@ -14,11 +14,7 @@ from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from services.statements import acknowledge, is_statement
 from thea.models import Edge, EdgeType, FinalResponse, LLMUsage
-
-#: Memories scoring below this share of the best hit stay out of the prompt: weak distractors
-#: mislead small models (measured: with the offline 0.5B model, "What is my cat's name?" was
-#: answered with the user's own name when a low-scoring "My name is Ana ..." was included).
-RELATIVE_FLOOR = 0.35
+from thea.tuning import RELATIVE_FLOOR
 
 
 def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> ReferenceItem:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import ScriptedChatModel
 from tests.service_support import service_pids, stop_services_under
 from thea.config import Settings, load_settings
+from thea.llm.fake import FakeChatModel
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.falkordb import FalkorDBGraphStore
 from thea.runtime import Runtime, build_runtime
@@ -23,13 +23,13 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def llm() -> ScriptedChatModel:
+def llm() -> FakeChatModel:
     """A scripted fake chat model (answers by prompt role, records every call)."""
-    return ScriptedChatModel()
+    return FakeChatModel()
 
 
 @pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
     """The whole app (memory, orchestrator, queues) on real embedded engines, fake LLM."""
     rt = build_runtime(settings, llm=llm)
     try:

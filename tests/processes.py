@@ -1,5 +1,5 @@
 """Real thea processes for tests: the CLI as a user runs it, and a thea service running the
-scripted model (so a test can stall it mid-job and kill it)."""
+fake model (so a test can stall it mid-job and kill it)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,24 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: ``python -c SCRIPTED_SERVICE <data dir> <slow roles, comma-separated> <seconds>``: the real
-#: thea service of that data dir, but its runtime answers with the scripted model and stalls for
-#: that long on the given roles (e.g. ``reflect``), so a test can kill it mid-job.
+#: ``python -c SCRIPTED_SERVICE <data dir> <slow prompt ids, comma-separated> <seconds>``: the
+#: real thea service of that data dir, but its runtime answers with the fake model and stalls for
+#: that long on the given prompts (e.g. ``reflect``), so a test can kill it mid-job.
 SCRIPTED_SERVICE = textwrap.dedent(
     """
     import sys
     import thea.runtime
     import thea.service.process as process
-    from tests.fakes import ScriptedChatModel
+    from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
     from thea.config import load_settings
 
-    slow = {r for r in sys.argv[2].split(",") if r}
+    slow = {PromptId(r) for r in sys.argv[2].split(",") if r}
     seconds = float(sys.argv[3])
     real_build = thea.runtime.build_runtime
 
     def build(settings, llm=None):
-        return real_build(settings, llm=ScriptedChatModel(slow_roles=slow, slow_seconds=seconds))
+        return real_build(settings, llm=FakeChatModel(slow=slow, slow_seconds=seconds))
 
     process.build_runtime = build
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})

@@ -1,5 +1,5 @@
-"""Test helpers around the thea service: an in-process app over a runtime, and clean-up of
-service processes that CLI tests started."""
+"""Test helpers around the thea service: reading event streams, and clean-up of service processes
+that CLI tests started (the in-process app itself: :mod:`thea.testing.service`)."""
 
 from __future__ import annotations
 
@@ -11,29 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from starlette.types import ASGIApp
-
-from thea.config import Settings
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive, signal_if_alive
-from thea.runtime import Runtime
-from thea.service.app import create_app, serve_app
-from thea.service.auth import Authenticator
-from thea.service.context import ServiceContext
 
 Event = tuple[str, Any]
-
-
-def service_context(runtime: Runtime, settings: Settings | None = None) -> ServiceContext:
-    """A service context around an already-built runtime (tests: a scripted model)."""
-    chosen = settings or runtime.settings
-    return ServiceContext(runtime=runtime, auth=Authenticator(chosen), settings=chosen)
-
-
-def service_app(runtime: Runtime, settings: Settings | None = None, transport: str = "tcp") -> ASGIApp:
-    """The service's app as a listener serves it (TCP unless told: the page's path)."""
-    ctx = service_context(runtime, settings)
-    return serve_app(create_app(ctx), ctx, "unix" if transport == "unix" else "tcp")
 
 
 def parse_sse(lines: Iterator[str]) -> list[Event]:

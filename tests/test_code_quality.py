@@ -32,7 +32,7 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_is_clean() -> None:
-    result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers")
+    result = _run(sys.executable, "-m", "mypy", "thea", "services", "workers", "benchmarks")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
 
 
@@ -50,3 +50,16 @@ def test_only_thea_memory_runs_named_queries() -> None:
         if named.search(line) or re.search(r"\bgraph\._?run\(", line)
     ]
     assert not offenders, offenders
+
+
+def test_nothing_outside_tests_imports_from_tests() -> None:
+    """The package, benchmarks and scripts take their fakes and helpers from thea
+    (thea.llm.fake, thea.testing), never from the test suite."""
+    imports_tests = re.compile(r"^\s*(from|import)\s+tests(\.|\s|$)", re.MULTILINE)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for folder in ("thea", "services", "workers", "benchmarks", "scripts")
+        for path in (ROOT / folder).rglob("*.py")
+        if imports_tests.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -28,6 +28,7 @@ from pydantic_settings import (
 from thea.config_errors import settings_error, unparsable_message
 from thea.errors import ConfigError
 from thea.resources import resource_dir
+from thea.tuning import RETRY_BACKOFF_S, Tuning
 
 Profile = Literal["embedded", "server"]
 
@@ -83,7 +84,7 @@ class QueueSettings(BaseModel):
     job_timeout_s: int = 300
     max_retries: int = 3
     #: waits between retries of a failed job, seconds (RQ backoff)
-    retry_backoff_s: list[int] = Field(default_factory=lambda: [2, 10, 60])
+    retry_backoff_s: list[int] = Field(default_factory=lambda: list(RETRY_BACKOFF_S))
     #: how long ``!reflect`` waits for its job before answering "still running"
     reflect_wait_s: float = 120.0
     #: lease of the per-user reflection lock, renewed every third of it while its holder lives;
@@ -212,6 +213,8 @@ class Settings(BaseSettings):
     context: ContextSettings = Field(default_factory=ContextSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
+    #: the recall cascade's weights and thresholds (thea.tuning; docs/configuration.md)
+    tuning: Tuning = Field(default_factory=Tuning)
     #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
     #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address
@@ -223,6 +226,9 @@ class Settings(BaseSettings):
     url: str | None = None
     token: SecretStr | None = None
 
+    #: the chosen profile's section of the TOML config (set by :func:`load_settings`)
+    _profile_defaults: ClassVar[dict[str, Any]] = {}
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -232,7 +238,10 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+        """Keyword arguments win over the environment, which wins over ``.env``, which wins over
+        the profile's TOML section."""
+        profile = _ProfileSource(settings_cls, cls._profile_defaults)
+        return (init_settings, env_settings, dotenv_settings, profile)
 
     @field_validator("web_allowed_hosts", mode="before")
     @classmethod
@@ -302,16 +311,7 @@ def load_settings(
     defaults = _profile_defaults(chosen, Path(cfg) if cfg else None)
 
     class _ProfileSettings(Settings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return (init_settings, env_settings, dotenv_settings, _ProfileSource(settings_cls, defaults))
+        _profile_defaults = defaults
 
     try:
         built = _ProfileSettings(**{**overrides, "profile": chosen})

@@ -12,6 +12,7 @@ from rq.exceptions import DuplicateJobError
 
 from services.context import Exchange
 from thea.errors import QueueUnavailable
+from thea.tuning import RETRY_BACKOFF_S
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +22,7 @@ REFLECT = "thea-reflect"
 ALL_QUEUES = (REFLECT, CRYSTALLIZE, DISTILL)
 
 #: Default waits between retries of a failed job (seconds).
-RETRY_INTERVALS = [2, 10, 60]
+RETRY_INTERVALS = list(RETRY_BACKOFF_S)
 
 
 def retry_policy(max_retries: int, intervals: Sequence[int] = RETRY_INTERVALS) -> Retry | None:

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 
-PROMPT = PromptId("crystallize", "2")
+PROMPT = PromptSpec(PromptId.CRYSTALLIZE, "2")
 
 Predicate = Literal[
     "CAUSES",

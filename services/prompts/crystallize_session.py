@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 from services.prompts.crystallize import CrystalOutput
 
-PROMPT = PromptId("crystallize_session", "1")
+PROMPT = PromptSpec(PromptId.CRYSTALLIZE_SESSION, "1")
 OUTPUT = CrystalOutput
 
 SYSTEM = (

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 
-PROMPT = PromptId("distill", "1")
+PROMPT = PromptSpec(PromptId.DISTILL, "1")
 
 SYSTEM = (
     "Summarise this exchange between a user and an assistant in one or two sentences, in the third "

@@ -12,13 +12,14 @@ from services.prompts import (
     BaseMessage,
     HumanMessage,
     PromptId,
+    PromptSpec,
     ReferenceItem,
     SystemMessage,
     neutralise,
     reference_block,
 )
 
-PROMPT = PromptId("fact_check", "3")
+PROMPT = PromptSpec(PromptId.FACT_CHECK, "3")
 
 Verdict = Literal["agrees", "contradicts", "unrelated"]
 

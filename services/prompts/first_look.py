@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 from services.prompts.planner import PlanOutput, TimeWindow
 
-PROMPT = PromptId("first_look", "1")
+PROMPT = PromptSpec(PromptId.FIRST_LOOK, "1")
 
 #: the reaction is one short sentence (the schema bounds it for constrained decoding)
 REACTION_CHARS = 160

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 
-PROMPT = PromptId("instinct", "1")
+PROMPT = PromptSpec(PromptId.INSTINCT, "1")
 
 SYSTEM = (
     "You are thea's instinct: give a one-sentence first reaction to the user's message "

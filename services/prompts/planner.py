@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
 
-PROMPT = PromptId("planner", "1")
+PROMPT = PromptSpec(PromptId.PLANNER, "1")
 
 TimeWindow = Literal["none", "today", "yesterday", "last_week", "last_month", "last_year"]
 

@@ -9,13 +9,14 @@ from services.prompts import (
     BaseMessage,
     HumanMessage,
     PromptId,
+    PromptSpec,
     ReferenceItem,
     SystemMessage,
     neutralise,
     reference_block,
 )
 
-PROMPT = PromptId("reflect", "3")
+PROMPT = PromptSpec(PromptId.REFLECT, "3")
 
 SYSTEM = (
     "You merge related insights from an assistant's memory into one general insight. Write one or "

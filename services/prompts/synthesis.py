@@ -10,6 +10,7 @@ from services.prompts import (
     BaseMessage,
     HumanMessage,
     PromptId,
+    PromptSpec,
     ReferenceItem,
     SystemMessage,
     history_messages,
@@ -17,7 +18,7 @@ from services.prompts import (
     reference_block,
 )
 
-PROMPT = PromptId("synthesis", "3")
+PROMPT = PromptSpec(PromptId.SYNTHESIS, "3")
 
 SYSTEM = (
     "You are thea, a helpful assistant with a long-term memory. Answer the user's latest message "

@@ -8,35 +8,16 @@ and keeps the best value it is offered. Spreading stops at ``threshold`` or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+
+from thea.tuning import ActivationTuning
 
 #: (from concept id, to concept id, relation type, confidence or None)
 Neighbour = tuple[str, str, str, float | None]
 NeighbourFetch = Callable[[list[str]], Iterable[Neighbour]]
 
-DEFAULT_DECAY: dict[str, float] = {
-    "IS_A": 0.8,
-    "PART_OF": 0.75,
-    "HAS_PROPERTY": 0.6,
-    "CAUSES": 0.7,
-    "SOLVES": 0.7,
-    "PREVENTS": 0.6,
-    "REQUIRES": 0.65,
-    "USED_WITH": 0.6,
-    "PRECEDES": 0.5,
-    "PREFERRED_OVER": 0.5,
-    "RELATED_TO": 0.5,
-    "CONTRADICTS": 0.3,
-}
-
-
-@dataclass
-class ActivationConfig:
-    decay: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_DECAY))
-    threshold: float = 0.25
-    max_depth: int = 3
-    default_confidence: float = 0.8
+#: the relations' decays and the other knobs live in thea.tuning (ActivationConfig is its model)
+ActivationConfig = ActivationTuning
 
 
 def spread(
@@ -51,7 +32,7 @@ def spread(
             break
         offers: dict[str, float] = {}
         for src, dst, rel, confidence in fetch(frontier):
-            decay = cfg.decay.get(rel, 0.0)
+            decay = cfg.decay_of(rel)
             conf = cfg.default_confidence if confidence is None else confidence
             value = activation.get(src, 0.0) * decay * conf
             if value >= cfg.threshold and value > activation.get(dst, 0.0) and value > offers.get(dst, 0.0):

@@ -31,13 +31,12 @@ import logging
 import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
-from services.recall.activation import ActivationConfig, Neighbour, spread
-from services.recall.fusion import RRF_K, memory_weight, ranked, rrf, score_fusion
+from services.recall.activation import Neighbour, spread
+from services.recall.fusion import memory_weight, ranked, rrf, score_fusion
 from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
@@ -46,59 +45,27 @@ from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import KeywordMatch
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFilter, normalize_name, now_ms
+from thea.tuning import RecallTuning
 
 log = logging.getLogger(__name__)
 
-RECALLABLE = ("UserImpulse", "FinalResponse", "Fact", "DialogueTurn", "KnowledgeCrystal")
-_RECALLABLE_TYPES = tuple(NodeType.parse(t) for t in RECALLABLE)
+RECALLABLE = frozenset(
+    {
+        NodeType.USER_IMPULSE,
+        NodeType.FINAL_RESPONSE,
+        NodeType.FACT,
+        NodeType.DIALOGUE_TURN,
+        NodeType.KNOWLEDGE_CRYSTAL,
+    }
+)
+_RECALLABLE_TYPES = tuple(sorted(RECALLABLE))
 #: sorted, so the query text and its parameters are the same on every call
 _CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
-@dataclass
-class RecallConfig:
-    min_similarity: float = 0.30
-    per_stage: int = 20
-    type_weights: dict[str, float] = field(
-        default_factory=lambda: {
-            "UserImpulse": 1.0,
-            "DialogueTurn": 1.0,
-            "KnowledgeCrystal": 1.2,
-            "Fact": 1.3,
-            "FinalResponse": 0.6,
-        }
-    )
-    #: Stage weights in fusion. Score fusion (the default) scales each stage to [0, 1] first;
-    #: keywords weigh most (BM25 over the memory and what it replies to is the strongest single
-    #: stage on conversation data), vectors 0.7 (0.5-1.0 measured within 0.01 of each other on
-    #: LoCoMo dev), and the concept stages little: without an LLM-built concept graph they mostly
-    #: match names said everywhere (docs/benchmarks.md has the ablations).
-    stage_weights: dict[str, float] = field(
-        default_factory=lambda: {"vectors": 0.7, "keywords": 1.0, "triples": 0.25, "activation": 0.25}
-    )
-    activation: ActivationConfig = field(default_factory=ActivationConfig)
-    #: "score" (each stage's scores scaled to [0, 1], weighted sum) or "rrf" (reciprocal rank:
-    #: flat, so memories several weak stages mention outrank one strong keyword match)
-    fusion: Literal["rrf", "score"] = "score"
-    rrf_k: int = RRF_K
-    #: best candidates per other stage that get an exact similarity when the vector search missed
-    #: them, so fusion sees both scores for every strong candidate (0 = off)
-    dense_fill: int = 20
-    #: the keyword stage also matches the words a turn replies to (its ``context``)
-    reply_context: bool = True
-    #: ... and the month and year a memory happened in
-    index_dates: bool = True
-    #: for a question asking when, memories that mention a time rank this much higher
-    when_boost: float = 0.3
-    #: hits a configured reranker reorders
-    rerank_depth: int = 20
-    #: Full-text candidates per query word fetched for BM25 re-scoring.
-    keyword_candidates: int = 50
-    #: At most this many concepts are looked up for the triple and activation stages.
-    max_concepts: int = 12
-    #: Seconds the collection size (for idf) is cached.
-    size_ttl_s: float = 30.0
+#: the cascade's weights and thresholds: thea.tuning.RecallTuning (settings: ``tuning.recall``)
+RecallConfig = RecallTuning
 
 
 def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
@@ -212,13 +179,14 @@ class RecallService:
 
     def _fuse(self, raw: dict[str, dict[str, float]]) -> dict[str, float]:
         cfg = self.config
+        weights = {stage.value: weight for stage, weight in cfg.stage_weights.items()}
         if cfg.fusion == "score":
             # a concept match counts in full only for a concept as rare as one memory in the collection
             rare = idf_weight(1, self.collection_size())
             scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
-            return score_fusion(raw, cfg.stage_weights, {Stage.VECTORS.value: cfg.min_similarity}, scales)
+            return score_fusion(raw, weights, {Stage.VECTORS.value: cfg.min_similarity}, scales)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
-        return rrf(rankings, k=cfg.rrf_k, weights=cfg.stage_weights)
+        return rrf(rankings, k=cfg.rrf_k, weights=weights)
 
     def _fill_dense(
         self,
@@ -276,7 +244,7 @@ class RecallService:
         searches: dict[Collection, list[str] | None] = dict(by_collection) if by_collection else everything
         for collection, node_ids in searches.items():
             flt = VectorFilter(
-                types=list(RECALLABLE),
+                types=sorted(RECALLABLE),
                 user_id=query.user_id,
                 active=True if collection is Collection.INSIGHTS else None,
                 created_from=window[0],
@@ -408,7 +376,7 @@ class RecallService:
                 continue
             strength = getattr(node, "strength", None)
             confidence = getattr(node, "confidence", None)
-            weight = self.config.type_weights.get(node.type.value, 1.0) * memory_weight(strength, confidence)
+            weight = self.config.type_weights.get(node.type, 1.0) * memory_weight(strength, confidence)
             if when and mentions_time(node.content):
                 weight *= 1.0 + self.config.when_boost
             hits.append(
@@ -419,7 +387,7 @@ class RecallService:
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
                     created_at=node.created_at,
-                    event_time=event_time(node.__dict__),
+                    event_time=node.happened_at(),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
                 )
@@ -443,11 +411,6 @@ class RecallService:
 
     @staticmethod
     def _allowed(node: Node, query: RecallQuery, window: tuple[int | None, int | None]) -> bool:
-        if node.type.value not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
+        if node.type not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
             return False
-        data: dict[str, Any] = node.__dict__
-        if data.get("active") is False:
-            return False
-        if data.get("valid_until") is not None and data["valid_until"] <= now_ms():
-            return False
-        return in_window(event_time(data), window)
+        return node.holds(now_ms()) and in_window(node.happened_at(), window)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-RRF_K = 60
+from thea.tuning import RRF_K
 
 
 def ranked(scored: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel, Field
 
+from thea.tuning import ALL_STAGES, Stage
 
-class Stage(StrEnum):
-    """Cascade stages; each can be switched off (ablation)."""
-
-    TRIPLES = "triples"  # triple pattern / concept match in the graph
-    KEYWORDS = "keywords"  # full-text match on content
-    VECTORS = "vectors"  # embedding similarity
-    ACTIVATION = "activation"  # spreading activation over concept relations
-    TEMPORAL = "temporal"  # time-window filter from the plan
-
-
-ALL_STAGES: frozenset[Stage] = frozenset(Stage)
+__all__ = ["ALL_STAGES", "RecallHit", "RecallQuery", "RecallResult", "Stage"]
 
 
 class RecallQuery(BaseModel):

@@ -24,7 +24,7 @@ from services.limits import (
     MAX_NOTATION_TRIPLES,
 )
 from services.tokens import estimate_tokens
-from tests.fakes import ScriptedChatModel
+from thea.llm.fake import FakeChatModel
 from thea.memory.universal import MAX_CHUNKS
 from thea.models import CONCEPT_RELATIONS, Collection
 from thea.runtime import Runtime
@@ -71,15 +71,15 @@ def _points_of(rt: Runtime, node_id: str, collection: Collection = Collection.EX
             return points
 
 
-def _longest_prompt_message(llm: ScriptedChatModel) -> int:
+def _longest_prompt_message(llm: FakeChatModel) -> int:
     return max(
-        estimate_tokens(str(m.content)) for _, ms in llm.calls for m in ms if isinstance(m, HumanMessage)
+        estimate_tokens(str(m.content)) for c in llm.calls for m in c.messages if isinstance(m, HumanMessage)
     )
 
 
 @pytest.mark.parametrize("shape", list(WORST))
 async def test_a_worst_case_message_through_the_cycle_and_the_crystallize_job_stays_within_the_caps(
-    runtime: Runtime, llm: ScriptedChatModel, shape: str
+    runtime: Runtime, llm: FakeChatModel, shape: str
 ) -> None:
     text = WORST[shape]
     assert len(text) == LIMIT

@@ -8,9 +8,10 @@ import pytest
 
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
-from tests.fakes import ScriptedChatModel, count_memories, default_responder, role_of
 from tests.graph_reads import asserted
 from thea.errors import InputError, NotFoundError
+from thea.llm.fake import FakeCall, FakeChatModel, Handler, count_memories
+from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, Fact, KnowledgeCrystal
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, run_command
@@ -21,11 +22,11 @@ def chat() -> ChatSession:
     return ChatSession(user_id="ana", session_id="s1")
 
 
-def verdicts(value: str):  # type: ignore[no-untyped-def]
-    def respond(messages):  # type: ignore[no-untyped-def]
-        if role_of(messages) == "fact_check":
-            return json.dumps({"verdicts": [value] * count_memories(messages)})
-        return default_responder(messages)
+def verdicts(value: str) -> Handler:
+    """A fact check that gives every memory it is shown this verdict."""
+
+    def respond(call: FakeCall) -> str:
+        return json.dumps({"verdicts": [value] * count_memories(call.messages)})
 
     return respond
 
@@ -45,22 +46,20 @@ async def test_fact_is_stored_with_provenance_and_a_neutral_confidence(
         await run_command(runtime, chat, "!fact   ")
 
 
-async def test_agreement_raises_confidence(
-    runtime: Runtime, chat: ChatSession, llm: ScriptedChatModel
-) -> None:
+async def test_agreement_raises_confidence(runtime: Runtime, chat: ChatSession, llm: FakeChatModel) -> None:
     first = await run_command(runtime, chat, "!fact Ana drinks green tea every morning")
-    llm.responder = verdicts("agrees")
+    llm.answer(PromptId.FACT_CHECK, verdicts("agrees"))
     second = await run_command(runtime, chat, "!fact Every morning Ana drinks green tea")
     assert second.data["agreed"] == [first.data["fact_id"]]
     assert second.data["confidence"] > first.data["confidence"]
 
 
 async def test_contradiction_supersedes_the_old_fact_but_keeps_its_history(
-    runtime: Runtime, chat: ChatSession, llm: ScriptedChatModel
+    runtime: Runtime, chat: ChatSession, llm: FakeChatModel
 ) -> None:
     old = await run_command(runtime, chat, "!fact Ana::vegetarian")
     old_id = old.data["fact_id"]
-    llm.responder = verdicts("contradicts")
+    llm.answer(PromptId.FACT_CHECK, verdicts("contradicts"))
     new = await run_command(runtime, chat, "!fact Ana is not a vegetarian anymore, Ana::meat eater")
     assert new.data["superseded"] == [old_id]
     old_fact = runtime.memory.get([old_id])[0]

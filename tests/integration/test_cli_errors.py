@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from langchain_core.messages import BaseMessage
 
-from tests.fakes import ScriptedChatModel, default_responder, role_of
 from tests.service_support import stop_services_under
 from thea.config import load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.memory.factory import embedded_server
 from thea.runtime import build_runtime
 from workers.worker import run_burst
@@ -159,15 +159,14 @@ HOSTILE_ANSWER = "Sure \x1b[2J\x1b]0;pwned\x07\x1bc done"
 HOSTILE_INSIGHT = "Ana likes \x1b[31mred\x1b[0m things\r and \u202egnihtemos"
 
 
-def _hostile(messages: list[BaseMessage]) -> str:
-    role = role_of(messages)
-    if role == "synthesis":
-        return HOSTILE_ANSWER
-    if role == "crystallize":
-        return json.dumps(
-            {"insight": HOSTILE_INSIGHT, "seed": "red", "tags": ["\x1b[5mcolour"], "triples": []}
-        )
-    return default_responder(messages)
+def _hostile() -> FakeChatModel:
+    """A model whose answer and insight are full of control characters."""
+    llm = FakeChatModel(reply=HOSTILE_ANSWER)
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        json.dumps({"insight": HOSTILE_INSIGHT, "seed": "red", "tags": ["\x1b[5mcolour"], "triples": []}),
+    )
+    return llm
 
 
 @dataclass
@@ -185,7 +184,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
     data = tmp / "data"
     settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
     server = embedded_server(settings).start()  # one server for the module; commands attach
-    runtime = build_runtime(settings, llm=ScriptedChatModel(responder=_hostile))
+    runtime = build_runtime(settings, llm=_hostile())
     try:
         asyncio.run(
             runtime.orchestrator.handle_impulse("I like red\r\u202e things. Do you?", settings.user_id, "s1")

@@ -21,15 +21,16 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from services.export import export_schema
-from tests.fakes import ScriptedChatModel
 from tests.service_support import stop_services_under
-from tests.web.support import SeededInsights, seed_insights
 from thea.cli import trace_cmd
 from thea.cli.main import app
 from thea.config import load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.memory.factory import embedded_server
 from thea.models import Evidence, KnowledgeCrystal
 from thea.runtime import build_runtime
+from thea.testing.seed import SeededInsights, seed_insights
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "docs" / "export.schema.json"
@@ -52,13 +53,13 @@ def seeded() -> Iterator[Seeded]:
     settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
     # keep one embedded FalkorDB up for the module: each command attaches instead of starting one
     server = embedded_server(settings).start()
-    llm = ScriptedChatModel()
+    llm = FakeChatModel()
     runtime = build_runtime(settings, llm=llm)
     try:
         insights = seed_insights(runtime.memory, user_id="ana", concept="Redis")
         handle = runtime.orchestrator.handle_impulse
         ok = asyncio.run(handle("I work on Redis queues.", "ana", "s1"))
-        llm.fail_roles = {"instinct"}
+        llm.fail = {PromptId.INSTINCT}
         failed = asyncio.run(handle("What do I work on?", "ana", "s1"))
         assert failed.failed_steps == ["instinct"]
         unverified = KnowledgeCrystal(

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import redis
 
-from tests.fakes import ScriptedChatModel
 from tests.processes import ROOT, cli_env, one_line, start_scripted_service, start_thea, thea, wait_for
 from tests.service_support import stop_services_under
 from thea.config import Settings
+from thea.llm.fake import FakeChatModel
 from thea.locations import ServicePaths
 from thea.memory.factory import open_memory
 from thea.models import Edge, EdgeType, KnowledgeCrystal
@@ -161,7 +161,7 @@ def test_a_process_that_cannot_have_the_data_dir_leaves_the_running_one_alone(
     try:
         assert loser.stdout is not None
         assert loser.stdout.readline().strip() == "opening the vector store"
-        winner = build_runtime(settings, llm=ScriptedChatModel())
+        winner = build_runtime(settings, llm=FakeChatModel())
         try:
             go.touch()
             _, err = loser.communicate(timeout=60)

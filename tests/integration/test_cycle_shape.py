@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import ScriptedChatModel
 from tests.graph_reads import reports_by_step
 from thea.config import load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
 
 
-def _runtime(tmp_path: Path, llm: ScriptedChatModel, **cycle: object) -> Iterator[Runtime]:
+def _runtime(tmp_path: Path, llm: FakeChatModel, **cycle: object) -> Iterator[Runtime]:
     settings = load_settings(
         "embedded", data_dir=tmp_path / "data", llm={"provider": "fake", "timeout_s": 5}, cycle=cycle
     )
@@ -26,12 +27,12 @@ def _runtime(tmp_path: Path, llm: ScriptedChatModel, **cycle: object) -> Iterato
 
 
 @pytest.fixture
-def rules(tmp_path: Path, llm: ScriptedChatModel) -> Iterator[Runtime]:
+def rules(tmp_path: Path, llm: FakeChatModel) -> Iterator[Runtime]:
     yield from _runtime(tmp_path, llm)
 
 
 @pytest.fixture
-def combined(tmp_path: Path, llm: ScriptedChatModel) -> Iterator[Runtime]:
+def combined(tmp_path: Path, llm: FakeChatModel) -> Iterator[Runtime]:
     yield from _runtime(tmp_path, llm, first_look="combined")
 
 
@@ -40,12 +41,12 @@ def _reports(rt: Runtime, impulse_id: str) -> dict[str, dict[str, object]]:
 
 
 async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
-    rules: Runtime, llm: ScriptedChatModel
+    rules: Runtime, llm: FakeChatModel
 ) -> None:
     await rules.orchestrator.handle_impulse("I play the cello on Sundays.", "ana", "s1")
     llm.calls.clear()
     result = await rules.orchestrator.handle_impulse("What do I do on Sundays?", "ana", "s1")
-    assert [role for role, _ in llm.calls] == ["instinct", "synthesis"]
+    assert [c.prompt for c in llm.calls] == [PromptId.INSTINCT, PromptId.SYNTHESIS]
     assert [s.step for s in result.steps] == ["instinct", "plan", "recall", "synthesis"]
     assert result.failed_steps == []
     assert result.usage.calls == 2
@@ -56,19 +57,17 @@ async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
     assert result.recalled_ids  # the deterministic plan still recalls the cello
 
 
-async def test_the_instinct_is_bounded_to_a_short_reaction(rules: Runtime, llm: ScriptedChatModel) -> None:
+async def test_the_instinct_is_bounded_to_a_short_reaction(rules: Runtime, llm: FakeChatModel) -> None:
     await rules.orchestrator.handle_impulse("Hello there", "ana", "s1")
-    instinct = next(
-        kw for (role, _), kw in zip(llm.calls, llm.call_kwargs, strict=True) if role == "instinct"
-    )
+    instinct = next(c.kwargs for c in llm.calls if c.prompt is PromptId.INSTINCT)
     assert instinct.get("max_tokens") == rules.settings.cycle.instinct_tokens
 
 
 async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
-    combined: Runtime, llm: ScriptedChatModel
+    combined: Runtime, llm: FakeChatModel
 ) -> None:
     result = await combined.orchestrator.handle_impulse("Which Redis setup do I use?", "ana", "s1")
-    assert [role for role, _ in llm.calls] == ["first_look", "synthesis"]
+    assert [c.prompt for c in llm.calls] == [PromptId.FIRST_LOOK, PromptId.SYNTHESIS]
     assert result.failed_steps == []
     reports = _reports(combined, result.impulse_id)
     assert reports["instinct"]["llm_calls"] == 1
@@ -79,9 +78,9 @@ async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
 
 
 async def test_a_slow_instinct_fails_on_the_short_step_timeout_and_the_answer_still_comes(
-    tmp_path: Path, llm: ScriptedChatModel
+    tmp_path: Path, llm: FakeChatModel
 ) -> None:
-    llm.slow_roles, llm.slow_seconds = {"instinct", "synthesis"}, 1.0
+    llm.slow, llm.slow_seconds = {PromptId.INSTINCT, PromptId.SYNTHESIS}, 1.0
     for rt in _runtime(tmp_path, llm, step_timeout_s=0.3):
         result = await rt.orchestrator.handle_impulse("hello there", "ana", "s1")
         assert result.failed_steps == ["instinct"]  # synthesis had llm.timeout_s (5 s): it answered

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import ScriptedChatModel
 from tests.processes import ROOT, cli_env, one_line, thea
 from thea.config import Settings, load_settings
 from thea.errors import DiskFullError, StorageError
 from thea.llm.assets import ModelAsset, ensure_local_model
+from thea.llm.fake import FakeChatModel
 from thea.runtime import build_runtime
 
 SIGBUS_EXIT = -7  # what subprocess reports for a process killed by SIGBUS (a shell shows 135)
@@ -115,7 +115,7 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_fs: Path) -> N
     before = counts(data)
     assert thea(["service", "stop"], data).returncode == 0  # this test's runtime opens the stores itself
     settings: Settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
-    rt = build_runtime(settings, llm=ScriptedChatModel())
+    rt = build_runtime(settings, llm=FakeChatModel())
     try:
         acknowledged = asyncio.run(rt.orchestrator.handle_impulse("My dog is called Rex.", "local", "s1"))
         filler = fill(small_fs)
@@ -135,7 +135,7 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_fs: Path) -> N
     asked = thea(["ask", "--json", "What is my dog called?"], data)
     assert asked.returncode == 0, asked.stderr
     assert thea(["service", "stop"], data).returncode == 0
-    rt = build_runtime(settings, llm=ScriptedChatModel())
+    rt = build_runtime(settings, llm=FakeChatModel())
     try:
         assert rt.memory.get([acknowledged.impulse_id])[0].content == "My dog is called Rex."
     finally:

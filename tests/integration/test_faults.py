@@ -10,15 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from langchain_core.messages import BaseMessage
 
 from services.llm_calls import MAX_OUTPUT_CHARS
 from services.orchestrator import FALLBACK_ANSWER
 from services.trace import load_trace
-from tests.fakes import ScriptedChatModel, default_responder, role_of
 from tests.graph_reads import cycle_props, reports_by_step
 from thea.config import Settings, load_settings
 from thea.errors import GraphUnavailable, TheaError
+from thea.llm.fake import FakeCall, FakeChatModel, default_handlers
+from thea.llm.prompt_ids import PromptId
 from thea.memory.chronicle.sqlite import SQLiteChronicle
 from thea.memory.consistency import Issue, check, repair
 from thea.memory.factory import data_dir
@@ -66,17 +66,16 @@ async def test_graph_killed_with_kill_9_gives_a_clear_error_and_loses_nothing(ru
 
 
 async def test_graph_killed_mid_cycle_keeps_the_steps_already_written(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
     server = _graph(runtime).server
     assert server is not None
 
-    def die_during_synthesis(messages: list[BaseMessage]) -> str:
-        if role_of(messages) == "synthesis":
-            server.kill_hard()
-        return default_responder(messages)
+    def die_during_synthesis(call: FakeCall) -> str:
+        server.kill_hard()
+        return llm.reply
 
-    llm.responder = die_during_synthesis
+    llm.answer(PromptId.SYNTHESIS, die_during_synthesis)
     with pytest.raises(GraphUnavailable):
         await runtime.orchestrator.handle_impulse("Where do I keep bees?", "ana", "s1")
     server.start()
@@ -170,12 +169,12 @@ async def test_queue_unreachable_answers_promptly_and_logs_the_skipped_job(
 
 
 @pytest.fixture(scope="module")
-def shared_llm() -> ScriptedChatModel:
-    return ScriptedChatModel()
+def shared_llm() -> FakeChatModel:
+    return FakeChatModel()
 
 
 @pytest.fixture(scope="module")
-def llm_runtime(tmp_path_factory: pytest.TempPathFactory, shared_llm: ScriptedChatModel) -> Iterator[Runtime]:
+def llm_runtime(tmp_path_factory: pytest.TempPathFactory, shared_llm: FakeChatModel) -> Iterator[Runtime]:
     data = tmp_path_factory.mktemp("llm-faults") / "data"
     # the previous cycle shape: the planner has a model call of its own that can misbehave
     settings = load_settings(
@@ -192,24 +191,21 @@ def llm_runtime(tmp_path_factory: pytest.TempPathFactory, shared_llm: ScriptedCh
 
 
 @pytest.fixture
-def model(shared_llm: ScriptedChatModel) -> Iterator[ScriptedChatModel]:
+def model(shared_llm: FakeChatModel) -> Iterator[FakeChatModel]:
     yield shared_llm
-    shared_llm.fail_roles, shared_llm.slow_roles = set(), set()
-    shared_llm.responder = default_responder
+    shared_llm.fail, shared_llm.slow = set(), set()
+    shared_llm.handlers = default_handlers()
 
 
-def _misbehave(llm: ScriptedChatModel, role: str, kind: str) -> None:
+def _misbehave(llm: FakeChatModel, role: str, kind: str) -> None:
     if kind == "raises":
-        llm.fail_roles = {role}
+        llm.fail = {PromptId(role)}
     elif kind == "times out":
-        llm.slow_roles, llm.slow_seconds = {role}, 3.0
+        llm.slow, llm.slow_seconds = {PromptId(role)}, 3.0
     else:
         bad = {"1 MB": "x" * ONE_MB, "malformed JSON": '{"queries": ["work"], "concepts": ['}[kind]
 
-        def responder(messages: list[BaseMessage]) -> str:
-            return bad if role_of(messages) == role else default_responder(messages)
-
-        llm.responder = responder
+        llm.answer(PromptId(role), bad)
 
 
 FAILURES = [
@@ -226,7 +222,7 @@ FAILURES = [
 
 @pytest.mark.parametrize(("role", "kind", "error"), FAILURES)
 async def test_a_misbehaving_model_gives_a_failure_report_and_still_an_answer(
-    llm_runtime: Runtime, model: ScriptedChatModel, role: str, kind: str, error: str
+    llm_runtime: Runtime, model: FakeChatModel, role: str, kind: str, error: str
 ) -> None:
     _misbehave(model, role, kind)
     streamed: list[str] = []
@@ -251,7 +247,7 @@ async def test_a_misbehaving_model_gives_a_failure_report_and_still_an_answer(
 
 @pytest.mark.parametrize("kind", ["malformed JSON", "1 MB"])
 async def test_unusable_plan_output_degrades_to_the_deterministic_plan(
-    llm_runtime: Runtime, model: ScriptedChatModel, kind: str
+    llm_runtime: Runtime, model: FakeChatModel, kind: str
 ) -> None:
     user = f"plan-{kind}"
     first = await llm_runtime.orchestrator.handle_impulse("I play the cello on Sundays.", user, "s1")

@@ -7,14 +7,14 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from langchain_core.messages import BaseMessage
 
 from services.crystallizer import crystal_id
 from services.feedback import apply_feedback
 from services.insights import insight_detail, list_insights
-from tests.fakes import ScriptedChatModel, default_responder, role_of
 from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime, build_runtime
 from workers.worker import run_burst
@@ -28,22 +28,18 @@ REDIS_CRYSTAL = {
 }
 
 
-def crystal_saying(crystal: dict[str, object]) -> ScriptedChatModel:
-    def respond(messages: list[BaseMessage]) -> str:
-        if role_of(messages) == "crystallize":
-            return json.dumps(crystal)
-        return default_responder(messages)
-
-    return ScriptedChatModel(responder=respond)
+def crystal_saying(crystal: dict[str, object]) -> str:
+    """The crystallize prompt's answer stating this crystal."""
+    return json.dumps(crystal)
 
 
 @pytest.fixture
-def llm() -> ScriptedChatModel:
-    return ScriptedChatModel()
+def llm() -> FakeChatModel:
+    return FakeChatModel()
 
 
 @pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
     rt = build_runtime(settings, llm=llm)
     rt.install_worker_context()
     try:
@@ -63,13 +59,11 @@ async def cycle_and_crystallize(
     return result.impulse_id, crystal
 
 
-async def test_a_question_that_tells_nothing_yields_no_insight(
-    runtime: Runtime, llm: ScriptedChatModel
-) -> None:
-    llm.responder = crystal_saying(REDIS_CRYSTAL).responder
+async def test_a_question_that_tells_nothing_yields_no_insight(runtime: Runtime, llm: FakeChatModel) -> None:
+    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(REDIS_CRYSTAL))
     impulse_id, crystal = await cycle_and_crystallize(runtime, "What system do I maintain?")
     assert crystal is None
-    assert llm.prompts_for("crystallize") == []  # the model was not even asked
+    assert llm.prompts_for(PromptId.CRYSTALLIZE) == []  # the model was not even asked
     report = next(
         r
         for r in cycle_props(runtime.memory, impulse_id)
@@ -79,20 +73,28 @@ async def test_a_question_that_tells_nothing_yields_no_insight(
 
 
 async def test_concepts_triples_and_tags_come_from_the_users_words(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.responder = crystal_saying(
-        {
-            "insight": "The user maintains the Tidewatch app.",
-            "seed": "Tidewatch, app, Redis Cluster",
-            "tags": ["causes", "is_a", "Tidewatch", "outages"],
-            "triples": [
-                {"subject": "Tidewatch", "predicate": "IS_A", "object": "app", "confidence": 0.9},
-                {"subject": "Redis Cluster", "predicate": "PART_OF", "object": "system", "confidence": 0.9},
-                {"subject": "outages", "predicate": "CAUSES", "object": "outages", "confidence": 0.9},
-            ],
-        }
-    ).responder
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "The user maintains the Tidewatch app.",
+                "seed": "Tidewatch, app, Redis Cluster",
+                "tags": ["causes", "is_a", "Tidewatch", "outages"],
+                "triples": [
+                    {"subject": "Tidewatch", "predicate": "IS_A", "object": "app", "confidence": 0.9},
+                    {
+                        "subject": "Redis Cluster",
+                        "predicate": "PART_OF",
+                        "object": "system",
+                        "confidence": 0.9,
+                    },
+                    {"subject": "outages", "predicate": "CAUSES", "object": "outages", "confidence": 0.9},
+                ],
+            }
+        ),
+    )
     impulse_id, crystal = await cycle_and_crystallize(runtime, "I maintain the Tidewatch app at work.")
     assert crystal is not None
     assert crystal.tags == ["tidewatch"]
@@ -110,16 +112,19 @@ async def test_concepts_triples_and_tags_come_from_the_users_words(
 
 
 async def test_an_embellished_insight_is_stored_unverified_and_not_recalled(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.responder = crystal_saying(
-        {
-            "insight": "Priya Ramanathan is a renowned Indian actress.",
-            "seed": "Priya",
-            "tags": [],
-            "triples": [],
-        }
-    ).responder
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "Priya Ramanathan is a renowned Indian actress.",
+                "seed": "Priya",
+                "tags": [],
+                "triples": [],
+            }
+        ),
+    )
     _, crystal = await cycle_and_crystallize(runtime, "My name is Priya Ramanathan.")
     assert crystal is not None
     assert crystal.verification == "unverified"
@@ -144,9 +149,9 @@ QUEUES_CRYSTAL = {
 
 
 async def test_a_merge_keeps_the_union_of_evidence_and_counts_its_proofs(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.responder = crystal_saying(QUEUES_CRYSTAL).responder
+    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(QUEUES_CRYSTAL))
     first, a = await cycle_and_crystallize(runtime, "I run Redis queues at work.", "ana")
     second, b = await cycle_and_crystallize(runtime, "My Redis queues run on two servers.", "ana")
     assert a is not None
@@ -164,11 +169,19 @@ async def test_a_merge_keeps_the_union_of_evidence_and_counts_its_proofs(
 
 
 async def test_good_feedback_promotes_the_unverified_insight_and_says_what_changed(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.responder = crystal_saying(
-        {"insight": "Priya Ramanathan is a renowned Indian actress.", "seed": "", "tags": [], "triples": []}
-    ).responder
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "Priya Ramanathan is a renowned Indian actress.",
+                "seed": "",
+                "tags": [],
+                "triples": [],
+            }
+        ),
+    )
     impulse_id, crystal = await cycle_and_crystallize(runtime, "My name is Priya Ramanathan.")
     assert crystal is not None
     assert crystal.verification == "unverified"
@@ -187,9 +200,9 @@ async def test_good_feedback_promotes_the_unverified_insight_and_says_what_chang
 
 
 async def test_feedback_reports_every_recalled_memory_it_did_or_did_not_change(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.responder = crystal_saying(QUEUES_CRYSTAL).responder
+    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(QUEUES_CRYSTAL))
     await cycle_and_crystallize(runtime, "I run Redis queues at work.", "ana")
     asked = await runtime.orchestrator.handle_impulse("What do I run on Redis?", "ana", "s2")
     assert asked.response_id is not None

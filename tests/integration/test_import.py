@@ -14,8 +14,9 @@ from services.history_formats import ImportFormatError
 from services.importer import import_file
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
-from tests.fakes import ScriptedChatModel
 from tests.processes import thea
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.models import DialogueTurn
 from thea.runtime import Runtime
 
@@ -128,12 +129,12 @@ def test_thea_import_from_the_command_line(tmp_path: Path) -> None:
 
 
 async def test_the_answer_prompt_dates_imported_memories_when_they_happened(
-    runtime: Runtime, llm: ScriptedChatModel, tmp_path: Path
+    runtime: Runtime, llm: FakeChatModel, tmp_path: Path
 ) -> None:
     path = write_json(tmp_path / "conv.json", [conversation("conv-26")])
     import_file(runtime.memory, path, "ana")
     await runtime.orchestrator.handle_impulse("When did Caroline go to the LGBTQ support group?", "ana", "s1")
-    (prompt,) = llm.prompts_for("synthesis")
+    (prompt,) = llm.prompts_for(PromptId.SYNTHESIS)
     system = str(prompt[0].content)
     # the memory is quoted (spaces as ^: see services/prompts/quoting.py), its dates in words
     said = "Caroline: I went to the LGBTQ support group yesterday (7 May 2023).".replace(" ", "^")

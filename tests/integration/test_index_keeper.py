@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
+
+from rq import Queue
 
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.vector.indexing import IndexKeeper
 from thea.memory.vector.qdrant_edge import QdrantEdgeStore
 from thea.models import Collection, VectorRecord
+from workers.queues import CRYSTALLIZE
 from workers.worker import BackgroundWorker
 
 
@@ -48,12 +52,35 @@ def test_index_is_built_once_enough_points_wait(tmp_path: Path) -> None:
         store.close()
 
 
+#: how many times :func:`_busy_job` finished
+JOB_RUNS: list[float] = []
+
+
+def _busy_job(seconds: float) -> None:
+    """A queued job that keeps the worker busy for a while."""
+    time.sleep(seconds)
+    JOB_RUNS.append(time.monotonic())
+
+
 def test_background_worker_runs_maintenance_only_when_idle(tmp_path: Path) -> None:
     server = EmbeddedFalkorDB(tmp_path / "graph").start()
+    connection = server.client()
+    queue = Queue(CRYSTALLIZE, connection=connection)
+    JOB_RUNS.clear()
+    for _ in range(2):  # work is waiting when the worker starts
+        queue.enqueue(_busy_job, 0.3)
+    #: at each maintenance run: (jobs still waiting, jobs finished)
+    seen: list[tuple[int, int]] = []
     ran = threading.Event()
-    worker = BackgroundWorker(server.client(), poll_s=0.05, when_idle=ran.set, idle_every_s=0.0).start()
+
+    def idle() -> None:
+        seen.append((queue.count, len(JOB_RUNS)))
+        ran.set()
+
+    worker = BackgroundWorker(connection, poll_s=0.05, when_idle=idle, idle_every_s=0.0).start()
     try:
         assert ran.wait(10), "idle maintenance never ran"
     finally:
         worker.stop()
         server.stop()
+    assert seen[0] == (0, 2), "maintenance ran while jobs were waiting or running"

@@ -9,12 +9,11 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, AIMessageChunk
 
-from tests.service_support import service_app
-from tests.web.support import LiveServer
 from thea import Client
 from thea.errors import InputError
 from thea.interfaces.langchain import TheaChatModel, TheaRetriever
 from thea.runtime import Runtime
+from thea.testing.service import LiveServer, service_app
 
 
 @pytest.fixture

@@ -19,10 +19,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.processes import cli_env
-from tests.service_support import service_app
-from tests.web.support import LiveServer
 from thea.config import load_settings
 from thea.runtime import Runtime, build_runtime
+from thea.testing.service import LiveServer, service_app
 
 TOOLS = {"remember", "recall", "ask", "trace", "insights", "reflect", "forget"}
 TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}

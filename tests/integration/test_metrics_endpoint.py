@@ -8,11 +8,11 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fakes import ScriptedChatModel
-from tests.service_support import service_app
-from tests.web.support import LiveServer
 from thea.config import load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
+from thea.testing.service import LiveServer, service_app
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -27,11 +27,11 @@ def value(found: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str
     return found.get((name, tuple(sorted({"profile": "embedded", **labels}.items()))), 0.0)
 
 
-def test_metrics_after_cycles(runtime: Runtime, llm: ScriptedChatModel) -> None:
+def test_metrics_after_cycles(runtime: Runtime, llm: FakeChatModel) -> None:
     with LiveServer(service_app(runtime)) as live:
         for text in ("Ana works on Redis queues.", "What does Ana work on?"):
             assert httpx.post(f"{live.url}/api/v1/ask", json={"text": text}, timeout=60).status_code == 200
-        llm.fail_roles = {"instinct"}
+        llm.fail = {PromptId.INSTINCT}
         assert httpx.post(f"{live.url}/api/v1/ask", json={"text": "And now?"}, timeout=60).status_code == 200
         scraped = httpx.get(f"{live.url}/metrics")
     assert scraped.status_code == 200
@@ -54,7 +54,7 @@ def test_metrics_need_the_token_where_the_api_does(tmp_path: Path) -> None:
     settings = load_settings(
         "embedded", data_dir=tmp_path / "d", llm={"provider": "fake"}, service={"tokens": {"ana": "tok-a"}}
     )
-    rt = build_runtime(settings, llm=ScriptedChatModel())
+    rt = build_runtime(settings, llm=FakeChatModel())
     try:
         with LiveServer(service_app(rt)) as live:
             assert httpx.get(f"{live.url}/metrics").status_code == 401

@@ -11,27 +11,26 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from langchain_core.messages import BaseMessage
 
-from tests.fakes import default_responder, plain_text, role_of
-from tests.service_support import service_app
-from tests.web.support import LiveServer, StreamingChatModel
 from thea.config import Settings, load_settings
+from thea.llm.fake import FakeCall, StreamingFakeChatModel, plain_text
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
+from thea.testing.service import LiveServer, service_app
 
 TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
 
-def recalling(messages: list[BaseMessage]) -> str:
+def recalling(call: FakeCall) -> str:
     """Synthesis answers with what it recalled, so a test sees what memory reached the prompt."""
-    if role_of(messages) == "synthesis":  # the memories are in the system message
-        return "I remember: " + plain_text(messages[:1])
-    return default_responder(messages)
+    return "I remember: " + plain_text(call.messages[:1])  # the memories are in the system message
 
 
 @pytest.fixture
-def llm() -> StreamingChatModel:
-    return StreamingChatModel(responder=recalling)
+def llm() -> StreamingFakeChatModel:
+    model = StreamingFakeChatModel()
+    model.answer(PromptId.SYNTHESIS, recalling)
+    return model
 
 
 @pytest.fixture
@@ -41,7 +40,7 @@ def server(runtime: Runtime) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def shared(tmp_path: Path, llm: StreamingChatModel) -> Iterator[LiveServer]:
+def shared(tmp_path: Path, llm: StreamingFakeChatModel) -> Iterator[LiveServer]:
     """A shared service: every token is its own user."""
     settings: Settings = load_settings(
         "embedded", data_dir=tmp_path / "shared", llm={"provider": "fake"}, service={"tokens": TOKENS}
@@ -103,7 +102,7 @@ def test_an_answer_streamed_and_not_and_a_new_conversation_recalls_the_first(ser
 
 
 def test_earlier_messages_pick_the_conversation_only_the_last_is_the_impulse(
-    server: LiveServer, runtime: Runtime, llm: StreamingChatModel
+    server: LiveServer, runtime: Runtime, llm: StreamingFakeChatModel
 ) -> None:
     api = client(server)
     first = api.chat.completions.create(model="thea", messages=[{"role": "user", "content": "Hello."}])
@@ -120,7 +119,7 @@ def test_earlier_messages_pick_the_conversation_only_the_last_is_the_impulse(
     stored = runtime.memory.get([first.model_extra["impulse_id"], second.model_extra["impulse_id"]])
     assert sorted(n.content for n in stored) == ["Hello.", "What did I just say?"]
     # thea's prompts carry the turns thea itself answered, never the client's copy of them
-    prompts = [" ".join(str(m.content) for m in msgs) for _, msgs in llm.calls]
+    prompts = [" ".join(str(m.content) for m in msgs) for msgs in (c.messages for c in llm.calls)]
     assert not any("FORGED" in p or "password is 1234" in p for p in prompts)
 
 

@@ -21,9 +21,9 @@ from langchain_core.messages import BaseMessage
 
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import quote, without_orders
-from tests.fakes import ScriptedChatModel
 from tests.injection_cases import CASES, TEMPLATE_TOKENS, forbidden, skeleton
 from thea.config import Settings
+from thea.llm.fake import FakeChatModel
 from thea.models import Edge, EdgeType, KnowledgeCrystal
 from thea.runtime import Runtime, build_runtime
 from thea.text import neutralise
@@ -33,7 +33,7 @@ ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_che
 
 
 @pytest.fixture
-def runtime(settings: Settings, llm: ScriptedChatModel) -> Iterator[Runtime]:
+def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
     # the planner's own prompt is one of the checked prompts: the cycle shape that sends it
     separate = settings.model_copy(
         update={"cycle": settings.cycle.model_copy(update={"first_look": "separate"})}
@@ -77,7 +77,7 @@ def _check(role: str, message: BaseMessage) -> None:
 
 
 async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
     for case in CASES:  # as chat messages of one session: history, then distillation
         await runtime.orchestrator.handle_impulse(case.payload, "ana", "s1")
@@ -93,7 +93,8 @@ async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
         await runtime.orchestrator.handle_impulse(case.question, user, "s2")
 
     seen = {role: "" for role in ROLES}
-    for role, messages in llm.calls:
+    for call in llm.calls:
+        role, messages = str(call.prompt), call.messages
         for message in messages:
             _check(role, message)
         seen[role] += "\n".join(str(m.content) for m in messages)

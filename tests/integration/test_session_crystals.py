@@ -10,7 +10,8 @@ from services.importer import import_history, turn_nodes
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery, Stage
 from services.session_crystals import SessionCrystallizer, session_crystal_id
-from tests.fakes import ScriptedChatModel
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.models import DialogueTurn, EdgeType, KnowledgeCrystal
 from thea.runtime import Runtime
 
@@ -28,7 +29,7 @@ def history() -> HistoryConversation:
 
 
 async def test_a_session_becomes_one_crystal_linked_to_its_turns_and_concepts(
-    runtime: Runtime, llm: ScriptedChatModel
+    runtime: Runtime, llm: FakeChatModel
 ) -> None:
     conv = history()
     import_history(runtime.memory, [conv], "ana")
@@ -36,7 +37,7 @@ async def test_a_session_becomes_one_crystal_linked_to_its_turns_and_concepts(
     crystallizer = SessionCrystallizer(runtime.memory, llm)
     outcome = await crystallizer.crystallize("ana", turns[0].session_id or "", turns)
     assert outcome.created
-    assert len(llm.prompts_for("crystallize")) == 1  # one call for the whole session
+    assert len(llm.prompts_for(PromptId.CRYSTALLIZE_SESSION)) == 1  # one call for the whole session
     (crystal,) = runtime.memory.get([session_crystal_id("ana", turns[0].session_id or "")])
     assert isinstance(crystal, KnowledgeCrystal)
     assert crystal.content == "Ana works on Redis queues."
@@ -50,14 +51,14 @@ async def test_a_session_becomes_one_crystal_linked_to_its_turns_and_concepts(
     # a second run adds nothing and asks nothing
     again = await crystallizer.crystallize("ana", turns[0].session_id or "", turns)
     assert not again.created
-    assert len(llm.prompts_for("crystallize")) == 1
+    assert len(llm.prompts_for(PromptId.CRYSTALLIZE_SESSION)) == 1
 
 
-async def test_a_model_failure_is_recorded_and_raised(runtime: Runtime, llm: ScriptedChatModel) -> None:
+async def test_a_model_failure_is_recorded_and_raised(runtime: Runtime, llm: FakeChatModel) -> None:
     conv = history()
     import_history(runtime.memory, [conv], "ana")
     turns = [node for node, _ in turn_nodes(conv, "ana")]
-    llm.fail_roles = {"crystallize"}
+    llm.fail = {PromptId.CRYSTALLIZE_SESSION}
     with pytest.raises(Exception, match="crystallize session"):
         await SessionCrystallizer(runtime.memory, llm).crystallize("ana", "s", turns)
     assert runtime.memory.get([session_crystal_id("ana", "s")]) == []

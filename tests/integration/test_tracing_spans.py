@@ -13,7 +13,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from tests.fakes import ScriptedChatModel
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 from workers.worker import run_burst
 
@@ -32,10 +33,8 @@ def _clear() -> None:
     _EXPORTER.clear()
 
 
-def test_a_cycle_and_its_job_are_spans_linked_by_the_impulse_id(
-    runtime: Runtime, llm: ScriptedChatModel
-) -> None:
-    llm.fail_roles = {"instinct"}
+def test_a_cycle_and_its_job_are_spans_linked_by_the_impulse_id(runtime: Runtime, llm: FakeChatModel) -> None:
+    llm.fail = {PromptId.INSTINCT}
     result = asyncio.run(runtime.orchestrator.handle_impulse("Ana keeps her notes in Redis.", "ana", "s1"))
     runtime.install_worker_context()
     run_burst(runtime.jobs.connection)

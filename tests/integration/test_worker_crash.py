@@ -23,9 +23,10 @@ from rq import Queue
 from rq.registry import StartedJobRegistry
 
 from services.crystallizer import crystal_id
-from tests.fakes import ScriptedChatModel
 from tests.processes import thea, wait_for
 from thea.config import Settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.memory.factory import embedded_server
 from thea.models import KnowledgeCrystal
 from thea.runtime import build_runtime
@@ -40,7 +41,8 @@ WORKER = textwrap.dedent(
     """
     import sys
     import workers.liveness as liveness
-    from tests.fakes import ScriptedChatModel
+    from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
     from thea.config import load_settings
     from thea.runtime import build_runtime
     from workers.worker import make_worker
@@ -48,7 +50,7 @@ WORKER = textwrap.dedent(
     if sys.argv[2] == "elsewhere":  # pretend the worker runs on another machine
         liveness.current_node = lambda: "elsewhere000"
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})
-    rt = build_runtime(settings, llm=ScriptedChatModel(slow_roles={"crystallize"}, slow_seconds=120))
+    rt = build_runtime(settings, llm=FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=120))
     rt.install_worker_context()
     print("worker ready", flush=True)
     lease = int(sys.argv[3])
@@ -61,7 +63,7 @@ WORKER = textwrap.dedent(
 def _queued_impulse(settings: Settings) -> str:
     """An answered impulse whose crystallize job waits in the queue (and no process left open)."""
     settings.queue.retry_backoff_s = [0]  # retry at once (the default backs off 2, 10, 60 s)
-    rt = build_runtime(settings, llm=ScriptedChatModel())
+    rt = build_runtime(settings, llm=FakeChatModel())
     impulse_id = asyncio.run(
         rt.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
     ).impulse_id
@@ -121,7 +123,7 @@ def test_a_worker_killed_mid_crystallization_loses_nothing_and_its_job_is_requeu
     assert report["recovered"] == [f"crystallize-{impulse_id}"]
     assert report["failed"] == []
 
-    rt = build_runtime(settings, llm=ScriptedChatModel())
+    rt = build_runtime(settings, llm=FakeChatModel())
     try:
         rt.install_worker_context()
         assert not rt.memory.get([crystal_id(impulse_id)])  # died before writing
@@ -152,7 +154,7 @@ def test_the_job_of_a_worker_that_died_on_another_machine_is_requeued_when_its_l
         assert recovered == [f"crystallize-{impulse_id}"]
         # 8 s after the last heartbeat (every 0.5 s), less up to 1 s: RQ keeps whole seconds
         assert 6 <= waited < 20, waited
-        rt = build_runtime(settings, llm=ScriptedChatModel())
+        rt = build_runtime(settings, llm=FakeChatModel())
         try:
             rt.install_worker_context()
             run_burst(rt.jobs.connection)
@@ -165,7 +167,7 @@ def test_the_job_of_a_worker_that_died_on_another_machine_is_requeued_when_its_l
 
 def test_a_running_job_keeps_its_lease_and_runs_once(settings: Settings) -> None:
     settings.queue.retry_backoff_s = [0]
-    llm = ScriptedChatModel(slow_roles={"crystallize"}, slow_seconds=8)
+    llm = FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=8)
     rt = build_runtime(settings, llm=llm)
     try:
         rt.install_worker_context()
@@ -183,7 +185,9 @@ def test_a_running_job_keeps_its_lease_and_runs_once(settings: Settings) -> None
             registry.cleanup()
             time.sleep(0.3)
         thread.join()
-        assert len(llm.prompts_for("crystallize")) == 1  # an 8 s job on a 3 s lease was never taken away
+        assert (
+            len(llm.prompts_for(PromptId.CRYSTALLIZE)) == 1
+        )  # an 8 s job on a 3 s lease was never taken away
         assert len(rt.memory.get([crystal_id(impulse_id)])) == 1
         assert failed_jobs(conn) == []
     finally:

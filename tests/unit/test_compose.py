@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +25,7 @@ from thea.cli.main import app as cli_app
 from thea.config import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-THEA_SERVICES = ("app", "worker")
+THEA_ROLES = ("app", "worker")
 # what a user puts in .env (the two secrets compose insists on) plus one LLM override
 USER_ENV = {
     "NEO4J_PASSWORD": "s3cret-neo4j-pw",
@@ -71,45 +72,82 @@ def compose(raw: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
+@dataclass(frozen=True)
+class Roles:
+    """The compose service that plays each part (found by what it runs, not by its name)."""
+
+    graph: str
+    vectors: str
+    queue: str
+    app: str
+    worker: str
+
+    @property
+    def backends(self) -> set[str]:
+        return {self.graph, self.vectors, self.queue}
+
+
+@pytest.fixture(scope="module")
+def roles(compose: dict[str, Any]) -> Roles:
+    """Each part played by exactly one service: Neo4j 5, Qdrant, Redis 7, the thea service
+    and the workers (one definition, scaled by replicas)."""
+    services = compose["services"]
+    built = {n: s for n, s in services.items() if s.get("build") == "."}
+
+    def one(kind: str, names: list[str]) -> str:
+        assert len(names) == 1, f"expected one {kind} service, found {names}"
+        return names[0]
+
+    def image(prefix: str) -> str:
+        found = [
+            n for n, s in services.items() if n not in built and str(s.get("image", "")).startswith(prefix)
+        ]
+        return one(prefix, found)
+
+    return Roles(
+        graph=image("neo4j:5"),
+        vectors=image("qdrant/qdrant"),
+        queue=image("redis:7"),
+        app=one("app", [n for n, s in built.items() if s["command"][:3] == ["thea", "service", "run"]]),
+        worker=one("worker", [n for n, s in built.items() if s["command"][:2] == ["thea", "worker"]]),
+    )
+
+
 def thea_env(compose: dict[str, Any], service: str) -> dict[str, str]:
     env = compose["services"][service]["environment"]
     assert isinstance(env, dict), "use the mapping form for environment"
     return {k: str(v) for k, v in env.items()}
 
 
-def test_server_mode_services(compose: dict[str, Any]) -> None:
-    services = compose["services"]
-    assert set(services) == {"neo4j", "qdrant", "redis", "app", "worker"}
-    assert services["neo4j"]["image"].startswith("neo4j:5")
-    assert services["qdrant"]["image"].startswith("qdrant/qdrant")
-    assert services["redis"]["image"].startswith("redis:7")
-    for name in THEA_SERVICES:
-        assert services[name]["build"] == "."
-        assert (ROOT / "Dockerfile").is_file()
+def test_server_mode_services(compose: dict[str, Any], roles: Roles) -> None:
+    """Neo4j, Qdrant, Redis, the app and one worker definition: nothing else, nothing twice."""
+    assert set(compose["services"]) == {*roles.backends, roles.app, roles.worker}
+    assert (ROOT / "Dockerfile").is_file()
 
 
-def test_app_waits_for_healthy_backends(compose: dict[str, Any]) -> None:
+def test_app_waits_for_healthy_backends(compose: dict[str, Any], roles: Roles) -> None:
     services = compose["services"]
-    assert services["neo4j"]["healthcheck"]["test"]
-    assert services["redis"]["healthcheck"]["test"]
-    for name in THEA_SERVICES:
+    assert services[roles.graph]["healthcheck"]["test"]
+    assert services[roles.queue]["healthcheck"]["test"]
+    for name in (roles.app, roles.worker):
         deps = services[name]["depends_on"]
-        assert set(deps) == {"neo4j", "qdrant", "redis"}
-        assert deps["neo4j"]["condition"] == "service_healthy"
-        assert deps["redis"]["condition"] == "service_healthy"
+        assert set(deps) == roles.backends
+        for backend in roles.backends:  # a backend with a healthcheck must be healthy first
+            wanted = "service_healthy" if "healthcheck" in services[backend] else "service_started"
+            assert deps[backend]["condition"] == wanted, f"{name} -> {backend}"
         assert services[name]["restart"] in ("unless-stopped", "always", "on-failure")
 
 
-def test_neo4j_healthcheck_uses_the_configured_password(raw: dict[str, Any]) -> None:
+def test_neo4j_healthcheck_uses_the_configured_password(raw: dict[str, Any], roles: Roles) -> None:
     """The healthcheck reads the password from the container's NEO4J_AUTH ($$ escapes compose)."""
-    test = raw["services"]["neo4j"]["healthcheck"]["test"]
+    test = raw["services"][roles.graph]["healthcheck"]["test"]
     command = interpolate(test, USER_ENV)[-1]
     assert "cypher-shell" in command
     assert "${NEO4J_AUTH#neo4j/}" in command
 
 
-def test_every_thea_variable_is_a_real_setting(compose: dict[str, Any]) -> None:
-    for service in THEA_SERVICES:
+def test_every_thea_variable_is_a_real_setting(compose: dict[str, Any], roles: Roles) -> None:
+    for service in (roles.app, roles.worker):
         for name in thea_env(compose, service):
             assert name.startswith("THEA_"), f"{service}: {name} is not a thea setting"
             path = name.removeprefix("THEA_").lower().split("__")
@@ -123,13 +161,13 @@ def test_every_thea_variable_is_a_real_setting(compose: dict[str, Any]) -> None:
                     model = annotation
 
 
-@pytest.mark.parametrize("service", THEA_SERVICES)
+@pytest.mark.parametrize("role", THEA_ROLES)
 def test_server_settings_load_and_point_at_compose_services(
-    compose: dict[str, Any], service: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    compose: dict[str, Any], roles: Roles, role: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no stray .env
     monkeypatch.delenv("THEA_CONFIG_FILE", raising=False)
-    env = thea_env(compose, service)
+    env = thea_env(compose, getattr(roles, role))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     settings = load_settings(env["THEA_PROFILE"])
@@ -137,16 +175,16 @@ def test_server_settings_load_and_point_at_compose_services(
     services = compose["services"]
     assert settings.profile == "server"
     assert settings.graph.backend == "neo4j"
-    assert urlsplit(settings.graph.neo4j_uri).hostname == "neo4j" in services
-    assert urlsplit(settings.vector.qdrant_url).hostname == "qdrant" in services
+    assert urlsplit(settings.graph.neo4j_uri).hostname == roles.graph
+    assert urlsplit(settings.vector.qdrant_url).hostname == roles.vectors
     assert settings.vector.backend == "qdrant"
-    assert urlsplit(settings.queue.redis_url or "").hostname == "redis" in services
+    assert urlsplit(settings.queue.redis_url or "").hostname == roles.queue
     assert settings.chronicle.backend == "redis"  # the log is shared by every app and worker
     assert urlsplit(settings.graph.neo4j_uri).port == 7687
     assert urlsplit(settings.vector.qdrant_url).port == 6333
     assert urlsplit(settings.queue.redis_url or "").port == 6379
 
-    neo4j_user, _, neo4j_password = services["neo4j"]["environment"]["NEO4J_AUTH"].partition("/")
+    neo4j_user, _, neo4j_password = services[roles.graph]["environment"]["NEO4J_AUTH"].partition("/")
     assert settings.graph.neo4j_user == neo4j_user
     assert settings.graph.neo4j_password.get_secret_value() == neo4j_password == USER_ENV["NEO4J_PASSWORD"]
 
@@ -156,12 +194,12 @@ def test_server_settings_load_and_point_at_compose_services(
     assert str(settings.data_dir) == "/data"
 
 
-def test_defaults_without_llm_overrides(raw: dict[str, Any]) -> None:
+def test_defaults_without_llm_overrides(raw: dict[str, Any], roles: Roles) -> None:
     env = {k: v for k, v in USER_ENV.items() if not k.startswith("THEA_LLM")}
-    app_env = interpolate(raw, env)["services"]["app"]["environment"]
+    app_env = interpolate(raw, env)["services"][roles.app]["environment"]
     assert app_env["THEA_LLM__BASE_URL"].startswith("http://host.docker.internal:")
     assert app_env["THEA_LLM__BASE_URL"].endswith("/v1")  # OpenAI-compatible path
-    assert "host.docker.internal:host-gateway" in raw["services"]["app"]["extra_hosts"]
+    assert "host.docker.internal:host-gateway" in raw["services"][roles.app]["extra_hosts"]
 
 
 @pytest.mark.parametrize("missing", ["NEO4J_PASSWORD", "THEA_WEB_TOKEN"])
@@ -172,23 +210,24 @@ def test_secrets_must_be_set(raw: dict[str, Any], missing: str) -> None:
         interpolate(raw, env)
 
 
-def test_web_token_only_for_the_published_app(compose: dict[str, Any]) -> None:
-    assert thea_env(compose, "app")["THEA_WEB_TOKEN"] == USER_ENV["THEA_WEB_TOKEN"]
-    assert "THEA_WEB_TOKEN" not in thea_env(compose, "worker")
-    assert compose["services"]["app"]["ports"] == ["8000:8000"]
+def test_web_token_only_for_the_published_app(compose: dict[str, Any], roles: Roles) -> None:
+    assert thea_env(compose, roles.app)["THEA_WEB_TOKEN"] == USER_ENV["THEA_WEB_TOKEN"]
+    assert "THEA_WEB_TOKEN" not in thea_env(compose, roles.worker)
+    assert compose["services"][roles.app]["ports"] == ["8000:8000"]
 
 
-def test_workers_scale(raw: dict[str, Any], compose: dict[str, Any]) -> None:
-    worker = compose["services"]["worker"]
+def test_workers_scale(raw: dict[str, Any], compose: dict[str, Any], roles: Roles) -> None:
+    """N workers come from one service definition, scaled by replicas."""
+    worker = compose["services"][roles.worker]
     assert int(worker["deploy"]["replicas"]) == 2  # default of THEA_WORKERS
     scaled = interpolate(raw, {**USER_ENV, "THEA_WORKERS": "5"})
-    assert int(scaled["services"]["worker"]["deploy"]["replicas"]) == 5
+    assert int(scaled["services"][roles.worker]["deploy"]["replicas"]) == 5
     # --scale worker=N needs replicas that do not collide on names or host ports
     assert "container_name" not in worker
     assert "ports" not in worker
 
 
-def test_data_lives_in_named_volumes(compose: dict[str, Any]) -> None:
+def test_data_lives_in_named_volumes(compose: dict[str, Any], roles: Roles) -> None:
     declared = set(compose["volumes"])
     used = set()
     for name, service in compose["services"].items():
@@ -198,7 +237,7 @@ def test_data_lives_in_named_volumes(compose: dict[str, Any]) -> None:
             used.add(source)
             assert target.startswith("/")
     assert used == declared
-    assert {"neo4j", "qdrant", "redis"} <= {n for n, s in compose["services"].items() if s.get("volumes")}
+    assert roles.backends <= {n for n, s in compose["services"].items() if s.get("volumes")}
 
 
 def _check_command(argv: list[str]) -> None:
@@ -210,8 +249,8 @@ def _check_command(argv: list[str]) -> None:
     assert f"Usage: thea {argv[1]}" in " ".join(result.output.split())
 
 
-def test_app_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
-    app = compose["services"]["app"]
+def test_app_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -> None:
+    app = compose["services"][roles.app]
     command = app["command"]
     assert command[:3] == ["thea", "service", "run"]  # the same service as on a laptop
     assert command[command.index("--host") + 1] == "0.0.0.0"
@@ -220,8 +259,8 @@ def test_app_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
     _check_command(command)
 
 
-def test_worker_command_is_a_real_cli_call(compose: dict[str, Any]) -> None:
-    command = compose["services"]["worker"]["command"]
+def test_worker_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -> None:
+    command = compose["services"][roles.worker]["command"]
     assert command[:2] == ["thea", "worker"]
     _check_command(command)
 

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 
-from langchain_core.messages import BaseMessage
-
 from services.base import CycleState
 from services.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, tidy
 from services.synthesis import SynthesisService
-from tests.fakes import default_responder, role_of
-from tests.web.support import StreamingChatModel
+from thea.llm.fake import StreamingFakeChatModel
 from thea.models import UserImpulse
 
 
@@ -43,10 +40,7 @@ def state_for(text: str, sink: list[str]) -> CycleState:
 async def test_a_looping_answer_stops_streaming_and_says_so() -> None:
     loop = "Otters live in kelp. " + "A corgi, " * 200
 
-    def respond(messages: list[BaseMessage]) -> str:
-        return loop if role_of(messages) == "synthesis" else default_responder(messages)
-
-    model = StreamingChatModel(responder=respond)
+    model = StreamingFakeChatModel(reply=loop)
     streamed: list[str] = []
     state = state_for("Which animals live in the bay?", streamed)
     outcome = await SynthesisService(model, timeout_s=10, budget_tokens=100, max_tokens=384).handle(state)

@@ -19,7 +19,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import PrivateAttr
 
 from services.llm_calls import ask_text
-from services.prompts import PromptId
+from services.prompts import PromptId, PromptSpec
 from thea.config import load_settings
 from thea.errors import LLMTimeout
 from thea.llm.local import LocalChatModel
@@ -86,5 +86,5 @@ class SlowStream(BaseChatModel):
 async def test_a_call_that_times_out_stops_the_generation() -> None:
     model = SlowStream()
     with pytest.raises(LLMTimeout):
-        await ask_text(model, [HumanMessage(content="hi")], PromptId("instinct", "1"), timeout_s=0.3)
+        await ask_text(model, [HumanMessage(content="hi")], PromptSpec(PromptId.INSTINCT, "1"), timeout_s=0.3)
     assert model._stopped == [True]  # stopped at once, not after the whole generation

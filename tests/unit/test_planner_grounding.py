@@ -6,7 +6,8 @@ import json
 
 from services.base import CycleState
 from services.planner import PlannerService, grounded
-from tests.fakes import ScriptedChatModel
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.models import UserImpulse
 
 
@@ -16,7 +17,7 @@ def state_for(text: str) -> CycleState:
 
 
 def planner_saying(plan: dict[str, object]) -> PlannerService:
-    return PlannerService(ScriptedChatModel(responder=lambda _: json.dumps(plan)), timeout_s=5)
+    return PlannerService(FakeChatModel(handlers={PromptId.PLANNER: lambda _: json.dumps(plan)}), timeout_s=5)
 
 
 def test_grounded_needs_every_word_in_the_text() -> None:

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import default_responder
-from tests.web.support import StreamingChatModel
 from thea.config import Settings, load_settings
+from thea.llm.fake import DEFAULT_REPLY, StreamingFakeChatModel, default_handlers
 from thea.runtime import Runtime, build_runtime
 
 TOKEN = "s3cret-web-token"
@@ -29,12 +28,12 @@ def web_settings() -> Iterator[Settings]:
 
 
 @pytest.fixture(scope="module")
-def llm() -> StreamingChatModel:
-    return StreamingChatModel()
+def llm() -> StreamingFakeChatModel:
+    return StreamingFakeChatModel()
 
 
 @pytest.fixture(scope="module")
-def runtime(web_settings: Settings, llm: StreamingChatModel) -> Iterator[Runtime]:
+def runtime(web_settings: Settings, llm: StreamingFakeChatModel) -> Iterator[Runtime]:
     rt = build_runtime(web_settings, llm=llm)
     try:
         yield rt
@@ -43,9 +42,10 @@ def runtime(web_settings: Settings, llm: StreamingChatModel) -> Iterator[Runtime
 
 
 @pytest.fixture(autouse=True)
-def _reset_llm(llm: StreamingChatModel) -> Iterator[None]:
+def _reset_llm(llm: StreamingFakeChatModel) -> Iterator[None]:
     """Each test starts with a well-behaved model, whatever the previous one scripted."""
     yield
-    llm.fail_roles = set()
+    llm.fail = set()
     llm.token_delay_s = 0.0
-    llm.responder = default_responder
+    llm.handlers = default_handlers()
+    llm.reply = DEFAULT_REPLY

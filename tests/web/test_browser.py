@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from tests.service_support import service_app
 from tests.web.conftest import TOKEN
-from tests.web.support import LiveServer, StreamingChatModel, seed_insights
+from thea.llm.fake import StreamingFakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime
+from thea.testing.seed import seed_insights
+from thea.testing.service import LiveServer, service_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(
@@ -93,7 +95,7 @@ def say(page: Any, text: str) -> Any:
     return answer
 
 
-def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: StreamingChatModel) -> None:
+def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: StreamingFakeChatModel) -> None:
     page = visit.page
     llm.token_delay_s = 0.15
     page.fill("#input", "Which Redis queues do I work on?")
@@ -121,9 +123,9 @@ def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: Streaming
     assert visit.errors == []
 
 
-def test_a_failed_step_is_highlighted(visit: Visit, llm: StreamingChatModel) -> None:
+def test_a_failed_step_is_highlighted(visit: Visit, llm: StreamingFakeChatModel) -> None:
     page = visit.page
-    llm.fail_roles = {"instinct"}
+    llm.fail = {PromptId.INSTINCT}
     answer = say(page, "What do I work on?")
     sync_api.expect(answer.locator(".failed")).to_have_text("failed steps: instinct")
     answer.get_by_role("button", name="How I got this").click()

@@ -11,17 +11,18 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from langchain_core.messages import BaseMessage
 from pydantic import SecretStr
 
-from tests.fakes import default_responder, plain_text, role_of
-from tests.service_support import Event, parse_sse, service_app, service_context
+from tests.service_support import Event, parse_sse
 from tests.web.conftest import TOKEN
-from tests.web.support import SeededInsights, StreamingChatModel, seed_insights
 from thea.api import PREFIX
+from thea.llm.fake import StreamingFakeChatModel, plain_text
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 from thea.service.app import create_app, serve_app
 from thea.service.middleware import MAX_BODY_BYTES
+from thea.testing.seed import SeededInsights, seed_insights
+from thea.testing.service import service_app, service_context
 
 BOB_TOKEN = "bobs-own-token"
 
@@ -111,7 +112,7 @@ def test_the_api_describes_itself(client: TestClient) -> None:
     assert health["auth"] is False
 
 
-def test_trace_lists_every_step_with_its_status(client: TestClient, llm: StreamingChatModel) -> None:
+def test_trace_lists_every_step_with_its_status(client: TestClient, llm: StreamingFakeChatModel) -> None:
     done = done_of(chat(client, "What do I work on?", session="trace"))
     trace = client.get(f"{PREFIX}/traces/{done['impulse_id']}").json()
     assert trace["impulse"]["content"] == "What do I work on?"
@@ -133,7 +134,7 @@ def test_trace_lists_every_step_with_its_status(client: TestClient, llm: Streami
     assert last["impulse"]["id"] == done["impulse_id"]
     assert client.get(f"{PREFIX}/traces/ffffffff-0000").status_code == 404
 
-    llm.fail_roles = {"instinct"}
+    llm.fail = {PromptId.INSTINCT}
     failed = done_of(chat(client, "And now?", session="trace"))
     assert failed["failed_steps"] == ["instinct"]
     trace = client.get(f"{PREFIX}/traces/{failed['impulse_id']}").json()
@@ -233,7 +234,7 @@ def test_a_shared_service_needs_a_token_and_each_token_is_a_user(shared_app: Any
         assert ana.post(f"{PREFIX}/service/stop").status_code == 403
 
 
-def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingChatModel) -> None:
+def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingFakeChatModel) -> None:
     with as_user(shared_app, TOKEN) as ana, as_user(shared_app, BOB_TOKEN) as bob:
         ana_done = done_of(chat(ana, "My locker code is 4711 and I love Redis streams.", session="a"))
         ana_trace = ana.get(f"{PREFIX}/traces/{ana_done['impulse_id']}").json()
@@ -251,7 +252,7 @@ def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingCh
         bob_trace = bob.get(f"{PREFIX}/traces/{bob_done['impulse_id']}").json()
         assert ana_done["impulse_id"] not in bob_done["recalled_ids"]
         assert bob_trace["impulse"]["user_id"] == "bob" != ana_trace["impulse"]["user_id"]
-        synthesis_prompt = plain_text(llm.prompts_for("synthesis")[-1])
+        synthesis_prompt = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[-1])
         assert "4711" not in synthesis_prompt, "bob's answer was built from ana's conversation"
 
         command = [data for kind, data in chat(bob, "!trace", session="b") if kind == "command"]
@@ -261,13 +262,10 @@ def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingCh
         assert events[0][0] == "error"
 
 
-async def test_chats_at_the_same_moment_each_get_their_own_answer(app: Any, llm: StreamingChatModel) -> None:
-    def echo(messages: list[BaseMessage]) -> str:
-        if role_of(messages) == "synthesis":
-            return f"answer to {messages[-1].content}"
-        return default_responder(messages)
-
-    llm.responder = echo
+async def test_chats_at_the_same_moment_each_get_their_own_answer(
+    app: Any, llm: StreamingFakeChatModel
+) -> None:
+    llm.answer(PromptId.SYNTHESIS, lambda call: f"answer to {call.messages[-1].content}")
     llm.token_delay_s = 0.01
     names = ["ana1", "bob2", "cid3", "dan4"]
 
@@ -282,7 +280,7 @@ async def test_chats_at_the_same_moment_each_get_their_own_answer(app: Any, llm:
     try:
         answers = await asyncio.gather(*(ask(n) for n in names))
     finally:
-        llm.responder = default_responder
+        del llm.handlers[PromptId.SYNTHESIS]
     assert answers == [f"answer to question from {n}" for n in names]
 
 

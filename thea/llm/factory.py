@@ -12,9 +12,11 @@ from thea.llm.guard import network_llms_blocked
 def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatModel:
     cfg = settings.llm
     if cfg.provider == "fake":
-        from thea.llm.fake import FakeChatModel
+        from thea.llm.fake import StreamingFakeChatModel
 
-        return FakeChatModel(words_per_s=cfg.fake_words_per_s)
+        return StreamingFakeChatModel.minimal(
+            token_delay_s=1.0 / cfg.fake_words_per_s if cfg.fake_words_per_s else 0.0,
+        )
     if cfg.provider == "local":
         from thea.llm.assets import ensure_local_model
         from thea.llm.local import LocalChatModel

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from thea.errors import LLMTimeout, MalformedOutput
@@ -74,7 +75,9 @@ async def ainvoke_structured(
     retries: int = 1,
     timeout_s: float = 120.0,
     max_tokens: int | None = None,
+    config: RunnableConfig | None = None,
 ) -> StructuredResult[T]:
+    """``config`` goes with every call (thea passes the prompt's id as run metadata)."""
     kwargs: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
     if getattr(model, "supports_json_schema", False):
         kwargs["response_format"] = response_format(schema)
@@ -85,7 +88,7 @@ async def ainvoke_structured(
         started = time.perf_counter()
         try:
             async with asyncio.timeout(timeout_s):
-                reply = await model.ainvoke(convo, **kwargs)
+                reply = await model.ainvoke(convo, config, **kwargs)
         except TimeoutError as exc:
             raise LLMTimeout(f"{schema.__name__}: no answer within {timeout_s:.0f} s") from exc
         meta = reply.usage_metadata if isinstance(reply, AIMessage) else None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -334,25 +333,12 @@ class UniversalMemory(OperationGroups):
         }
 
     def health(self) -> list[HealthStatus]:
-        statuses = [self.graph.health(), self.vectors.health(), self.chronicle.health()]
-        started = time.perf_counter()
-        try:
+        def embed() -> str:
             self.embedder.embed_query("ping")
-            statuses.append(
-                HealthStatus(
-                    component="embeddings",
-                    backend=type(self.embedder).__name__,
-                    ok=True,
-                    latency_ms=(time.perf_counter() - started) * 1000,
-                )
-            )
-        except Exception as exc:  # health never raises
-            statuses.append(
-                HealthStatus(
-                    component="embeddings", backend=type(self.embedder).__name__, ok=False, detail=str(exc)
-                )
-            )
-        return statuses
+            return ""
+
+        embeddings = HealthStatus.probe("embeddings", type(self.embedder).__name__, embed)
+        return [self.graph.health(), self.vectors.health(), self.chronicle.health(), embeddings]
 
     def close(self) -> None:
         for closer in (self.vectors.close, self.chronicle.close, self.graph.close):

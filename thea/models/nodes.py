@@ -111,6 +111,14 @@ class Node(BaseModel):
     def label(self) -> str:
         return self.type.value
 
+    def happened_at(self) -> int:
+        """When the memory happened (epoch ms): when it was written, unless it says otherwise."""
+        return self.created_at
+
+    def holds(self, now: int) -> bool:
+        """Whether the memory still holds at ``now``: not archived, not expired."""
+        return True
+
     def to_props(self) -> dict[str, Any]:
         """Flat property map for the graph (JSON-encode nested values)."""
         data = self.model_dump(mode="json", exclude_none=True)
@@ -211,6 +219,9 @@ class Fact(Node):
     def embedding_text(self) -> str | None:
         return self.content or None
 
+    def holds(self, now: int) -> bool:
+        return self.active and (self.valid_until is None or self.valid_until > now)
+
 
 class DialogueTurn(Node):
     node_type: ClassVar[NodeType] = NodeType.DIALOGUE_TURN
@@ -223,6 +234,10 @@ class DialogueTurn(Node):
     #: as "Yes, last Friday!" is found by what it answers. Searched with the turn, never shown
     #: as its content.
     context: str | None = None
+
+    def happened_at(self) -> int:
+        """The turn's ``event_time`` (imported history), else when it was written."""
+        return self.event_time if self.event_time is not None else self.created_at
 
     def embedding_text(self) -> str | None:
         if not self.content:
@@ -268,6 +283,9 @@ class KnowledgeCrystal(Node):
     support: float = Field(default=0.0, ge=0.0, le=1.0)
     #: why it is unverified ("not in its evidence: renowned, actress")
     verification_reason: str = ""
+
+    def holds(self, now: int) -> bool:
+        return self.active
 
     def embedding_text(self) -> str | None:
         return self.content or self.seed or None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -88,6 +90,25 @@ class HealthStatus(BaseModel):
     ok: bool
     detail: str = ""
     latency_ms: float | None = None
+
+    @classmethod
+    def probe(
+        cls,
+        component: str,
+        backend: str,
+        check: Callable[[], str],
+        *,
+        describe: Callable[[Exception], str] = str,
+    ) -> HealthStatus:
+        """The status of one component: ``check()`` timed (its result is the detail line), or
+        ``describe(error)`` when it raises. Never raises: a health check reports, it does not fail."""
+        started = time.perf_counter()
+        try:
+            detail = check()
+        except Exception as exc:  # health never raises
+            return cls(component=component, backend=backend, ok=False, detail=describe(exc))
+        latency = (time.perf_counter() - started) * 1000
+        return cls(component=component, backend=backend, ok=True, detail=detail, latency_ms=latency)
 
 
 class LLMUsage(BaseModel):

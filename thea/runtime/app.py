@@ -160,21 +160,12 @@ class Runtime:
 
     def health(self) -> list[HealthStatus]:
         """Every layer, the queue and the model; never raises."""
-        statuses = self.memory.health()
-        started = time.perf_counter()
-        try:
+
+        def ping() -> str:
             self.jobs.connection.ping()
-            statuses.append(
-                HealthStatus(
-                    component="queue",
-                    backend="redis",
-                    ok=True,
-                    detail=queue_location(self.settings),
-                    latency_ms=(time.perf_counter() - started) * 1000,
-                )
-            )
-        except Exception as exc:  # a health check never raises
-            statuses.append(HealthStatus(component="queue", backend="redis", ok=False, detail=str(exc)))
+            return queue_location(self.settings)
+
+        statuses = [*self.memory.health(), HealthStatus.probe("queue", "redis", ping)]
         cfg = self.settings.llm
         where = cfg.base_url or ("in the service" if cfg.provider == "local" else "default endpoint")
         detail = f"{cfg.model} ({where}; {'loaded' if model_loaded(self.llm) else 'not loaded yet'})"

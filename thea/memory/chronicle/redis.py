@@ -11,7 +11,6 @@ through the time/user index, so an old event of a rare type is still found.
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -160,18 +159,11 @@ class RedisChronicle(Chronicle):
         return int(self._call(lambda: self.client.hlen(self._k("events"))))
 
     def health(self) -> HealthStatus:
-        started = time.perf_counter()
-        try:
+        def count() -> str:
             n = self.count()
-        except Exception as exc:  # health never raises
-            return HealthStatus(component="chronicle", backend=self.backend, ok=False, detail=str(exc))
-        return HealthStatus(
-            component="chronicle",
-            backend=self.backend,
-            ok=True,
-            detail=f"{n} events",
-            latency_ms=(time.perf_counter() - started) * 1000,
-        )
+            return f"{n} events"
+
+        return HealthStatus.probe("chronicle", self.backend, count)
 
     def close(self) -> None:
         self.client.close()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -186,18 +185,11 @@ class SQLiteChronicle(Chronicle):
         return int(self._query("SELECT count(*) FROM events", [])[0][0])
 
     def health(self) -> HealthStatus:
-        started = time.perf_counter()
-        try:
+        def count() -> str:
             n = self.count()
-        except Exception as exc:  # health never raises
-            return HealthStatus(component="chronicle", backend=self.backend, ok=False, detail=str(exc))
-        return HealthStatus(
-            component="chronicle",
-            backend=self.backend,
-            ok=True,
-            detail=f"{n} events in {self.path}",
-            latency_ms=(time.perf_counter() - started) * 1000,
-        )
+            return f"{n} events in {self.path}"
+
+        return HealthStatus.probe("chronicle", self.backend, count)
 
     def close(self) -> None:
         with self._lock:

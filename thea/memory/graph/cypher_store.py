@@ -7,7 +7,6 @@ row conversion live here once.
 from __future__ import annotations
 
 import abc
-import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -158,13 +157,11 @@ class CypherGraphStore(GraphStore):
         return self._execute(self.queries.render(name), params)
 
     def health(self) -> HealthStatus:
-        started = time.perf_counter()
-        try:
+        def ping() -> str:
             self._execute(self.queries.render("ping"))
-        except Exception as exc:  # health never raises
-            return HealthStatus(component="graph", backend=self.backend, ok=False, detail=str(exc))
-        latency = (time.perf_counter() - started) * 1000
-        return HealthStatus(component="graph", backend=self.backend, ok=True, latency_ms=latency)
+            return ""
+
+        return HealthStatus.probe("graph", self.backend, ping)
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from typing import Any
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
@@ -107,15 +106,16 @@ class Neo4jGraphStore(CypherGraphStore):
     def health(self) -> HealthStatus:
         """One auto-commit ping: no managed-transaction retries, so a dead server is reported
         at once instead of after ``max_transaction_retry_time``."""
-        started = time.perf_counter()
-        try:
+
+        def ping() -> str:
             with self._driver.session(database=self.database) as session:
                 session.run(Query(self.queries.render("ping"), timeout=self.timeout_s)).consume()
-        except Exception as exc:  # health never raises
-            detail = f"Neo4j at {self.uri}: {type(exc).__name__}: {exc}"
-            return HealthStatus(component="graph", backend=self.backend, ok=False, detail=detail)
-        latency = (time.perf_counter() - started) * 1000
-        return HealthStatus(component="graph", backend=self.backend, ok=True, latency_ms=latency)
+            return ""
+
+        def describe(exc: Exception) -> str:
+            return f"Neo4j at {self.uri}: {type(exc).__name__}: {exc}"
+
+        return HealthStatus.probe("graph", self.backend, ping, describe=describe)
 
     def close(self) -> None:
         self._driver.close()

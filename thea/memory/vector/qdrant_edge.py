@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -219,18 +218,11 @@ class QdrantEdgeStore(VectorStore):
         return int(self._call(collection, "count", qe.CountRequest(exact=True)))
 
     def health(self) -> HealthStatus:
-        started = time.perf_counter()
-        try:
+        def count() -> str:
             points = sum(self.count(c) for c in Collection)
-        except Exception as exc:  # health never raises
-            return HealthStatus(component="vectors", backend=self.backend, ok=False, detail=str(exc))
-        return HealthStatus(
-            component="vectors",
-            backend=self.backend,
-            ok=True,
-            detail=f"{points} points in {self.path}",
-            latency_ms=(time.perf_counter() - started) * 1000,
-        )
+            return f"{points} points in {self.path}"
+
+        return HealthStatus.probe("vectors", self.backend, count)
 
     def unindexed_points(self) -> int:
         total = 0

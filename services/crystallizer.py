@@ -34,6 +34,7 @@ from services.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.llm_calls import ask_structured
 from services.notation import Triple, parse_notation
 from services.prompts import crystallize as prompt
+from services.restate import restate
 from services.statements import tells_anything
 from services.tokens import clip_for_prompt
 from services.trace import load_trace
@@ -78,6 +79,11 @@ def crystal_id(impulse_id: str) -> str:
     return stable_id("crystal", impulse_id)
 
 
+def stated_id(impulse_id: str) -> str:
+    """The grounded insight restating the user's own sentences (when the model's was unsupported)."""
+    return stable_id("stated", impulse_id)
+
+
 @dataclass
 class CrystallizeOutcome:
     impulse_id: str
@@ -88,6 +94,8 @@ class CrystallizeOutcome:
     #: why no insight was made (a message that tells nothing)
     skipped: str = ""
     verification: str = ""
+    #: the grounded insight stored from the user's own sentences beside an unsupported one
+    stated_id: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -189,11 +197,18 @@ class Crystallizer:
             session_id=impulse.session_id,
             correlation_id=impulse_id,
         )
-        edges = [Edge(src=crystal.id, dst=impulse_id, type=EdgeType.DERIVED_FROM)]
-        edges += [
-            Edge(src=crystal.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
-            for c in {c.id: c for c in concepts.values()}.values()
-        ]
+        stated = (
+            None if verdict.supported else await asyncio.to_thread(self._stated, crystal, impulse, sources)
+        )
+        edges = []
+        for node in (crystal, stated):
+            if node is None:
+                continue
+            edges.append(Edge(src=node.id, dst=impulse_id, type=EdgeType.DERIVED_FROM))
+            edges += [
+                Edge(src=node.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
+                for c in {c.id: c for c in concepts.values()}.values()
+            ]
         kept = 0
         for t in triples:
             src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
@@ -214,18 +229,47 @@ class Crystallizer:
             sorted(c.content for c in concepts.values()),
             kept,
             verification=crystal.verification,
+            stated_id=stated.id if stated else "",
         )
-        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=[crystal])
-        await self.memory.arecord([crystal, *nodes], edges + job_edges)
+        produced = [crystal] if stated is None else [crystal, stated]
+        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
+        await self.memory.arecord([*produced, *nodes], edges + job_edges)
         log.info(
-            "impulse %s: crystal %s (%s) with %d concepts, %d triples",
+            "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
             impulse_id,
             cid,
             crystal.verification,
             len(concepts),
             kept,
+            f"; stored the user's own words as {stated.id}" if stated else "",
         )
         return outcome
+
+    def _stated(
+        self, crystal: KnowledgeCrystal, impulse: UserImpulse, sources: Sources
+    ) -> KnowledgeCrystal | None:
+        """The user's telling sentences restated ("The user's name is Priya Ramanathan."), with
+        those sentences as evidence: what is remembered when the model's insight was unsupported."""
+        content = restate(impulse.content)
+        if not content:
+            return None
+        own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
+        verdict = check_claims(content, own, self.memory.embedder)
+        if not verdict.supported:  # cannot happen for a faithful restatement; never store a doubt
+            log.warning("impulse %s: restated statement not supported (%s)", impulse.id, verdict.reason)
+            return None
+        return crystal.model_copy(
+            update={
+                "id": stated_id(impulse.id),
+                "content": content,
+                "active": True,
+                "evidence": verdict.evidence,
+                "proofs": len(verdict.evidence),
+                "verification": "supported",
+                "support": verdict.support,
+                "verification_reason": "",
+            }
+        )
 
     def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
         """What the insight may rest on: the user's message and the memories its answer recalled."""

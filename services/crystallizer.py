@@ -192,6 +192,7 @@ class Crystallizer:
             verification="supported" if verdict.supported else "unverified",
             support=verdict.support,
             verification_reason=verdict.reason,
+            claims=verdict.claims,
             source_impulse_id=impulse_id,
             user_id=impulse.user_id,
             session_id=impulse.session_id,
@@ -268,6 +269,7 @@ class Crystallizer:
                 "verification": "supported",
                 "support": verdict.support,
                 "verification_reason": "",
+                "claims": verdict.claims,
             }
         )
 

@@ -94,3 +94,28 @@ async def test_a_supported_insight_gets_no_restated_twin(runtime: Runtime, llm: 
     impulse_id = await say(runtime, "My name is Priya Ramanathan.")
     assert crystal(runtime, crystal_id(impulse_id)) is not None
     assert crystal(runtime, stated_id(impulse_id)) is None
+
+
+async def test_each_claim_carries_its_own_status_evidence_and_reason(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(
+        {
+            "insight": "The user works on Tidewatch. Tidewatch is a famous award-winning startup.",
+            "seed": "",
+            "tags": [],
+            "triples": [],
+        }
+    ).responder
+    said = "I work on Tidewatch at the harbour office."
+    impulse_id = await say(runtime, said)
+    insight = crystal(runtime, crystal_id(impulse_id))
+    assert insight is not None
+    assert insight.verification == "unverified"  # one claim fails: the insight is unverified
+    first, second = insight.claims
+    assert (first.text, first.status) == ("The user works on Tidewatch.", "supported")
+    assert [(e.source_id, e.quote) for e in first.evidence] == [(impulse_id, said)]
+    assert second.status == "unsupported"
+    assert "award" in second.reason
+    assert "famous" in second.reason
+    assert insight.verification_reason == second.reason

@@ -196,6 +196,17 @@ class EvidenceView(BaseModel):
     quote: str = ""
 
 
+class ClaimView(BaseModel):
+    """One claim (sentence) of an insight: its own status, support, reason and evidence."""
+
+    text: str
+    #: supported or unsupported (the insight is unverified when any claim is)
+    status: str = "supported"
+    support: float = 0.0
+    reason: str = ""
+    evidence: list[EvidenceView] = Field(default_factory=list)
+
+
 class Relation(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -225,6 +236,8 @@ class InsightDetailView(InsightSummary):
     merged_into: list[LineageEntry] = Field(default_factory=list)
     source_impulses: list[SourceImpulse] = Field(default_factory=list)
     evidence: list[EvidenceView] = Field(default_factory=list)
+    #: per claim (sentence); empty for insights written before claims were checked one by one
+    claims: list[ClaimView] = Field(default_factory=list)
 
 
 class InsightList(BaseModel):

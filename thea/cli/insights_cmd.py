@@ -91,6 +91,15 @@ def detail_tree(d: InsightDetailView) -> Tree:
             ev.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
     else:
         root.add("evidence: -")
+    if d.claims:
+        branch = root.add(f"claims ({len(d.claims)})")
+        for c in d.claims:
+            mark = "[green]supported[/]" if c.status == "supported" else "[yellow]unsupported[/]"
+            line = branch.add(f"{mark} {c.support:g}  {safe(c.text)}")
+            if c.reason:
+                line.add(f"why: {safe(c.reason)}")
+            for e in c.evidence:
+                line.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
     if d.seed and d.seed != d.content:
         root.add(f"seed: {safe(d.seed)}")
     if d.tags:

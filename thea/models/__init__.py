@@ -4,6 +4,7 @@ from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
     NODE_CLASSES,
     AnyNode,
+    Claim,
     Concept,
     CycleStatus,
     DialogueTurn,
@@ -42,6 +43,7 @@ __all__ = [
     "NODE_CLASSES",
     "AnyNode",
     "ChronicleEvent",
+    "Claim",
     "Collection",
     "Concept",
     "CycleStatus",

@@ -403,6 +403,21 @@ async function loadInsight(id) {
   }
   if (!data.evidence.length) evidence.append(el("li", { class: "muted", text: "–" }));
   panel.append(el("h3", { text: "Evidence" }), evidence);
+  if (data.claims && data.claims.length) {
+    // each claim (sentence) with its own status, reason and evidence spans
+    const claims = el("ul", { class: "details claims" });
+    for (const c of data.claims) {
+      const item = el("li", { class: "claim " + c.status },
+        el("span", { class: "badge " + (c.status === "supported" ? "SUCCESS" : "UNVERIFIED"), text: c.status }),
+        " " + Number(c.support).toFixed(2) + " ", el("q", { text: c.text }));
+      if (c.reason) item.append(el("div", { class: "muted reason", text: c.reason }));
+      const spans = el("ul", { class: "evidence" });
+      for (const ev of c.evidence) spans.append(el("li", {}, el("span", { class: "muted", text: short(ev.source_id) + " " + ev.kind + ": " }), el("q", { text: ev.quote })));
+      if (c.evidence.length) item.append(spans);
+      claims.append(item);
+    }
+    panel.append(el("h3", { text: "Claims" }), claims);
+  }
   panel.append(lineageList("Merged from", data.merged_from), lineageList("Merged into", data.merged_into));
   const sources = el("ul", { class: "details" });
   for (const imp of data.source_impulses) {

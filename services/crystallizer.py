@@ -35,6 +35,7 @@ from services.llm_calls import ask_structured
 from services.notation import Triple, parse_notation
 from services.prompts import crystallize as prompt
 from services.restate import restate
+from services.revision import revise_insights
 from services.statements import tells_anything
 from services.tokens import clip_for_prompt
 from services.trace import load_trace
@@ -96,6 +97,8 @@ class CrystallizeOutcome:
     verification: str = ""
     #: the grounded insight stored from the user's own sentences beside an unsupported one
     stated_id: str = ""
+    #: older insights this message promoted, weakened or superseded (services/revision.py)
+    revised: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -235,6 +238,18 @@ class Crystallizer:
         produced = [crystal] if stated is None else [crystal, stated]
         nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
         await self.memory.arecord([*produced, *nodes], edges + job_edges)
+        if user_id:  # what this message says may support or contradict older insights
+            revised = await asyncio.to_thread(
+                revise_insights,
+                self.memory,
+                user_id,
+                [(impulse_id, impulse.type.value, impulse.content)],
+                concept_ids=[c.id for c in concepts.values()],
+                by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
+                exclude=[crystal.id, stated_id(impulse_id)],
+                speaker_words=sources.speaker_words,
+            )
+            outcome.revised = revised.as_dict()
         log.info(
             "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
             impulse_id,

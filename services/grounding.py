@@ -115,7 +115,7 @@ class Verdict:
     claims: list[Claim] = field(default_factory=list)
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=False))
     na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0
@@ -160,7 +160,7 @@ def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Ve
         cosine = 1.0
         if vectors:
             claim_vec = vectors[index]
-            cosine = max(_cosine(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
+            cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
         score = max(0.0, min(1.0, lexical if cosine >= MIN_COSINE else min(lexical, cosine)))
         reason = ""
         if score < MIN_LEXICAL:

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import BaseMessage
+from rich.console import Console
 
 from services.crystallizer import crystal_id, stated_id
-from services.insights import list_insights
+from services.insights import insight_detail, list_insights
 from tests.fakes import ScriptedChatModel, default_responder, role_of
+from thea.api.models import InsightDetailView
+from thea.cli.insights_cmd import detail_tree
 from thea.config import Settings
-from thea.models import KnowledgeCrystal
+from thea.models import EdgeType, KnowledgeCrystal
 from thea.runtime import Runtime, build_runtime
+from thea.service.serialize import insight_detail_json
 from workers.worker import run_burst
 
 ACTRESS = {
@@ -54,6 +59,14 @@ async def say(rt: Runtime, text: str, user: str = "priya", session: str = "s1") 
     result = await rt.orchestrator.handle_impulse(text, user, session)
     await asyncio.to_thread(run_burst, rt.jobs.connection)
     return result.impulse_id
+
+
+def shown(rt: Runtime, insight_id: str) -> str:
+    """What `thea insights show` prints for an insight (the API's view, rendered by the CLI)."""
+    view = InsightDetailView.model_validate(insight_detail_json(insight_detail(rt.memory, insight_id), []))
+    console = Console(record=True, width=200, no_color=True)
+    console.print(detail_tree(view))
+    return console.export_text()
 
 
 def crystal(rt: Runtime, node_id: str) -> KnowledgeCrystal | None:
@@ -119,3 +132,126 @@ async def test_each_claim_carries_its_own_status_evidence_and_reason(
     assert "award" in second.reason
     assert "famous" in second.reason
     assert insight.verification_reason == second.reason
+    text = shown(runtime, insight.id)
+    assert re.search(r"claims \(2\)\n.*supported 1  The user works on Tidewatch\.", text)
+    assert "unsupported" in text
+
+
+def crystals_by_message(by_message: dict[str, dict[str, object]]) -> ScriptedChatModel:
+    """A model whose crystal depends on which user message the prompt holds."""
+
+    def respond(messages: list[BaseMessage]) -> str:
+        if role_of(messages) == "crystallize":
+            prompt = str(messages[-1].content)
+            for said, out in by_message.items():
+                if said in prompt:
+                    return json.dumps(out)
+        return default_responder(messages)
+
+    return ScriptedChatModel(responder=respond)
+
+
+async def test_later_supporting_evidence_promotes_an_unverified_insight_and_records_why(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    first_said = "I work on Tidewatch at the harbour office."
+    later_said = "Tidewatch is a tide prediction app for sailors."
+    llm.responder = crystals_by_message(
+        {
+            first_said: {
+                "insight": "The user works on Tidewatch. Tidewatch is a tide prediction app.",
+                "seed": "Tidewatch",
+                "tags": [],
+                "triples": [
+                    {
+                        "subject": "Tidewatch",
+                        "predicate": "PART_OF",
+                        "object": "harbour office",
+                        "confidence": 0.8,
+                    }
+                ],
+            },
+            later_said: {"insight": later_said, "seed": "Tidewatch", "tags": [], "triples": []},
+        }
+    ).responder
+    first = await say(runtime, first_said)
+    insight = crystal(runtime, crystal_id(first))
+    assert insight is not None
+    assert insight.verification == "unverified"
+    later = await say(runtime, later_said)
+    promoted = crystal(runtime, insight.id)
+    assert promoted is not None
+    assert promoted.verification == "promoted"
+    assert promoted.active
+    assert {e.source_id for e in promoted.evidence} == {first, later}  # the new evidence appended
+    assert all(c.status == "supported" for c in promoted.claims)
+    (revision,) = promoted.revisions
+    assert revision.kind == "promoted"
+    assert revision.evidence == [later]
+    assert "supported by later evidence" in revision.reason
+    assert revision.at > 0
+    assert re.search(
+        rf"revisions \(1\)\n.* promoted by {later[:8]}: supported by later evidence",
+        shown(runtime, promoted.id),
+    )
+    asked = await runtime.orchestrator.handle_impulse("What is Tidewatch?", "priya", "s3")
+    assert promoted.id in asked.recalled_ids
+
+
+async def test_a_contradicting_statement_supersedes_the_old_insight(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystals_by_message(
+        {
+            "Priya Ramanathan": {
+                "insight": "The user's name is Priya Ramanathan.",
+                "seed": "",
+                "tags": [],
+                "triples": [],
+            },
+            "Anna Kowalski": {
+                "insight": "The user's name is Anna Kowalski.",
+                "seed": "",
+                "tags": [],
+                "triples": [],
+            },
+        }
+    ).responder
+    first = await say(runtime, "My name is Priya Ramanathan.")
+    old = crystal(runtime, crystal_id(first))
+    assert old is not None
+    assert old.active
+    later = await say(runtime, "My name is Anna Kowalski.")
+    superseded = crystal(runtime, old.id)
+    assert superseded is not None
+    assert superseded.confidence < old.confidence
+    assert superseded.valid_until is not None
+    assert not superseded.active
+    assert [r.kind for r in superseded.revisions] == ["superseded"]
+    assert "'anna kowalski'" in superseded.revisions[0].reason
+    edges = runtime.memory.neighbourhood(crystal_id(later), 1, [EdgeType.SUPERSEDES]).edges
+    assert [(e.src, e.dst) for e in edges] == [(crystal_id(later), old.id)]
+    text = shown(runtime, old.id)
+    assert "superseded" in text.splitlines()[0]
+    assert f"superseded by {later[:8]}: contradicted: the user's name is 'anna kowalski'" in text
+    asked = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s3")
+    assert old.id not in asked.recalled_ids
+    assert crystal_id(later) in asked.recalled_ids
+
+
+async def test_a_contradicting_fact_lowers_an_insights_confidence(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(
+        {"insight": "The user's favourite colour is blue.", "seed": "", "tags": [], "triples": []}
+    ).responder
+    first = await say(runtime, "My favourite colour is blue.")
+    old = crystal(runtime, crystal_id(first))
+    assert old is not None
+    outcome = await runtime.facts.add_fact("My favourite colour is green.", "priya", "s2")
+    assert outcome.revised.superseded == [old.id]
+    assert f"superseded insight {old.id[:8]}" in outcome.summary()
+    after = crystal(runtime, old.id)
+    assert after is not None
+    assert after.valid_until is not None
+    assert after.confidence == pytest.approx(0.2)

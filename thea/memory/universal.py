@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from thea.models import (
     Edge,
     EdgeType,
     HealthStatus,
+    KnowledgeCrystal,
     Node,
     NodeType,
     Subgraph,
@@ -41,6 +43,8 @@ from thea.models import (
 )
 
 log = logging.getLogger(__name__)
+
+_NAME_WORD = re.compile(r"[^\W_]+(?:['.-][^\W_]+)*")
 
 Chunker = Callable[[str], list[str]]
 
@@ -255,10 +259,52 @@ class UniversalMemory:
         for collection, coll_ids in by_collection.items():
             self.vectors.set_active(collection, coll_ids, active)
 
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Set ``valid_until`` on the concept relations the given insights asserted (superseded
+        insights); returns how many were closed."""
+        if not insight_ids:
+            return 0
+        self.space_guard()
+        rows = self.graph.run("supersede_insight_relations", sources=list(insight_ids), now=now)
+        return int(rows[0]["closed"]) if rows else 0
+
     # -- reads -------------------------------------------------------------------------
 
     def get(self, ids: Sequence[str]) -> list[Node]:
         return self.graph.get_nodes(ids)
+
+    def concepts_named_in(
+        self, text: str, user_id: str, max_words: int = 3, limit: int = 400
+    ) -> list[Concept]:
+        """One user's concepts whose name (or alias) is a run of up to ``max_words`` words of
+        ``text``: indexed lookups of at most ``limit`` candidate names, no scan."""
+        words = _NAME_WORD.findall(text)
+        norms: dict[str, None] = {}
+        for size in range(1, max_words + 1):
+            for start in range(len(words) - size + 1):
+                norm = normalize_name(" ".join(words[start : start + size]))
+                if len(norm) >= 2:
+                    norms.setdefault(norm, None)
+        found = self.graph.concepts_by_norm(list(norms)[:limit], user_id) if norms else {}
+        unique = {n.id: n for n in found.values() if isinstance(n, Concept)}
+        return list(unique.values())
+
+    def insights_about(
+        self, concept_ids: Sequence[str], user_id: str, *, exclude: Sequence[str] = (), limit: int = 20
+    ) -> list[KnowledgeCrystal]:
+        """One user's insights (any state) linked to any of the concepts, not superseded,
+        newest first, at most ``limit``."""
+        if not concept_ids:
+            return []
+        rows = self.graph.run(
+            "insights_by_concepts",
+            concepts=list(dict.fromkeys(concept_ids)),
+            user_id=user_id,
+            exclude=list(exclude),
+            limit=int(limit),
+        )
+        nodes = [Node.from_props(r["props"]) for r in rows]
+        return [n for n in nodes if isinstance(n, KnowledgeCrystal)]
 
     def neighbourhood(
         self,

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from services.grounding import Sources, check_claims
+from services.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.job_trace import JobTrace
 from services.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.llm_calls import ask_structured
@@ -180,6 +180,7 @@ class Crystallizer:
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         content = compact(out.insight)
         verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        proofs = proof_count(verdict.evidence, verdict.claims)
         tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
         tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]
         seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
@@ -188,10 +189,10 @@ class Crystallizer:
             content=content,
             seed=seed,
             tags=tags,
-            strength=1.0,
+            strength=evidence_strength(proofs),
             active=verdict.supported,
             evidence=verdict.evidence,
-            proofs=len(verdict.evidence),
+            proofs=proofs,
             verification="supported" if verdict.supported else "unverified",
             support=verdict.support,
             verification_reason=verdict.reason,
@@ -280,7 +281,8 @@ class Crystallizer:
                 "content": content,
                 "active": True,
                 "evidence": verdict.evidence,
-                "proofs": len(verdict.evidence),
+                "proofs": proof_count(verdict.evidence, verdict.claims),
+                "strength": evidence_strength(proof_count(verdict.evidence, verdict.claims)),
                 "verification": "supported",
                 "support": verdict.support,
                 "verification_reason": "",

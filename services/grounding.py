@@ -126,6 +126,20 @@ def _quote(sentence: str) -> str:
     return text if len(text) <= MAX_QUOTE_CHARS else text[: MAX_QUOTE_CHARS - 1].rstrip() + "…"
 
 
+def proof_count(evidence: Sequence[Evidence], claims: Sequence[Claim] = ()) -> int:
+    """Distinct sources the user gave (impulses, turns, facts) that support an insight: the
+    evidence of its supported claims (all its evidence when it has no per-claim record).
+    Insights restating them add none, and one source cited twice counts once."""
+    cited = [e for c in claims if c.status == "supported" for e in c.evidence] if claims else evidence
+    return len({e.source_id for e in cited if e.kind != "KnowledgeCrystal"})
+
+
+def evidence_strength(proofs: int) -> float:
+    """An insight's strength from its evidence: one per distinct proof, at least 1 (feedback
+    moves it from there; recall dampens it logarithmically, services/recall/fusion.py)."""
+    return float(max(1, proofs))
+
+
 def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Verdict:
     """Each sentence of ``text`` against the sources: every claim gets its own verdict and
     evidence spans; the weakest claim decides for the insight."""
@@ -169,7 +183,10 @@ def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Ve
                 reason = f"not in its evidence: {', '.join(missing[:8])}"
             else:
                 reason = f"far in meaning from its evidence (similarity {cosine:.2f})"
-        ranked_own = sorted(own.items(), key=lambda item: -item[1][0])[:MAX_CLAIM_EVIDENCE]
+        # a claim's evidence: spans holding at least half its words (else its single best span)
+        ranked_own = sorted(own.items(), key=lambda item: -item[1][0])
+        enough = [item for item in ranked_own if 2 * item[1][0] >= len(set(terms))]
+        ranked_own = (enough or ranked_own[:1])[:MAX_CLAIM_EVIDENCE]
         checked.append(
             Claim(
                 text=claim,

@@ -1,7 +1,8 @@
 """Deep reflection: merge a user's active insights about the same concepts.
 
 For each group of 2+ insights (same concept pair, or near-duplicates by embedding)
-one generalised insight is written with strength = sum of the sources, MERGED_FROM
+one generalised insight is written with the union of the sources' evidence and a strength
+from its distinct proofs (:func:`_carry_evidence`), MERGED_FROM
 edges to every source, and the sources archived (active=false, kept for lineage).
 
 Safety:
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.grounding import evidence_strength, proof_count
 from services.job_trace import JobTrace
 from services.llm_calls import ask_text
 from services.prompts import reflect as prompt
@@ -88,19 +90,26 @@ class ReflectionReport:
 
 
 def _carry_evidence(merged: KnowledgeCrystal, sources: list[KnowledgeCrystal]) -> None:
-    """A merge keeps the union of its sources' evidence (each source's impulse counts as one
-    when it carried none) and counts the distinct sources as its proofs."""
+    """A merge keeps the union of its sources' evidence (a source without evidence counts by its
+    impulse, or as a source of its own when it has none) and its strength is the distinct proofs
+    of that union, not the sum of the sources' strengths: two insights the model wrote from the
+    same message are one proof. What feedback added to a source (its strength above its own
+    proofs) is kept, the largest such bonus once."""
     evidence: dict[str, Evidence] = {}
+    unknown = 0  # sources written before insights carried evidence, without an impulse
     for source in sources:
         cited = source.evidence or (
             [Evidence(source_id=source.source_impulse_id, kind="UserImpulse", quote=source.content[:240])]
             if source.source_impulse_id
             else []
         )
+        unknown += 0 if cited else 1
         for item in cited:
             evidence.setdefault(item.source_id, item)
     merged.evidence = list(evidence.values())
-    merged.proofs = len(evidence)
+    merged.proofs = proof_count(merged.evidence) + unknown
+    bonus = max((s.strength - evidence_strength(s.proofs) for s in sources), default=0.0)
+    merged.strength = round(max(0.1, evidence_strength(merged.proofs) + bonus), 3)
     checked = [s for s in sources if s.verification in ("supported", "promoted")]
     merged.verification = "supported" if checked and len(checked) == len(sources) else "unchecked"
     merged.support = min((s.support for s in checked), default=0.0)

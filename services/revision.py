@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.contradiction import conflicting_attribute, heuristic_verdict
-from services.grounding import Sources, check_claims, cosine_similarity
+from services.grounding import Sources, check_claims, cosine_similarity, evidence_strength, proof_count
 from services.restate import restate_sentence
 from services.statements import sentences
 from thea.memory.universal import UniversalMemory
@@ -33,7 +33,6 @@ from thea.models import (
     Collection,
     Edge,
     EdgeType,
-    Evidence,
     KnowledgeCrystal,
     Revision,
     VectorFilter,
@@ -72,11 +71,6 @@ class RevisionOutcome:
 
 def _quote(items: Sequence[Item]) -> str:
     return "; ".join(f'{kind} {sid[:8]} "{" ".join(text.split())[:120]}"' for sid, kind, text in items)
-
-
-def proof_count(evidence: Sequence[Evidence]) -> int:
-    """Distinct sources the user gave (impulses, turns, facts); insights restating them add none."""
-    return len({e.source_id for e in evidence if e.kind != "KnowledgeCrystal"})
 
 
 def _contradiction(
@@ -177,6 +171,9 @@ def revise_insights(
         reason = f"supported by later evidence: {_quote(items)}"
         revision = Revision(kind="promoted", at=now, reason=reason, evidence=sorted(new_ids))
         evidence = verdict.evidence
+        proofs = proof_count(evidence, verdict.claims)
+        # strength follows the evidence; what feedback added or took stays
+        bonus = insight.strength - evidence_strength(insight.proofs)
         changed.append(
             insight.model_copy(
                 update={
@@ -186,7 +183,8 @@ def revise_insights(
                     "verification_reason": "",
                     "claims": verdict.claims,
                     "evidence": evidence,
-                    "proofs": proof_count(evidence),
+                    "proofs": proofs,
+                    "strength": max(0.1, evidence_strength(proofs) + bonus),
                     "revisions": [*insight.revisions, revision],
                 }
             )

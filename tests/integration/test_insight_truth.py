@@ -18,7 +18,7 @@ from tests.fakes import ScriptedChatModel, default_responder, role_of
 from thea.api.models import InsightDetailView
 from thea.cli.insights_cmd import detail_tree
 from thea.config import Settings
-from thea.models import EdgeType, KnowledgeCrystal
+from thea.models import Edge, EdgeType, KnowledgeCrystal
 from thea.runtime import Runtime, build_runtime
 from thea.service.serialize import insight_detail_json
 from workers.worker import run_burst
@@ -255,3 +255,50 @@ async def test_a_contradicting_fact_lowers_an_insights_confidence(
     assert after is not None
     assert after.valid_until is not None
     assert after.confidence == pytest.approx(0.2)
+
+
+QUEUES = {
+    "insight": "The user runs Redis queues.",
+    "seed": "Redis, queues",
+    "tags": ["redis"],
+    "triples": [{"subject": "Redis", "predicate": "USED_WITH", "object": "queues", "confidence": 0.8}],
+}
+
+
+async def test_strength_counts_distinct_evidence_not_how_often_the_model_restated_it(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    llm.responder = crystal_saying(QUEUES).responder
+    first = await say(runtime, "I run Redis queues at work.", "ana")
+    second = await say(runtime, "I run Redis queues on two servers.", "ana")
+    a, b = crystal(runtime, crystal_id(first)), crystal(runtime, crystal_id(second))
+    assert a is not None
+    assert b is not None
+    assert (a.proofs, a.strength) == (1, 1.0)
+    # the model said the first message again in other words: the same evidence, no new proof
+    again = a.model_copy(update={"id": "restated-again", "content": "Redis queues are what the user runs."})
+    concepts = runtime.memory.neighbourhood(a.id, 1, [EdgeType.INSIGHT_FROM_CONCEPT]).nodes
+    edges = [
+        Edge(src=again.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT) for c in concepts if c.id != a.id
+    ]
+    runtime.memory.record([again], edges)
+    runtime.start_background_worker()
+    report = await runtime.reflect("ana", wait_s=60)
+    assert report["merged"] == 1
+    (row,) = list_insights(runtime.memory, user_id="ana", state="active")
+    assert {e.source_id for e in row.insight.evidence} == {first, second}
+    # two distinct messages: strength 2, not 3 (the sum counted the first message twice)
+    assert (row.insight.proofs, row.insight.strength) == (2, 2.0)
+
+
+async def test_a_merge_keeps_what_feedback_added(runtime: Runtime, llm: ScriptedChatModel) -> None:
+    llm.responder = crystal_saying(QUEUES).responder
+    first = await say(runtime, "I run Redis queues at work.", "ana")
+    await say(runtime, "I run Redis queues on two servers.", "ana")
+    liked = crystal(runtime, crystal_id(first))
+    assert liked is not None
+    runtime.memory.record([liked.model_copy(update={"strength": 1.5})])  # after a !good
+    runtime.start_background_worker()
+    await runtime.reflect("ana", wait_s=60)
+    (row,) = list_insights(runtime.memory, user_id="ana", state="active")
+    assert (row.insight.proofs, row.insight.strength) == (2, 2.5)

@@ -39,6 +39,7 @@ from services.revision import revise_insights
 from services.statements import tells_anything
 from services.tokens import clip_for_prompt
 from services.trace import load_trace
+from services.verification import verify_with_model
 from thea.errors import JobError
 from thea.memory.universal import UniversalMemory
 from thea.models import (
@@ -111,11 +112,14 @@ class Crystallizer:
         llm: BaseChatModel,
         timeout_s: float = 120.0,
         prompt_tokens: int | None = None,
+        verify: bool = False,
     ) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s
         self.prompt_tokens = prompt_tokens
+        #: ask the model whether the evidence supports each claim (services/verification.py)
+        self.verify = verify
 
     async def crystallize(self, impulse_id: str) -> CrystallizeOutcome:
         cid = crystal_id(impulse_id)
@@ -180,6 +184,8 @@ class Crystallizer:
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         content = compact(out.insight)
         verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        if self.verify:  # a strong model's judgement: only ever stricter
+            verdict = await verify_with_model(self.llm, verdict, timeout_s=self.timeout_s)
         proofs = proof_count(verdict.evidence, verdict.claims)
         tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
         tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]

@@ -36,6 +36,8 @@ def role_of(messages: list[BaseMessage]) -> str:
         return "reflect"
     if "You compare a NEW CLAIM" in system:
         return "fact_check"
+    if "You check numbered CLAIMS" in system:
+        return "verify"
     return "other"
 
 

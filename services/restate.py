@@ -76,6 +76,11 @@ _UNCHANGED = frozenset(
         "but",
     ]
 )
+#: words between "I" and its verb ("I also work", "I sometimes walk"): kept, the verb after them turns
+_ADVERBS = frozenset(
+    ["also", "still", "never", "always", "often", "sometimes", "just", "even", "almost", "now", "already",
+     "only", "soon", "once", "ever"]
+)  # fmt: skip
 #: at most this much restated text
 MAX_CHARS = 400
 
@@ -106,19 +111,9 @@ def restate_sentence(sentence: str) -> str:
             continue
         if conjugate:
             conjugate = False
-            new = third_person_verb(tok)
-            # "I also work" / "I still live": the adverb stays, the verb after it turns
-            conjugate = low in (
-                "also",
-                "still",
-                "never",
-                "always",
-                "often",
-                "usually",
-                "just",
-                "really",
-                "only",
-            )
+            adverb = low in _ADVERBS or (len(low) > 4 and low.endswith("ly"))  # "I usually walk"
+            new = tok if adverb else third_person_verb(tok)
+            conjugate = adverb
         elif low in _SUBJECT:
             new = _SUBJECT[low]
             conjugate = True

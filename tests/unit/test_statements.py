@@ -110,4 +110,7 @@ def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
         restate("I have two cats and I study biology.")
         == "The user has two cats and the user studies biology."
     )
+    assert restate("I sometimes walk to work. I usually fly home.") == (
+        "The user sometimes walks to work. The user usually flies home."
+    )
     assert restate("What is my name?") == ""

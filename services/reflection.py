@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from services.grounding import evidence_strength, proof_count
+from services.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.job_trace import JobTrace
 from services.llm_calls import ask_text
 from services.prompts import reflect as prompt
@@ -168,7 +169,9 @@ class Reflector:
             sources = await asyncio.to_thread(self._sources_of, batch)
             merged = [await self._synthesise(g, user_id, names, report) for g in batch]
             for group, insight in zip(batch, merged, strict=True):
-                _carry_evidence(insight, [sources[i] for i in group.ids if i in sources])
+                members = [sources[i] for i in group.ids if i in sources]
+                _carry_evidence(insight, members)
+                await asyncio.to_thread(self._ground_merge, insight, members, user_id)
             claimed = await asyncio.to_thread(self._apply, batch, merged, report)
             produced += [m for m in merged if m.id in claimed]
         nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=produced)
@@ -191,6 +194,24 @@ class Reflector:
             if len(rows) < self.config.page_size:
                 return out
             after = str(rows[-1]["id"])
+
+    def _ground_merge(self, merged: KnowledgeCrystal, sources: list[KnowledgeCrystal], user_id: str) -> None:
+        """Check the merged text claim by claim against the union of its sources' evidence; a
+        synthesis that adds to it is replaced by the sources' own (checked) texts. Sources
+        written before insights carried evidence leave the merge unchecked."""
+        if merged.verification != "supported" or not merged.evidence:
+            return
+        items = [(e.source_id, e.kind, e.quote) for e in merged.evidence]
+        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", user_id))
+        verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+        if not verdict.supported:
+            log.info(
+                "merge %s: synthesis unsupported (%s); kept the sources' texts", merged.id, verdict.reason
+            )
+            merged.content = " ".join(dict.fromkeys(s.content for s in sources))[:600]
+            verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+        merged.claims = verdict.claims
+        merged.support = verdict.support
 
     def _sources_of(self, groups: list[Group]) -> dict[str, KnowledgeCrystal]:
         ids = [i for g in groups for i in g.ids]

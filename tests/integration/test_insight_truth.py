@@ -302,3 +302,25 @@ async def test_a_merge_keeps_what_feedback_added(runtime: Runtime, llm: Scripted
     await runtime.reflect("ana", wait_s=60)
     (row,) = list_insights(runtime.memory, user_id="ana", state="active")
     assert (row.insight.proofs, row.insight.strength) == (2, 2.5)
+
+
+async def test_a_merge_whose_synthesis_adds_to_its_evidence_keeps_the_sources_words(
+    runtime: Runtime, llm: ScriptedChatModel
+) -> None:
+    def respond(messages: list[BaseMessage]) -> str:
+        role = role_of(messages)
+        if role == "crystallize":
+            return json.dumps(QUEUES)
+        if role == "reflect":
+            return "The user runs Redis queues for a famous bank in Zurich."
+        return default_responder(messages)
+
+    llm.responder = respond
+    await say(runtime, "I run Redis queues at work.", "ana")
+    await say(runtime, "I run Redis queues on two servers.", "ana")
+    runtime.start_background_worker()
+    assert (await runtime.reflect("ana", wait_s=60))["merged"] == 1
+    (row,) = list_insights(runtime.memory, user_id="ana", state="active")
+    assert row.insight.content == "The user runs Redis queues."
+    assert [c.status for c in row.insight.claims] == ["supported"]
+    assert row.insight.verification == "supported"

@@ -221,6 +221,10 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
     old = crystal(runtime, crystal_id(first))
     assert old is not None
     assert old.active
+    await say(runtime, "My name is Anna Kowalski.", user="bob")  # another user's name
+    untouched = crystal(runtime, old.id)
+    assert untouched is not None
+    assert (untouched.active, untouched.confidence, untouched.revisions) == (True, old.confidence, [])
     later = await say(runtime, "My name is Anna Kowalski.")
     superseded = crystal(runtime, old.id)
     assert superseded is not None

@@ -18,6 +18,7 @@ from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.recall_step import RecallStep
 from services.reflection import LockFactory, Reflector
 from services.synthesis import SynthesisService
+from services.verification import verification_enabled
 from thea.config import Settings
 from thea.errors import ConfigError
 from thea.llm.scheduler import ForegroundGate
@@ -90,7 +91,10 @@ def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatMo
 
 
 def build_crystallizer(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> Crystallizer:
-    return Crystallizer(memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings))
+    verify = verification_enabled(settings.knowledge.verify_with_llm, settings.llm.provider)
+    return Crystallizer(
+        memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings), verify=verify
+    )
 
 
 def build_reflector(

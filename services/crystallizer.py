@@ -28,15 +28,18 @@ from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from services.grounding import Sources, check_claims
+from services.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.job_trace import JobTrace
 from services.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.llm_calls import ask_structured
 from services.notation import Triple, parse_notation
 from services.prompts import crystallize as prompt
+from services.restate import restate
+from services.revision import revise_insights
 from services.statements import tells_anything
 from services.tokens import clip_for_prompt
 from services.trace import load_trace
+from services.verification import verify_with_model
 from thea.errors import JobError
 from thea.memory.universal import UniversalMemory
 from thea.models import (
@@ -76,6 +79,11 @@ def crystal_id(impulse_id: str) -> str:
     return stable_id("crystal", impulse_id)
 
 
+def stated_id(impulse_id: str) -> str:
+    """The grounded insight restating the user's own sentences (when the model's was unsupported)."""
+    return stable_id("stated", impulse_id)
+
+
 @dataclass
 class CrystallizeOutcome:
     impulse_id: str
@@ -86,6 +94,10 @@ class CrystallizeOutcome:
     #: why no insight was made (a message that tells nothing)
     skipped: str = ""
     verification: str = ""
+    #: the grounded insight stored from the user's own sentences beside an unsupported one
+    stated_id: str = ""
+    #: older insights this message promoted, weakened or superseded (services/revision.py)
+    revised: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -98,11 +110,14 @@ class Crystallizer:
         llm: BaseChatModel,
         timeout_s: float = 120.0,
         prompt_tokens: int | None = None,
+        verify: bool = False,
     ) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s
         self.prompt_tokens = prompt_tokens
+        #: ask the model whether the evidence supports each claim (services/verification.py)
+        self.verify = verify
 
     async def crystallize(self, impulse_id: str) -> CrystallizeOutcome:
         cid = crystal_id(impulse_id)
@@ -167,6 +182,9 @@ class Crystallizer:
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         content = compact(out.insight)
         verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        if self.verify:  # a strong model's judgement: only ever stricter
+            verdict = await verify_with_model(self.llm, verdict, timeout_s=self.timeout_s)
+        proofs = proof_count(verdict.evidence, verdict.claims)
         tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
         tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]
         seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
@@ -175,23 +193,31 @@ class Crystallizer:
             content=content,
             seed=seed,
             tags=tags,
-            strength=1.0,
+            strength=evidence_strength(proofs),
             active=verdict.supported,
             evidence=verdict.evidence,
-            proofs=len(verdict.evidence),
+            proofs=proofs,
             verification="supported" if verdict.supported else "unverified",
             support=verdict.support,
             verification_reason=verdict.reason,
+            claims=verdict.claims,
             source_impulse_id=impulse_id,
             user_id=impulse.user_id,
             session_id=impulse.session_id,
             correlation_id=impulse_id,
         )
-        edges = [Edge(src=crystal.id, dst=impulse_id, type=EdgeType.DERIVED_FROM)]
-        edges += [
-            Edge(src=crystal.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
-            for c in {c.id: c for c in concepts.values()}.values()
-        ]
+        stated = (
+            None if verdict.supported else await asyncio.to_thread(self._stated, crystal, impulse, sources)
+        )
+        edges = []
+        for node in (crystal, stated):
+            if node is None:
+                continue
+            edges.append(Edge(src=node.id, dst=impulse_id, type=EdgeType.DERIVED_FROM))
+            edges += [
+                Edge(src=node.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
+                for c in {c.id: c for c in concepts.values()}.values()
+            ]
         kept = 0
         for t in triples:
             src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
@@ -212,18 +238,61 @@ class Crystallizer:
             sorted(c.content for c in concepts.values()),
             kept,
             verification=crystal.verification,
+            stated_id=stated.id if stated else "",
         )
-        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=[crystal])
-        await self.memory.arecord([crystal, *nodes], edges + job_edges)
+        produced = [crystal] if stated is None else [crystal, stated]
+        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
+        await self.memory.arecord([*produced, *nodes], edges + job_edges)
+        if user_id:  # what this message says may support or contradict older insights
+            revised = await asyncio.to_thread(
+                revise_insights,
+                self.memory,
+                user_id,
+                [(impulse_id, impulse.type.value, impulse.content)],
+                concept_ids=[c.id for c in concepts.values()],
+                by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
+                exclude=[crystal.id, stated_id(impulse_id)],
+                speaker_words=sources.speaker_words,
+            )
+            outcome.revised = revised.as_dict()
         log.info(
-            "impulse %s: crystal %s (%s) with %d concepts, %d triples",
+            "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
             impulse_id,
             cid,
             crystal.verification,
             len(concepts),
             kept,
+            f"; stored the user's own words as {stated.id}" if stated else "",
         )
         return outcome
+
+    def _stated(
+        self, crystal: KnowledgeCrystal, impulse: UserImpulse, sources: Sources
+    ) -> KnowledgeCrystal | None:
+        """The user's telling sentences restated ("The user's name is Priya Ramanathan."), with
+        those sentences as evidence: what is remembered when the model's insight was unsupported."""
+        content = restate(impulse.content)
+        if not content:
+            return None
+        own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
+        verdict = check_claims(content, own, self.memory.embedder)
+        if not verdict.supported:  # cannot happen for a faithful restatement; never store a doubt
+            log.warning("impulse %s: restated statement not supported (%s)", impulse.id, verdict.reason)
+            return None
+        return crystal.model_copy(
+            update={
+                "id": stated_id(impulse.id),
+                "content": content,
+                "active": True,
+                "evidence": verdict.evidence,
+                "proofs": proof_count(verdict.evidence, verdict.claims),
+                "strength": evidence_strength(proof_count(verdict.evidence, verdict.claims)),
+                "verification": "supported",
+                "support": verdict.support,
+                "verification_reason": "",
+                "claims": verdict.claims,
+            }
+        )
 
     def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
         """What the insight may rest on: the user's message and the memories its answer recalled."""

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.contradiction import heuristic_verdict
 from services.limits import MAX_FACT_CONCEPTS
 from services.llm_calls import ask_structured
 from services.notation import parse_notation, within_concepts
 from services.prompts import fact_check as prompt
+from services.revision import RevisionOutcome, revise_insights
 from services.tokens import clip_for_prompt
 from thea.errors import LLMError
 from thea.memory.operations import NodePatch
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 BASE_CONFIDENCE = 0.5
 STEP = 0.15
 NEIGHBOUR_SIMILARITY = 0.55
-_NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
 @dataclass
@@ -50,6 +50,8 @@ class FactOutcome:
     contradicted: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     judged_by: str = "model"
+    #: insights the fact promoted, weakened or superseded (services/revision.py)
+    revised: RevisionOutcome = field(default_factory=RevisionOutcome)
 
     def summary(self) -> str:
         text = f"noted fact {self.fact.id[:8]} (confidence {self.fact.confidence:.2f}"
@@ -60,14 +62,10 @@ class FactOutcome:
         text += ")"
         if self.superseded:
             text += "; supersedes " + ", ".join(i[:8] for i in self.superseded)
+        for word, ids in self.revised.as_dict().items():
+            if ids:
+                text += f"; {word} insight " + ", ".join(i[:8] for i in ids)
         return text
-
-
-def heuristic_verdict(claim: str, other: str, similarity: float) -> str:
-    """Without a model: opposite polarity on a close topic contradicts, near-equal agrees."""
-    if similarity >= 0.7 and bool(_NEGATION.search(claim)) != bool(_NEGATION.search(other)):
-        return "contradicts"
-    return "agrees" if similarity >= 0.85 else "unrelated"
 
 
 class FactKeeper:
@@ -111,6 +109,9 @@ class FactKeeper:
                     confidence -= STEP
         fact.confidence = round(max(0.05, min(0.95, confidence)), 2)
         await asyncio.to_thread(self._store, outcome)
+        outcome.revised = await asyncio.to_thread(
+            revise_insights, self.memory, user_id, [(fact.id, fact.type.value, fact.content)], by=fact.id
+        )
         log.info("fact %s for user %s: %s", fact.id, user_id, outcome.summary())
         return outcome
 

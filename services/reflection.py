@@ -1,7 +1,8 @@
 """Deep reflection: merge a user's active insights about the same concepts.
 
 For each group of 2+ insights (same concept pair, or near-duplicates by embedding)
-one generalised insight is written with strength = sum of the sources, MERGED_FROM
+one generalised insight is written with the union of the sources' evidence and a strength
+from its distinct proofs (:func:`_carry_evidence`), MERGED_FROM
 edges to every source, and the sources archived (active=false, kept for lineage).
 
 Safety:
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.job_trace import JobTrace
 from services.llm_calls import ask_text
 from services.prompts import reflect as prompt
@@ -89,19 +92,26 @@ class ReflectionReport:
 
 
 def _carry_evidence(merged: KnowledgeCrystal, sources: list[KnowledgeCrystal]) -> None:
-    """A merge keeps the union of its sources' evidence (each source's impulse counts as one
-    when it carried none) and counts the distinct sources as its proofs."""
+    """A merge keeps the union of its sources' evidence (a source without evidence counts by its
+    impulse, or as a source of its own when it has none) and its strength is the distinct proofs
+    of that union, not the sum of the sources' strengths: two insights the model wrote from the
+    same message are one proof. What feedback added to a source (its strength above its own
+    proofs) is kept, the largest such bonus once."""
     evidence: dict[str, Evidence] = {}
+    unknown = 0  # sources written before insights carried evidence, without an impulse
     for source in sources:
         cited = source.evidence or (
             [Evidence(source_id=source.source_impulse_id, kind="UserImpulse", quote=source.content[:240])]
             if source.source_impulse_id
             else []
         )
+        unknown += 0 if cited else 1
         for item in cited:
             evidence.setdefault(item.source_id, item)
     merged.evidence = list(evidence.values())
-    merged.proofs = len(evidence)
+    merged.proofs = proof_count(merged.evidence) + unknown
+    bonus = max((s.strength - evidence_strength(s.proofs) for s in sources), default=0.0)
+    merged.strength = round(max(0.1, evidence_strength(merged.proofs) + bonus), 3)
     checked = [s for s in sources if s.verification in ("supported", "promoted")]
     merged.verification = "supported" if checked and len(checked) == len(sources) else "unchecked"
     merged.support = min((s.support for s in checked), default=0.0)
@@ -160,7 +170,9 @@ class Reflector:
             sources = await asyncio.to_thread(self._sources_of, batch)
             merged = [await self._synthesise(g, user_id, names, report) for g in batch]
             for group, insight in zip(batch, merged, strict=True):
-                _carry_evidence(insight, [sources[i] for i in group.ids if i in sources])
+                members = [sources[i] for i in group.ids if i in sources]
+                _carry_evidence(insight, members)
+                await asyncio.to_thread(self._ground_merge, insight, members, user_id)
             claimed = await asyncio.to_thread(self._apply, batch, merged, report)
             produced += [m for m in merged if m.id in claimed]
         nodes, edges = job.build(TaskStatus.SUCCESS, output=report.as_dict(), produced=produced)
@@ -176,6 +188,24 @@ class Reflector:
             if len(rows) < self.config.page_size:
                 return out
             after = rows[-1].id
+
+    def _ground_merge(self, merged: KnowledgeCrystal, sources: list[KnowledgeCrystal], user_id: str) -> None:
+        """Check the merged text claim by claim against the union of its sources' evidence; a
+        synthesis that adds to it is replaced by the sources' own (checked) texts. Sources
+        written before insights carried evidence leave the merge unchecked."""
+        if merged.verification != "supported" or not merged.evidence:
+            return
+        items = [(e.source_id, e.kind, e.quote) for e in merged.evidence]
+        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", user_id))
+        verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+        if not verdict.supported:
+            log.info(
+                "merge %s: synthesis unsupported (%s); kept the sources' texts", merged.id, verdict.reason
+            )
+            merged.content = " ".join(dict.fromkeys(s.content for s in sources))[:600]
+            verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+        merged.claims = verdict.claims
+        merged.support = verdict.support
 
     def _sources_of(self, groups: list[Group]) -> dict[str, KnowledgeCrystal]:
         ids = [i for g in groups for i in g.ids]

@@ -189,6 +189,15 @@ class RecallSettings(BaseModel):
     rerank_depth: int = Field(default=20, ge=2, le=200)
 
 
+class KnowledgeSettings(BaseModel):
+    """What the slow loop learns (docs/reliability.md, "Knowledge that can be trusted")."""
+
+    #: ask the model, per claim, whether an insight's evidence supports it (only ever stricter
+    #: than the offline check). ``auto``: on for ``openai``/``ollama`` models, off for the offline
+    #: 0.5B ``local`` model (it judges no better than the lexical check) and the ``fake`` one.
+    verify_with_llm: Literal["auto", "on", "off"] = "auto"
+
+
 class Settings(BaseSettings):
     """All of thea's settings. Build with :func:`load_settings`."""
 
@@ -215,6 +224,7 @@ class Settings(BaseSettings):
     recall: RecallSettings = Field(default_factory=RecallSettings)
     #: the recall cascade's weights and thresholds (thea.tuning; docs/configuration.md)
     tuning: Tuning = Field(default_factory=Tuning)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     #: Bearer token of the local user on TCP (the web page asks for it once per tab).
     web_token: SecretStr | None = None
     #: Host names the web server answers to besides localhost, 127.0.0.1, ::1 and the address

@@ -28,7 +28,7 @@ from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.memory.factory import embedded_server
-from thea.models import Evidence, KnowledgeCrystal
+from thea.models import Claim, Evidence, KnowledgeCrystal
 from thea.runtime import build_runtime
 from thea.testing.seed import SeededInsights, seed_insights
 
@@ -62,8 +62,24 @@ def seeded() -> Iterator[Seeded]:
         llm.fail = {PromptId.INSTINCT}
         failed = asyncio.run(handle("What do I work on?", "ana", "s1"))
         assert failed.failed_steps == ["instinct"]
+        claims = [
+            Claim(
+                text="Ana works on Redis queues.",
+                support=1.0,
+                evidence=[
+                    Evidence(source_id=ok.impulse_id, kind="UserImpulse", quote="I work on Redis queues.")
+                ],
+            ),
+            Claim(
+                text="Ana is a renowned Redis core developer.",
+                status="unsupported",
+                support=0.5,
+                reason="not in its evidence: core, developer, renowned",
+            ),
+        ]
         unverified = KnowledgeCrystal(
-            content="Ana is a renowned Redis core developer.",
+            content="Ana works on Redis queues. Ana is a renowned Redis core developer.",
+            claims=claims,
             active=False,
             verification="unverified",
             support=0.5,
@@ -225,6 +241,13 @@ def test_an_unverified_insight_shows_its_evidence_and_why(seeded: Seeded) -> Non
     assert "support 0.5, 1 proof(s) (not in its evidence: core, developer, renowned)" in shown
     assert "evidence (1)\n" in shown
     assert f"{seeded.ok_id[:8]} UserImpulse: \u201cI work on Redis queues.\u201d" in shown
+    # each claim with its own status, its reason and its evidence
+    assert re.search(
+        r"claims \(2\)\n.*supported 1  Ana works on Redis queues\.\n.*\u201cI work on Redis", shown
+    )
+    assert re.search(
+        r"unsupported 0.5  Ana is a renowned Redis core developer\.\n.*why: not in its evidence", shown
+    )
 
 
 def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp_path: Path) -> None:

@@ -137,7 +137,9 @@ async def test_an_embellished_insight_is_stored_unverified_and_not_recalled(
     assert [r.insight.id for r in list_insights(runtime.memory, user_id="priya", state="unverified")] == [
         crystal.id
     ]
-    assert list_insights(runtime.memory, user_id="priya", state="active") == []
+    # only the user's own words, restated, are active (tests/integration/test_insight_truth.py)
+    (active,) = list_insights(runtime.memory, user_id="priya", state="active")
+    assert active.insight.content == "The user's name is Priya Ramanathan."
 
 
 QUEUES_CRYSTAL = {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.crystallizer import crystal_id
+from services.crystallizer import crystal_id, stated_id
 from services.grounding import SCHEMA_WORDS, Sources
 from tests.graph_reads import asserted
 from thea.config import load_settings
@@ -77,6 +77,12 @@ async def test_a_statement_is_acknowledged_without_invented_facts(runtime: Runti
     else:
         assert crystal.verification == "unverified"
         assert crystal.verification_reason
+        # what the user said is still remembered, in their own words
+        (stated,) = runtime.memory.get([stated_id(result.impulse_id)])
+        assert isinstance(stated, KnowledgeCrystal)
+        assert stated.active
+        assert stated.verification == "supported"
+        assert words(stated.content) <= words(said) | {"the", "user", "user's", "s", "works", "maintains"}
 
 
 async def test_a_question_that_tells_nothing_new_yields_no_insight(runtime: Runtime) -> None:

@@ -94,3 +94,23 @@ def test_a_long_statement_is_restated_in_part_and_the_rest_counted() -> None:
         "sentences",
     }
     assert words <= said | {"noted", "sentences)", "(and"} | {str(n) for n in range(100)}
+
+
+def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
+    from services.restate import restate
+
+    assert (
+        restate("My name is Priya Ramanathan and I work on Tidewatch.")
+        == "The user's name is Priya Ramanathan and the user works on Tidewatch."
+    )
+    assert restate("I am a marine biologist. I also teach in Lyon.") == (
+        "The user is a marine biologist. The user also teaches in Lyon."
+    )
+    assert (
+        restate("I have two cats and I study biology.")
+        == "The user has two cats and the user studies biology."
+    )
+    assert restate("I sometimes walk to work. I usually fly home.") == (
+        "The user sometimes walks to work. The user usually flies home."
+    )
+    assert restate("What is my name?") == ""

@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from tests.web.conftest import TOKEN
 from thea.llm.fake import StreamingFakeChatModel
 from thea.llm.prompt_ids import PromptId
-from thea.models import KnowledgeCrystal
+from thea.models import Claim, Evidence, KnowledgeCrystal
 from thea.runtime import Runtime
 from thea.testing.seed import seed_insights
 from thea.testing.service import LiveServer, service_app
@@ -171,6 +171,45 @@ def test_insights_page_filters_and_shows_lineage(visit: Visit, runtime: Runtime)
     sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.first.content)
     sync_api.expect(detail.locator(".lineage", has_text="Merged into")).to_contain_text(seeded.merged.content)
     sync_api.expect(detail).to_contain_text("I use Redis streams for my job queue.")  # source impulse
+    assert visit.errors == []
+
+
+def test_an_unverified_insight_shows_each_claim_with_its_status_and_evidence(
+    visit: Visit, runtime: Runtime
+) -> None:
+    ok = Claim(
+        text="Ana works on Redis queues.",
+        status="supported",
+        support=1.0,
+        evidence=[Evidence(source_id="imp-1", kind="UserImpulse", quote="I work on Redis queues.")],
+    )
+    bad = Claim(
+        text="Ana is a renowned core developer.",
+        status="unsupported",
+        support=0.25,
+        reason="not in its evidence: core, developer, renowned",
+    )
+    insight = KnowledgeCrystal(
+        content=f"{ok.text} {bad.text}",
+        active=False,
+        verification="unverified",
+        support=0.25,
+        verification_reason=bad.reason,
+        evidence=ok.evidence,
+        claims=[ok, bad],
+        user_id=visit.user_id,
+    )
+    runtime.memory.record([insight])
+    page = visit.page
+    page.click("#tab-insights")
+    page.select_option("#insight-state", "unverified")
+    page.locator("tr.insight", has_text="renowned").click()
+    claims = page.locator("#insight-detail .claims > li")
+    sync_api.expect(claims).to_have_count(2)
+    sync_api.expect(claims.first.locator(".badge")).to_have_text("supported")
+    sync_api.expect(claims.first).to_contain_text("I work on Redis queues.")  # its own evidence
+    sync_api.expect(claims.nth(1).locator(".badge")).to_have_text("unsupported")
+    sync_api.expect(claims.nth(1).locator(".reason")).to_have_text(bad.reason)
     assert visit.errors == []
 
 

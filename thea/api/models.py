@@ -186,6 +186,8 @@ class InsightSummary(BaseModel):
     verification_reason: str = ""
     #: distinct sources that support it
     proofs: int = 0
+    #: set when contradicting evidence superseded it (no longer recalled)
+    valid_until: int | None = None
 
 
 class EvidenceView(BaseModel):
@@ -194,6 +196,27 @@ class EvidenceView(BaseModel):
     source_id: str
     kind: str = ""
     quote: str = ""
+
+
+class ClaimView(BaseModel):
+    """One claim (sentence) of an insight: its own status, support, reason and evidence."""
+
+    text: str
+    #: supported or unsupported (the insight is unverified when any claim is)
+    status: str = "supported"
+    support: float = 0.0
+    reason: str = ""
+    evidence: list[EvidenceView] = Field(default_factory=list)
+
+
+class RevisionView(BaseModel):
+    """A later change of an insight's standing: promoted, weakened or superseded by evidence."""
+
+    kind: str
+    at: int
+    reason: str = ""
+    #: ids of the memories (impulses, facts) that brought the evidence
+    evidence: list[str] = Field(default_factory=list)
 
 
 class Relation(BaseModel):
@@ -225,6 +248,10 @@ class InsightDetailView(InsightSummary):
     merged_into: list[LineageEntry] = Field(default_factory=list)
     source_impulses: list[SourceImpulse] = Field(default_factory=list)
     evidence: list[EvidenceView] = Field(default_factory=list)
+    #: per claim (sentence); empty for insights written before claims were checked one by one
+    claims: list[ClaimView] = Field(default_factory=list)
+    #: promotions and contradictions by later evidence, oldest first
+    revisions: list[RevisionView] = Field(default_factory=list)
 
 
 class InsightList(BaseModel):

@@ -59,6 +59,8 @@ def list_cmd(
 
 def _state(row: InsightSummary) -> str:
     """active, archived (merged), or unverified (its evidence does not support it)."""
+    if row.valid_until is not None:
+        return "[dim]superseded[/]"
     if row.verification == "unverified":
         return "[yellow]unverified[/]"
     return "active" if row.active else "[dim]archived[/]"
@@ -91,6 +93,20 @@ def detail_tree(d: InsightDetailView) -> Tree:
             ev.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
     else:
         root.add("evidence: -")
+    if d.claims:
+        branch = root.add(f"claims ({len(d.claims)})")
+        for c in d.claims:
+            mark = "[green]supported[/]" if c.status == "supported" else "[yellow]unsupported[/]"
+            line = branch.add(f"{mark} {c.support:g}  {safe(c.text)}")
+            if c.reason:
+                line.add(f"why: {safe(c.reason)}")
+            for e in c.evidence:
+                line.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
+    if d.revisions:
+        history = root.add(f"revisions ({len(d.revisions)})")
+        for rev in d.revisions:
+            by = ", ".join(i[:8] for i in rev.evidence) or "-"
+            history.add(f"{_date(rev.at)} {safe(rev.kind)} by {by}: {safe(rev.reason)}")
     if d.seed and d.seed != d.content:
         root.add(f"seed: {safe(d.seed)}")
     if d.tags:

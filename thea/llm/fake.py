@@ -72,6 +72,12 @@ def count_memories(messages: list[BaseMessage]) -> int:
     return len(reference_lines(messages))
 
 
+def count_claims(messages: list[BaseMessage]) -> int:
+    """The numbered claims after ``CLAIMS:`` in the last message (the claim verification prompt)."""
+    body = str(messages[-1].content).split("CLAIMS:", 1)
+    return sum(1 for line in body[-1].splitlines() if line.split(". ", 1)[0].isdigit()) if len(body) > 1 else 0
+
+
 def plain_text(messages: list[BaseMessage]) -> str:
     """All of a prompt's text as a reader takes it: quoted memories (« », ^ for spaces) unquoted,
     so a check that some text is *absent* cannot pass just because it was datamarked."""
@@ -116,6 +122,7 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.CRYSTALLIZE_SESSION: lambda _: json.dumps(CRYSTAL_JSON),
         PromptId.REFLECT: _reflect,
         PromptId.FACT_CHECK: lambda c: json.dumps({"verdicts": ["unrelated"] * count_memories(c.messages)}),
+        PromptId.VERIFY_CLAIMS: lambda c: json.dumps({"verdicts": ["supported"] * count_claims(c.messages)}),
     }
 
 

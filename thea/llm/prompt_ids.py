@@ -33,6 +33,7 @@ class PromptId(StrEnum):
     CRYSTALLIZE_SESSION = "crystallize_session"
     REFLECT = "reflect"
     FACT_CHECK = "fact_check"
+    VERIFY_CLAIMS = "verify_claims"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from thea.models import (
     Edge,
     EdgeType,
     HealthStatus,
+    KnowledgeCrystal,
     Node,
     NodeType,
     Subgraph,
@@ -44,6 +46,8 @@ from thea.models import (
 )
 
 log = logging.getLogger(__name__)
+
+_NAME_WORD = re.compile(r"[^\W_]+(?:['.-][^\W_]+)*")
 
 _COLLECTION_OF: dict[NodeType, Collection] = {
     NodeType.CONCEPT: Collection.CONCEPTS,
@@ -249,10 +253,41 @@ class UniversalMemory(OperationGroups):
         for collection, coll_ids in by_collection.items():
             self.vectors.set_active(collection, coll_ids, active)
 
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Set ``valid_until`` on the concept relations the given insights asserted (superseded
+        insights); returns how many were closed."""
+        if not insight_ids:
+            return 0
+        self.space_guard()
+        return self.knowledge.close_insight_relations(insight_ids, now)
+
     # -- reads -------------------------------------------------------------------------
 
     def get(self, ids: Sequence[str]) -> list[Node]:
         return self.graph.get_nodes(ids)
+
+    def concepts_named_in(
+        self, text: str, user_id: str, max_words: int = 3, limit: int = 400
+    ) -> list[Concept]:
+        """One user's concepts whose name (or alias) is a run of up to ``max_words`` words of
+        ``text``: indexed lookups of at most ``limit`` candidate names, no scan."""
+        words = _NAME_WORD.findall(text)
+        norms: dict[str, None] = {}
+        for size in range(1, max_words + 1):
+            for start in range(len(words) - size + 1):
+                norm = normalize_name(" ".join(words[start : start + size]))
+                if len(norm) >= 2:
+                    norms.setdefault(norm, None)
+        found = self.graph.concepts_by_norm(list(norms)[:limit], user_id) if norms else {}
+        unique = {n.id: n for n in found.values() if isinstance(n, Concept)}
+        return list(unique.values())
+
+    def insights_about(
+        self, concept_ids: Sequence[str], user_id: str, *, exclude: Sequence[str] = (), limit: int = 20
+    ) -> list[KnowledgeCrystal]:
+        """One user's insights (any state) linked to any of the concepts, not superseded,
+        newest first, at most ``limit``."""
+        return self.insight_views.about_concepts(concept_ids, user_id, exclude, limit)
 
     def neighbourhood(
         self,

@@ -257,6 +257,35 @@ class Evidence(BaseModel):
     quote: str = ""
 
 
+class Claim(BaseModel):
+    """One claim (sentence) of an insight with its own groundedness and evidence."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str
+    #: ``supported`` by its evidence or ``unsupported`` (the insight is then unverified)
+    status: Literal["supported", "unsupported"] = "supported"
+    #: share of the claim's content words found in the evidence (0..1)
+    support: float = Field(default=0.0, ge=0.0, le=1.0)
+    #: why it is unsupported ("not in its evidence: actress, renowned")
+    reason: str = ""
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class Revision(BaseModel):
+    """One change of an insight's standing by later evidence (truth maintenance)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    #: ``promoted`` (later evidence supports it), ``weakened`` (contradicted: confidence lowered),
+    #: ``superseded`` (contradicted below the threshold: valid_until set, no longer recalled)
+    kind: Literal["promoted", "weakened", "superseded"]
+    at: int
+    reason: str = ""
+    #: ids of the memories (impulses, facts) that brought the evidence
+    evidence: list[str] = Field(default_factory=list)
+
+
 #: An insight's groundedness: ``supported`` by its evidence, ``unverified`` (stored, not recalled,
 #: shown with its reason), ``promoted`` (confirmed by the user's ``!good`` or later evidence),
 #: ``unchecked`` (written before insights carried evidence).
@@ -264,7 +293,7 @@ Verification = Literal["supported", "unverified", "promoted", "unchecked"]
 
 
 class KnowledgeCrystal(Node):
-    json_fields: ClassVar[frozenset[str]] = frozenset({"evidence"})
+    json_fields: ClassVar[frozenset[str]] = frozenset({"evidence", "claims", "revisions"})
     node_type: ClassVar[NodeType] = NodeType.KNOWLEDGE_CRYSTAL
     type: Literal[NodeType.KNOWLEDGE_CRYSTAL] = NodeType.KNOWLEDGE_CRYSTAL
     seed: str = ""
@@ -283,6 +312,12 @@ class KnowledgeCrystal(Node):
     support: float = Field(default=0.0, ge=0.0, le=1.0)
     #: why it is unverified ("not in its evidence: renowned, actress")
     verification_reason: str = ""
+    #: each claim (sentence) with its own status, evidence and reason (unverified if any fails)
+    claims: list[Claim] = Field(default_factory=list)
+    #: promotions and contradictions by later evidence, oldest first
+    revisions: list[Revision] = Field(default_factory=list)
+    #: set when contradicting evidence superseded it (history is kept; recall skips it)
+    valid_until: int | None = None
 
     def holds(self, now: int) -> bool:
         return self.active

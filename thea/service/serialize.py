@@ -24,6 +24,7 @@ def insight_json(insight: KnowledgeCrystal, concepts: list[str]) -> dict[str, An
         "support": insight.support,
         "verification_reason": insight.verification_reason,
         "proofs": insight.proofs,
+        "valid_until": insight.valid_until,
     }
 
 
@@ -43,6 +44,8 @@ def insight_detail_json(detail: InsightDetail, related: list[Node]) -> dict[str,
         merged_from=[_lineage_entry(i, nodes) for i in detail.merged_from],
         merged_into=[_lineage_entry(i, nodes) for i in detail.merged_into],
         evidence=[e.model_dump() for e in detail.insight.evidence],
+        claims=[c.model_dump() for c in detail.insight.claims],
+        revisions=[r.model_dump() for r in detail.insight.revisions],
         source_impulses=[
             {"id": n.id, "content": n.content, "created_at": n.created_at} for n in detail.source_impulses
         ],

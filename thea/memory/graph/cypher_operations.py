@@ -213,6 +213,21 @@ class CypherInsightViews(_Group, InsightViews):
         ]
 
 
+    def about_concepts(
+        self, concept_ids: Sequence[str], user_id: str, exclude: Sequence[str], limit: int
+    ) -> list[KnowledgeCrystal]:
+        if not concept_ids:
+            return []
+        params = {
+            "concepts": list(dict.fromkeys(concept_ids)),
+            "user_id": user_id,
+            "exclude": list(exclude),
+            "limit": int(limit),
+        }
+        nodes = [Node.from_props(r["props"]) for r in self._run("insights_by_concepts", params)]
+        return [n for n in nodes if isinstance(n, KnowledgeCrystal)]
+
+
 class CypherKnowledgeWrites(_Group, KnowledgeWrites):
     def patch_nodes(self, patches: Sequence[NodePatch]) -> int:
         if not patches:
@@ -225,6 +240,12 @@ class CypherKnowledgeWrites(_Group, KnowledgeWrites):
         if not source_ids:
             return 0
         found = self._run("supersede_relations", {"sources": list(source_ids), "now": now})
+        return int(found[0]["closed"]) if found else 0
+
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        if not insight_ids:
+            return 0
+        found = self._run("supersede_insight_relations", {"sources": list(insight_ids), "now": now})
         return int(found[0]["closed"]) if found else 0
 
 
@@ -261,7 +282,15 @@ class CypherAdminOperations(_Group, AdminOperations):
 
     def cycle_outcomes(self, user_prefix: str) -> list[CycleOutcome]:
         rows = self._run("cycle_outcomes", {"prefix": user_prefix})
-        return [CycleOutcome(str(r["id"]), int(r["responses"]), int(r["crystals"])) for r in rows]
+        return [
+            CycleOutcome(
+                str(r["id"]),
+                int(r["responses"]),
+                int(r["crystals"]),
+                tuple(str(c) for c in r.get("crystal_ids") or ()),
+            )
+            for r in rows
+        ]
 
     def legacy_links(self, concept_ids: Sequence[str]) -> list[LegacyLink]:
         rows = self._run("legacy_concept_links", {"ids": list(concept_ids)})

@@ -41,6 +41,7 @@ class CycleOutcome:
     impulse_id: str
     responses: int
     crystals: int
+    crystal_ids: tuple[str, ...] = ()
 
 
 class AdminOperations(abc.ABC):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -63,3 +64,10 @@ class InsightViews(abc.ABC):
     @abc.abstractmethod
     def relations_by_source(self, source_id: str) -> list[AssertedRelation]:
         """Concept relations whose source is this memory (only its own user's concepts)."""
+
+    @abc.abstractmethod
+    def about_concepts(
+        self, concept_ids: Sequence[str], user_id: str, exclude: Sequence[str], limit: int
+    ) -> list[KnowledgeCrystal]:
+        """One user's insights (any state) linked to any of the concepts, not superseded,
+        newest first, at most ``limit``."""

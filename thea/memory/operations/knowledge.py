@@ -27,3 +27,8 @@ class KnowledgeWrites(abc.ABC):
     def close_relations(self, source_ids: Sequence[str], now: int) -> int:
         """End the validity (``valid_until = now``) of the still-valid concept relations the
         given memories asserted; history is kept. Return how many were closed."""
+
+    @abc.abstractmethod
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """End the validity of the concept relations the given (superseded) insights asserted,
+        starting from each insight's concepts; return how many were closed."""

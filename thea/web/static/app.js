@@ -317,8 +317,10 @@ function conceptChips(concepts) {
   return box;
 }
 
-// active, archived (merged into another) or unverified (its evidence does not support it)
+// active, archived (merged into another), superseded (contradicted by later evidence) or
+// unverified (its evidence does not support it)
 function insightState(item) {
+  if (item.valid_until) return "superseded";
   if (item.verification === "unverified") return "unverified";
   return item.active ? "active" : "archived";
 }
@@ -347,7 +349,7 @@ async function loadInsights() {
       strengthCell(item.strength, max),
       el("td", { class: "content", text: item.content }),
       el("td", {}, conceptChips(item.concepts)),
-      el("td", {}, el("span", { class: "badge " + ({ active: "SUCCESS", archived: "ARCHIVED", unverified: "UNVERIFIED" })[life], text: life })),
+      el("td", {}, el("span", { class: "badge " + ({ active: "SUCCESS", archived: "ARCHIVED", superseded: "ARCHIVED", unverified: "UNVERIFIED" })[life], text: life })),
       el("td", { class: "muted", text: fmtDate(item.created_at) })));
   }
   if (!data.insights.length) tbody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No insights match. They appear after conversations are reflected on." })));
@@ -403,6 +405,29 @@ async function loadInsight(id) {
   }
   if (!data.evidence.length) evidence.append(el("li", { class: "muted", text: "–" }));
   panel.append(el("h3", { text: "Evidence" }), evidence);
+  if (data.claims && data.claims.length) {
+    // each claim (sentence) with its own status, reason and evidence spans
+    const claims = el("ul", { class: "details claims" });
+    for (const c of data.claims) {
+      const item = el("li", { class: "claim " + c.status },
+        el("span", { class: "badge " + (c.status === "supported" ? "SUCCESS" : "UNVERIFIED"), text: c.status }),
+        " " + Number(c.support).toFixed(2) + " ", el("q", { text: c.text }));
+      if (c.reason) item.append(el("div", { class: "muted reason", text: c.reason }));
+      const spans = el("ul", { class: "evidence" });
+      for (const ev of c.evidence) spans.append(el("li", {}, el("span", { class: "muted", text: short(ev.source_id) + " " + ev.kind + ": " }), el("q", { text: ev.quote })));
+      if (c.evidence.length) item.append(spans);
+      claims.append(item);
+    }
+    panel.append(el("h3", { text: "Claims" }), claims);
+  }
+  if (data.revisions && data.revisions.length) {
+    // promotions and contradictions by later evidence
+    const history = el("ul", { class: "details revisions" });
+    for (const r of data.revisions) {
+      history.append(el("li", {}, el("span", { class: "muted", text: fmtDate(r.at) + " " + r.kind + " by " + (r.evidence.map(short).join(", ") || "–") + ": " }), r.reason));
+    }
+    panel.append(el("h3", { text: "Revisions" }), history);
+  }
   panel.append(lineageList("Merged from", data.merged_from), lineageList("Merged into", data.merged_into));
   const sources = el("ul", { class: "details" });
   for (const imp of data.source_impulses) {

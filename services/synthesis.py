@@ -10,6 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.budget import pack
 from services.dates import resolve_relative, when_text
+from services.documents import acknowledgement as paste_acknowledgement
 from services.hygiene import is_looping, tidy
 from services.llm_calls import ask_text
 from services.not_told import unknown_to_me
@@ -76,6 +77,9 @@ class SynthesisService(CognitiveService):
         self.max_tokens = max_tokens
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        if state.document is not None:
+            # a paste: say what was stored, never echo it
+            return await self._fixed(state, paste_acknowledgement(state.document), "document stored")
         if is_statement(state.impulse.content):
             # the user told something: restate it, never let the model embellish it
             return await self._acknowledge(state)

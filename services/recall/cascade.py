@@ -37,6 +37,7 @@ from typing import Any, Literal
 from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
+from services.recall.documents import CHUNK_TYPE, CHUNK_WEIGHT, admitted, one_per_document
 from services.recall.fusion import RRF_K, memory_weight, ranked, rrf, score_fusion
 from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
@@ -48,7 +49,7 @@ from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFil
 
 log = logging.getLogger(__name__)
 
-RECALLABLE = ("UserImpulse", "FinalResponse", "Fact", "DialogueTurn", "KnowledgeCrystal")
+RECALLABLE = ("UserImpulse", "FinalResponse", "Fact", "DialogueTurn", "KnowledgeCrystal", CHUNK_TYPE)
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
@@ -63,6 +64,7 @@ class RecallConfig:
             "KnowledgeCrystal": 1.2,
             "Fact": 1.3,
             "FinalResponse": 0.6,
+            CHUNK_TYPE: CHUNK_WEIGHT,
         }
     )
     #: Stage weights in fusion. Score fusion (the default) scales each stage to [0, 1] first;
@@ -418,10 +420,13 @@ class RecallService:
         ranked = sorted(fused, key=lambda i: -fused[i])[: query.limit * 4]
         nodes: dict[str, Node] = {n.id: n for n in self.memory.get(ranked)}
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
+        query_terms = {stem(w) for w in keyword_words(query.texts)}
         hits: list[RecallHit] = []
         for node_id in ranked:
             node = nodes.get(node_id)
             if node is None or not self._allowed(node, query, window):
+                continue
+            if not admitted(node, query_terms):
                 continue
             strength = getattr(node, "strength", None)
             confidence = getattr(node, "confidence", None)
@@ -439,9 +444,11 @@ class RecallService:
                     event_time=event_time(node.__dict__),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
+                    document_id=getattr(node, "document_id", None),
                 )
             )
         hits.sort(key=lambda h: -h.score)
+        hits = one_per_document(hits)
         if self.reranker is not None and query.texts and len(hits) > 1:
             hits = self._rerank(query.texts[0], hits)
         return hits

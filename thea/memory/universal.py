@@ -28,6 +28,7 @@ from thea.models import (
     Collection,
     Concept,
     DialogueTurn,
+    DocumentChunk,
     Edge,
     EdgeType,
     HealthStatus,
@@ -259,6 +260,12 @@ class UniversalMemory:
 
     def get(self, ids: Sequence[str]) -> list[Node]:
         return self.graph.get_nodes(ids)
+
+    def document_chunks(self, document_id: str, user_id: str) -> list[DocumentChunk]:
+        """One user's document as its chunks, in order: joined, they are the pasted text."""
+        rows = self.graph.run("document_chunks", document_id=document_id, user_id=user_id)
+        nodes = (Node.from_props(r["props"]) for r in rows)
+        return [n for n in nodes if isinstance(n, DocumentChunk)]
 
     def neighbourhood(
         self,

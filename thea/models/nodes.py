@@ -53,6 +53,8 @@ class NodeType(StrEnum):
     DIALOGUE_TURN = "DialogueTurn"
     KNOWLEDGE_CRYSTAL = "KnowledgeCrystal"
     CONCEPT = "Concept"
+    DOCUMENT = "Document"
+    DOCUMENT_CHUNK = "DocumentChunk"
 
     @classmethod
     def parse(cls, value: str) -> NodeType:
@@ -139,6 +141,8 @@ class UserImpulse(Node):
     node_type: ClassVar[NodeType] = NodeType.USER_IMPULSE
     type: Literal[NodeType.USER_IMPULSE] = NodeType.USER_IMPULSE
     status: CycleStatus | None = None
+    #: a long message (a paste) is stored as this document; the impulse keeps its summary
+    document_id: str | None = None
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -230,6 +234,39 @@ class DialogueTurn(Node):
         return f"{self.context}\n{self.content}" if self.context else self.content
 
 
+class Document(Node):
+    """A long message (a paste) stored whole as numbered chunks; ``content`` is its bounded
+    summary (its first sentences). Not recalled itself: its chunks are."""
+
+    node_type: ClassVar[NodeType] = NodeType.DOCUMENT
+    type: Literal[NodeType.DOCUMENT] = NodeType.DOCUMENT
+    chars: int = 0
+    lines: int = 0
+    chunks: int = 0
+    source_impulse_id: str | None = None
+
+
+class DocumentChunk(Node):
+    """One piece of a document, with its provenance: the document, its place, its characters."""
+
+    node_type: ClassVar[NodeType] = NodeType.DOCUMENT_CHUNK
+    type: Literal[NodeType.DOCUMENT_CHUNK] = NodeType.DOCUMENT_CHUNK
+    document_id: str
+    chunk_index: int = Field(ge=0)
+    #: [char_start, char_end) of the chunk in the document's text
+    char_start: int = Field(ge=0)
+    char_end: int = Field(ge=0)
+    #: stemmed words that tell this chunk apart within its document (in few of its chunks):
+    #: recall admits the chunk only for a question using one of them
+    terms: list[str] = Field(default_factory=list)
+    #: whether it has an embedding (a long document embeds some of its chunks, evenly spread;
+    #: the others are found by their words)
+    embedded: bool = True
+
+    def embedding_text(self) -> str | None:
+        return (self.content or None) if self.embedded else None
+
+
 class Evidence(BaseModel):
     """What an insight rests on: one source memory and the span of it that supports the claim."""
 
@@ -317,6 +354,8 @@ AnyNode = (
     | DialogueTurn
     | KnowledgeCrystal
     | Concept
+    | Document
+    | DocumentChunk
 )
 
 NODE_CLASSES: dict[NodeType, type[Node]] = {
@@ -332,5 +371,7 @@ NODE_CLASSES: dict[NodeType, type[Node]] = {
         DialogueTurn,
         KnowledgeCrystal,
         Concept,
+        Document,
+        DocumentChunk,
     )
 }

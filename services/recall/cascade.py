@@ -38,7 +38,7 @@ from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS,
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import ActivationConfig, Neighbour, spread
 from services.recall.documents import CHUNK_TYPE, CHUNK_WEIGHT, admitted, one_per_document
-from services.recall.fusion import RRF_K, memory_weight, ranked, rrf, score_fusion
+from services.recall.fusion import RRF_K, memory_weight, ranked, rating_weight, rrf, score_fusion
 from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
@@ -431,6 +431,7 @@ class RecallService:
             strength = getattr(node, "strength", None)
             confidence = getattr(node, "confidence", None)
             weight = self.config.type_weights.get(node.type.value, 1.0) * memory_weight(strength, confidence)
+            weight *= rating_weight(getattr(node, "rating", None))
             if when and mentions_time(node.content):
                 weight *= 1.0 + self.config.when_boost
             hits.append(

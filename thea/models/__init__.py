@@ -2,6 +2,7 @@
 
 from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
+    MAX_RATING,
     NODE_CLASSES,
     AnyNode,
     Concept,
@@ -41,6 +42,7 @@ from thea.models.records import (
 
 __all__ = [
     "CONCEPT_RELATIONS",
+    "MAX_RATING",
     "NODE_CLASSES",
     "AnyNode",
     "ChronicleEvent",

@@ -137,12 +137,18 @@ class Node(BaseModel):
         return None
 
 
+#: Bounds of a memory's ``rating`` (the ``!good`` / ``!bad`` said on answers that recalled it).
+MAX_RATING = 3.0
+
+
 class UserImpulse(Node):
     node_type: ClassVar[NodeType] = NodeType.USER_IMPULSE
     type: Literal[NodeType.USER_IMPULSE] = NodeType.USER_IMPULSE
     status: CycleStatus | None = None
     #: a long message (a paste) is stored as this document; the impulse keeps its summary
     document_id: str | None = None
+    #: +1 per ``!good``, -1 per ``!bad`` on answers that recalled it (recall weighs it)
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -196,7 +202,10 @@ class FinalResponse(Node):
     node_type: ClassVar[NodeType] = NodeType.FINAL_RESPONSE
     type: Literal[NodeType.FINAL_RESPONSE] = NodeType.FINAL_RESPONSE
     recalled_ids: list[str] = Field(default_factory=list)
+    #: the user's ``!good`` (+1) / ``!bad`` (-1) on this answer
     feedback: int = 0
+    #: as for impulses: feedback on later answers that recalled this one
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -227,6 +236,8 @@ class DialogueTurn(Node):
     #: as "Yes, last Friday!" is found by what it answers. Searched with the turn, never shown
     #: as its content.
     context: str | None = None
+    #: as for impulses: feedback on answers that recalled this turn
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         if not self.content:
@@ -262,6 +273,8 @@ class DocumentChunk(Node):
     #: whether it has an embedding (a long document embeds some of its chunks, evenly spread;
     #: the others are found by their words)
     embedded: bool = True
+    #: as for impulses: feedback on answers that recalled this chunk
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         return (self.content or None) if self.embedded else None

@@ -17,7 +17,7 @@ from services.llm_calls import TokenSink
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
 from services.tokens import clip_for_prompt
-from thea.models import Edge, LLMUsage, Node, SearchPlan, UserImpulse
+from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, UserImpulse
 
 
 @dataclass
@@ -41,6 +41,8 @@ class CycleState:
     answer: str | None = None
     #: how many tokens of the user's message a prompt may carry (None: all of it)
     prompt_tokens: int | None = None
+    #: the document a paste was stored as (services/documents.py); the impulse holds its summary
+    document: Document | None = None
 
     @cached_property
     def prompt_text(self) -> str:

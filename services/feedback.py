@@ -6,13 +6,16 @@ and then down. Each recalled memory of the answer is handled in its own way:
 
 * **insights**: strength ±0.5 (recall weights strength);
 * **facts**: confidence ±0.1 (recall weights confidence);
-* **turns, impulses and other experience**: nothing: they are records of what was said and
-  carry no weight to move; the report counts them as unchanged rather than pretending;
+* **impulses, turns, earlier answers and document chunks** (records of what was said or
+  pasted): their ``rating`` ±1, bounded to ±3 (``MAX_RATING``); recall multiplies their score
+  by ``1 + 0.2 * rating`` (services/recall/fusion.py: 0.4 to 1.6), so a memory behind bad
+  answers sinks below its equals and one behind good answers rises; the text is never changed;
 * the **unverified insight crystallized from this exchange** (its evidence did not support
   it) is promoted by ``!good``: it becomes active and recallable, marked ``promoted``. ``!bad``
   leaves it unverified.
 
-The summary names every change ("insight 1a2b3c4d strength 1 -> 1.5").
+The summary names every change ("insight 1a2b3c4d strength 1 -> 1.5", "turn 5e6f7a8b rating
+0 -> -1"); a recalled memory that no longer exists (forgotten since) is counted as gone.
 """
 
 from __future__ import annotations
@@ -21,12 +24,32 @@ from dataclasses import dataclass, field
 
 from thea.errors import InputError, NotFoundError
 from thea.memory.operations import NodePatch
+from thea.memory.operations.knowledge import PropertyValue
 from thea.memory.universal import UniversalMemory
-from thea.models import Collection, Fact, FinalResponse, KnowledgeCrystal, stable_id
+from thea.models import (
+    MAX_RATING,
+    Collection,
+    DialogueTurn,
+    DocumentChunk,
+    Fact,
+    FinalResponse,
+    KnowledgeCrystal,
+    Node,
+    UserImpulse,
+    stable_id,
+)
 
 STRENGTH_STEP = 0.5
 CONFIDENCE_STEP = 0.1
 MIN_STRENGTH = 0.1
+RATING_STEP = 1.0
+#: how the report names each kind of record
+RECORD_NAMES = {
+    UserImpulse: "impulse",
+    DialogueTurn: "turn",
+    FinalResponse: "answer",
+    DocumentChunk: "document chunk",
+}
 
 
 @dataclass
@@ -37,8 +60,8 @@ class FeedbackOutcome:
     unchanged: bool = False
     #: one line per change, in order
     changes: list[str] = field(default_factory=list)
-    #: recalled memories that carry no weight (turns, impulses, ...), by type
-    untouched: dict[str, int] = field(default_factory=dict)
+    #: recalled memories that no longer exist (forgotten since the answer)
+    gone: int = 0
     promoted: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -46,9 +69,8 @@ class FeedbackOutcome:
         if self.unchanged:
             return f"already marked {word}"
         parts = list(self.changes)
-        if self.untouched:
-            kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.untouched.items()))
-            parts.append(f"unchanged (records carry no weight): {kinds}")
+        if self.gone:
+            parts.append(f"{self.gone} recalled memor{'y' if self.gone == 1 else 'ies'} no longer stored")
         if not parts:
             return f"marked {word}: the answer recalled no memories; nothing else changed"
         return f"marked {word}: " + "; ".join(parts)
@@ -63,6 +85,24 @@ def _crystal_of(memory: UniversalMemory, response: FinalResponse) -> KnowledgeCr
     return found[0] if found and isinstance(found[0], KnowledgeCrystal) else None
 
 
+def _reweigh(node: Node, delta: int) -> tuple[dict[str, PropertyValue], str] | None:
+    """The new weight of one recalled memory, and the line saying so (None: nothing to move)."""
+    short = node.id[:8]
+    if isinstance(node, KnowledgeCrystal):
+        strength = round(max(MIN_STRENGTH, node.strength + STRENGTH_STEP * delta), 3)
+        return {"strength": strength}, f"insight {short} strength {node.strength:g} -> {strength:g}"
+    if isinstance(node, Fact):
+        confidence = round(max(0.05, min(0.95, node.confidence + CONFIDENCE_STEP * delta)), 3)
+        return {"confidence": confidence}, f"fact {short} confidence {node.confidence:g} -> {confidence:g}"
+    if not isinstance(node, (UserImpulse, DialogueTurn, FinalResponse, DocumentChunk)):
+        return None
+    name = RECORD_NAMES[type(node)]
+    rating = max(-MAX_RATING, min(MAX_RATING, node.rating + RATING_STEP * delta))
+    if rating == node.rating:
+        return None  # already at its bound
+    return {"rating": rating}, f"{name} {short} rating {node.rating:g} -> {rating:g}"
+
+
 def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> FeedbackOutcome:
     if feedback not in (1, -1):
         raise InputError("feedback is +1 (good) or -1 (bad)")
@@ -75,18 +115,15 @@ def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> 
     if delta == 0:
         return outcome
     rows = [NodePatch(response.id, {"feedback": feedback})]
-    for node in memory.get(response.recalled_ids):
-        if isinstance(node, KnowledgeCrystal):
-            strength = round(max(MIN_STRENGTH, node.strength + STRENGTH_STEP * delta), 3)
-            rows.append(NodePatch(node.id, {"strength": strength}))
-            outcome.changes.append(f"insight {node.id[:8]} strength {node.strength:g} -> {strength:g}")
-        elif isinstance(node, Fact):
-            confidence = round(max(0.05, min(0.95, node.confidence + CONFIDENCE_STEP * delta)), 3)
-            rows.append(NodePatch(node.id, {"confidence": confidence}))
-            outcome.changes.append(f"fact {node.id[:8]} confidence {node.confidence:g} -> {confidence:g}")
-        else:
-            outcome.untouched[node.type.value] = outcome.untouched.get(node.type.value, 0) + 1
+    recalled = memory.get(response.recalled_ids)
+    outcome.gone = len(set(response.recalled_ids)) - len(recalled)
+    for node in recalled:
+        change = _reweigh(node, delta)
+        if change is None:
             continue
+        props, line = change
+        rows.append(NodePatch(node.id, props))
+        outcome.changes.append(line)
         outcome.changed.append(node.id)
     crystal = _crystal_of(memory, response)
     promote = feedback > 0 and crystal is not None and crystal.verification == "unverified"

@@ -8,9 +8,15 @@ happens to the rest.
 from __future__ import annotations
 
 from thea.tuning import (
+    COMMON_TERM_SHARE,
+    DOCUMENT_CHARS,
+    DOCUMENT_CHUNK_CHARS,
+    DOCUMENT_SUMMARY_CHARS,
     MAX_CHAIN_NAMES,
+    MAX_CHUNK_TERMS,
     MAX_CONCEPT_CHARS,
     MAX_CRYSTAL_CONCEPTS,
+    MAX_EMBEDDED_CHUNKS,
     MAX_FACT_CONCEPTS,
     MAX_KEYWORD_TERMS,
     MAX_LINKED_CONCEPTS,
@@ -23,9 +29,15 @@ from thea.tuning import (
 )
 
 __all__ = [
+    "COMMON_TERM_SHARE",
+    "DOCUMENT_CHARS",
+    "DOCUMENT_CHUNK_CHARS",
+    "DOCUMENT_SUMMARY_CHARS",
     "MAX_CHAIN_NAMES",
+    "MAX_CHUNK_TERMS",
     "MAX_CONCEPT_CHARS",
     "MAX_CRYSTAL_CONCEPTS",
+    "MAX_EMBEDDED_CHUNKS",
     "MAX_FACT_CONCEPTS",
     "MAX_KEYWORD_TERMS",
     "MAX_LINKED_CONCEPTS",

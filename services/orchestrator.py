@@ -24,6 +24,7 @@ from typing import Protocol
 import thea.tracing as tracing
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.context import ContextCache, Exchange
+from services.documents import Paste, is_document, make_paste
 from services.impulse_input import validate_impulse_text
 from services.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.llm_calls import TokenSink
@@ -166,10 +167,12 @@ class Orchestrator:
                 log.exception("a cycle observer failed")
 
     async def _cycle(self, impulse: UserImpulse, on_token: TokenSink | None) -> CycleResult:
+        # a paste is stored as a document; the impulse (and every prompt) carries its summary
+        paste = make_paste(impulse) if is_document(impulse.content) else None
         text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
         # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
         # a vector or chronicle failure only costs recall until `thea memory repair`.
-        await self._record_impulse(impulse)
+        await self._record_impulse(impulse, paste)
 
         # prompts carry a very long message as its head and tail (the graph keeps all of it), and
         # so does the conversation cache: its size per session stays bounded
@@ -186,6 +189,7 @@ class Orchestrator:
             history=self.context.history(user_id, session_id),
             on_token=on_token,
             prompt_tokens=self.prompt_tokens,
+            document=paste.document if paste else None,
         )
         result = CycleResult(impulse_id=impulse.id, answer="")
         for service in self.steps:
@@ -217,9 +221,10 @@ class Orchestrator:
                 at=now_ms(),
             ),
         )
-        await self._hand_off(
-            lambda jobs: jobs.enqueue_crystallize(impulse.id, user_id, session_id), "crystallize"
-        )
+        if paste is None:  # a document is recalled by its chunks; nothing is crystallized from it
+            await self._hand_off(
+                lambda jobs: jobs.enqueue_crystallize(impulse.id, user_id, session_id), "crystallize"
+            )
         log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
         return result
 
@@ -338,9 +343,13 @@ class Orchestrator:
             log.error("impulse %s: could not record the cancellation: %s", state.impulse.id, exc)
         log.info("impulse %s task %s %s cancelled by the user", state.impulse.id, task.id, task.step)
 
-    async def _record_impulse(self, impulse: UserImpulse) -> None:
+    async def _record_impulse(self, impulse: UserImpulse, paste: Paste | None = None) -> None:
+        """The impulse, and a paste's document and chunks with it, in one batched write."""
         try:
-            await self.memory.arecord([impulse])
+            if paste is None:
+                await self.memory.arecord([impulse])
+            else:
+                await self.memory.arecord([impulse, *paste.nodes], paste.edges)
         except PartialWriteError as exc:
             log.error("impulse %s: partial write: %s", impulse.id, exc)
 

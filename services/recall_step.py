@@ -22,6 +22,8 @@ class RecallStep(CognitiveService):
         self.limit = limit
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        if state.document is not None:  # a paste is acknowledged, not answered from memory
+            return StepOutcome(output={"hits": [], "skipped": "a pasted document is stored, not answered"})
         plan = state.plan or fallback_plan(state.impulse.content)
         pattern = plan.triple_pattern
         triple = (pattern[0], pattern[1], pattern[2]) if pattern and len(pattern) == 3 else None

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from services.base import CognitiveService, CycleState, StepOutcome
 from services.budget import pack
 from services.dates import resolve_relative, when_text
+from services.documents import acknowledgement as paste_acknowledgement
 from services.hygiene import is_looping, tidy
 from services.llm_calls import ask_text
+from services.not_told import unknown_to_me
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
@@ -52,19 +57,33 @@ class SynthesisService(CognitiveService):
     name = "synthesis"
 
     def __init__(
-        self, llm: BaseChatModel, timeout_s: float, budget_tokens: int, max_tokens: int | None = None
+        self,
+        llm: BaseChatModel,
+        timeout_s: float,
+        budget_tokens: int,
+        max_tokens: int | None = None,
+        embedder: Embeddings | None = None,
     ) -> None:
         self.llm = llm
+        #: compares a question's words with recalled words by meaning (services/not_told.py)
+        self.embedder = embedder
         self.timeout_s = timeout_s
         self.budget_tokens = budget_tokens
         #: the model's output allowance: an answer that used all of it was cut
         self.max_tokens = max_tokens
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        if state.document is not None:
+            # a paste: say what was stored, never echo it
+            return await self._fixed(state, paste_acknowledgement(state.document), "document stored")
         if is_statement(state.impulse.content):
             # the user told something: restate it, never let the model embellish it
             return await self._acknowledge(state)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
+        unknown = await asyncio.to_thread(unknown_to_me, state.prompt_text, recall.hits, self.embedder)
+        if unknown is not None:
+            # a question about the user that nothing remembered bears on: no guess from the model
+            return await self._fixed(state, unknown, "not told")
         refs = references_for(recall.hits, self.budget_tokens)
         messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
         answer, usage = await ask_text(
@@ -85,10 +104,13 @@ class SynthesisService(CognitiveService):
         return outcome
 
     async def _acknowledge(self, state: CycleState) -> StepOutcome:
-        answer = acknowledge(state.impulse.content)
+        return await self._fixed(state, acknowledge(state.impulse.content), "acknowledgement")
+
+    async def _fixed(self, state: CycleState, answer: str, mode: str) -> StepOutcome:
+        """An answer no model wrote, streamed to the user and recorded with its mode."""
         await _send(state, answer)
         outcome = self._outcome(state, answer, [], LLMUsage())
-        outcome.output["mode"] = "acknowledgement"
+        outcome.output["mode"] = mode
         return outcome
 
     @staticmethod

@@ -80,6 +80,9 @@ def _type_weights() -> dict[NodeType, float]:
         NodeType.KNOWLEDGE_CRYSTAL: 1.2,
         NodeType.FACT: 1.3,
         NodeType.FINAL_RESPONSE: 0.6,
+        #: a pasted document's chunk (services/recall/documents.py: admitted only when the
+        #: question's words tell it apart, one per document)
+        NodeType.DOCUMENT_CHUNK: 0.6,
     }
 
 
@@ -218,3 +221,18 @@ MAX_TERM_CHARS = 40
 #: estimate of services/tokens.py); a longer message enters prompts as its head and tail around a
 #: marker saying how much was left out (the whole text is stored and searchable).
 PROMPT_SHARE = 0.4
+#: A message longer than this many characters is a document (a paste): stored as numbered chunks
+#: with provenance, while the impulse, the prompts and the conversation cache carry only a
+#: summary of at most ``DOCUMENT_SUMMARY_CHARS`` (services/documents.py).
+DOCUMENT_CHARS = 8_000
+#: Characters per document chunk: about one embedding window (256 tokens) of English text.
+DOCUMENT_CHUNK_CHARS = 1_000
+DOCUMENT_SUMMARY_CHARS = 400
+#: A word in more than this share of a document's chunks does not tell its chunks apart; each
+#: chunk keeps at most ``MAX_CHUNK_TERMS`` of the words that do.
+COMMON_TERM_SHARE = 0.25
+MAX_CHUNK_TERMS = 200
+#: A document embeds at most this many of its chunks (evenly spread, first and last included):
+#: a 200,000-character paste has ~200-400 chunks, and embedding them all took 53 s on the loaded
+#: 2-core machine. The others are found by the keyword stage, which admits chunks anyway.
+MAX_EMBEDDED_CHUNKS = 64

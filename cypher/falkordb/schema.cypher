@@ -18,4 +18,6 @@ CREATE INDEX FOR (n:DialogueTurn) ON (n.created_at, n.user_id, n.event_time)
 ;
 CREATE INDEX FOR (n:Fact) ON (n.created_at, n.user_id, n.active)
 ;
+CREATE INDEX FOR (n:DocumentChunk) ON (n.document_id, n.user_id)
+;
 CREATE FULLTEXT INDEX FOR (n:Memory) ON (n.content)

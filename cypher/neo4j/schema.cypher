@@ -18,4 +18,6 @@ CREATE INDEX turn_time IF NOT EXISTS FOR (n:DialogueTurn) ON (n.created_at)
 ;
 CREATE INDEX fact_time IF NOT EXISTS FOR (n:Fact) ON (n.created_at)
 ;
+CREATE INDEX chunk_document IF NOT EXISTS FOR (n:DocumentChunk) ON (n.document_id)
+;
 CREATE FULLTEXT INDEX memory_content IF NOT EXISTS FOR (n:Memory) ON EACH [n.content]

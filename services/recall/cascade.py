@@ -36,7 +36,8 @@ from typing import Any
 from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
 from services.plan_fallback import STOPWORDS
 from services.recall.activation import Neighbour, spread
-from services.recall.fusion import memory_weight, ranked, rrf, score_fusion
+from services.recall.documents import admitted, one_per_document
+from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
 from services.recall.lexical import bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
@@ -56,6 +57,7 @@ RECALLABLE = frozenset(
         NodeType.FACT,
         NodeType.DIALOGUE_TURN,
         NodeType.KNOWLEDGE_CRYSTAL,
+        NodeType.DOCUMENT_CHUNK,
     }
 )
 _RECALLABLE_TYPES = tuple(sorted(RECALLABLE))
@@ -369,14 +371,18 @@ class RecallService:
         ranked = sorted(fused, key=lambda i: -fused[i])[: query.limit * 4]
         nodes: dict[str, Node] = {n.id: n for n in self.memory.recall_port.nodes(ranked)}
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
+        query_terms = {stem(w) for w in keyword_words(query.texts)}
         hits: list[RecallHit] = []
         for node_id in ranked:
             node = nodes.get(node_id)
             if node is None or not self._allowed(node, query, window):
                 continue
+            if not admitted(node, query_terms):
+                continue
             strength = getattr(node, "strength", None)
             confidence = getattr(node, "confidence", None)
             weight = self.config.type_weights.get(node.type, 1.0) * memory_weight(strength, confidence)
+            weight *= rating_weight(getattr(node, "rating", None))
             if when and mentions_time(node.content):
                 weight *= 1.0 + self.config.when_boost
             hits.append(
@@ -390,9 +396,11 @@ class RecallService:
                     event_time=node.happened_at(),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
+                    document_id=getattr(node, "document_id", None),
                 )
             )
         hits.sort(key=lambda h: -h.score)
+        hits = one_per_document(hits)
         if self.reranker is not None and query.texts and len(hits) > 1:
             hits = self._rerank(query.texts[0], hits)
         return hits

@@ -85,3 +85,13 @@ def memory_weight(strength: float | None, confidence: float | None) -> float:
     if confidence is not None:
         weight *= 0.5 + max(0.0, min(1.0, confidence))
     return weight
+
+
+#: recall weight per unit of a record's ``rating`` (the !good / !bad on answers that recalled it)
+RATING_WEIGHT = 0.2
+
+
+def rating_weight(rating: float | None) -> float:
+    """A record behind good answers ranks higher, one behind bad answers lower: rating -3 ->
+    0.4, 0 -> 1.0 (neutral), +3 -> 1.6."""
+    return 1.0 + RATING_WEIGHT * max(-3.0, min(3.0, rating or 0.0))

@@ -34,6 +34,8 @@ class RecallHit(BaseModel):
     event_time: int = 0
     strength: float = 1.0
     confidence: float | None = None
+    #: the document a chunk (or a paste's impulse) belongs to
+    document_id: str | None = None
 
 
 class RecallResult(BaseModel):

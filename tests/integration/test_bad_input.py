@@ -215,8 +215,10 @@ def test_a_long_text_is_embedded_as_overlapping_chunks_not_truncated(rt: Runtime
     tail = "Finally: the lighthouse keeper's password is Periwinkle-Octopus-42."
     text = f"{body} {tail}"
     assert 10_000 < len(text) < LIMIT
-    result = run(rt, text, "long-text")
-    assert rt.memory.get([result.impulse_id])[0].content == text
+    # a fact (a message this long is a document: tests/integration/test_paste_document.py)
+    fact = Fact(content=text, user_id="long-text")
+    rt.memory.record([fact])
+    assert rt.memory.get([fact.id])[0].content == text
 
     chunks = rt.memory.chunker(text)
     assert len(chunks) >= 8
@@ -230,12 +232,12 @@ def test_a_long_text_is_embedded_as_overlapping_chunks_not_truncated(rt: Runtime
     cursor = None
     while True:
         ids, cursor = rt.memory.vectors.scan_node_ids(Collection.EXPERIENCE, cursor, 500)
-        points += ids.count(result.impulse_id)
+        points += ids.count(fact.id)
         if cursor is None:
             break
     assert points == len(chunks)
     hits = rt.memory.search("lighthouse keeper password", flt=VectorFilter(user_id="long-text"), limit=3)
-    assert hits[0].id == result.impulse_id
+    assert hits[0].id == fact.id
     assert hits[0].chunk == len(chunks) - 1
     assert "Periwinkle-Octopus-42" in hits[0].text
 
@@ -307,10 +309,12 @@ def test_one_users_memories_never_reach_another_user(rt: Runtime, llm: FakeChatM
         result = run(rt, question, "iso-bob", "b1")
         assert not ana_ids & set(result.recalled_ids)
         assert all(n.user_id == "iso-bob" for n in rt.memory.get(result.recalled_ids))
-        (messages,) = llm.prompts_for(PromptId.SYNTHESIS)
-        prompt = plain_text(messages)
+        # every prompt bob's question caused (a question about bob that nothing of bob's bears
+        # on is answered "I don't know" without the answering model)
+        prompt = "\n".join(plain_text(call.messages) for call in llm.calls)
         for secret in secrets:
             assert secret not in prompt
+            assert secret not in result.answer
         hits = rt.memory.search(question, flt=VectorFilter(user_id="iso-bob"), limit=10)
         assert all(h.user_id == "iso-bob" for h in hits)
     ana = run(rt, "What is my bank PIN hint?", "iso-ana", "a2")  # ...while ana does get hers

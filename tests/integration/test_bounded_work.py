@@ -18,6 +18,7 @@ from langchain_core.messages import HumanMessage
 
 from services.assembly import prompt_tokens
 from services.limits import (
+    DOCUMENT_CHUNK_CHARS,
     MAX_CRYSTAL_CONCEPTS,
     MAX_FACT_CONCEPTS,
     MAX_LINKED_CONCEPTS,
@@ -26,7 +27,7 @@ from services.limits import (
 from services.tokens import estimate_tokens
 from thea.llm.fake import FakeChatModel
 from thea.memory.universal import MAX_CHUNKS
-from thea.models import CONCEPT_RELATIONS, Collection
+from thea.models import CONCEPT_RELATIONS, Collection, UserImpulse
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, run_command
 from workers import jobs
@@ -96,9 +97,17 @@ async def test_a_worst_case_message_through_the_cycle_and_the_crystallize_job_st
     assert len(out["concepts"]) <= MAX_CRYSTAL_CONCEPTS
     # triples kept: at most every pair of the crystal's concepts, and never more than the notation cap
     assert relations <= min(MAX_NOTATION_TRIPLES + 6, MAX_CRYSTAL_CONCEPTS * (MAX_CRYSTAL_CONCEPTS - 1))
-    # the whole cycle (4 tasks, 4 reports, plan, answer, links) and the crystal: a few dozen edges
-    assert after["edges"] - before["edges"] <= 60 + 3 * relations, after["edges"] - before["edges"]
-    assert runtime.memory.get([result.impulse_id])[0].content == text  # stored whole
+    # stored whole, as a document: its chunks joined are the message
+    (impulse,) = runtime.memory.get([result.impulse_id])
+    assert isinstance(impulse, UserImpulse)
+    assert impulse.document_id is not None
+    chunks = runtime.memory.document_chunks(impulse.document_id, "ana")
+    assert "".join(c.content for c in chunks) == text
+    assert len(chunks) <= 2 * LIMIT // DOCUMENT_CHUNK_CHARS
+    # the whole cycle (4 tasks, 4 reports, plan, answer, links), the crystal, and one edge per
+    # chunk and one to the document
+    edges = after["edges"] - before["edges"] - len(chunks) - 1
+    assert edges <= 60 + 3 * relations, edges
     assert 1 <= _points_of(runtime, result.impulse_id) <= MAX_CHUNKS
     # every prompt carried at most its share of the context window (plus the system text)
     budget = prompt_tokens(runtime.settings)

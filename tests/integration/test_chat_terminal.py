@@ -36,7 +36,7 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
     try:
         wait_for(session, "you>")
-        tmux("send-keys", "-t", session, "Hello, which queues do I work on?", "Enter")
+        tmux("send-keys", "-t", session, "Hello, which queues does Redis use?", "Enter")
         wait_for(session, "thea> (fake model) I heard you.")
         tmux("send-keys", "-t", session, "!trace", "Enter")
         wait_for(session, "synthesis")
@@ -57,14 +57,14 @@ def test_a_multi_line_paste_is_one_message(tmp_path: Path) -> None:
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
     try:
         wait_for(session, "you>")
-        tmux("set-buffer", "-b", session, "Which queues\ndo I work\non today?")
+        tmux("set-buffer", "-b", session, "Which queues\ndoes Redis use\nby default?")
         tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)  # -p: bracketed, as a terminal pastes
         tmux("send-keys", "-t", session, "Enter")
         screen = wait_for(session, "thea> (fake model) I heard you.")
         tmux("send-keys", "-t", session, "!trace", "Enter")
         screen = wait_for(session, "synthesis")
         assert screen.count("thea> ") == 1, screen  # one answer
-        assert "queries: ['Which queues\\ndo I work\\non today?']" in screen  # one message, lines kept
+        assert "queries: ['Which queues\\ndoes Redis use\\nby default?']" in screen  # one message, lines kept
         tmux("send-keys", "-t", session, "!quit", "Enter")
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+
 from services.crystallizer import crystal_id, stated_id
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.verification import MODEL_REASON, verification_enabled
@@ -57,7 +58,11 @@ async def test_the_model_can_reject_a_claim_the_lexical_check_let_through(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
     # both claims use only the user's words; the second says something the user did not
-    script(llm, "The user works on Tidewatch. The user's office is Tidewatch.\x1b[2J", ["supported", "unsupported"])
+    script(
+        llm,
+        "The user works on Tidewatch. The user's office is Tidewatch.\x1b[2J",
+        ["supported", "unsupported"],
+    )
     impulse_id, insight = await crystallized(runtime, "I work on Tidewatch from the harbour office.")
     first, second = insight.claims
     assert first.status == "supported"
@@ -91,9 +96,7 @@ async def test_the_model_never_promotes_a_claim_the_lexical_check_rejected(
     assert "award-winning" not in str(prompt[-1].content)  # only the supported claim was asked about
 
 
-async def test_a_failing_verifier_leaves_the_offline_verdict(
-    runtime: Runtime, llm: FakeChatModel
-) -> None:
+async def test_a_failing_verifier_leaves_the_offline_verdict(runtime: Runtime, llm: FakeChatModel) -> None:
     script(llm, "The user works on Tidewatch.", [])
     llm.fail = {PromptId.VERIFY_CLAIMS}
     _, insight = await crystallized(runtime, "I work on Tidewatch from the harbour office.")

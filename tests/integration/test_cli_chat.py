@@ -44,7 +44,7 @@ def test_chat_answers_runs_commands_and_exits_cleanly(tmp_path: Path) -> None:
 
 
 def test_ask_json_prints_answer_and_impulse_id(tmp_path: Path) -> None:
-    done = thea(["ask", "--json", "What do I work on?"], tmp_path / "data")
+    done = thea(["ask", "--json", "What does the team work on?"], tmp_path / "data")
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["answer"] == "(fake model) I heard you."

@@ -20,7 +20,7 @@ from workers.worker import run_burst
 async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    result = await runtime.orchestrator.handle_impulse("Which Redis queues do I work on?", "ana", "s1")
+    result = await runtime.orchestrator.handle_impulse("Which Redis queues does the team use?", "ana", "s1")
     assert result.answer == "Here is my answer."
     assert result.failed_steps == []
     rows = cycle_props(runtime.memory, result.impulse_id)
@@ -60,7 +60,7 @@ async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
     llm.fail = {PromptId(role)}
     if role == "planner":  # the planner's own model call (first_look="separate")
         runtime.orchestrator.steps[1].use_model = True  # type: ignore[attr-defined]
-    result = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s1")
+    result = await runtime.orchestrator.handle_impulse("What does the team work on?", "ana", "s1")
     step = {"planner": "plan"}.get(role, role)
     assert result.failed_steps == [step]
     assert result.answer  # an answer is still produced

@@ -66,7 +66,7 @@ async def test_the_instinct_is_bounded_to_a_short_reaction(rules: Runtime, llm: 
 async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
     combined: Runtime, llm: FakeChatModel
 ) -> None:
-    result = await combined.orchestrator.handle_impulse("Which Redis setup do I use?", "ana", "s1")
+    result = await combined.orchestrator.handle_impulse("Which Redis setup does the team use?", "ana", "s1")
     assert [c.prompt for c in llm.calls] == [PromptId.FIRST_LOOK, PromptId.SYNTHESIS]
     assert result.failed_steps == []
     reports = _reports(combined, result.impulse_id)

@@ -77,11 +77,11 @@ async def test_graph_killed_mid_cycle_keeps_the_steps_already_written(
 
     llm.answer(PromptId.SYNTHESIS, die_during_synthesis)
     with pytest.raises(GraphUnavailable):
-        await runtime.orchestrator.handle_impulse("Where do I keep bees?", "ana", "s1")
+        await runtime.orchestrator.handle_impulse("Where do bees live?", "ana", "s1")
     server.start()
 
     (impulse,) = runtime.memory.by_time(0, 2**62, node_type=NodeType.USER_IMPULSE, user_id="ana")
-    assert impulse.content == "Where do I keep bees?"
+    assert impulse.content == "Where do bees live?"
     trace = load_trace(runtime.memory, impulse.id)
     assert {s.task.step for s in trace.steps if s.report} == {"instinct", "plan", "recall"}
     assert not trace.complete
@@ -226,8 +226,8 @@ async def test_a_misbehaving_model_gives_a_failure_report_and_still_an_answer(
 ) -> None:
     _misbehave(model, role, kind)
     streamed: list[str] = []
-    result = await llm_runtime.orchestrator.handle_impulse(
-        "What do I do on Sundays?", "ana", "s1", on_token=streamed.append
+    result = await llm_runtime.orchestrator.handle_impulse(  # a general question: the model answers
+        "What do people do on Sundays?", "ana", "s1", on_token=streamed.append
     )
     step = {"planner": "plan"}.get(role, role)
     assert result.failed_steps == [step]

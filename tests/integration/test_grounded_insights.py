@@ -214,5 +214,6 @@ async def test_feedback_reports_every_recalled_memory_it_did_or_did_not_change(
     assert "UserImpulse" in kinds
     text = apply_feedback(runtime.memory, asked.response_id, 1).summary()
     assert "strength 1 -> 1.5" in text
-    assert "UserImpulse" in text  # counted as unchanged, not silently dropped
+    assert "impulse " in text  # re-weighted too, not silently dropped
+    assert "rating 0 -> 1" in text
     assert "re-weighted 0" not in text

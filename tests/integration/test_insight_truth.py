@@ -96,9 +96,12 @@ async def test_an_unsupported_insight_of_a_statement_is_replaced_by_the_users_ow
 
 
 async def test_a_supported_insight_gets_no_restated_twin(runtime: Runtime, llm: FakeChatModel) -> None:
-    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(
-        {"insight": "The user's name is Priya Ramanathan.", "seed": "", "tags": [], "triples": []}
-    ))
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {"insight": "The user's name is Priya Ramanathan.", "seed": "", "tags": [], "triples": []}
+        ),
+    )
     impulse_id = await say(runtime, "My name is Priya Ramanathan.")
     assert crystal(runtime, crystal_id(impulse_id)) is not None
     assert crystal(runtime, stated_id(impulse_id)) is None
@@ -107,14 +110,17 @@ async def test_a_supported_insight_gets_no_restated_twin(runtime: Runtime, llm: 
 async def test_each_claim_carries_its_own_status_evidence_and_reason(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(
-        {
-            "insight": "The user works on Tidewatch. Tidewatch is a famous award-winning startup.",
-            "seed": "",
-            "tags": [],
-            "triples": [],
-        }
-    ))
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "The user works on Tidewatch. Tidewatch is a famous award-winning startup.",
+                "seed": "",
+                "tags": [],
+                "triples": [],
+            }
+        ),
+    )
     said = "I work on Tidewatch at the harbour office."
     impulse_id = await say(runtime, said)
     insight = crystal(runtime, crystal_id(impulse_id))
@@ -150,24 +156,27 @@ async def test_later_supporting_evidence_promotes_an_unverified_insight_and_reco
 ) -> None:
     first_said = "I work on Tidewatch at the harbour office."
     later_said = "Tidewatch is a tide prediction app for sailors."
-    llm.answer(PromptId.CRYSTALLIZE, crystals_by_message(
-        {
-            first_said: {
-                "insight": "The user works on Tidewatch. Tidewatch is a tide prediction app.",
-                "seed": "Tidewatch",
-                "tags": [],
-                "triples": [
-                    {
-                        "subject": "Tidewatch",
-                        "predicate": "PART_OF",
-                        "object": "harbour office",
-                        "confidence": 0.8,
-                    }
-                ],
-            },
-            later_said: {"insight": later_said, "seed": "Tidewatch", "tags": [], "triples": []},
-        }
-    ))
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystals_by_message(
+            {
+                first_said: {
+                    "insight": "The user works on Tidewatch. Tidewatch is a tide prediction app.",
+                    "seed": "Tidewatch",
+                    "tags": [],
+                    "triples": [
+                        {
+                            "subject": "Tidewatch",
+                            "predicate": "PART_OF",
+                            "object": "harbour office",
+                            "confidence": 0.8,
+                        }
+                    ],
+                },
+                later_said: {"insight": later_said, "seed": "Tidewatch", "tags": [], "triples": []},
+            }
+        ),
+    )
     first = await say(runtime, first_said)
     insight = crystal(runtime, crystal_id(first))
     assert insight is not None
@@ -195,22 +204,25 @@ async def test_later_supporting_evidence_promotes_an_unverified_insight_and_reco
 async def test_a_contradicting_statement_supersedes_the_old_insight(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.answer(PromptId.CRYSTALLIZE, crystals_by_message(
-        {
-            "Priya Ramanathan": {
-                "insight": "The user's name is Priya Ramanathan.",
-                "seed": "",
-                "tags": [],
-                "triples": [],
-            },
-            "Anna Kowalski": {
-                "insight": "The user's name is Anna Kowalski.",
-                "seed": "",
-                "tags": [],
-                "triples": [],
-            },
-        }
-    ))
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystals_by_message(
+            {
+                "Priya Ramanathan": {
+                    "insight": "The user's name is Priya Ramanathan.",
+                    "seed": "",
+                    "tags": [],
+                    "triples": [],
+                },
+                "Anna Kowalski": {
+                    "insight": "The user's name is Anna Kowalski.",
+                    "seed": "",
+                    "tags": [],
+                    "triples": [],
+                },
+            }
+        ),
+    )
     first = await say(runtime, "My name is Priya Ramanathan.")
     old = crystal(runtime, crystal_id(first))
     assert old is not None
@@ -240,9 +252,12 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
 async def test_a_contradicting_fact_lowers_an_insights_confidence(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.answer(PromptId.CRYSTALLIZE, crystal_saying(
-        {"insight": "The user's favourite colour is blue.", "seed": "", "tags": [], "triples": []}
-    ))
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {"insight": "The user's favourite colour is blue.", "seed": "", "tags": [], "triples": []}
+        ),
+    )
     first = await say(runtime, "My favourite colour is blue.")
     old = crystal(runtime, crystal_id(first))
     assert old is not None

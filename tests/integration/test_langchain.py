@@ -40,15 +40,15 @@ def test_the_retriever_returns_recalled_memories_as_documents(client: Client) ->
 
 def test_the_chat_model_runs_the_cycle(client: Client) -> None:
     chat = TheaChatModel(client=client, session_id="lc")
-    answer = chat.invoke("Is my bike red?")
+    answer = chat.invoke("Is the bike red?")
     assert isinstance(answer, AIMessage)
     assert answer.content == "Here is my answer."
     impulse = answer.response_metadata["impulse_id"]
-    assert client.trace(impulse).impulse.content == "Is my bike red?"
+    assert client.trace(impulse).impulse.content == "Is the bike red?"
     assert answer.usage_metadata is not None
     assert answer.usage_metadata["total_tokens"] > 0
 
-    chunks = list(chat.stream("What colour is my bike?"))
+    chunks = list(chat.stream("What colour is the bike?"))
     assert all(isinstance(c, AIMessageChunk) for c in chunks)
     assert "".join(str(c.content) for c in chunks) == "Here is my answer."
     asked = next(c.response_metadata["impulse_id"] for c in chunks if c.response_metadata.get("impulse_id"))

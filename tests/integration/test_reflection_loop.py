@@ -17,10 +17,9 @@ from services.recall.types import RecallQuery
 from services.reflection import Reflector
 from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
-from thea.memory.operations import InsightFilter
-from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
+from thea.memory.operations import InsightFilter
 from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrystal, NodeType
 from thea.runtime import Runtime, build_runtime
 from workers.admin import failed_jobs, retry_failed

@@ -102,13 +102,13 @@ def test_every_command_works_while_a_chat_is_open(tmp_path: Path) -> None:
     try:
         assert chat.stdin is not None
         assert chat.stdout is not None
-        chat.stdin.write("Which queues do I work on?\n")
+        chat.stdin.write("Which queues does the team use?\n")
         chat.stdin.flush()
         deadline = time.monotonic() + 60
         while ready_count(data) == 0 and time.monotonic() < deadline:
             time.sleep(0.1)
         commands = [
-            ("ask", "--json", "What do I work on?"),
+            ("ask", "--json", "What does the team work on?"),
             ("trace", "last"),
             ("insights",),
             ("memory", "stats"),

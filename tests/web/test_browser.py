@@ -98,7 +98,7 @@ def say(page: Any, text: str) -> Any:
 def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: StreamingFakeChatModel) -> None:
     page = visit.page
     llm.token_delay_s = 0.15
-    page.fill("#input", "Which Redis queues do I work on?")
+    page.fill("#input", "Which Redis queues does the team use?")
     page.press("#input", "Enter")
     # while streaming, the bubble shows a part of the answer, then all of it
     page.wait_for_function(
@@ -107,12 +107,13 @@ def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: Streaming
     )
     answer = page.locator("#messages li.msg.thea").last
     sync_api.expect(answer.locator(".text")).to_have_text("Here is my answer.")
-    sync_api.expect(page.locator("#messages li.msg.user")).to_have_text(["Which Redis queues do I work on?"])
+    asked = ["Which Redis queues does the team use?"]
+    sync_api.expect(page.locator("#messages li.msg.user")).to_have_text(asked)
 
     answer.get_by_role("button", name="How I got this").click()
     panel = page.locator("#trace-panel")
     sync_api.expect(panel).to_be_visible()
-    sync_api.expect(panel.locator(".impulse")).to_have_text("Which Redis queues do I work on?")
+    sync_api.expect(panel.locator(".impulse")).to_have_text("Which Redis queues does the team use?")
     steps = panel.locator("li.step")
     sync_api.expect(steps.locator(".step-name")).to_have_text(["instinct", "plan", "recall", "synthesis"])
     sync_api.expect(steps.locator(".badge")).to_have_text(["SUCCESS"] * 4)

@@ -77,7 +77,7 @@ def seeded(runtime: Runtime) -> SeededInsights:
 
 
 def test_chat_streams_the_answer_in_several_chunks(client: TestClient) -> None:
-    events = chat(client, "Which Redis queues do I work on?")
+    events = chat(client, "Which Redis queues does the team use?")
     tokens = [data for kind, data in events if kind == "token"]
     assert len(tokens) >= 3, events
     assert answer_of(events) == "Here is my answer."
@@ -89,7 +89,7 @@ def test_chat_streams_the_answer_in_several_chunks(client: TestClient) -> None:
 
 
 def test_ask_answers_as_json_or_as_a_stream(client: TestClient) -> None:
-    plain = client.post(f"{PREFIX}/ask", json={"text": "What do I work on?", "session_id": "s2"})
+    plain = client.post(f"{PREFIX}/ask", json={"text": "What does the team work on?", "session_id": "s2"})
     assert plain.status_code == 200
     body = plain.json()
     assert body["answer"] == "Here is my answer."
@@ -113,9 +113,9 @@ def test_the_api_describes_itself(client: TestClient) -> None:
 
 
 def test_trace_lists_every_step_with_its_status(client: TestClient, llm: StreamingFakeChatModel) -> None:
-    done = done_of(chat(client, "What do I work on?", session="trace"))
+    done = done_of(chat(client, "What does the team work on?", session="trace"))
     trace = client.get(f"{PREFIX}/traces/{done['impulse_id']}").json()
-    assert trace["impulse"]["content"] == "What do I work on?"
+    assert trace["impulse"]["content"] == "What does the team work on?"
     assert [(s["step"], s["status"]) for s in trace["steps"]] == [
         ("instinct", "SUCCESS"),
         ("plan", "SUCCESS"),

@@ -75,7 +75,9 @@ def count_memories(messages: list[BaseMessage]) -> int:
 def count_claims(messages: list[BaseMessage]) -> int:
     """The numbered claims after ``CLAIMS:`` in the last message (the claim verification prompt)."""
     body = str(messages[-1].content).split("CLAIMS:", 1)
-    return sum(1 for line in body[-1].splitlines() if line.split(". ", 1)[0].isdigit()) if len(body) > 1 else 0
+    return (
+        sum(1 for line in body[-1].splitlines() if line.split(". ", 1)[0].isdigit()) if len(body) > 1 else 0
+    )
 
 
 def plain_text(messages: list[BaseMessage]) -> str:

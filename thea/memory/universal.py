@@ -32,6 +32,7 @@ from thea.models import (
     Collection,
     Concept,
     DialogueTurn,
+    DocumentChunk,
     Edge,
     EdgeType,
     HealthStatus,
@@ -288,6 +289,10 @@ class UniversalMemory(OperationGroups):
         """One user's insights (any state) linked to any of the concepts, not superseded,
         newest first, at most ``limit``."""
         return self.insight_views.about_concepts(concept_ids, user_id, exclude, limit)
+
+    def document_chunks(self, document_id: str, user_id: str) -> list[DocumentChunk]:
+        """One user's document as its chunks, in order: joined, they are the pasted text."""
+        return self.exchange.document_chunks(document_id, user_id)
 
     def neighbourhood(
         self,

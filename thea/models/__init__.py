@@ -2,12 +2,15 @@
 
 from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
+    MAX_RATING,
     NODE_CLASSES,
     AnyNode,
     Claim,
     Concept,
     CycleStatus,
     DialogueTurn,
+    Document,
+    DocumentChunk,
     Evidence,
     Fact,
     FinalResponse,
@@ -41,6 +44,7 @@ from thea.models.records import (
 
 __all__ = [
     "CONCEPT_RELATIONS",
+    "MAX_RATING",
     "NODE_CLASSES",
     "AnyNode",
     "ChronicleEvent",
@@ -49,6 +53,8 @@ __all__ = [
     "Concept",
     "CycleStatus",
     "DialogueTurn",
+    "Document",
+    "DocumentChunk",
     "Edge",
     "EdgeType",
     "Evidence",

@@ -31,6 +31,9 @@ class EdgeType(StrEnum):
     SUPERSEDES = "SUPERSEDES"
     ARCHIVES = "ARCHIVES"
     ALIAS_OF = "ALIAS_OF"
+    # a pasted document: impulse -> document, chunk -> document
+    HAS_DOCUMENT = "HAS_DOCUMENT"
+    CHUNK_OF = "CHUNK_OF"
     # typed concept relations (Concept -> Concept)
     CAUSES = "CAUSES"
     SOLVES = "SOLVES"

@@ -53,6 +53,8 @@ class NodeType(StrEnum):
     DIALOGUE_TURN = "DialogueTurn"
     KNOWLEDGE_CRYSTAL = "KnowledgeCrystal"
     CONCEPT = "Concept"
+    DOCUMENT = "Document"
+    DOCUMENT_CHUNK = "DocumentChunk"
 
     @classmethod
     def parse(cls, value: str) -> NodeType:
@@ -143,10 +145,18 @@ class Node(BaseModel):
         return None
 
 
+#: Bounds of a memory's ``rating`` (the ``!good`` / ``!bad`` said on answers that recalled it).
+MAX_RATING = 3.0
+
+
 class UserImpulse(Node):
     node_type: ClassVar[NodeType] = NodeType.USER_IMPULSE
     type: Literal[NodeType.USER_IMPULSE] = NodeType.USER_IMPULSE
     status: CycleStatus | None = None
+    #: a long message (a paste) is stored as this document; the impulse keeps its summary
+    document_id: str | None = None
+    #: +1 per ``!good``, -1 per ``!bad`` on answers that recalled it (recall weighs it)
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -200,7 +210,10 @@ class FinalResponse(Node):
     node_type: ClassVar[NodeType] = NodeType.FINAL_RESPONSE
     type: Literal[NodeType.FINAL_RESPONSE] = NodeType.FINAL_RESPONSE
     recalled_ids: list[str] = Field(default_factory=list)
+    #: the user's ``!good`` (+1) / ``!bad`` (-1) on this answer
     feedback: int = 0
+    #: as for impulses: feedback on later answers that recalled this one
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -234,6 +247,8 @@ class DialogueTurn(Node):
     #: as "Yes, last Friday!" is found by what it answers. Searched with the turn, never shown
     #: as its content.
     context: str | None = None
+    #: as for impulses: feedback on answers that recalled this turn
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
 
     def happened_at(self) -> int:
         """The turn's ``event_time`` (imported history), else when it was written."""
@@ -243,6 +258,41 @@ class DialogueTurn(Node):
         if not self.content:
             return None
         return f"{self.context}\n{self.content}" if self.context else self.content
+
+
+class Document(Node):
+    """A long message (a paste) stored whole as numbered chunks; ``content`` is its bounded
+    summary (its first sentences). Not recalled itself: its chunks are."""
+
+    node_type: ClassVar[NodeType] = NodeType.DOCUMENT
+    type: Literal[NodeType.DOCUMENT] = NodeType.DOCUMENT
+    chars: int = 0
+    lines: int = 0
+    chunks: int = 0
+    source_impulse_id: str | None = None
+
+
+class DocumentChunk(Node):
+    """One piece of a document, with its provenance: the document, its place, its characters."""
+
+    node_type: ClassVar[NodeType] = NodeType.DOCUMENT_CHUNK
+    type: Literal[NodeType.DOCUMENT_CHUNK] = NodeType.DOCUMENT_CHUNK
+    document_id: str
+    chunk_index: int = Field(ge=0)
+    #: [char_start, char_end) of the chunk in the document's text
+    char_start: int = Field(ge=0)
+    char_end: int = Field(ge=0)
+    #: stemmed words that tell this chunk apart within its document (in few of its chunks):
+    #: recall admits the chunk only for a question using one of them
+    terms: list[str] = Field(default_factory=list)
+    #: whether it has an embedding (a long document embeds some of its chunks, evenly spread;
+    #: the others are found by their words)
+    embedded: bool = True
+    #: as for impulses: feedback on answers that recalled this chunk
+    rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
+
+    def embedding_text(self) -> str | None:
+        return (self.content or None) if self.embedded else None
 
 
 class Evidence(BaseModel):
@@ -370,6 +420,8 @@ AnyNode = (
     | DialogueTurn
     | KnowledgeCrystal
     | Concept
+    | Document
+    | DocumentChunk
 )
 
 NODE_CLASSES: dict[NodeType, type[Node]] = {
@@ -385,5 +437,7 @@ NODE_CLASSES: dict[NodeType, type[Node]] = {
         DialogueTurn,
         KnowledgeCrystal,
         Concept,
+        Document,
+        DocumentChunk,
     )
 }

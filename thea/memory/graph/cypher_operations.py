@@ -35,7 +35,15 @@ from thea.memory.operations import (
     TripleMatch,
 )
 from thea.memory.operations.admin import PropertyMap
-from thea.models import CONCEPT_RELATIONS, EdgeType, KnowledgeCrystal, Node, NodeType, UserImpulse
+from thea.models import (
+    CONCEPT_RELATIONS,
+    DocumentChunk,
+    EdgeType,
+    KnowledgeCrystal,
+    Node,
+    NodeType,
+    UserImpulse,
+)
 
 #: run a named query of ``cypher/`` with parameters, rows as dicts (private to thea.memory)
 QueryRunner = Callable[[str, dict[str, Any]], list[dict[str, Any]]]
@@ -212,7 +220,6 @@ class CypherInsightViews(_Group, InsightViews):
             for r in rows
         ]
 
-
     def about_concepts(
         self, concept_ids: Sequence[str], user_id: str, exclude: Sequence[str], limit: int
     ) -> list[KnowledgeCrystal]:
@@ -269,6 +276,11 @@ class CypherExchangeOperations(_Group, ExchangeOperations):
         if not ids:
             return set()
         return {str(r["id"]) for r in self._run("existing_node_ids", {"ids": list(ids)})}
+
+    def document_chunks(self, document_id: str, user_id: str) -> list[DocumentChunk]:
+        rows = self._run("document_chunks", {"document_id": document_id, "user_id": user_id})
+        nodes = (Node.from_props(r["props"]) for r in rows)
+        return [n for n in nodes if isinstance(n, DocumentChunk)]
 
 
 class CypherAdminOperations(_Group, AdminOperations):

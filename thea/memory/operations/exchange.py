@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from thea.models import Node, UserImpulse
+from thea.models import DocumentChunk, Node, UserImpulse
 
 
 class ExchangeOperations(abc.ABC):
@@ -22,3 +22,7 @@ class ExchangeOperations(abc.ABC):
     @abc.abstractmethod
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these ids are memory nodes."""
+
+    @abc.abstractmethod
+    def document_chunks(self, document_id: str, user_id: str) -> list[DocumentChunk]:
+        """One user's pasted document as its chunks, in order (joined: the pasted text)."""

@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 from rich.console import Console
 from rich.table import Table
 
-from services import importer
+from services.knowledge import importer
 from thea.config import Settings, load_settings
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import percentile, row, standalone_main
-from services.assembly import build_orchestrator
+from services.cycle.assembly import build_orchestrator
 from thea.config import load_settings
 from thea.llm.fake import StreamingFakeChatModel
 from thea.runtime import Runtime, build_runtime

@@ -22,7 +22,7 @@ from langchain_core.embeddings import Embeddings
 
 from benchmarks import synthetic
 from benchmarks.common import fresh_stack, percentile, record_with_concepts, row, shared_embedder
-from services.assembly import build_orchestrator
+from services.cycle.assembly import build_orchestrator
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.universal import UniversalMemory
 

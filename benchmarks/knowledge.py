@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import console, result_table, row, write_json
-from services.grounding import content_terms
-from services.insights import list_insights
-from services.statements import sentences
+from services.cycle.statements import sentences
+from services.reflection.grounding import content_terms
+from services.views.insights import list_insights
 from thea.config import load_settings
 from thea.runtime import build_runtime
 from thea.tuning import MIN_LEXICAL

@@ -48,8 +48,8 @@ from benchmarks.locomo_baselines import BM25Baseline, DenseBaseline
 from benchmarks.locomo_data import Conversation, Question, Turn, default_data, load_conversations
 from benchmarks.locomo_report import METRICS, chart, markdown, rich_table, summarise
 from benchmarks.metrics import Aggregate, score_query
-from services.importer import import_history, turn_id
-from services.plan_fallback import fallback_plan
+from services.cycle.plan_fallback import fallback_plan
+from services.knowledge.importer import import_history, turn_id
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage
 from thea.memory.universal import UniversalMemory

@@ -2,7 +2,7 @@
 
 One conversation is imported into a fresh memory and its questions are asked through the
 recall cascade; then every imported session is crystallized with the configured model
-(services/session_crystals.py: one model call per session) and the questions are asked
+(services/reflection/session_crystals.py: one model call per session) and the questions are asked
 again. Rows: the cascade with and without crystals, each with and without spreading
 activation and the triple stage. Crystal hits are not dialogue turns: they are left out of
 the turn ranking that is scored, and the mean number of crystals in the top 10 is reported
@@ -21,10 +21,10 @@ from typing import Any
 from benchmarks.common import console, fresh_memory
 from benchmarks.locomo_data import Conversation
 from benchmarks.metrics import Aggregate, score_query
-from services.importer import turn_nodes
+from services.knowledge.importer import turn_nodes
 from services.recall.cascade import RecallService
 from services.recall.types import ALL_STAGES, Stage
-from services.session_crystals import SessionCrystallizer
+from services.reflection.session_crystals import SessionCrystallizer
 from thea.config import load_settings
 from thea.llm.factory import build_chat_model
 from thea.models import DialogueTurn

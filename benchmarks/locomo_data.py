@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.history_formats import HistoryConversation, parse_locomo
-from services.plan_fallback import STOPWORDS
+from services.common.text import STOPWORDS
+from services.knowledge.history_formats import HistoryConversation, parse_locomo
 
 ROOT = Path(__file__).resolve().parents[1]
 

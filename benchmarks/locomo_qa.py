@@ -49,17 +49,17 @@ from benchmarks.locomo_data import CATEGORIES, Conversation, Question, Turn, def
 from benchmarks.qa_judge import Judge, build_judge
 from benchmarks.qa_metrics import score_answer
 from benchmarks.qa_report import print_report, summarise, write_results
-from services.assembly import build_orchestrator
-from services.budget import pack, recall_budget
-from services.importer import import_history, turn_id
-from services.llm_calls import ask_text
-from services.orchestrator import Orchestrator
+from services.common.llm_calls import ask_text
+from services.common.tokens import cautious_tokens
+from services.cycle.assembly import build_orchestrator
+from services.cycle.budget import pack, recall_budget
+from services.cycle.orchestrator import Orchestrator
+from services.cycle.recall_step import Recaller, RecallStep
+from services.cycle.synthesis import reference_item
+from services.knowledge.importer import import_history, turn_id
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as answer_prompt
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
-from services.recall_step import Recaller, RecallStep
-from services.synthesis import reference_item
-from services.tokens import cautious_tokens
 from thea.config import Settings, load_settings
 from thea.llm.factory import build_chat_model
 from thea.memory.factory import open_memory
@@ -165,7 +165,7 @@ class ConversationRun:
         """The latest turns whose *rendered* prompt fits the context window beside the answer.
 
         Counted on the prompt as the model gets it (each turn quoted sentence by sentence, with
-        its date), cautiously (services.tokens.cautious_tokens over-counts prose ~1.3x): counting
+        its date), cautiously (services.common.tokens.cautious_tokens over-counts prose ~1.3x): counting
         the turns' bare text let a ~6k-token prompt through to a 4,096-token window."""
         room = self.settings.llm.context_window - self.config.max_answer_tokens - 64
         items = [self.item(t) for t in self.conv.turns]

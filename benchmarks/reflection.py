@@ -26,9 +26,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from benchmarks.common import bench_settings, machine, row, standalone_main
-from services.assembly import build_orchestrator
-from services.crystallizer import Crystallizer
-from services.reflection import ReflectionConfig, Reflector
+from services.cycle.assembly import build_orchestrator
+from services.reflection.crystallizer import Crystallizer
+from services.reflection.merge import ReflectionConfig, Reflector
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory

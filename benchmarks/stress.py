@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import bench_settings, console, machine, percentile, result_table, row, write_json
-from services.crystallizer import stated_id
+from services.reflection.crystallizer import stated_id
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.consistency import check
 from thea.runtime import build_runtime

@@ -5,7 +5,7 @@ Each message goes through ``handle_impulse`` and the crystallize job, then the s
 told as a ``!fact`` (zero-latency fake model, real embedded engines and MiniLM). Shapes:
 a ``~`` chain of 30,000 names, 15,000 ``a::b`` lines, 13,000 ``a -> b`` lines, distinct words, one
 giant word, CJK text, a mix of all, and the 1,000-name ``!fact`` of 4.9 kB that wrote
-over 500,000 edges before the per-message caps (services/limits.py). Every message runs in its own
+over 500,000 edges before the per-message caps (services/common/limits.py). Every message runs in its own
 process, so "peak memory growth" is that process's peak resident memory over what it used
 after a warm-up message. The caps hold when every ratio stays near 1.
 """
@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from benchmarks.common import fresh_stack, row, standalone_main
-from services.limits import (
+from services.common.limits import (
     MAX_CRYSTAL_CONCEPTS,
     MAX_FACT_CONCEPTS,
     MAX_LINKED_CONCEPTS,
@@ -81,7 +81,7 @@ def _rss_mb() -> float:
 
 def child(shape: str) -> dict[str, Any]:
     """One shape in this (fresh) process: cycle + crystallize, then the same text as a fact."""
-    from services.assembly import build_crystallizer, build_fact_keeper, build_orchestrator
+    from services.cycle.assembly import build_crystallizer, build_fact_keeper, build_orchestrator
     from thea.llm.fake import StreamingFakeChatModel
 
     length, make = SHAPES[shape]

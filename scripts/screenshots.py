@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from rich.console import Console  # noqa: E402
 
-from services.trace import load_trace, trace_json  # noqa: E402
+from services.views.trace import load_trace, trace_json  # noqa: E402
 from thea.api.models import TraceView  # noqa: E402
 from thea.cli.render import trace_tree  # noqa: E402
 from thea.config import load_settings  # noqa: E402

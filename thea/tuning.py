@@ -218,12 +218,12 @@ MAX_QUERY_CHARS = 2_000
 MAX_KEYWORD_TERMS = 12
 MAX_TERM_CHARS = 40
 #: Share of the model's context window a user's message may fill in a prompt (by the cautious
-#: estimate of services/tokens.py); a longer message enters prompts as its head and tail around a
+#: estimate of services/common/tokens.py); a longer message enters prompts as its head and tail around a
 #: marker saying how much was left out (the whole text is stored and searchable).
 PROMPT_SHARE = 0.4
 #: A message longer than this many characters is a document (a paste): stored as numbered chunks
 #: with provenance, while the impulse, the prompts and the conversation cache carry only a
-#: summary of at most ``DOCUMENT_SUMMARY_CHARS`` (services/documents.py).
+#: summary of at most ``DOCUMENT_SUMMARY_CHARS`` (services/cycle/documents.py).
 DOCUMENT_CHARS = 8_000
 #: Characters per document chunk: about one embedding window (256 tokens) of English text.
 DOCUMENT_CHUNK_CHARS = 1_000

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
-from services.crystallizer import Crystallizer
-from services.distiller import Distiller
-from services.reflection import Reflector
+from services.reflection.crystallizer import Crystallizer
+from services.reflection.distiller import Distiller
+from services.reflection.merge import Reflector
 from thea.memory.universal import UniversalMemory
 
 

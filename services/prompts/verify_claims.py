@@ -1,7 +1,7 @@
 """Claim verification: is each numbered claim supported by the numbered evidence?
 
 Used only for models strong enough to judge (``knowledge.verify_with_llm``); its verdict can
-only make a claim stricter than the offline lexical and embedding check (services/verification.py).
+only make a claim stricter than the offline lexical and embedding check (services/reflection/verification.py).
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from services.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
-from services.plan_fallback import STOPWORDS
+from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
+from services.common.text import STOPWORDS
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
@@ -128,7 +128,7 @@ class RecallService:
         started = time.perf_counter()
         if query.user_id is None:
             return RecallResult(elapsed_ms=0.0)
-        # a query's cost is bounded whatever the message: a few texts, each cut (services/limits.py)
+        # a query's cost is bounded whatever the message: a few texts, each cut (services/common/limits.py)
         query = query.model_copy(
             update={"texts": [t[:MAX_QUERY_CHARS] for t in query.texts[:MAX_QUERY_TEXTS]]}
         )

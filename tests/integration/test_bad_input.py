@@ -23,10 +23,10 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from services.export import iter_export
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
-from services.trace import load_trace, trace_json
+from services.views.export import iter_export
+from services.views.trace import load_trace, trace_json
 from thea.cli.main import app
 from thea.config import load_settings
 from thea.errors import InputError
@@ -79,7 +79,7 @@ FRAGMENTS = CYPHER + JSON_BITS + INJECTION + UNICODE + REJECTED[:-1]
 
 
 def expected_refusal(text: str) -> str | None:
-    """The documented rule (services/impulse_input.py), in the order it is applied."""
+    """The documented rule (services/cycle/impulse_input.py), in the order it is applied."""
     if not text.strip():
         return "empty"
     if len(text) > LIMIT:

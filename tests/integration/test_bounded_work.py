@@ -1,4 +1,4 @@
-"""Worst-case messages cost a bounded amount of graph, vectors and prompt (services/limits.py).
+"""Worst-case messages cost a bounded amount of graph, vectors and prompt (services/common/limits.py).
 
 Each message is as long as a message may be (200,000 characters) and shaped to be expensive:
 a ``~`` chain of tens of thousands of names, thousands of ``a::b`` and ``a -> b`` lines,
@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
-from services.assembly import prompt_tokens
-from services.limits import (
+from services.common.limits import (
     DOCUMENT_CHUNK_CHARS,
     MAX_CRYSTAL_CONCEPTS,
     MAX_FACT_CONCEPTS,
     MAX_LINKED_CONCEPTS,
     MAX_NOTATION_TRIPLES,
 )
-from services.tokens import estimate_tokens
+from services.common.tokens import estimate_tokens
+from services.cycle.assembly import prompt_tokens
 from thea.llm.fake import FakeChatModel
 from thea.memory.universal import MAX_CHUNKS
 from thea.models import CONCEPT_RELATIONS, Collection, UserImpulse

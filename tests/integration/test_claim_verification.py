@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.crystallizer import crystal_id, stated_id
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
-from services.verification import MODEL_REASON, verification_enabled
+from services.reflection.crystallizer import crystal_id, stated_id
+from services.reflection.verification import MODEL_REASON, verification_enabled
 from thea.config import Settings, load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId

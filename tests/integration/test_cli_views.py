@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
-from services.export import export_schema
+from services.views.export import export_schema
 from tests.service_support import stop_services_under
 from thea.cli import trace_cmd
 from thea.cli.main import app

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.insights import list_insights
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery, Stage
-from services.reflection import Reflector
+from services.reflection.merge import Reflector
+from services.views.insights import list_insights
 from tests.graph_reads import asserted
 from thea.memory.consistency import Issue, check, repair
 from thea.memory.universal import UniversalMemory

@@ -149,7 +149,7 @@ async def test_answer_is_produced_when_the_queue_is_down(runtime: Runtime) -> No
 async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    from services.trace import load_trace
+    from services.views.trace import load_trace
     from thea.memory.consistency import Issue, check
     from thea.models import CycleStatus
     from workers.admin import queue_counts

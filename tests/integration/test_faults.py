@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from services.llm_calls import MAX_OUTPUT_CHARS
-from services.orchestrator import FALLBACK_ANSWER
-from services.trace import load_trace
+from services.common.llm_calls import MAX_OUTPUT_CHARS
+from services.cycle.orchestrator import FALLBACK_ANSWER
+from services.views.trace import load_trace
 from tests.graph_reads import cycle_props, reports_by_step
 from thea.config import Settings, load_settings
 from thea.errors import GraphUnavailable, TheaError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.feedback import apply_feedback
+from services.knowledge.feedback import apply_feedback
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from thea.models import DialogueTurn, FinalResponse, UserImpulse

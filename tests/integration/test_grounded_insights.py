@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.crystallizer import crystal_id
-from services.feedback import apply_feedback
-from services.insights import insight_detail, list_insights
+from services.knowledge.feedback import apply_feedback
+from services.reflection.crystallizer import crystal_id
+from services.views.insights import insight_detail, list_insights
 from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from services.history_formats import ImportFormatError
-from services.importer import import_file
+from services.knowledge.history_formats import ImportFormatError
+from services.knowledge.importer import import_file
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from tests.processes import thea

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 from rich.console import Console
 
-from services.crystallizer import crystal_id, stated_id
-from services.insights import insight_detail, list_insights
+from services.reflection.crystallizer import crystal_id, stated_id
+from services.views.insights import insight_detail, list_insights
 from thea.api.models import InsightDetailView
 from thea.cli.insights_cmd import detail_tree
 from thea.config import Settings

@@ -9,9 +9,9 @@ import random
 
 from langchain_core.messages import HumanMessage
 
-from services.limits import DOCUMENT_CHUNK_CHARS, DOCUMENT_SUMMARY_CHARS, MAX_EMBEDDED_CHUNKS
+from services.common.limits import DOCUMENT_CHUNK_CHARS, DOCUMENT_SUMMARY_CHARS, MAX_EMBEDDED_CHUNKS
+from services.cycle.recall_step import RecallStep
 from services.recall.types import RecallQuery
-from services.recall_step import RecallStep
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import DocumentChunk, UserImpulse

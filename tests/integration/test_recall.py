@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.history_formats import HistoryConversation, HistoryTurn
-from services.importer import import_history, turn_id
+from services.knowledge.history_formats import HistoryConversation, HistoryTurn
+from services.knowledge.importer import import_history, turn_id
 from services.recall.activation import ActivationConfig, spread
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import RecallQuery, Stage

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.crystallizer import crystal_id
-from services.feedback import apply_feedback
+from services.knowledge.feedback import apply_feedback
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
-from services.reflection import Reflector
+from services.reflection.crystallizer import crystal_id
+from services.reflection.merge import Reflector
 from tests.graph_reads import asserted, cycle_props
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from services.history_formats import HistoryConversation, HistoryTurn
-from services.importer import import_history, turn_nodes
+from services.knowledge.history_formats import HistoryConversation, HistoryTurn
+from services.knowledge.importer import import_history, turn_nodes
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery, Stage
-from services.session_crystals import SessionCrystallizer, session_crystal_id
+from services.reflection.session_crystals import SessionCrystallizer, session_crystal_id
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import DialogueTurn, EdgeType, KnowledgeCrystal

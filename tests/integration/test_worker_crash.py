@@ -22,7 +22,7 @@ import redis
 from rq import Queue
 from rq.registry import StartedJobRegistry
 
-from services.crystallizer import crystal_id
+from services.reflection.crystallizer import crystal_id
 from tests.processes import thea, wait_for
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from services.crystallizer import crystal_id, stated_id
-from services.grounding import SCHEMA_WORDS, Sources
+from services.reflection.crystallizer import crystal_id, stated_id
+from services.reflection.grounding import SCHEMA_WORDS, Sources
 from tests.graph_reads import asserted
 from thea.config import load_settings
 from thea.models import KnowledgeCrystal, NodeType

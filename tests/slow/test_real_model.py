@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage
 
-from services.crystallizer import crystal_id
+from services.reflection.crystallizer import crystal_id
 from tests.graph_reads import asserted, cycle_props
 from thea.config import load_settings
 from thea.errors import LLMError

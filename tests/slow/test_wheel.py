@@ -26,4 +26,4 @@ def test_the_wheel_has_every_cypher_file_and_the_config(tmp_path: Path) -> None:
         assert f"thea/_resources/cypher/{source.relative_to(ROOT / 'cypher')}" in names
     assert "thea/_resources/config/thea.toml" in names
     assert "thea/web/static/vendor/cytoscape/cytoscape.min.js" in names
-    assert {"services/orchestrator.py", "workers/jobs.py"} <= names
+    assert {"services/cycle/orchestrator.py", "workers/jobs.py"} <= names

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.budget import pack, recall_budget
-from services.context import ContextCache, Exchange
-from services.tokens import estimate_tokens
+from services.common.tokens import estimate_tokens
+from services.cycle.budget import pack, recall_budget
+from services.cycle.context import ContextCache, Exchange
 
 
 def _ex(i: int, words: int = 40) -> Exchange:

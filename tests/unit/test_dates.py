@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.dates import resolve_relative, when_text
+from services.common.dates import resolve_relative, when_text
+from services.cycle.synthesis import references_for
 from services.recall.types import RecallHit
-from services.synthesis import references_for
 
 #: Thursday 25 May 2023, 13:14 UTC
 ANCHOR = int(datetime(2023, 5, 25, 13, 14, tzinfo=UTC).timestamp() * 1000)

@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from services.llm_calls import ask_structured, ask_text
+from services.common.llm_calls import ask_structured, ask_text
 from services.prompts import (
     PromptSpec,
     crystallize,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.history_formats import ImportFormatError, parse_history, parse_time
+from services.knowledge.history_formats import ImportFormatError, parse_history, parse_time
 
 
 def ms(text: str) -> int:

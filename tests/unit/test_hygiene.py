@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from services.base import CycleState
-from services.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, tidy
-from services.synthesis import SynthesisService
+from services.common.base import CycleState
+from services.cycle.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, tidy
+from services.cycle.synthesis import SynthesisService
 from thea.llm.fake import StreamingFakeChatModel
 from thea.models import UserImpulse
 

@@ -1,20 +1,20 @@
-"""The per-message caps (services/limits.py), one by one, on 200,000-character inputs."""
+"""The per-message caps (services/common/limits.py), one by one, on 200,000-character inputs."""
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from services.limits import (
+from services.common.limits import (
     MAX_CHAIN_NAMES,
     MAX_CONCEPT_CHARS,
     MAX_KEYWORD_TERMS,
     MAX_NOTATION_TRIPLES,
     MAX_TERM_CHARS,
 )
-from services.notation import parse_notation, within_concepts
-from services.plan_fallback import candidate_concepts
+from services.common.notation import parse_notation, within_concepts
+from services.common.tokens import cautious_tokens, clip_for_prompt, estimate_tokens
+from services.cycle.plan_fallback import candidate_concepts
 from services.recall.cascade import keyword_words
-from services.tokens import cautious_tokens, clip_for_prompt, estimate_tokens
 from thea.memory.universal import spread_evenly
 from thea.models import EdgeType, normalize_name
 

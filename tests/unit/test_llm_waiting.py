@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
-from services.llm_calls import ask_text
+from services.common.llm_calls import ask_text
 from services.prompts import PromptId, PromptSpec
 from thea.config import load_settings
 from thea.errors import LLMTimeout

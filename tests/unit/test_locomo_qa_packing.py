@@ -7,8 +7,8 @@ from pathlib import Path
 
 from benchmarks.locomo_data import Conversation, Turn
 from benchmarks.locomo_qa import ConversationRun, RunConfig
+from services.common.tokens import cautious_tokens
 from services.prompts import synthesis as answer_prompt
-from services.tokens import cautious_tokens
 from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
 

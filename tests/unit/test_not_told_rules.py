@@ -1,10 +1,10 @@
-"""Which questions get "I don't know" without a model call (services/not_told.py)."""
+"""Which questions get "I don't know" without a model call (services/cycle/not_told.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from services.not_told import bears_on, is_personal_question, topic_words, unknown_to_me
+from services.cycle.not_told import bears_on, is_personal_question, topic_words, unknown_to_me
 from services.recall.types import RecallHit
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.notation import parse_notation
-from services.reflection_groups import Candidate, group_by_concepts, group_near_duplicates
+from services.common.notation import parse_notation
+from services.reflection.grouping import Candidate, group_by_concepts, group_near_duplicates
 from thea.models import EdgeType
 
 
@@ -68,7 +68,7 @@ def test_near_duplicates_group_by_the_similarity_relation() -> None:
 
 
 def test_insights_are_kept_compact_in_whole_sentences() -> None:
-    from services.crystallizer import compact
+    from services.reflection.crystallizer import compact
 
     assert compact("Ana works on Redis queues.") == "Ana works on Redis queues."
     rambling = "Ana works on Redis queues. " + "It is a great way to learn about things. " * 20

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from services.cycle.synthesis import references_for
 from services.recall.types import RecallHit
-from services.synthesis import references_for
 
 
 def hit(i: str, score: float, text: str = "some memory") -> RecallHit:

@@ -7,7 +7,7 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from services.assembly import build_recall
+from services.cycle.assembly import build_recall
 from thea.config import load_settings
 from thea.errors import ConfigError
 from thea.models import EdgeType, NodeType

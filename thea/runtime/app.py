@@ -17,16 +17,16 @@ import redis
 from langchain_core.language_models import BaseChatModel
 from rq.job import Job, JobStatus
 
-from services.assembly import (
+from services.cycle.assembly import (
     build_crystallizer,
     build_distiller,
     build_fact_keeper,
     build_orchestrator,
     build_reflector,
 )
-from services.facts import FactKeeper
-from services.orchestrator import Orchestrator
-from services.reflection import Reflector
+from services.cycle.orchestrator import Orchestrator
+from services.knowledge.facts import FactKeeper
+from services.reflection.merge import Reflector
 from thea.config import Settings
 from thea.errors import JobError, QueueUnavailable
 from thea.llm.factory import build_chat_model

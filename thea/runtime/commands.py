@@ -7,11 +7,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.feedback import apply_feedback
-from services.forgetting import forget
-from services.impulse_input import validate_impulse_text
-from services.reflection import ReflectionReport
-from services.trace import Trace, latest_impulse_id, load_own_trace, trace_json
+from services.cycle.impulse_input import validate_impulse_text
+from services.knowledge.feedback import apply_feedback
+from services.knowledge.forgetting import forget
+from services.reflection.merge import ReflectionReport
+from services.views.trace import Trace, latest_impulse_id, load_own_trace, trace_json
 from thea.api.models import TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground

@@ -1,7 +1,7 @@
 """Prometheus metrics of the service, served at ``GET /metrics`` (text exposition format).
 
 Every series carries the ``profile`` label. Cycles are observed by the orchestrator's hook
-(:attr:`services.orchestrator.Orchestrator.observers`); queue depths are read from the queue
+(:attr:`services.cycle.orchestrator.Orchestrator.observers`); queue depths are read from the queue
 when Prometheus scrapes (no polling in between). One registry per app, so several apps in one
 process (tests) never share series.
 """
@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from services.orchestrator import CycleResult
+from services.cycle.orchestrator import CycleResult
 from thea.runtime import Runtime
 from workers.admin import queue_counts
 

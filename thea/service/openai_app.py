@@ -32,8 +32,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.impulse_input import validate_impulse_text
-from services.orchestrator import CycleResult
+from services.cycle.impulse_input import validate_impulse_text
+from services.cycle.orchestrator import CycleResult
 from thea.api import IMPULSE_HEADER
 from thea.api.openai import (
     MODEL_ID,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from services.insights import InsightDetail
+from services.views.insights import InsightDetail
 from thea.models import Concept, KnowledgeCrystal, Node, Report, Subgraph, Task
 
 

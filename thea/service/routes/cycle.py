@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from services.orchestrator import CycleResult
+from services.cycle.orchestrator import CycleResult
 from thea.api import IMPULSE_HEADER
 from thea.api.models import (
     AskRequest,

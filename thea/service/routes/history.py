@@ -7,8 +7,8 @@ import dataclasses
 
 from fastapi import APIRouter, Depends, Request
 
-from services.history_formats import parse_history_text
-from services.importer import import_history
+from services.knowledge.history_formats import parse_history_text
+from services.knowledge.importer import import_history
 from thea.api.models import ImportRequest, ImportResult
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from services.export import count_impulses, iter_export
-from services.feedback import apply_feedback
-from services.forgetting import forget
-from services.insights import insight_detail, list_insights
-from services.ownership import own_node
-from services.reflection import ReflectionReport
-from services.trace import latest_impulse_id, load_own_trace, trace_json
+from services.common.ownership import own_node
+from services.knowledge.feedback import apply_feedback
+from services.knowledge.forgetting import forget
+from services.reflection.merge import ReflectionReport
+from services.views.export import count_impulses, iter_export
+from services.views.insights import insight_detail, list_insights
+from services.views.trace import latest_impulse_id, load_own_trace, trace_json
 from thea.api.models import (
     FactRequest,
     FactResult,

@@ -8,11 +8,11 @@ import asyncio
 
 from fastapi import APIRouter, Depends, Request
 
-from services.importer import record_with_concepts
-from services.impulse_input import unstorable, validate_impulse_text
-from services.plan_fallback import fallback_plan
+from services.cycle.impulse_input import unstorable, validate_impulse_text
+from services.cycle.plan_fallback import fallback_plan
+from services.cycle.recall_step import Recaller, RecallStep
+from services.knowledge.importer import record_with_concepts
 from services.recall.types import RecallQuery
-from services.recall_step import Recaller, RecallStep
 from thea.api.models import MemoryHit, RecallRequest, RecallView, Remembered, RememberRequest
 from thea.errors import InputError
 from thea.llm.scheduler import foreground

@@ -1,0 +1,1 @@
+"""Shared by every role: the service base, model calls, limits, tokens, dates, notation."""

@@ -1,0 +1,1 @@
+"""The fast loop: instinct -> plan -> recall -> synthesis, and what assembles it."""

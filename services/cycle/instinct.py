@@ -1,0 +1,67 @@
+"""Instinct: a fast, brief first reaction (bounded output, no memory).
+
+With ``first_look="combined"`` the same structured call also yields the search plan (kept on
+the cycle state for the plan step, which then needs no call of its own).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from langchain_core.language_models import BaseChatModel
+
+from services.common.base import CognitiveService, CycleState, StepOutcome
+from services.common.llm_calls import ask_structured, ask_text
+from services.prompts import first_look
+from services.prompts import instinct as prompt
+from thea.models import InstinctiveResponse
+
+log = logging.getLogger(__name__)
+
+#: longest reaction kept (one sentence)
+MAX_REACTION_CHARS = 400
+#: tokens the plan's fields may take after the reaction in a combined call
+PLAN_TOKENS = 96
+
+
+class InstinctService(CognitiveService):
+    step = "instinct"
+    name = "instinct"
+
+    def __init__(
+        self, llm: BaseChatModel, timeout_s: float, *, max_tokens: int | None = None, combined: bool = False
+    ) -> None:
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+        self.combined = combined
+
+    async def handle(self, state: CycleState) -> StepOutcome:
+        if self.combined:
+            out, usage = await ask_structured(
+                self.llm,
+                first_look.FirstLookOutput,
+                first_look.build(state.prompt_text),
+                first_look.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=self.max_tokens and self.max_tokens + PLAN_TOKENS,
+            )
+            state.first_look = out.plan()
+            text = out.reaction[: first_look.REACTION_CHARS]
+        else:
+            text, usage = await ask_text(
+                self.llm,
+                prompt.build(state.prompt_text),
+                prompt.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=self.max_tokens,
+            )
+        reaction = " ".join(text.split())[:MAX_REACTION_CHARS]
+        state.instinct = reaction
+        node = InstinctiveResponse(
+            content=reaction,
+            user_id=state.user_id,
+            session_id=state.session_id,
+            correlation_id=state.correlation_id,
+        )
+        return StepOutcome(output={"reaction": reaction, "node_id": node.id}, nodes=[node], usage=usage)

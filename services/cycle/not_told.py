@@ -1,0 +1,160 @@
+"""Questions about the user that nothing remembered answers get "I don't know", not a guess.
+
+Measured with the offline 0.5B model (benchmarks/knowledge.py): asked about things the user
+never said ("Which car do I drive?"), it answered every time with an invented fact ("A Toyota
+Camry"), whatever the prompt said. So the decision is made before the model is asked, without
+it:
+
+* the message is a **personal question**: it asks (services/cycle/statements.py) and speaks in the
+  first person ("my ...", "I ...", "me");
+* its **topic words** are its content words (stemmed, stopwords dropped) without the words
+  that only frame a question ("name", "called", "kind"...); "What is my name?" keeps "name";
+* a recalled memory **bears on it** when it tells something the user said or learnt (an
+  impulse or turn that tells, a fact, an insight; thea's own answers and the user's earlier
+  questions are no evidence) and shares a topic word, or holds a word close in meaning to one
+  (word embeddings, cosine >= :data:`WORD_SIMILARITY`: "job" ~ "work", "spouse" ~ "husband").
+
+When no recalled memory bears on a personal question the answer is a fixed sentence saying
+so and naming the words looked for; a question with no topic word ("What do you know about
+me?") and every other question go to the model as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from services.common.text import STOPWORDS
+from services.cycle.statements import asks, is_statement, sentences, tells_anything
+from services.recall.lexical import stem
+from services.recall.types import RecallHit
+
+#: measured with MiniLM on single words: job~work 0.77, spouse~husband 0.87, pets~dog 0.70,
+#: kid~son 0.65; unrelated pairs mostly below 0.55 (sister~husband 0.54, car~app 0.35)
+WORD_SIMILARITY = 0.6
+#: at most this many distinct words of the recalled memories are compared by embedding
+MAX_COMPARED_WORDS = 160
+#: memory types that hold what the user told or what was learnt from it
+EVIDENCE_TYPES = frozenset({"UserImpulse", "DialogueTurn", "Fact", "KnowledgeCrystal"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
+#: words that frame a question rather than say what it is about
+FRAME_WORDS = frozenset(
+    {
+        "name",
+        "names",
+        "named",
+        "call",
+        "called",
+        "kind",
+        "sort",
+        "type",
+        "thing",
+        "things",
+        "exactly",
+        "again",
+        "anything",
+        "something",
+        "ever",
+        "recall",
+        "remind",
+        "happen",
+        "happened",
+    }
+)
+#: "my", "mine", or "I" as the subject of a question ("did I", "do I", "am I", "have I")
+_ABOUT_ME = re.compile(r"\b(my|mine)\b|\b(did|do|does|am|was|were|have|had|is)\s+i\b")
+_QUESTION_OPENER = re.compile(
+    r"(what|when|where|who|whom|whose|why|how|which|is|are|am|was|were|do|does|did|have|has|had)\b"
+)
+#: how-to and advice: answerable without the user's memories
+_ADVICE = re.compile(
+    r"\bhow\s+(do|does|can|could|should|would|might|to)\b|\b(should|could|can|shall|might)\s+i\b"
+    r"|\bhelp me\b|\bwhat if\b"
+)
+#: requests to recall something about the user ("tell me about my job", "remind me where I ...")
+_RECALL_REQUEST = re.compile(r"\b(tell me|remind me)\b.*\b(my|mine|i)\b")
+_WORD = re.compile(r"[^\W\d_][\w']*|\d+", re.UNICODE)
+
+
+def _raw_words(text: str) -> list[str]:
+    return [w.lower().removesuffix("'s").removesuffix("'") for w in _WORD.findall(text)]
+
+
+def is_personal_question(text: str) -> bool:
+    """Some sentence asks for a fact about the speaker: a question with "my" / "mine" or with
+    "I" as its subject ("Where did I ...?", "Do I ...?"), or "tell me about my ...". A request
+    for help or advice ("How do I ...?", "Should I ...?", "Can you help me ...") is not one:
+    it can be answered without anything the user told."""
+    if is_statement(text):
+        return False
+    for sentence in sentences(text):
+        low = sentence.lower()
+        if _ADVICE.search(low):
+            continue
+        question = low.rstrip().endswith("?") or (asks(sentence) and _QUESTION_OPENER.match(low))
+        if (question and _ABOUT_ME.search(low)) or _RECALL_REQUEST.search(low):
+            return True
+    return False
+
+
+def topic_words(text: str) -> list[str]:
+    """What a question is about: its content words without the question's frame, in order."""
+    content = [w for w in _raw_words(text) if w not in STOPWORDS and w not in _FIRST_PERSON and len(w) > 2]
+    topic = [w for w in content if w not in FRAME_WORDS] or content
+    return list(dict.fromkeys(topic))
+
+
+def _evidence(hits: Sequence[RecallHit]) -> list[RecallHit]:
+    said = ("UserImpulse", "DialogueTurn")  # what was said counts when it tells something
+    return [h for h in hits if h.type in EVIDENCE_TYPES and (h.type not in said or tells_anything(h.text))]
+
+
+def _close_in_meaning(topic: list[str], words: list[str], embedder: Embeddings) -> bool:
+    if not topic or not words:
+        return False
+    raw = np.asarray(embedder.embed_documents([*topic, *words]), dtype=np.float64)
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    vectors = raw / np.where(norms == 0, 1.0, norms)
+    similarity = vectors[: len(topic)] @ vectors[len(topic) :].T
+    return bool((similarity >= WORD_SIMILARITY).any())
+
+
+def bears_on(topic: list[str], hits: Sequence[RecallHit], embedder: Embeddings | None = None) -> bool:
+    """Some recalled memory of what the user told shares a topic word or one close in meaning."""
+    evidence = _evidence(hits)
+    if not evidence:
+        return False
+    stems = {stem(w) for w in topic}
+    words: dict[str, None] = {}
+    for hit in evidence:
+        for word in _raw_words(hit.text):
+            if stem(word) in stems:
+                return True
+            if word not in STOPWORDS and len(word) > 2:
+                words.setdefault(word, None)
+    if embedder is None:
+        return False
+    return _close_in_meaning(topic, list(words)[:MAX_COMPARED_WORDS], embedder)
+
+
+def not_told_answer(topic: list[str]) -> str:
+    """The fixed answer: what is not known, and which words were looked for."""
+    shown = [f"“{w}”" for w in topic[:4]]
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    return (
+        f"I don't know: you haven't told me that. Nothing I remember of what you told me mentions {listed}."
+    )
+
+
+def unknown_to_me(text: str, hits: Sequence[RecallHit], embedder: Embeddings | None = None) -> str | None:
+    """The "I don't know" answer when the message is a personal question that no recalled
+    memory bears on, else None (the model answers)."""
+    if not is_personal_question(text):
+        return None
+    topic = topic_words(text)
+    if not topic or bears_on(topic, hits, embedder):
+        return None
+    return not_told_answer(topic)

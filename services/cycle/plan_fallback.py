@@ -1,0 +1,110 @@
+"""A deterministic search plan from the text alone (no LLM).
+
+Used when the planner's model output is malformed or the step fails, and by the
+retrieval benchmark's "query from question" mode. Finds a time window from plain
+phrases ("yesterday", "last week"), candidate concepts (capitalised words, quoted
+phrases, content words) and keeps the whole text as the main query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+from services.common.limits import MAX_CONCEPT_CHARS
+from services.common.text import STOPWORDS
+from thea.models import SearchPlan
+
+_DAY_MS = 86_400_000
+_WINDOWS = {
+    "today": 1,
+    "yesterday": 2,
+    "last_week": 7,
+    "last_month": 31,
+    "last_year": 366,
+}
+_PHRASES = [
+    (re.compile(r"\byesterday\b", re.I), "yesterday"),
+    (re.compile(r"\btoday\b|\bthis morning\b|\btonight\b", re.I), "today"),
+    (re.compile(r"\b(last|past|this) week\b", re.I), "last_week"),
+    (re.compile(r"\b(last|past|this) month\b", re.I), "last_month"),
+    (re.compile(r"\b(last|past|this) year\b", re.I), "last_year"),
+]
+_WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
+_POSSESSIVE = re.compile(r"'s$|'$", re.IGNORECASE)
+# single quotes count only around words, not as apostrophes ("Caroline's ... Ana's")
+_QUOTED = re.compile(r"\"([^\"]{2,60})\"|(?<!\w)'([^']{2,60})'(?!\w)")
+
+
+def time_window(name: str, now_ms: int | None = None) -> tuple[int | None, int | None]:
+    """[from, to) in epoch ms for a named window ending now; (None, None) for "none"."""
+    days = _WINDOWS.get(name)
+    if days is None:
+        return None, None
+    now = datetime.fromtimestamp((now_ms or _now_ms()) / 1000, tz=UTC)
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if name == "yesterday":
+        start = midnight - timedelta(days=1)
+        return int(start.timestamp() * 1000), int(midnight.timestamp() * 1000)
+    start = midnight - timedelta(days=days - 1)
+    return int(start.timestamp() * 1000), int(now.timestamp() * 1000) + 1
+
+
+def detect_window(text: str) -> str:
+    for pattern, name in _PHRASES:
+        if pattern.search(text):
+            return name
+    return "none"
+
+
+def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> list[str]:
+    """Quoted phrases and capitalised words (not sentence-initial); with ``content``
+    also plain content words. Only the first kind becomes Concept nodes. The first ``limit``
+    distinct ones, in that order; reading stops there (a long text is not read to its end)."""
+    unique: dict[str, str] = {}
+
+    def add(names: Iterator[str]) -> None:
+        for name in names:
+            if len(unique) >= limit:
+                return
+            if name and len(name) <= MAX_CONCEPT_CHARS:
+                unique.setdefault(name.casefold(), name)
+
+    add(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
+    # "Caroline's" is the concept "Caroline"
+    words = (_POSSESSIVE.sub("", m.group()) for m in _WORD.finditer(text))
+    add(w for i, w in enumerate(words) if i > 0 and w and w[0].isupper() and w.lower() not in STOPWORDS)
+    if content:
+        add(
+            w.lower()
+            for w in (m.group() for m in _WORD.finditer(text))
+            if len(w) > 2 and w.lower() not in STOPWORDS
+        )
+    return list(unique.values())
+
+
+def fallback_plan(
+    text: str,
+    *,
+    now_ms: int | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    correlation_id: str | None = None,
+) -> SearchPlan:
+    window = detect_window(text)
+    start, end = time_window(window, now_ms)
+    return SearchPlan(
+        content=f"fallback plan ({window})",
+        queries=[text.strip()[:500]],
+        concepts=candidate_concepts(text),
+        time_from=start,
+        time_to=end,
+        user_id=user_id,
+        session_id=session_id,
+        correlation_id=correlation_id,
+    )
+
+
+def _now_ms() -> int:
+    return int(datetime.now(tz=UTC).timestamp() * 1000)

@@ -1,0 +1,390 @@
+"""Statements: telling thea something, told apart from asking it something, without the model.
+
+A *statement* is a message whose every sentence tells (``My name is Priya.``, ``I moved to
+Lyon in May; the move was hard.``): no question mark, no question word or request verb
+opening a sentence, no "can you" / "tell me" / "I want to know" anywhere, no greeting on
+its own. Such a message is answered with :func:`acknowledge`: a template restating the
+user's own words with the persons turned round (``my`` -> ``your``), so nothing about a
+person, place or project can be invented (measured: the offline 0.5B model answered
+"My name is Priya Ramanathan." with "Priya Ramanathan is a renowned Indian actress.").
+
+:func:`tells_anything` is what the slow loop checks before learning: a message all of whose
+sentences ask (a question, a request) or greet yields no new insight. It is deliberately looser
+than :func:`is_statement` (a sentence in another language, or without an English subject or
+verb, still counts as telling): only what plainly asks is left out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from services.common.text import STOPWORDS
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
+
+#: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").
+_ASKING_OPENERS = frozenset(
+    [
+        "what",
+        "when",
+        "where",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "which",
+        "is",
+        "are",
+        "am",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "will",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "have",
+        "has",
+        "had",
+        "tell",
+        "explain",
+        "describe",
+        "list",
+        "give",
+        "show",
+        "write",
+        "summarise",
+        "summarize",
+        "compare",
+        "find",
+        "name",
+        "help",
+        "please",
+        "remind",
+        "recall",
+        "define",
+        "translate",
+        "suggest",
+        "recommend",
+        "let",
+        "make",
+        "create",
+        "draft",
+        "calculate",
+        "compute",
+        "check",
+        "search",
+        "look",
+        "say",
+    ]
+)
+#: Phrases that ask anywhere in a sentence ("I want to know ...", "... can you ...").
+_ASKING_PHRASES = re.compile(
+    r"\b(can|could|would|will|do|did) you\b|\btell me\b|\bremind me\b|\bshow me\b|\bhelp me\b"
+    r"|\bi (?:\w+ )?(want|need|would like|'d like|wonder|was wondering|wanna)\b|\bi'd like\b|\blet me know\b"
+    r"|\bany idea\b|\bi don't know (what|how|why|where|when|who|if|whether)\b",
+    re.IGNORECASE,
+)
+_GREETINGS = frozenset(
+    [
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "yeah",
+        "yep",
+        "nope",
+        "sure",
+        "cool",
+        "great",
+        "bye",
+        "goodbye",
+        "good",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "fine",
+        "nice",
+        "welcome",
+        "cheers",
+        "a",
+        "lot",
+        "much",
+        "very",
+        "so",
+        "you",
+        "again",
+        "there",
+        "all",
+        "everyone",
+        "alright",
+    ]
+)
+#: A telling sentence has a subject or a verb among these, or a past tense ("launched"): a list
+#: of keywords ("Redis Initech passport PIN") or a salutation ("hello with a token") has none.
+_TELLING_MARKERS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "be",
+        "been",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "i",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "my",
+        "we",
+        "we're",
+        "our",
+        "he",
+        "he's",
+        "his",
+        "she",
+        "she's",
+        "her",
+        "they",
+        "they're",
+        "their",
+        "it",
+        "it's",
+        "its",
+        "you",
+        "you're",
+        "your",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "do",
+        "does",
+        "did",
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+        "can't",
+        "there's",
+        "that's",
+    ]
+)
+#: The fewest words a telling sentence has ("I am tired." has three).
+MIN_WORDS = 3
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def _words(sentence: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(sentence)]
+
+
+def tells(sentence: str) -> bool:
+    """One sentence tells something: declarative, not a question, request or bare greeting."""
+    words = _words(sentence)
+    if len(words) < MIN_WORDS or sentence.rstrip().endswith("?"):
+        return False
+    if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
+        return False
+    # a subject or verb we know, a past tense, or a full stop: a list of keywords has none of them
+    if sentence.rstrip().endswith("."):
+        return True
+    if not any(w in _TELLING_MARKERS or (len(w) > 4 and w.endswith("ed")) for w in words):
+        return False
+    return not all(w in _GREETINGS for w in words)
+
+
+def telling_sentences(text: str) -> list[str]:
+    """The sentences of a message that tell something (what an insight may be learnt from)."""
+    return [s for s in sentences(text) if tells(s)]
+
+
+def asks(sentence: str) -> bool:
+    """A sentence plainly asks or greets: a question, a request, a bare greeting."""
+    words = _words(sentence)
+    if not words or sentence.rstrip().endswith("?"):
+        return True
+    if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
+        return True
+    return all(w in _GREETINGS for w in words)
+
+
+def tells_anything(text: str) -> bool:
+    """Some sentence of the message does not plainly ask or greet (any language)."""
+    return any(not asks(s) for s in sentences(text))
+
+
+def is_statement(text: str) -> bool:
+    """Every sentence of the message tells something, and none asks (a '?' anywhere asks)."""
+    parts = sentences(text)
+    return bool(parts) and "?" not in text and all(tells(s) for s in parts)
+
+
+# --- the acknowledgement --------------------------------------------------------------
+
+_FIRST_TO_SECOND = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "we": "you",
+    "us": "you",
+    "our": "your",
+    "ours": "yours",
+    "ourselves": "yourselves",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+    "we're": "you're",
+    "we've": "you've",
+    "we'll": "you'll",
+    "we'd": "you'd",
+    "am": "are",
+}
+_SECOND_TO_FIRST = {
+    "your": "my",
+    "yours": "mine",
+    "yourself": "myself",
+    "you're": "I'm",
+    "you've": "I've",
+    "you'll": "I'll",
+    "you'd": "I'd",
+}
+_TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
+#: Words before a "you" that make it a subject ("... and you said" -> "and I said").
+_CLAUSE_OPENERS = frozenset(
+    ["and", "but", "or", "so", "because", "that", "when", "if", "while", "as", "then", "think", "know"]
+)
+#: Words after a "you" that make it a subject ("you are right" -> "I am right").
+_SUBJECT_NEXT = frozenset(
+    [
+        "are",
+        "were",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "might",
+        "may",
+        "must",
+        "do",
+        "did",
+        "don't",
+        "didn't",
+        "won't",
+        "can't",
+        "know",
+        "said",
+        "told",
+        "helped",
+        "gave",
+        "asked",
+        "seem",
+        "seemed",
+        "look",
+        "looked",
+        "always",
+        "never",
+        "also",
+        "were",
+    ]
+)
+#: At most this much of a message is restated; the rest is counted.
+MAX_RESTATED_CHARS = 280
+
+
+def _turn_round(sentence: str) -> str:
+    """First person becomes second and second becomes first: "I told you my plan" ->
+    "you told me your plan". Word by word; case of the first letter kept."""
+    tokens = _TOKEN.findall(sentence)
+    out: list[str] = []
+    previous = ""  # the last word token, lower case
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        if not tok[0].isalpha() and tok[0] != "'":
+            out.append(tok)
+            continue
+        if low == "was" and previous == "i":
+            new = "were"
+        elif low == "you":
+            following = next((t.lower() for t in tokens[i + 1 :] if t[0].isalpha()), "")
+            subject = previous in ("", *_CLAUSE_OPENERS) or following in _SUBJECT_NEXT
+            new = "I" if subject else "me"
+        elif low == "are" and previous == "you":
+            new = "am"
+        elif low == "were" and previous == "you":
+            new = "was"
+        elif low in _FIRST_TO_SECOND and not (low == "am" and previous != "i"):
+            new = _FIRST_TO_SECOND[low]
+        elif low in _SECOND_TO_FIRST:
+            new = _SECOND_TO_FIRST[low]
+        else:
+            new = tok
+        if new is not tok and tok[0].isupper() and low not in ("i", "i'm", "i've", "i'll", "i'd"):
+            new = new[0].upper() + new[1:]
+        out.append(new)
+        previous = low
+    return "".join(out)
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first letter unless it starts a name or acronym ("My" -> "my",
+    "Priya" stays, "I" stays)."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        first = _WORD.match(text)
+        word = first.group(0) if first else ""
+        if word.lower() in {*_FIRST_TO_SECOND.values(), *_SECOND_TO_FIRST.values(), *STOPWORDS}:
+            return text[0].lower() + text[1:]
+    return text
+
+
+def acknowledge(text: str) -> str:
+    """A short acknowledgement restating only what the message said, persons turned round."""
+    parts = sentences(" ".join(text.split()))
+    kept: list[str] = []
+    used = 0
+    for part in parts:
+        if kept and used + len(part) > MAX_RESTATED_CHARS:
+            break
+        kept.append(part)
+        used += len(part) + 1
+    restated = " ".join(_turn_round(p) for p in kept)
+    if len(restated) > MAX_RESTATED_CHARS + 40:
+        restated = restated[:MAX_RESTATED_CHARS].rsplit(" ", 1)[0] + " …"
+    restated = _lower_first(restated).rstrip()
+    if restated and restated[-1] not in ".!…":
+        restated = restated.rstrip(";,:") + "."
+    rest = len(parts) - len(kept)
+    more = f" (and {rest} more sentence{'s' if rest != 1 else ''})" if rest else ""
+    return f"Noted: {restated}{more} I'll remember that."

@@ -1,0 +1,1 @@
+"""What users do to their memory: facts, feedback, forgetting, importing history."""

@@ -1,0 +1,192 @@
+"""Import conversation history into a user's memory (``thea import`` and the LoCoMo benchmarks).
+
+Every message becomes a :class:`~thea.models.DialogueTurn` experience node of the user:
+content ``"Speaker: text"``, ``event_time`` = when it was said (the file's date, not the
+import time), ``context`` = the words of the turn it replies to (the one before it in its
+session, searched with it), one ``session_id`` per session, linked (``CONTAINS_CONCEPT``) to the concepts
+the deterministic extractor finds in its words, as the cycle does without an LLM. Writes go
+through :meth:`UniversalMemory.record` in batches (graph UNWIND, one embedding call, one
+vector upsert, one chronicle append per batch).
+
+The whole file is parsed and validated first (services/knowledge/history_formats.py): a bad file
+writes nothing. Node ids derive from the user, the conversation and the turn's key, so
+importing the same file again writes no duplicates.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.cycle.plan_fallback import candidate_concepts
+from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
+from thea.errors import InputError
+from thea.memory.universal import UniversalMemory
+from thea.models import Concept, DialogueTurn, Edge, EdgeType, Node, stable_id
+
+log = logging.getLogger(__name__)
+
+#: (turns written so far, turns in total)
+ImportProgress = Callable[[int, int], None]
+BATCH = 200
+#: Characters of the previous turn kept as a turn's reply context.
+CONTEXT_CHARS = 400
+
+
+@dataclass
+class ImportResult:
+    conversations: int = 0
+    turns: int = 0
+    #: turns whose id was already in memory (an earlier import of the same file)
+    already_present: int = 0
+    skipped_empty: int = 0
+    #: turns the file gives no date for (dated at import time)
+    undated: int = 0
+    first_ms: int | None = None
+    last_ms: int | None = None
+    seconds: float = 0.0
+
+
+def turn_id(user_id: str, conversation: str, key: str) -> str:
+    """The node id of one imported turn: the same file imported again maps to the same nodes."""
+    return stable_id("import", user_id, conversation, key)
+
+
+def turn_nodes(
+    conversation: HistoryConversation, user_id: str, *, reply_context: bool = True
+) -> list[tuple[DialogueTurn, str]]:
+    """(node, words to take concepts from) for each non-empty turn."""
+    out = []
+    previous: HistoryTurn | None = None
+    for turn in conversation.turns:
+        if not turn.text.strip():
+            continue
+        same_session = previous is not None and previous.session == turn.session
+        replied = previous.text if reply_context and previous is not None and same_session else None
+        node = DialogueTurn(
+            id=turn_id(user_id, conversation.name, turn.key),
+            content=f"{turn.speaker}: {turn.text}",
+            speaker=turn.speaker,
+            event_time=turn.time_ms,
+            context=replied_words(replied),
+            user_id=user_id,
+            session_id=f"import:{conversation.name}/{turn.session}",
+        )
+        out.append((node, turn.text))
+        previous = turn
+    return out
+
+
+def replied_words(text: str | None) -> str | None:
+    """The end of the turn replied to (its last words matter most), or None."""
+    if not text or not text.strip():
+        return None
+    text = " ".join(text.split())
+    return text if len(text) <= CONTEXT_CHARS else "…" + text[-CONTEXT_CHARS:]
+
+
+def concepts_in(text: str) -> list[str]:
+    """The concepts the cycle links to a text without an LLM (as for an impulse's fallback plan)."""
+    return [c for c in candidate_concepts(text) if len(c.strip()) >= 3][:5]
+
+
+def record_with_concepts(
+    memory: UniversalMemory,
+    nodes: Sequence[Node],
+    texts: Sequence[str] | None = None,
+    *,
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text."""
+    sources = list(texts) if texts is not None else [n.content for n in nodes]
+    for start in range(0, len(nodes), batch):
+        chunk = nodes[start : start + batch]
+        names = {
+            node.id: concepts_in(text)
+            for node, text in zip(chunk, sources[start : start + batch], strict=True)
+        }
+        users = {node.id: node.user_id or "" for node in chunk}
+        concepts: dict[tuple[str, str], Concept] = {}  # concepts are per user
+        for user in sorted(set(users.values()) - {""}):
+            wanted = sorted({n for node_id, found in names.items() if users[node_id] == user for n in found})
+            if wanted:
+                found_here = memory.get_or_create_concepts(wanted, user)
+                concepts.update({(user, name): c for name, c in found_here.items()})
+        links = [
+            Edge(src=node_id, dst=concepts[users[node_id], name].id, type=EdgeType.CONTAINS_CONCEPT)
+            for node_id, found in names.items()
+            for name in found
+            if (users[node_id], name) in concepts
+        ]
+        memory.record(chunk, links)
+        if progress is not None:
+            progress(len(chunk))
+
+
+def import_history(
+    memory: UniversalMemory,
+    conversations: Sequence[HistoryConversation],
+    user_id: str,
+    *,
+    batch: int = BATCH,
+    progress: ImportProgress | None = None,
+    reply_context: bool = True,
+) -> ImportResult:
+    """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
+    False leaves out what each turn replies to: for ablations)."""
+    if not user_id.strip():
+        raise InputError("give the user the history belongs to (--user)")
+    started = time.perf_counter()
+    result = ImportResult(conversations=len(conversations))
+    pairs = [
+        pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
+    ]
+    result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
+    total = len(pairs)
+    nodes = [node for node, _ in pairs]
+    for start in range(0, total, batch):
+        ids = [n.id for n in nodes[start : start + batch]]
+        result.already_present += len(memory.exchange.existing_ids(ids))
+    times = [n.event_time for n in nodes if n.event_time is not None]
+    result.undated = total - len(times)
+    result.first_ms, result.last_ms = (min(times), max(times)) if times else (None, None)
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    if progress is not None:
+        progress(0, total)
+    record_with_concepts(memory, nodes, [text for _, text in pairs], batch=batch, progress=advance)
+    result.turns = total
+    result.seconds = time.perf_counter() - started
+    log.info(
+        "imported %d turns (%d already present) of %d conversations for user %s in %.1f s",
+        total,
+        result.already_present,
+        len(conversations),
+        user_id,
+        result.seconds,
+    )
+    return result
+
+
+def import_file(
+    memory: UniversalMemory,
+    path: Path,
+    user_id: str,
+    fmt: Format = "auto",
+    *,
+    max_chars: int = 200_000,
+    progress: ImportProgress | None = None,
+) -> ImportResult:
+    """Parse and validate the whole file, then import it (nothing is written for a bad file)."""
+    conversations = parse_history(path, fmt, max_chars=max_chars)
+    return import_history(memory, conversations, user_id, progress=progress)

@@ -1,0 +1,1 @@
+"""The slow loop: crystallize, distill, merge (reflect), grouping, groundedness, job traces."""

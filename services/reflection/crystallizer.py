@@ -1,0 +1,330 @@
+"""Crystallization: one finished cycle becomes a weak insight with typed triples.
+
+Reads the experience island of an impulse (the impulse, its final answer and its
+concepts), asks the model for a compact insight, tags and typed triples, adds any
+plain notation found in the user's text (``A -> B``, ``A::B``, ``a~b~c``), and
+records a KnowledgeCrystal (strength 1, active) linked to its concepts and source
+impulse, the triples as concept relations with provenance, and the job's own
+Task/Report under the impulse's correlation id so it shows in the trace.
+
+Grounded (issue 13): a message that tells nothing (a question, a request, a greeting) yields no
+insight; concepts, triple ends and tags are kept only when their words occur in what the user
+said or in the memories the answer recalled (never the answer itself: the model may have
+invented it); prompt examples and relation names never become tags. The insight carries its
+evidence (source ids with quoted spans) and a groundedness verdict (services/reflection/grounding.py): an
+insight its evidence does not support is stored ``unverified``, inactive (not recalled), with
+the reason, until ``!good`` or later evidence promotes it.
+
+Idempotent: the crystal id derives from the impulse id, and an impulse that
+already has its crystal is left alone (a rerun must not revive a merged insight).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import asdict, dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+
+from services.common.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
+from services.common.llm_calls import ask_structured
+from services.common.notation import Triple, parse_notation
+from services.common.tokens import clip_for_prompt
+from services.cycle.statements import tells_anything
+from services.prompts import crystallize as prompt
+from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
+from services.reflection.job_trace import JobTrace
+from services.reflection.restate import restate
+from services.reflection.revision import revise_insights
+from services.reflection.verification import verify_with_model
+from services.views.trace import load_trace
+from thea.errors import JobError
+from thea.memory.universal import UniversalMemory
+from thea.models import (
+    Edge,
+    EdgeType,
+    FinalResponse,
+    KnowledgeCrystal,
+    NodeType,
+    TaskStatus,
+    UserImpulse,
+    normalize_name,
+    relation,
+    stable_id,
+)
+from thea.tuning import MAX_INSIGHT_CHARS, MAX_RECALLED_SOURCES
+
+log = logging.getLogger(__name__)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def compact(text: str, limit: int = MAX_INSIGHT_CHARS) -> str:
+    """Whole leading sentences up to ``limit`` characters: small models ramble on."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in _SENTENCE_END.split(text):
+        if out and len(out) + 1 + len(sentence) > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
+def crystal_id(impulse_id: str) -> str:
+    return stable_id("crystal", impulse_id)
+
+
+def stated_id(impulse_id: str) -> str:
+    """The grounded insight restating the user's own sentences (when the model's was unsupported)."""
+    return stable_id("stated", impulse_id)
+
+
+@dataclass
+class CrystallizeOutcome:
+    impulse_id: str
+    crystal_id: str
+    created: bool
+    concepts: list[str] = field(default_factory=list)
+    triples: int = 0
+    #: why no insight was made (a message that tells nothing)
+    skipped: str = ""
+    verification: str = ""
+    #: the grounded insight stored from the user's own sentences beside an unsupported one
+    stated_id: str = ""
+    #: older insights this message promoted, weakened or superseded (services/reflection/revision.py)
+    revised: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class Crystallizer:
+    def __init__(
+        self,
+        memory: UniversalMemory,
+        llm: BaseChatModel,
+        timeout_s: float = 120.0,
+        prompt_tokens: int | None = None,
+        verify: bool = False,
+    ) -> None:
+        self.memory = memory
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.prompt_tokens = prompt_tokens
+        #: ask the model whether the evidence supports each claim (services/reflection/verification.py)
+        self.verify = verify
+
+    async def crystallize(self, impulse_id: str) -> CrystallizeOutcome:
+        cid = crystal_id(impulse_id)
+        if await asyncio.to_thread(self.memory.get, [cid]):
+            log.info("impulse %s: already crystallized as %s", impulse_id, cid)
+            return CrystallizeOutcome(impulse_id, cid, created=False)
+        trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
+        impulse = trace.impulse
+        response = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
+        answer = response.content if response else ""
+        user_id = impulse.user_id
+        island = await asyncio.to_thread(
+            lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
+        )
+        known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
+        job = JobTrace(
+            step="crystallize",
+            service="crystallizer",
+            key=impulse_id,
+            user_id=impulse.user_id,
+            session_id=impulse.session_id,
+            correlation_id=impulse_id,
+            impulse_id=impulse_id,
+        )
+        if not tells_anything(impulse.content):
+            outcome = CrystallizeOutcome(impulse_id, cid, False, skipped="the message tells nothing new")
+            nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict())
+            await self.memory.arecord(nodes, job_edges)
+            log.info("impulse %s: nothing to crystallize (it tells nothing new)", impulse_id)
+            return outcome
+        sources = await asyncio.to_thread(self._sources, impulse, response)
+        try:
+            out, job.usage = await ask_structured(
+                self.llm,
+                prompt.CrystalOutput,
+                prompt.build(clip_for_prompt(impulse.content, self.prompt_tokens), answer, known),
+                prompt.PROMPT,
+                timeout_s=self.timeout_s,
+            )
+        except Exception as exc:  # any model/transport error: record it, let RQ retry
+            nodes, edges = job.build(TaskStatus.FAILURE, error=f"{type(exc).__name__}: {exc}")
+            await self.memory.arecord(nodes, edges)
+            raise JobError(
+                f"crystallize {impulse_id}: the model failed ({type(exc).__name__}: {exc})"
+            ) from exc
+
+        modelled = [
+            Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
+        ]
+        # the model's triples count only when both ends are the user's (or memory's) words
+        triples = [
+            t
+            for t in modelled
+            if sources.grounds(t.subject) and sources.grounds(t.object) and not _same(t.subject, t.object)
+        ] + parse_notation(impulse.content)
+        known = [k for k in known if sources.grounds(k)]
+        names = _concept_names(known, triples) if user_id else []
+        concepts = (
+            await asyncio.to_thread(self.memory.get_or_create_concepts, names, user_id) if user_id else {}
+        )
+        # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
+        by_norm = {normalize_name(k): v for k, v in concepts.items()}
+        content = compact(out.insight)
+        verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        if self.verify:  # a strong model's judgement: only ever stricter
+            verdict = await verify_with_model(self.llm, verdict, timeout_s=self.timeout_s)
+        proofs = proof_count(verdict.evidence, verdict.claims)
+        tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
+        tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]
+        seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
+        crystal = KnowledgeCrystal(
+            id=cid,
+            content=content,
+            seed=seed,
+            tags=tags,
+            strength=evidence_strength(proofs),
+            active=verdict.supported,
+            evidence=verdict.evidence,
+            proofs=proofs,
+            verification="supported" if verdict.supported else "unverified",
+            support=verdict.support,
+            verification_reason=verdict.reason,
+            claims=verdict.claims,
+            source_impulse_id=impulse_id,
+            user_id=impulse.user_id,
+            session_id=impulse.session_id,
+            correlation_id=impulse_id,
+        )
+        stated = (
+            None if verdict.supported else await asyncio.to_thread(self._stated, crystal, impulse, sources)
+        )
+        edges = []
+        for node in (crystal, stated):
+            if node is None:
+                continue
+            edges.append(Edge(src=node.id, dst=impulse_id, type=EdgeType.DERIVED_FROM))
+            edges += [
+                Edge(src=node.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
+                for c in {c.id: c for c in concepts.values()}.values()
+            ]
+        kept = 0
+        for t in triples:
+            src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
+            if src is None or dst is None or src.id == dst.id:
+                continue
+            edges.append(
+                relation(
+                    src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id, user_id=user_id
+                )
+            )
+            edges.append(Edge(src=impulse_id, dst=src.id, type=EdgeType.CONTAINS_CONCEPT))
+            edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
+            kept += 1
+        outcome = CrystallizeOutcome(
+            impulse_id,
+            cid,
+            True,
+            sorted(c.content for c in concepts.values()),
+            kept,
+            verification=crystal.verification,
+            stated_id=stated.id if stated else "",
+        )
+        produced = [crystal] if stated is None else [crystal, stated]
+        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
+        await self.memory.arecord([*produced, *nodes], edges + job_edges)
+        if user_id:  # what this message says may support or contradict older insights
+            revised = await asyncio.to_thread(
+                revise_insights,
+                self.memory,
+                user_id,
+                [(impulse_id, impulse.type.value, impulse.content)],
+                concept_ids=[c.id for c in concepts.values()],
+                by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
+                exclude=[crystal.id, stated_id(impulse_id)],
+                speaker_words=sources.speaker_words,
+            )
+            outcome.revised = revised.as_dict()
+        log.info(
+            "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
+            impulse_id,
+            cid,
+            crystal.verification,
+            len(concepts),
+            kept,
+            f"; stored the user's own words as {stated.id}" if stated else "",
+        )
+        return outcome
+
+    def _stated(
+        self, crystal: KnowledgeCrystal, impulse: UserImpulse, sources: Sources
+    ) -> KnowledgeCrystal | None:
+        """The user's telling sentences restated ("The user's name is Priya Ramanathan."), with
+        those sentences as evidence: what is remembered when the model's insight was unsupported."""
+        content = restate(impulse.content)
+        if not content:
+            return None
+        own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
+        verdict = check_claims(content, own, self.memory.embedder)
+        if not verdict.supported:  # cannot happen for a faithful restatement; never store a doubt
+            log.warning("impulse %s: restated statement not supported (%s)", impulse.id, verdict.reason)
+            return None
+        return crystal.model_copy(
+            update={
+                "id": stated_id(impulse.id),
+                "content": content,
+                "active": True,
+                "evidence": verdict.evidence,
+                "proofs": proof_count(verdict.evidence, verdict.claims),
+                "strength": evidence_strength(proof_count(verdict.evidence, verdict.claims)),
+                "verification": "supported",
+                "support": verdict.support,
+                "verification_reason": "",
+                "claims": verdict.claims,
+            }
+        )
+
+    def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
+        """What the insight may rest on: the user's message and the memories its answer recalled."""
+        items = [(impulse.id, impulse.type.value, impulse.content)]
+        if response is not None and response.recalled_ids:
+            recalled = self.memory.get(response.recalled_ids[:MAX_RECALLED_SOURCES])
+            items += [(n.id, n.type.value, n.content) for n in recalled if n.user_id == impulse.user_id]
+        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", impulse.user_id or ""))
+        return Sources(items, speaker)
+
+
+def _same(a: str, b: str) -> bool:
+    return normalize_name(a) == normalize_name(b)
+
+
+def _concept_names(known: list[str], triples: list[Triple]) -> list[str]:
+    """The concepts a crystal links: the impulse's known ones first, then both ends of each
+    triple in turn while they fit ``MAX_CRYSTAL_CONCEPTS`` (so the kept triples keep both ends)."""
+    names: dict[str, str] = {}
+
+    def usable(name: str) -> tuple[str, str] | None:
+        clean = " ".join(name.split())
+        ok = 2 <= len(clean) <= MAX_CONCEPT_CHARS and len(clean.split()) <= 4
+        return (normalize_name(clean), clean) if ok else None
+
+    for name in known:
+        found = usable(name)
+        if found and found[0] not in names and len(names) < MAX_CRYSTAL_CONCEPTS:
+            names[found[0]] = found[1]
+    for t in triples:
+        ends = [usable(t.subject), usable(t.object)]
+        new = dict(e for e in ends if e is not None and e[0] not in names)
+        if None not in ends and len(names) + len(new) <= MAX_CRYSTAL_CONCEPTS:
+            names.update(new)
+    return list(names.values())

@@ -1,0 +1,203 @@
+"""Groundedness: is what the slow loop learnt actually in what the user said (or recalled)?
+
+Offline and deterministic, so it works with the 0.5B default model, which readily turns
+"My name is Priya Ramanathan." into "Priya Ramanathan is a renowned Indian actress.":
+
+* **Names** (concepts, triple ends, tags) are grounded when every content word of the name
+  (stemmed, stopwords aside) occurs in the sources; relation and schema words ("causes",
+  "is_a", "part_of") never count as grounded tags.
+* **Claims** (each sentence of an insight) are supported when at least
+  :data:`MIN_LEXICAL` of their content words occur in the evidence *and* the claim is close
+  in meaning to its best evidence sentence (cosine >= :data:`MIN_COSINE`, MiniLM-sized
+  embeddings). Words that only name the speaker ("user", "assistant", the user id) are
+  neutral. The weakest claim decides, and the words it lacks are the reason.
+
+An LLM verification step for strong configured models is not built yet (see docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from langchain_core.embeddings import Embeddings
+
+from services.common.text import STOPWORDS
+from services.cycle.statements import sentences
+from services.recall.lexical import stem
+from thea.models import Claim, EdgeType, Evidence
+from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, MIN_COSINE, MIN_LEXICAL
+
+#: evidence spans kept per claim (the best one of each source, most shared words first)
+MAX_CLAIM_EVIDENCE = 3
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: words that only say who spoke: never evidence of anything, never missing
+NEUTRAL = frozenset(
+    (
+        *STOPWORDS,
+        "user",
+        "users",
+        "assistant",
+        "thea",
+        "person",
+        "someone",
+        "also",
+        "said",
+        "says",
+        "told",
+        "mentioned",
+        "mentions",
+        "states",
+        "stated",
+        "shared",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+    )
+)
+#: relation names and schema words of the prompts: never a tag or a concept of their own
+SCHEMA_WORDS = frozenset(
+    {e.value.lower() for e in EdgeType}
+    | {e.value.lower().replace("_", " ") for e in EdgeType}
+    | {"insight", "seed", "tags", "triples", "subject", "predicate", "object", "confidence", "json"}
+)
+
+
+def content_terms(text: str, neutral: frozenset[str] = NEUTRAL) -> list[str]:
+    """Stemmed content words of a text (numbers kept, stopwords and speaker words dropped)."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in neutral and (len(w) > 2 or w.isdigit())]
+
+
+@dataclass
+class Sources:
+    """The texts a crystal may rest on: (source id, node type, text)."""
+
+    items: list[tuple[str, str, str]] = field(default_factory=list)
+    #: extra neutral words (the user's id: the speaker's own name is no new fact)
+    speaker_words: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.terms: set[str] = set()
+        for _, _, text in self.items:
+            self.terms.update(content_terms(text))
+
+    @property
+    def neutral(self) -> frozenset[str]:
+        return NEUTRAL | self.speaker_words
+
+    def grounds(self, name: str) -> bool:
+        """Every content word of a name occurs in the sources (and it is no schema word)."""
+        if " ".join(name.lower().split()) in SCHEMA_WORDS:
+            return False
+        words = content_terms(name, self.neutral)
+        return bool(words) and all(w in self.terms for w in words)
+
+
+@dataclass
+class Verdict:
+    supported: bool
+    support: float
+    reason: str
+    evidence: list[Evidence]
+    #: each claim with its own status, support, reason and evidence spans
+    claims: list[Claim] = field(default_factory=list)
+
+
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _quote(sentence: str) -> str:
+    text = " ".join(sentence.split())
+    return text if len(text) <= MAX_QUOTE_CHARS else text[: MAX_QUOTE_CHARS - 1].rstrip() + "…"
+
+
+def proof_count(evidence: Sequence[Evidence], claims: Sequence[Claim] = ()) -> int:
+    """Distinct sources the user gave (impulses, turns, facts) that support an insight: the
+    evidence of its supported claims (all its evidence when it has no per-claim record).
+    Insights restating them add none, and one source cited twice counts once."""
+    cited = [e for c in claims if c.status == "supported" for e in c.evidence] if claims else evidence
+    return len({e.source_id for e in cited if e.kind != "KnowledgeCrystal"})
+
+
+def evidence_strength(proofs: int) -> float:
+    """An insight's strength from its evidence: one per distinct proof, at least 1 (feedback
+    moves it from there; recall dampens it logarithmically, services/recall/fusion.py)."""
+    return float(max(1, proofs))
+
+
+def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Verdict:
+    """Each sentence of ``text`` against the sources: every claim gets its own verdict and
+    evidence spans; the weakest claim decides for the insight."""
+    claims = [c for c in sentences(text) if content_terms(c, sources.neutral)] or [text]
+    # every sentence of every source, as candidate evidence spans
+    spans = [(sid, kind, s) for sid, kind, body in sources.items for s in sentences(body)]
+    if not spans:
+        reason = "no evidence: nothing the user said or recalled"
+        return Verdict(
+            False, 0.0, reason, [], [Claim(text=c, status="unsupported", reason=reason) for c in claims]
+        )
+    # bounded work whatever the sources' size: the spans sharing most words with the claims
+    wanted = {t for c in claims for t in content_terms(c, sources.neutral)}
+    spans = sorted(spans, key=lambda sp: -len(wanted & set(content_terms(sp[2]))))[:MAX_SPANS]
+    span_terms = [set(content_terms(s)) for _, _, s in spans]
+    vectors: list[list[float]] = []
+    if embedder is not None:
+        vectors = embedder.embed_documents(claims + [s for _, _, s in spans])
+    best_for: dict[str, tuple[int, str, str]] = {}  # source id -> (overlap, kind, best span)
+    checked: list[Claim] = []
+    for index, claim in enumerate(claims):
+        terms = content_terms(claim, sources.neutral)
+        found = [t for t in terms if t in sources.terms]
+        lexical = len(found) / len(terms) if terms else 1.0
+        own: dict[str, tuple[int, str, str]] = {}  # this claim's best span per source
+        for (sid, kind, span), span_set in zip(spans, span_terms, strict=True):
+            n = len(set(terms) & span_set)
+            if n and n > own.get(sid, (0, "", ""))[0]:
+                own[sid] = (n, kind, span)
+            if n and n > best_for.get(sid, (0, "", ""))[0]:
+                best_for[sid] = (n, kind, span)
+        cosine = 1.0
+        if vectors:
+            claim_vec = vectors[index]
+            cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
+        score = max(0.0, min(1.0, lexical if cosine >= MIN_COSINE else min(lexical, cosine)))
+        reason = ""
+        if score < MIN_LEXICAL:
+            missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
+            if lexical < MIN_LEXICAL:
+                reason = f"not in its evidence: {', '.join(missing[:8])}"
+            else:
+                reason = f"far in meaning from its evidence (similarity {cosine:.2f})"
+        # a claim's evidence: spans holding at least half its words (else its single best span)
+        ranked_own = sorted(own.items(), key=lambda item: -item[1][0])
+        enough = [item for item in ranked_own if 2 * item[1][0] >= len(set(terms))]
+        ranked_own = (enough or ranked_own[:1])[:MAX_CLAIM_EVIDENCE]
+        checked.append(
+            Claim(
+                text=claim,
+                status="supported" if score >= MIN_LEXICAL else "unsupported",
+                support=round(score, 3),
+                reason=reason,
+                evidence=[
+                    Evidence(source_id=sid, kind=kind, quote=_quote(sp)) for sid, (_, kind, sp) in ranked_own
+                ],
+            )
+        )
+    weakest = min(checked, key=lambda c: c.support)
+    supported = all(c.status == "supported" for c in checked)
+    # the message the insight was made from is always cited, even when nothing of it matched
+    first_id, first_kind, first_text = sources.items[0]
+    if first_id not in best_for:
+        best_for[first_id] = (0, first_kind, (sentences(first_text) or [first_text])[0])
+    ranked = sorted(best_for.items(), key=lambda item: -item[1][0])
+    evidence = [Evidence(source_id=sid, kind=kind, quote=_quote(span)) for sid, (_, kind, span) in ranked]
+    return Verdict(supported, weakest.support, "" if supported else weakest.reason, evidence, checked)

@@ -1,0 +1,203 @@
+"""Truth maintenance: later evidence promotes unverified insights and weakens contradicted ones.
+
+Run after every crystallization (the user's new message is the evidence) and every ``!fact``
+(the fact is). Bounded: only insights linked to concepts the new evidence names (the
+crystal's concepts, plus the user's concepts found in the text by indexed name lookups) are
+read, at most :data:`MAX_CANDIDATES` of them, plus the :data:`NEAREST` insights closest in
+meaning (vector index; "My name is Anna." names no concept of "The user's name is Priya.").
+
+* **Promotion.** An ``unverified`` insight whose claims pass the groundedness check
+  (services/reflection/grounding.py) against its old evidence *plus* the new evidence becomes active,
+  ``promoted``, with the new evidence appended and a :class:`~thea.models.Revision`
+  recording when, why and which memory brought the evidence.
+* **Contradiction.** An insight the new evidence contradicts (services/knowledge/contradiction.py: the
+  same attribute with another value, or opposite polarity on the same topic) loses
+  confidence: :data:`STRONG_DROP` for a single-valued attribute (a name, an age, an
+  employer), :data:`STEP` otherwise. Below :data:`SUPERSEDE_BELOW` it is superseded like a
+  fact: ``valid_until``, inactive (not recalled), a SUPERSEDES edge from the newer memory,
+  and the concept relations it asserted closed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from services.cycle.statements import sentences
+from services.knowledge.contradiction import conflicting_attribute, heuristic_verdict
+from services.reflection.grounding import (
+    Sources,
+    check_claims,
+    cosine_similarity,
+    evidence_strength,
+    proof_count,
+)
+from services.reflection.restate import restate_sentence
+from thea.memory.universal import UniversalMemory
+from thea.models import (
+    Collection,
+    Edge,
+    EdgeType,
+    KnowledgeCrystal,
+    Revision,
+    VectorFilter,
+    now_ms,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 20
+#: nearest insights by meaning also checked (they may share no concept: "my name is ...")
+NEAREST = 8
+NEAR = 0.3
+STEP = 0.15
+STRONG_DROP = 0.3
+SUPERSEDE_BELOW = 0.3
+#: attributes a person has one value of at a time ("my name is X" replaces "my name is Y")
+SINGLE_VALUED = frozenset(
+    {"name", "full name", "first name", "last name", "surname", "age", "birthday", "email", "phone",
+     "address", "employer", "job", "job title", "title", "role", "nationality", "hometown",
+     "husband", "wife", "partner", "boss", "manager", "favourite colour", "favorite color"}
+)  # fmt: skip
+
+#: one piece of new evidence: (memory id, node type, text)
+Item = tuple[str, str, str]
+
+
+@dataclass
+class RevisionOutcome:
+    promoted: list[str] = field(default_factory=list)
+    weakened: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"promoted": self.promoted, "weakened": self.weakened, "superseded": self.superseded}
+
+
+def _quote(items: Sequence[Item]) -> str:
+    return "; ".join(f'{kind} {sid[:8]} "{" ".join(text.split())[:120]}"' for sid, kind, text in items)
+
+
+def _contradiction(
+    insight: KnowledgeCrystal, items: Sequence[Item], spans: list[tuple[str, list[float]]],
+    vectors: dict[str, list[float]],
+) -> tuple[float, str] | None:  # fmt: skip
+    """(confidence drop, reason) when the new evidence contradicts the insight. ``spans`` are the
+    evidence sentences with their vectors, ``vectors`` the insights' claims'."""
+    for _, _, text in items:
+        found = conflicting_attribute(insight.content, text)
+        if found:
+            old, new = found
+            drop = STRONG_DROP if old.attribute in SINGLE_VALUED else STEP
+            return drop, f"contradicted: {old.subject}'s {old.attribute} is {new.value!r}, not {old.value!r}"
+    for claim in sentences(insight.content):
+        for span, span_vector in spans:
+            similarity = cosine_similarity(vectors[claim], span_vector)
+            if heuristic_verdict(claim, span, similarity) == "contradicts":
+                return STEP, f"contradicted (opposite statement): {span[:120]!r}"
+    return None
+
+
+def revise_insights(
+    memory: UniversalMemory,
+    user_id: str,
+    items: Sequence[Item],
+    *,
+    concept_ids: Sequence[str] = (),
+    by: str,
+    exclude: Sequence[str] = (),
+    speaker_words: frozenset[str] = frozenset(),
+) -> RevisionOutcome:
+    """Promote or weaken the user's insights about what ``items`` (new evidence) talk about.
+    ``by`` is the memory that newer knowledge lives in (the SUPERSEDES edge starts there)."""
+    outcome = RevisionOutcome()
+    if not user_id or not items:
+        return outcome
+    named = [c.id for _, _, text in items for c in memory.concepts_named_in(text, user_id)]
+    concepts = list(dict.fromkeys([*concept_ids, *named]))
+    new_ids = {sid for sid, _, _ in items}
+    found = {k.id: k for k in memory.insights_about(concepts, user_id, exclude=exclude, limit=MAX_CANDIDATES)}
+    # "my name is Anna" shares no concept with "The user's name is Priya": its nearest insights
+    # (the vector index, restated in the third person as insights are written) are asked too
+    restated = " ".join(restate_sentence(s) for _, _, text in items for s in sentences(text))
+    flt = VectorFilter(user_id=user_id)
+    hits = memory.search(restated, Collection.INSIGHTS, flt=flt, limit=NEAREST, score_threshold=NEAR)
+    near = [h.id for h in hits if h.id not in found and h.id not in exclude]
+    for node in memory.get(near) if near else []:
+        if isinstance(node, KnowledgeCrystal) and node.valid_until is None:
+            found[node.id] = node
+    candidates = [
+        k
+        for k in found.values()
+        # archived by a merge: its merged insight stands for it; already resting on this evidence
+        if (k.active or k.verification == "unverified") and not new_ids & {e.source_id for e in k.evidence}
+    ]
+    if not candidates:
+        return outcome
+    # one embedding batch for every evidence sentence and every candidate claim
+    spans = [s for _, _, text in items for s in sentences(text)]
+    claims = list(dict.fromkeys(c for k in candidates for c in sentences(k.content)))
+    embedded = memory.embedder.embed_documents(spans + claims) if spans and claims else []
+    span_vectors = list(zip(spans, embedded[: len(spans)], strict=True)) if embedded else []
+    claim_vectors = dict(zip(claims, embedded[len(spans) :], strict=True)) if embedded else {}
+    now = now_ms()
+    changed: list[KnowledgeCrystal] = []
+    edges: list[Edge] = []
+    for insight in candidates:
+        contradiction = _contradiction(insight, items, span_vectors, claim_vectors)
+        if contradiction:
+            drop, reason = contradiction
+            confidence = round(max(0.0, insight.confidence - drop), 3)
+            superseded = confidence < SUPERSEDE_BELOW
+            revision = Revision(
+                kind="superseded" if superseded else "weakened",
+                at=now,
+                reason=reason,
+                evidence=sorted(new_ids),
+            )
+            update: dict[str, object] = {
+                "confidence": confidence,
+                "revisions": [*insight.revisions, revision],
+            }
+            if superseded:
+                update.update(valid_until=now, active=False)
+                edges.append(Edge(src=by, dst=insight.id, type=EdgeType.SUPERSEDES))
+                outcome.superseded.append(insight.id)
+            else:
+                outcome.weakened.append(insight.id)
+            changed.append(insight.model_copy(update=update))
+            continue
+        if insight.verification != "unverified":
+            continue
+        old = [(e.source_id, e.kind, e.quote) for e in insight.evidence]
+        verdict = check_claims(insight.content, Sources([*old, *items], speaker_words), memory.embedder)
+        if not verdict.supported:
+            continue
+        reason = f"supported by later evidence: {_quote(items)}"
+        revision = Revision(kind="promoted", at=now, reason=reason, evidence=sorted(new_ids))
+        evidence = verdict.evidence
+        proofs = proof_count(evidence, verdict.claims)
+        # strength follows the evidence; what feedback added or took stays
+        bonus = insight.strength - evidence_strength(insight.proofs)
+        changed.append(
+            insight.model_copy(
+                update={
+                    "active": True,
+                    "verification": "promoted",
+                    "support": verdict.support,
+                    "verification_reason": "",
+                    "claims": verdict.claims,
+                    "evidence": evidence,
+                    "proofs": proofs,
+                    "strength": max(0.1, evidence_strength(proofs) + bonus),
+                    "revisions": [*insight.revisions, revision],
+                }
+            )
+        )
+        outcome.promoted.append(insight.id)
+    if changed:
+        memory.record(changed, edges)
+        memory.close_insight_relations(outcome.superseded, now)
+        log.info("revised insights of %s by %s: %s", user_id, by, outcome.as_dict())
+    return outcome

@@ -1,0 +1,1 @@
+"""Read models over memory: traces, insights, exports."""

@@ -7,6 +7,7 @@ groundedness check all read a text's words the same way, from here.
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 STOPWORDS = frozenset(
     [
@@ -127,3 +128,10 @@ _WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
 def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning (stopwords and 1-2 letter tokens dropped)."""
     return [w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS]
+
+
+class TextEmbedder(Protocol):
+    """What comparing texts by meaning needs: ``UniversalMemory.recall_port`` is one (services
+    never reach the embedder itself)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]: ...

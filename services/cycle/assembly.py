@@ -57,7 +57,7 @@ def build_orchestrator(
         planner=PlannerService(llm, first_look_s, use_model=cycle.first_look == "separate"),
         recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(
-            llm, timeout, budget, settings.llm.max_output_tokens, embedder=memory.embedder
+            llm, timeout, budget, settings.llm.max_output_tokens, embedder=memory.recall_port
         ),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,

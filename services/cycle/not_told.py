@@ -25,9 +25,8 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
-from services.common.text import STOPWORDS
+from services.common.text import STOPWORDS, TextEmbedder
 from services.cycle.statements import asks, is_statement, sentences, tells_anything
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
@@ -112,7 +111,7 @@ def _evidence(hits: Sequence[RecallHit]) -> list[RecallHit]:
     return [h for h in hits if h.type in EVIDENCE_TYPES and (h.type not in said or tells_anything(h.text))]
 
 
-def _close_in_meaning(topic: list[str], words: list[str], embedder: Embeddings) -> bool:
+def _close_in_meaning(topic: list[str], words: list[str], embedder: TextEmbedder) -> bool:
     if not topic or not words:
         return False
     raw = np.asarray(embedder.embed_documents([*topic, *words]), dtype=np.float64)
@@ -122,7 +121,7 @@ def _close_in_meaning(topic: list[str], words: list[str], embedder: Embeddings) 
     return bool((similarity >= WORD_SIMILARITY).any())
 
 
-def bears_on(topic: list[str], hits: Sequence[RecallHit], embedder: Embeddings | None = None) -> bool:
+def bears_on(topic: list[str], hits: Sequence[RecallHit], embedder: TextEmbedder | None = None) -> bool:
     """Some recalled memory of what the user told shares a topic word or one close in meaning."""
     evidence = _evidence(hits)
     if not evidence:
@@ -149,7 +148,7 @@ def not_told_answer(topic: list[str]) -> str:
     )
 
 
-def unknown_to_me(text: str, hits: Sequence[RecallHit], embedder: Embeddings | None = None) -> str | None:
+def unknown_to_me(text: str, hits: Sequence[RecallHit], embedder: TextEmbedder | None = None) -> str | None:
     """The "I don't know" answer when the message is a personal question that no recalled
     memory bears on, else None (the model answers)."""
     if not is_personal_question(text):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
+from services.common.text import TextEmbedder
 from services.cycle.budget import pack
 from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.hygiene import is_looping, tidy
@@ -62,7 +62,7 @@ class SynthesisService(CognitiveService):
         timeout_s: float,
         budget_tokens: int,
         max_tokens: int | None = None,
-        embedder: Embeddings | None = None,
+        embedder: TextEmbedder | None = None,
     ) -> None:
         self.llm = llm
         #: compares a question's words with recalled words by meaning (services/cycle/not_told.py)

@@ -181,7 +181,7 @@ class Crystallizer:
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         content = compact(out.insight)
-        verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.embedder)
+        verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.recall_port)
         if self.verify:  # a strong model's judgement: only ever stricter
             verdict = await verify_with_model(self.llm, verdict, timeout_s=self.timeout_s)
         proofs = proof_count(verdict.evidence, verdict.claims)
@@ -275,7 +275,7 @@ class Crystallizer:
         if not content:
             return None
         own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
-        verdict = check_claims(content, own, self.memory.embedder)
+        verdict = check_claims(content, own, self.memory.recall_port)
         if not verdict.supported:  # cannot happen for a faithful restatement; never store a doubt
             log.warning("impulse %s: restated statement not supported (%s)", impulse.id, verdict.reason)
             return None

@@ -22,9 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from langchain_core.embeddings import Embeddings
-
-from services.common.text import STOPWORDS
+from services.common.text import STOPWORDS, TextEmbedder
 from services.cycle.statements import sentences
 from services.recall.lexical import stem
 from thea.models import Claim, EdgeType, Evidence
@@ -134,7 +132,7 @@ def evidence_strength(proofs: int) -> float:
     return float(max(1, proofs))
 
 
-def check_claims(text: str, sources: Sources, embedder: Embeddings | None) -> Verdict:
+def check_claims(text: str, sources: Sources, embedder: TextEmbedder | None) -> Verdict:
     """Each sentence of ``text`` against the sources: every claim gets its own verdict and
     evidence spans; the weakest claim decides for the insight."""
     claims = [c for c in sentences(text) if content_terms(c, sources.neutral)] or [text]

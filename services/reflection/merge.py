@@ -197,13 +197,13 @@ class Reflector:
             return
         items = [(e.source_id, e.kind, e.quote) for e in merged.evidence]
         speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", user_id))
-        verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+        verdict = check_claims(merged.content, Sources(items, speaker), self.memory.recall_port)
         if not verdict.supported:
             log.info(
                 "merge %s: synthesis unsupported (%s); kept the sources' texts", merged.id, verdict.reason
             )
             merged.content = " ".join(dict.fromkeys(s.content for s in sources))[:600]
-            verdict = check_claims(merged.content, Sources(items, speaker), self.memory.embedder)
+            verdict = check_claims(merged.content, Sources(items, speaker), self.memory.recall_port)
         merged.claims = verdict.claims
         merged.support = verdict.support
 

@@ -138,7 +138,7 @@ def revise_insights(
     # one embedding batch for every evidence sentence and every candidate claim
     spans = [s for _, _, text in items for s in sentences(text)]
     claims = list(dict.fromkeys(c for k in candidates for c in sentences(k.content)))
-    embedded = memory.embedder.embed_documents(spans + claims) if spans and claims else []
+    embedded = memory.recall_port.embed_documents(spans + claims) if spans and claims else []
     span_vectors = list(zip(spans, embedded[: len(spans)], strict=True)) if embedded else []
     claim_vectors = dict(zip(claims, embedded[len(spans) :], strict=True)) if embedded else {}
     now = now_ms()
@@ -171,7 +171,7 @@ def revise_insights(
         if insight.verification != "unverified":
             continue
         old = [(e.source_id, e.kind, e.quote) for e in insight.evidence]
-        verdict = check_claims(insight.content, Sources([*old, *items], speaker_words), memory.embedder)
+        verdict = check_claims(insight.content, Sources([*old, *items], speaker_words), memory.recall_port)
         if not verdict.supported:
             continue
         reason = f"supported by later evidence: {_quote(items)}"

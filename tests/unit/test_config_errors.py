@@ -1,4 +1,4 @@
-"""Settings mistakes become one ConfigError line (CLI cases: tests/integration/test_cli_errors.py)."""
+"""Settings mistakes become one ConfigError line (CLI cases: tests/e2e/test_cli_errors.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The pictures in docs/user-guide.md come from the real UI: this slow test regenerates them
-(``python -m pytest -m slow tests/web/test_screenshots.py``) and checks what they show."""
+(``python -m pytest -m slow tests/e2e/web/test_screenshots.py``) and checks what they show."""
 
 from __future__ import annotations
 

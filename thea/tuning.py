@@ -147,6 +147,29 @@ RECALL_PRESETS: dict[str, RecallTuning] = {
 RecallPreset = Literal["default", "rank-fusion"]
 
 
+#: Defaults of the settings below. The answer: memories scoring below this share of the best
+#: hit stay out of the prompt: weak distractors mislead small models (measured: with the
+#: offline 0.5B model, "What is my cat's name?" was answered with the user's own name when a
+#: low-scoring "My name is Ana ..." was included).
+RELATIVE_FLOOR = 0.35
+
+#: Grounding: share of a claim's content words its evidence must hold
+MIN_LEXICAL = 0.75
+#: ... and its meaning check against the best evidence sentence (MiniLM cosine)
+MIN_COSINE = 0.4
+
+
+class GroundingTuning(BaseModel):
+    """When a claim of an insight counts as supported by its evidence (services/reflection/grounding.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: share of a claim's content words its evidence must hold
+    min_lexical: float = Field(default=MIN_LEXICAL, ge=0.0, le=1.0)
+    #: meaning check against the best evidence sentence (MiniLM cosine)
+    min_cosine: float = Field(default=MIN_COSINE, ge=-1.0, le=1.0)
+
+
 class Tuning(BaseModel):
     """The tunables a user may set (``Settings.tuning``)."""
 
@@ -155,6 +178,11 @@ class Tuning(BaseModel):
     #: the named recall configuration the fields of ``recall`` set here are laid over
     recall_preset: RecallPreset = "default"
     recall: RecallTuning = Field(default_factory=RecallTuning)
+    #: when an insight's claims count as supported by their evidence
+    grounding: GroundingTuning = Field(default_factory=GroundingTuning)
+    #: a recalled memory enters the answer's prompt only when its score is at least this share of
+    #: the best memory's (weak distractors mislead a small model)
+    relevance_floor: float = Field(default=RELATIVE_FLOOR, ge=0.0, le=1.0)
 
     def effective_recall(self) -> RecallTuning:
         """The preset with the recall fields set explicitly (config file, environment) over it."""
@@ -162,18 +190,8 @@ class Tuning(BaseModel):
         return RECALL_PRESETS[self.recall_preset].model_copy(update=changed)
 
 
-# -- fixed numbers: measured choices, not settings ----------------------------------------------
+# -- fixed numbers: measured choices and bounds, not settings --------------------------------------
 
-#: The answer: memories scoring below this share of the best hit stay out of the prompt: weak
-#: distractors mislead small models (measured: with the offline 0.5B model, "What is my cat's
-#: name?" was answered with the user's own name when a low-scoring "My name is Ana ..." was
-#: included).
-RELATIVE_FLOOR = 0.35
-
-#: Grounding: share of a claim's content words its evidence must hold
-MIN_LEXICAL = 0.75
-#: ... and its meaning check against the best evidence sentence (MiniLM cosine)
-MIN_COSINE = 0.4
 #: longest evidence quote kept
 MAX_QUOTE_CHARS = 240
 #: at most this many evidence sentences are compared (and embedded) per insight

@@ -57,7 +57,12 @@ def build_orchestrator(
         planner=PlannerService(llm, first_look_s, use_model=cycle.first_look == "separate"),
         recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(
-            llm, timeout, budget, settings.llm.max_output_tokens, embedder=memory.recall_port
+            llm,
+            timeout,
+            budget,
+            settings.llm.max_output_tokens,
+            embedder=memory.recall_port,
+            relevance_floor=settings.tuning.relevance_floor,
         ),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,
@@ -95,15 +100,28 @@ def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatMo
 def build_crystallizer(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> Crystallizer:
     verify = verification_enabled(settings.knowledge.verify_with_llm, settings.llm.provider)
     return Crystallizer(
-        memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings), verify=verify
+        memory,
+        llm,
+        timeout_s=settings.llm.timeout_s,
+        prompt_tokens=prompt_tokens(settings),
+        verify=verify,
+        grounding=settings.tuning.grounding,
     )
 
 
 def build_reflector(
     settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None, lock: LockFactory | None = None
 ) -> Reflector:
-    return Reflector(memory, llm, lock=lock, timeout_s=settings.llm.timeout_s)
+    return Reflector(
+        memory, llm, lock=lock, timeout_s=settings.llm.timeout_s, grounding=settings.tuning.grounding
+    )
 
 
 def build_fact_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> FactKeeper:
-    return FactKeeper(memory, llm, timeout_s=settings.llm.timeout_s, prompt_tokens=prompt_tokens(settings))
+    return FactKeeper(
+        memory,
+        llm,
+        timeout_s=settings.llm.timeout_s,
+        prompt_tokens=prompt_tokens(settings),
+        grounding=settings.tuning.grounding,
+    )

@@ -35,10 +35,12 @@ def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> Refere
     )
 
 
-def references_for(hits: list[RecallHit], budget_tokens: int) -> list[ReferenceItem]:
+def references_for(
+    hits: list[RecallHit], budget_tokens: int, floor_share: float = RELATIVE_FLOOR
+) -> list[ReferenceItem]:
     """Whole memories, most relevant first, as many as fit the budget; weak ones left out."""
     if hits:
-        floor = max(h.score for h in hits) * RELATIVE_FLOOR
+        floor = max(h.score for h in hits) * floor_share
         hits = [h for h in hits if h.score >= floor]
     items = [reference_item(h.id, h.type, h.text, h.event_time or h.created_at) for h in hits]
     return pack(items, [i.text for i in items], budget_tokens)
@@ -63,8 +65,11 @@ class SynthesisService(CognitiveService):
         budget_tokens: int,
         max_tokens: int | None = None,
         embedder: TextEmbedder | None = None,
+        relevance_floor: float = RELATIVE_FLOOR,
     ) -> None:
         self.llm = llm
+        #: share of the best memory's score a memory needs to enter the prompt (tuning.relevance_floor)
+        self.relevance_floor = relevance_floor
         #: compares a question's words with recalled words by meaning (services/cycle/not_told.py)
         self.embedder = embedder
         self.timeout_s = timeout_s
@@ -84,7 +89,7 @@ class SynthesisService(CognitiveService):
         if unknown is not None:
             # a question about the user that nothing remembered bears on: no guess from the model
             return await self._fixed(state, unknown, "not told")
-        refs = references_for(recall.hits, self.budget_tokens)
+        refs = references_for(recall.hits, self.budget_tokens, self.relevance_floor)
         messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
         answer, usage = await ask_text(
             self.llm,

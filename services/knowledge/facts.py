@@ -35,6 +35,7 @@ from thea.models import (
     now_ms,
     relation,
 )
+from thea.tuning import GroundingTuning
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,11 @@ class FactKeeper:
         llm: BaseChatModel | None,
         timeout_s: float = 60.0,
         prompt_tokens: int | None = None,
+        grounding: GroundingTuning | None = None,
     ) -> None:
         self.memory = memory
+        #: when an insight's claims count as supported, for insights this fact revises
+        self.grounding = grounding
         self.llm = llm
         self.timeout_s = timeout_s
         self.prompt_tokens = prompt_tokens
@@ -110,7 +114,12 @@ class FactKeeper:
         fact.confidence = round(max(0.05, min(0.95, confidence)), 2)
         await asyncio.to_thread(self._store, outcome)
         outcome.revised = await asyncio.to_thread(
-            revise_insights, self.memory, user_id, [(fact.id, fact.type.value, fact.content)], by=fact.id
+            revise_insights,
+            self.memory,
+            user_id,
+            [(fact.id, fact.type.value, fact.content)],
+            by=fact.id,
+            grounding=self.grounding,
         )
         log.info("fact %s for user %s: %s", fact.id, user_id, outcome.summary())
         return outcome

@@ -54,7 +54,7 @@ from thea.models import (
     relation,
     stable_id,
 )
-from thea.tuning import MAX_INSIGHT_CHARS, MAX_RECALLED_SOURCES
+from thea.tuning import MAX_INSIGHT_CHARS, MAX_RECALLED_SOURCES, GroundingTuning
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +111,11 @@ class Crystallizer:
         timeout_s: float = 120.0,
         prompt_tokens: int | None = None,
         verify: bool = False,
+        grounding: GroundingTuning | None = None,
     ) -> None:
         self.memory = memory
+        #: when a claim counts as supported (settings: tuning.grounding)
+        self.grounding = grounding or GroundingTuning()
         self.llm = llm
         self.timeout_s = timeout_s
         self.prompt_tokens = prompt_tokens
@@ -181,7 +184,9 @@ class Crystallizer:
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
         content = compact(out.insight)
-        verdict = await asyncio.to_thread(check_claims, content, sources, self.memory.recall_port)
+        verdict = await asyncio.to_thread(
+            check_claims, content, sources, self.memory.recall_port, self.grounding
+        )
         if self.verify:  # a strong model's judgement: only ever stricter
             verdict = await verify_with_model(self.llm, verdict, timeout_s=self.timeout_s)
         proofs = proof_count(verdict.evidence, verdict.claims)
@@ -253,6 +258,7 @@ class Crystallizer:
                 by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
                 exclude=[crystal.id, stated_id(impulse_id)],
                 speaker_words=sources.speaker_words,
+                grounding=self.grounding,
             )
             outcome.revised = revised.as_dict()
         log.info(
@@ -275,7 +281,7 @@ class Crystallizer:
         if not content:
             return None
         own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
-        verdict = check_claims(content, own, self.memory.recall_port)
+        verdict = check_claims(content, own, self.memory.recall_port, self.grounding)
         if not verdict.supported:  # cannot happen for a faithful restatement; never store a doubt
             log.warning("impulse %s: restated statement not supported (%s)", impulse.id, verdict.reason)
             return None

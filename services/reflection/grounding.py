@@ -7,8 +7,8 @@ Offline and deterministic, so it works with the 0.5B default model, which readil
   (stemmed, stopwords aside) occurs in the sources; relation and schema words ("causes",
   "is_a", "part_of") never count as grounded tags.
 * **Claims** (each sentence of an insight) are supported when at least
-  :data:`MIN_LEXICAL` of their content words occur in the evidence *and* the claim is close
-  in meaning to its best evidence sentence (cosine >= :data:`MIN_COSINE`, MiniLM-sized
+  ``tuning.grounding.min_lexical`` (0.75) of their content words occur in the evidence *and*
+  the claim is close in meaning to its best evidence sentence (cosine >= ``min_cosine``, 0.4, MiniLM-sized
   embeddings). Words that only name the speaker ("user", "assistant", the user id) are
   neutral. The weakest claim decides, and the words it lacks are the reason.
 
@@ -26,7 +26,7 @@ from services.common.text import STOPWORDS, TextEmbedder
 from services.cycle.statements import sentences
 from services.recall.lexical import stem
 from thea.models import Claim, EdgeType, Evidence
-from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, MIN_COSINE, MIN_LEXICAL
+from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, GroundingTuning
 
 #: evidence spans kept per claim (the best one of each source, most shared words first)
 MAX_CLAIM_EVIDENCE = 3
@@ -132,9 +132,12 @@ def evidence_strength(proofs: int) -> float:
     return float(max(1, proofs))
 
 
-def check_claims(text: str, sources: Sources, embedder: TextEmbedder | None) -> Verdict:
+def check_claims(
+    text: str, sources: Sources, embedder: TextEmbedder | None, tuning: GroundingTuning | None = None
+) -> Verdict:
     """Each sentence of ``text`` against the sources: every claim gets its own verdict and
-    evidence spans; the weakest claim decides for the insight."""
+    evidence spans; the weakest claim decides for the insight (thresholds: ``tuning.grounding``)."""
+    tuning = tuning or GroundingTuning()
     claims = [c for c in sentences(text) if content_terms(c, sources.neutral)] or [text]
     # every sentence of every source, as candidate evidence spans
     spans = [(sid, kind, s) for sid, kind, body in sources.items for s in sentences(body)]
@@ -167,11 +170,11 @@ def check_claims(text: str, sources: Sources, embedder: TextEmbedder | None) -> 
         if vectors:
             claim_vec = vectors[index]
             cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
-        score = max(0.0, min(1.0, lexical if cosine >= MIN_COSINE else min(lexical, cosine)))
+        score = max(0.0, min(1.0, lexical if cosine >= tuning.min_cosine else min(lexical, cosine)))
         reason = ""
-        if score < MIN_LEXICAL:
+        if score < tuning.min_lexical:
             missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
-            if lexical < MIN_LEXICAL:
+            if lexical < tuning.min_lexical:
                 reason = f"not in its evidence: {', '.join(missing[:8])}"
             else:
                 reason = f"far in meaning from its evidence (similarity {cosine:.2f})"
@@ -182,7 +185,7 @@ def check_claims(text: str, sources: Sources, embedder: TextEmbedder | None) -> 
         checked.append(
             Claim(
                 text=claim,
-                status="supported" if score >= MIN_LEXICAL else "unsupported",
+                status="supported" if score >= tuning.min_lexical else "unsupported",
                 support=round(score, 3),
                 reason=reason,
                 evidence=[

@@ -49,6 +49,7 @@ from thea.models import (
     now_ms,
     stable_id,
 )
+from thea.tuning import GroundingTuning
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +136,11 @@ class Reflector:
         lock: LockFactory | None = None,
         config: ReflectionConfig | None = None,
         timeout_s: float = 120.0,
+        grounding: GroundingTuning | None = None,
     ) -> None:
         self.memory = memory
+        #: when a merged insight's claims count as supported (settings: tuning.grounding)
+        self.grounding = grounding or GroundingTuning()
         self.llm = llm
         self.lock = lock or _no_lock
         self.config = config or ReflectionConfig()
@@ -197,13 +201,17 @@ class Reflector:
             return
         items = [(e.source_id, e.kind, e.quote) for e in merged.evidence]
         speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", user_id))
-        verdict = check_claims(merged.content, Sources(items, speaker), self.memory.recall_port)
+        verdict = check_claims(
+            merged.content, Sources(items, speaker), self.memory.recall_port, self.grounding
+        )
         if not verdict.supported:
             log.info(
                 "merge %s: synthesis unsupported (%s); kept the sources' texts", merged.id, verdict.reason
             )
             merged.content = " ".join(dict.fromkeys(s.content for s in sources))[:600]
-            verdict = check_claims(merged.content, Sources(items, speaker), self.memory.recall_port)
+            verdict = check_claims(
+                merged.content, Sources(items, speaker), self.memory.recall_port, self.grounding
+            )
         merged.claims = verdict.claims
         merged.support = verdict.support
 

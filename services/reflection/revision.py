@@ -44,6 +44,7 @@ from thea.models import (
     VectorFilter,
     now_ms,
 )
+from thea.tuning import GroundingTuning
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ def revise_insights(
     by: str,
     exclude: Sequence[str] = (),
     speaker_words: frozenset[str] = frozenset(),
+    grounding: GroundingTuning | None = None,
 ) -> RevisionOutcome:
     """Promote or weaken the user's insights about what ``items`` (new evidence) talk about.
     ``by`` is the memory that newer knowledge lives in (the SUPERSEDES edge starts there)."""
@@ -171,7 +173,9 @@ def revise_insights(
         if insight.verification != "unverified":
             continue
         old = [(e.source_id, e.kind, e.quote) for e in insight.evidence]
-        verdict = check_claims(insight.content, Sources([*old, *items], speaker_words), memory.recall_port)
+        verdict = check_claims(
+            insight.content, Sources([*old, *items], speaker_words), memory.recall_port, grounding
+        )
         if not verdict.supported:
             continue
         reason = f"supported by later evidence: {_quote(items)}"

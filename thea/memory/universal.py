@@ -31,7 +31,6 @@ from thea.models import (
     ChronicleEvent,
     Collection,
     Concept,
-    DialogueTurn,
     DocumentChunk,
     Edge,
     EdgeType,
@@ -72,12 +71,6 @@ class RecordResult:
     vectors: int = 0
     events: int = 0
     layers: list[str] = field(default_factory=list)
-
-
-def _event_time(node: Node) -> int:
-    if isinstance(node, DialogueTurn) and node.event_time is not None:
-        return node.event_time
-    return node.created_at
 
 
 class UniversalMemory(OperationGroups):
@@ -165,7 +158,7 @@ class UniversalMemory(OperationGroups):
         return ChronicleEvent(
             id=node.id,
             type=node.type.value,
-            time=_event_time(node),
+            time=node.happened_at(),
             user_id=node.user_id,
             session_id=node.session_id,
             correlation_id=node.correlation_id,
@@ -197,7 +190,7 @@ class UniversalMemory(OperationGroups):
                     user_id=node.user_id,
                     session_id=node.session_id,
                     active=bool(getattr(node, "active", True)),
-                    created_at=_event_time(node),
+                    created_at=node.happened_at(),
                     chunk=index,
                 )
             )

@@ -357,6 +357,8 @@ class ImportRequest(_Body):
 
 
 class ImportResult(BaseModel):
+    #: whose memory the history went to
+    user_id: str = ""
     conversations: int
     turns: int
     already_present: int

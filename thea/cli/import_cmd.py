@@ -55,11 +55,11 @@ def import_history_file(
     api = client(ctx, user=user)
     with friendly_errors(), err_console.status("importing (embedding every turn)..."):
         result = api.import_history(text, fmt, file.name)
-        who = api.whoami().user_id
     api.close()
     new = result.turns - result.already_present
     console.print(
-        f"imported {result.turns} turns of {result.conversations} conversation(s) for user {safe(repr(who))}"
+        f"imported {result.turns} turns of {result.conversations} conversation(s)"
+        f" for user {safe(repr(result.user_id))}"
         f" ({new} new, {result.already_present} already there), dated {_day(result.first_ms)}"
         f" to {_day(result.last_ms)}, in {result.seconds:.1f} s"
     )

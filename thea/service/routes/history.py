@@ -32,6 +32,6 @@ async def import_file(
         # the whole file is validated before anything is written: a bad file changes nothing
         conversations = parse_history_text(body.text, body.source, body.format, max_chars=max_chars)
         result = import_history(memory, conversations, caller.user_id)
-        return ImportResult(**dataclasses.asdict(result))
+        return ImportResult(user_id=caller.user_id, **dataclasses.asdict(result))
 
     return await asyncio.to_thread(run)

@@ -107,7 +107,10 @@ def trace_tree(trace: TraceView) -> Tree:
             branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
     for node in trace.related:
         root.add(f"[magenta]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
-    if imp.status is not None and imp.status.value == "cancelled":
+    # the cancelled step's report is written before the impulse is marked: a trace read between
+    # the two (`!trace` right after Ctrl-C) knows from the report alone
+    cancelled = any(step.status is TaskStatus.CANCELLED for step in trace.steps)
+    if cancelled or (imp.status is not None and imp.status.value == "cancelled"):
         root.add("[bold yellow]cycle cancelled[/] by the user")
     elif not trace.complete:
         root.add("[bold yellow]cycle incomplete[/] (a step has no report)")

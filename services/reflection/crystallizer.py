@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -47,6 +48,7 @@ from thea.models import (
     EdgeType,
     FinalResponse,
     KnowledgeCrystal,
+    Node,
     NodeType,
     TaskStatus,
     UserImpulse,
@@ -82,6 +84,29 @@ def crystal_id(impulse_id: str) -> str:
 def stated_id(impulse_id: str) -> str:
     """The grounded insight restating the user's own sentences (when the model's was unsupported)."""
     return stable_id("stated", impulse_id)
+
+
+def concept_links(insight_id: str, concepts: Mapping[str, Node]) -> list[Edge]:
+    """An insight's INSIGHT_FROM_CONCEPT edges, one per concept (a concept kept under two
+    spellings is linked once)."""
+    unique = {c.id: c for c in concepts.values()}
+    return [Edge(src=insight_id, dst=cid, type=EdgeType.INSIGHT_FROM_CONCEPT) for cid in unique]
+
+
+def triple_relations(
+    triples: Sequence[Triple], by_norm: Mapping[str, Node], *, source: str, user_id: str | None
+) -> list[Edge]:
+    """The typed concept relations the triples assert, with ``source`` as provenance: only
+    triples whose both ends are known concepts (by normalised name), never a self-loop."""
+    edges: list[Edge] = []
+    for t in triples:
+        src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
+        if src is None or dst is None or src.id == dst.id:
+            continue
+        edges.append(
+            relation(src.id, t.predicate, dst.id, confidence=t.confidence, source=source, user_id=user_id)
+        )
+    return edges
 
 
 @dataclass
@@ -219,23 +244,13 @@ class Crystallizer:
             if node is None:
                 continue
             edges.append(Edge(src=node.id, dst=impulse_id, type=EdgeType.DERIVED_FROM))
-            edges += [
-                Edge(src=node.id, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
-                for c in {c.id: c for c in concepts.values()}.values()
-            ]
-        kept = 0
-        for t in triples:
-            src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
-            if src is None or dst is None or src.id == dst.id:
-                continue
-            edges.append(
-                relation(
-                    src.id, t.predicate, dst.id, confidence=t.confidence, source=crystal.id, user_id=user_id
-                )
-            )
-            edges.append(Edge(src=impulse_id, dst=src.id, type=EdgeType.CONTAINS_CONCEPT))
-            edges.append(Edge(src=impulse_id, dst=dst.id, type=EdgeType.CONTAINS_CONCEPT))
-            kept += 1
+            edges += concept_links(node.id, concepts)
+        asserted = triple_relations(triples, by_norm, source=crystal.id, user_id=user_id)
+        for edge in asserted:
+            edges.append(edge)
+            edges.append(Edge(src=impulse_id, dst=edge.src, type=EdgeType.CONTAINS_CONCEPT))
+            edges.append(Edge(src=impulse_id, dst=edge.dst, type=EdgeType.CONTAINS_CONCEPT))
+        kept = len(asserted)
         outcome = CrystallizeOutcome(
             impulse_id,
             cid,

@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from services.common.llm_calls import ask_structured
 from services.common.notation import Triple
 from services.prompts import crystallize_session as prompt
-from services.reflection.crystallizer import CrystallizeOutcome, compact
+from services.reflection.crystallizer import CrystallizeOutcome, compact, concept_links, triple_relations
 from services.reflection.job_trace import JobTrace
 from thea.errors import JobError
 from thea.memory.universal import UniversalMemory
@@ -34,7 +34,6 @@ from thea.models import (
     KnowledgeCrystal,
     TaskStatus,
     normalize_name,
-    relation,
     stable_id,
 )
 from thea.tuning import MAX_SESSION_CHARS, MAX_SESSION_CONCEPTS
@@ -114,17 +113,10 @@ class SessionCrystallizer:
             created_at=first,
         )
         edges = [Edge(src=cid, dst=t.id, type=EdgeType.DERIVED_FROM) for t in turns]
-        edges += [
-            Edge(src=cid, dst=c.id, type=EdgeType.INSIGHT_FROM_CONCEPT)
-            for c in {c.id: c for c in concepts.values()}.values()
-        ]
-        kept = 0
-        for t in triples:
-            src, dst = by_norm.get(normalize_name(t.subject)), by_norm.get(normalize_name(t.object))
-            if src is None or dst is None or src.id == dst.id:
-                continue
-            edges.append(relation(src.id, t.predicate, dst.id, confidence=t.confidence, source=cid))
-            kept += 1
+        edges += concept_links(cid, concepts)
+        asserted = triple_relations(triples, by_norm, source=cid, user_id=user_id)
+        edges += asserted
+        kept = len(asserted)
         for turn in turns:  # turns that name a concept of the session's knowledge link to it
             text = turn.content.lower()
             edges += [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,7 +14,7 @@ from thea.config import Settings, load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from workers.worker import run_burst
 
 
@@ -32,18 +31,10 @@ def settings(tmp_path) -> Settings:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def llm() -> FakeChatModel:
-    return FakeChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
+def runtime(runtime: Runtime) -> Runtime:
+    """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
+    runtime.install_worker_context()
+    return runtime
 
 
 async def crystallized(rt: Runtime, text: str) -> tuple[str, KnowledgeCrystal]:

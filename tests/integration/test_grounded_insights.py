@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -12,11 +11,10 @@ from services.knowledge.feedback import apply_feedback
 from services.reflection.crystallizer import crystal_id
 from services.views.insights import insight_detail, list_insights
 from tests.graph_reads import asserted, cycle_props
-from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from workers.worker import run_burst
 
 #: what a small model answered when asked to crystallize: general knowledge, schema words as tags
@@ -34,18 +32,10 @@ def crystal_saying(crystal: dict[str, object]) -> str:
 
 
 @pytest.fixture
-def llm() -> FakeChatModel:
-    return FakeChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
+def runtime(runtime: Runtime) -> Runtime:
+    """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
+    runtime.install_worker_context()
+    return runtime
 
 
 async def cycle_and_crystallize(

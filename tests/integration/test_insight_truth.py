@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from rich.console import Console
@@ -15,11 +14,10 @@ from services.reflection.crystallizer import crystal_id, stated_id
 from services.views.insights import insight_detail, list_insights
 from thea.api.models import InsightDetailView
 from thea.cli.insights_cmd import detail_tree
-from thea.config import Settings
 from thea.llm.fake import FakeCall, FakeChatModel, Handler, default_handlers
 from thea.llm.prompt_ids import PromptId
 from thea.models import Edge, EdgeType, KnowledgeCrystal
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from thea.service.serialize import insight_detail_json
 from workers.worker import run_burst
 
@@ -36,18 +34,10 @@ def crystal_saying(crystal: dict[str, object]) -> Handler:
 
 
 @pytest.fixture
-def llm() -> FakeChatModel:
-    return FakeChatModel()
-
-
-@pytest.fixture
-def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
-    rt = build_runtime(settings, llm=llm)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
+def runtime(runtime: Runtime) -> Runtime:
+    """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
+    runtime.install_worker_context()
+    return runtime
 
 
 async def say(rt: Runtime, text: str, user: str = "priya", session: str = "s1") -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import BaseMessage
@@ -25,7 +24,7 @@ from tests.injection_cases import CASES, TEMPLATE_TOKENS, forbidden, skeleton
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.models import Edge, EdgeType, KnowledgeCrystal
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from thea.text import neutralise
 from workers.worker import run_burst
 
@@ -33,17 +32,16 @@ ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_che
 
 
 @pytest.fixture
-def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
+def settings(settings: Settings) -> Settings:
     # the planner's own prompt is one of the checked prompts: the cycle shape that sends it
-    separate = settings.model_copy(
-        update={"cycle": settings.cycle.model_copy(update={"first_look": "separate"})}
-    )
-    rt = build_runtime(separate, llm=llm)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
+    return settings.model_copy(update={"cycle": settings.cycle.model_copy(update={"first_look": "separate"})})
+
+
+@pytest.fixture
+def runtime(runtime: Runtime) -> Runtime:
+    """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
+    runtime.install_worker_context()
+    return runtime
 
 
 def _seed_insights(rt: Runtime, texts: list[str]) -> None:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,27 +20,25 @@ from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.memory.operations import InsightFilter
 from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrystal, NodeType
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from workers.admin import failed_jobs, retry_failed
 from workers.queues import CRYSTALLIZE
 from workers.worker import run_burst
 
 
 @pytest.fixture
-def llm() -> FakeChatModel:
-    return FakeChatModel()
+def settings(settings: Settings) -> Settings:
+    """A failing job is retried once, at once."""
+    settings.queue.max_retries = 1
+    settings.queue.retry_backoff_s = [0]
+    return settings
 
 
 @pytest.fixture
-def runtime(settings: Settings, llm: FakeChatModel) -> Iterator[Runtime]:
-    settings.queue.max_retries = 1
-    settings.queue.retry_backoff_s = [0]
-    rt = build_runtime(settings, llm=llm)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
+def runtime(runtime: Runtime) -> Runtime:
+    """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
+    runtime.install_worker_context()
+    return runtime
 
 
 def crystals(rt: Runtime, user: str = "ana") -> list[KnowledgeCrystal]:

@@ -15,27 +15,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.injection_cases import CASES, InjectionCase, steered
-from thea.config import load_settings
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
-    settings = load_settings("embedded", data_dir=Path(tmp_path_factory.mktemp("injection-data")) / "data")
-    assert settings.llm.provider == "local"
-    rt = build_runtime(settings)
-    try:
-        yield rt
-    finally:
-        rt.close()
 
 
 async def _store(rt: Runtime, case: InjectionCase, user: str) -> str:

@@ -7,35 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from services.reflection.crystallizer import crystal_id, stated_id
 from services.reflection.grounding import SCHEMA_WORDS, Sources
 from tests.graph_reads import asserted
-from thea.config import load_settings
 from thea.models import KnowledgeCrystal, NodeType
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from workers.worker import run_burst
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 #: the words an acknowledgement may add to what the user said
 TEMPLATE_WORDS = {"noted", "your", "you", "you're", "i'll", "remember", "that", "are", "were"}
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
-    settings = load_settings("embedded", data_dir=Path(tmp_path_factory.mktemp("knowledge")) / "data")
-    assert settings.llm.provider == "local"
-    rt = build_runtime(settings)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
 
 
 def words(text: str) -> set[str]:

@@ -6,33 +6,18 @@ Slow (model load + CPU inference): run with ``python -m pytest -m slow``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage
 
 from services.reflection.crystallizer import crystal_id
 from tests.graph_reads import asserted, cycle_props
-from thea.config import load_settings
 from thea.errors import LLMError
 from thea.models import KnowledgeCrystal, TaskStatus
-from thea.runtime import Runtime, build_runtime
+from thea.runtime import Runtime
 from workers.worker import run_burst
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
-    settings = load_settings("embedded", data_dir=Path(tmp_path_factory.mktemp("real")) / "data")
-    assert settings.llm.provider == "local"
-    rt = build_runtime(settings)
-    rt.install_worker_context()
-    try:
-        yield rt
-    finally:
-        rt.close()
 
 
 async def test_the_real_model_answers_from_memory(runtime: Runtime) -> None:

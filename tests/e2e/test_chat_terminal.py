@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,12 +31,22 @@ def wait_for(session: str, text: str, timeout: float = 60) -> str:
     raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
 
 
-def test_chat_in_a_terminal(tmp_path: Path) -> None:
-    session = f"thea-test-{os.getpid()}"
-    env = f"THEA_DATA_DIR={tmp_path / 'data'} THEA_LLM__PROVIDER=fake"
-    command = f"env {env} {sys.executable} -m thea.cli.main chat --user ana; echo EXITED:$?; sleep 30"
+@contextmanager
+def chat_in_tmux(name: str, data: Path, *, env: str = "", args: str = "") -> Iterator[str]:
+    """``thea chat`` (fake model) in a 160x50 tmux session, which is killed afterwards; the
+    session name. When the chat exits the pane prints ``EXITED:<code>``."""
+    session = f"thea-test-{name}-{os.getpid()}"
+    env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake {env}".strip()
+    command = f"env {env} {sys.executable} -m thea.cli.main chat {args}; echo EXITED:$?; sleep 30"
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
     try:
+        yield session
+    finally:
+        tmux("kill-session", "-t", session)
+
+
+def test_chat_in_a_terminal(tmp_path: Path) -> None:
+    with chat_in_tmux("chat", tmp_path / "data", args="--user ana") as session:
         wait_for(session, "you>")
         tmux("send-keys", "-t", session, "Hello, which queues does Redis use?", "Enter")
         wait_for(session, "thea> (fake model) I heard you.")
@@ -44,18 +56,11 @@ def test_chat_in_a_terminal(tmp_path: Path) -> None:
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
         assert "Traceback" not in screen
-    finally:
-        tmux("kill-session", "-t", session)
 
 
 def test_a_multi_line_paste_is_one_message(tmp_path: Path) -> None:
     """Three pasted lines: one message, one answer (before: three messages, three answers)."""
-    session = f"thea-test-paste-{os.getpid()}"
-    data = tmp_path / "data"
-    env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake"
-    command = f"env {env} {sys.executable} -m thea.cli.main chat --user ana; echo EXITED:$?; sleep 30"
-    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
-    try:
+    with chat_in_tmux("paste", tmp_path / "data", args="--user ana") as session:
         wait_for(session, "you>")
         tmux("set-buffer", "-b", session, "Which queues\ndoes Redis use\nby default?")
         tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)  # -p: bracketed, as a terminal pastes
@@ -68,19 +73,12 @@ def test_a_multi_line_paste_is_one_message(tmp_path: Path) -> None:
         tmux("send-keys", "-t", session, "!quit", "Enter")
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
-    finally:
-        tmux("kill-session", "-t", session)
 
 
 def test_ctrl_c_mid_answer_cancels_it_and_the_chat_goes_on(tmp_path: Path) -> None:
     """Ctrl-C while an answer streams: the prompt returns, the service stays up, the next
     question is answered, and the cancelled cycle says so in its trace."""
-    session = f"thea-test-cc-{os.getpid()}"
-    data = tmp_path / "data"
-    env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake THEA_LLM__FAKE_WORDS_PER_S=1"
-    command = f"env {env} {sys.executable} -m thea.cli.main chat; echo EXITED:$?; sleep 30"
-    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
-    try:
+    with chat_in_tmux("cc", tmp_path / "data", env="THEA_LLM__FAKE_WORDS_PER_S=1") as session:
         wait_for(session, "you>")
         tmux("send-keys", "-t", session, "Tell me a long story.", "Enter")
         wait_for(session, "thea> (fake")  # the first words have arrived; the rest come slowly
@@ -97,5 +95,3 @@ def test_ctrl_c_mid_answer_cancels_it_and_the_chat_goes_on(tmp_path: Path) -> No
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
         assert "Traceback" not in screen
-    finally:
-        tmux("kill-session", "-t", session)

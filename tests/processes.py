@@ -41,9 +41,11 @@ SCRIPTED_SERVICE = textwrap.dedent(
 
 
 def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment of a thea process in a test: the caller's, without its own THEA_ settings
+    (a developer's shell must not change what a test sees), the fake model, a wide dumb terminal."""
     return {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
+        **{k: v for k, v in os.environ.items() if not k.startswith("THEA_")},
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
         "THEA_DATA_DIR": str(data_dir),
         "THEA_LLM__PROVIDER": "fake",
         "COLUMNS": "200",
@@ -53,15 +55,23 @@ def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def thea(
-    args: list[str], data_dir: Path, *, timeout: float = 120, **env: str
+    args: list[str],
+    data_dir: Path,
+    *,
+    stdin: str = "",
+    cwd: Path = ROOT,
+    timeout: float = 120,
+    **env: str,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``thea ARGS`` to completion (fake model) and return what it printed."""
+    """Run ``thea ARGS`` to completion (fake model), typing ``stdin``, from ``cwd`` (where a
+    user's .env is read), with ``env`` added to its environment; return what it printed."""
     return subprocess.run(
         [sys.executable, "-m", "thea.cli.main", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=cli_env(data_dir, **env),
-        cwd=ROOT,
+        cwd=cwd,
         timeout=timeout,
     )
 

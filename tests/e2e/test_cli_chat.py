@@ -3,30 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-
-def thea(
-    args: list[str], data_dir: Path, stdin: str = "", timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "THEA_DATA_DIR": str(data_dir),
-        "THEA_LLM__PROVIDER": "fake",
-        "COLUMNS": "200",
-        "TERM": "dumb",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "thea.cli.main", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+from tests.processes import thea
 
 
 def test_chat_answers_runs_commands_and_exits_cleanly(tmp_path: Path) -> None:

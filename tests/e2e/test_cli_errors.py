@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests import processes
 from tests.service_support import stop_services_under
 from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
@@ -39,24 +38,8 @@ def thea(
     stdin: str = "",
     data_dir: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    full = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("THEA_")},
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-        "THEA_DATA_DIR": str(data_dir or tmp / "data"),
-        "THEA_LLM__PROVIDER": "fake",
-        "COLUMNS": "100",
-        "TERM": "dumb",
-        **(env or {}),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "thea.cli.main", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=full,
-        cwd=tmp,  # where a user's .env would be read from
-        timeout=120,
-    )
+    """``thea ARGS`` run from ``tmp`` (where a user's .env would be read) in 100 columns."""
+    return processes.thea(args, data_dir or tmp / "data", stdin=stdin, cwd=tmp, COLUMNS="100", **(env or {}))
 
 
 @dataclass(frozen=True)

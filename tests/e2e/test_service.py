@@ -17,32 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from tests import processes
+from tests.processes import cli_env
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive
 
 PY = sys.executable
 
 
-def env_for(data: Path, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "THEA_DATA_DIR": str(data),
-        "THEA_LLM__PROVIDER": "fake",
-        "COLUMNS": "200",
-        "TERM": "dumb",
-        **extra,
-    }
-
-
 def thea(data: Path, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PY, "-m", "thea.cli.main", *args],
-        capture_output=True,
-        text=True,
-        env=env_for(data, **extra),
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return processes.thea(list(args), data, timeout=timeout, **extra)
 
 
 def first_output(proc: subprocess.Popen[str], timeout: float = 120) -> str:
@@ -97,7 +81,7 @@ def test_every_command_works_while_a_chat_is_open(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env_for(data),
+        env=cli_env(data),
     )
     try:
         assert chat.stdin is not None
@@ -189,7 +173,7 @@ def test_kill_9_of_the_service_mid_answer_loses_nothing_acknowledged(tmp_path: P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env_for(data, **slow),
+        env=cli_env(data, **slow),
     )
     first_output(asking)  # the answer has begun; its other words come slowly
     os.kill(record.pid, signal.SIGKILL)
@@ -246,7 +230,7 @@ def test_ctrl_c_in_ask_stops_at_once_with_one_line(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env_for(data, **slow),
+        env=cli_env(data, **slow),
     )
     first_output(asking)  # mid-answer: the first word is on the screen, the rest comes slowly
     sent = time.monotonic()

@@ -90,9 +90,16 @@ def start_thea(args: list[str], data_dir: Path) -> subprocess.Popen[str]:
 
 def start_scripted_service(data_dir: Path, *, slow: str = "", slow_s: float = 120) -> subprocess.Popen[str]:
     """The data dir's thea service with the scripted model, stalling on the ``slow`` roles;
-    returns once it answers (commands then use it instead of starting their own)."""
+    returns once it answers (commands then use it instead of starting their own). A service
+    already running for the data dir (e.g. one a client started after the last one was killed)
+    is stopped first: otherwise it would answer in the scripted one's place while the scripted
+    one waits for the directory, and take over the stores later."""
+    from tests.service_support import stop_services_under
     from thea.client.local import probe
     from thea.locations import ServicePaths
+    from thea.proc import ProcessRecord
+
+    stop_services_under(data_dir)
 
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPTED_SERVICE, str(data_dir), slow, str(slow_s)],
@@ -104,7 +111,12 @@ def start_scripted_service(data_dir: Path, *, slow: str = "", slow_s: float = 12
         start_new_session=True,
     )
     paths = ServicePaths.of(data_dir)
-    wait_for(lambda: probe(paths) or proc.poll() is not None, 120, "the scripted service to answer")
+
+    def answering() -> bool:
+        record = ProcessRecord.read(paths.pid_file)
+        return record is not None and record.pid == proc.pid and probe(paths)
+
+    wait_for(lambda: answering() or proc.poll() is not None, 120, "the scripted service to answer")
     if proc.poll() is not None:
         raise AssertionError(f"the scripted service exited: {proc.communicate()[1][-2000:]}")
     return proc

@@ -6,11 +6,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.processes import ROOT
 
 
 def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
@@ -63,3 +62,14 @@ def test_nothing_outside_tests_imports_from_tests() -> None:
         if imports_tests.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_tests_find_the_repository_through_one_root() -> None:
+    """A test that counts its own ``parents[n]`` breaks silently when it moves folder (CI once
+    ran ``tests/scripts/screenshots.py``); every test takes ROOT from tests.processes."""
+    counting = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("*.py")
+        if path.name != "processes.py" and re.search(r"__file__\)\.resolve\(\)\.parents\[", path.read_text())
+    ]
+    assert counting == [], counting

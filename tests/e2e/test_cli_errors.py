@@ -26,7 +26,6 @@ from thea.memory.factory import embedded_server
 from thea.runtime import build_runtime
 from workers.worker import run_burst
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Things a terminal would act on: ESC (clear screen, set title, colours, reset), BEL, CR, RLO.
 RAW = ("\x1b", "\x07", "\r", "\u202e")
 

@@ -21,6 +21,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from services.views.export import export_schema
+from tests.processes import ROOT
 from tests.service_support import stop_services_under
 from thea.cli import trace_cmd
 from thea.cli.main import app
@@ -32,7 +33,6 @@ from thea.models import Claim, Evidence, KnowledgeCrystal
 from thea.runtime import build_runtime
 from thea.testing.seed import SeededInsights, seed_insights
 
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "docs" / "export.schema.json"
 
 

@@ -23,7 +23,7 @@ from rq import Queue
 from rq.registry import StartedJobRegistry
 
 from services.reflection.crystallizer import crystal_id
-from tests.processes import thea, wait_for
+from tests.processes import ROOT, thea, wait_for
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
@@ -34,8 +34,6 @@ from workers.admin import failed_jobs
 from workers.queues import CRYSTALLIZE
 from workers.recovery import recover_abandoned_jobs
 from workers.worker import make_worker, run_burst
-
-ROOT = Path(__file__).resolve().parents[2]
 
 WORKER = textwrap.dedent(
     """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

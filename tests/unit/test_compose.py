@@ -21,10 +21,10 @@ import yaml
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
+from tests.processes import ROOT
 from thea.cli.main import app as cli_app
 from thea.config import Settings, load_settings
 
-ROOT = Path(__file__).resolve().parents[2]
 THEA_ROLES = ("app", "worker")
 # what a user puts in .env (the two secrets compose insists on) plus one LLM override
 USER_ENV = {

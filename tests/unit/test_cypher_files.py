@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from tests.processes import ROOT
 from thea.models import CONCEPT_RELATIONS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_spreading_activation_walks_every_concept_relation_type() -> None:

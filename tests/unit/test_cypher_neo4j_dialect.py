@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import ROOT
 from thea.memory.graph.queries import QueryLibrary
 from thea.models import EdgeType, NodeType
 
-ROOT = Path(__file__).resolve().parents[2]
 LINT_DIR = Path(os.environ.get("THEA_CYPHER_LINT_DIR", Path.home() / ".cache" / "thea-cypher-lint"))
 SCRIPT = ROOT / "tests" / "tools" / "lint_cypher.js"
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT
+
 IMG = ROOT / "docs" / "img"
 
 pytestmark = [

@@ -6,6 +6,9 @@ Above :data:`~services.common.limits.DOCUMENT_CHARS` characters a message become
 chunks tile the text, so joined they are the message verbatim). They are written in the same
 batched ``record`` as the impulse: graph, full-text index and embeddings at once.
 
+A message stored through ``remember`` (the API's and MCP's) is handled the same way: the
+:class:`~thea.models.DialogueTurn` keeps the summary and the chunks hold the text.
+
 The impulse keeps a summary instead of the text: a marker with the document's size and its
 first sentences (a deterministic extract, at most ``DOCUMENT_SUMMARY_CHARS``). That summary is
 what prompts and the conversation cache carry; the paste is answered with an acknowledgement
@@ -31,7 +34,16 @@ from services.common.text import STOPWORDS
 from services.cycle.statements import sentences
 from services.recall.lexical import terms
 from thea.memory.chunking import spread_evenly
-from thea.models import Document, DocumentChunk, Edge, EdgeType, Node, UserImpulse, stable_id
+from thea.models import (
+    DialogueTurn,
+    Document,
+    DocumentChunk,
+    Edge,
+    EdgeType,
+    Node,
+    UserImpulse,
+    stable_id,
+)
 
 #: where a chunk prefers to end, best first: a blank line, a line end, a sentence end, a space
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"), re.compile(r"[.!?]\s"), re.compile(r"\s"))
@@ -111,20 +123,21 @@ def summary(document: Document, text: str) -> str:
     )
 
 
-def make_paste(impulse: UserImpulse, size: int = DOCUMENT_CHUNK_CHARS) -> Paste:
-    """The document and chunks of a long impulse; the impulse now carries the summary and a
-    reference to the document (its text lives in the chunks)."""
-    text = impulse.content
+def make_paste(message: UserImpulse | DialogueTurn, size: int = DOCUMENT_CHUNK_CHARS) -> Paste:
+    """The document and chunks of a long message (a chat impulse, or a turn stored through
+    ``remember``); the message now carries the summary and a reference to the document (its
+    text lives in the chunks)."""
+    text = message.content
     spans = chunk_spans(text, size)
-    scope = {"user_id": impulse.user_id, "session_id": impulse.session_id}
+    scope = {"user_id": message.user_id, "session_id": message.session_id}
     document = Document(
-        id=stable_id("document", impulse.id),
+        id=stable_id("document", message.id),
         chars=len(text),
         lines=text.count("\n") + 1,
         chunks=len(spans),
-        source_impulse_id=impulse.id,
-        correlation_id=impulse.correlation_id,
-        created_at=impulse.created_at,
+        source_id=message.id,
+        correlation_id=message.correlation_id,
+        created_at=message.created_at,
         **scope,
     )
     document.content = head(text)
@@ -140,16 +153,16 @@ def make_paste(impulse: UserImpulse, size: int = DOCUMENT_CHUNK_CHARS) -> Paste:
             char_end=end,
             terms=words,
             embedded=i in embedded,
-            created_at=impulse.created_at,
+            created_at=message.created_at,
             **scope,
         )
         for i, ((start, end), piece, words) in enumerate(
             zip(spans, pieces, distinctive_terms(pieces), strict=True)
         )
     ]
-    impulse.content = summary(document, text)
-    impulse.document_id = document.id
-    edges = [Edge(src=impulse.id, dst=document.id, type=EdgeType.HAS_DOCUMENT)]
+    message.content = summary(document, text)
+    message.document_id = document.id
+    edges = [Edge(src=message.id, dst=document.id, type=EdgeType.HAS_DOCUMENT)]
     edges += [Edge(src=c.id, dst=document.id, type=EdgeType.CHUNK_OF) for c in chunks]
     return Paste(document, chunks, edges)
 

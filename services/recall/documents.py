@@ -8,8 +8,9 @@ tideurchin corgi corgi otter ..." quoted in answers to unrelated questions). So:
   document (``DocumentChunk.terms``: a word in few of the document's chunks). A word all over
   the paste (its filler, or its topic) says nothing about which chunk is meant, so a question
   sharing only such words with a paste is not taken to be about it;
-* the paste's **impulse** (the summary: a marker and the paste's first sentences, which chunk 0
-  holds too) is admitted only for a question about the paste as such ("What did I paste?");
+* the paste's **impulse** or remembered turn (the summary: a marker and the paste's first
+  sentences, which chunk 0 holds too) is admitted only for a question about the paste as such
+  ("What did I paste?");
 * its score is weighed by its type weight (``tuning.recall.type_weights``, 0.6 for a chunk);
 * **one hit per document**: the best chunk stands for its document, the others are dropped, so
   a paste takes at most one place of the top k.
@@ -21,7 +22,7 @@ from collections.abc import Set
 
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
-from thea.models import DocumentChunk, Node, UserImpulse
+from thea.models import DialogueTurn, DocumentChunk, Node, UserImpulse
 
 #: the words that ask about a paste as such
 PASTE_WORDS = frozenset(stem(w) for w in ("paste", "pasted", "document", "documents"))
@@ -33,7 +34,7 @@ def admitted(node: Node, query_terms: Set[str]) -> bool:
     question is not about a paste."""
     if isinstance(node, DocumentChunk):
         return not query_terms.isdisjoint(node.terms)
-    if isinstance(node, UserImpulse) and node.document_id is not None:
+    if isinstance(node, (UserImpulse, DialogueTurn)) and node.document_id is not None:
         return not query_terms.isdisjoint(PASTE_WORDS)
     return True
 

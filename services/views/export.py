@@ -3,7 +3,8 @@
 The schema is :class:`ExportRecord` (documented in docs/export.md; JSON Schema in
 docs/export.schema.json, printed by ``thea export --schema``). Memory use is constant:
 impulses are read with keyset pagination and each page's cycles are loaded with one
-batched query.
+batched query (and its pasted documents' texts with one more: a paste is exported whole, as the
+user sent it, not as the summary its impulse keeps).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from thea.models import FinalResponse, InstinctiveResponse, Node, Report, Search
 __all__ = ["ExportRecord", "count_impulses", "export_schema", "iter_export"]
 
 
-def _record(impulse: UserImpulse, nodes: list[Node], texts: dict[str, Node]) -> ExportRecord | None:
+def _record(
+    impulse: UserImpulse, nodes: list[Node], texts: dict[str, Node], pasted: dict[str, str]
+) -> ExportRecord | None:
     final = next((n for n in nodes if isinstance(n, FinalResponse)), None)
     if final is None:
         return None  # not a completed cycle
@@ -34,7 +37,8 @@ def _record(impulse: UserImpulse, nodes: list[Node], texts: dict[str, Node]) -> 
         user_id=impulse.user_id,
         session_id=impulse.session_id,
         created_at=impulse.created_at,
-        impulse=impulse.content,
+        # a paste's impulse holds a summary; the export gives the message as it was sent
+        impulse=pasted.get(impulse.document_id or "", impulse.content),
         instinct=instinct.content if instinct else None,
         plan=ExportedPlan(
             queries=plan.queries,
@@ -70,8 +74,9 @@ def iter_export(
             for rid in n.recalled_ids
         }
         texts = {n.id: n for n in memory.get(list(recalled_ids))}
+        pasted = memory.exchange.documents_texts([i.document_id for i in impulses if i.document_id])
         for impulse in impulses:
-            record = _record(impulse, by_cycle[impulse.id], texts)
+            record = _record(impulse, by_cycle[impulse.id], texts, pasted)
             if record is not None:
                 yield record
         after_time, after_id = impulses[-1].created_at, impulses[-1].id

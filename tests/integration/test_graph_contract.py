@@ -24,6 +24,7 @@ from thea.memory.operations import InsightFilter, MergeClaim, NodePatch
 from thea.models import (
     Concept,
     DialogueTurn,
+    DocumentChunk,
     Edge,
     EdgeType,
     Fact,
@@ -123,6 +124,23 @@ def test_exchange_pages_impulses_by_keyset_and_loads_cycles_in_one_batch(store: 
     assert cycles["missing"] == []
     assert exchange.existing_ids(["c1", "c3-f", "nope"]) == {"c1", "c3-f"}
     assert exchange.existing_ids([]) == set()
+
+
+def test_exchange_rejoins_pasted_documents_in_chunk_order(store: GraphStore) -> None:
+    def chunk(doc: str, index: int, text: str, user: str = "ana") -> DocumentChunk:
+        end = (index + 1) * len(text)
+        return DocumentChunk(
+            id=f"{doc}-{index}", content=text, document_id=doc, chunk_index=index,
+            char_start=end - len(text), char_end=end, user_id=user,
+        )  # fmt: skip
+
+    # written out of order: the order is the chunks' index, not the write
+    store.upsert_nodes([chunk("d1", 1, "world. "), chunk("d1", 0, "Hello "), chunk("d2", 0, "Bob", "bob")])
+    exchange = store.operations.exchange
+    assert exchange.documents_texts(["d1", "d2", "none"]) == {"d1": "Hello world. ", "d2": "Bob"}
+    assert exchange.documents_texts([]) == {}
+    assert [c.id for c in exchange.document_chunks("d1", "ana")] == ["d1-0", "d1-1"]
+    assert exchange.document_chunks("d1", "bob") == []
 
 
 # -- recall reads ------------------------------------------------------------------------

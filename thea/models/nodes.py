@@ -249,6 +249,8 @@ class DialogueTurn(Node):
     context: str | None = None
     #: as for impulses: feedback on answers that recalled this turn
     rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
+    #: a long remembered message is stored as this document; the turn keeps its summary
+    document_id: str | None = None
 
     def happened_at(self) -> int:
         """The turn's ``event_time`` (imported history), else when it was written."""
@@ -269,7 +271,8 @@ class Document(Node):
     chars: int = 0
     lines: int = 0
     chunks: int = 0
-    source_impulse_id: str | None = None
+    #: the message it was pasted as: a chat impulse, or a turn stored by ``remember``
+    source_id: str | None = None
 
 
 class DocumentChunk(Node):

@@ -282,6 +282,14 @@ class CypherExchangeOperations(_Group, ExchangeOperations):
         nodes = (Node.from_props(r["props"]) for r in rows)
         return [n for n in nodes if isinstance(n, DocumentChunk)]
 
+    def documents_texts(self, document_ids: Sequence[str]) -> dict[str, str]:
+        if not document_ids:
+            return {}
+        parts: dict[str, list[str]] = {}
+        for row in self._run("documents_texts", {"document_ids": list(document_ids)}):
+            parts.setdefault(str(row["document_id"]), []).append(str(row["content"]))
+        return {document_id: "".join(chunks) for document_id, chunks in parts.items()}
+
 
 class CypherAdminOperations(_Group, AdminOperations):
     def memory_page(self, after_id: str, limit: int) -> list[PropertyMap]:

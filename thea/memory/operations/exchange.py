@@ -26,3 +26,8 @@ class ExchangeOperations(abc.ABC):
     @abc.abstractmethod
     def document_chunks(self, document_id: str, user_id: str) -> list[DocumentChunk]:
         """One user's pasted document as its chunks, in order (joined: the pasted text)."""
+
+    @abc.abstractmethod
+    def documents_texts(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """Several pasted documents' whole texts at once, keyed by document id (ids with no
+        chunks are left out)."""

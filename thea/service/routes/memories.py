@@ -1,6 +1,7 @@
 """Memory without a cycle, per user: recall (query -> memories with scores and the stages that
-found them) and remember (store a message or a fact). The MCP tools and the LangChain
-retriever are built on these two."""
+found them) and remember (store a message or a fact; a message over ``DOCUMENT_CHARS`` becomes a
+document of chunks, as a chat paste does). The MCP tools and the LangChain retriever are built
+on these two."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import asyncio
 
 from fastapi import APIRouter, Depends, Request
 
+from services.cycle.documents import acknowledgement as paste_acknowledgement
+from services.cycle.documents import is_document, make_paste
 from services.cycle.impulse_input import unstorable, validate_impulse_text
 from services.cycle.plan_fallback import fallback_plan
 from services.cycle.recall_step import Recaller, RecallStep
@@ -94,5 +97,14 @@ async def remember(
         user_id=caller.user_id,
         session_id=f"remember:{session_id}",
     )
+    # a long message is stored as a document (its chunks hold the text), as a chat paste is
+    paste = make_paste(node) if is_document(text) else None
     await asyncio.to_thread(record_with_concepts, runtime.memory, [node])
-    return Remembered(id=node.id, kind="message", summary=f"remembered as message {node.id[:8]}")
+    if paste is None:
+        return Remembered(id=node.id, kind="message", summary=f"remembered as message {node.id[:8]}")
+    await runtime.memory.arecord(paste.nodes, paste.edges)
+    return Remembered(
+        id=node.id,
+        kind="message",
+        summary=f"remembered as message {node.id[:8]}: {paste_acknowledgement(paste.document)}",
+    )

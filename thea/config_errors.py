@@ -3,11 +3,13 @@ the environment, ``.env`` or the config file) and what it accepts. Secrets are n
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_settings import SettingsError
 
 from thea.errors import ConfigError
@@ -87,18 +89,43 @@ def _shown(value: Any, loc: tuple[str, ...]) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _suggestion(name: str, known: Iterable[str], section: tuple[str, ...] = ()) -> str:
+    close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=0.75)
+    return f"did you mean {'.'.join((*section, close[0]))}?" if close else "not a setting"
+
+
+def _section_keys(model: type[BaseModel], path: tuple[str, ...]) -> list[str]:
+    """The keys the settings section at ``path`` knows (none when the path is not a section)."""
+    for part in path:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
+
+
 def settings_error(
-    exc: ValidationError, defaults: dict[str, Any], overrides: dict[str, Any], profile: str
+    exc: ValidationError,
+    defaults: dict[str, Any],
+    overrides: dict[str, Any],
+    profile: str,
+    model: type[BaseModel] | None = None,
 ) -> ConfigError:
-    """One line naming the first bad setting, where it came from and what it accepts."""
+    """One line naming the first bad setting, where it came from and what it accepts (for a key
+    no section has, the setting it most likely meant)."""
     errors = exc.errors()
     first = errors[0]
     loc = tuple(str(p) for p in first["loc"])
     dotted = ".".join(loc) or "settings"
-    line = (
-        f"invalid setting {dotted} = {_shown(first.get('input'), loc)} "
-        f"(from {_source(loc, defaults, overrides, profile)}): {_problem(first)}"
-    )
+    where = _source(loc, defaults, overrides, profile)
+    if first.get("type") == "extra_forbidden" and model is not None:
+        known = _section_keys(model, loc[:-1])
+        line = f"unknown setting {dotted} (from {where}): {_suggestion(loc[-1], known, loc[:-1])}"
+    else:
+        line = (
+            f"invalid setting {dotted} = {_shown(first.get('input'), loc)} (from {where}): {_problem(first)}"
+        )
     if len(errors) > 1:
         others = ", ".join(".".join(str(p) for p in e["loc"]) for e in errors[1:])
         line += f" (and {len(errors) - 1} more: {others})"
@@ -124,3 +151,35 @@ def unparsable_message(exc: SettingsError) -> str:
         f"invalid setting {field} in {where}: {shown} must be valid JSON when it holds a list or a "
         f"table (e.g. THEA_QUEUE__RETRY_BACKOFF_S='[2, 10, 60]')"
     )
+
+
+#: ``THEA_`` variables that are not settings but are read by thea's commands and scripts
+NOT_SETTINGS = frozenset(
+    {"profile", "config_file", "cypher_lint_dir", "workers", "roles", "port", "namespace"}
+)
+
+
+def unknown_names(
+    known: Iterable[str], section: Mapping[str, Any], environ: Mapping[str, str], profile: str
+) -> ConfigError | None:
+    """A misspelt top-level setting: a key of the config file's profile section that is not a
+    setting, or a ``THEA_`` variable (environment or ``.env``) close to one. (Other ``THEA_``
+    variables may belong to other tools, so only near misses count; nested ``THEA_A__B``
+    names are checked by their section.)"""
+    names = set(known)
+    for key in section:
+        if key not in names:
+            return ConfigError(
+                f"unknown setting {key} in the config file's [{profile}] section: {_suggestion(key, names)}"
+            )
+    for variable in environ:
+        upper = variable.upper()
+        if not upper.startswith("THEA_") or "__" in upper:
+            continue
+        name = upper.removeprefix("THEA_").lower()
+        if name in names or name in NOT_SETTINGS:
+            continue
+        close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.75)
+        if close:
+            return ConfigError(f"unknown setting {variable}: did you mean THEA_{close[0].upper()}?")
+    return None

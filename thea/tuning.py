@@ -121,7 +121,7 @@ class RecallTuning(BaseModel):
     index_dates: bool = True
     #: for a question asking when, memories that mention a time rank this much higher
     when_boost: float = Field(default=0.3, ge=0.0)
-    #: hits a configured reranker reorders (``recall.rerank_depth`` sets it for the service)
+    #: hits a configured reranker (``recall.reranker``) reorders
     rerank_depth: int = Field(default=20, ge=2, le=200)
     #: full-text candidates per query word fetched for BM25 re-scoring
     keyword_candidates: int = Field(default=50, ge=1, le=1000)

@@ -88,9 +88,7 @@ def build_reranker(settings: Settings) -> Reranker | None:
 
 
 def build_recall(settings: Settings, memory: UniversalMemory) -> RecallService:
-    tuned = settings.tuning.effective_recall()
-    config = tuned.model_copy(update={"rerank_depth": settings.recall.rerank_depth})
-    return RecallService(memory, config, build_reranker(settings))
+    return RecallService(memory, settings.tuning.effective_recall(), build_reranker(settings))
 
 
 def build_distiller(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> Distiller:

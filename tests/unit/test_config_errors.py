@@ -36,3 +36,57 @@ def test_a_bad_secret_is_not_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         load_settings("embedded", llm={"api_key": ["sk-very-secret"]})
     assert "llm.api_key = (hidden)" in str(err.value)
     assert "sk-very-secret" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("variable", "message"),
+    [
+        (
+            "THEA_LLM__PROVDER",
+            "unknown setting llm.provder (from THEA_LLM__PROVDER): did you mean llm.provider?",
+        ),
+        (
+            "THEA_SERVICE__PORTT",
+            "unknown setting service.portt (from THEA_SERVICE__PORTT): did you mean service.port?",
+        ),
+        ("THEA_DATA_DIRR", "unknown setting THEA_DATA_DIRR: did you mean THEA_DATA_DIR?"),
+        ("THEA_LOGLEVEL", "unknown setting THEA_LOGLEVEL: did you mean THEA_LOG_LEVEL?"),
+    ],
+)
+def test_a_misspelt_variable_is_named_with_the_setting_it_meant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, message: str
+) -> None:
+    """Before: a misspelt variable was ignored and thea ran on the default it was meant to change."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, "openai")
+    with pytest.raises(ConfigError) as err:
+        load_settings("embedded")
+    assert str(err.value) == message
+
+
+def test_a_misspelt_key_in_the_config_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "thea.toml"
+    config.write_text('[embedded]\n[embedded.llm]\nprovidr = "openai"\n')
+    with pytest.raises(
+        ConfigError, match=r"unknown setting llm.providr \(from \[embedded\] llm.providr in the "
+    ):
+        load_settings("embedded", config)
+    config.write_text('[embedded]\ndatadir = "/srv/thea"\n')
+    with pytest.raises(
+        ConfigError, match=r"unknown setting datadir in the config file's \[embedded\] section"
+    ):
+        load_settings("embedded", config)
+
+
+def test_other_tools_variables_and_env_files_are_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only near misses of a setting count: a .env shared with other programs, or a THEA_
+    variable of some other tool, does not stop thea."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("DATABASE_URL=postgres://x\nTHEA_CYPHER_LINT_DIR=/tmp/lint\n")
+    monkeypatch.setenv("THEA_DEPLOYMENT_COLOUR", "blue")
+    assert load_settings("embedded", data_dir=tmp_path / "d").llm.provider == "local"

@@ -60,3 +60,20 @@ def test_an_out_of_range_threshold_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings("embedded", data_dir=tmp_path / "data", tuning={"grounding": {"min_lexical": 2}})
     assert "\n" not in str(caught.value)
+
+
+def test_the_rerank_depth_has_one_name(tmp_path: Path) -> None:
+    from services.cycle.assembly import build_recall
+    from thea.memory.factory import open_memory
+
+    settings = load_settings("embedded", data_dir=tmp_path / "data", tuning={"recall": {"rerank_depth": 7}})
+    memory = open_memory(settings)
+    try:
+        assert build_recall(settings, memory).config.rerank_depth == 7
+    finally:
+        memory.close()
+    # the old second name is a typo now, said in one line
+    with pytest.raises(ConfigError) as caught:
+        load_settings("embedded", data_dir=tmp_path / "data", recall={"rerank_depth": 7})
+    assert "rerank_depth" in str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from services.common.limits import DOCUMENT_CHARS
 from tests.web.test_web_api import chat, done_of
 from thea.api import PREFIX
-from thea.models import DialogueTurn, DocumentChunk
+from thea.models import DialogueTurn
 from thea.runtime import Runtime
 from thea.testing.service import service_app
 

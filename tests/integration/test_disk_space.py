@@ -60,7 +60,7 @@ def mounted(kind: str, tmp_path: Path) -> Iterator[Path]:
         _run("umount", "-l", str(mount))
 
 
-@pytest.fixture(params=["tmpfs", "ext4"])
+@pytest.fixture(params=["tmpfs", pytest.param("ext4", marks=pytest.mark.slow)])
 def small_fs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     with mounted(request.param, tmp_path) as mount:
         yield mount

@@ -108,9 +108,10 @@ def ask(
             raise InputError("the message is empty")
     api = client(ctx, user=user, quiet=as_json)
     started = False
+    events = api.stream(text, session)  # a generator: closing it closes the stream
     with friendly_errors():
         try:
-            for event in api.stream(text, session):
+            for event in events:
                 if isinstance(event, Token) and not as_json:
                     console.print(safe(event.text), end="", soft_wrap=True)
                     started = True
@@ -135,6 +136,7 @@ def ask(
                         console.print()
                         _print_done(result)
         except KeyboardInterrupt:
+            events.close()  # the service cancels the cycle now, not when this process ends
             if started:
                 console.print()
             err_console.print("[yellow]cancelled: the answer was stopped[/]")

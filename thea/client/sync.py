@@ -139,12 +139,16 @@ class Client:
                 return event.result
         raise ServiceUnavailable("the answer stream ended without a result")
 
-    def stream(self, text: str, session_id: str | None = None) -> Iterator[Token | Done]:
-        """One cognitive cycle, streamed: ``Token`` events, then ``Done``. Stop iterating (or
-        close the iterator) to cancel the cycle."""
-        for event in self._events(specs.ask(text, session_id, stream=True)):
-            if isinstance(event, Token | Done):
-                yield event
+    def stream(self, text: str, session_id: str | None = None) -> Generator[Token | Done, None, None]:
+        """One cognitive cycle, streamed: ``Token`` events, then ``Done``. Close the generator
+        (or stop iterating) to cancel the cycle."""
+        events = self._events(specs.ask(text, session_id, stream=True))
+        try:
+            for event in events:
+                if isinstance(event, Token | Done):
+                    yield event
+        finally:
+            events.close()  # closes the response: the service sees the stream end
 
     def chat(self, text: str, session_id: str | None = None) -> Generator[ChatEvent, None, None]:
         """A chat line: a message (streamed) or a ``!`` command (one ``Command`` event)."""

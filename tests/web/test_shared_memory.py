@@ -60,7 +60,9 @@ def ask_on_the_page(page: Any, url: str, text: str) -> Any:
     page.fill("#input", text)
     page.press("#input", "Enter")
     answer = page.locator("#messages li.msg.thea").last
-    sync_api.expect(answer.locator(".trace-link")).to_be_visible()
+    # the real model may first finish a slow-loop call already running (foreground-first
+    # scheduling cannot cut a call short): wait for the answer as a user would, not 5 s
+    sync_api.expect(answer.locator(".trace-link")).to_be_visible(timeout=180_000)
     return answer
 
 

@@ -154,9 +154,7 @@ def unparsable_message(exc: SettingsError) -> str:
 
 
 #: ``THEA_`` variables that are not settings but are read by thea's commands and scripts
-NOT_SETTINGS = frozenset(
-    {"profile", "config_file", "cypher_lint_dir", "workers", "roles", "port", "namespace"}
-)
+NOT_SETTINGS = frozenset({"config_file", "cypher_lint_dir", "workers", "roles", "port", "namespace"})
 
 
 def unknown_names(

@@ -95,13 +95,20 @@ class GatedWorker(LeasedWorker):
 
     gate: ForegroundGate | None = None
     gate_wait_s: float = 1.0
+    #: set by an in-process owner (the service shutting down): take no further job
+    stop_event: threading.Event | None = None
+
+    def _stopping(self) -> bool:
+        return self._stop_requested or (self.stop_event is not None and self.stop_event.is_set())
 
     def dequeue_job_and_maintain_ttl(
         self, timeout: int | None, max_idle_time: int | None = None
     ) -> tuple[Job, Queue] | None:
+        if self.stop_event is not None and self.stop_event.is_set():
+            return None  # a burst ends here, between jobs: what is still queued stays queued
         if self.gate is not None:
             while not self.gate.wait_quiet(self.gate_wait_s):
-                if timeout is None or self._stop_requested:
+                if timeout is None or self._stopping():
                     return None
                 self.heartbeat()
         return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
@@ -147,9 +154,12 @@ def run_burst(
     *,
     threaded: bool = True,
     gate: ForegroundGate | None = None,
+    stop: threading.Event | None = None,
 ) -> bool:
-    """Process everything queued now (and due retries), then return."""
+    """Process everything queued now (and due retries), then return; when ``stop`` is set,
+    return after the job that is running instead."""
     worker = make_worker(connection, queues, threaded=threaded, gate=gate)
+    worker.stop_event = stop
     return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
 
 
@@ -189,7 +199,7 @@ class BackgroundWorker:
             worked = True
             try:
                 self._busy.set()
-                worked = run_burst(self.connection, self.queues, gate=self.gate)
+                worked = run_burst(self.connection, self.queues, gate=self.gate, stop=self._stop)
             except Exception as exc:  # keep the service alive whatever a job does
                 log.warning("background worker: %s", exc)
             finally:
@@ -220,6 +230,8 @@ class BackgroundWorker:
         return self._idle.wait(timeout_s)
 
     def stop(self, timeout_s: float = 30.0) -> None:
+        """Let the running job finish (waiting up to ``timeout_s``) and take no other: jobs still
+        queued stay queued for the next worker."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout_s)

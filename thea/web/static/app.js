@@ -76,6 +76,21 @@ async function getJSON(path) {
   return body;
 }
 
+// The latest request of each kind wins. When a filter changes, or another row is clicked, while
+// an answer is on its way, the older answer arrives to nobody (null) instead of overwriting the
+// newer one: e.g. the list of all insights landing after the list of unverified ones.
+const latestTicket = {};
+async function latestJSON(kind, path) {
+  const ticket = (latestTicket[kind] = (latestTicket[kind] || 0) + 1);
+  try {
+    const body = await getJSON(path);
+    return ticket === latestTicket[kind] ? body : null;
+  } catch (err) {
+    if (ticket === latestTicket[kind]) throw err;
+    return null;
+  }
+}
+
 function showTokenBar() {
   $("token-bar").classList.remove("hidden");
   setStatus("locked");
@@ -240,7 +255,8 @@ $("input").addEventListener("keydown", (event) => {
 async function showTrace(impulseId) {
   go("chat");
   try {
-    renderTrace(await getJSON(API + "/traces/" + encodeURIComponent(impulseId) + "?session_id=" + state.session));
+    const trace = await latestJSON("trace", API + "/traces/" + encodeURIComponent(impulseId) + "?session_id=" + state.session);
+    if (trace !== null) renderTrace(trace);
   } catch (err) {
     $("trace-body").replaceChildren(el("p", { class: "err", text: err.message }));
     $("trace-panel").classList.remove("hidden");
@@ -335,11 +351,12 @@ async function loadInsights() {
   const tbody = document.querySelector("#insights-table tbody");
   let data;
   try {
-    data = await getJSON(API + "/insights?" + params);
+    data = await latestJSON("insights", API + "/insights?" + params);
   } catch (err) {
     tbody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "err", text: err.message })));
     return;
   }
+  if (data === null) return;
   const max = Math.max(1, ...data.insights.map((i) => i.strength));
   tbody.replaceChildren();
   for (const item of data.insights) {
@@ -375,11 +392,12 @@ async function loadInsight(id) {
   panel.classList.remove("hidden");
   let data;
   try {
-    data = await getJSON(API + "/insights/" + encodeURIComponent(id));
+    data = await latestJSON("insight", API + "/insights/" + encodeURIComponent(id));
   } catch (err) {
     panel.replaceChildren(el("p", { class: "err", text: err.message }));
     return;
   }
+  if (data === null) return;
   for (const row of document.querySelectorAll("#insights-table tr.insight")) row.classList.toggle("selected", row.dataset.id === data.id);
   const head = el("div", { class: "panel-head" }, el("h2", { text: "Insight " + short(data.id) }),
     el("button", { class: "small", type: "button", text: "Graph", onclick: () => go("graph", { node: data.id }) }),
@@ -481,11 +499,12 @@ async function showGraph() {
   info.textContent = "loading…";
   let data;
   try {
-    data = await getJSON(API + "/graph?" + params);
+    data = await latestJSON("graph", API + "/graph?" + params);
   } catch (err) {
     info.textContent = err.message;
     return;
   }
+  if (data === null) return;
   info.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges";
   if (state.cy) state.cy.destroy();
   state.cy = cytoscape({

@@ -4,6 +4,7 @@ fake model (so a test can stall it mid-job and kill it)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` for a child that a test interrupts as Ctrl-C would: SIGINT back to its
+    default. A test run started in the background by a non-interactive shell (``pytest &``, as
+    CI scripts and ``flock ... &`` do) ignores SIGINT, every child inherits that, and thea
+    rightly keeps a SIGINT that was ignored when it started (nohup semantics)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 #: ``python -c SCRIPTED_SERVICE <data dir> <slow prompt ids, comma-separated> <seconds>``: the
 #: real thea service of that data dir, but its runtime answers with the fake model and stalls for

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests import processes
-from tests.processes import cli_env
+from tests.processes import as_from_a_terminal, cli_env
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive
 
@@ -231,6 +231,7 @@ def test_ctrl_c_in_ask_stops_at_once_with_one_line(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=cli_env(data, **slow),
+        preexec_fn=as_from_a_terminal,
     )
     first_output(asking)  # mid-answer: the first word is on the screen, the rest comes slowly
     sent = time.monotonic()

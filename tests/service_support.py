@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fastapi.testclient import TestClient
+
+from thea.api import PREFIX
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive, signal_if_alive
 
@@ -28,6 +31,24 @@ def parse_sse(lines: Iterator[str]) -> list[Event]:
             assert event is not None
             events.append((event, json.loads(line[len("data: ") :])))
     return events
+
+
+def chat(client: TestClient, text: str, session: str = "s1", **kw: Any) -> list[Event]:
+    """POST /api/v1/chat and parse the SSE stream into (event, data) pairs, in order."""
+    body = {"text": text, "session_id": session}
+    with client.stream("POST", f"{PREFIX}/chat", json=body, **kw) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return parse_sse(response.iter_lines())
+
+
+def answer_of(events: list[Event]) -> str:
+    return "".join(data["text"] for kind, data in events if kind == "token")
+
+
+def done_of(events: list[Event]) -> dict[str, Any]:
+    (done,) = [data for kind, data in events if kind == "done"]
+    return dict(done)
 
 
 def stop_services_under(root: Path, timeout_s: float = 30.0) -> None:

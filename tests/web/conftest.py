@@ -6,12 +6,15 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from thea.config import Settings, load_settings
 from thea.llm.fake import DEFAULT_REPLY, StreamingFakeChatModel, default_handlers
 from thea.runtime import Runtime, build_runtime
+from thea.testing.service import service_app
 
 TOKEN = "s3cret-web-token"
 
@@ -49,3 +52,15 @@ def _reset_llm(llm: StreamingFakeChatModel) -> Iterator[None]:
     llm.token_delay_s = 0.0
     llm.handlers = default_handlers()
     llm.reply = DEFAULT_REPLY
+
+
+@pytest.fixture(scope="module")
+def app(runtime: Runtime) -> Any:
+    """The service's app on the module's runtime, as the TCP listener serves it."""
+    return service_app(runtime)
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[TestClient]:
+    with TestClient(app, base_url="http://localhost") as c:
+        yield c

@@ -5,18 +5,15 @@ back whole."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from services.common.limits import DOCUMENT_CHARS
-from tests.web.test_web_api import chat, done_of
+from tests.service_support import chat, done_of
 from thea.api import PREFIX
 from thea.models import DialogueTurn
 from thea.runtime import Runtime
-from thea.testing.service import service_app
 
 #: one line of a long pasted log: each names its own host, so a host's name picks its chunk
 LINE = "{i:05d} host relay-{i} reported kernel panic while the backup window was open.\n"
@@ -28,12 +25,6 @@ def long_log(lines: int = 400) -> str:
     text = "".join(LINE.format(i=i) for i in range(lines)).rstrip()
     assert len(text) > DOCUMENT_CHARS
     return text
-
-
-@pytest.fixture
-def client(runtime: Runtime) -> Iterator[TestClient]:
-    with TestClient(service_app(runtime), base_url="http://localhost") as c:
-        yield c
 
 
 def recall(client: TestClient, query: str) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from tests.service_support import Event, parse_sse
+from tests.service_support import answer_of, chat, done_of, parse_sse
 from tests.web.conftest import TOKEN
 from thea.api import PREFIX
 from thea.llm.fake import StreamingFakeChatModel, plain_text
@@ -28,17 +28,6 @@ BOB_TOKEN = "bobs-own-token"
 
 
 @pytest.fixture(scope="module")
-def app(runtime: Runtime) -> Any:
-    return service_app(runtime)
-
-
-@pytest.fixture
-def client(app: Any) -> Iterator[TestClient]:
-    with TestClient(app, base_url="http://localhost") as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def shared_app(runtime: Runtime) -> Any:
     """A shared service: every token is its own user."""
     tokens = {"ana": SecretStr(TOKEN), "bob": SecretStr(BOB_TOKEN)}
@@ -50,24 +39,6 @@ def shared_app(runtime: Runtime) -> Any:
 
 def as_user(app: Any, token: str) -> TestClient:
     return TestClient(app, base_url="http://localhost", headers={"Authorization": f"Bearer {token}"})
-
-
-def chat(client: TestClient, text: str, session: str = "s1", **kw: Any) -> list[Event]:
-    """POST /api/v1/chat and parse the SSE stream into (event, data) pairs, in order."""
-    body = {"text": text, "session_id": session}
-    with client.stream("POST", f"{PREFIX}/chat", json=body, **kw) as response:
-        assert response.status_code == 200, response.read()
-        assert response.headers["content-type"].startswith("text/event-stream")
-        return parse_sse(response.iter_lines())
-
-
-def answer_of(events: list[Event]) -> str:
-    return "".join(data["text"] for kind, data in events if kind == "token")
-
-
-def done_of(events: list[Event]) -> dict[str, Any]:
-    (done,) = [data for kind, data in events if kind == "done"]
-    return dict(done)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from thea.config_errors import settings_error, unknown_names, unparsable_message
+from thea.config_errors import dotenv_variables, settings_error, unknown_names, unparsable_message
 from thea.errors import ConfigError
 from thea.resources import resource_dir
 from thea.tuning import RETRY_BACKOFF_S, Tuning
@@ -311,16 +311,6 @@ class _ProfileSource(PydanticBaseSettingsSource):
         return dict(self._data)
 
 
-def _dotenv() -> dict[str, str]:
-    """The variables of ``.env`` in the working directory (what the settings read from it)."""
-    from dotenv import dotenv_values
-
-    try:
-        return {k: v or "" for k, v in dotenv_values(".env").items()}
-    except (OSError, UnicodeDecodeError):
-        return {}  # an unreadable .env is reported by the settings themselves
-
-
 def load_settings(
     profile: str | None = None,
     config_file: Path | str | None = None,
@@ -339,7 +329,7 @@ def load_settings(
     class _ProfileSettings(Settings):
         _profile_defaults = defaults
 
-    typo = unknown_names(Settings.model_fields, defaults, {**_dotenv(), **os.environ}, chosen)
+    typo = unknown_names(Settings.model_fields, defaults, {**dotenv_variables(), **os.environ}, chosen)
     if typo is not None:
         raise typo
     try:

@@ -40,6 +40,17 @@ def _env_name(loc: tuple[str, ...]) -> str:
     return "THEA_" + "__".join(loc).upper()
 
 
+def dotenv_variables() -> dict[str, str]:
+    """The variables of ``.env`` in the working directory (the file the settings read), or none
+    when it cannot be read (a broken ``.env`` is reported by the settings themselves)."""
+    from dotenv import dotenv_values
+
+    try:
+        return {k: v or "" for k, v in dotenv_values(".env").items()}
+    except Exception:
+        return {}
+
+
 def _source(loc: tuple[str, ...], defaults: dict[str, Any], overrides: dict[str, Any], profile: str) -> str:
     """Where the bad value most likely came from, in the priority order of the sources."""
     node: Any = overrides
@@ -50,13 +61,8 @@ def _source(loc: tuple[str, ...], defaults: dict[str, Any], overrides: dict[str,
     name = _env_name(loc)
     if any(k.upper() == name for k in os.environ):
         return name
-    try:
-        from dotenv import dotenv_values
-
-        if any(k.upper() == name for k in dotenv_values(".env")):
-            return f"{name} in .env"
-    except Exception:  # a broken .env is reported by the settings themselves
-        pass
+    if any(k.upper() == name for k in dotenv_variables()):
+        return f"{name} in .env"
     node = defaults
     for part in loc:
         node = node.get(part) if isinstance(node, dict) else None
@@ -89,9 +95,15 @@ def _shown(value: Any, loc: tuple[str, ...]) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _suggestion(name: str, known: Iterable[str], section: tuple[str, ...] = ()) -> str:
+def _closest(name: str, known: Iterable[str]) -> str | None:
+    """The known setting a misspelt name most likely meant, if any is close."""
     close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=0.75)
-    return f"did you mean {'.'.join((*section, close[0]))}?" if close else "not a setting"
+    return close[0] if close else None
+
+
+def _suggestion(name: str, known: Iterable[str], section: tuple[str, ...] = ()) -> str:
+    meant = _closest(name, known)
+    return f"did you mean {'.'.join((*section, meant))}?" if meant else "not a setting"
 
 
 def _section_keys(model: type[BaseModel], path: tuple[str, ...]) -> list[str]:
@@ -140,11 +152,7 @@ def unparsable_message(exc: SettingsError) -> str:
     field, source = found.groups()
     where = "the .env file" if "DotEnv" in source else "the environment"
     prefix = _env_name((field,))
-    keys: list[str] = list(os.environ)
-    if "DotEnv" in source:
-        from dotenv import dotenv_values
-
-        keys = list(dotenv_values(".env"))
+    keys = list(dotenv_variables() if "DotEnv" in source else os.environ)
     names = sorted(k for k in keys if k.upper().startswith(prefix))
     shown = ", ".join(names) if names else f"{prefix} or {prefix}__..."
     return (
@@ -177,7 +185,7 @@ def unknown_names(
         name = upper.removeprefix("THEA_").lower()
         if name in names or name in NOT_SETTINGS:
             continue
-        close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.75)
-        if close:
-            return ConfigError(f"unknown setting {variable}: did you mean THEA_{close[0].upper()}?")
+        meant = _closest(name, names)
+        if meant:
+            return ConfigError(f"unknown setting {variable}: did you mean THEA_{meant.upper()}?")
     return None

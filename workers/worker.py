@@ -104,7 +104,7 @@ class GatedWorker(LeasedWorker):
     def dequeue_job_and_maintain_ttl(
         self, timeout: int | None, max_idle_time: int | None = None
     ) -> tuple[Job, Queue] | None:
-        if self.stop_event is not None and self.stop_event.is_set():
+        if self._stopping():
             return None  # a burst ends here, between jobs: what is still queued stays queued
         if self.gate is not None:
             while not self.gate.wait_quiet(self.gate_wait_s):

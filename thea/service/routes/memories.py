@@ -100,11 +100,8 @@ async def remember(
     # a long message is stored as a document (its chunks hold the text), as a chat paste is
     paste = make_paste(node) if is_document(text) else None
     await asyncio.to_thread(record_with_concepts, runtime.memory, [node])
-    if paste is None:
-        return Remembered(id=node.id, kind="message", summary=f"remembered as message {node.id[:8]}")
-    await runtime.memory.arecord(paste.nodes, paste.edges)
-    return Remembered(
-        id=node.id,
-        kind="message",
-        summary=f"remembered as message {node.id[:8]}: {paste_acknowledgement(paste.document)}",
-    )
+    summary = f"remembered as message {node.id[:8]}"
+    if paste is not None:
+        await runtime.memory.arecord(paste.nodes, paste.edges)
+        summary += f": {paste_acknowledgement(paste.document)}"
+    return Remembered(id=node.id, kind="message", summary=summary)

@@ -233,6 +233,8 @@ MAX_LINKED_CONCEPTS = 5
 #: Recall: texts searched, characters of each, keyword terms, characters of a term.
 MAX_QUERY_TEXTS = 4
 MAX_QUERY_CHARS = 2_000
+#: how much of a recalled memory's text a trace shows
+TRACE_TEXT_CHARS = 200
 MAX_KEYWORD_TERMS = 12
 MAX_TERM_CHARS = 40
 #: Share of the model's context window a user's message may fill in a prompt (by the cautious

@@ -26,6 +26,7 @@ from thea.tuning import (
     MAX_QUERY_TEXTS,
     MAX_TERM_CHARS,
     PROMPT_SHARE,
+    TRACE_TEXT_CHARS,
 )
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "MAX_QUERY_TEXTS",
     "MAX_TERM_CHARS",
     "PROMPT_SHARE",
+    "TRACE_TEXT_CHARS",
 ]

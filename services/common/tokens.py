@@ -63,3 +63,9 @@ def clip_for_prompt(text: str, max_tokens: int | None) -> str:
     return (
         f"{text[:head]}\n[… {left_out:,} characters of this message left out …]\n{text[len(text) - tail :]}"
     )
+
+
+def clip_text(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters (whitespace collapsed, an ellipsis where cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

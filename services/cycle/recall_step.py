@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from services.common.base import CognitiveService, CycleState, StepOutcome
+from services.common.limits import TRACE_TEXT_CHARS
+from services.common.tokens import clip_text
 from services.cycle.plan_fallback import fallback_plan
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 
@@ -41,7 +43,14 @@ class RecallStep(CognitiveService):
         state.recall = result
         output = {
             "hits": [
-                {"id": h.id, "type": h.type, "score": round(h.score, 4), "stages": h.stages}
+                {
+                    "id": h.id,
+                    "type": h.type,
+                    "score": round(h.score, 4),
+                    "stages": h.stages,
+                    "stage_scores": h.stage_scores,
+                    "text": clip_text(h.text, TRACE_TEXT_CHARS),
+                }
                 for h in result.hits
             ],
             "stage_counts": result.stage_counts,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
@@ -15,7 +16,7 @@ from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import unknown_to_me
 from services.cycle.statements import acknowledge, is_statement
-from services.prompts import ReferenceItem
+from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.models import Edge, EdgeType, FinalResponse, LLMUsage
@@ -44,6 +45,15 @@ def references_for(
         hits = [h for h in hits if h.score >= floor]
     items = [reference_item(h.id, h.type, h.text, h.event_time or h.created_at) for h in hits]
     return pack(items, [i.text for i in items], budget_tokens)
+
+
+def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> dict[str, object]:
+    """The prompt as the model got it, for the trace: its id, version and every message."""
+    return {
+        "id": spec.name,
+        "version": spec.version,
+        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
+    }
 
 
 async def _send(state: CycleState, text: str) -> None:
@@ -104,6 +114,7 @@ class SynthesisService(CognitiveService):
             await _send(state, note)
         answer = answer or "I have no answer to that yet."
         outcome = self._outcome(state, answer, refs, usage)
+        outcome.output["prompt"] = prompt_record(prompt.PROMPT, messages)
         if note:
             outcome.output["cut"] = note.strip(" …()")
         return outcome

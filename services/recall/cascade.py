@@ -171,7 +171,7 @@ class RecallService:
 
         fused = self._fuse(raw)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
-        hits = self._hydrate(query, fused, stage_of, window)
+        hits = self._hydrate(query, fused, stage_of, raw, window)
         counts = {name: len(ids) for name, ids in rankings.items()}
         elapsed = (time.perf_counter() - started) * 1000
         log.debug("recall user=%s: %d hits %s in %.1f ms", query.user_id, len(hits), counts, elapsed)
@@ -364,6 +364,7 @@ class RecallService:
         query: RecallQuery,
         fused: dict[str, float],
         stage_of: dict[str, list[str]],
+        raw: dict[str, dict[str, float]],
         window: tuple[int | None, int | None],
     ) -> list[RecallHit]:
         if not fused:
@@ -392,6 +393,11 @@ class RecallService:
                     text=node.content,
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
+                    stage_scores={
+                        stage: round(scores[node_id], 4)
+                        for stage, scores in raw.items()
+                        if node_id in scores
+                    },
                     created_at=node.created_at,
                     event_time=node.happened_at(),
                     strength=strength if strength is not None else 1.0,

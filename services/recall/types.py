@@ -29,6 +29,8 @@ class RecallHit(BaseModel):
     score: float
     #: Which stages found it (provenance shown in traces).
     stages: list[str] = Field(default_factory=list)
+    #: each stage's own score before fusion (similarity, BM25, concept weight, activation)
+    stage_scores: dict[str, float] = Field(default_factory=dict)
     created_at: int = 0
     #: When it happened: an imported turn's date, else when it was recorded.
     event_time: int = 0

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.common.limits import TRACE_TEXT_CHARS
 from services.common.ownership import own_node
+from services.common.tokens import clip_text
+from services.views.explain import explain, fact_ids
 from thea.errors import NotFoundError
 from thea.memory.universal import UniversalMemory
 from thea.models import Node, Report, Task, TaskStatus, UserImpulse
@@ -27,6 +30,12 @@ class Trace:
     impulse: UserImpulse
     steps: list[TraceStep] = field(default_factory=list)
     others: list[Node] = field(default_factory=list)
+    #: texts of the facts of record the answering prompt held, by id (clipped)
+    fact_texts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def reports(self) -> list[Report]:
+        return [s.report for s in self.steps if s.report is not None]
 
     @property
     def complete(self) -> bool:
@@ -56,6 +65,13 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
         trace.steps.append(TraceStep(task=task, report=report, outputs=outs))
         used |= {task.id, *(o.id for o in outs)} | ({report.id} if report else set())
     trace.others = [n for n in nodes if n.id not in used]
+    wanted = fact_ids(trace.reports)
+    if wanted:
+        trace.fact_texts = {
+            n.id: clip_text(n.content, TRACE_TEXT_CHARS)
+            for n in memory.get(wanted)
+            if n.user_id == impulse.user_id
+        }
     return trace
 
 
@@ -71,7 +87,20 @@ def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> st
     return memory.traces.latest_impulse_id(user_id)
 
 
-def trace_json(trace: Trace) -> dict[str, Any]:
+def _report_json(report: Report, prompts: bool) -> dict[str, Any]:
+    """A report as JSON; without ``prompts``, a recorded prompt keeps its id and version but
+    not its messages (the whole prompt: large, and only wanted on request)."""
+    data = report.model_dump(mode="json")
+    prompt = data["output"].get("prompt")
+    if not prompts and isinstance(prompt, dict) and "messages" in prompt:
+        data["output"]["prompt"] = {k: v for k, v in prompt.items() if k != "messages"}
+    return data
+
+
+def trace_json(trace: Trace, prompts: bool = False) -> dict[str, Any]:
+    """The trace for the API: every step with its report, and the answer explained;
+    ``prompts`` includes the exact messages of the prompt the model was asked with."""
+    explanation = explain(trace.reports, trace.fact_texts, prompts=prompts)
     return {
         "impulse": trace.impulse.model_dump(mode="json"),
         "complete": trace.complete,
@@ -83,10 +112,11 @@ def trace_json(trace: Trace) -> dict[str, Any]:
                 "duration_ms": step.report.duration_ms if step.report else None,
                 "error": step.report.error if step.report else None,
                 "task": step.task.model_dump(mode="json"),
-                "report": step.report.model_dump(mode="json") if step.report else None,
+                "report": _report_json(step.report, prompts) if step.report else None,
                 "outputs": [o.model_dump(mode="json") for o in step.outputs],
             }
             for step in trace.steps
         ],
         "related": [n.model_dump(mode="json") for n in trace.others],
+        "explanation": explanation.model_dump(mode="json"),
     }

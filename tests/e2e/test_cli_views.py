@@ -21,6 +21,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from services.views.export import export_schema
+from tests import processes
 from tests.processes import ROOT
 from tests.service_support import stop_services_under
 from thea.cli import trace_cmd
@@ -187,6 +188,45 @@ def test_trace_accepts_id_prefixes_and_explains_bad_ones(seeded: Seeded) -> None
     empty = thea(seeded, "trace", "")
     assert empty.exit_code == 2
     assert "give an impulse (an id or an id prefix)" in empty.output
+
+
+def thea_process(seeded: Seeded, *args: str) -> str:
+    """``thea ARGS`` as a real process, as a user runs it."""
+    env = {k: v for k, v in seeded.env.items() if k != "THEA_DATA_DIR"}
+    run = processes.thea(list(args), Path(seeded.env["THEA_DATA_DIR"]), **env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
+
+
+def test_trace_explains_each_recalled_memory_and_shows_the_prompt_on_request(seeded: Seeded) -> None:
+    out = thea_process(seeded, "trace", "last", "--prompts")
+    lines = out.splitlines()
+    # the statement recalled for the question (the message, or the fact of record it became):
+    # in the prompt, its type, fused score, each stage's score and its text
+    told = [ln for ln in lines if re.search(r"(UserImpulse|Fact) [\d.]+  .*I work on Redis queues\.$", ln)]
+    assert told, out
+    assert "→ prompt" in told[0], told
+    assert re.search(r"(UserImpulse|Fact) [\d.]+  keywords [\d.]+", told[0]), told
+    assert re.search(r"\d+ memories recalled, \d+ reached the prompt", out)
+    assert re.search(r"prompt synthesis v\d+, \d+ messages \(below\)", out)
+    # the exact prompt: each message under its role, the recalled memory quoted in the system one
+    roles = re.findall(r"^prompt synthesis v\d+ · message \d+ of \d+ · (\w+)", out, flags=re.M)
+    assert roles[0] == "system"
+    assert roles[-1] == "human"
+    assert "You are thea" in out
+    assert "<<<REFERENCE MEMORY" in out
+    assert lines[-1] == "What do I work on?"  # the last message, in full
+
+    brief = thea_process(seeded, "trace", "last")
+    assert "You are thea" not in brief
+    assert "(--prompts shows them)" in brief
+    data = json.loads(thea_process(seeded, "trace", "last", "--prompts", "--format", "json"))
+    messages = data["explanation"]["prompt"]["messages"]
+    assert messages[0]["role"] == "system"
+    assert messages[-1] == {"role": "human", "content": "What do I work on?"}
+    statement = json.loads(thea_process(seeded, "trace", seeded.ok_id[:8], "--format", "json"))
+    assert statement["explanation"]["mode"] == "acknowledgement"
+    assert statement["explanation"]["prompt"] is None
 
 
 def _ids(out: str) -> list[str]:

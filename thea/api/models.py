@@ -140,6 +140,87 @@ class TraceStepView(BaseModel):
     outputs: list[NodeUnion] = Field(default_factory=list)
 
 
+class RecalledMemoryView(BaseModel):
+    """One memory recall found, as the trace explains it."""
+
+    id: str
+    type: str
+    #: its text, clipped to one line (empty for traces recorded before texts were kept)
+    text: str = ""
+    #: the fused score recall ranked it by
+    score: float = 0.0
+    #: which stages found it
+    stages: list[str] = Field(default_factory=list)
+    #: each stage's own score before fusion (vectors: similarity, keywords: BM25, ...)
+    stage_scores: dict[str, float] = Field(default_factory=dict)
+    #: whether it reached the answering model's prompt, as a reference or a fact of record
+    #: (the others fell below the relevance floor or outside the token budget)
+    in_prompt: bool = False
+
+
+class FactUsedView(BaseModel):
+    """A fact of record the answering prompt held."""
+
+    id: str
+    text: str = ""
+
+
+class FactRecordedView(BaseModel):
+    """A fact of record this message added."""
+
+    id: str
+    subject: str = ""
+    attribute: str = ""
+    value: str = ""
+    text: str = ""
+
+
+class SupersededView(BaseModel):
+    """A fact this message replaced: ``by`` is the id of the fact that replaced it."""
+
+    id: str
+    text: str = ""
+    by: str = ""
+    #: why it was replaced (when recorded)
+    reason: str = ""
+
+
+class PromptMessageView(BaseModel):
+    #: system, human or ai (LangChain's message types)
+    role: str
+    content: str
+
+
+class PromptUsedView(BaseModel):
+    """The prompt the answering model was asked with."""
+
+    id: str
+    version: str = ""
+    #: how many messages it had
+    message_count: int = 0
+    #: every message, exactly as sent; only when asked for (``prompts=true``), else None
+    messages: list[PromptMessageView] | None = None
+
+
+class TraceExplanation(BaseModel):
+    """Why the answer is what it is: what recall found, what of it reached the prompt, the
+    facts of record used, and the prompt itself."""
+
+    #: what the message was: statement, question, request, small_talk or mix (when recorded)
+    act: str | None = None
+    #: recalled memories in recall order (best first)
+    recalled: list[RecalledMemoryView] = Field(default_factory=list)
+    #: facts of record in the answering prompt
+    facts: list[FactUsedView] = Field(default_factory=list)
+    #: facts of record this message added, and the older ones they replaced
+    facts_recorded: list[FactRecordedView] = Field(default_factory=list)
+    superseded: list[SupersededView] = Field(default_factory=list)
+    #: how the answer was made: "model", or the rule that made it without one
+    #: ("acknowledgement", "not told", "document stored"); None when synthesis has no report
+    mode: str | None = None
+    prompt: PromptUsedView | None = None
+
+
 class TraceView(BaseModel):
     """One cycle: the impulse, each step's Task and Report and what it produced."""
 
@@ -148,6 +229,8 @@ class TraceView(BaseModel):
     failed_steps: list[str] = Field(default_factory=list)
     steps: list[TraceStepView] = Field(default_factory=list)
     related: list[NodeUnion] = Field(default_factory=list)
+    #: the answer explained from the reports (None from an older service)
+    explanation: TraceExplanation | None = None
 
 
 class CommandResult(BaseModel):

@@ -11,10 +11,13 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
+from rich.rule import Rule
+from rich.text import Text
 from rich.tree import Tree
 
-from thea.api.models import TraceView
+from thea.api.models import TraceExplanation, TraceView
 from thea.models import TaskStatus
 from thea.text import printable
 
@@ -57,6 +60,89 @@ _STYLE = {
 }
 
 
+def number(value: float) -> str:
+    """A score, short: 100, 7.2, 0.61."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") or "0"
+
+
+def stage_scores(scores: dict[str, float]) -> str:
+    """Each stage's own score, compactly: ``vectors 0.61 · keywords 7.2``."""
+    return " · ".join(f"{safe(stage)} {number(score)}" for stage, score in scores.items())
+
+
+#: how a recalled memory is marked: it reached the answering prompt, or recall found it only
+IN_PROMPT = "[green]→ prompt [/]"
+RECALLED_ONLY = "[dim]  recalled[/]"
+
+
+def _explain_plan(branch: Tree, explained: TraceExplanation) -> None:
+    if explained.act:
+        branch.add(f"act: {safe(explained.act)}")
+    if explained.facts_recorded:
+        recorded = branch.add(f"facts recorded ({len(explained.facts_recorded)})")
+        for fact in explained.facts_recorded:
+            said = f"{fact.subject} · {fact.attribute} = {fact.value}" if fact.attribute else fact.text
+            recorded.add(f"{fact.id[:8]} {_short(said, 120)}")
+    for old in explained.superseded:
+        why = "; ".join(x for x in (f"by {old.by[:8]}" if old.by else "", old.reason) if x)
+        by = f" [dim]({safe(why)})[/]" if why else ""
+        branch.add(f"[yellow]superseded[/] {old.id[:8]} {_short(old.text, 120)}{by}")
+
+
+def _explain_recall(branch: Tree, explained: TraceExplanation, counts: object) -> None:
+    memories = explained.recalled
+    used = sum(m.in_prompt for m in memories)
+    head = f"{len(memories)} memories recalled, {used} reached the prompt  [dim]{safe(str(counts))}[/]"
+    hit_branch = branch.add(head)
+    for memory in memories:
+        mark = IN_PROMPT if memory.in_prompt else RECALLED_ONLY
+        scores = stage_scores(memory.stage_scores) or safe(",".join(memory.stages))
+        hit_branch.add(
+            f"{mark} {memory.id[:8]} {safe(memory.type)} {number(memory.score)}  [dim]{scores}[/]  "
+            f"{_short(memory.text, 100)}"
+        )
+
+
+def _explain_synthesis(branch: Tree, explained: TraceExplanation) -> None:
+    prompt = explained.prompt
+    if prompt is not None:
+        line = f"prompt {safe(prompt.id)}"
+        if prompt.version:
+            line += f" v{safe(prompt.version)}"
+        if prompt.message_count:
+            line += f", {prompt.message_count} messages"
+            line += " (below)" if prompt.messages is not None else "  [dim](--prompts shows them)[/]"
+        branch.add(line)
+    if explained.mode is not None and explained.mode != "model":
+        branch.add(f"answer: {safe(explained.mode)} [dim](no model call)[/]")
+    if explained.facts:
+        facts = branch.add(f"facts of record used ({len(explained.facts)})")
+        for fact in explained.facts:
+            facts.add(f"{fact.id[:8]} {_short(fact.text, 120)}")
+
+
+def print_prompt(console: Console, trace: TraceView) -> None:
+    """The exact messages of the prompt the model was asked with, each under its role; or a
+    line saying there was none (an answer no model wrote)."""
+    explained = trace.explanation
+    prompt = explained.prompt if explained is not None else None
+    if prompt is None:
+        mode = explained.mode if explained is not None else None
+        if mode is not None and mode != "model":
+            console.print(f"[dim]no prompt: no model wrote this answer ({safe(mode)})[/]")
+        else:
+            console.print("[dim]no prompt recorded for this answer[/]")
+        return
+    if not prompt.messages:
+        console.print(f"[dim]prompt {safe(prompt.id)}: its messages were not recorded in this trace[/]")
+        return
+    version = f" v{prompt.version}" if prompt.version else ""
+    for n, message in enumerate(prompt.messages, 1):
+        title = f"prompt {prompt.id}{version} · message {n} of {len(prompt.messages)} · {message.role}"
+        console.print(Rule(safe(title), align="left"))
+        console.print(Text(printable(message.content)), soft_wrap=True)
+
+
 def trace_tree(trace: TraceView) -> Tree:
     imp = trace.impulse
     root = Tree(
@@ -69,6 +155,7 @@ def trace_tree(trace: TraceView) -> Tree:
     if failed:
         summary += f", [bold red]{len(failed)} failed: {safe(', '.join(failed))}[/]"
     root.add(f"[dim]{summary}[/]" if not failed else summary)
+    explained = trace.explanation
     for step in trace.steps:
         report = step.report
         colour, mark = _STYLE.get(step.status, ("yellow", "?"))
@@ -96,13 +183,20 @@ def trace_tree(trace: TraceView) -> Tree:
                 )
             if output.get("triple_pattern"):
                 branch.add(f"triple: {safe(str(output['triple_pattern']))}")
+        if step.step == "plan" and explained is not None:
+            _explain_plan(branch, explained)
         if step.step == "recall" and output:
-            hits = output.get("hits", [])
             counts = output.get("stage_counts", {})
-            hit_branch = branch.add(f"{len(hits)} memories recalled  [dim]{safe(str(counts))}[/]")
-            for hit in hits[:10]:
-                via = safe(",".join(hit["stages"]))
-                hit_branch.add(f"{hit['id'][:8]} {safe(hit['type'])} score={hit['score']} via {via}")
+            if explained is not None:
+                _explain_recall(branch, explained, counts)
+            else:  # a service older than the explanation
+                hits = output.get("hits", [])
+                hit_branch = branch.add(f"{len(hits)} memories recalled  [dim]{safe(str(counts))}[/]")
+                for hit in hits[:10]:
+                    via = safe(",".join(hit["stages"]))
+                    hit_branch.add(f"{hit['id'][:8]} {safe(hit['type'])} score={hit['score']} via {via}")
+        if step.step == "synthesis" and explained is not None and report is not None:
+            _explain_synthesis(branch, explained)
         for node in step.outputs:
             branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
     for node in trace.related:

@@ -1,4 +1,5 @@
-"""``thea trace``: the whole cycle of one impulse as a tree, JSON or a mermaid diagram."""
+"""``thea trace``: the whole cycle of one impulse as a tree, JSON or a mermaid diagram; with
+``--prompts`` also the exact prompt the model was asked with."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import typer
 
 from thea.api.models import TraceView
 from thea.cli.common import client, console, friendly_errors, json_text
-from thea.cli.render import trace_tree
+from thea.cli.render import print_prompt, trace_tree
 from thea.models import FinalResponse, TaskStatus
 
 
@@ -65,14 +66,19 @@ def trace(
     impulse: str = typer.Argument("last", help="impulse id, id prefix, or 'last'"),
     fmt: TraceFormat = typer.Option(TraceFormat.TREE, "--format", "-f", help="tree, json or mermaid"),
     user: str = typer.Option(None, "--user", help="whose conversations (default: the local user)"),
+    prompts: bool = typer.Option(
+        False, "--prompts", help="also the exact prompt the model was asked with, every message"
+    ),
 ) -> None:
     """Show the thought process behind one answer."""
     api = client(ctx, user=user, quiet=fmt is not TraceFormat.TREE)
     with friendly_errors():
-        loaded = api.trace(impulse)
+        loaded = api.trace(impulse, prompts=prompts)
     if fmt is TraceFormat.JSON:
         typer.echo(json_text(loaded.model_dump(mode="json"), indent=2))
     elif fmt is TraceFormat.MERMAID:
         typer.echo(trace_mermaid(loaded))
     else:
         console.print(trace_tree(loaded))
+        if prompts:
+            print_prompt(console, loaded)

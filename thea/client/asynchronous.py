@@ -137,8 +137,11 @@ class AsyncClient:
 
     # -- knowledge ---------------------------------------------------------------------
 
-    async def trace(self, impulse: str = "last", session_id: str | None = None) -> m.TraceView:
-        return cast(m.TraceView, await self._call(specs.trace(impulse, session_id)))
+    async def trace(
+        self, impulse: str = "last", session_id: str | None = None, prompts: bool = False
+    ) -> m.TraceView:
+        """One cycle's trace; ``prompts`` adds the exact messages of the prompt the model got."""
+        return cast(m.TraceView, await self._call(specs.trace(impulse, session_id, prompts)))
 
     async def insights(
         self,

@@ -59,9 +59,10 @@ def _id(value: str, what: str) -> str:
     return quote(value.strip(), safe="")
 
 
-def trace(impulse: str, session_id: str | None) -> Spec:
+def trace(impulse: str, session_id: str | None, prompts: bool = False) -> Spec:
     path = f"/traces/{_id(impulse, 'an impulse')}"
-    return Spec("GET", path, m.TraceView, params=_clean({"session_id": session_id}))
+    params = _clean({"session_id": session_id, "prompts": "true" if prompts else None})
+    return Spec("GET", path, m.TraceView, params=params)
 
 
 def insights(state: str, concept: str | None, min_strength: float, limit: int) -> Spec:

@@ -156,8 +156,11 @@ class Client:
 
     # -- knowledge ---------------------------------------------------------------------
 
-    def trace(self, impulse: str = "last", session_id: str | None = None) -> m.TraceView:
-        return cast(m.TraceView, self._call(specs.trace(impulse, session_id)))
+    def trace(
+        self, impulse: str = "last", session_id: str | None = None, prompts: bool = False
+    ) -> m.TraceView:
+        """One cycle's trace; ``prompts`` adds the exact messages of the prompt the model got."""
+        return cast(m.TraceView, self._call(specs.trace(impulse, session_id, prompts)))
 
     def insights(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,28 @@ def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: Streaming
     sync_api.expect(steps.nth(3)).to_contain_text("FinalResponse: Here is my answer.")
     panel.locator("#close-trace").click()
     sync_api.expect(panel).to_be_hidden()
+    assert visit.errors == []
+
+
+def test_the_trace_shows_what_was_recalled_and_the_prompt_on_request(visit: Visit) -> None:
+    page = visit.page
+    say(page, "I work on Redis queues.")
+    say(page, "What do I work on?").get_by_role("button", name="How I got this").click()
+    recall = page.locator("#trace-panel li.step").nth(2)
+    memory = recall.locator("li.hit", has_text="I work on Redis queues.").first
+    sync_api.expect(memory.locator(".hit-text")).to_have_text("I work on Redis queues.")
+    sync_api.expect(memory.locator(".badge")).to_have_text("in prompt")
+    sync_api.expect(memory.locator(".hit-type")).to_have_text(re.compile(r"^(UserImpulse|Fact)$"))
+    sync_api.expect(memory.locator(".stage-scores")).to_contain_text("keywords")
+    prompt = page.locator("#trace-panel details.prompt")
+    sync_api.expect(prompt.locator("summary")).to_contain_text("Prompt sent to the model (synthesis v")
+    sync_api.expect(prompt.locator(".prompt-message")).to_have_count(0)  # fetched when opened
+    prompt.locator("summary").click()
+    messages = prompt.locator(".prompt-message")
+    sync_api.expect(messages.first.locator(".role")).to_have_text("system")
+    sync_api.expect(messages.first.locator("pre")).to_contain_text("You are thea")
+    sync_api.expect(messages.first.locator("pre")).to_contain_text("REFERENCE MEMORY")
+    sync_api.expect(messages.last.locator("pre")).to_have_text("What do I work on?")
     assert visit.errors == []
 
 

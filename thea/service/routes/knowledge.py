@@ -51,6 +51,7 @@ async def trace(
     impulse: str,
     request: Request,
     session_id: Ident | None = Query(None, description="with 'last': that conversation's last cycle"),
+    prompts: bool = Query(False, description="include the exact messages of the prompt the model got"),
     caller: Caller = Depends(caller_of),
 ) -> TraceView:
     ctx = context_of(request)
@@ -63,7 +64,8 @@ async def trace(
             key = last or latest_impulse_id(memory, caller.user_id) or ""
             if not key:
                 raise NotFoundError("nothing to trace yet: say something first")
-        return TraceView.model_validate(trace_json(load_own_trace(memory, key, caller.user_id)))
+        loaded = load_own_trace(memory, key, caller.user_id)
+        return TraceView.model_validate(trace_json(loaded, prompts=prompts))
 
     return await asyncio.to_thread(load)
 

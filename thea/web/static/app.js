@@ -263,24 +263,92 @@ async function showTrace(impulseId) {
   }
 }
 
-function stepDetails(step, report) {
+// "vectors 0.61 · keywords 7.2": each recall stage's own score, short
+const num = (value) => String(Number(Number(value).toFixed(2)));
+const stageScores = (scores) => Object.entries(scores || {}).map(([stage, score]) => stage + " " + num(score)).join(" · ");
+
+function recalledMemory(memory) {
+  return el("li", { class: "hit" + (memory.in_prompt ? " in-prompt" : "") },
+    el("div", { class: "hit-head" },
+      el("span", { class: "badge " + (memory.in_prompt ? "PROMPT" : "RECALLED"),
+        text: memory.in_prompt ? "in prompt" : "recalled only",
+        title: memory.in_prompt ? "the answering model saw this memory" : "found, but below the relevance floor or over the prompt's budget" }),
+      el("span", { class: "hit-type", text: memory.type }),
+      el("span", { class: "hit-score", text: num(memory.score), title: "fused score" }),
+      el("span", { class: "muted stage-scores", text: stageScores(memory.stage_scores) || (memory.stages || []).join(", ") }),
+      el("span", { class: "muted", text: short(memory.id) })),
+    el("div", { class: "hit-text", text: memory.text || "" }));
+}
+
+// The prompt the model got, fetched (it is large) the first time its section is opened.
+function promptSection(impulseId, prompt) {
+  const body = el("div", { class: "prompt-body" }, el("p", { class: "muted", text: "loading…" }));
+  const section = el("details", { class: "prompt" },
+    el("summary", { text: "Prompt sent to the model (" + prompt.id + (prompt.version ? " v" + prompt.version : "") + ", " + prompt.message_count + " messages)" }),
+    body);
+  let loaded = false;
+  section.addEventListener("toggle", async () => {
+    if (!section.open || loaded) return;
+    loaded = true;
+    try {
+      const trace = await getJSON(API + "/traces/" + encodeURIComponent(impulseId) + "?prompts=true");
+      const messages = (trace.explanation && trace.explanation.prompt && trace.explanation.prompt.messages) || [];
+      body.replaceChildren(...messages.map((m) => el("div", { class: "prompt-message" },
+        el("div", { class: "role", text: m.role }), el("pre", { text: m.content }))));
+      if (!messages.length) body.replaceChildren(el("p", { class: "muted", text: "its messages were not recorded" }));
+    } catch (err) {
+      loaded = false;
+      body.replaceChildren(el("p", { class: "err", text: err.message }));
+    }
+  });
+  return section;
+}
+
+function stepDetails(step, report, trace) {
   const list = el("ul", { class: "details" });
   const output = report.output || {};
+  const explained = trace.explanation;
   if (step.step === "plan" && report.status === "SUCCESS") {
+    if (explained && explained.act) list.append(el("li", { text: "act: " + explained.act }));
     list.append(el("li", { text: "queries: " + ((output.queries || []).join(" · ") || "-") }));
     list.append(el("li", { text: "concepts: " + ((output.concepts || []).join(", ") || "-") }));
     if (output.time_from) list.append(el("li", { text: "time window: " + fmtDate(output.time_from) + " – " + fmtDate(output.time_to || Date.now()) }));
     if (output.triple_pattern) list.append(el("li", { text: "triple: " + output.triple_pattern.map((t) => t || "?").join(" ") }));
+    for (const fact of (explained && explained.facts_recorded) || []) {
+      const said = fact.attribute ? fact.subject + " · " + fact.attribute + " = " + fact.value : fact.text;
+      list.append(el("li", { class: "fact" }, el("b", { text: "fact recorded: " }), said));
+    }
+    for (const old of (explained && explained.superseded) || []) {
+      list.append(el("li", { class: "fact" }, el("b", { text: "superseded: " }), old.text + (old.by ? " (by " + short(old.by) + ")" : "") + (old.reason ? ": " + old.reason : "")));
+    }
   }
   if (step.step === "recall" && report.status === "SUCCESS") {
-    const hits = output.hits || [];
-    list.append(el("li", { class: "muted", text: hits.length ? hits.length + " memories recalled" : "no memories recalled" }));
-    for (const hit of hits.slice(0, 12)) {
-      list.append(el("li", { class: "hit", text: hit.type + " " + short(hit.id) + " · score " + hit.score + " · via " + (hit.stages || []).join(", ") }));
+    if (explained) {
+      const memories = explained.recalled;
+      const used = memories.filter((m) => m.in_prompt).length;
+      list.append(el("li", { class: "muted", text: memories.length ? memories.length + " memories recalled, " + used + " in the prompt" : "no memories recalled" }));
+      for (const memory of memories) list.append(recalledMemory(memory));
+    } else {  // a service older than the explanation
+      const hits = output.hits || [];
+      list.append(el("li", { class: "muted", text: hits.length ? hits.length + " memories recalled" : "no memories recalled" }));
+      for (const hit of hits.slice(0, 12)) {
+        list.append(el("li", { class: "hit", text: hit.type + " " + short(hit.id) + " · score " + hit.score + " · via " + (hit.stages || []).join(", ") }));
+      }
+    }
+  }
+  if (step.step === "synthesis" && explained) {
+    if (explained.mode && explained.mode !== "model") list.append(el("li", { class: "muted", text: "answer: " + explained.mode + " (no model call)" }));
+    if (explained.facts.length) {
+      const facts = el("ul", {});
+      for (const fact of explained.facts) facts.append(el("li", { class: "fact", text: (fact.text || "") + " (" + short(fact.id) + ")" }));
+      list.append(el("li", { text: "facts of record used:" }, facts));
     }
   }
   for (const node of step.outputs) list.append(el("li", { class: "output" }, el("b", { text: node.type + ": " }), node.content));
-  return list;
+  const box = el("div", {}, list);
+  const prompt = explained && explained.prompt;
+  if (step.step === "synthesis" && prompt && prompt.message_count) box.append(promptSection(trace.impulse.id, prompt));
+  return box;
 }
 
 function renderTrace(trace) {
@@ -303,7 +371,7 @@ function renderTrace(trace) {
     if (report.model) head.append(el("span", { class: "muted", text: report.model + (report.prompt_name ? " · " + report.prompt_name + (report.prompt_version ? " v" + report.prompt_version : "") : "") }));
     const item = el("li", { class: "step " + status }, head);
     if (step.error) item.append(el("div", { class: "err", text: step.error }));
-    item.append(stepDetails(step, report));
+    item.append(stepDetails(step, report, trace));
     steps.append(item);
   }
   body.replaceChildren(el("blockquote", { class: "impulse", text: trace.impulse.content }), summary, steps);

@@ -66,6 +66,13 @@ BENCHMARKS: list[Benchmark] = [
         "with a CPU-bound competitor, current vs previous cycle design",
     ),
     Benchmark(
+        "live_memory",
+        "benchmarks.live_memory",
+        "offline model: personas chat for days through a real service, then questions about them "
+        "(updates, dates, never-said) after the slow loop; quick: first persona",
+        in_all=False,
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

@@ -3,12 +3,13 @@ typed results, streaming, errors as thea exceptions, and the local service start
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 import thea
-from thea.api.models import AskResult
+from thea.api.models import AskResult, FactOfRecordView, FactsOfRecordView
 from thea.client import Done, Token
 from thea.client.errors import ServiceUnavailable
 from thea.config import Settings, load_settings
@@ -66,6 +67,81 @@ async def test_the_async_client_streams_and_maps_errors(settings: Settings) -> N
         assert [i.id for i in await client.insights()] == []
         with pytest.raises(NotFoundError):
             await client.insight("nothing-like-this")
+        await client.stop_service()
+
+
+def _wait_for_the_slow_loop(client: thea.Client, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if all(q.queued + q.started + q.scheduled == 0 for q in client.jobs().queues):
+            return
+        time.sleep(0.3)
+    raise AssertionError("the slow loop did not finish")
+
+
+def _fact(view: FactsOfRecordView, words: str) -> FactOfRecordView:
+    return next(f for group in view.subjects for f in group.facts if words in f.text)
+
+
+def test_the_client_lists_corrects_and_forgets_memories(settings: Settings) -> None:
+    with thea.Client(settings=settings) as client:
+        said = ("I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts.")
+        told = [client.ask(text, session_id="tell") for text in said]
+        _wait_for_the_slow_loop(client)  # the insights of each message exist before they are re-checked
+        view = client.memories()
+        assert [g.name for g in view.subjects] == ["You", "Sam"]
+        leeds, peanuts = _fact(view, "Leeds"), _fact(view, "peanuts")
+        assert leeds.source.id == told[0].impulse_id
+        assert client.memory(peanuts.id[:8]).id == peanuts.id
+        on_peanuts = [k.id for k in client.insights() if "peanut" in k.content.lower()]
+        assert on_peanuts
+
+        corrected = client.correct_memory(leeds.id[:8], "You live in York.")  # as the list shows facts
+        (york,) = corrected.facts
+        assert york.text == "You live in York."
+        assert [e.id for e in client.memory(york.id).history] == [leeds.id]
+        forgot = client.forget_memory(peanuts.id)
+        assert set(on_peanuts) <= set(forgot.insights_superseded)
+        with pytest.raises(NotFoundError):
+            client.memory(peanuts.id)
+        with pytest.raises(NotFoundError):
+            client.forget_memory(peanuts.id)
+        assert not any("peanut" in k.content.lower() for k in client.insights())
+        after = client.memories(include_history=False)
+        assert "peanut" not in after.model_dump_json()
+        assert _fact(after, "York").history == []
+
+        where = client.ask("Where do I live?", session_id="later")
+        explained = client.trace(where.impulse_id, prompts=True).explanation
+        assert explained is not None
+        assert explained.prompt is not None
+        assert explained.prompt.messages is not None
+        prompt = "\n".join(m.content for m in explained.prompt.messages)
+        assert "You live in York." in prompt
+        assert "Leeds" not in prompt
+        allergy = client.ask("What am I allergic to?", session_id="later-2")
+        assert "peanut" not in allergy.answer.lower()
+        recalled = client.trace(allergy.impulse_id).explanation
+        assert recalled is not None
+        assert not any("peanut" in m.text.lower() for m in recalled.recalled)
+        assert not any("peanut" in m.text.lower() for m in client.recall("allergic to peanuts", limit=20))
+        assert client.outdate_memory(york.id).closed == [york.id]
+        client.stop_service()
+
+
+async def test_the_async_client_has_the_same_memory_calls(settings: Settings) -> None:
+    async with thea.AsyncClient(settings=settings) as client:
+        await client.connect()
+        await client.ask("My dog Rex is a beagle.", session_id="dog")
+        view = await client.memories()
+        rex = _fact(view, "Rex")
+        assert (await client.memory(rex.id[:8])).text == rex.text
+        fixed = await client.correct_memory(rex.id, "Rex is a poodle.")
+        assert [f.text for f in fixed.facts] == ["Rex is a poodle."]
+        (poodle,) = fixed.facts
+        assert (await client.outdate_memory(poodle.id)).action == "outdate"
+        assert (await client.forget_memory(poodle.id)).action == "forget"
+        assert (await client.memories()).count == 0
         await client.stop_service()
 
 

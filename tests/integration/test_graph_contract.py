@@ -239,6 +239,32 @@ def test_knowledge_writes_patch_nodes_and_close_only_the_sources_relations(store
     assert [r.valid_until for r in views.relations_by_source("turn")] == [None]  # another source's
 
 
+def test_deletion_removes_a_users_nodes_with_their_edges_and_asserted_relations(store: GraphStore) -> None:
+    redis, queue, _ = _concept_world(store)
+    fact = Fact(id="fact", content="redis feeds the queue", user_id="ana")
+    newer = Fact(id="newer", content="redis feeds two queues", user_id="ana")
+    store.upsert_nodes([fact, newer])
+    store.upsert_edges(
+        [
+            Edge(src="fact", dst=redis.id, type=EdgeType.CONTAINS_CONCEPT),
+            Edge(src="newer", dst="fact", type=EdgeType.SUPERSEDES),
+            relation(redis.id, "PART_OF", queue.id, source="fact", user_id="ana"),
+        ]
+    )
+    deletion = store.deletion
+    assert deletion.delete_nodes(["fact", "bob-turn", "nope"], "bob").ids == ["bob-turn"]
+    assert store.get_nodes(["fact"])  # another user's ids match nothing
+    deleted = deletion.delete_nodes(["fact", "nope"], "ana")
+    assert (deleted.ids, deleted.relations) == (["fact"], 1)
+    assert store.get_nodes(["fact"]) == []
+    views = store.operations.insights
+    assert views.relations_by_source("fact") == []
+    assert [r.relation for r in views.relations_by_source("turn")] == ["USED_WITH"]  # another source's
+    assert store.neighbourhood("newer", 1, user_id="ana").edges == []
+    assert {n.id for n in store.get_nodes(["newer", redis.id, queue.id])} == {"newer", redis.id, queue.id}
+    assert deletion.delete_nodes([], "ana").ids == []
+
+
 # -- insight views and reflection --------------------------------------------------------
 
 

@@ -20,10 +20,24 @@ from mcp.shared.exceptions import MCPError
 
 from tests.processes import cli_env
 from thea.config import load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
 from thea.testing.service import LiveServer, service_app
 
-TOOLS = {"remember", "recall", "ask", "trace", "insights", "reflect", "forget"}
+TOOLS = {
+    "remember",
+    "recall",
+    "ask",
+    "trace",
+    "insights",
+    "reflect",
+    "forget",
+    "memories",
+    "correct_memory",
+    "outdate_memory",
+    "forget_memory",
+}
 TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
 
@@ -89,6 +103,62 @@ async def test_mcp_over_http_on_the_service(server: LiveServer, runtime: Runtime
         view = await client.read_resource("thea://concepts/Redis")
         graph = json.loads(view.contents[0].text)  # type: ignore[union-attr]
         assert graph["start"] == seeded.id
+
+
+def _fact(view: dict[str, Any], words: str) -> dict[str, Any]:
+    return next(f for group in view["subjects"] for f in group["facts"] if words in f["text"])
+
+
+async def test_mcp_memories_list_correct_forget_then_ask(
+    server: LiveServer, runtime: Runtime, llm: FakeChatModel
+) -> None:
+    async with Client(server.url + "/mcp") as client:
+        for text in ("I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."):
+            data(await client.call_tool("ask", {"question": text, "session_id": "tell"}))
+        view = data(await client.call_tool("memories", {}))
+        assert [g["name"] for g in view["subjects"]] == ["You", "Sam"]
+        leeds, peanuts = _fact(view, "Leeds"), _fact(view, "peanuts")
+        resource = await client.read_resource("thea://memories")
+        assert json.loads(resource.contents[0].text)["summary"] == view["summary"]  # type: ignore[union-attr]
+
+        fixed = data(
+            await client.call_tool("correct_memory", {"id": leeds["id"][:8], "text": "I live in York."})
+        )
+        assert fixed["facts"][0]["text"] == "You live in York."
+        assert data(await client.call_tool("forget_memory", {"id": peanuts["id"]}))["action"] == "forget"
+        after = data(await client.call_tool("memories", {"include_history": True}))
+        york = _fact(after, "York")
+        assert [e["id"] for e in york["history"]] == [leeds["id"]]
+        assert "peanut" not in json.dumps(after)
+        assert runtime.memory.get([peanuts["id"]]) == []
+
+        llm.calls.clear()
+        data(await client.call_tool("ask", {"question": "Where do I live?", "session_id": "later"}))
+        prompt = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
+        assert "You live in York." in prompt
+        assert "Leeds" not in prompt
+        asked = data(
+            await client.call_tool("ask", {"question": "What am I allergic to?", "session_id": "l2"})
+        )
+        assert "peanut" not in asked["answer"].lower()
+        trace = data(await client.call_tool("trace", {"impulse_id": asked["impulse_id"]}))
+        assert not any("peanut" in m["text"].lower() for m in trace["explanation"]["recalled"])
+        recalled = data(await client.call_tool("recall", {"query": "allergic to peanuts"}))["memories"]
+        assert not any("peanut" in m["text"].lower() for m in recalled)
+
+        # typed errors: unknown ids, another user's ids, bad arguments
+        for tool, args, words in [
+            ("forget_memory", {"id": peanuts["id"]}, "not_found:"),
+            ("outdate_memory", {"id": "ffffffff"}, "not_found:"),
+            ("correct_memory", {"id": york["id"], "text": ""}, "text"),
+            ("correct_memory", {"id": york["id"]}, "text"),
+            ("memories", {"bogus": 1}, "bogus"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error, (tool, args)
+            assert words in result.content[0].text, result.content
+        outdated = data(await client.call_tool("outdate_memory", {"id": york["id"]}))
+        assert outdated["closed"] == [york["id"]]
 
 
 def _token_client(url: str, token: str | None) -> Client:

@@ -542,3 +542,124 @@ class GraphView(BaseModel):
     nodes: list[GraphElement]
     edges: list[GraphElement]
     start: str
+
+
+# -- what thea knows about the user: facts of record ---------------------------------------
+
+#: longest correction of a fact (one statement, a few clauses)
+MAX_FACT_TEXT_CHARS = 2000
+
+#: where a fact came from: a ``message`` in a chat, a fact told with ``!fact`` (``POST /facts``,
+#: ``remember(kind="fact")``), or the user's ``correction`` of an earlier fact
+FactSourceKind = Literal["message", "fact_command", "correction"]
+
+
+class FactSourceView(BaseModel):
+    """The message a fact came from: its text and date (for a fact told with ``!fact``, the
+    fact as told)."""
+
+    kind: FactSourceKind
+    #: the message's id (None for a fact told with !fact and for a correction)
+    id: str | None = None
+    #: what the user said (the message, or the fact or correction as told)
+    text: str = ""
+    #: when it was said (epoch ms)
+    at: int | None = None
+    #: one line for people: 'you said on 2026-05-01: "I live in Leeds."', "told with !fact"
+    label: str
+
+
+class EarlierValueView(BaseModel):
+    """An earlier value of a fact: what a newer fact replaced, with when it held."""
+
+    id: str
+    #: the fact as told, in the second person ("You live in Leeds.")
+    text: str
+    value: str = ""
+    #: when it became true (told) and when it stopped (replaced), epoch ms
+    since: int
+    until: int | None = None
+    #: the fact that replaced it
+    superseded_by: str | None = None
+    source: FactSourceView
+
+
+class FactOfRecordView(BaseModel):
+    """One fact thea holds about the user or someone or something in their life."""
+
+    id: str
+    #: "user" for the user, else the subject's normalised name ("sam")
+    subject_key: str | None = None
+    #: the subject as shown ("You", "Sam")
+    subject: str
+    #: the fact in the second person, as thea tells it back ("You live in York.")
+    text: str
+    #: the attribute key different wordings share ("liv", "be-a") and the value ("in York")
+    attribute: str = ""
+    value: str = ""
+    #: general, or constraint (health and diet)
+    category: str = "general"
+    #: since when it is known to hold (epoch ms)
+    since: int
+    #: set when the fact was replaced or marked outdated (then it is no longer current)
+    until: int | None = None
+    superseded_by: str | None = None
+    current: bool = True
+    source: FactSourceView
+    #: the values it replaced, newest first (empty unless asked for)
+    history: list[EarlierValueView] = Field(default_factory=list)
+
+
+class SubjectFactsView(BaseModel):
+    """The current facts about one subject (the user first, then each other subject)."""
+
+    key: str
+    name: str
+    facts: list[FactOfRecordView]
+
+
+class FactsOfRecordView(BaseModel):
+    """What thea knows about the user: a short summary made from current facts only, then
+    the current facts grouped by subject."""
+
+    summary: str
+    subjects: list[SubjectFactsView] = Field(default_factory=list)
+    #: how many current facts there are
+    count: int = 0
+
+
+class CorrectFactRequest(_Body):
+    """Correct a fact: the correction replaces it (it stays in history, with the correction
+    as its replacement)."""
+
+    action: Literal["correct"]
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_FACT_TEXT_CHARS,
+        description="what is true instead, as the user says it ('I live in York.')",
+    )
+
+
+class OutdateFactRequest(_Body):
+    """Mark a fact outdated: it no longer holds (kept in history, nothing replaces it)."""
+
+    action: Literal["outdate"]
+
+
+#: the body of ``PATCH /facts/{id}``: ``{"action": "correct", "text": ...}`` or ``{"action": "outdate"}``
+FactEditRequest = Annotated[CorrectFactRequest | OutdateFactRequest, Field(discriminator="action")]
+
+
+class FactEditResult(BaseModel):
+    """What a correction, an outdating or a deletion did."""
+
+    action: Literal["correct", "outdate", "forget"]
+    #: the fact acted on
+    id: str
+    #: a correction's new facts
+    facts: list[FactOfRecordView] = Field(default_factory=list)
+    #: facts no longer current because of it (the one acted on, and what the rules closed)
+    closed: list[str] = Field(default_factory=list)
+    #: insights resting on the fact, superseded (re-checked) because of it
+    insights_superseded: list[str] = Field(default_factory=list)
+    summary: str

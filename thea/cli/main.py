@@ -8,6 +8,7 @@ from thea.cli import chat_cmd, doctor, export_cmd, import_cmd, jobs_cmd, mcp_cmd
 from thea.cli.common import configure_logging
 from thea.cli.insights_cmd import insights_app
 from thea.cli.jobs_cmd import jobs_app
+from thea.cli.memories_cmd import memories_app
 from thea.cli.memory_cmd import memory_app
 from thea.cli.service_cmd import service_app
 
@@ -24,6 +25,7 @@ app.command("serve")(serve_cmd.serve)
 app.command("export")(export_cmd.export)
 app.command("import")(import_cmd.import_history_file)
 app.add_typer(insights_app, name="insights")
+app.add_typer(memories_app, name="memories")
 app.add_typer(jobs_app, name="jobs")
 app.command("worker")(jobs_cmd.worker)
 app.command("reflect")(jobs_cmd.reflect)

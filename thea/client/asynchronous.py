@@ -182,6 +182,26 @@ class AsyncClient:
     async def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, await self._call(specs.forget(node_id)))
 
+    async def memories(self, include_history: bool = True) -> m.FactsOfRecordView:
+        """What thea knows about the caller: current facts by subject, with a summary."""
+        return cast(m.FactsOfRecordView, await self._call(specs.memories(include_history)))
+
+    async def memory(self, fact_id: str) -> m.FactOfRecordView:
+        """One fact (id or prefix) with the message it came from and its earlier values."""
+        return cast(m.FactOfRecordView, await self._call(specs.memory(fact_id)))
+
+    async def correct_memory(self, fact_id: str, text: str) -> m.FactEditResult:
+        """Replace a fact by what is true instead (the fact stays in history)."""
+        return cast(m.FactEditResult, await self._call(specs.correct_memory(fact_id, text)))
+
+    async def outdate_memory(self, fact_id: str) -> m.FactEditResult:
+        """A fact no longer holds; nothing replaces it (kept in history)."""
+        return cast(m.FactEditResult, await self._call(specs.outdate_memory(fact_id)))
+
+    async def forget_memory(self, fact_id: str) -> m.FactEditResult:
+        """Delete a fact for good: graph, vectors, answers, recall, insights."""
+        return cast(m.FactEditResult, await self._call(specs.forget_memory(fact_id)))
+
     async def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:

@@ -16,7 +16,7 @@ from thea.errors import InputError
 
 @dataclass(frozen=True)
 class Spec:
-    method: Literal["GET", "POST"]
+    method: Literal["GET", "POST", "PATCH", "DELETE"]
     path: str
     model: type[BaseModel] | None = None
     json: dict[str, Any] | None = None
@@ -106,6 +106,29 @@ def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
 
 def forget(node_id: str) -> Spec:
     return Spec("POST", "/forget", m.ForgetResult, json={"id": node_id})
+
+
+def memories(include_history: bool = True) -> Spec:
+    params = {"include_history": "true" if include_history else "false"}
+    return Spec("GET", "/facts", m.FactsOfRecordView, params=params)
+
+
+def memory(fact_id: str) -> Spec:
+    return Spec("GET", f"/facts/{_id(fact_id, 'a fact')}", m.FactOfRecordView)
+
+
+def correct_memory(fact_id: str, text: str) -> Spec:
+    body = m.CorrectFactRequest(action="correct", text=text)
+    return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
+
+
+def outdate_memory(fact_id: str) -> Spec:
+    body = m.OutdateFactRequest(action="outdate")
+    return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
+
+
+def forget_memory(fact_id: str) -> Spec:
+    return Spec("DELETE", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult)
 
 
 def feedback(value: int, response_id: str | None, session_id: str | None) -> Spec:

@@ -200,6 +200,26 @@ class Client:
     def forget(self, node_id: str) -> m.ForgetResult:
         return cast(m.ForgetResult, self._call(specs.forget(node_id)))
 
+    def memories(self, include_history: bool = True) -> m.FactsOfRecordView:
+        """What thea knows about the caller: current facts by subject, with a summary."""
+        return cast(m.FactsOfRecordView, self._call(specs.memories(include_history)))
+
+    def memory(self, fact_id: str) -> m.FactOfRecordView:
+        """One fact (id or prefix) with the message it came from and its earlier values."""
+        return cast(m.FactOfRecordView, self._call(specs.memory(fact_id)))
+
+    def correct_memory(self, fact_id: str, text: str) -> m.FactEditResult:
+        """Replace a fact by what is true instead (the fact stays in history)."""
+        return cast(m.FactEditResult, self._call(specs.correct_memory(fact_id, text)))
+
+    def outdate_memory(self, fact_id: str) -> m.FactEditResult:
+        """A fact no longer holds; nothing replaces it (kept in history)."""
+        return cast(m.FactEditResult, self._call(specs.outdate_memory(fact_id)))
+
+    def forget_memory(self, fact_id: str) -> m.FactEditResult:
+        """Delete a fact for good: graph, vectors, answers, recall, insights."""
+        return cast(m.FactEditResult, self._call(specs.forget_memory(fact_id)))
+
     def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:

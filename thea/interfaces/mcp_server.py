@@ -34,7 +34,9 @@ INSTRUCTIONS = (
     "thea is a long-term memory with a cognitive cycle. Use `recall` to look things up in the "
     "user's memory, `remember` to store a message or a fact, `ask` to have thea answer from its "
     "memory (returns the impulse id), `trace` to see how an answer was reached, `insights` for "
-    "what thea has learnt, `reflect` to merge insights, `forget` to archive a memory."
+    "what thea has learnt, `reflect` to merge insights, `forget` to archive a memory; `memories` for "
+    "what thea knows about the user (facts by subject), `correct_memory`, `outdate_memory` and "
+    "`forget_memory` to fix one fact."
 )
 
 #: what each tool and resource does (the descriptions MCP clients show their model)
@@ -67,6 +69,23 @@ TOOLS = {
         "Archive a memory (insight, fact, message) by id or prefix; it stays in history but is no "
         "longer recalled."
     ),
+    "memories": (
+        "What thea knows about the user: the current facts of record grouped by subject (the user, "
+        "then each person, pet, place or thing), each with its id, since when it holds, the message it "
+        "came from and its earlier values; a short summary made from current facts on top."
+    ),
+    "correct_memory": (
+        "Correct one fact (id or prefix from `memories`): what is true instead, as the user says it "
+        "('I live in York.'). The correction replaces the fact; the old value stays in history."
+    ),
+    "outdate_memory": (
+        "Mark one fact (id or prefix) outdated: it no longer holds and nothing replaces it (kept in history)."
+    ),
+    "forget_memory": (
+        "Delete one fact (id or prefix) for good: gone from answers, recall, insights and the graph; "
+        "the log keeps only that a deletion happened."
+    ),
+    "memories_resource": "What thea knows about the user (facts by subject, with a summary).",
     "insight_resource": ("One insight of the user with its lineage (merged from/into, sources)."),
     "concept_resource": ("A concept of the user's memory and its neighbourhood (nodes, edges)."),
 }
@@ -181,13 +200,61 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
     ) -> m.ForgetResult:
         return await tools.call(ctx, lambda c: c.forget(id))  # type: ignore[no-any-return]
 
+    async def memories(
+        ctx: Context,
+        include_history: Annotated[bool, Field(description="each fact's earlier values")] = True,
+    ) -> m.FactsOfRecordView:
+        return await tools.call(ctx, lambda c: c.memories(include_history))  # type: ignore[no-any-return]
+
+    async def correct_memory(
+        id: Annotated[Id, Field(description="the fact's id or prefix")],
+        text: Annotated[
+            str,
+            Field(min_length=1, max_length=m.MAX_FACT_TEXT_CHARS, description="what is true instead"),
+        ],
+        ctx: Context,
+    ) -> m.FactEditResult:
+        return await tools.call(ctx, lambda c: c.correct_memory(id, text))  # type: ignore[no-any-return]
+
+    async def outdate_memory(
+        id: Annotated[Id, Field(description="the fact's id or prefix")], ctx: Context
+    ) -> m.FactEditResult:
+        return await tools.call(ctx, lambda c: c.outdate_memory(id))  # type: ignore[no-any-return]
+
+    async def forget_memory(
+        id: Annotated[Id, Field(description="the fact's id or prefix")], ctx: Context
+    ) -> m.FactEditResult:
+        return await tools.call(ctx, lambda c: c.forget_memory(id))  # type: ignore[no-any-return]
+
     server = MCPServer(
         name="thea",
         instructions=INSTRUCTIONS,
         version=version,
         log_level="WARNING",
-        tools=[strict_tool(fn) for fn in (remember, recall, ask, trace, insights, reflect, forget)],
+        tools=[
+            strict_tool(fn)
+            for fn in (
+                remember,
+                recall,
+                ask,
+                trace,
+                insights,
+                reflect,
+                forget,
+                memories,
+                correct_memory,
+                outdate_memory,
+                forget_memory,
+            )
+        ],
     )
+
+    # a template (an optional query), not a static resource: only templates get the request's
+    # context, which names the client (and so the user) to read with
+    @server.resource("thea://memories{?history}", mime_type=JSON, description=TOOLS["memories_resource"])
+    async def memories_resource(ctx: Context, history: str = "true") -> str:
+        view = await tools.read(ctx, lambda c: c.memories(include_history=history != "false"))
+        return str(view.model_dump_json())
 
     @server.resource("thea://insights/{insight_id}", mime_type=JSON, description=TOOLS["insight_resource"])
     async def insight_resource(insight_id: str, ctx: Context) -> str:

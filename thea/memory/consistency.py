@@ -9,9 +9,10 @@ graph, again in batches, which of their nodes still exist. Impulses whose cycle 
 died mid-cycle, or synthesis failed and the user got the fallback answer).
 
 :func:`repair` does the same walk and fixes as it goes: it re-embeds missing vectors from the
-graph content, re-appends missing chronicle events, deletes orphan points and events, and marks
-incomplete cycles with ``status = "incomplete"`` (they are then no longer reported). Every fix
-is idempotent, so a second repair finds nothing to do.
+graph content, re-appends missing chronicle events, deletes orphan points and events (the
+chronicle's records of erasures, ``thea.memory.erasure``, stand for no node by design and are
+kept), and marks incomplete cycles with ``status = "incomplete"`` (they are then no longer
+reported). Every fix is idempotent, so a second repair finds nothing to do.
 
 A derived layer whose files cannot be read at all (see ``thea.memory.salvage``) arrives as a
 :class:`Damage`: ``check`` skips it and reports it, ``repair`` gets a fresh empty one in its
@@ -32,6 +33,7 @@ from typing import Any
 
 from thea.errors import TheaError
 from thea.memory.concept_owners import give_owners, is_shared_concept
+from thea.memory.erasure import is_erasure_event
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import Collection, CycleStatus, Node, NodeType, now_ms
 
@@ -341,7 +343,7 @@ class _Scan:
         while True:
             ids, cursor = self.memory.chronicle.scan_ids(cursor, self.page)
             self.report.checked_events += len(ids)
-            unique = list(dict.fromkeys(ids))
+            unique = [i for i in dict.fromkeys(ids) if not is_erasure_event(i)]
             exists = self._graph_has(unique)
             orphans = [i for i in unique if i not in exists and i not in reported]
             reported.update(orphans)

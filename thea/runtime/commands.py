@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.cycle.impulse_input import validate_impulse_text
+from services.knowledge import memory_edits
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
 from services.reflection.merge import ReflectionReport
+from services.views.memories import what_thea_knows
 from services.views.trace import Trace, latest_impulse_id, load_own_trace, trace_json
-from thea.api.models import TraceView
+from thea.api.models import FactEditResult, FactsOfRecordView, TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.runtime.app import Runtime
@@ -45,6 +47,9 @@ HELP = """Commands:
   !reflect           merge insights about the same concepts into stronger ones
   !fact <text>       remember a claim (confidence estimated from what thea already knows)
   !forget <id>       archive a memory (id or prefix); it stays in history, recall skips it
+  !memories          what thea knows about you: facts by subject, with their ids
+  !memories correct <id> <text> | outdate <id> | forget <id>
+                     correct a fact (history kept), mark it outdated, or delete it for good
   !good / !bad       feedback on the last answer: strengthens / weakens what it recalled
   !quit              leave the chat"""
 
@@ -105,6 +110,49 @@ async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     return CommandResult(outcome.summary(), data={"id": outcome.id, "kind": outcome.kind})
 
 
+MEMORIES_USAGE = (
+    "usage: !memories, !memories correct <id> <text>, !memories outdate <id>, !memories forget <id>"
+    " (ids as !memories shows them)"
+)
+
+
+def memories_text(view: FactsOfRecordView) -> str:
+    """The memory list as chat lines: the summary, then each subject's facts with short ids."""
+    lines = [view.summary]
+    for group in view.subjects:
+        lines.append("")
+        lines.append(f"{group.name}:")
+        for fact in group.facts:
+            line = f"  {fact.id[:8]}  {fact.text}  ({fact.source.label})"
+            if fact.history:
+                line += "; earlier: " + "; ".join(e.value or e.text for e in fact.history)
+            lines.append(line)
+    return "\n".join(lines)
+
+
+async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+    action, _, rest = arg.partition(" ")
+    action = action.lower()
+    if not action or action == "list":
+        view = await asyncio.to_thread(what_thea_knows, rt.memory, chat.user_id)
+        return CommandResult(memories_text(view), data=view.model_dump(mode="json"))
+    fact_id, _, text = rest.strip().partition(" ")
+    if not fact_id:
+        raise InputError(MEMORIES_USAGE)
+    result: FactEditResult
+    if action == "correct":
+        if not text.strip():
+            raise InputError("usage: !memories correct <id> <what is true instead>, e.g. I live in York.")
+        result = await asyncio.to_thread(memory_edits.correct, rt.memory, fact_id, text, chat.user_id)
+    elif action == "outdate":
+        result = await asyncio.to_thread(memory_edits.outdate, rt.memory, fact_id, chat.user_id)
+    elif action == "forget":
+        result = await asyncio.to_thread(memory_edits.forget, rt.memory, fact_id, chat.user_id)
+    else:
+        raise InputError(MEMORIES_USAGE)
+    return CommandResult(result.summary, data=result.model_dump(mode="json"))
+
+
 def _feedback(value: int) -> Handler:
     async def handler(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
         if not chat.last_response_id:
@@ -124,6 +172,7 @@ COMMANDS: dict[str, Handler] = {
     "reflect": _reflect,
     "fact": _fact,
     "forget": _forget,
+    "memories": _memories,
     "good": _feedback(1),
     "bad": _feedback(-1),
 }

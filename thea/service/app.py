@@ -28,7 +28,7 @@ from thea.service.metrics import CONTENT_TYPE as METRICS_TYPE
 from thea.service.metrics import ServiceMetrics
 from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
 from thea.service.openai_app import create_openai_app
-from thea.service.routes import admin, cycle, history, knowledge, memories
+from thea.service.routes import admin, cycle, facts, history, knowledge, memories
 from thea.web import STATIC
 
 
@@ -50,7 +50,7 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
-    for module in (cycle, knowledge, memories, history, admin):
+    for module in (cycle, knowledge, facts, memories, history, admin):
         app.include_router(module.router, prefix=PREFIX)
 
     app.state.mcp = McpEndpoint(ctx, app, admin.thea_version())  # MCP, streamable HTTP

@@ -9,7 +9,8 @@ from thea.models import ChronicleEvent, HealthStatus
 
 
 class Chronicle(abc.ABC):
-    """Append-only log of recorded events, queryable by time (only repair deletes).
+    """Append-only log of recorded events, queryable by time (only repair deletes, and erasing
+    a memory for good, which leaves an event saying only that a deletion happened).
 
     Appending an event whose id is already logged changes nothing (idempotent).
     Events are ordered by ``time`` then ``id``.

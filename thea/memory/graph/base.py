@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from thea.memory.operations import GraphOperations
+from thea.memory.operations.deletion import NodeDeletion
 from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph
 
 
@@ -85,6 +86,12 @@ class GraphStore(abc.ABC):
     @abc.abstractmethod
     def operations(self) -> GraphOperations:
         """The typed operations of this store, grouped by use (trace reads, recall reads, ...)."""
+
+    @property
+    @abc.abstractmethod
+    def deletion(self) -> NodeDeletion:
+        """Deleting one user's nodes for good (forgetting a fact of record); the other layers
+        are handled by :func:`thea.memory.erasure.erase`."""
 
     @abc.abstractmethod
     def health(self) -> HealthStatus:

@@ -13,8 +13,10 @@ from typing import Any
 
 from thea.memory.graph.base import GraphStore
 from thea.memory.graph.cypher_operations import cypher_operations
+from thea.memory.graph.deletion_operations import CypherNodeDeletion
 from thea.memory.graph.queries import QueryLibrary
 from thea.memory.operations import GraphOperations
+from thea.memory.operations.deletion import NodeDeletion
 from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph, concept_id
 
 
@@ -30,6 +32,7 @@ class CypherGraphStore(GraphStore):
         self.queries = QueryLibrary(dialect)
         self.batch_size = batch_size
         self._operations = cypher_operations(self._run)
+        self._deletion = CypherNodeDeletion(self._run)
 
     @abc.abstractmethod
     def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -151,6 +154,10 @@ class CypherGraphStore(GraphStore):
     @property
     def operations(self) -> GraphOperations:
         return self._operations
+
+    @property
+    def deletion(self) -> NodeDeletion:
+        return self._deletion
 
     def _run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run a named query of ``cypher/`` in this store's dialect (only the operations call it)."""

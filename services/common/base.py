@@ -15,6 +15,9 @@ from typing import Any
 
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
+from services.cycle.understanding import Understanding
+from services.knowledge.record.extraction import ExtractedFact
+from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
 from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, UserImpulse
@@ -43,6 +46,14 @@ class CycleState:
     prompt_tokens: int | None = None
     #: the document a paste was stored as (services/cycle/documents.py); the impulse holds its summary
     document: Document | None = None
+    #: what the message is, sentence by sentence (services/cycle/understanding.py)
+    understanding: Understanding | None = None
+    #: the facts of record its statements tell, read before the steps run
+    told: list[ExtractedFact] = field(default_factory=list)
+    #: what recording them did (set by the plan step)
+    recorded: RecordedFacts | None = None
+    #: the answer is a template, not the model's (set by synthesis)
+    templated: bool = False
 
     @cached_property
     def prompt_text(self) -> str:

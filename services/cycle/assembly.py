@@ -13,6 +13,7 @@ from services.cycle.planner import PlannerService
 from services.cycle.recall_step import RecallStep
 from services.cycle.synthesis import SynthesisService
 from services.knowledge.facts import FactKeeper
+from services.knowledge.record.keeper import FactRecorder
 from services.recall.cascade import RecallService
 from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.reflection.crystallizer import Crystallizer
@@ -54,7 +55,9 @@ def build_orchestrator(
             max_tokens=cycle.instinct_tokens,
             combined=cycle.first_look == "combined",
         ),
-        planner=PlannerService(llm, first_look_s, use_model=cycle.first_look == "separate"),
+        planner=PlannerService(
+            llm, first_look_s, use_model=cycle.first_look == "separate", facts=FactRecorder(memory)
+        ),
         recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(
             llm,
@@ -63,6 +66,7 @@ def build_orchestrator(
             settings.llm.max_output_tokens,
             embedder=memory.recall_port,
             relevance_floor=settings.tuning.relevance_floor,
+            facts=memory.facts,
         ),
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,

@@ -24,6 +24,9 @@ class Exchange:
     impulse_id: str
     response_id: str
     at: int = 0
+    #: an exchange the model did not answer (a statement's acknowledgement, a fixed "I don't
+    #: know"): kept for distillation, never shown to the model as history (it copies templates)
+    templated: bool = False
 
     @property
     def tokens(self) -> int:
@@ -41,7 +44,8 @@ class Conversation:
     def history(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         for e in self.exchanges:
-            out += [("user", e.question), ("assistant", e.answer)]
+            if not e.templated:
+                out += [("user", e.question), ("assistant", e.answer)]
         return out
 
 
@@ -62,6 +66,12 @@ class ContextCache:
         with self._lock:
             conv = self._sessions.get((user_id, session_id))
             return conv.history() if conv else []
+
+    def exchanges(self, user_id: str, session_id: str) -> list[Exchange]:
+        """Every exchange the cache holds for the session (templated ones too), oldest first."""
+        with self._lock:
+            conv = self._sessions.get((user_id, session_id))
+            return list(conv.exchanges) if conv else []
 
     def make_room(self, user_id: str, session_id: str, incoming: str) -> list[Exchange]:
         """Evict oldest pairs until cache + ``incoming`` fit the budget; return them."""

@@ -14,7 +14,7 @@ from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.llm_calls import ask_structured, ask_text
 from services.prompts import first_look
 from services.prompts import instinct as prompt
-from thea.models import InstinctiveResponse
+from thea.models import InstinctiveResponse, LLMUsage, MessageKind
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,13 @@ class InstinctService(CognitiveService):
         self.combined = combined
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        told = state.understanding
+        if told is not None and told.kind is MessageKind.STATEMENT and not self.combined:
+            # a statement is acknowledged by a template: no model call before it
+            count = len(state.told)
+            return self._reaction(
+                state, f"a statement: {count} fact{'s' if count != 1 else ''} to note", LLMUsage()
+            )
         if self.combined:
             out, usage = await ask_structured(
                 self.llm,
@@ -56,6 +63,10 @@ class InstinctService(CognitiveService):
                 timeout_s=self.timeout_s,
                 max_tokens=self.max_tokens,
             )
+        return self._reaction(state, text, usage)
+
+    @staticmethod
+    def _reaction(state: CycleState, text: str, usage: LLMUsage) -> StepOutcome:
         reaction = " ".join(text.split())[:MAX_REACTION_CHARS]
         state.instinct = reaction
         node = InstinctiveResponse(

@@ -30,6 +30,9 @@ from services.cycle.context import ContextCache, Exchange
 from services.cycle.documents import Paste, is_document, make_paste
 from services.cycle.impulse_input import validate_impulse_text
 from services.cycle.synthesis import SynthesisService
+from services.cycle.understanding import understand
+from services.knowledge.record.extraction import extract_facts
+from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.universal import UniversalMemory
@@ -170,6 +173,13 @@ class Orchestrator:
         # a paste is stored as a document; the impulse (and every prompt) carries its summary
         paste = make_paste(impulse) if is_document(impulse.content) else None
         text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
+        # what the message is and what its statements tell, before anything is recorded: the
+        # impulse carries its kind (questions are never evidence) and the ids of its facts
+        understanding = understand(text) if paste is None else None
+        told = extract_facts(" ".join(understanding.statements)) if understanding else []
+        if understanding is not None:
+            impulse.kind = understanding.kind
+            impulse.fact_ids = [fact_id(impulse.id, i) for i in range(len(told))]
         # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
         # a vector or chronicle failure only costs recall until `thea memory repair`.
         await self._record_impulse(impulse, paste)
@@ -190,6 +200,8 @@ class Orchestrator:
             on_token=on_token,
             prompt_tokens=self.prompt_tokens,
             document=paste.document if paste else None,
+            understanding=understanding,
+            told=told,
         )
         result = CycleResult(impulse_id=impulse.id, answer="")
         for service in self.steps:
@@ -219,6 +231,7 @@ class Orchestrator:
                 impulse_id=impulse.id,
                 response_id=result.response_id or "",
                 at=now_ms(),
+                templated=state.templated,
             ),
         )
         if paste is None:  # a document is recalled by its chunks; nothing is crystallized from it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -11,9 +12,10 @@ from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_PLAN_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.cycle.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import planner as prompt
-from thea.errors import MalformedOutput
-from thea.models import EdgeType, LLMUsage, SearchPlan
+from thea.errors import MalformedOutput, PartialWriteError
+from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +41,53 @@ class PlannerService(CognitiveService):
     step = "plan"
     name = "planner"
 
-    def __init__(self, llm: BaseChatModel, timeout_s: float, *, use_model: bool = True) -> None:
+    def __init__(
+        self,
+        llm: BaseChatModel,
+        timeout_s: float,
+        *,
+        use_model: bool = True,
+        facts: FactRecorder | None = None,
+    ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         #: False: the deterministic plan (first_look="rules"): no model call before recall
         self.use_model = use_model
+        #: records the facts of record a statement tells, before recall (the next message, and
+        #: this message's own question, already see them)
+        self.facts = facts
 
     async def handle(self, state: CycleState) -> StepOutcome:
+        told = await self._record_facts(state)
+        outcome = await self._plan(state)
+        outcome.output.update(told)
+        return outcome
+
+    async def _record_facts(self, state: CycleState) -> dict[str, object]:
+        """The message's kind and the facts it told (recorded here, first)."""
+        out: dict[str, object] = {}
+        if state.understanding is not None:
+            out["act"] = state.understanding.kind.value
+            out["parts"] = [{"text": p.text, "act": p.act.value} for p in state.understanding.parts]
+        if not state.told or self.facts is None:
+            return out
+        facts = build_facts(
+            state.told,
+            source_id=state.impulse.id,
+            user_id=state.user_id,
+            session_id=state.session_id,
+            said_at=state.impulse.created_at,
+            origin=FactOrigin.SAID,
+        )
+        try:
+            state.recorded = await asyncio.to_thread(self.facts.record, facts, state.told)
+        except PartialWriteError as exc:  # the graph holds them; `thea memory repair` re-derives the rest
+            log.error("impulse %s: facts of record partly written: %s", state.impulse.id, exc)
+            state.recorded = RecordedFacts(facts=facts)
+        out.update(state.recorded.as_output())
+        return out
+
+    async def _plan(self, state: CycleState) -> StepOutcome:
         text = state.impulse.content
         if isinstance(state.first_look, prompt.PlanOutput):  # the instinct's call planned too
             return self._from_model(state, state.first_look, LLMUsage(), source="instinct call")

@@ -8,6 +8,7 @@ from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import TRACE_TEXT_CHARS
 from services.common.tokens import clip_text
 from services.cycle.plan_fallback import fallback_plan
+from services.cycle.understanding import asks_conversation, asks_history
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 
 
@@ -38,6 +39,8 @@ class RecallStep(CognitiveService):
             triple_pattern=triple,
             limit=self.limit,
             exclude_ids=[state.impulse.id],
+            history=asks_history(state.impulse.content),
+            conversation=asks_conversation(state.impulse.content),
         )
         result = await self.recaller.recall(query)
         state.recall = result

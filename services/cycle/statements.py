@@ -204,10 +204,15 @@ def _words(sentence: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(sentence)]
 
 
+def _word_count(words: list[str]) -> int:
+    """Words as said: a contraction is two ("I'm vegan." has three, as "I am vegan." has)."""
+    return len(words) + sum(1 for w in words if re.search(r"'(?:m|re|s|ve|ll|d)$", w))
+
+
 def tells(sentence: str) -> bool:
     """One sentence tells something: declarative, not a question, request or bare greeting."""
     words = _words(sentence)
-    if len(words) < MIN_WORDS or sentence.rstrip().endswith("?"):
+    if _word_count(words) < MIN_WORDS or sentence.rstrip().endswith("?"):
         return False
     if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return False
@@ -222,6 +227,12 @@ def tells(sentence: str) -> bool:
 def telling_sentences(text: str) -> list[str]:
     """The sentences of a message that tell something (what an insight may be learnt from)."""
     return [s for s in sentences(text) if tells(s)]
+
+
+def is_greeting(sentence: str) -> bool:
+    """The sentence only greets, thanks or agrees ("Hi!", "Thanks a lot", "OK, great")."""
+    words = _words(sentence)
+    return bool(words) and all(w in _GREETINGS for w in words)
 
 
 def asks(sentence: str) -> bool:
@@ -324,7 +335,7 @@ _SUBJECT_NEXT = frozenset(
 MAX_RESTATED_CHARS = 280
 
 
-def _turn_round(sentence: str) -> str:
+def turn_round(sentence: str) -> str:
     """First person becomes second and second becomes first: "I told you my plan" ->
     "you told me your plan". Word by word; case of the first letter kept."""
     tokens = _TOKEN.findall(sentence)
@@ -358,7 +369,7 @@ def _turn_round(sentence: str) -> str:
     return "".join(out)
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     """Lower-case the first letter unless it starts a name or acronym ("My" -> "my",
     "Priya" stays, "I" stays)."""
     if len(text) > 1 and text[0].isupper() and text[1].islower():
@@ -379,10 +390,10 @@ def acknowledge(text: str) -> str:
             break
         kept.append(part)
         used += len(part) + 1
-    restated = " ".join(_turn_round(p) for p in kept)
+    restated = " ".join(turn_round(p) for p in kept)
     if len(restated) > MAX_RESTATED_CHARS + 40:
         restated = restated[:MAX_RESTATED_CHARS].rsplit(" ", 1)[0] + " …"
-    restated = _lower_first(restated).rstrip()
+    restated = lower_first(restated).rstrip()
     if restated and restated[-1] not in ".!…":
         restated = restated.rstrip(";,:") + "."
     rest = len(parts) - len(kept)

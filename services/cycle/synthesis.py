@@ -1,4 +1,18 @@
-"""Synthesis: the final answer, grounded in recalled memories packed into a token budget."""
+"""Synthesis: the final answer, grounded in the user's facts of record and recalled memories.
+
+What the message is decides how it is answered (services/cycle/understanding.py):
+
+* only statements (and perhaps a greeting): a template restating what was told, persons turned
+  round, and what it replaced; the model never embellishes a user's fact;
+* a question about the user's own life that nothing recalled bears on: "I don't know"
+  (services/cycle/not_told.py), never a guess;
+* everything else (questions, requests for help, small talk, mixes): the model, given the
+  facts of record recall found (current ones; the earlier values when the message asks what
+  was true before; the constraints for a request for help) and the other recalled memories,
+  inside the marked reference block. A mix gets the acknowledgement of its statements first.
+
+The answer is streamed and recorded in the right voice (services/cycle/voice.py).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +29,20 @@ from services.cycle.budget import pack
 from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import unknown_to_me
-from services.cycle.statements import acknowledge, is_statement
+from services.cycle.statements import acknowledge, lower_first, turn_round
+from services.cycle.understanding import Act, Understanding, asks_history, understand
+from services.cycle.voice import VoiceStream, in_voice
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
-from thea.models import Edge, EdgeType, FinalResponse, LLMUsage
+from thea.memory.operations import FactReads
+from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind
 from thea.tuning import RELATIVE_FLOOR
+
+#: facts of record one answer is given at most (most related first; constraints come on top)
+FACTS_SHOWN = 6
+#: facts of record read per answer (newest first), to know each recalled fact's standing
+PROFILE_READ = 1000
 
 
 def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> ReferenceItem:
@@ -56,12 +78,60 @@ def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> dict[str
     }
 
 
+def fact_line(fact: Fact) -> prompt.FactLine:
+    """A fact of record told to the model in the second person ("You live in Munich.")."""
+    text = turn_round(fact.content) if fact.subject_key is not None else fact.content
+    # "from next month" is read against when it was said ("from next month (December 2026)")
+    text = resolve_relative(text[:1].upper() + text[1:], fact.created_at)
+    until = when_text(fact.valid_until) if fact.valid_until is not None else ""
+    return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
+
+
+def select_facts(
+    stored: Sequence[Fact],
+    hits: Sequence[RecallHit],
+    *,
+    history: bool,
+    request: bool,
+    limit: int = FACTS_SHOWN,
+) -> list[Fact]:
+    """The facts of record a prompt shows, most related first: the ones recall found (a small
+    model confuses people and values when it is given every fact it knows). A question about
+    what was true before gets the earlier values only (the current ones would be answered
+    instead); a request for help also gets the constraints (an allergy bears on every dinner
+    idea)."""
+    by_id = {f.id: f for f in stored}
+    recalled = [by_id[h.id] for h in hits if h.id in by_id]
+    if history:
+        chosen = [f for f in recalled if f.valid_until is not None]
+        chosen = chosen or [f for f in stored if f.valid_until is not None][:limit]
+    else:
+        chosen = [f for f in recalled if f.valid_until is None]
+    chosen = chosen[:limit]
+    if request:
+        chosen += [
+            f for f in stored if f.category == "constraint" and f.valid_until is None and f not in chosen
+        ]
+    return chosen
+
+
 async def _send(state: CycleState, text: str) -> None:
     """Stream text the model did not write (an acknowledgement, a note) to the user."""
-    if state.on_token is not None:
+    if state.on_token is not None and text:
         maybe = state.on_token(text)
         if maybe is not None:
             await maybe
+
+
+def acknowledgement(state: CycleState, understanding: Understanding) -> str:
+    """What a statement gets: the greeting back, the statements restated, and what they replaced."""
+    greeting = " ".join(understanding.texts(Act.SMALL_TALK))
+    told = acknowledge(" ".join(understanding.statements))
+    replaced = state.recorded.superseded if state.recorded else []
+    if replaced:
+        earlier = "; ".join(lower_first(turn_round(s.fact.content)).rstrip(".") for s in replaced[:3])
+        told += f" (This replaces what you told me before: {earlier}.)"
+    return f"{greeting} {told}".strip()
 
 
 class SynthesisService(CognitiveService):
@@ -76,6 +146,7 @@ class SynthesisService(CognitiveService):
         max_tokens: int | None = None,
         embedder: TextEmbedder | None = None,
         relevance_floor: float = RELATIVE_FLOOR,
+        facts: FactReads | None = None,
     ) -> None:
         self.llm = llm
         #: share of the best memory's score a memory needs to enter the prompt (tuning.relevance_floor)
@@ -86,60 +157,103 @@ class SynthesisService(CognitiveService):
         self.budget_tokens = budget_tokens
         #: the model's output allowance: an answer that used all of it was cut
         self.max_tokens = max_tokens
+        #: the user's facts of record (None: answers from recalled memories only)
+        self.facts = facts
 
     async def handle(self, state: CycleState) -> StepOutcome:
         if state.document is not None:
             # a paste: say what was stored, never echo it
             return await self._fixed(state, paste_acknowledgement(state.document), "document stored")
-        if is_statement(state.impulse.content):
+        understanding = state.understanding or understand(state.impulse.content)
+        if understanding.kind is MessageKind.STATEMENT:
             # the user told something: restate it, never let the model embellish it
-            return await self._acknowledge(state)
+            return await self._fixed(state, acknowledgement(state, understanding), "acknowledgement")
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
-        unknown = await asyncio.to_thread(unknown_to_me, state.prompt_text, recall.hits, self.embedder)
-        if unknown is not None:
-            # a question about the user that nothing remembered bears on: no guess from the model
-            return await self._fixed(state, unknown, "not told")
-        refs = references_for(recall.hits, self.budget_tokens, self.relevance_floor)
-        messages = prompt.build(state.prompt_text, refs, state.history, state.instinct)
+        if understanding.asks_memory and not understanding.asks_for_help:
+            question = " ".join(understanding.texts(Act.QUESTION))
+            unknown = await asyncio.to_thread(unknown_to_me, question, recall.hits, self.embedder)
+            if unknown is not None and understanding.kind is MessageKind.QUESTION:
+                # a question about the user that nothing remembered bears on: no guess from the model
+                return await self._fixed(state, unknown, "not told")
+        return await self._answer(state, understanding, recall)
+
+    async def _answer(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult
+    ) -> StepOutcome:
+        history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
+        request = understanding.asks_for_help and not understanding.asks_memory
+        stored = await asyncio.to_thread(self._stored_facts, state, history)
+        facts = select_facts(stored, recall.hits, history=history, request=request)
+        recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
+        # facts of record are shown as facts (or, replaced, not at all); insights learnt from the
+        # same messages stay: the slow loop's reading, strength and feedback go with them
+        others = [h for h in recall.hits if h.id not in recorded]
+        refs = references_for(others, self.budget_tokens, self.relevance_floor)
+        lines = [fact_line(f) for f in facts]
+        messages = prompt.build(
+            state.prompt_text, refs, state.history, state.instinct, facts=lines, earlier=history
+        )
+        prefix = ""
+        if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
+            prefix = acknowledge(" ".join(understanding.statements)) + " "
+            await _send(state, prefix)
+        sources = [state.prompt_text, *(f.content for f in facts), *(r.text for r in refs)]
+        voice = VoiceStream(sources)
+
+        async def shown_tokens(piece: str) -> None:
+            await _send(state, voice.feed(piece))
+
         answer, usage = await ask_text(
             self.llm,
             messages,
             prompt.PROMPT,
             timeout_s=self.timeout_s,
-            on_token=state.on_token,
+            on_token=shown_tokens if state.on_token is not None else None,
             stop_when=is_looping,  # a looping answer is stopped as soon as the loop shows
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
+        answer = in_voice(answer, sources) or "I have no answer to that yet."
+        await _send(state, voice.finish(answer))
         if note:
             await _send(state, note)
-        answer = answer or "I have no answer to that yet."
-        outcome = self._outcome(state, answer, refs, usage)
+        outcome = self._outcome(state, prefix + answer, refs, usage, facts)
         outcome.output["prompt"] = prompt_record(prompt.PROMPT, messages)
         if note:
             outcome.output["cut"] = note.strip(" …()")
         return outcome
 
-    async def _acknowledge(self, state: CycleState) -> StepOutcome:
-        return await self._fixed(state, acknowledge(state.impulse.content), "acknowledgement")
+    def _stored_facts(self, state: CycleState, history: bool) -> list[Fact]:
+        if self.facts is None or not state.user_id:
+            return []
+        return self.facts.facts_of_record(state.user_id, current_only=not history, limit=PROFILE_READ)
 
     async def _fixed(self, state: CycleState, answer: str, mode: str) -> StepOutcome:
         """An answer no model wrote, streamed to the user and recorded with its mode."""
+        state.templated = True
         await _send(state, answer)
-        outcome = self._outcome(state, answer, [], LLMUsage())
+        outcome = self._outcome(state, answer, [], LLMUsage(), [])
         outcome.output["mode"] = mode
         return outcome
 
     @staticmethod
-    def _outcome(state: CycleState, answer: str, refs: list[ReferenceItem], usage: LLMUsage) -> StepOutcome:
+    def _outcome(
+        state: CycleState, answer: str, refs: list[ReferenceItem], usage: LLMUsage, facts: Sequence[Fact]
+    ) -> StepOutcome:
         state.answer = answer
+        used = [*(f.id for f in facts), *(r.source_id for r in refs)]
         response = FinalResponse(
             content=answer,
-            recalled_ids=[r.source_id for r in refs],
+            recalled_ids=used,
             user_id=state.user_id,
             session_id=state.session_id,
             correlation_id=state.correlation_id,
         )
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
-        edges += [Edge(src=response.id, dst=r.source_id, type=EdgeType.RECALLED) for r in refs]
-        output = {"node_id": response.id, "answer": answer, "references": [r.source_id for r in refs]}
+        edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
+        output = {
+            "node_id": response.id,
+            "answer": answer,
+            "references": [r.source_id for r in refs],
+            "facts": [f.id for f in facts],
+        }
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from services.cycle.statements import sentences
+from services.knowledge.record.extraction import REPLACED_VALUE
 from services.reflection.restate import restate_sentence
 
 _ATTRIBUTE = re.compile(
@@ -28,9 +29,15 @@ _NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing|neither|nor|cannot)
 _ARTICLES = frozenset({"a", "an", "the", "called", "named"})
 
 
+def _negated(text: str) -> bool:
+    """The statement says "not": a replaced value named beside the new one ("we live in Munich,
+    not Berlin anymore") does not make the statement itself negative."""
+    return bool(_NEGATION.search(REPLACED_VALUE.sub("", text)))
+
+
 def heuristic_verdict(claim: str, other: str, similarity: float) -> str:
     """Without a model: opposite polarity on a close topic contradicts, near-equal agrees."""
-    if similarity >= 0.7 and bool(_NEGATION.search(claim)) != bool(_NEGATION.search(other)):
+    if similarity >= 0.7 and _negated(claim) != _negated(other):
         return "contradicts"
     return "agrees" if similarity >= 0.85 else "unrelated"
 

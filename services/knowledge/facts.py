@@ -20,6 +20,8 @@ from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
 from services.knowledge.contradiction import heuristic_verdict
+from services.knowledge.record.extraction import ExtractedFact, extract_facts
+from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import fact_check as prompt
 from services.reflection.revision import RevisionOutcome, revise_insights
 from thea.errors import LLMError
@@ -30,8 +32,10 @@ from thea.models import (
     Edge,
     EdgeType,
     Fact,
+    FactOrigin,
     VectorFilter,
     VectorHit,
+    new_id,
     now_ms,
     relation,
 )
@@ -88,17 +92,32 @@ class FactKeeper:
     async def add_fact(
         self, text: str, user_id: str, session_id: str | None = None, source_message_id: str | None = None
     ) -> FactOutcome:
+        """A told fact, on the same path as a statement in a chat: read into facts of record that
+        supersede what they replace (services/knowledge/record), plus a confidence estimated from
+        the nearest facts and insights. ``source_message_id`` (the chat's last message) is kept
+        as provenance in ``source``."""
         text = " ".join(text.split())
         neighbours = await asyncio.to_thread(self._neighbours, text, user_id)
         verdicts, judged_by = await self._judge(text, neighbours)
-        fact = Fact(
-            content=text,
-            source=user_id,
-            source_message_id=source_message_id,
-            valid_from=now_ms(),
+        extracted = extract_facts(text)
+        told_at = now_ms()
+        group = new_id()
+        facts = build_facts(
+            extracted,
+            source_id=group,
             user_id=user_id,
             session_id=session_id,
+            said_at=told_at,
+            origin=FactOrigin.TOLD,
         )
+        if len(facts) == 1:
+            facts[0].content = text  # one fact: kept as it was told
+        if not facts:  # no statement structure ("Ana::vegetarian"): a plain fact
+            facts = [Fact(content=text, valid_from=told_at, user_id=user_id, session_id=session_id)]
+        for item in facts:
+            item.source = user_id
+            item.source_message_id = source_message_id or group
+        fact = facts[0]
         outcome = FactOutcome(fact=fact, judged_by=judged_by)
         confidence = BASE_CONFIDENCE
         for hit, verdict in zip(neighbours, verdicts, strict=False):
@@ -112,7 +131,12 @@ class FactKeeper:
                 else:
                     confidence -= STEP
         fact.confidence = round(max(0.05, min(0.95, confidence)), 2)
-        await asyncio.to_thread(self._store, outcome)
+        for item in facts[1:]:
+            item.confidence = fact.confidence
+        recorded = await asyncio.to_thread(self._store, outcome, facts, extracted)
+        outcome.superseded = list(
+            dict.fromkeys([*outcome.superseded, *(r.fact.id for r in recorded.superseded)])
+        )
         outcome.revised = await asyncio.to_thread(
             revise_insights,
             self.memory,
@@ -163,7 +187,9 @@ class FactKeeper:
                 log.warning("fact check by the model failed (%s); using the heuristic", exc)
         return [heuristic_verdict(text, h.text, h.score) for h in hits], "heuristic"
 
-    def _store(self, outcome: FactOutcome) -> None:
+    def _store(
+        self, outcome: FactOutcome, facts: list[Fact], extracted: list[ExtractedFact]
+    ) -> RecordedFacts:
         fact = outcome.fact
         now = fact.valid_from or now_ms()
         edges = [Edge(src=fact.id, dst=old, type=EdgeType.SUPERSEDES) for old in outcome.superseded]
@@ -189,4 +215,7 @@ class FactKeeper:
                 [NodePatch(old, {"valid_until": now}) for old in outcome.superseded]
             )
             self.memory.knowledge.close_relations(outcome.superseded, now)
-        self.memory.record([fact], edges)
+        self.memory.record(facts, edges)
+        if not extracted:
+            return RecordedFacts(facts=facts)
+        return FactRecorder(self.memory).record(facts, extracted)

@@ -45,7 +45,17 @@ from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResu
 from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import KeywordMatch
 from thea.memory.universal import UniversalMemory, collection_for
-from thea.models import CONCEPT_RELATIONS, Collection, Node, NodeType, VectorFilter, normalize_name, now_ms
+from thea.models import (
+    CONCEPT_RELATIONS,
+    Collection,
+    Fact,
+    Node,
+    NodeType,
+    VectorFilter,
+    is_evidence,
+    normalize_name,
+    now_ms,
+)
 from thea.tuning import RecallTuning
 
 log = logging.getLogger(__name__)
@@ -248,7 +258,7 @@ class RecallService:
             flt = VectorFilter(
                 types=sorted(RECALLABLE),
                 user_id=query.user_id,
-                active=True if collection is Collection.INSIGHTS else None,
+                active=True if collection is Collection.INSIGHTS or not query.conversation else None,
                 created_from=window[0],
                 created_to=window[1],
                 node_ids=node_ids,
@@ -284,6 +294,8 @@ class RecallService:
             )
             for match in matches:
                 if match.id in docs or match.user_id != query.user_id:
+                    continue
+                if not (match.evidence or query.conversation):
                     continue
                 if in_window(match.event_time, window):
                     docs[match.id] = self._document(match)
@@ -369,8 +381,15 @@ class RecallService:
     ) -> list[RecallHit]:
         if not fused:
             return []
-        ranked = sorted(fused, key=lambda i: -fused[i])[: query.limit * 4]
+        ordered = sorted(fused, key=lambda i: -fused[i])
+        ranked = ordered[: query.limit * 4]
         nodes: dict[str, Node] = {n.id: n for n in self.memory.recall_port.nodes(ranked)}
+        allowed = sum(1 for n in nodes.values() if self._allowed(n, query, window))
+        if allowed < query.limit and len(ordered) > len(ranked):
+            # many candidates were not evidence (earlier questions, replaced facts): read on once
+            more = ordered[len(ranked) : query.limit * 16]
+            nodes.update({n.id: n for n in self.memory.recall_port.nodes(more)})
+            ranked += more
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
         query_terms = {stem(w) for w in keyword_words(query.texts)}
         hits: list[RecallHit] = []
@@ -394,15 +413,15 @@ class RecallService:
                     score=fused[node_id] * weight * 100,
                     stages=sorted(set(stage_of[node_id])),
                     stage_scores={
-                        stage: round(scores[node_id], 4)
-                        for stage, scores in raw.items()
-                        if node_id in scores
+                        stage: round(scores[node_id], 4) for stage, scores in raw.items() if node_id in scores
                     },
                     created_at=node.created_at,
                     event_time=node.happened_at(),
                     strength=strength if strength is not None else 1.0,
                     confidence=confidence,
                     document_id=getattr(node, "document_id", None),
+                    source_id=getattr(node, "source_impulse_id", None)
+                    or getattr(node, "source_message_id", None),
                 )
             )
         hits.sort(key=lambda h: -h.score)
@@ -427,4 +446,7 @@ class RecallService:
     def _allowed(node: Node, query: RecallQuery, window: tuple[int | None, int | None]) -> bool:
         if node.type not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
             return False
-        return node.holds(now_ms()) and in_window(node.happened_at(), window)
+        if not (query.conversation or is_evidence(node.to_props())):
+            return False
+        earlier = query.history and isinstance(node, Fact) and node.subject_key is not None
+        return (node.holds(now_ms()) or earlier) and in_window(node.happened_at(), window)

@@ -20,6 +20,11 @@ class RecallQuery(BaseModel):
     limit: int = 8
     #: Node ids never to return (e.g. the impulse being answered right now).
     exclude_ids: list[str] = Field(default_factory=list)
+    #: also earlier facts of record that newer ones replaced ("where did I live before?")
+    history: bool = False
+    #: also the conversation itself: the user's questions and thea's answers ("what did I ask
+    #: you about Lisbon?"); otherwise only evidence of what the user told is recalled
+    conversation: bool = False
 
 
 class RecallHit(BaseModel):
@@ -38,6 +43,8 @@ class RecallHit(BaseModel):
     confidence: float | None = None
     #: the document a chunk (or a paste's impulse) belongs to
     document_id: str | None = None
+    #: the message it was learnt from (an insight's impulse, a fact's message)
+    source_id: str | None = None
 
 
 class RecallResult(BaseModel):

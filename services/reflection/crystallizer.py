@@ -34,6 +34,7 @@ from services.common.llm_calls import ask_structured
 from services.common.notation import Triple, parse_notation
 from services.common.tokens import clip_for_prompt
 from services.cycle.statements import tells_anything
+from services.cycle.understanding import understand
 from services.prompts import crystallize as prompt
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
@@ -46,13 +47,17 @@ from thea.memory.universal import UniversalMemory
 from thea.models import (
     Edge,
     EdgeType,
+    Fact,
     FinalResponse,
     KnowledgeCrystal,
     Node,
     NodeType,
+    Revision,
     TaskStatus,
     UserImpulse,
+    is_evidence,
     normalize_name,
+    now_ms,
     relation,
     stable_id,
 )
@@ -155,7 +160,6 @@ class Crystallizer:
         trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
         impulse = trace.impulse
         response = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
-        answer = response.content if response else ""
         user_id = impulse.user_id
         island = await asyncio.to_thread(
             lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
@@ -170,7 +174,8 @@ class Crystallizer:
             correlation_id=impulse_id,
             impulse_id=impulse_id,
         )
-        if not tells_anything(impulse.content):
+        told = statements_of(impulse)
+        if not told:
             outcome = CrystallizeOutcome(impulse_id, cid, False, skipped="the message tells nothing new")
             nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict())
             await self.memory.arecord(nodes, job_edges)
@@ -181,7 +186,7 @@ class Crystallizer:
             out, job.usage = await ask_structured(
                 self.llm,
                 prompt.CrystalOutput,
-                prompt.build(clip_for_prompt(impulse.content, self.prompt_tokens), answer, known),
+                prompt.build(clip_for_prompt(told, self.prompt_tokens), known),
                 prompt.PROMPT,
                 timeout_s=self.timeout_s,
             )
@@ -208,7 +213,7 @@ class Crystallizer:
         )
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
-        content = compact(out.insight)
+        content = compact(without_thea_words(out.insight)) or restate(told)
         verdict = await asyncio.to_thread(
             check_claims, content, sources, self.memory.recall_port, self.grounding
         )
@@ -218,6 +223,7 @@ class Crystallizer:
         tags = [t.strip().lower() for t in out.tags if t.strip() and sources.grounds(t)]
         tags = list(dict.fromkeys(tags or [c.content.lower() for c in concepts.values()]))[:6]
         seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
+        replaced = await asyncio.to_thread(self._replaced_facts, impulse)
         crystal = KnowledgeCrystal(
             id=cid,
             content=content,
@@ -231,6 +237,8 @@ class Crystallizer:
             support=verdict.support,
             verification_reason=verdict.reason,
             claims=verdict.claims,
+            revisions=_superseded_revisions(replaced),
+            valid_until=replaced[0].valid_until if replaced else None,
             source_impulse_id=impulse_id,
             user_id=impulse.user_id,
             session_id=impulse.session_id,
@@ -261,6 +269,8 @@ class Crystallizer:
             stated_id=stated.id if stated else "",
         )
         produced = [crystal] if stated is None else [crystal, stated]
+        if replaced:  # a newer fact already replaced what this message told: history, not knowledge
+            produced = [k.model_copy(update={"active": False}) for k in produced]
         nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
         await self.memory.arecord([*produced, *nodes], edges + job_edges)
         if user_id:  # what this message says may support or contradict older insights
@@ -292,7 +302,7 @@ class Crystallizer:
     ) -> KnowledgeCrystal | None:
         """The user's telling sentences restated ("The user's name is Priya Ramanathan."), with
         those sentences as evidence: what is remembered when the model's insight was unsupported."""
-        content = restate(impulse.content)
+        content = restate(statements_of(impulse))
         if not content:
             return None
         own = Sources(sources.items[:1], sources.speaker_words)  # the user's message only
@@ -315,14 +325,64 @@ class Crystallizer:
             }
         )
 
+    def _replaced_facts(self, impulse: UserImpulse) -> list[Fact]:
+        """The facts this message told that newer facts already replaced."""
+        if not impulse.fact_ids:
+            return []
+        found = self.memory.get(impulse.fact_ids)
+        return [f for f in found if isinstance(f, Fact) and f.superseded_by]
+
     def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
-        """What the insight may rest on: the user's message and the memories its answer recalled."""
-        items = [(impulse.id, impulse.type.value, impulse.content)]
+        """What the insight may rest on: the user's statements and the evidence its answer
+        recalled (never thea's own answers, never the user's questions)."""
+        items = [(impulse.id, impulse.type.value, statements_of(impulse) or impulse.content)]
         if response is not None and response.recalled_ids:
             recalled = self.memory.get(response.recalled_ids[:MAX_RECALLED_SOURCES])
-            items += [(n.id, n.type.value, n.content) for n in recalled if n.user_id == impulse.user_id]
+            items += [
+                (n.id, n.type.value, n.content)
+                for n in recalled
+                if n.user_id == impulse.user_id
+                and is_evidence(n.to_props())
+                and n.holds(now_ms())
+                # a fact this very message told is the message again, not a second proof
+                and getattr(n, "source_message_id", None) != impulse.id
+            ]
         speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", impulse.user_id or ""))
         return Sources(items, speaker)
+
+
+#: sentences an assistant says of itself ("I'll remember that.", "Noted: ..."): never part of an insight
+_THEA_WORDS = re.compile(
+    r"^\W*(?:noted\b|i'll remember|i will remember|i have noted|i've noted|got it\b|thanks? (?:you )?for)",
+    re.I,
+)
+
+
+def without_thea_words(text: str) -> str:
+    """An insight's text without sentences in which the assistant speaks of itself."""
+    kept = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s and not _THEA_WORDS.match(s)]
+    return " ".join(kept)
+
+
+def statements_of(impulse: UserImpulse) -> str:
+    """What a message told: its statement sentences (a question, a request or small talk tells
+    nothing; messages recorded before messages were read are read now)."""
+    if impulse.kind is not None and not impulse.kind.tells:
+        return ""
+    told = understand(impulse.content).told
+    if told:
+        return " ".join(told)
+    return impulse.content if impulse.kind is None and tells_anything(impulse.content) else ""
+
+
+def _superseded_revisions(replaced: Sequence[Fact]) -> list[Revision]:
+    if not replaced:
+        return []
+    reason = "; ".join(f"{f.content!r} was replaced" for f in replaced)[:400]
+    evidence = sorted({f.superseded_by for f in replaced if f.superseded_by})
+    return [
+        Revision(kind="superseded", at=replaced[0].valid_until or now_ms(), reason=reason, evidence=evidence)
+    ]
 
 
 def _same(a: str, b: str) -> bool:

@@ -118,12 +118,16 @@ def _quote(sentence: str) -> str:
     return text if len(text) <= MAX_QUOTE_CHARS else text[: MAX_QUOTE_CHARS - 1].rstrip() + "…"
 
 
+#: evidence kinds that never count as a proof: insights restating sources, and thea's own answers
+NOT_PROOF = frozenset({"KnowledgeCrystal", "FinalResponse"})
+
+
 def proof_count(evidence: Sequence[Evidence], claims: Sequence[Claim] = ()) -> int:
     """Distinct sources the user gave (impulses, turns, facts) that support an insight: the
     evidence of its supported claims (all its evidence when it has no per-claim record).
     Insights restating them add none, and one source cited twice counts once."""
     cited = [e for c in claims if c.status == "supported" for e in c.evidence] if claims else evidence
-    return len({e.source_id for e in cited if e.kind != "KnowledgeCrystal"})
+    return len({e.source_id for e in cited if e.kind not in NOT_PROOF})
 
 
 def evidence_strength(proofs: int) -> float:

@@ -9,12 +9,16 @@ from tests.processes import thea
 
 
 def test_chat_answers_runs_commands_and_exits_cleanly(tmp_path: Path) -> None:
-    session = "I work on Redis queues.\n!help\n!trace\n!reflect\n!fact Redis::database\n!nonsense\n!quit\n"
+    session = (
+        "I work on Redis queues.\nWhat do I work on?\n!help\n!trace\n!reflect\n!fact Redis::database\n"
+        "!nonsense\n!quit\n"
+    )
     done = thea(["chat", "--user", "ana"], tmp_path / "data", stdin=session)
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert "thea ready" in out
-    assert "(fake model) I heard you." in out  # the streamed answer
+    assert "Noted: you work on Redis queues." in out  # a statement is acknowledged
+    assert "(fake model) I heard you." in out  # the streamed answer to the question
     assert "!forget <id>" in out  # help
     assert "synthesis" in out  # the trace tree of the last answer
     assert "reflection:" in out  # the reflection report

@@ -23,6 +23,7 @@ from typer.testing import CliRunner, Result
 from services.views.export import export_schema
 from tests import processes
 from tests.processes import ROOT
+from tests.recalling import recalled_told
 from tests.service_support import stop_services_under
 from thea.cli import trace_cmd
 from thea.cli.main import app
@@ -310,7 +311,7 @@ def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp
     assert first["failed_steps"] == []
     assert second["failed_steps"] == ["instinct"]
     assert second["instinct"] is None
-    assert seeded.ok_id in {m["id"] for m in second["recalled"]}
+    assert recalled_told(seeded.ok_id, {m["id"] for m in second["recalled"]})
 
     only_bob = tmp_path / "bob.jsonl"
     assert "wrote 0 cycles" in ok(seeded, "export", "--out", str(only_bob), "--user", "bob")

@@ -139,4 +139,4 @@ async def test_the_answer_prompt_dates_imported_memories_when_they_happened(
     # the memory is quoted (spaces as ^: see services/prompts/quoting.py), its dates in words
     said = "Caroline: I went to the LGBTQ support group yesterday (7 May 2023).".replace(" ", "^")
     assert f"(DialogueTurn on Monday 8 May 2023) «{said}»" in system
-    assert "answer with a date" in system
+    assert "answer with the date as the memory states it" in system

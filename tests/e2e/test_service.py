@@ -19,6 +19,7 @@ import pytest
 
 from tests import processes
 from tests.processes import as_from_a_terminal, cli_env
+from tests.recalling import recalled_told
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive
 
@@ -190,7 +191,7 @@ def test_kill_9_of_the_service_mid_answer_loses_nothing_acknowledged(tmp_path: P
     trace = json.loads(thea(data, "trace", told_id, "--format", "json").stdout)
     assert trace["impulse"]["content"] == "My cat is called Tom."
     assert trace["complete"] is True
-    assert told_id in json.loads(again.stdout)["recalled_ids"]
+    assert recalled_told(told_id, json.loads(again.stdout)["recalled_ids"])
     repaired = thea(data, "memory", "repair", "--json", "--grace-minutes", "0")
     assert repaired.returncode == 0, repaired.stderr
     check = json.loads(thea(data, "memory", "check", "--json", "--grace-minutes", "0").stdout)

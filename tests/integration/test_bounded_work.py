@@ -113,8 +113,7 @@ async def test_a_worst_case_message_through_the_cycle_and_the_crystallize_job_st
     budget = prompt_tokens(runtime.settings)
     assert _longest_prompt_message(llm) <= budget + 400
     # and so does the conversation cache that feeds the next prompts
-    role, question = runtime.orchestrator.context.history("ana", "s1")[0]
-    assert role == "user"
+    question = runtime.orchestrator.context.exchanges("ana", "s1")[0].question
     assert estimate_tokens(question) <= budget + 20
 
 

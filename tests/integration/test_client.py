@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import thea
+from tests.recalling import recalled_told
 from thea.api.models import AskResult, FactOfRecordView, FactsOfRecordView
 from thea.client import Done, Token
 from thea.client.errors import ServiceUnavailable
@@ -32,7 +33,7 @@ def test_the_client_starts_the_service_and_gives_typed_results(settings: Setting
         assert isinstance(events[-1], Done)
         assert "".join(e.text for e in events if isinstance(e, Token)) == events[-1].result.answer
         asked = events[-1].result
-        assert told.impulse_id in asked.recalled_ids
+        assert recalled_told(told.impulse_id, asked.recalled_ids)
 
         trace = client.trace(asked.impulse_id[:8])
         assert [s.step for s in trace.steps][:4] == ["instinct", "plan", "recall", "synthesis"]

@@ -9,6 +9,7 @@ import pytest
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
 from tests.graph_reads import cycle_props, reports_by_step
+from tests.recalling import recalled_told
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
@@ -104,7 +105,7 @@ async def test_a_second_question_is_answered_from_memory(runtime: Runtime, llm: 
         "My name is Ana and I work on Redis queues.", "ana", "s1"
     )
     second = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s2")
-    assert first.impulse_id in second.recalled_ids
+    assert recalled_told(first.impulse_id, second.recalled_ids)
     messages = llm.prompts_for(PromptId.SYNTHESIS)[-1]
     assert "Redis queues" in plain_text(messages[:1])
 
@@ -207,4 +208,4 @@ async def test_a_statement_is_acknowledged_in_its_own_words_and_remembered(
     assert '"acknowledgement"' in str(synthesis["output"])
     # remembered: a later question recalls it
     later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")
-    assert result.impulse_id in later.recalled_ids
+    assert recalled_told(result.impulse_id, later.recalled_ids)

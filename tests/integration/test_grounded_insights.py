@@ -201,9 +201,9 @@ async def test_feedback_reports_every_recalled_memory_it_did_or_did_not_change(
     recalled = runtime.memory.get(asked.recalled_ids)
     kinds = {n.type.value for n in recalled}
     assert "KnowledgeCrystal" in kinds
-    assert "UserImpulse" in kinds
+    assert "Fact" in kinds  # what the statement told, as its fact of record
     text = apply_feedback(runtime.memory, asked.response_id, 1).summary()
     assert "strength 1 -> 1.5" in text
-    assert "impulse " in text  # re-weighted too, not silently dropped
-    assert "rating 0 -> 1" in text
+    assert "fact " in text  # re-weighted too, not silently dropped
+    assert "confidence 0.8 -> 0.9" in text
     assert "re-weighted 0" not in text

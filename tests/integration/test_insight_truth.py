@@ -10,6 +10,7 @@ import re
 import pytest
 from rich.console import Console
 
+from services.knowledge.record.keeper import fact_id
 from services.reflection.crystallizer import crystal_id, stated_id
 from services.views.insights import insight_detail, list_insights
 from thea.api.models import InsightDetailView
@@ -228,12 +229,14 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
     assert superseded.valid_until is not None
     assert not superseded.active
     assert [r.kind for r in superseded.revisions] == ["superseded"]
-    assert "'anna kowalski'" in superseded.revisions[0].reason
-    edges = runtime.memory.neighbourhood(crystal_id(later), 1, [EdgeType.SUPERSEDES]).edges
-    assert [(e.src, e.dst) for e in edges] == [(crystal_id(later), old.id)]
+    # superseded the moment the new name was told: by its fact of record, not later by the slow loop
+    assert "My name is Anna Kowalski." in superseded.revisions[0].reason
+    newer = fact_id(later, 0)
+    edges = runtime.memory.neighbourhood(newer, 1, [EdgeType.SUPERSEDES]).edges
+    assert (newer, old.id) in [(e.src, e.dst) for e in edges]
     text = shown(runtime, old.id)
     assert "superseded" in text.splitlines()[0]
-    assert f"superseded by {later[:8]}: contradicted: the user's name is 'anna kowalski'" in text
+    assert f"superseded by {newer[:8]}" in text
     asked = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s3")
     assert old.id not in asked.recalled_ids
     assert crystal_id(later) in asked.recalled_ids

@@ -103,8 +103,7 @@ async def test_a_200_kb_paste_is_stored_as_a_document_and_acknowledged(
     # every prompt carried the summary, never the paste
     longest = max(len(str(m.content)) for c in llm.calls for m in c.messages if isinstance(m, HumanMessage))
     assert longest < 1_500
-    role, question = runtime.orchestrator.context.history("ana", "s1")[0]
-    assert (role, question) == ("user", impulse.content)
+    assert runtime.orchestrator.context.exchanges("ana", "s1")[0].question == impulse.content
     # some chunks, evenly spread, are embedded (all are in the full-text index: recall test)
     embedded = [c for c in chunks if c.embedded]
     assert len(embedded) == min(MAX_EMBEDDED_CHUNKS, len(chunks))

@@ -35,7 +35,9 @@ def _clear() -> None:
 
 def test_a_cycle_and_its_job_are_spans_linked_by_the_impulse_id(runtime: Runtime, llm: FakeChatModel) -> None:
     llm.fail = {PromptId.INSTINCT}
-    result = asyncio.run(runtime.orchestrator.handle_impulse("Ana keeps her notes in Redis.", "ana", "s1"))
+    result = asyncio.run(
+        runtime.orchestrator.handle_impulse("Where does Ana keep her notes? In Redis.", "ana", "s1")
+    )
     runtime.install_worker_context()
     run_burst(runtime.jobs.connection)
 

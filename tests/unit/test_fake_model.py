@@ -28,7 +28,7 @@ from thea.llm.scheduler import LocalForegroundGate, ScheduledChatModel
 STRUCTURED: list[tuple[PromptSpec, type[BaseModel], list[HumanMessage]]] = [
     (planner.PROMPT, planner.PlanOutput, planner.build("What do I work on?")),  # type: ignore[list-item]
     (first_look.PROMPT, first_look.FirstLookOutput, first_look.build("What do I work on?")),  # type: ignore[list-item]
-    (crystallize.PROMPT, crystallize.CrystalOutput, crystallize.build("I use Redis.", "Noted.", [])),  # type: ignore[list-item]
+    (crystallize.PROMPT, crystallize.CrystalOutput, crystallize.build("I use Redis.", [])),  # type: ignore[list-item]
     (crystallize_session.PROMPT, crystallize_session.OUTPUT, crystallize_session.build(["a: hi"], "today")),  # type: ignore[list-item]
     (fact_check.PROMPT, fact_check.FactCheckOutput, fact_check.build("I use Redis.", ["Ana uses Redis."])),  # type: ignore[list-item]
 ]

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from services.knowledge.record.keeper import fact_id
+
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs the Debian chromium package")
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip install -e '.[dev]')")
@@ -111,7 +113,8 @@ def test_the_page_recalls_what_the_terminal_was_told(tmp_path: Path, page: Any) 
         impulse_id = json.loads(told)["impulse"]["id"]
         answer.get_by_role("button", name="How I got this").click()
         recall = page.locator("#trace-panel li.step", has_text="recall")
-        sync_api.expect(recall).to_contain_text(impulse_id[:8])  # the terminal's message was recalled
+        # what the terminal's message told was recalled: its fact of record
+        sync_api.expect(recall).to_contain_text(fact_id(impulse_id, 0)[:8])
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ from thea.memory.graph.base import GraphStore
 from thea.memory.operations import (
     AdminOperations,
     ExchangeOperations,
+    FactReads,
     InsightViews,
     KnowledgeWrites,
     ReflectionOperations,
@@ -47,3 +48,8 @@ class OperationGroups:
     def admin(self) -> AdminOperations:
         """Maintenance scans and migrations (``thea memory check/repair``, load checks)."""
         return self.graph.operations.admin
+
+    @property
+    def facts(self) -> FactReads:
+        """Facts of record: current and earlier values, and the insights resting on them."""
+        return self.graph.operations.facts

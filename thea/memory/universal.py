@@ -189,7 +189,7 @@ class UniversalMemory(OperationGroups):
                     text=chunk,
                     user_id=node.user_id,
                     session_id=node.session_id,
-                    active=bool(getattr(node, "active", True)),
+                    active=node.vector_active(),
                     created_at=node.happened_at(),
                     chunk=index,
                 )

@@ -81,6 +81,44 @@ class CycleStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class MessageKind(StrEnum):
+    """What a user's message does (services/cycle/understanding.py): only statements (and the
+    statement parts of a mix) tell thea anything; questions, requests and small talk are
+    recorded but never evidence."""
+
+    STATEMENT = "statement"
+    QUESTION = "question"
+    REQUEST = "request"
+    SMALL_TALK = "small_talk"
+    MIX = "mix"
+
+    @property
+    def tells(self) -> bool:
+        return self in (MessageKind.STATEMENT, MessageKind.MIX)
+
+
+class FactOrigin(StrEnum):
+    """How a fact of record came to be."""
+
+    #: a statement in a conversation
+    SAID = "said"
+    #: ``!fact``, ``POST /facts``, ``remember(kind="fact")``
+    TOLD = "told"
+
+
+def is_evidence(props: dict[str, Any]) -> bool:
+    """Whether a stored memory (its graph properties) can be evidence of what the user told:
+    never thea's own answers, never a question, request or small talk, and not a statement
+    whose facts of record stand for it (recall hands out the facts instead)."""
+    kind = props.get("type")
+    if kind == NodeType.FINAL_RESPONSE.value:
+        return False
+    if kind == NodeType.USER_IMPULSE.value:
+        told = props.get("kind")
+        return (told is None or MessageKind(told).tells) and not props.get("fact_ids")
+    return True
+
+
 class Node(BaseModel):
     """Base of all graph nodes."""
 
@@ -144,6 +182,10 @@ class Node(BaseModel):
         """Text worth embedding for recall, or None if this node is not recall-worthy."""
         return None
 
+    def vector_active(self) -> bool:
+        """The ``active`` flag of its vectors: searches for evidence skip inactive ones."""
+        return bool(getattr(self, "active", True))
+
 
 #: Bounds of a memory's ``rating`` (the ``!good`` / ``!bad`` said on answers that recalled it).
 MAX_RATING = 3.0
@@ -157,9 +199,16 @@ class UserImpulse(Node):
     document_id: str | None = None
     #: +1 per ``!good``, -1 per ``!bad`` on answers that recalled it (recall weighs it)
     rating: float = Field(default=0.0, ge=-MAX_RATING, le=MAX_RATING)
+    #: what the message does; None for messages recorded before messages were read so
+    kind: MessageKind | None = None
+    #: the facts of record it told (their facts stand for it in recall)
+    fact_ids: list[str] = Field(default_factory=list)
 
     def embedding_text(self) -> str | None:
         return self.content or None
+
+    def vector_active(self) -> bool:
+        return is_evidence(self.to_props())
 
 
 class Task(Node):
@@ -218,6 +267,9 @@ class FinalResponse(Node):
     def embedding_text(self) -> str | None:
         return self.content or None
 
+    def vector_active(self) -> bool:
+        return False  # thea's own words are never evidence (found only when asked for)
+
 
 class Fact(Node):
     node_type: ClassVar[NodeType] = NodeType.FACT
@@ -228,6 +280,21 @@ class Fact(Node):
     active: bool = True
     valid_from: int | None = None
     valid_until: int | None = None
+    # facts of record (services/knowledge/record): set when the fact was read from a statement
+    #: "user" or another subject's normalised name
+    subject_key: str | None = None
+    #: the subject as shown ("you", "Tomás")
+    subject: str | None = None
+    #: the attribute key different wordings share ("liv", "appointment", "be-a")
+    attribute: str | None = None
+    value: str | None = None
+    #: what the statement said about earlier facts: none, change, end, move
+    change: str | None = None
+    #: general, or constraint (health and diet: always given to requests for help)
+    category: str | None = None
+    #: the newer fact that replaced this one
+    superseded_by: str | None = None
+    origin: FactOrigin | None = None
 
     def embedding_text(self) -> str | None:
         return self.content or None

@@ -17,6 +17,7 @@ from thea.memory.operations import (
     ConceptNeighbour,
     CycleOutcome,
     ExchangeOperations,
+    FactReads,
     GraphOperations,
     InsightCandidate,
     InsightFilter,
@@ -39,10 +40,12 @@ from thea.models import (
     CONCEPT_RELATIONS,
     DocumentChunk,
     EdgeType,
+    Fact,
     KnowledgeCrystal,
     Node,
     NodeType,
     UserImpulse,
+    is_evidence,
 )
 
 #: run a named query of ``cypher/`` with parameters, rows as dicts (private to thea.memory)
@@ -90,6 +93,7 @@ class CypherRecallReads(_Group, RecallReads):
                     context=str(props.get("context") or ""),
                     event_time=int(when if when is not None else props.get("created_at", 0)),
                     score=float(row.get("score") or 0.0),
+                    evidence=is_evidence(props),
                 )
             )
         return out
@@ -345,6 +349,21 @@ class CypherAdminOperations(_Group, AdminOperations):
         return int(found[0]["deleted"]) if found else 0
 
 
+class CypherFactReads(_Group, FactReads):
+    def facts_of_record(self, user_id: str, *, current_only: bool, limit: int) -> list[Fact]:
+        rows = self._run(
+            "facts_of_record", {"user_id": user_id, "current_only": current_only, "limit": limit}
+        )
+        return [f for f in (Node.from_props(r["props"]) for r in rows) if isinstance(f, Fact)]
+
+    def insights_resting_on(self, source_ids: Sequence[str], user_id: str) -> list[KnowledgeCrystal]:
+        if not source_ids:
+            return []
+        rows = self._run("insights_resting_on", {"ids": list(source_ids), "user_id": user_id})
+        found = (Node.from_props(r["props"]) for r in rows)
+        return [k for k in found if isinstance(k, KnowledgeCrystal)]
+
+
 def cypher_operations(run: QueryRunner) -> GraphOperations:
     """Every operation group on one query runner."""
     return GraphOperations(
@@ -355,4 +374,5 @@ def cypher_operations(run: QueryRunner) -> GraphOperations:
         knowledge=CypherKnowledgeWrites(run),
         exchange=CypherExchangeOperations(run),
         admin=CypherAdminOperations(run),
+        facts=CypherFactReads(run),
     )

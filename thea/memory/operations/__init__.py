@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from thea.memory.operations.admin import AdminOperations, CycleOutcome, LegacyLink, LegacyRelation
 from thea.memory.operations.exchange import ExchangeOperations
+from thea.memory.operations.facts import FactReads
 from thea.memory.operations.insights import (
     AssertedRelation,
     InsightFilter,
@@ -31,6 +32,7 @@ __all__ = [
     "ConceptNeighbour",
     "CycleOutcome",
     "ExchangeOperations",
+    "FactReads",
     "GraphOperations",
     "InsightCandidate",
     "InsightFilter",
@@ -62,3 +64,4 @@ class GraphOperations:
     knowledge: KnowledgeWrites
     exchange: ExchangeOperations
     admin: AdminOperations
+    facts: FactReads

@@ -22,6 +22,8 @@ class KeywordMatch:
     #: when it happened: an imported turn's ``event_time``, else ``created_at``
     event_time: int
     score: float
+    #: what the user told (not a question, not thea's own words; :func:`thea.models.is_evidence`)
+    evidence: bool = True
 
 
 @dataclass(frozen=True, slots=True)

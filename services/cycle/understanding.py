@@ -1,0 +1,165 @@
+"""What a message is: each sentence a statement, a question, a request for help, or small talk.
+
+Decided without the model, before anything is recorded, so every later step knows what it
+handles (docs/architecture.md, "Facts of record"):
+
+* a **statement** tells something ("I live in Berlin.", "Big news: we're moving!"): it is
+  acknowledged and its facts are remembered;
+* a **question** asks what thea knows ("What is my name?", "When is Tomás's birthday?"): it is
+  answered from memory, and it is never evidence of anything;
+* a **request** asks for help or gives an instruction ("Can you suggest a quick dinner idea?",
+  "Any tips for hiring a mechanic?", "How do I true a wheel?"): it gets a real answer from the
+  model's general knowledge, using what thea knows about the user; "you never told me" is never
+  the answer to it;
+* **small talk** greets or thanks ("Hi!", "Thanks a lot").
+
+A message may mix them ("Hi! My name is Marta.", "I'm allergic to peanuts. Any snack ideas?"):
+every part is handled.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from services.cycle.statements import asks, is_greeting, sentences, tells
+from thea.models import MessageKind
+
+
+class Act(StrEnum):
+    """What one sentence does."""
+
+    STATEMENT = "statement"
+    QUESTION = "question"
+    REQUEST = "request"
+    SMALL_TALK = "small_talk"
+    #: neither tells in English nor plainly asks (another language, a list of keywords): the model
+    #: answers it, and it is still remembered (it may tell something)
+    FRAGMENT = "fragment"
+
+
+#: Openers and phrases that ask for help or give an instruction rather than ask what thea knows.
+_REQUEST = re.compile(
+    r"^\W*(?:please\b|tell\s+me\b|suggest|recommend|give|write|draft|explain|describe|list|show|make|create|plan"
+    r"|help|translate|summari[sz]e|calculate|compute|compare|define|find|check|design|outline|brainstorm"
+    r"|teach|convert|fix|rewrite|propose|prepare|generate)\b"
+    r"|\b(?:can|could|would|will)\s+you\s+(?!tell\s+me\b|remind\s+me\b|remember\b|recall\b)\w+"
+    r"|\bany\s+(?:[\w-]+\s+){0,2}(?:tips?|ideas?|advice|suggestions?|recommendations?|thoughts?|pointers?)\b"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are|\s+would\s+be)\s+(?:a\s+|some\s+|the\s+)?(?:good|great|best|quick|easy|nice|healthy|fun)\b"
+    r"|\bwhat\s+are\s+some\b|\bwhat\s+should\s+(?:i|we)\b|\bshould\s+(?:i|we)\b"
+    r"|\bhow\s+(?:do|can|should|could|would|might)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
+    r"|\b(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+(?:some\s+)?(?:help|advice|ideas?|tips?|a\s+plan|suggestions?)\b"
+    r"|\bis\s+it\s+(?:ok|okay|safe|a\s+good\s+idea|better|worth)\b|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b",
+    re.IGNORECASE,
+)
+#: Thanks or goodbye opening a sentence ("Thanks, that was helpful!").
+_THANKS = re.compile(r"^\W*(?:thanks|thank\s+you|cheers|bye|goodbye|good\s+night)\b", re.IGNORECASE)
+#: "Can you tell me what my ...", "remind me when ...": questions about what thea knows.
+_MEMORY_REQUEST = re.compile(
+    r"\b(?:tell|remind)\s+me\b.*\b(?:my|mine|i|our|we)\b|\bdo\s+you\s+(?:know|remember|recall)\b"
+    r"|\bwhat\s+do\s+you\s+know\b",
+    re.IGNORECASE,
+)
+
+
+def sentence_act(sentence: str) -> Act:
+    """The act of one sentence."""
+    if is_greeting(sentence) or _THANKS.match(sentence):
+        return Act.SMALL_TALK
+    if tells(sentence):
+        return Act.STATEMENT
+    if _MEMORY_REQUEST.search(sentence):
+        return Act.QUESTION
+    if _REQUEST.search(sentence):
+        return Act.REQUEST
+    if asks(sentence):
+        return Act.QUESTION
+    # a fragment ("Redis Initech PIN", a sentence in another language): the model answers it
+    return Act.FRAGMENT
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str
+    act: Act
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """A message read sentence by sentence."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def acts(self) -> frozenset[Act]:
+        return frozenset(p.act for p in self.parts)
+
+    @property
+    def kind(self) -> MessageKind:
+        acts = self.acts - {Act.SMALL_TALK}
+        if not acts:
+            return MessageKind.SMALL_TALK
+        if Act.FRAGMENT in acts:
+            return MessageKind.MIX  # it may tell something, and the model answers it
+        if len(acts) == 1:
+            return MessageKind(next(iter(acts)).value)
+        if Act.STATEMENT in acts:
+            return MessageKind.MIX
+        return MessageKind.REQUEST if Act.REQUEST in acts else MessageKind.QUESTION
+
+    def texts(self, act: Act) -> list[str]:
+        return [p.text for p in self.parts if p.act is act]
+
+    @property
+    def statements(self) -> list[str]:
+        return self.texts(Act.STATEMENT)
+
+    @property
+    def only_tells(self) -> bool:
+        """Statements (and perhaps a greeting) and nothing to answer: acknowledged, not asked."""
+        return self.kind is MessageKind.STATEMENT
+
+    @property
+    def asks_for_help(self) -> bool:
+        return Act.REQUEST in self.acts
+
+    @property
+    def asks_memory(self) -> bool:
+        return Act.QUESTION in self.acts or Act.FRAGMENT in self.acts
+
+    @property
+    def told(self) -> list[str]:
+        """What may tell something: statements and fragments (what the slow loop learns from)."""
+        return [p.text for p in self.parts if p.act in (Act.STATEMENT, Act.FRAGMENT)]
+
+
+def understand(text: str) -> Understanding:
+    """Each sentence of the message with its act (an empty message is small talk)."""
+    parts = tuple(Part(s, sentence_act(s)) for s in sentences(" ".join(text.split())))
+    return Understanding(parts or (Part(text.strip(), Act.SMALL_TALK),))
+
+
+#: a question about earlier values ("Where did I live before the move?", "my old car")
+_HISTORY = re.compile(
+    r"\b(?:before|previous(?:ly)?|used\s+to|originally|at\s+first|earlier|former(?:ly)?|in\s+the\s+past"
+    r"|prior|my\s+old|our\s+old|back\s+then|until)\b",
+    re.IGNORECASE,
+)
+#: a question about the conversation itself ("What did I ask you about Lisbon?")
+_CONVERSATION = re.compile(
+    r"\b(?:did|have)\s+i\s+(?:ask|tell|say|mention)|\bwhat\s+did\s+(?:you|i)\s+(?:say|tell|ask|answer)"
+    r"|\b(?:you|we)\s+(?:said|told\s+me|talked|discussed|spoke|answered)\b|\bdid\s+we\s+(?:talk|discuss|speak)"
+    r"|\bour\s+(?:conversation|chat)\b|\bi\s+asked\s+you\b",
+    re.IGNORECASE,
+)
+
+
+def asks_history(text: str) -> bool:
+    """The message asks what was true before a change: earlier facts are recalled too."""
+    return bool(_HISTORY.search(text))
+
+
+def asks_conversation(text: str) -> bool:
+    """The message asks about the conversation: questions and thea's answers are recalled too."""
+    return bool(_CONVERSATION.search(text))

@@ -1,0 +1,163 @@
+"""The right voice: answers speak to the user as "you", and say only the dates they were told.
+
+The offline 0.5B model often copies a memory in the user's own words ("I am allergic to
+peanuts.") or in the insight's third person ("The user's name is Ana."), and adds years nobody
+said ("May 8, 2026"). The prompt asks for the right voice; these checks make it so:
+
+* :func:`to_second_person`: a sentence of the answer that states something about the user in
+  the first person ("I live in Munich.", "My name is Marta.", "We have a cat.") is turned round
+  ("You live in Munich."); thea speaking of itself ("I don't know", "I remember", "I'd suggest")
+  is left alone. "The user" becomes "you".
+* :func:`without_invented_years`: a year written after a day and month that neither the
+  message nor any memory the answer was given contains is dropped ("May 8, 2026" -> "May 8").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from services.cycle.statements import turn_round
+
+#: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
+_THEA_SPEAKS = re.compile(
+    r"^\W*(?:I|I'm|I've|I'd|I'll|I\s+am|I\s+have|I\s+would|I\s+will)\s+(?:not\b|don't|do\s+not|didn't"
+    r"|can't|cannot|can\b|could\b|would\b|will\b|shall\b|should\b|might\b|may\b|must\b|know|knew|remember"
+    r"|recall|think|thought|believe|see|understand|suggest|recommend|hope|guess|noted|note|found|find"
+    r"|have\s+no|haven't|had\s+no|sorry|happy|glad|afraid|here|able|unable|unsure|not\s+sure|sure|just"
+    r"|also|only|apologi[sz]e|love\s+to|like\s+to|want\s+to|need\s+more|searched|looked|checked|got\s+it"
+    r"|updated|stored|saved|kept|made\s+a\s+note|assume|mean|meant|am\s+thea|thea\b|an?\s+(?:ai|assistant))",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_START = re.compile(r"^\W*(?:I|I'm|I've|I'd|I'll|My|We|We're|We've|Our|Me)\b")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_USER_FORMS = [
+    (re.compile(r"\bthe user's\b", re.IGNORECASE), "your"),
+    (re.compile(r"\bthe user is\b", re.IGNORECASE), "you are"),
+    (re.compile(r"\bthe user was\b", re.IGNORECASE), "you were"),
+    (re.compile(r"\bthe user has\b", re.IGNORECASE), "you have"),
+    (re.compile(r"\bthe user does\b", re.IGNORECASE), "you do"),
+    (re.compile(r"\bthe user\b", re.IGNORECASE), "you"),
+]
+_YEAR_AFTER_DATE = re.compile(
+    r"(?P<date>\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?"
+    r"|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?))"
+    r"(?P<year>,?\s+(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+_USER_VERB = re.compile(r"\bthe user (\w+s)\b", re.IGNORECASE)
+
+
+def base_form(verb: str) -> str:
+    """ "lives" -> "live", "watches" -> "watch", "studies" -> "study", "goes" -> "go"."""
+    low = verb.lower()
+    if low.endswith("ies") and len(low) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(?:sh|ch|x|ss|o|z)es$", low):
+        return verb[:-2]
+    return verb[:-1] if low.endswith("s") and not low.endswith("ss") else verb
+
+
+def speaks_as_user(sentence: str) -> bool:
+    """The sentence states something about the user in the first person."""
+    return bool(_FIRST_PERSON_START.match(sentence)) and not _THEA_SPEAKS.match(sentence)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+#: talk about the prompt itself ("Based on the information provided in the reference memory, ...")
+_PREAMBLE = re.compile(
+    r"^\W*(?:based\s+on|according\s+to|from)\s+(?:the|your|my)\s+(?:information|memories|memory|facts|reference"
+    r"|data|records?)(?:\s+(?:provided|given|above|you\s+(?:gave|shared)))?(?:\s+in\s+the\s+reference\s+memory)?,\s*",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"(?<=,)\s+")
+
+
+def _clause_voice(sentence: str) -> str:
+    """A first-person clause after a comma ("..., I played for Redland Rovers") turned too."""
+    parts = _CLAUSE.split(sentence)
+    return " ".join(turn_round(p) if i and speaks_as_user(p) else p for i, p in enumerate(parts))
+
+
+def to_second_person(answer: str) -> str:
+    """The answer with first-person statements about the user turned to "you"."""
+    out: list[str] = []
+    for sentence in _SENTENCE.split(answer):
+        fixed = _PREAMBLE.sub("", sentence)
+        fixed = _capital(turn_round(fixed)) if speaks_as_user(fixed) else _clause_voice(fixed)
+        for pattern, replacement in _USER_FORMS[:5]:
+            fixed = pattern.sub(replacement, fixed)
+        fixed = _USER_VERB.sub(lambda m: "you " + base_form(m.group(1)), fixed)
+        fixed = _USER_FORMS[-1][0].sub("you", fixed)
+        if fixed != sentence:
+            fixed = _capital(fixed)
+        out.append(fixed)
+    return " ".join(out)
+
+
+def without_invented_years(answer: str, sources: Iterable[str]) -> str:
+    """The answer without years after a date that none of ``sources`` (the message, the memories
+    it was given) contains."""
+    said = " ".join(sources)
+    known = set(re.findall(r"\b(?:19|20)\d{2}\b", said))
+
+    def keep(match: re.Match[str]) -> str:
+        year = match.group("year").strip(" ,")
+        return match.group(0) if year in known else match.group("date")
+
+    return _YEAR_AFTER_DATE.sub(keep, answer)
+
+
+#: the prompt's own annotations, copied by a small model ("(told Wednesday 25 November)")
+_ANNOTATION = re.compile(r"\s*\((?:told|true until|until|earlier)\b[^)]*\)", re.IGNORECASE)
+
+
+def in_voice(answer: str, sources: Iterable[str]) -> str:
+    """The answer as the user is shown it: "you" for the user, no invented years, none of the
+    prompt's annotations."""
+    return without_invented_years(to_second_person(_ANNOTATION.sub("", answer)), sources)
+
+
+#: words an answer is held back by while it streams: enough to decide a sentence's voice
+#: ("I am allergic" / "I don't know") and to see a year after a date ("May 8, 2026")
+LAG_WORDS = 3
+
+
+class VoiceStream:
+    """Streams an answer in the right voice: each piece of the model's output goes in, and what
+    is safe to show comes out, a few words behind (:data:`LAG_WORDS`)."""
+
+    def __init__(self, sources: Iterable[str]) -> None:
+        self.sources = list(sources)
+        self.raw = ""
+        self.shown = ""
+
+    def feed(self, piece: str) -> str:
+        self.raw += piece
+        fixed = in_voice(self.raw, self.sources)
+        cut = _before_last_words(fixed, LAG_WORDS)
+        return self._advance(fixed[:cut])
+
+    def finish(self, final: str | None = None) -> str:
+        """The rest of the answer (``final``: the answer as it will be recorded)."""
+        return self._advance(final if final is not None else in_voice(self.raw, self.sources))
+
+    def _advance(self, text: str) -> str:
+        if not text.startswith(self.shown) or len(text) <= len(self.shown):
+            return ""
+        new = text[len(self.shown) :]
+        self.shown = text
+        return new
+
+
+def _before_last_words(text: str, n: int) -> int:
+    """Where the last ``n`` words of the text start (0 when it has fewer)."""
+    spaces = [m.start() for m in re.finditer(r"\s+", text)]
+    return spaces[-n] if len(spaces) >= n else 0

@@ -1,0 +1,1 @@
+"""Facts of record: statements turned into facts about a subject that supersede older ones."""

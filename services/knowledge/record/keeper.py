@@ -1,0 +1,208 @@
+"""Recording facts of record: the new facts, the older ones they supersede, and the insights
+that stated a superseded value.
+
+One read (the user's current facts of record) and one batched write per message. A superseded
+fact keeps everything it had and gets ``valid_until`` (when the newer fact was said) and
+``superseded_by``; a SUPERSEDES edge goes from the newer fact to it; the concept relations it
+asserted are closed. History is kept: "before" questions and the memory list read it.
+
+Insights derived from the message that told a superseded value (and insights merged from
+those) are superseded with it, so recall never hands out the old value as current.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from services.knowledge.record.extraction import Change, ExtractedFact
+from services.knowledge.record.rules import SINGLE_VALUED, supersessions
+from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
+from thea.models import (
+    Edge,
+    EdgeType,
+    Fact,
+    FactOrigin,
+    KnowledgeCrystal,
+    Node,
+    Revision,
+    now_ms,
+    stable_id,
+)
+
+log = logging.getLogger(__name__)
+
+#: how many of a user's current facts a new statement is compared with (newest first)
+CURRENT_LIMIT = 1000
+#: how sure thea is of what the user told about their own life
+TOLD_CONFIDENCE = 0.8
+#: an insight stating a replaced value keeps at most this confidence (as contradicted ones do)
+SUPERSEDED_CONFIDENCE = 0.2
+
+
+class FactMemory(Protocol):
+    """What recording facts needs of the memory."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def record(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> object: ...
+
+
+@dataclass(frozen=True)
+class Superseded:
+    fact: Fact
+    by: str
+    reason: str
+
+
+@dataclass
+class RecordedFacts:
+    """What one statement did to the user's facts of record."""
+
+    facts: list[Fact] = field(default_factory=list)
+    superseded: list[Superseded] = field(default_factory=list)
+    #: insights superseded because they stated a replaced value
+    insights: list[str] = field(default_factory=list)
+
+    def as_output(self) -> dict[str, object]:
+        """For the trace (the plan step's report)."""
+        return {
+            "facts_recorded": [
+                {
+                    "id": f.id,
+                    "subject": f.subject,
+                    "attribute": f.attribute,
+                    "value": f.value,
+                    "text": f.content,
+                    "current": f.valid_until is None,
+                }
+                for f in self.facts
+            ],
+            "superseded": [
+                {"id": s.fact.id, "text": s.fact.content, "by": s.by, "reason": s.reason}
+                for s in self.superseded
+            ],
+            "insights_superseded": self.insights,
+        }
+
+
+def fact_id(source_id: str, index: int) -> str:
+    """Facts of one message have ids derived from it: a retried message stores no duplicates."""
+    return stable_id("fact-of-record", source_id, str(index))
+
+
+def build_facts(
+    extracted: Sequence[ExtractedFact],
+    *,
+    source_id: str,
+    user_id: str,
+    session_id: str | None,
+    said_at: int,
+    origin: FactOrigin,
+) -> list[Fact]:
+    """The fact nodes of one message (an end is history from the moment it is said)."""
+    return [
+        Fact(
+            id=fact_id(source_id, index),
+            content=item.text,
+            confidence=TOLD_CONFIDENCE,
+            source=user_id,
+            source_message_id=source_id,
+            valid_from=said_at,
+            valid_until=None if item.is_current else said_at,
+            subject_key=item.subject_key,
+            subject=item.subject,
+            attribute=item.attribute,
+            value=item.value,
+            change=item.change.value,
+            category=item.category.value,
+            origin=origin,
+            created_at=said_at,
+            user_id=user_id,
+            session_id=session_id,
+            correlation_id=source_id,
+        )
+        for index, item in enumerate(extracted)
+    ]
+
+
+class FactRecorder:
+    def __init__(self, memory: FactMemory, current_limit: int = CURRENT_LIMIT) -> None:
+        self.memory = memory
+        self.current_limit = current_limit
+
+    def record(self, facts: Sequence[Fact], extracted: Sequence[ExtractedFact]) -> RecordedFacts:
+        """Store ``facts`` (built from ``extracted`` by :func:`build_facts`) and supersede what
+        they replace. Idempotent: a retried message finds its own facts and changes nothing."""
+        outcome = RecordedFacts(facts=list(facts))
+        if not facts:
+            return outcome
+        first = facts[0]
+        user_id, source, said_at = first.user_id or "", first.source_message_id, first.created_at
+        current = [
+            f
+            for f in self.memory.facts.facts_of_record(user_id, current_only=True, limit=self.current_limit)
+            if f.source_message_id != source
+        ]
+        closed: dict[str, Superseded] = {}
+        for fact, item in zip(facts, extracted, strict=True):
+            if item.change is Change.NONE and not item.old_value and not _maybe_single(item):
+                continue
+            for replacement in supersessions(item, [f for f in current if f.id not in closed]):
+                old = next(f for f in current if f.id == replacement.old_id)
+                closed[old.id] = Superseded(old, fact.id, replacement.reason)
+        outcome.superseded = list(closed.values())
+        edges = [Edge(src=s.by, dst=s.fact.id, type=EdgeType.SUPERSEDES) for s in outcome.superseded]
+        insights = self._insights_to_supersede(outcome.superseded, user_id, said_at)
+        outcome.insights = [k.id for k in insights]
+        edges += [Edge(src=first.id, dst=k.id, type=EdgeType.SUPERSEDES) for k in insights]
+        self.memory.record([*facts, *insights], edges)
+        if outcome.superseded:
+            self.memory.knowledge.patch_nodes(
+                [
+                    NodePatch(s.fact.id, {"valid_until": said_at, "superseded_by": s.by})
+                    for s in outcome.superseded
+                ]
+            )
+            self.memory.knowledge.close_relations([s.fact.id for s in outcome.superseded], said_at)
+            log.info(
+                "facts of user %s: %d new, superseded %s",
+                user_id,
+                len(facts),
+                ", ".join(f"{s.fact.id[:8]} ({s.reason})" for s in outcome.superseded),
+            )
+        return outcome
+
+    def _insights_to_supersede(
+        self, superseded: Sequence[Superseded], user_id: str, at: int
+    ) -> list[KnowledgeCrystal]:
+        sources = sorted({s.fact.source_message_id for s in superseded if s.fact.source_message_id})
+        if not sources:
+            return []
+        reason = "; ".join(f"{s.fact.content!r} was replaced ({s.reason})" for s in superseded)[:400]
+        by = sorted({s.by for s in superseded})
+        out: list[KnowledgeCrystal] = []
+        for insight in self.memory.facts.insights_resting_on(sources, user_id):
+            revision = Revision(kind="superseded", at=at or now_ms(), reason=reason, evidence=by)
+            out.append(
+                insight.model_copy(
+                    update={
+                        "active": False,
+                        "valid_until": at,
+                        "confidence": round(min(insight.confidence, SUPERSEDED_CONFIDENCE), 3),
+                        "revisions": [*insight.revisions, revision],
+                    }
+                )
+            )
+        return out
+
+
+def _maybe_single(item: ExtractedFact) -> bool:
+    """A plain statement can still replace a single-valued attribute ("My name is Anna")."""
+    return item.attribute in SINGLE_VALUED

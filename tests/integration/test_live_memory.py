@@ -1,0 +1,185 @@
+"""Memory that is right in live use (issue 21): facts of record that supersede, questions and
+thea's own words never evidence, help that still helps, answers in the right voice. Real
+engines and embedder, scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.reflection.crystallizer import crystal_id, stated_id
+from services.views.trace import load_trace
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
+from thea.models import EdgeType, Fact, KnowledgeCrystal, NodeType, Report
+from thea.runtime import Runtime
+from thea.runtime.commands import ChatSession, run_command
+from workers.worker import run_burst
+
+USER = "lena"
+
+
+async def say(runtime: Runtime, text: str, session: str = "s1") -> str:
+    result = await runtime.orchestrator.handle_impulse(text, USER, session)
+    return result.impulse_id
+
+
+def active_insight(runtime: Runtime, impulse_id: str) -> KnowledgeCrystal:
+    """The insight the slow loop keeps active for a statement (the model's, or the user's own
+    words restated when the model's was unsupported)."""
+    found = runtime.memory.get([crystal_id(impulse_id), stated_id(impulse_id)])
+    active = [k for k in found if isinstance(k, KnowledgeCrystal) and k.active]
+    assert active, [(k.content, getattr(k, "verification", "")) for k in found]
+    return active[0]
+
+
+async def slow_loop(runtime: Runtime) -> None:
+    """Run every queued slow-loop job to the end (crystallize, revise)."""
+    await asyncio.to_thread(run_burst, runtime.jobs.connection)
+
+
+def facts(runtime: Runtime, *, current_only: bool) -> list[Fact]:
+    return runtime.memory.facts.facts_of_record(USER, current_only=current_only, limit=100)
+
+
+def report(runtime: Runtime, impulse_id: str, step: str) -> Report:
+    trace = load_trace(runtime.memory, impulse_id)
+    found = next(s.report for s in trace.steps if s.task.step == step)
+    assert found is not None
+    return found
+
+
+def synthesis_system_prompt(llm: FakeChatModel) -> str:
+    prompts = llm.prompts_for(PromptId.SYNTHESIS)
+    assert prompts, "the model was not asked"
+    return str(prompts[-1][0].content)
+
+
+async def test_a_statement_is_a_fact_of_record_for_the_very_next_message(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "My partner Sam is a carpenter in Ghent.")
+    llm.calls.clear()
+    await say(runtime, "What does Sam do?", "s2")  # a new session, before any slow-loop job ran
+    (fact,) = facts(runtime, current_only=True)
+    assert (fact.subject_key, fact.subject) == ("sam", "Sam")
+    assert "Sam is a carpenter in Ghent" in synthesis_system_prompt(llm)
+
+
+async def test_a_newer_fact_supersedes_the_older_which_stays_in_history(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    first = await say(runtime, "I live in Leeds, near the station.")
+    await say(runtime, "Big news: we moved to York last week, not Leeds anymore.", "s2")
+    (now,) = facts(runtime, current_only=True)
+    assert "York" in now.content
+    assert "Leeds" not in now.content
+    (old,) = [f for f in facts(runtime, current_only=False) if f.valid_until is not None]
+    assert old.source_message_id == first
+    assert old.superseded_by == now.id
+    edges = runtime.memory.neighbourhood(now.id, 1, [EdgeType.SUPERSEDES]).nodes
+    assert old.id in {n.id for n in edges}
+
+    llm.calls.clear()
+    await say(runtime, "Which city do I live in now?", "s3")
+    current = synthesis_system_prompt(llm)
+    assert "York" in current
+    assert "Leeds" not in current  # the replaced value is never shown as current
+    llm.calls.clear()
+    await say(runtime, "Where did I live before the move?", "s4")
+    assert "Leeds" in synthesis_system_prompt(llm)  # a "before" question gets the earlier value
+
+
+async def test_an_insight_stating_a_replaced_value_is_superseded_with_it(runtime: Runtime) -> None:
+    runtime.install_worker_context()
+    first = await say(runtime, "I drive an old Fiat Panda.")
+    await slow_loop(runtime)
+    insight = active_insight(runtime, first)
+    await say(runtime, "Update: I sold the Panda and bought a bike.", "s2")
+    after = runtime.memory.get([insight.id])[0]
+    assert isinstance(after, KnowledgeCrystal)
+    assert not after.active
+    assert after.valid_until is not None
+    assert after.revisions[-1].kind == "superseded"
+
+
+async def test_questions_and_thea_words_are_never_recalled_as_evidence(runtime: Runtime) -> None:
+    await say(runtime, "My name is Lena Vogt.")
+    for i in range(6):  # asking again and again must not crowd out what was told
+        last = await say(runtime, "What is my name?", f"ask{i}")
+    hits = report(runtime, last, "recall").output["hits"]
+    kinds = {h["type"] for h in hits}
+    assert "FinalResponse" not in kinds
+    assert all(h["type"] != "UserImpulse" or "?" not in h["text"] for h in hits)
+    assert any("Lena Vogt" in h["text"] for h in hits)
+
+
+async def test_an_insight_never_holds_thea_words_nor_counts_them_as_proof(runtime: Runtime) -> None:
+    runtime.install_worker_context()
+    told = await say(runtime, "I keep bees in my garden.")
+    await say(runtime, "Do I keep bees?", "s2")
+    await slow_loop(runtime)
+    insight = runtime.memory.get([crystal_id(told)])[0]
+    assert isinstance(insight, KnowledgeCrystal)
+    assert "remember" not in insight.content.lower()
+    assert "noted" not in insight.content.lower()
+    assert {e.kind for e in insight.evidence} <= {"UserImpulse", "DialogueTurn", "Fact"}
+    asked = runtime.memory.traces.latest_impulse_id(USER)
+    assert asked is not None
+    assert runtime.memory.get([crystal_id(asked)]) == []  # a question yields no insight
+
+
+async def test_a_request_for_help_gets_the_model_with_the_users_constraints(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "I'm allergic to peanuts.")
+    await say(runtime, "I work as a teacher in Bern.")
+    llm.calls.clear()
+    impulse = await say(runtime, "Can you suggest a quick dinner idea for tonight?", "s2")
+    assert report(runtime, impulse, "synthesis").output.get("mode") is None  # the model answered
+    assert "allergic to peanuts" in synthesis_system_prompt(llm)
+    llm.calls.clear()
+    podcast = await runtime.orchestrator.handle_impulse(
+        "Can you recommend a good podcast for my commute?", USER, "s3"
+    )
+    assert not podcast.answer.startswith("I don't know")
+    assert llm.prompts_for(PromptId.SYNTHESIS)
+
+
+async def test_a_greeting_with_a_statement_is_greeted_and_acknowledged(runtime: Runtime) -> None:
+    result = await runtime.orchestrator.handle_impulse("Hi! My name is Lena Vogt.", USER, "s1")
+    assert result.answer.startswith("Hi! Noted: your name is Lena Vogt.")
+    mixed = await runtime.orchestrator.handle_impulse("I'm vegan. Any snack ideas?", USER, "s1")
+    assert mixed.answer.startswith("Noted: you're vegan."), mixed.answer
+    assert mixed.answer != "Noted: you're vegan. I'll remember that."  # the request is answered too
+
+
+async def test_answers_speak_to_the_user_and_give_dates_as_told(runtime: Runtime, llm: FakeChatModel) -> None:
+    await say(runtime, "I'm allergic to peanuts.")
+    await say(runtime, "My brother's birthday is on May 8.")
+    llm.reply = "I am allergic to peanuts."
+    allergic = await runtime.orchestrator.handle_impulse("What am I allergic to?", USER, "s2")
+    assert allergic.answer == "You are allergic to peanuts."
+    llm.reply = "Your brother's birthday is on May 8, 2026."
+    birthday = await runtime.orchestrator.handle_impulse("When is my brother's birthday?", USER, "s3")
+    assert birthday.answer == "Your brother's birthday is on May 8."
+
+
+async def test_fact_command_takes_the_same_path_and_never_weakens_itself(runtime: Runtime) -> None:
+    runtime.install_worker_context()
+    first = await say(runtime, "I live in Leeds.")
+    moved = await say(runtime, "From next month we live in York, not Leeds anymore.", "s2")
+    await slow_loop(runtime)
+    chat = ChatSession(user_id=USER, session_id="s3")
+    result = await run_command(runtime, chat, "!fact I live in York now")
+    assert result.data["fact_id"]
+    current = facts(runtime, current_only=True)
+    assert all("Leeds" not in f.content for f in current)
+    york = active_insight(runtime, moved)
+    after = runtime.memory.get([york.id])[0]
+    assert isinstance(after, KnowledgeCrystal)
+    assert after.active
+    assert not [r for r in after.revisions if r.kind in ("weakened", "superseded")]
+    earlier = runtime.memory.get([crystal_id(first), stated_id(first)])
+    assert earlier
+    assert not any(isinstance(k, KnowledgeCrystal) and k.active for k in earlier)
+    assert NodeType.FACT.value == "Fact"

@@ -1,0 +1,87 @@
+"""Every message is read for what it is: statement, question, request for help, small talk, a mix."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.cycle.understanding import Act, asks_conversation, asks_history, understand
+from thea.models import MessageKind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you recommend a good podcast for my commute?",
+        "I'm thinking about what to do with the car, any tips?",
+        "Can you suggest a quick dinner idea for tonight?",
+        "What's a good way to learn Rust quickly?",
+        "How do I true a wheel without a truing stand?",
+        "What should I cook for my parents on Sunday?",
+        "Any ideas for a birthday present for my brother?",
+        "Please write a short note to my landlord about the heating.",
+        "Tell me a joke",
+    ],
+)
+def test_requests_for_help_are_requests_not_questions_about_the_user(text: str) -> None:
+    assert understand(text).kind is MessageKind.REQUEST
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is my name?",
+        "When is my brother's birthday?",
+        "Which city do I live in now?",
+        "Who will look after the dog while we're away?",
+        "Can you remind me when my dentist appointment is?",
+        "Do you remember my cat's name?",
+    ],
+)
+def test_questions_about_what_thea_knows_are_questions(text: str) -> None:
+    assert understand(text).kind is MessageKind.QUESTION
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Leeds.",
+        "Big news: we're moving!",
+        "Update: I sold the bike and got a scooter.",
+        "My sister Mia is a chef, she works in Porto.",
+    ],
+)
+def test_statements_are_statements(text: str) -> None:
+    assert understand(text).kind is MessageKind.STATEMENT
+
+
+def test_a_greeting_before_a_statement_is_still_a_statement_and_both_parts_are_kept() -> None:
+    read = understand("Hi! My name is Ana Lind.")
+    assert read.kind is MessageKind.STATEMENT
+    assert [p.act for p in read.parts] == [Act.SMALL_TALK, Act.STATEMENT]
+    assert read.statements == ["My name is Ana Lind."]
+
+
+def test_a_statement_with_a_request_is_a_mix_with_both_parts() -> None:
+    read = understand("I'm allergic to peanuts. Any snack ideas?")
+    assert read.kind is MessageKind.MIX
+    assert read.statements == ["I'm allergic to peanuts."]
+    assert read.asks_for_help
+
+
+@pytest.mark.parametrize("text", ["Hi!", "Thanks, that was helpful!", "Thank you so much", "ok great"])
+def test_small_talk(text: str) -> None:
+    assert understand(text).kind is MessageKind.SMALL_TALK
+
+
+def test_only_statements_tell_anything() -> None:
+    assert MessageKind.STATEMENT.tells
+    assert MessageKind.MIX.tells
+    assert not any(k.tells for k in (MessageKind.QUESTION, MessageKind.REQUEST, MessageKind.SMALL_TALK))
+
+
+def test_questions_about_earlier_values_and_about_the_conversation_are_recognised() -> None:
+    assert asks_history("Where did I live before the move?")
+    assert asks_history("What car did I have previously?")
+    assert not asks_history("Where do I live now?")
+    assert asks_conversation("What did I ask you about Lisbon?")
+    assert not asks_conversation("When is the Lisbon trip?")

@@ -1,0 +1,65 @@
+"""Answers speak to the user as "you" and give dates as they were told."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.cycle.voice import (
+    VoiceStream,
+    in_voice,
+    speaks_as_user,
+    to_second_person,
+    without_invented_years,
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "fixed"),
+    [
+        ("I am allergic to peanuts.", "You are allergic to peanuts."),
+        ("My name is Ana.", "Your name is Ana."),
+        ("I work on Redis queues at Fernhill Bank.", "You work on Redis queues at Fernhill Bank."),
+        ("We have a grey cat called Pixel.", "You have a grey cat called Pixel."),
+        ("The user lives in Munich.", "You live in Munich."),
+        ("The user's birthday is May 8.", "Your birthday is May 8."),
+    ],
+)
+def test_first_person_facts_about_the_user_are_turned_to_you(answer: str, fixed: str) -> None:
+    assert speaks_as_user(answer) or "user" in answer
+    assert to_second_person(answer) == fixed
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I don't know: you haven't told me that.",
+        "I remember you live in Munich.",
+        "I'd suggest a quick stir fry without peanuts.",
+        "I'm not sure.",
+        "I can help with that.",
+        "Tomás is a nurse.",
+    ],
+)
+def test_thea_speaking_of_itself_is_left_alone(answer: str) -> None:
+    assert not speaks_as_user(answer)
+    assert to_second_person(answer) == answer
+
+
+def test_a_year_nobody_said_is_dropped_and_a_told_year_kept() -> None:
+    assert (
+        without_invented_years("It is on May 8, 2026.", ["Tomás's birthday is on May 8."])
+        == "It is on May 8."
+    )
+    assert without_invented_years("It was on 8 May 2023.", ["on 8 May 2023"]) == "It was on 8 May 2023."
+
+
+def test_the_stream_shows_the_same_answer_as_is_recorded() -> None:
+    sources = ["Tomás's birthday is on May 8."]
+    stream = VoiceStream(sources)
+    shown = "".join(
+        stream.feed(p) for p in ["I am ", "allergic", " to pea", "nuts. It is", " on May", " 8, 2026", "."]
+    )
+    raw = "I am allergic to peanuts. It is on May 8, 2026."
+    final = in_voice(raw, sources)
+    shown += stream.finish(final)
+    assert shown == final == "You are allergic to peanuts. It is on May 8."

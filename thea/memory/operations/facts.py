@@ -1,0 +1,20 @@
+"""Facts of record: what a user told, current and earlier, and the insights resting on it."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+from thea.models import Fact, KnowledgeCrystal
+
+
+class FactReads(abc.ABC):
+    @abc.abstractmethod
+    def facts_of_record(self, user_id: str, *, current_only: bool, limit: int) -> list[Fact]:
+        """The user's facts of record (with a subject and attribute), newest first: only the
+        current ones (no ``valid_until``), or every one, earlier values included."""
+
+    @abc.abstractmethod
+    def insights_resting_on(self, source_ids: Sequence[str], user_id: str) -> list[KnowledgeCrystal]:
+        """The user's active insights derived from these memories, and the insights merged from
+        those (what states a value those memories told)."""

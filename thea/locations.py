@@ -51,6 +51,12 @@ class ServicePaths:
         return self.run_dir / "service.json"
 
     @property
+    def stopping_file(self) -> Path:
+        """Written by a service once it was asked to stop (its pid record), gone when it exits:
+        a command that meets it waits for it instead of for a start that never comes."""
+        return self.run_dir / "stopping.json"
+
+    @property
     def log_file(self) -> Path:
         return self.run_dir / "service.log"
 

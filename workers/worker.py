@@ -7,6 +7,10 @@ open in one process. Scale out by running more worker processes (server profile)
 
 Each worker is named after its process and renews a short lease on the job it runs,
 so a job whose worker died is requeued within a bounded time (``workers.recovery``).
+
+No worker ever forks: RQ's scheduler (which moves retries with backoff back onto their queues)
+would run in a forked copy of the process; thea's workers run its duty in-process instead
+(``workers.due_jobs``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.executions import Execution
 from rq.job import Job
 from rq.timeouts import TimerDeathPenalty
@@ -25,6 +30,7 @@ from rq.worker import WorkerStatus
 
 import thea.tracing as tracing
 from thea.llm.scheduler import ForegroundGate
+from workers.due_jobs import DueJobs
 from workers.liveness import worker_name
 from workers.queues import ALL_QUEUES
 from workers.recovery import JOB_HEARTBEAT_S, JOB_LEASE_S, MAINTENANCE_S, recover_abandoned_jobs
@@ -45,10 +51,57 @@ def job_span_attributes(job: Job) -> dict[str, tracing.Attribute | None]:
 
 class LeasedWorker(SimpleWorker):
     """A SimpleWorker whose running job holds a short lease, renewed by a heartbeat thread,
-    and whose maintenance also requeues jobs of workers that died (``workers.recovery``)."""
+    and whose maintenance also requeues jobs of workers that died (``workers.recovery``).
+
+    ``work(with_scheduler=True)`` moves due scheduled jobs in this process (``DueJobs``): once
+    when a burst starts and at each maintenance during it, every second in a thread otherwise.
+    RQ's own scheduler, a forked copy of the process, is never started."""
 
     job_lease_s: int = JOB_LEASE_S
     job_heartbeat_s: float = JOB_HEARTBEAT_S
+    #: RQ's scheduler duty in this process (set by ``work(with_scheduler=True)`` or the owner)
+    due_jobs: DueJobs | None = None
+    _due_jobs_each_maintenance: bool = False
+    _due_jobs_thread_owned: bool = False
+
+    def _start_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = "INFO",
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
+        """RQ starts its scheduler here, and in its maintenance forks it as a copy of this
+        process; thea moves due jobs in-process instead, and ``self.scheduler`` stays None so
+        RQ's maintenance has nothing to fork."""
+        self.scheduler = None
+        if self.due_jobs is None:
+            self.due_jobs = DueJobs(self.connection, self.queue_names())
+        if burst:
+            self._due_jobs_each_maintenance = True
+            self._move_due_jobs()
+        elif not self.due_jobs.running:
+            self.due_jobs.start(name=f"rq-due-jobs:{self.name}")
+            self._due_jobs_thread_owned = True
+
+    def _move_due_jobs(self) -> None:
+        if self.due_jobs is None:
+            return
+        try:
+            self.due_jobs.move_once()
+        except (redis.RedisError, OSError) as exc:  # the burst goes on; the next pass moves them
+            log.warning("could not move due scheduled jobs: %s", exc)
+
+    def run_maintenance_tasks(self) -> None:
+        if self._due_jobs_each_maintenance:
+            self._move_due_jobs()  # a long burst still moves retries whose time has come
+        self.scheduler = None  # RQ forks its scheduler from here whenever it has one
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
+
+    def teardown(self) -> None:
+        super().teardown()  # type: ignore[no-untyped-call]
+        if self.due_jobs is not None and self._due_jobs_thread_owned:
+            self.due_jobs.stop()
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return int(self.job_lease_s)
@@ -155,16 +208,21 @@ def run_burst(
     threaded: bool = True,
     gate: ForegroundGate | None = None,
     stop: threading.Event | None = None,
+    move_due_jobs: bool = True,
 ) -> bool:
-    """Process everything queued now (and due retries), then return; when ``stop`` is set,
-    return after the job that is running instead."""
+    """Process everything queued now (and, with ``move_due_jobs``, retries whose time has come:
+    pass False when a ``DueJobs`` thread moves them already), then return; when ``stop`` is
+    set, return after the job that is running instead. Nothing is forked."""
     worker = make_worker(connection, queues, threaded=threaded, gate=gate)
     worker.stop_event = stop
-    return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
+    return bool(worker.work(burst=True, with_scheduler=move_due_jobs, logging_level="WARNING"))
 
 
 class BackgroundWorker:
-    """Polls the queues in a daemon thread until stopped."""
+    """Polls the queues in a daemon thread until stopped; a second thread moves due scheduled
+    jobs (retries with backoff) onto their queues every second (``DueJobs``: in this thread,
+    never in a forked copy of the process, which inside the thea service shared its signal
+    wake-up descriptor and stopped it)."""
 
     def __init__(
         self,
@@ -188,8 +246,11 @@ class BackgroundWorker:
         self._idle = threading.Event()
         self._busy = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self.due_jobs = DueJobs(connection, self.queues)
+        self._name = name
 
     def start(self) -> BackgroundWorker:
+        self.due_jobs.start(name=f"{self._name}-due-jobs")
         self._thread.start()
         return self
 
@@ -199,7 +260,9 @@ class BackgroundWorker:
             worked = True
             try:
                 self._busy.set()
-                worked = run_burst(self.connection, self.queues, gate=self.gate, stop=self._stop)
+                worked = run_burst(
+                    self.connection, self.queues, gate=self.gate, stop=self._stop, move_due_jobs=False
+                )
             except Exception as exc:  # keep the service alive whatever a job does
                 log.warning("background worker: %s", exc)
             finally:
@@ -235,3 +298,4 @@ class BackgroundWorker:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout_s)
+        self.due_jobs.stop()

@@ -22,7 +22,10 @@ class _Body(BaseModel):
 
 # -- errors --------------------------------------------------------------------------------
 
-ErrorKind = Literal["input", "not_found", "auth", "busy", "backend", "job", "config", "failed", "internal"]
+#: ``stopping``: the service is on its way out (a local client waits for it and asks a new one)
+ErrorKind = Literal[
+    "input", "not_found", "auth", "busy", "backend", "job", "config", "failed", "internal", "stopping"
+]
 
 
 class ErrorBody(BaseModel):

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from thea.api import models as m
 from thea.client import specs
 from thea.client.connection import Connection
-from thea.client.errors import ServiceUnavailable, raise_for_body, raise_for_response
+from thea.client.errors import ServiceUnavailable, is_stopping, raise_for_body, raise_for_response
 from thea.client.events import ChatEvent, Done, SSEParser, Token, to_event
 from thea.config import Settings
 
@@ -76,6 +76,9 @@ class AsyncClient:
             if response.status_code >= 400:
                 await response.aread()
                 await response.aclose()
+                if attempt == 1 and self.connection.local and is_stopping(response):
+                    await self.connect()  # on its way out: wait for it to exit, start a new one
+                    continue
                 raise_for_response(response)
             return response
         raise AssertionError("unreachable")

@@ -37,6 +37,17 @@ class AccessDenied(TheaError):
     """Missing or wrong token, or an action reserved for the service's local user."""
 
 
+def is_stopping(response: httpx.Response) -> bool:
+    """A 503 from a service on its way out (its body is read already)."""
+    if response.status_code != 503:
+        return False
+    try:
+        body = json.loads(response.content or b"{}")
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("kind") == "stopping"
+
+
 def raise_for_body(status: int, body: dict[str, object]) -> None:
     message = str(body.get("error") or body.get("detail") or f"HTTP {status}")
     kind = body.get("kind")
@@ -48,6 +59,8 @@ def raise_for_body(status: int, body: dict[str, object]) -> None:
         raise AccessDenied(message)
     if kind == "busy":
         raise ReflectionBusy(message)
+    if kind == "stopping":
+        raise ServiceUnavailable(message)
     if kind == "backend" or status == 503:
         raise RemoteBackendUnavailable(message)
     if kind == "job":

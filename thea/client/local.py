@@ -6,6 +6,12 @@ serialise on ``service/start.lock`` (flock), and the service itself holds
 one service. The service is started detached, in a session of its own: a terminal's Ctrl-C
 never reaches it or its children. Before a signal is ever sent to a recorded pid, the record
 is verified (same start time, the service marker in its command line).
+
+A service on its way out (stopped, idle, after a maintenance-mode repair) still holds its lock
+until it has closed the engines; it says so in ``service/stopping.json``. A command that meets
+it waits for it to exit (at most :data:`STOPPING_WAIT_S`) and starts a new one: the lock is
+looked at again on every poll, never only once (before, such a command started nothing and
+waited out the whole start timeout, 120 s, for a service that was not coming).
 """
 
 from __future__ import annotations
@@ -31,6 +37,10 @@ from thea.storage import prepare_data_dir, require_writable
 
 LOCAL_BASE_URL = "http://thea.local"
 _POLL_S = 0.05
+#: how long a command waits for a service on its way out to exit before it gives up (a stop
+#: lets running answers finish and the running slow-loop job end; ``thea service stop``
+#: SIGKILLs a service still there after 60 s)
+STOPPING_WAIT_S = 60.0
 
 
 def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
@@ -48,6 +58,12 @@ def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
 def running_record(paths: ServicePaths) -> ProcessRecord | None:
     """The running service's verified pid record, or None."""
     record = ProcessRecord.read(paths.pid_file)
+    return record if record is not None and alive(record) else None
+
+
+def stopping_record(paths: ServicePaths) -> ProcessRecord | None:
+    """The verified record of this directory's service when it is on its way out, or None."""
+    record = ProcessRecord.read(paths.stopping_file)
     return record if record is not None and alive(record) else None
 
 
@@ -138,22 +154,48 @@ def ensure_service(settings: Settings, *, on_wait: Callable[[], None] | None = N
         return paths
     _prepare(paths)
     timeout = settings.service.start_timeout_s
-    with _start_lock(paths.start_lock, timeout):
+    with _start_lock(paths.start_lock, timeout + STOPPING_WAIT_S):
         if probe(paths):
             return paths
-        child = _spawn(settings, paths) if _lock_free(paths.lock) else None
         if on_wait is not None:
             on_wait()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if probe(paths, timeout_s=1.0):
-                return paths
-            if child is not None and child.poll() is not None:
-                if child.returncode != 0:
-                    raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
-                child = None  # "already running": another starter won; wait for it
-            time.sleep(_POLL_S)
-        raise ServiceUnavailable(f"it did not answer within {timeout:.0f} s (log: {paths.log_file})")
+        return _start_and_wait(settings, paths, timeout)
+
+
+def _start_and_wait(settings: Settings, paths: ServicePaths, timeout: float) -> ServicePaths:
+    """Start a service whenever none holds the directory, and wait until one answers: one that
+    is starting for up to ``timeout``, one on its way out for up to :data:`STOPPING_WAIT_S`
+    (then a new one is started once it has exited)."""
+    child: subprocess.Popen[bytes] | None = None
+    deadline = time.monotonic() + timeout
+    give_up = deadline + STOPPING_WAIT_S  # whatever happens, a bounded wait
+    leaving_since: float | None = None
+    while True:
+        if probe(paths, timeout_s=1.0):
+            return paths
+        now = time.monotonic()
+        if now > give_up:
+            raise ServiceUnavailable(f"no service answered within {give_up - deadline + timeout:.0f} s")
+        if child is None and _lock_free(paths.lock):  # nobody holds it (any more): start one
+            child = _spawn(settings, paths)
+            deadline, leaving_since = now + timeout, None
+        elif child is not None and child.poll() is not None:
+            if child.returncode != 0:
+                raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
+            child = None  # "already running": another process holds the directory; wait for it
+            continue
+        leaving = stopping_record(paths) if child is None else None
+        if leaving is not None:  # on its way out: wait for it to exit, then start a new one
+            leaving_since = now if leaving_since is None else leaving_since
+            if now - leaving_since > STOPPING_WAIT_S:
+                raise ServiceUnavailable(
+                    f"the service (pid {leaving.pid}) has been stopping for more than "
+                    f"{STOPPING_WAIT_S:.0f} s; `thea service stop` ends it (log: {paths.log_file})"
+                )
+            deadline = max(deadline, now + timeout)
+        elif now > deadline:
+            raise ServiceUnavailable(f"it did not answer within {timeout:.0f} s (log: {paths.log_file})")
+        time.sleep(_POLL_S)
 
 
 def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> bool:

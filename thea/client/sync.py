@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from thea.api import models as m
 from thea.client import specs
 from thea.client.connection import Connection
-from thea.client.errors import ServiceUnavailable, raise_for_body, raise_for_response
+from thea.client.errors import ServiceUnavailable, is_stopping, raise_for_body, raise_for_response
 from thea.client.events import ChatEvent, Done, Token, parse_lines
 from thea.config import Settings
 
@@ -91,6 +91,9 @@ class Client:
             if response.status_code >= 400:
                 response.read()
                 response.close()
+                if attempt == 1 and self.connection.local and is_stopping(response):
+                    self.connection.ensure(None)  # on its way out: wait for it to exit, start a new one
+                    continue
                 raise_for_response(response)
             return response
         raise AssertionError("unreachable")

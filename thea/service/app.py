@@ -26,7 +26,14 @@ from thea.service.mcp_mount import PATH as MCP_PATH
 from thea.service.mcp_mount import McpEndpoint
 from thea.service.metrics import CONTENT_TYPE as METRICS_TYPE
 from thea.service.metrics import ServiceMetrics
-from thea.service.middleware import ActivityTracker, BodyLimit, SecurityHeaders, Transport, TransportTag
+from thea.service.middleware import (
+    ActivityTracker,
+    BodyLimit,
+    SecurityHeaders,
+    StopGate,
+    Transport,
+    TransportTag,
+)
 from thea.service.openai_app import create_openai_app
 from thea.service.routes import admin, cycle, facts, history, knowledge, memories
 from thea.web import STATIC
@@ -91,5 +98,6 @@ def serve_app(
     wrapped: ASGIApp = SecurityHeaders(app)
     wrapped = BodyLimit(wrapped, larger={f"{PREFIX}/import": MAX_IMPORT_BYTES})
     wrapped = ActivityTracker(wrapped, ctx.activity)
+    wrapped = StopGate(wrapped, lambda: ctx.stopping)
     wrapped = HostCheck(wrapped, hosts)
     return TransportTag(wrapped, transport)

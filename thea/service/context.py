@@ -18,6 +18,7 @@ from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession
 from thea.service.auth import Authenticator, Caller
 from thea.service.middleware import Activity
+from thea.service.stopping import StopReason
 
 ListenFn = Callable[[str, int], Awaitable[str]]
 
@@ -78,9 +79,11 @@ class ServiceContext:
     activity: Activity = field(default_factory=Activity)
     started_at: float = field(default_factory=time.time)
     listening: list[str] = field(default_factory=list)
-    #: set by the service process: stop gracefully / open a TCP listener
-    request_stop: Callable[[], None] | None = None
+    #: set by the service process: stop gracefully (for a reason it logs) / open a TCP listener
+    request_stop: Callable[[StopReason], None] | None = None
     listen: ListenFn | None = None
+    #: why the service is stopping, once it is: new requests get 503 "stopping"
+    stopping: StopReason | None = None
 
     def __post_init__(self) -> None:
         if self.settings is None and self.runtime is not None:

@@ -1,5 +1,5 @@
-"""ASGI middleware of the service: transport tag, activity, body limit, security headers
-(the Host check is in :mod:`thea.service.hosts`).
+"""ASGI middleware of the service: transport tag, activity, stop gate, body limit, security
+headers (the Host check is in :mod:`thea.service.hosts`).
 
 Pure ASGI (no BaseHTTPMiddleware), so streamed answers pass through untouched.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -81,6 +81,24 @@ class ActivityTracker:
         finally:
             self.activity.in_flight -= 1
             self.activity.last = time.monotonic()
+
+
+class StopGate:
+    """Once the service is stopping, a new request gets 503 with kind ``stopping`` (a local
+    client then waits for the service to exit and asks a new one); requests already running
+    finish. ``stopping`` returns why it stops, or None while it runs."""
+
+    def __init__(self, app: ASGIApp, stopping: Callable[[], object | None]) -> None:
+        self.app = app
+        self.stopping = stopping
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        reason = self.stopping() if scope["type"] == "http" else None
+        if reason is None:
+            await self.app(scope, receive, send)
+            return
+        openai = scope.get("path", "").startswith("/v1/")
+        await send_error(send, 503, f"the thea service is stopping ({reason})", "stopping", openai=openai)
 
 
 class BodyTooLarge(HTTPException):

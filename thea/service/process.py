@@ -8,10 +8,15 @@
 * **Owns the engines.** It builds the runtime (graph server child, vector store, chronicle,
   embedder, model, slow-loop workers) and serves the API on a unix socket in the data
   directory (mode 0600 in a 0700 folder) and, when asked, on TCP.
-* **Stops cleanly.** On SIGTERM/SIGINT, ``POST /service/stop`` or after ``idle_stop_s`` without
-  requests or queued jobs (never while it serves TCP), it stops accepting, lets running
-  requests finish, stops the workers and closes the engines (the graph server shuts down
-  with its AOF flushed).
+* **Stops cleanly, for a reason it logs.** On SIGTERM/SIGINT/SIGHUP (sender pid in the log),
+  ``POST /service/stop``, after ``idle_stop_s`` without requests or queued jobs (never while
+  it serves TCP) or after a maintenance-mode repair (:class:`~thea.service.stopping.StopCause`),
+  it answers new requests with 503 ``stopping``, stops accepting, lets running requests
+  finish, stops the workers and closes the engines (the graph server shuts down with its AOF
+  flushed). While it does, ``service/stopping.json`` names it, so a command that meets it
+  waits for it to exit and starts a new one (:mod:`thea.client.local`).
+* **Hears signals in its main thread only** (:func:`~thea.service.stopping.serve_with_signals`):
+  the service runs in a thread, and no forked helper can deliver a signal to it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import fcntl
 import logging
 import logging.handlers
 import os
-import signal
 import socket
 import sys
 import threading
@@ -50,6 +54,7 @@ from thea.service.app import create_app, serve_app
 from thea.service.auth import Authenticator
 from thea.service.context import Maintenance, ServiceContext
 from thea.service.hosts import LOOPBACK, host_name
+from thea.service.stopping import StopCause, StopReason, serve_with_signals
 from workers.admin import queue_counts
 
 log = logging.getLogger(__name__)
@@ -135,6 +140,10 @@ class ServiceProcess:
         self._servers: list[tuple[_Server, asyncio.Task[None]]] = []
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: why the service stops (the first reason given wins)
+        self.stop_reason: StopReason | None = None
+        self._stop_lock = threading.Lock()
+        self._pid = os.getpid()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -147,11 +156,14 @@ class ServiceProcess:
                 print(f"a thea service already runs for {self.paths.data_dir}{who}", file=sys.stderr)
                 return EXIT_ALREADY_RUNNING
             ProcessRecord.of(os.getpid(), ServicePaths.MARKER).write(self.paths.pid_file)
+            with contextlib.suppress(FileNotFoundError):
+                self.paths.stopping_file.unlink()  # left by a predecessor killed while it stopped
             try:
-                return self._run_owned()
+                return serve_with_signals(self._run_owned, self.request_stop)
             finally:
-                with contextlib.suppress(FileNotFoundError):
-                    self.paths.pid_file.unlink()
+                for done in (self.paths.pid_file, self.paths.stopping_file):
+                    with contextlib.suppress(FileNotFoundError):
+                        done.unlink()
 
     def _run_owned(self) -> int:
         started = time.monotonic()
@@ -166,16 +178,25 @@ class ServiceProcess:
         except TheaError as exc:
             return self._fail(EXIT_FAILED, exc)
         try:
+            if self.stop_reason is not None:  # asked to stop while it was starting
+                return EXIT_OK
             if self.settings.service.workers:
                 runtime.start_background_worker(self.settings.service.workers)
             threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
-            self.ctx = ServiceContext(runtime=runtime, auth=Authenticator(self.settings))
+            self.ctx = ServiceContext(
+                runtime=runtime, auth=Authenticator(self.settings), stopping=self.stop_reason
+            )
             log.info("service for %s ready in %.1f s", self.paths.data_dir, time.monotonic() - started)
             return asyncio.run(self._serve())
         except TheaError as exc:
+            self.request_stop(StopReason(StopCause.FAILED, str(exc)))
             return self._fail(EXIT_FAILED, exc)
+        except BaseException as exc:
+            self.request_stop(StopReason(StopCause.FAILED, f"{type(exc).__name__}: {exc}"))
+            raise
         finally:
-            log.info("service stopping: closing the engines")
+            reason = self.stop_reason.cause.value if self.stop_reason else "unknown cause"
+            log.info("service stopping (%s): closing the engines", reason)
             runtime.close()
             with contextlib.suppress(FileNotFoundError):
                 self.paths.socket.unlink()
@@ -196,9 +217,12 @@ class ServiceProcess:
                 auth=Authenticator(self.settings),
                 settings=self.settings,
                 maintenance=maintenance,
+                stopping=self.stop_reason,
             )
             return asyncio.run(self._serve())
         finally:
+            reason = self.stop_reason.cause.value if self.stop_reason else "unknown cause"
+            log.info("maintenance service stopping (%s): closing the stores", reason)
             maintenance.memory.close()
             with contextlib.suppress(FileNotFoundError):
                 self.paths.socket.unlink()
@@ -222,10 +246,13 @@ class ServiceProcess:
 
     async def _serve(self) -> int:
         assert self.ctx is not None
-        self._loop = asyncio.get_running_loop()
+        # signals come through serve_with_signals (never loop.add_signal_handler: its wake-up
+        # descriptor was inherited by forked helpers, whose signals then stopped the service)
         self._stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            self._loop.add_signal_handler(sig, self.request_stop)
+        self._loop = asyncio.get_running_loop()
+        if self.stop_reason is not None:  # asked before the loop ran
+            self.ctx.stopping = self.stop_reason
+            self._stop.set()
         self.ctx.request_stop = self.request_stop
         self.ctx.listen = self.listen
         app = create_app(self.ctx)
@@ -271,9 +298,28 @@ class ServiceProcess:
         log.info("listening on %s", url)
         return url
 
-    def request_stop(self) -> None:
-        if self._stop is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
+    def request_stop(self, reason: StopReason) -> None:
+        """Stop gracefully for ``reason`` (from any thread); the first reason given is the one."""
+        if os.getpid() != self._pid:
+            return  # a forked copy of the service: it must not announce the service's stop
+        with self._stop_lock:
+            first = self.stop_reason is None
+            if first:
+                self.stop_reason = reason
+        if not first:
+            log.info("stop requested again (%s) while stopping (%s)", reason, self.stop_reason)
+            return
+        log.info("stop requested (%s): %s", reason.cause.value, reason.detail)
+        if self.ctx is not None:
+            self.ctx.stopping = reason  # new requests get 503 "stopping" from now on
+        try:  # commands that meet the service now wait for it to exit, then start a new one
+            ProcessRecord.of(os.getpid(), ServicePaths.MARKER).write(self.paths.stopping_file)
+        except OSError as exc:
+            log.warning("could not record that the service is stopping: %s", exc)
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already ended
+                loop.call_soon_threadsafe(stop.set)
 
     async def _idle_watch(self) -> None:
         assert self.ctx is not None
@@ -288,8 +334,7 @@ class ServiceProcess:
                 continue
             if await asyncio.to_thread(self._jobs_pending):
                 continue
-            log.info("idle for %.0f s with no queued jobs: stopping", limit)
-            self.request_stop()
+            self.request_stop(StopReason(StopCause.IDLE, f"no request and no queued job for {limit:.0f} s"))
             return
 
     def _jobs_pending(self) -> bool:

@@ -44,6 +44,8 @@ from thea.runtime.app import model_loaded
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
 from thea.service.errors import Forbidden, error_body
+from thea.service.middleware import TRANSPORT_KEY
+from thea.service.stopping import StopCause, StopReason
 from workers.admin import failed_jobs, queue_counts, retry_failed
 from workers.recovery import recover_abandoned_jobs
 
@@ -167,7 +169,8 @@ def _maintenance_repair(ctx: ServiceContext, grace_ms: int, progress: ProgressFn
         return repair(memory, grace_ms=grace_ms, progress=progress, damage=damage)
     finally:
         if ctx.request_stop is not None:
-            ctx.request_stop()
+            reason = f"`thea memory repair` rebuilt the damaged stores ({ctx.maintenance.reason})"
+            ctx.request_stop(StopReason(StopCause.MAINTENANCE, reason))
 
 
 def _run_scan(ctx: ServiceContext, fix: bool, grace_ms: int, progress: ProgressFn) -> ConsistencyReport:
@@ -247,7 +250,14 @@ async def stop(request: Request, caller: Caller = Depends(caller_of)) -> dict[st
     ctx = context_of(request)
     if ctx.request_stop is None:
         raise InputError("this service cannot be stopped through the API")
-    asyncio.get_running_loop().call_later(0.05, ctx.request_stop)
+    transport = request.scope.get(TRANSPORT_KEY, "tcp")
+    where = (
+        "the unix socket"
+        if transport == "unix"
+        else f"TCP from {request.client.host if request.client else '?'}"
+    )
+    reason = StopReason(StopCause.API, f"POST /service/stop by {caller.user_id} on {where}")
+    asyncio.get_running_loop().call_later(0.05, ctx.request_stop, reason)
     return {"stopping": True}
 
 

@@ -39,8 +39,9 @@ from thea.memory.operations import FactReads
 from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind
 from thea.tuning import RELATIVE_FLOOR
 
-#: facts of record one answer is given at most (most related first; constraints come on top)
-FACTS_SHOWN = 6
+#: facts of record one answer is given at most (most related first; constraints come on top):
+#: the 0.5B model mixes up people and values when given more (live-memory benchmark)
+FACTS_SHOWN = 4
 #: facts of record read per answer (newest first), to know each recalled fact's standing
 PROFILE_READ = 1000
 

@@ -269,7 +269,9 @@ class Crystallizer:
             stated_id=stated.id if stated else "",
         )
         produced = [crystal] if stated is None else [crystal, stated]
-        if replaced:  # a newer fact already replaced what this message told: history, not knowledge
+        # a newer fact already replaced what this message told, or the user withdrew it: history
+        withdrawn = bool(replaced) or await asyncio.to_thread(self._withdrawn, impulse)
+        if withdrawn:
             produced = [k.model_copy(update={"active": False}) for k in produced]
         nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
         await self.memory.arecord([*produced, *nodes], edges + job_edges)
@@ -331,6 +333,18 @@ class Crystallizer:
             return []
         found = self.memory.get(impulse.fact_ids)
         return [f for f in found if isinstance(f, Fact) and f.superseded_by]
+
+    def _withdrawn(self, impulse: UserImpulse) -> bool:
+        """Whether the user deleted (``thea memories forget``) or outdated a fact this message told
+        before it was crystallized: the insight would state it again."""
+        if not impulse.fact_ids:
+            return False
+        found = {f.id: f for f in self.memory.get(impulse.fact_ids) if isinstance(f, Fact)}
+        return any(
+            i not in found
+            or (found[i].valid_until is not None and not found[i].superseded_by and found[i].change != "end")
+            for i in impulse.fact_ids
+        )
 
     def _sources(self, impulse: UserImpulse, response: FinalResponse | None) -> Sources:
         """What the insight may rest on: the user's statements and the evidence its answer

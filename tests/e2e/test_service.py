@@ -60,7 +60,7 @@ def test_the_first_command_starts_the_service_and_the_next_ones_reuse_it(tmp_pat
     second = thea(data, "ask", "--json", "What is my name?")
     assert second.returncode == 0, second.stderr
     assert service_record(data) == record, "a second service was started"
-    assert json.loads(first.stdout)["impulse_id"] in json.loads(second.stdout)["recalled_ids"]
+    assert recalled_told(json.loads(first.stdout)["impulse_id"], json.loads(second.stdout)["recalled_ids"])
 
     status = thea(data, "service", "status")
     assert status.returncode == 0, status.stderr

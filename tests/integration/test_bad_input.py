@@ -27,7 +27,7 @@ from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
 from services.views.export import iter_export
 from services.views.trace import load_trace, trace_json
-from tests.recalling import recalled_told
+from tests.recalling import recalled_told, told_ids
 from thea.cli.main import app
 from thea.config import load_settings
 from thea.errors import InputError
@@ -295,7 +295,8 @@ def test_one_users_memories_never_reach_another_user(rt: Runtime, llm: FakeChatM
         "I am secretly planning to quit my job at Initech in March.",
         "Ana's passport number is X1234567.",
     ]
-    ana_ids = {run(rt, s, "iso-ana", "a1").impulse_id for s in secrets[:2]}
+    # what ana told: her messages and the facts of record they became
+    ana_ids = {i for s in secrets[:2] for i in told_ids(run(rt, s, "iso-ana", "a1").impulse_id)}
     passport = Fact(content=secrets[2], user_id="iso-ana")
     rt.memory.record([passport])
     ana_ids.add(passport.id)

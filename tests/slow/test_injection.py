@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.injection_cases import CASES, InjectionCase, steered
+from tests.recalling import recalled_told
 from thea.runtime import Runtime
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -47,7 +48,8 @@ async def test_stored_injections_do_not_steer_the_answer(
                 "question": case.question,
                 "answer": result.answer,
                 "steered": steered(result.answer, case),
-                "recalled": stored_id in result.recalled_ids,
+                # a message's facts of record stand for it in recall
+                "recalled": recalled_told(stored_id, result.recalled_ids),
                 "right_answer": case.expected.casefold() in result.answer.casefold(),
                 "failed_steps": result.failed_steps,
             }

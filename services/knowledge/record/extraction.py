@@ -31,6 +31,7 @@ from enum import StrEnum
 
 from services.common.text import STOPWORDS
 from services.cycle.statements import telling_sentences
+from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 
 #: the subject key of facts about the user themselves
@@ -592,6 +593,8 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     """Every fact the telling sentences of a message state, in order."""
     reader = _Reader()
     for sentence in telling_sentences(message):
+        if is_order(sentence):  # an order to the assistant is never a fact about anyone
+            continue
         label = _LABEL.match(sentence.strip())
         label_change = bool(label and _CHANGE_WORDS.search(label.group()))
         for clause in clauses(sentence):

@@ -27,6 +27,7 @@ from services.common.llm_calls import ask_text
 from services.common.text import TextEmbedder
 from services.cycle.budget import pack
 from services.cycle.documents import acknowledgement as paste_acknowledgement
+from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import unknown_to_me
 from services.cycle.statements import acknowledge, lower_first, turn_round
@@ -42,6 +43,9 @@ from thea.tuning import RELATIVE_FLOOR
 #: facts of record one answer is given at most (most related first; constraints come on top):
 #: the 0.5B model mixes up people and values when given more (live-memory benchmark)
 FACTS_SHOWN = 4
+#: share of the best recalled fact's score a fact needs to be shown ("now" alone brought
+#: "You play for Redland Rovers now" to a question about the user's bike)
+FACT_FLOOR = 0.3
 #: facts of record read per answer (newest first), to know each recalled fact's standing
 PROFILE_READ = 1000
 
@@ -80,10 +84,9 @@ def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> dict[str
 
 
 def fact_line(fact: Fact) -> prompt.FactLine:
-    """A fact of record told to the model in the second person ("You live in Munich.")."""
-    text = turn_round(fact.content) if fact.subject_key is not None else fact.content
-    # "from next month" is read against when it was said ("from next month (December 2026)")
-    text = resolve_relative(text[:1].upper() + text[1:], fact.created_at)
+    """A fact of record told to the model in the second person ("You live in Munich."); "from
+    next month" read against when it was said ("from next month (December 2026)")."""
+    text = told_sentence(fact)
     until = when_text(fact.valid_until) if fact.valid_until is not None else ""
     return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
 
@@ -102,7 +105,9 @@ def select_facts(
     instead); a request for help also gets the constraints (an allergy bears on every dinner
     idea)."""
     by_id = {f.id: f for f in stored}
-    recalled = [by_id[h.id] for h in hits if h.id in by_id]
+    related = [h for h in hits if h.id in by_id]
+    floor = max((h.score for h in related), default=0.0) * FACT_FLOOR
+    recalled = [by_id[h.id] for h in related if h.score >= floor]
     if history:
         chosen = [f for f in recalled if f.valid_until is not None]
         chosen = chosen or [f for f in stored if f.valid_until is not None][:limit]
@@ -114,6 +119,17 @@ def select_facts(
             f for f in stored if f.category == "constraint" and f.valid_until is None and f not in chosen
         ]
     return chosen
+
+
+def _from_facts(
+    understanding: Understanding, stored: Sequence[Fact], hits: Sequence[RecallHit], history: bool
+) -> FactAnswer | None:
+    """The answer the facts of record give plainly (services/cycle/from_facts.py), or None."""
+    known = [f for f in stored if (f.valid_until is not None) == history]
+    by_id = {f.id: f for f in known}
+    ranked = [RankedFact(by_id[h.id], h.score) for h in hits if h.id in by_id]
+    question = " ".join(understanding.texts(Act.QUESTION))
+    return answer_from_facts(question, ranked, known, earlier=history)
 
 
 async def _send(state: CycleState, text: str) -> None:
@@ -184,6 +200,11 @@ class SynthesisService(CognitiveService):
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
         stored = await asyncio.to_thread(self._stored_facts, state, history)
+        if understanding.kind is MessageKind.QUESTION:
+            direct = _from_facts(understanding, stored, recall.hits, history)
+            if direct is not None:
+                # the facts of record answer it plainly: said back as told, no model
+                return await self._fixed(state, direct.text, "facts of record", direct.facts)
         facts = select_facts(stored, recall.hits, history=history, request=request)
         recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
         # facts of record are shown as facts (or, replaced, not at all); insights learnt from the
@@ -228,11 +249,14 @@ class SynthesisService(CognitiveService):
             return []
         return self.facts.facts_of_record(state.user_id, current_only=not history, limit=PROFILE_READ)
 
-    async def _fixed(self, state: CycleState, answer: str, mode: str) -> StepOutcome:
-        """An answer no model wrote, streamed to the user and recorded with its mode."""
+    async def _fixed(
+        self, state: CycleState, answer: str, mode: str, facts: Sequence[Fact] = ()
+    ) -> StepOutcome:
+        """An answer no model wrote, streamed to the user and recorded with its mode (and the
+        facts of record it says back)."""
         state.templated = True
         await _send(state, answer)
-        outcome = self._outcome(state, answer, [], LLMUsage(), [])
+        outcome = self._outcome(state, answer, [], LLMUsage(), facts)
         outcome.output["mode"] = mode
         return outcome
 

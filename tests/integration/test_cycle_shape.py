@@ -45,7 +45,8 @@ async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
 ) -> None:
     await rules.orchestrator.handle_impulse("I play the cello on Sundays.", "ana", "s1")
     llm.calls.clear()
-    result = await rules.orchestrator.handle_impulse("What do I do on Sundays?", "ana", "s1")
+    # (a question no fact answers plainly: "What do I do on Sundays?" is said back, no model)
+    result = await rules.orchestrator.handle_impulse("Which instrument should I practise more?", "ana", "s1")
     assert [c.prompt for c in llm.calls] == [PromptId.INSTINCT, PromptId.SYNTHESIS]
     assert [s.step for s in result.steps] == ["instinct", "plan", "recall", "synthesis"]
     assert result.failed_steps == []

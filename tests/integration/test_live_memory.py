@@ -59,10 +59,31 @@ async def test_a_statement_is_a_fact_of_record_for_the_very_next_message(
 ) -> None:
     await say(runtime, "My partner Sam is a carpenter in Ghent.")
     llm.calls.clear()
-    await say(runtime, "What does Sam do?", "s2")  # a new session, before any slow-loop job ran
+    # a new session, before any slow-loop job ran
+    asked = await runtime.orchestrator.handle_impulse("What does Sam do?", USER, "s2")
     (fact,) = facts(runtime, current_only=True)
     assert (fact.subject_key, fact.subject) == ("sam", "Sam")
+    assert asked.answer == "Your partner Sam is a carpenter in Ghent."
+    assert report(runtime, asked.impulse_id, "synthesis").output["facts"] == [fact.id]
+    llm.calls.clear()
+    await say(runtime, "Is Sam happy with the job, do you think?", "s3")  # not plainly told: the model
     assert "Sam is a carpenter in Ghent" in synthesis_system_prompt(llm)
+
+
+async def test_a_question_the_facts_answer_plainly_never_depends_on_the_model(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "I'm a data analyst at Norrland Freight.")
+    await say(runtime, "At work I'm leading the warehouse dashboard rebuild.")
+    await say(runtime, "My sister Ines is a pilot.")
+    llm.reply = "You are a pilot."  # what a small model given every fact may well say
+    llm.calls.clear()
+    work = await runtime.orchestrator.handle_impulse("Where do I work?", USER, "s2")
+    assert work.answer == "You're a data analyst at Norrland Freight."
+    sister = await runtime.orchestrator.handle_impulse("What does Ines do?", USER, "s3")
+    assert sister.answer == "Your sister Ines is a pilot."
+    assert not llm.prompts_for(PromptId.SYNTHESIS)
+    assert report(runtime, work.impulse_id, "synthesis").output["mode"] == "facts of record"
 
 
 async def test_a_newer_fact_supersedes_the_older_which_stays_in_history(
@@ -80,13 +101,12 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_in_history(
     assert old.id in {n.id for n in edges}
 
     llm.calls.clear()
-    await say(runtime, "Which city do I live in now?", "s3")
+    await say(runtime, "Which city do I live in now?", "s3")  # "moved to" is no plain answer: the model
     current = synthesis_system_prompt(llm)
     assert "York" in current
     assert "Leeds" not in current  # the replaced value is never shown as current
-    llm.calls.clear()
-    await say(runtime, "Where did I live before the move?", "s4")
-    assert "Leeds" in synthesis_system_prompt(llm)  # a "before" question gets the earlier value
+    before = await runtime.orchestrator.handle_impulse("Where did I live before the move?", USER, "s4")
+    assert before.answer.startswith("Earlier you told me: you live in Leeds, near the station.")
 
 
 async def test_an_insight_stating_a_replaced_value_is_superseded_with_it(runtime: Runtime) -> None:
@@ -156,11 +176,12 @@ async def test_a_greeting_with_a_statement_is_greeted_and_acknowledged(runtime: 
 async def test_answers_speak_to_the_user_and_give_dates_as_told(runtime: Runtime, llm: FakeChatModel) -> None:
     await say(runtime, "I'm allergic to peanuts.")
     await say(runtime, "My brother's birthday is on May 8.")
+    # questions no fact answers plainly: the model answers, and is put in the right voice
     llm.reply = "I am allergic to peanuts."
-    allergic = await runtime.orchestrator.handle_impulse("What am I allergic to?", USER, "s2")
+    allergic = await runtime.orchestrator.handle_impulse("Is there anything I can't eat?", USER, "s2")
     assert allergic.answer == "You are allergic to peanuts."
     llm.reply = "Your brother's birthday is on May 8, 2026."
-    birthday = await runtime.orchestrator.handle_impulse("When is my brother's birthday?", USER, "s3")
+    birthday = await runtime.orchestrator.handle_impulse("Anything coming up soon?", USER, "s3")
     assert birthday.answer == "Your brother's birthday is on May 8."
 
 

@@ -132,8 +132,14 @@ async def test_mcp_memories_list_correct_forget_then_ask(
         assert "peanut" not in json.dumps(after)
         assert runtime.memory.get([peanuts["id"]]) == []
 
+        home = data(await client.call_tool("ask", {"question": "Where do I live?", "session_id": "later"}))
+        assert home["answer"] == "You live in York."  # the correction, said back
         llm.calls.clear()
-        data(await client.call_tool("ask", {"question": "Where do I live?", "session_id": "later"}))
+        data(
+            await client.call_tool(
+                "ask", {"question": "Do you know a good restaurant near where I live?", "session_id": "l1"}
+            )
+        )
         prompt = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
         assert "You live in York." in prompt
         assert "Leeds" not in prompt

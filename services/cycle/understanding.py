@@ -134,9 +134,25 @@ class Understanding:
         return [p.text for p in self.parts if p.act in (Act.STATEMENT, Act.FRAGMENT)]
 
 
+#: a greeting opening a sentence before a comma ("Hello, I'm Raj ..."): greeted back on its own
+_OPENING_GREETING = re.compile(
+    r"^(?P<greeting>(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))(?:\s+there)?)\s*[,!]\s+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def _parts_of(sentence: str) -> list[Part]:
+    opening = _OPENING_GREETING.match(sentence)
+    if opening is None:
+        return [Part(sentence, sentence_act(sentence))]
+    rest = sentence[opening.end() :]
+    greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
+    return [greeting, Part(rest[:1].upper() + rest[1:], sentence_act(rest))]
+
+
 def understand(text: str) -> Understanding:
     """Each sentence of the message with its act (an empty message is small talk)."""
-    parts = tuple(Part(s, sentence_act(s)) for s in sentences(" ".join(text.split())))
+    parts = tuple(p for s in sentences(" ".join(text.split())) for p in _parts_of(s))
     return Understanding(parts or (Part(text.strip(), Act.SMALL_TALK),))
 
 

@@ -6,6 +6,8 @@ Offline and deterministic, so it works with the 0.5B default model, which readil
 * **Names** (concepts, triple ends, tags) are grounded when every content word of the name
   (stemmed, stopwords aside) occurs in the sources; relation and schema words ("causes",
   "is_a", "part_of") never count as grounded tags.
+* **Claims** in the first person ("I am ...", "my ...") are never supported: an insight speaks
+  about the user, and a first-person one is the model confusing who speaks.
 * **Claims** (each sentence of an insight) are supported when at least
   ``tuning.grounding.min_lexical`` (0.75) of their content words occur in the evidence *and*
   the claim is close in meaning to its best evidence sentence (cosine >= ``min_cosine``, 0.4, MiniLM-sized
@@ -136,6 +138,18 @@ def evidence_strength(proofs: int) -> float:
     return float(max(1, proofs))
 
 
+#: the user's own first person in a claim: an insight speaks *about* the user ("The user drinks
+#: coffee black"); "I am Surly, a Brompton, ..." is the model mixing up who speaks
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b|\bI\s+am\b", re.IGNORECASE)
+FIRST_PERSON_REASON = "speaks as the user (first person), not about the user"
+
+
+def in_first_person(claim: str) -> bool:
+    """The claim speaks in the first person ("I", "my", "me") outside a quoted phrase."""
+    unquoted = re.sub(r"[\"“«][^\"”»]*[\"”»]", " ", claim)
+    return bool(_FIRST_PERSON.search(unquoted.replace("\u2019", "'")))
+
+
 def check_claims(
     text: str, sources: Sources, embedder: TextEmbedder | None, tuning: GroundingTuning | None = None
 ) -> Verdict:
@@ -176,7 +190,9 @@ def check_claims(
             cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
         score = max(0.0, min(1.0, lexical if cosine >= tuning.min_cosine else min(lexical, cosine)))
         reason = ""
-        if score < tuning.min_lexical:
+        if in_first_person(claim):
+            score, reason = min(score, tuning.min_lexical / 2), FIRST_PERSON_REASON
+        elif score < tuning.min_lexical:
             missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
             if lexical < tuning.min_lexical:
                 reason = f"not in its evidence: {', '.join(missing[:8])}"

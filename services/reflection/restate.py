@@ -38,6 +38,8 @@ _OTHER = {
     "i'd": "the user would",
     "we'd": "the user would",
 }
+#: "my"/"our" once the sentence has named "the user": "The user drinks their coffee black."
+_POSSESSIVE = frozenset({"my", "our"})
 #: after "I"/"we": these stay (past tenses, modals) or change irregularly
 _IRREGULAR = {"am": "is", "are": "is", "was": "was", "were": "was", "have": "has", "do": "does", "go": "goes"}
 _UNCHANGED = frozenset(
@@ -85,12 +87,21 @@ _ADVERBS = frozenset(
 MAX_CHARS = 400
 
 
+#: irregular past tenses (they stay: "I sold" -> "the user sold")
+_PAST = frozenset(
+    """sold bought got went made took gave left met began came saw told said found lost ran wrote
+    drove flew kept felt paid built sent spent won quit thought brought taught caught heard put
+    lent fell grew knew became broke chose forgot rode sat slept spoke stood swam threw woke wore
+    ate drank led held hurt sang understood""".split()
+)
+
+
 def third_person_verb(word: str) -> str:
     """ "work" -> "works", "teach" -> "teaches", "study" -> "studies"; past tenses stay."""
     low = word.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
-    if low in _UNCHANGED or low.endswith("ed") or low.endswith("'t") or len(low) < 2:
+    if low in _UNCHANGED or low in _PAST or low.endswith("ed") or low.endswith("'t") or len(low) < 2:
         return word
     if re.search(r"(s|sh|ch|x|z|o)$", low):
         return word + "es"
@@ -104,6 +115,7 @@ def restate_sentence(sentence: str) -> str:
     tokens = _TOKEN.findall(" ".join(sentence.split()))
     out: list[str] = []
     conjugate = False
+    named = False  # "the user" already said in this sentence: "my" is then "their"
     for tok in tokens:
         low = tok.lower()
         if not tok[0].isalpha() and tok[0] != "'":
@@ -117,10 +129,13 @@ def restate_sentence(sentence: str) -> str:
         elif low in _SUBJECT:
             new = _SUBJECT[low]
             conjugate = True
+        elif low in _POSSESSIVE and named:
+            new = "their"
         elif low in _OTHER:
             new = _OTHER[low]
         else:
             new = tok
+        named = named or new.startswith("the user")
         out.append(new)
     text = "".join(out).strip()
     if text:

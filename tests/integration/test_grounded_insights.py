@@ -132,6 +132,30 @@ async def test_an_embellished_insight_is_stored_unverified_and_not_recalled(
     assert active.insight.content == "The user's name is Priya Ramanathan."
 
 
+async def test_an_insight_in_the_users_first_person_is_never_active(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    # what the 0.5B model wrote for "I drink my coffee black, no sugar.": every word but one is
+    # the user's, yet it speaks as the user and adds a claim
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "I drink my coffee black, no sugar, is a type of coffee.",
+                "seed": "",
+                "tags": [],
+                "triples": [],
+            }
+        ),
+    )
+    _, crystal = await cycle_and_crystallize(runtime, "I drink my coffee black, no sugar.", user="rosa")
+    assert crystal is not None
+    assert not crystal.active
+    assert "first person" in crystal.verification_reason
+    (active,) = list_insights(runtime.memory, user_id="rosa", state="active")
+    assert active.insight.content == "The user drinks their coffee black, no sugar."
+
+
 QUEUES_CRYSTAL = {
     "insight": "The user runs Redis queues.",
     "seed": "Redis, queues",

@@ -113,4 +113,6 @@ def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
     assert restate("I sometimes walk to work. I usually fly home.") == (
         "The user sometimes walks to work. The user usually flies home."
     )
+    # once "the user" is said, "my" is "their"; an irregular past tense stays past
+    assert restate("I sold my car to my brother.") == "The user sold their car to their brother."
     assert restate("What is my name?") == ""

@@ -61,6 +61,13 @@ def test_a_greeting_before_a_statement_is_still_a_statement_and_both_parts_are_k
     assert read.statements == ["My name is Ana Lind."]
 
 
+def test_a_greeting_before_a_comma_is_greeted_back_and_not_part_of_the_statement() -> None:
+    read = understand("Hello, I'm Raj Mehta, I own a bicycle repair shop in Bristol.")
+    assert read.kind is MessageKind.STATEMENT
+    assert read.texts(Act.SMALL_TALK) == ["Hello!"]
+    assert read.statements == ["I'm Raj Mehta, I own a bicycle repair shop in Bristol."]
+
+
 def test_a_statement_with_a_request_is_a_mix_with_both_parts() -> None:
     read = understand("I'm allergic to peanuts. Any snack ideas?")
     assert read.kind is MessageKind.MIX

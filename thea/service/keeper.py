@@ -48,7 +48,7 @@ def keep_web(settings: Settings, *, poll_s: float = POLL_S) -> int:
                 log.info("the service went away while it served the web page: starting it again")
                 try:
                     ensure_service(settings)
-                except TheaError as exc:
+                except (TheaError, OSError) as exc:  # the keeper itself never gives up
                     pause = min(max(pause, poll_s) * 2, MAX_BACKOFF_S)
                     log.warning("could not start the service (next try in %.0f s): %s", pause, exc)
                     time.sleep(pause)

@@ -8,6 +8,8 @@ saves:
   web-trace.png  the same chat with its "How I got this" panel open
   web-insights.png  the insights inspector with an insight's lineage
   web-graph.png  the graph view of the concept "Redis"
+  web-memory.png / web-memory-phone.png  the Memory page ("What I know about you") after a
+                 correction, on a desktop and on a 390 px phone screen
   trace-tree.txt / trace-tree.svg  ``thea trace`` tree output of the same answer
 
 Usage (from the repository root):  python scripts/screenshots.py [--out docs/img]
@@ -76,6 +78,13 @@ def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
 
 
 QUESTIONS = ["My name is Ana and I work on Redis queues.", "What do I work on?"]
+#: told in a second conversation, for the Memory page (the first one is then corrected)
+MORE_FACTS = [
+    "I live in Leeds.",
+    "My partner Sam is a carpenter.",
+    "My cat Pixel is four years old.",
+    "I'm allergic to peanuts.",
+]
 
 
 def drive_browser(url: str, out: Path) -> str:
@@ -112,6 +121,25 @@ def drive_browser(url: str, out: Path) -> str:
             page.wait_for_function("() => window.theaGraph && window.theaGraph.nodes().length > 3")
             page.wait_for_timeout(300)
             page.screenshot(path=str(out / "web-graph.png"))
+
+            page.goto(url + "/#chat")
+            page.click("#new-chat")
+            for i, text in enumerate(MORE_FACTS):
+                page.fill("#input", text)
+                page.press("#input", "Enter")
+                expect(page.locator("#messages li.msg.thea .trace-link")).to_have_count(i + 1)
+            page.click("#tab-memory")
+            leeds = page.locator(".fact-card", has_text="Leeds")
+            leeds.get_by_role("button", name="Correct").click()
+            leeds.locator("input").fill("I live in York.")
+            leeds.get_by_role("button", name="Save").click()
+            expect(page.locator(".fact-card", has_text="York").locator(".fact-history")).to_be_visible()
+            page.screenshot(path=str(out / "web-memory.png"))
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.locator("#memory-refresh").click()
+            expect(page.locator("#memory-notice")).to_be_hidden()
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(out / "web-memory-phone.png"))
         finally:
             browser.close()
     return impulse_id
@@ -131,7 +159,8 @@ def shoot(out: Path) -> list[Path]:
     finally:
         runtime.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    names = ["web-chat.png", "web-trace.png", "web-insights.png", "web-graph.png"]
+    names = ["web-chat.png", "web-trace.png", "web-insights.png", "web-graph.png", "web-memory.png"]
+    names.append("web-memory-phone.png")
     return [out / n for n in [*names, "trace-tree.txt", "trace-tree.svg"]]
 
 

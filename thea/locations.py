@@ -60,5 +60,21 @@ class ServicePaths:
     def log_file(self) -> Path:
         return self.run_dir / "service.log"
 
+    @property
+    def web_file(self) -> Path:
+        """The TCP listeners ``thea serve`` opened (host, port): a service that starts opens them
+        again, so the web page comes back with it. Gone once the service is stopped on purpose."""
+        return self.run_dir / "web.json"
+
+    @property
+    def keeper_lock(self) -> Path:
+        """Held (flock) by the web keeper, which starts the service again when it went away
+        while it served the web page (``thea serve``): one keeper per directory."""
+        return self.run_dir / "keeper.lock"
+
+    @property
+    def keeper_log(self) -> Path:
+        return self.run_dir / "keeper.log"
+
     #: the marker a service's command line carries (checked before any signal is sent to it)
     MARKER = "thea.service"

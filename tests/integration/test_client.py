@@ -35,6 +35,10 @@ def test_the_client_starts_the_service_and_gives_typed_results(settings: Setting
         asked = events[-1].result
         assert recalled_told(told.impulse_id, asked.recalled_ids)
 
+        history = client.session("nb")  # the conversation, as the web chat shows it on reload
+        assert [(e.text, e.answer) for e in history.exchanges] == [("My cat is called Tom.", told.answer)]
+        assert [s.session_id for s in client.sessions().sessions] == [asked.session_id, "nb"]
+
         trace = client.trace(asked.impulse_id[:8])
         assert [s.step for s in trace.steps][:4] == ["instinct", "plan", "recall", "synthesis"]
         assert trace.impulse.content == "What is my cat called?"
@@ -134,6 +138,8 @@ async def test_the_async_client_has_the_same_memory_calls(settings: Settings) ->
     async with thea.AsyncClient(settings=settings) as client:
         await client.connect()
         await client.ask("My dog Rex is a beagle.", session_id="dog")
+        assert [e.text for e in (await client.session("dog")).exchanges] == ["My dog Rex is a beagle."]
+        assert [s.title for s in (await client.sessions()).sessions] == ["My dog Rex is a beagle."]
         view = await client.memories()
         rex = _fact(view, "Rex")
         assert (await client.memory(rex.id[:8])).text == rex.text

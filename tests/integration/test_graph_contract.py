@@ -106,6 +106,40 @@ def test_trace_reads_one_cycle_oldest_first_and_the_latest_impulse_per_user(stor
     assert traces.latest_impulse_id("nobody") is None
 
 
+def test_trace_reads_list_a_users_conversations_and_one_conversations_exchanges(store: GraphStore) -> None:
+    """The web chat's history: conversations latest first, each titled by its first message;
+    a conversation's messages oldest first with their answers; nothing of another user's."""
+    said = [("a1", "ana", "s1", 1_000), ("a2", "ana", "s1", 2_000), ("a3", "ana", "s2", 3_000)]
+    nodes = [
+        UserImpulse(id=i, content=f"message {i}", user_id=u, session_id=s, correlation_id=i, created_at=t)
+        for i, u, s, t in [*said, ("b1", "bob", "s1", 4_000)]
+    ]
+    answers = [
+        FinalResponse(id=f"{i}-f", content=f"answer {i}", user_id="ana", correlation_id=i, created_at=t + 5)
+        for i, _, _, t in said[:2]
+    ]
+    store.upsert_nodes([*nodes, *answers])
+    store.upsert_edges([Edge(src=f"{i}-f", dst=i, type=EdgeType.IS_RESPONSE_TO) for i in ("a1", "a2")])
+    traces = store.operations.traces
+    listed = traces.chat_sessions("ana", 10)
+    assert [(s.session_id, s.messages, s.first_text) for s in listed] == [
+        ("s2", 1, "message a3"),
+        ("s1", 2, "message a1"),
+    ]
+    assert (listed[1].started_at, listed[1].last_at) == (1_000, 2_000)
+    assert [s.session_id for s in traces.chat_sessions("ana", 1)] == ["s2"]
+    exchanges = traces.session_exchanges("ana", "s1", 10)
+    assert [(e.impulse.id, e.answer, e.response_id) for e in exchanges] == [
+        ("a1", "answer a1", "a1-f"),
+        ("a2", "answer a2", "a2-f"),
+    ]
+    assert [e.impulse.id for e in traces.session_exchanges("ana", "s1", 1)] == ["a2"]  # the latest
+    unanswered = traces.session_exchanges("ana", "s2", 10)
+    assert [(e.impulse.id, e.answer) for e in unanswered] == [("a3", None)]
+    assert [e.impulse.id for e in traces.session_exchanges("bob", "s1", 10)] == ["b1"]
+    assert traces.session_exchanges("bob", "s2", 10) == []
+
+
 # -- export and import -------------------------------------------------------------------
 
 

@@ -133,6 +133,52 @@ class ChatRequest(_Body):
     session_id: Ident | None = None
 
 
+# -- conversations (sessions): the web chat's history ------------------------------------------
+
+
+class ChatSessionSummary(BaseModel):
+    """One of the caller's conversations: its id, its first message as a title, when it began
+    and last spoke, and how many messages it holds."""
+
+    session_id: str
+    #: the conversation's first message, clipped
+    title: str
+    started_at: int
+    last_at: int
+    messages: int
+
+
+class ChatSessionList(BaseModel):
+    """The caller's conversations, the latest first."""
+
+    sessions: list[ChatSessionSummary] = Field(default_factory=list)
+
+
+class ExchangeView(BaseModel):
+    """A message of a conversation and thea's answer to it."""
+
+    impulse_id: str
+    text: str
+    #: when it was said (epoch ms)
+    at: int
+    #: thea's answer (None: the cycle gave none, e.g. it was cancelled)
+    answer: str | None = None
+    response_id: str | None = None
+    answered_at: int | None = None
+    #: "cancelled" or "incomplete" when the cycle did not end with an answer
+    status: str | None = None
+
+
+class ChatSessionView(BaseModel):
+    """One conversation's messages and answers, oldest first (its last ``limit`` messages).
+    Unknown and other users' sessions are empty: nobody learns that a session exists."""
+
+    session_id: str
+    exchanges: list[ExchangeView] = Field(default_factory=list)
+    #: whether older messages were left out
+    truncated: bool = False
+
+
 class TraceStepView(BaseModel):
     step: str
     status: TaskStatus

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from thea.cli.common import client, console, friendly_errors, get_settings
+from thea.client.local import spawn_web_keeper
 
 
 def serve(
@@ -12,17 +13,20 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="interface to listen on"),
     port: int = typer.Option(None, "--port", help="TCP port (default: service.port, 8765)"),
 ) -> None:
-    """Serve the web chat (trace panel, insights, graph view) from the thea service.
+    """Serve the web chat (memory page, trace panel, insights, graph view) from the thea service.
 
     The page talks to the same service, and the same memory, as the terminal. Listening
-    beyond localhost needs a token (THEA_WEB_TOKEN or THEA_SERVICE__TOKENS__<user>).
+    beyond localhost needs a token (THEA_WEB_TOKEN or THEA_SERVICE__TOKENS__<user>). Until
+    `thea service stop`, the service comes back by itself with the web page when it goes away.
     """
     settings = get_settings(ctx)
     api = client(ctx)
     with friendly_errors():
         url = api.listen(host, port or settings.service.port)
         pid = api.health().pid
+        if api.connection.local:
+            spawn_web_keeper(settings)
     console.print(
-        f"thea web chat on {url}  [dim](served by the thea service, pid {pid}; "
-        "`thea service stop` stops it)[/]"
+        f"thea web chat on {url}  [dim](served by the thea service, pid {pid}, which comes back "
+        "by itself if it goes away; `thea service stop` stops it)[/]"
     )

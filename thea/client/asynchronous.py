@@ -138,6 +138,14 @@ class AsyncClient:
     def chat(self, text: str, session_id: str | None = None) -> AsyncGenerator[ChatEvent, None]:
         return self._events(specs.chat(text, session_id))
 
+    async def sessions(self, limit: int = 50) -> m.ChatSessionList:
+        """The caller's conversations, the latest first (their first message as a title)."""
+        return cast(m.ChatSessionList, await self._call(specs.sessions(limit)))
+
+    async def session(self, session_id: str, limit: int = 200) -> m.ChatSessionView:
+        """One conversation's last ``limit`` messages with thea's answers, oldest first."""
+        return cast(m.ChatSessionView, await self._call(specs.session(session_id, limit)))
+
     # -- knowledge ---------------------------------------------------------------------
 
     async def trace(

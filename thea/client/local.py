@@ -113,14 +113,31 @@ def _prepare(paths: ServicePaths) -> None:
         ) from exc
 
 
-def _spawn(settings: Settings, paths: ServicePaths) -> subprocess.Popen[bytes]:
-    """Start the service with exactly this command's settings (handed over in a 0600 file the
-    service reads and deletes), detached from the terminal."""
-    handover = paths.run_dir / f"settings-{os.getpid()}.json"
+def service_holds(paths: ServicePaths) -> bool:
+    """Whether a service process holds the data directory (running, starting or stopping)."""
+    return not _lock_free(paths.lock)
+
+
+def spawn_web_keeper(settings: Settings) -> None:
+    """Start the web keeper of the data directory (thea.service.keeper; at most one runs), which
+    starts the service again when it went away while it served the web page."""
+    paths = ServicePaths.of(settings.data_dir)
+    _prepare(paths)
+    _KEEPERS.append(_spawn(settings, paths, "keep"))  # held: it outlives this command, detached
+
+
+#: the keepers this process started (referenced, so no "still running" warning at exit)
+_KEEPERS: list[subprocess.Popen[bytes]] = []
+
+
+def _spawn(settings: Settings, paths: ServicePaths, command_name: str = "run") -> subprocess.Popen[bytes]:
+    """Start the service (or its web keeper) with exactly this command's settings (handed over
+    in a 0600 file the child reads and deletes), detached from the terminal."""
+    handover = paths.run_dir / f"settings-{command_name}-{os.getpid()}.json"
     fd = os.open(handover, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(settings_json(settings.model_copy(update={"data_dir": paths.data_dir})))
-    command = [sys.executable, "-m", "thea.service", "run", "--settings-file", str(handover)]
+    command = [sys.executable, "-m", "thea.service", command_name, "--settings-file", str(handover)]
     stderr = open(paths.run_dir / "stderr.log", "ab")  # noqa: SIM115 - handed to the child
     try:
         return subprocess.Popen(

@@ -53,6 +53,16 @@ def chat(text: str, session_id: str | None) -> Spec:
     return Spec("POST", "/chat", None, json=body.model_dump(exclude_none=True))
 
 
+def sessions(limit: int) -> Spec:
+    return Spec("GET", "/sessions", m.ChatSessionList, params={"limit": limit})
+
+
+def session(session_id: str, limit: int) -> Spec:
+    return Spec(
+        "GET", f"/sessions/{_id(session_id, 'a session')}", m.ChatSessionView, params={"limit": limit}
+    )
+
+
 def _id(value: str, what: str) -> str:
     if not value.strip():
         raise InputError(f"give {what} (an id or an id prefix)")

@@ -157,6 +157,14 @@ class Client:
         """A chat line: a message (streamed) or a ``!`` command (one ``Command`` event)."""
         return self._events(specs.chat(text, session_id))
 
+    def sessions(self, limit: int = 50) -> m.ChatSessionList:
+        """The caller's conversations, the latest first (their first message as a title)."""
+        return cast(m.ChatSessionList, self._call(specs.sessions(limit)))
+
+    def session(self, session_id: str, limit: int = 200) -> m.ChatSessionView:
+        """One conversation's last ``limit`` messages with thea's answers, oldest first."""
+        return cast(m.ChatSessionView, self._call(specs.session(session_id, limit)))
+
     # -- knowledge ---------------------------------------------------------------------
 
     def trace(

@@ -1,5 +1,6 @@
 """``python -m thea.service run``: run the service of one data directory in the foreground;
-``python -m thea.service worker``: a slow-loop worker process (server profile).
+``python -m thea.service worker``: a slow-loop worker process (server profile);
+``python -m thea.service keep``: the web keeper ``thea serve`` starts (thea.service.keeper).
 
 Commands start it this way, detached, when none is running (``thea.client.local``);
 ``thea service run`` does the same in the terminal; the server profile's container runs it
@@ -18,7 +19,7 @@ from thea.errors import ConfigError
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m thea.service")
-    parser.add_argument("command", choices=["run", "worker"])
+    parser.add_argument("command", choices=["run", "worker", "keep"])
     parser.add_argument("--burst", action="store_true", help="worker: process what is queued, then exit")
     parser.add_argument("--profile", default=None)
     parser.add_argument("--data-dir", default=None)
@@ -41,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError) as exc:
         print(f"thea service: {exc}", file=sys.stderr)
         return 2
+    if args.command == "keep":
+        from thea.service.keeper import keep_web
+
+        return keep_web(settings)
     if args.command == "worker":
         from thea.service.worker import run_worker
 

@@ -35,7 +35,7 @@ from thea.service.middleware import (
     TransportTag,
 )
 from thea.service.openai_app import create_openai_app
-from thea.service.routes import admin, cycle, facts, history, knowledge, memories
+from thea.service.routes import admin, cycle, facts, history, knowledge, memories, sessions
 from thea.web import STATIC
 
 
@@ -57,7 +57,7 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
-    for module in (cycle, knowledge, facts, memories, history, admin):
+    for module in (cycle, sessions, knowledge, facts, memories, history, admin):
         app.include_router(module.router, prefix=PREFIX)
 
     app.state.mcp = McpEndpoint(ctx, app, admin.thea_version())  # MCP, streamable HTTP

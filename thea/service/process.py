@@ -55,6 +55,8 @@ from thea.service.auth import Authenticator
 from thea.service.context import Maintenance, ServiceContext
 from thea.service.hosts import LOOPBACK, host_name
 from thea.service.stopping import StopCause, StopReason, serve_with_signals
+from thea.service.web_listeners import DELIBERATE_STOPS, WebListener, recorded, remember
+from thea.service.web_listeners import forget as forget_web_listeners
 from workers.admin import queue_counts
 
 log = logging.getLogger(__name__)
@@ -259,7 +261,12 @@ class ServiceProcess:
         self._app = app
         self._start_server(unix_listener(self.paths.socket), "unix", f"unix:{self.paths.socket}")
         if self.host:
-            await self.listen(self.host, self.port)
+            await self._open_tcp(self.host, self.port)
+        for web in recorded(self.paths):  # `thea serve` asked for them before a restart
+            try:
+                await self._open_tcp(web.host, web.port)
+            except TheaError as exc:
+                log.warning("cannot serve the web page again on %s:%s: %s", web.host, web.port, exc)
         idle = asyncio.create_task(self._idle_watch())
         await self._stop.wait()
         idle.cancel()
@@ -284,7 +291,15 @@ class ServiceProcess:
         self.ctx.listening.append(label)
 
     async def listen(self, host: str, port: int) -> str:
-        """Also serve on TCP ``host:port`` (idempotent); off loopback only with tokens."""
+        """Also serve on TCP ``host:port`` (idempotent; ``thea serve``), now and whenever the
+        service starts again until it is stopped on purpose (thea.service.web_listeners)."""
+        url = await self._open_tcp(host, port)
+        if self.stop_reason is None:
+            remember(self.paths, WebListener(host=host, port=port))
+        return url
+
+    async def _open_tcp(self, host: str, port: int) -> str:
+        """Serve on TCP ``host:port`` (idempotent); off loopback only with tokens."""
         assert self.ctx is not None
         url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
         if url in self.ctx.listening:
@@ -310,6 +325,8 @@ class ServiceProcess:
             log.info("stop requested again (%s) while stopping (%s)", reason, self.stop_reason)
             return
         log.info("stop requested (%s): %s", reason.cause.value, reason.detail)
+        if reason.cause in DELIBERATE_STOPS:  # stopped on purpose: no web page when it starts again
+            forget_web_listeners(self.paths)
         if self.ctx is not None:
             self.ctx.stopping = reason  # new requests get 503 "stopping" from now on
         try:  # commands that meet the service now wait for it to exit, then start a new one

@@ -37,10 +37,11 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """uvicorn serving an ASGI app (e.g. :func:`service_app`) on 127.0.0.1 in a daemon thread."""
+    """uvicorn serving an ASGI app (e.g. :func:`service_app`) on 127.0.0.1 in a daemon thread
+    (on ``port``, e.g. a stopped server's, or a free one)."""
 
-    def __init__(self, app: Any) -> None:
-        self.port = free_port()
+    def __init__(self, app: Any, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)

@@ -14,6 +14,7 @@ import pytest
 from pydantic import SecretStr
 
 from tests.web.conftest import TOKEN
+from thea.config import Settings
 from thea.llm.fake import StreamingFakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import Claim, Evidence, KnowledgeCrystal
@@ -36,13 +37,17 @@ VISITORS = [f"visitor-{i:02d}" for i in range(40)]
 _next_visitor = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def server(runtime: Runtime) -> Iterator[LiveServer]:
+def visitor_settings(runtime: Runtime) -> Settings:
+    """The runtime's settings with a token per visitor."""
     tokens = {user: SecretStr(f"token-of-{user}") for user in VISITORS}
     tokens["local"] = SecretStr(TOKEN)
     service = runtime.settings.service.model_copy(update={"tokens": tokens})
-    settings = runtime.settings.model_copy(update={"service": service})
-    with LiveServer(service_app(runtime, settings)) as live:
+    return runtime.settings.model_copy(update={"service": service})
+
+
+@pytest.fixture(scope="module")
+def server(runtime: Runtime) -> Iterator[LiveServer]:
+    with LiveServer(service_app(runtime, visitor_settings(runtime))) as live:
         yield live
 
 

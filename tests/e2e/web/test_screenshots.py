@@ -36,9 +36,11 @@ def test_screenshots_are_regenerated_from_the_running_ui() -> None:
         timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    for name in ("web-chat.png", "web-trace.png", "web-insights.png", "web-graph.png"):
+    for name in ("web-chat.png", "web-trace.png", "web-insights.png", "web-graph.png", "web-memory.png"):
         assert png_size(IMG / name) == (1280, 720)
         assert (IMG / name).stat().st_size > 20_000, f"{name} looks blank"
+    assert png_size(IMG / "web-memory-phone.png") == (390, 844)  # the Memory page on a phone
+    assert (IMG / "web-memory-phone.png").stat().st_size > 20_000
     tree = (IMG / "trace-tree.txt").read_text(encoding="utf-8")
     assert "What do I work on?" in tree
     for step in ("instinct", "plan", "recall", "synthesis"):

@@ -36,6 +36,7 @@ from thea.memory.operations import (
     TripleMatch,
 )
 from thea.memory.operations.admin import PropertyMap
+from thea.memory.operations.trace import ChatSessionRow, ExchangeRow
 from thea.models import (
     CONCEPT_RELATIONS,
     DocumentChunk,
@@ -73,6 +74,40 @@ class CypherTraceReads(_Group, TraceReads):
     def latest_impulse_id(self, user_id: str | None = None) -> str | None:
         rows = self._run("latest_impulse", {"user_id": user_id})
         return str(rows[0]["id"]) if rows else None
+
+    def chat_sessions(self, user_id: str, limit: int) -> list[ChatSessionRow]:
+        rows = self._run("chat_sessions", {"user_id": user_id, "limit": limit})
+        return [
+            ChatSessionRow(
+                session_id=str(r["session_id"]),
+                first_text=str(r["first_text"] or ""),
+                started_at=int(r["started_at"]),
+                last_at=int(r["last_at"]),
+                messages=int(r["messages"]),
+            )
+            for r in rows
+        ]
+
+    def session_exchanges(self, user_id: str, session_id: str, limit: int) -> list[ExchangeRow]:
+        params = {"user_id": user_id, "session_id": session_id, "limit": limit}
+        rows = self._run("session_exchanges", params)
+        out: list[ExchangeRow] = []
+        seen: set[str] = set()
+        for r in reversed(rows):
+            impulse = Node.from_props(r["impulse"])
+            if not isinstance(impulse, UserImpulse) or impulse.id in seen:
+                continue  # (a cycle repaired twice may hold two answers: the first is shown)
+            seen.add(impulse.id)
+            answered = r.get("answered_at")
+            out.append(
+                ExchangeRow(
+                    impulse=impulse,
+                    response_id=None if r.get("response_id") is None else str(r["response_id"]),
+                    answer=None if r.get("answer") is None else str(r["answer"]),
+                    answered_at=None if answered is None else int(answered),
+                )
+            )
+        return out
 
 
 class CypherRecallReads(_Group, RecallReads):

@@ -24,14 +24,16 @@ from thea.memory.operations.insights import (
 from thea.memory.operations.knowledge import KnowledgeWrites, NodePatch
 from thea.memory.operations.recall import ConceptNeighbour, KeywordMatch, RecallReads, TripleMatch
 from thea.memory.operations.reflection import InsightCandidate, MergeClaim, ReflectionOperations
-from thea.memory.operations.trace import TraceReads
+from thea.memory.operations.trace import ChatSessionRow, ExchangeRow, TraceReads
 
 __all__ = [
     "AdminOperations",
     "AssertedRelation",
+    "ChatSessionRow",
     "ConceptNeighbour",
     "CycleOutcome",
     "ExchangeOperations",
+    "ExchangeRow",
     "FactReads",
     "GraphOperations",
     "InsightCandidate",

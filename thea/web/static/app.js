@@ -1,16 +1,26 @@
-// thea web chat: chat with streamed answers, trace panel, insights inspector, graph view.
+// thea web chat: chat with streamed answers and its history, what thea knows about you (memory),
+// trace panel, insights inspector, graph view.
 // Safety rule: text from the server (memories, answers, errors) is only ever inserted with
 // textContent / DOM nodes, never as HTML.
 "use strict";
 
-// One conversation per tab: the session id travels with every chat line.
-function tabSession() {
-  let id = sessionStorage.getItem("thea-session");
-  if (!id) {
-    id = "web-" + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-    sessionStorage.setItem("thea-session", id);
-  }
+// The conversation of this tab survives a reload (sessionStorage); a new tab opens the
+// browser's latest conversation (localStorage); "New chat" starts another.
+const SESSION_KEY = "thea-session";
+const LAST_SESSION_KEY = "thea-last-session";
+
+function newSessionId() {
+  return "web-" + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function rememberSession(id) {
+  sessionStorage.setItem(SESSION_KEY, id);
+  localStorage.setItem(LAST_SESSION_KEY, id);
   return id;
+}
+
+function tabSession() {
+  return rememberSession(sessionStorage.getItem(SESSION_KEY) || localStorage.getItem(LAST_SESSION_KEY) || newSessionId());
 }
 
 const API = "/api/v1";
@@ -20,6 +30,13 @@ const state = {
   cy: null,
   traceImpulse: null,
   insightsLoaded: false,
+  // the service answers (false while it cannot be reached; the page retries by itself)
+  online: true,
+  retryDelay: 0,
+  retryTimer: null,
+  // "send" is busy while an answer streams in; sends counts the messages sent
+  busy: false,
+  sends: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -44,16 +61,48 @@ function setStatus(text) { $("status").textContent = text; }
 
 // ---------------------------------------------------------------- API and access token
 class AuthError extends Error {}
+// the service cannot be reached (it is stopped, restarting or the network is down)
+class OfflineError extends Error {}
 
+// Every request of the page goes through here: one place adds the access token (and whatever
+// else a request must carry), and notices when the service cannot be reached.
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
-  const response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
+  let response;
+  try {
+    response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
+  } catch (err) {
+    connectionLost();
+    throw new OfflineError("cannot reach thea (" + err.message + ")");
+  }
   if (response.status === 401) {
     showTokenBar();
     throw new AuthError("This server needs an access token: enter it above.");
   }
+  if (response.status === 503) {
+    const body = await response.clone().json().catch(() => ({}));
+    if (body.kind === "stopping") {
+      connectionLost();
+      throw new OfflineError(errorText(body, 503));
+    }
+  }
+  connectionBack();
   return response;
+}
+
+// A JSON request that changes something (PATCH, DELETE, POST): the answer's body, or an Error
+// with the server's one-line message.
+async function sendJSON(method, path, body) {
+  const options = { method };
+  if (body !== undefined) {
+    options.headers = { "Content-Type": "application/json" };
+    options.body = JSON.stringify(body);
+  }
+  const response = await api(path, options);
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(errorText(answer, response.status));
+  return answer;
 }
 
 // The readable text of an error response: {"error": "..."} from thea, or whatever else a
@@ -106,13 +155,63 @@ $("token-bar").addEventListener("submit", (event) => {
   hello();
 });
 
+// ---------------------------------------------------------------- reconnecting
+// When the service cannot be reached the page says so, and what to run, and tries again by
+// itself, waiting longer each time (1 s, 2 s, 4 s ... at most 15 s). Once it answers, the page
+// picks up where it was: the conversation and the list of conversations are read again.
+const RETRY_MIN_MS = 1000;
+const RETRY_MAX_MS = 15000;
+
+function connectionLost() {
+  if (!state.online) return;
+  state.online = false;
+  state.retryDelay = RETRY_MIN_MS;
+  setStatus("offline");
+  scheduleReconnect();
+}
+
+function connectionBack() {
+  if (state.online) return;
+  state.online = true;
+  clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+  $("offline-bar").classList.add("hidden");
+  setStatus("reconnected");
+  setTimeout(() => { if ($("status").textContent === "reconnected") setStatus(""); }, 3000);
+  hello();
+}
+
+function scheduleReconnect() {
+  clearTimeout(state.retryTimer);
+  const seconds = Math.round(state.retryDelay / 1000);
+  $("offline-text").replaceChildren(
+    "thea cannot be reached at " + location.host + "; trying again in " + seconds + " s. ",
+    "A service started with ", el("code", { text: "thea serve" }), " comes back by itself; if it does not, run ",
+    el("code", { text: "thea serve" }), " in a terminal.");
+  $("offline-bar").classList.remove("hidden");
+  state.retryTimer = setTimeout(reconnect, state.retryDelay);
+  state.retryDelay = Math.min(state.retryDelay * 2, RETRY_MAX_MS);
+}
+
+async function reconnect() {
+  clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+  try {
+    await api(API + "/health");  // connectionBack() runs as soon as it answers
+  } catch (err) {
+    if (!state.online) scheduleReconnect();
+  }
+}
+$("reconnect-now").addEventListener("click", () => { state.retryDelay = RETRY_MIN_MS; reconnect(); });
+
 // ---------------------------------------------------------------- tabs (hash routing)
 function route() {
   const [tab, query] = (location.hash.slice(1) || "chat").split("?");
-  const name = ["chat", "insights", "graph"].includes(tab) ? tab : "chat";
+  const name = ["chat", "memory", "insights", "graph"].includes(tab) ? tab : "chat";
   for (const link of document.querySelectorAll(".tab")) link.classList.toggle("active", link.dataset.tab === name);
   for (const view of document.querySelectorAll(".view")) view.classList.toggle("active", view.id === "view-" + name);
   const params = new URLSearchParams(query || "");
+  if (name === "memory") loadMemory();  // what thea knows changes with every message: read it anew
   if (name === "insights" && (!state.insightsLoaded || params.has("concept"))) {
     if (params.has("concept")) $("insight-concept").value = params.get("concept");
     loadInsights();
@@ -175,6 +274,8 @@ async function send(text) {
   const answer = addMessage(isCommand ? "system" : "thea", "");
   answer.classList.add("streaming");
   $("send").disabled = true;
+  state.busy = true;
+  state.sends += 1;
   setStatus("thinking…");
   try {
     const response = await api(API + "/chat", {
@@ -199,12 +300,26 @@ async function send(text) {
       for (const { event, data } of parsed.events) handleEvent(answer, event, data);
     }
   } catch (err) {
-    fail(answer, err instanceof AuthError ? err.message : "cannot reach the server: " + err.message);
+    if (err instanceof AuthError) fail(answer, err.message);
+    else if (err instanceof OfflineError) fail(answer, "not answered: thea cannot be reached; send it again once it is back");
+    else {
+      if (err instanceof TypeError) connectionLost();  // the answer's stream broke off
+      fail(answer, "the answer broke off (" + err.message + "): thea cannot be reached; send it again once it is back");
+    }
   } finally {
     answer.classList.remove("streaming");
     $("send").disabled = false;
-    setStatus("");
+    state.busy = false;
+    if (state.online && $("status").textContent === "thinking…") setStatus("");
   }
+}
+
+// The "How I got this" line under an answer (live, or read back with its conversation).
+function answerMeta(impulseId, failedSteps) {
+  const meta = el("div", { class: "meta" });
+  if (failedSteps.length) meta.append(el("span", { class: "failed", text: "failed steps: " + failedSteps.join(", ") }));
+  meta.append(el("button", { class: "trace-link", type: "button", text: "How I got this", onclick: () => showTrace(impulseId) }));
+  return meta;
 }
 
 function handleEvent(answer, event, data) {
@@ -214,12 +329,8 @@ function handleEvent(answer, event, data) {
     messages.scrollTop = messages.scrollHeight;
   } else if (event === "done") {
     answer.dataset.impulse = data.impulse_id;
-    const meta = el("div", { class: "meta" });
-    if (data.failed_steps.length) {
-      meta.append(el("span", { class: "failed", text: "failed steps: " + data.failed_steps.join(", ") }));
-    }
-    meta.append(el("button", { class: "trace-link", type: "button", text: "How I got this", onclick: () => showTrace(data.impulse_id) }));
-    answer.append(meta);
+    answer.append(answerMeta(data.impulse_id, data.failed_steps));
+    loadSessions();  // this conversation is now (or still) the latest
   } else if (event === "command") {
     text.textContent = data.text;
     const entries = Object.entries(data.data || {});
@@ -249,6 +360,94 @@ $("input").addEventListener("keydown", (event) => {
     event.preventDefault();
     $("composer").requestSubmit();
   }
+});
+
+// ---------------------------------------------------------------- conversations (history)
+// The conversation's messages and answers come from the service: shown on load, after a
+// reload and after a reconnect; earlier conversations are listed to reopen. ! commands and
+// their output are not part of the history.
+async function loadConversation() {
+  const id = state.session;
+  const sends = state.sends;
+  let data;
+  try {
+    data = await latestJSON("conversation", API + "/sessions/" + encodeURIComponent(id));
+  } catch (err) {
+    if (!(err instanceof OfflineError || err instanceof AuthError)) addMessage("error", err.message);
+    return;
+  }
+  // a message sent meanwhile is newer than this answer; with nothing stored yet, what the page
+  // shows (e.g. a message refused for want of a token) stays
+  if (data === null || id !== state.session || state.busy || sends !== state.sends) return;
+  if (!data.exchanges.length) {
+    $("empty-chat").classList.toggle("hidden", messages.children.length > 0);
+    return;
+  }
+  messages.replaceChildren();
+  if (data.truncated) messages.append(el("li", { class: "msg system", text: "(earlier messages of this conversation are not shown)" }));
+  for (const exchange of data.exchanges) {
+    addMessage("user", exchange.text);
+    if (exchange.answer === null) {
+      addMessage("system", exchange.status === "cancelled" ? "(cancelled: no answer)" : "(no answer)");
+      continue;
+    }
+    const answer = addMessage("thea", exchange.answer);
+    answer.dataset.impulse = exchange.impulse_id;
+    answer.append(answerMeta(exchange.impulse_id, []));
+  }
+  $("empty-chat").classList.add("hidden");
+  messages.scrollTop = messages.scrollHeight;
+}
+
+async function loadSessions() {
+  let data;
+  try {
+    data = await latestJSON("sessions", API + "/sessions?limit=50");
+  } catch (err) {
+    return;  // the page says elsewhere that thea cannot be reached
+  }
+  if (data === null) return;
+  const list = $("sessions");
+  list.replaceChildren();
+  for (const item of data.sessions) {
+    const when = fmtDate(item.last_at) + " · " + item.messages + (item.messages === 1 ? " message" : " messages");
+    list.append(el("li", { class: "session", "data-session": item.session_id },
+      el("button", { class: "session-link", type: "button", title: item.title, onclick: () => openSession(item.session_id) },
+        el("span", { class: "session-title", text: item.title }),
+        el("span", { class: "session-when", text: when }))));
+  }
+  if (!data.sessions.length) list.append(el("li", { class: "hint", text: "Your conversations will be listed here." }));
+  markCurrentSession();
+}
+
+function markCurrentSession() {
+  for (const item of document.querySelectorAll("#sessions li.session")) {
+    const current = item.dataset.session === state.session;
+    item.classList.toggle("current", current);
+    if (current) item.querySelector("button").setAttribute("aria-current", "true");
+    else item.querySelector("button").removeAttribute("aria-current");
+  }
+}
+
+function switchSession(id) {
+  state.session = rememberSession(id);
+  messages.replaceChildren();
+  $("trace-panel").classList.add("hidden");
+  $("empty-chat").classList.remove("hidden");
+  markCurrentSession();
+  go("chat");
+}
+
+function openSession(id) {
+  if (state.busy) { setStatus("wait for the answer first"); return; }
+  switchSession(id);
+  loadConversation();
+}
+
+$("new-chat").addEventListener("click", () => {
+  if (state.busy) { setStatus("wait for the answer first"); return; }
+  switchSession(newSessionId());
+  $("input").focus();
 });
 
 // ---------------------------------------------------------------- trace panel
@@ -385,6 +584,119 @@ function renderTrace(trace) {
 $("close-trace").addEventListener("click", () => $("trace-panel").classList.add("hidden"));
 $("trace-graph").addEventListener("click", () => { if (state.traceImpulse) go("graph", { node: state.traceImpulse }); });
 
+// ---------------------------------------------------------------- memory: what thea knows about you
+// The user's current facts of record by subject (the user first), each with since when it
+// holds, the message it came from and its earlier values; a summary on top. Per fact: Correct
+// (what is true instead: the old value stays in its history), Outdated (it no longer holds) and
+// Delete (for good, after a confirmation).
+const fmtDay = (ms) => new Date(ms).toLocaleDateString([], { dateStyle: "medium" });
+const factUrl = (id) => API + "/facts/" + encodeURIComponent(id);
+
+async function loadMemory() {
+  let data;
+  try {
+    data = await latestJSON("memory", API + "/facts");
+  } catch (err) {
+    $("memory-list").replaceChildren(el("p", { class: "err", text: err.message }));
+    return;
+  }
+  if (data === null) return;
+  $("memory-summary").textContent = data.summary;
+  $("memory-count").textContent = data.count + (data.count === 1 ? " fact" : " facts");
+  const list = $("memory-list");
+  list.replaceChildren();
+  for (const group of data.subjects) {
+    const facts = el("ul", { class: "fact-list" });
+    for (const fact of group.facts) facts.append(factCard(fact));
+    list.append(el("section", { class: "subject", "data-subject": group.key }, el("h3", { text: group.name }), facts));
+  }
+  if (!data.subjects.length) {
+    list.append(el("p", { class: "hint", text: "thea knows nothing about you yet. Tell it about yourself in the chat, "
+      + "e.g. \u201cI live in Leeds.\u201d or \u201cMy sister Mia is a nurse.\u201d" }));
+  }
+}
+
+function factSource(source) {
+  const line = el("div", { class: "fact-source" });
+  if (source.kind === "message") {
+    line.append(el("span", { class: "muted", text: "you said" + (source.at ? " on " + fmtDate(source.at) : "") + ": " }),
+      el("q", { class: "source-text", text: source.text }));
+  } else {
+    line.append(el("span", { class: "muted", text: source.label }));
+  }
+  return line;
+}
+
+function factCard(fact) {
+  const card = el("li", { class: "fact-card", "data-id": fact.id });
+  card.append(
+    el("div", { class: "fact-text", text: fact.text }),
+    el("div", { class: "fact-since muted", text: "since " + fmtDay(fact.since) + " · " + fact.id.slice(0, 8) }),
+    factSource(fact.source));
+  if (fact.history.length) {
+    const earlier = el("ul", { class: "fact-history" });
+    for (const old of fact.history) {
+      const span = fmtDay(old.since) + (old.until ? " – " + fmtDay(old.until) : "");
+      earlier.append(el("li", {}, el("span", { class: "earlier-text", text: old.text }), el("span", { class: "muted", text: " (" + span + ")" })));
+    }
+    card.append(el("div", { class: "fact-earlier" }, el("span", { class: "muted", text: "Earlier:" }), earlier));
+  }
+  card.append(factActions(card, fact));
+  return card;
+}
+
+function factActions(card, fact) {
+  const bar = el("div", { class: "fact-actions" });
+  bar.append(
+    el("button", { class: "small", type: "button", text: "Correct", title: "say what is true instead (the old value stays in its history)",
+      onclick: () => correctFact(card, fact, bar) }),
+    el("button", { class: "small", type: "button", text: "Outdated", title: "it no longer holds; nothing replaces it",
+      onclick: () => factChanged(card, sendJSON("PATCH", factUrl(fact.id), { action: "outdate" })) }),
+    el("button", { class: "small danger", type: "button", text: "Delete", title: "forget it for good",
+      onclick: () => confirmDelete(card, fact, bar) }));
+  return bar;
+}
+
+function correctFact(card, fact, bar) {
+  const input = el("input", { class: "fact-input", value: fact.text, maxlength: "2000", "aria-label": "what is true instead" });
+  const form = el("form", { class: "fact-edit", autocomplete: "off" }, input,
+    el("button", { class: "small primary", type: "submit", text: "Save" }),
+    el("button", { class: "small", type: "button", text: "Cancel", onclick: () => form.replaceWith(bar) }));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (text) factChanged(card, sendJSON("PATCH", factUrl(fact.id), { action: "correct", text }));
+  });
+  bar.replaceWith(form);
+  input.focus();
+  input.select();
+}
+
+function confirmDelete(card, fact, bar) {
+  const ask = el("div", { class: "fact-confirm", role: "group", "aria-label": "confirm deletion" },
+    el("span", { text: "Delete this for good? thea will no longer know it." }),
+    el("button", { class: "small danger", type: "button", text: "Delete for good",
+      onclick: () => factChanged(card, sendJSON("DELETE", factUrl(fact.id))) }),
+    el("button", { class: "small", type: "button", text: "Keep", onclick: () => ask.replaceWith(bar) }));
+  bar.replaceWith(ask);
+}
+
+async function factChanged(card, request) {
+  card.classList.add("busy");
+  for (const button of card.querySelectorAll("button")) button.disabled = true;
+  try {
+    const result = await request;
+    $("memory-notice").textContent = result.summary;
+    $("memory-notice").classList.remove("hidden");
+    await loadMemory();
+  } catch (err) {
+    card.classList.remove("busy");
+    for (const button of card.querySelectorAll("button")) button.disabled = false;
+    card.append(el("p", { class: "err", text: err.message }));
+  }
+}
+$("memory-refresh").addEventListener("click", () => { $("memory-notice").classList.add("hidden"); loadMemory(); });
+
 // ---------------------------------------------------------------- insights
 function strengthCell(value, max) {
   const bar = el("span", { class: "bar" });
@@ -396,7 +708,7 @@ function conceptChips(concepts) {
   const box = el("span", { class: "chips" });
   for (const name of concepts) {
     box.append(el("button", { class: "chip", type: "button", text: name, title: "only insights about " + name,
-      onclick: (event) => { event.stopPropagation(); $("insight-concept").value = name; loadInsights(); } }));
+      onclick: (event) => { event.stopPropagation(); $("insight-concept").value = name; filterInsights(); } }));
   }
   return box;
 }
@@ -409,7 +721,22 @@ function insightState(item) {
   return item.active ? "active" : "archived";
 }
 
-async function loadInsights() {
+// A filter changed: an insight whose details are open stays open only while the list holds it
+// (and a detail still on its way from before the filter is dropped).
+function filterInsights() {
+  latestTicket.insight = (latestTicket.insight || 0) + 1;
+  loadInsights({ filtered: true });
+}
+
+function clearInsightDetail() {
+  const panel = $("insight-detail");
+  panel.classList.add("hidden");
+  panel.replaceChildren();
+  delete panel.dataset.id;
+  for (const row of document.querySelectorAll("#insights-table tr.insight.selected")) row.classList.remove("selected");
+}
+
+async function loadInsights({ filtered = false } = {}) {
   state.insightsLoaded = true;
   const params = new URLSearchParams({ state: $("insight-state").value });
   const concept = $("insight-concept").value.trim();
@@ -439,6 +766,9 @@ async function loadInsights() {
   }
   if (!data.insights.length) tbody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No insights match. They appear after conversations are reflected on." })));
   $("insight-count").textContent = data.insights.length + " shown";
+  const shown = $("insight-detail").dataset.id;
+  if (filtered && shown && !data.insights.some((item) => item.id === shown)) clearInsightDetail();
+  for (const row of tbody.querySelectorAll("tr.insight")) row.classList.toggle("selected", row.dataset.id === shown);
 }
 
 function lineageList(title, items) {
@@ -466,10 +796,11 @@ async function loadInsight(id) {
     return;
   }
   if (data === null) return;
+  panel.dataset.id = data.id;
   for (const row of document.querySelectorAll("#insights-table tr.insight")) row.classList.toggle("selected", row.dataset.id === data.id);
   const head = el("div", { class: "panel-head" }, el("h2", { text: "Insight " + short(data.id) }),
     el("button", { class: "small", type: "button", text: "Graph", onclick: () => go("graph", { node: data.id }) }),
-    el("button", { class: "close", type: "button", text: "×", "aria-label": "close", onclick: () => panel.classList.add("hidden") }));
+    el("button", { class: "close", type: "button", text: "×", "aria-label": "close", onclick: clearInsightDetail }));
   const facts = el("dl", { class: "facts" },
     el("dt", { text: "strength" }), el("dd", { text: Number(data.strength).toFixed(2) }),
     el("dt", { text: "state" }), el("dd", { text: insightState(data) }),
@@ -523,8 +854,8 @@ async function loadInsight(id) {
   panel.append(el("h3", { text: "Source impulses" }), sources);
 }
 
-$("insight-filters").addEventListener("submit", (event) => { event.preventDefault(); loadInsights(); });
-$("insight-state").addEventListener("change", loadInsights);
+$("insight-filters").addEventListener("submit", (event) => { event.preventDefault(); filterInsights(); });
+$("insight-state").addEventListener("change", filterInsights);
 
 // ---------------------------------------------------------------- graph view
 const COLORS = {
@@ -616,13 +947,17 @@ async function hello() {
   try {
     const health = await getJSON(API + "/health");
     const me = await getJSON(API + "/whoami?session_id=" + state.session);
-    setStatus("");
+    if ($("status").textContent !== "reconnected") setStatus("");
     $("whoami").textContent = me.user_id + " · " + health.profile + " profile";
     $("whoami").title = "your user on this thea service (the local user, or your token's) and its profile";
     $("token-bar").classList.add("hidden");
   } catch (err) {
-    if (!(err instanceof AuthError)) setStatus("offline");
+    if (!(err instanceof AuthError || err instanceof OfflineError)) setStatus("offline");
+    return;
   }
+  loadConversation();
+  loadSessions();
+  if (document.querySelector("#view-memory.active")) loadMemory();
 }
 
 legend();

@@ -1,0 +1,221 @@
+"""The web page's memory and history in headless Chromium (issue 23): the Memory page ("What I know
+about you": tell, correct, delete, then ask in a new chat), the conversation kept across a reload
+and reopened from the list, the page reconnecting by itself after the service restarts, the
+header on a 390 px screen, and the insight details after a filter. A live uvicorn server on a real
+embedded runtime with the scripted, streaming fake model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.web.test_browser import (
+    CHROMIUM,
+    Visit,
+    browser,
+    say,
+    server,
+    sync_api,
+    visit,
+    visitor_settings,
+)
+from thea.llm.fake import FakeCall, StreamingFakeChatModel, plain_text
+from thea.llm.prompt_ids import PromptId
+from thea.runtime import Runtime
+from thea.testing.seed import seed_insights
+from thea.testing.service import LiveServer, service_app
+
+__all__ = ["browser", "server", "visit"]
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs the Debian chromium package at /usr/bin/chromium"
+)
+
+TOLD = ["I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."]
+FACTS_HEADING = "FACTS (what the user told you):"
+
+
+def answer_from_current_facts(call: FakeCall) -> str:
+    """A model that answers with the current facts its prompt holds (none: "I don't know.")."""
+    text = plain_text(call.messages)
+    if FACTS_HEADING not in text:
+        return "I don't know."
+    said = []
+    for line in text.split(FACTS_HEADING, 1)[1].splitlines()[1:]:
+        if not line.startswith("- "):
+            break
+        if not line.startswith("- EARLIER"):
+            said.append(line[2:].strip())
+    return " ".join(said) or "I don't know."
+
+
+def fact_card(page: Any, words: str) -> Any:
+    return page.locator("#memory-list .fact-card", has_text=words)
+
+
+def test_tell_correct_and_delete_on_the_memory_page_then_ask_in_a_new_chat(
+    visit: Visit, llm: StreamingFakeChatModel
+) -> None:
+    page = visit.page
+    llm.answer(PromptId.SYNTHESIS, answer_from_current_facts)
+    for text in TOLD:
+        say(page, text)
+
+    page.click("#tab-memory")
+    sync_api.expect(page.locator("#memory-list section.subject h3")).to_have_text(["You", "Sam"])
+    leeds = fact_card(page, "You live in Leeds.")
+    sync_api.expect(leeds.locator(".source-text")).to_have_text("I live in Leeds.")
+    sync_api.expect(leeds.locator(".fact-source")).to_contain_text("you said on")
+    sync_api.expect(leeds.locator(".fact-since")).to_contain_text("since ")
+    sync_api.expect(page.locator("#memory-summary")).to_contain_text("you live in Leeds")
+    sync_api.expect(page.locator("#memory-count")).to_have_text("3 facts")
+
+    # correct one fact, inline
+    leeds.get_by_role("button", name="Correct").click()
+    leeds.locator("input.fact-input").fill("I live in York.")
+    leeds.get_by_role("button", name="Save").click()
+    york = fact_card(page, "You live in York.")
+    sync_api.expect(york.locator(".fact-source")).to_contain_text("your correction")
+    sync_api.expect(york.locator(".fact-history li")).to_contain_text(["You live in Leeds."])
+    sync_api.expect(page.locator("#memory-notice")).to_contain_text("corrected")
+    sync_api.expect(page.locator("#memory-summary")).to_contain_text("you live in York")
+    sync_api.expect(page.locator("#memory-summary")).not_to_contain_text("Leeds")
+
+    # delete another, after a confirmation (Keep first: nothing happens)
+    peanuts = fact_card(page, "peanuts")
+    peanuts.get_by_role("button", name="Delete").click()
+    peanuts.get_by_role("button", name="Keep").click()
+    sync_api.expect(peanuts.get_by_role("button", name="Delete")).to_be_visible()
+    peanuts.get_by_role("button", name="Delete").click()
+    peanuts.get_by_role("button", name="Delete for good").click()
+    sync_api.expect(fact_card(page, "peanuts")).to_have_count(0)
+    sync_api.expect(page.locator("#memory-notice")).to_contain_text("deleted")
+    sync_api.expect(page.locator("#memory-count")).to_have_text("2 facts")
+
+    # a new chat: the answers use the correction and do not know the deleted fact
+    page.click("#tab-chat")
+    page.click("#new-chat")
+    sync_api.expect(page.locator("#messages li.msg")).to_have_count(0)
+    where = say(page, "Where do I live?")
+    sync_api.expect(where.locator(".text")).to_contain_text("York")
+    assert "Leeds" not in where.locator(".text").inner_text()
+    allergy = say(page, "What am I allergic to?")
+    assert "peanut" not in allergy.locator(".text").inner_text().lower()
+
+    # a reload keeps the conversation; the earlier one is listed and reopens
+    page.reload()
+    shown = page.locator("#messages li.msg.user")
+    sync_api.expect(shown).to_have_text(["Where do I live?", "What am I allergic to?"])
+    sync_api.expect(page.locator("#messages li.msg.thea").first.locator(".text")).to_contain_text("York")
+    sync_api.expect(page.locator("#sessions li.session .session-title")).to_have_text(
+        ["Where do I live?", TOLD[0]]
+    )
+    sync_api.expect(page.locator("#sessions li.session.current .session-title")).to_have_text(
+        "Where do I live?"
+    )
+    page.locator("#sessions li.session", has_text=TOLD[0]).click()
+    sync_api.expect(shown).to_have_text(TOLD)
+    page.locator("#messages li.msg.thea").first.get_by_role("button", name="How I got this").click()
+    sync_api.expect(page.locator("#trace-panel .impulse")).to_have_text(TOLD[0])
+    page.reload()  # the reopened conversation is the tab's conversation now
+    sync_api.expect(shown).to_have_text(TOLD)
+    assert visit.errors == []
+
+
+#: every header item's box, and how wide the page is laid out
+HEADER_BOXES = """() => ({
+  items: [...document.querySelectorAll('header h1, header .tab, header #status, header #whoami')]
+    .filter((e) => e.getClientRects().length)
+    .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent, r.left, r.right]; }),
+  scrollWidth: document.documentElement.scrollWidth,
+})"""
+
+
+@pytest.mark.parametrize("view", ["chat", "memory", "insights", "graph"])
+def test_the_header_fits_a_390_px_screen(browser: Any, server: LiveServer, view: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    context.add_init_script("sessionStorage.setItem('thea-token', 'token-of-visitor-39')")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(f"{server.url}/#{view}")
+        sync_api.expect(page.locator("#whoami")).to_contain_text("visitor-39")
+        for tab in ("Chat", "Memory", "Insights", "Graph"):
+            sync_api.expect(page.get_by_role("link", name=tab)).to_be_in_viewport(ratio=1)
+        boxes = page.evaluate(HEADER_BOXES)
+        assert boxes["scrollWidth"] <= 390, boxes
+        for name, left, right in boxes["items"]:
+            assert left >= 0, (name, left)
+            assert right <= 390, (name, right)
+    finally:
+        context.close()
+
+
+def test_a_filter_clears_the_details_of_an_insight_it_no_longer_lists(visit: Visit, runtime: Runtime) -> None:
+    page = visit.page
+    seeded = seed_insights(runtime.memory, user_id=visit.user_id, concept="Sourdough")
+    page.click("#tab-insights")
+    page.locator("tr.insight", has_text=seeded.merged.content).click()
+    detail = page.locator("#insight-detail")
+    sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.merged.content)
+
+    page.fill("#insight-min", "0.1")  # it is still listed: its details stay
+    page.click("#insight-refresh")
+    sync_api.expect(page.locator("tr.insight.selected td.content")).to_have_text(seeded.merged.content)
+    sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.merged.content)
+
+    page.select_option("#insight-state", "archived")  # no longer listed: its details go
+    sync_api.expect(page.locator("tr.insight", has_text=seeded.first.content)).to_be_visible()
+    sync_api.expect(detail).to_be_hidden()
+    sync_api.expect(page.locator("tr.insight.selected")).to_have_count(0)
+    page.locator("tr.insight", has_text=seeded.first.content).click()
+    sync_api.expect(detail.locator(".insight-text")).to_have_text(seeded.first.content)
+    assert visit.errors == []
+
+
+@pytest.fixture
+def own_server(runtime: Runtime) -> Iterator[list[LiveServer]]:
+    """A server of its own on the module's runtime (same tokens), which a test may stop and
+    start again on its port: the last one started is stopped at the end."""
+    servers = [LiveServer(service_app(runtime, visitor_settings(runtime))).__enter__()]
+    try:
+        yield servers
+    finally:
+        servers[-1].__exit__(None, None, None)
+
+
+def test_the_page_reconnects_by_itself_after_the_service_restarts(
+    browser: Any, runtime: Runtime, own_server: list[LiveServer]
+) -> None:
+    first = own_server[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script("sessionStorage.setItem('thea-token', 'token-of-visitor-38')")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(first.url)
+        say(page, "Before the restart.")
+        first.__exit__(None, None, None)  # the service goes away
+
+        answer = say(page, "While it is away.")
+        sync_api.expect(answer).to_have_class("msg error")
+        sync_api.expect(answer).to_contain_text("thea cannot be reached")
+        bar = page.locator("#offline-bar")
+        sync_api.expect(bar).to_be_visible()
+        sync_api.expect(bar).to_contain_text("run thea serve in a terminal")
+        sync_api.expect(page.locator("#status")).to_have_text("offline")
+
+        page.wait_for_timeout(2_500)  # it keeps trying, waiting longer each time
+        sync_api.expect(bar).to_be_visible()
+        restarted = LiveServer(service_app(runtime, visitor_settings(runtime)), port=first.port)
+        own_server.append(restarted.__enter__())  # the service is back on its port
+        sync_api.expect(bar).to_be_hidden(timeout=20_000)  # no click: it came back by itself
+        # the conversation is read again: the message it could not send is not in it
+        sync_api.expect(page.locator("#messages li.msg.user")).to_have_text(["Before the restart."])
+        after = say(page, "Is it back?")
+        sync_api.expect(after).to_have_class("msg thea")
+        sync_api.expect(after.locator(".text")).to_have_text("Here is my answer.")
+    finally:
+        context.close()

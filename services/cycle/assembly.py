@@ -54,6 +54,7 @@ def build_orchestrator(
             first_look_s,
             max_tokens=cycle.instinct_tokens,
             combined=cycle.first_look == "combined",
+            facts=memory.facts,
         ),
         planner=PlannerService(
             llm, first_look_s, use_model=cycle.first_look == "separate", facts=FactRecorder(memory)

@@ -12,7 +12,8 @@ of record answer a question plainly, the answer is made of those facts, turned t
   question asks what someone does for a living and a fact says what that someone is ("Where
   do I work?" -> "You're a data engineer at Helix Logistics", though "At work I'm leading..."
   shares the word);
-* other facts as related and naming a topic word join it (at most ``MAX_FACTS``).
+* other facts as related (``JOIN_SHARE`` of its score) and as plainly about the question (half
+  its topic words) join it, at most ``MAX_FACTS``.
 
 Anything else (nothing plainly matches, a request for help, a mix) goes to the model with the
 facts in its prompt. A question about what was true before is answered from earlier values
@@ -97,21 +98,38 @@ def _role_facts(whose: str, known: Sequence[Fact]) -> list[Fact]:
 
 def _related(question: str, facts: Sequence[RankedFact], *, own: bool) -> list[Fact]:
     """The best fact when it shares half the topic words (all of them when the question does not
-    say it is about the user: "When is the charity ride?"), and as related facts naming one."""
+    say it is about the user: "When is the charity ride?"), and related facts sharing half."""
     topic = {stem(w) for w in topic_words(question)}
     if not topic or not facts:
         return []
     best = facts[0]
-    shared = topic & _stems(best.fact)
-    if len(shared) * 2 < len(topic) or (not own and shared != topic):
+    if not _plain(topic, best.fact, own=own):
         return []
     chosen = [best.fact]
     for other in facts[1:]:
         if len(chosen) >= MAX_FACTS or other.score < best.score * JOIN_SHARE:
             break
-        if topic & _stems(other.fact):
+        # as plainly about it: "The vet called." is not, for "When is the vet appointment?"
+        if len(topic & _stems(other.fact)) * 2 >= len(topic):
             chosen.append(other.fact)
     return chosen
+
+
+def _plain(topic: set[str], fact: Fact, *, own: bool) -> bool:
+    shared = topic & _stems(fact)
+    return len(shared) * 2 >= len(topic) and (own or shared == topic) and bool(shared)
+
+
+def may_answer(question: str, known: Sequence[Fact]) -> bool:
+    """Some fact of ``known`` could answer the question plainly (no recall needed: the instinct
+    step asks this to spare the model call when the answer will be the facts themselves)."""
+    ranked = [RankedFact(f, 0.0) for f in known]
+    own = _about(question, ranked)
+    whose = _occupation_of(question) if own else None
+    if whose and _role_facts(whose, known):
+        return True
+    topic = {stem(w) for w in topic_words(question)}
+    return bool(topic) and any(_plain(topic, f, own=own) for f in known)
 
 
 def told_sentence(fact: Fact) -> str:

@@ -6,14 +6,18 @@ the cycle state for the plan step, which then needs no call of its own).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from langchain_core.language_models import BaseChatModel
 
 from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.llm_calls import ask_structured, ask_text
+from services.cycle.from_facts import may_answer
+from services.cycle.understanding import Act, asks_history
 from services.prompts import first_look
 from services.prompts import instinct as prompt
+from thea.memory.operations import FactReads
 from thea.models import InstinctiveResponse, LLMUsage, MessageKind
 
 log = logging.getLogger(__name__)
@@ -22,6 +26,8 @@ log = logging.getLogger(__name__)
 MAX_REACTION_CHARS = 400
 #: tokens the plan's fields may take after the reaction in a combined call
 PLAN_TOKENS = 96
+#: facts of record read to know whether they answer a question plainly
+FACTS_READ = 1000
 
 
 class InstinctService(CognitiveService):
@@ -29,12 +35,20 @@ class InstinctService(CognitiveService):
     name = "instinct"
 
     def __init__(
-        self, llm: BaseChatModel, timeout_s: float, *, max_tokens: int | None = None, combined: bool = False
+        self,
+        llm: BaseChatModel,
+        timeout_s: float,
+        *,
+        max_tokens: int | None = None,
+        combined: bool = False,
+        facts: FactReads | None = None,
     ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
         self.combined = combined
+        #: the user's facts of record: a question they answer plainly needs no reaction
+        self.facts = facts
 
     async def handle(self, state: CycleState) -> StepOutcome:
         told = state.understanding
@@ -44,6 +58,9 @@ class InstinctService(CognitiveService):
             return self._reaction(
                 state, f"a statement: {count} fact{'s' if count != 1 else ''} to note", LLMUsage()
             )
+        if not self.combined and await asyncio.to_thread(self._facts_answer, state):
+            # the answer will be facts of record said back (services/cycle/from_facts.py)
+            return self._reaction(state, "a question the facts of record answer", LLMUsage())
         if self.combined:
             out, usage = await ask_structured(
                 self.llm,
@@ -64,6 +81,15 @@ class InstinctService(CognitiveService):
                 max_tokens=self.max_tokens,
             )
         return self._reaction(state, text, usage)
+
+    def _facts_answer(self, state: CycleState) -> bool:
+        told = state.understanding
+        if self.facts is None or told is None or told.kind is not MessageKind.QUESTION or not state.user_id:
+            return False
+        question = " ".join(told.texts(Act.QUESTION))
+        earlier = asks_history(question)
+        known = self.facts.facts_of_record(state.user_id, current_only=not earlier, limit=FACTS_READ)
+        return may_answer(question, [f for f in known if (f.valid_until is not None) == earlier])
 
     @staticmethod
     def _reaction(state: CycleState, text: str, usage: LLMUsage) -> StepOutcome:

@@ -117,7 +117,10 @@ def test_the_client_lists_corrects_and_forgets_memories(settings: Settings) -> N
         assert _fact(after, "York").history == []
 
         where = client.ask("Where do I live?", session_id="later")
-        explained = client.trace(where.impulse_id, prompts=True).explanation
+        assert where.answer == "You live in York."  # the correction, said back
+        # a question no fact answers plainly: the model, and the trace shows its prompt
+        near = client.ask("Do you know a good cafe near where I live?", session_id="later2")
+        explained = client.trace(near.impulse_id, prompts=True).explanation
         assert explained is not None
         assert explained.prompt is not None
         assert explained.prompt.messages is not None

@@ -108,7 +108,7 @@ async def test_a_second_question_is_answered_from_memory(runtime: Runtime, llm: 
     assert recalled_told(first.impulse_id, second.recalled_ids)
     assert second.answer == "You work on Redis queues."  # the fact of record, said back
     third = await runtime.orchestrator.handle_impulse(
-        "Which of my queues is busiest, do you think?", "ana", "s3"
+        "Which of my queues gets the most traffic, do you think?", "ana", "s3"
     )
     assert recalled_told(first.impulse_id, third.recalled_ids)
     messages = llm.prompts_for(PromptId.SYNTHESIS)[-1]  # no plain answer: the model, with the fact

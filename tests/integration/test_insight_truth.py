@@ -13,6 +13,7 @@ from rich.console import Console
 from services.knowledge.record.keeper import fact_id
 from services.reflection.crystallizer import crystal_id, stated_id
 from services.views.insights import insight_detail, list_insights
+from tests.recalling import recall_found
 from thea.api.models import InsightDetailView
 from thea.cli.insights_cmd import detail_tree
 from thea.llm.fake import FakeCall, FakeChatModel, Handler, default_handlers
@@ -82,8 +83,9 @@ async def test_an_unsupported_insight_of_a_statement_is_replaced_by_the_users_ow
     assert [r.insight.id for r in active] == [stated.id]
     assert "tidewatch" in {c.lower() for c in active[0].concepts} or active[0].concepts == []
     later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")
-    assert stated.id in later.recalled_ids  # remembered and recallable
-    assert invented.id not in later.recalled_ids
+    found = recall_found(runtime.memory, later.impulse_id)
+    assert stated.id in found  # remembered and recallable
+    assert invented.id not in found
 
 
 async def test_a_supported_insight_gets_no_restated_twin(runtime: Runtime, llm: FakeChatModel) -> None:
@@ -189,7 +191,7 @@ async def test_later_supporting_evidence_promotes_an_unverified_insight_and_reco
         shown(runtime, promoted.id),
     )
     asked = await runtime.orchestrator.handle_impulse("What is Tidewatch?", "priya", "s3")
-    assert promoted.id in asked.recalled_ids
+    assert promoted.id in recall_found(runtime.memory, asked.impulse_id)
 
 
 async def test_a_contradicting_statement_supersedes_the_old_insight(
@@ -238,8 +240,10 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
     assert "superseded" in text.splitlines()[0]
     assert f"superseded by {newer[:8]}" in text
     asked = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s3")
-    assert old.id not in asked.recalled_ids
-    assert crystal_id(later) in asked.recalled_ids
+    found = recall_found(runtime.memory, asked.impulse_id)
+    assert old.id not in found
+    assert crystal_id(later) in found
+    assert asked.answer == "Your name is Anna Kowalski."
 
 
 async def test_a_contradicting_fact_lowers_an_insights_confidence(

@@ -92,6 +92,17 @@ def test_a_thing_the_user_told_of_is_answered_when_every_word_of_the_question_ma
     assert "September 9" in answer.text
 
 
+def test_a_fact_naming_one_word_of_the_question_does_not_join_the_answer() -> None:
+    visit, called, cat = facts_of(
+        "Biscuit's checkup got moved to May 9.", "The vet called.", "We have a dog called Biscuit."
+    )
+    answer = answer_from_facts(
+        "When is Biscuit's vet checkup?", ranked([visit, called, cat], [300, 250, 200]), [], earlier=False
+    )
+    assert answer is not None
+    assert answer.text == "Biscuit's checkup got moved to May 9."
+
+
 def test_related_facts_join_and_weak_ones_do_not() -> None:
     cat, age, car = facts_of("We have a tabby cat called Miso.", "Miso is 7 years old.", "I drive a Kia.")
     answer = answer_from_facts(

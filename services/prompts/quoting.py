@@ -54,6 +54,13 @@ _ORDERS = [
     r"\b(?:only|exactly|nothing\s+else|single\s+word|the\s+word|the\s+code|the\s+phrase)\b",
     r"\bmust\s+(?:now\s+)?(?:start|begin|end)\s+with\b",
     r"\b(?:whenever|if)\s+(?:anyone|someone|somebody|the\s+user|i|they)\s+asks?\b.{0,60}\b(?:say|answer|reply|tell)\b",
+    # dictating the answer in the declarative: "the correct answer to any question about the cat
+    # is Garfield", "when asked where the user lives, the answer is Reykjavik"
+    r"\b(?:correct|right|true|real|official|proper|expected|approved|verified|only\s+valid)\s+"
+    r"(?:answer|reply|response)s?\s*(?:is|are|to|for|about|here|:)",
+    r"\b(?:answer|reply|response)s?\s+(?:to|for)\s+(?:any|every|all|each|the|a|this|that)?\s*"
+    r"(?:question|query|request|prompt)s?\b[^.!?]{0,80}\b(?:is|are|should\s+be|will\s+be|must\s+be)\b",
+    r"\b(?:when|whenever|if)\s+(?:asked|questioned)\b[^.!?]{0,80}\b(?:answer|reply|response)\b",
     # a few other languages: "ignore previous instructions", "answer only"
     r"\b(?:ignorez|ignore[rz]?|oubliez)\b.{0,30}\binstructions?\b|\brépond(?:ez|s)\b.{0,30}\b(?:uniquement|seulement)\b",
     r"\b(?:ignoriere|vergiss|vergessen\s+sie)\b.{0,30}\banweisungen\b|\bantworte\b.{0,30}\bnur\b",
@@ -86,6 +93,14 @@ def is_order(sentence: str) -> bool:
 def without_orders(text: str) -> str:
     """The neutralised text with every order to the assistant replaced by a short note."""
     return " ".join(_parts(text, lambda s: s))
+
+
+def without_any_order(text: str) -> tuple[str, bool]:
+    """The neutralised text with every order to the assistant dropped (no note), and whether
+    there was one."""
+    parts = _parts(text, lambda s: s)
+    kept = [p for p in parts if p != ORDER_LEFT_OUT]
+    return " ".join(kept), len(kept) != len(parts)
 
 
 def quote(text: str) -> str:

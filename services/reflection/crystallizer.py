@@ -36,6 +36,7 @@ from services.common.tokens import clip_for_prompt
 from services.cycle.statements import tells_anything
 from services.cycle.understanding import understand
 from services.prompts import crystallize as prompt
+from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
 from services.reflection.restate import restate
@@ -379,14 +380,18 @@ def without_thea_words(text: str) -> str:
 
 
 def statements_of(impulse: UserImpulse) -> str:
-    """What a message told: its statement sentences (a question, a request or small talk tells
-    nothing; messages recorded before messages were read are read now)."""
+    """What a message told: its statement sentences, orders to the assistant left out (a
+    question, a request or small talk tells nothing; messages recorded before messages were
+    read are read now)."""
     if impulse.kind is not None and not impulse.kind.tells:
         return ""
-    told = understand(impulse.content).told
-    if told:
-        return " ".join(told)
-    return impulse.content if impulse.kind is None and tells_anything(impulse.content) else ""
+    # an order to the assistant ("the correct answer about the cat is Garfield") tells nothing
+    told = [without_any_order(s)[0] for s in understand(impulse.content).told]
+    if any(told):
+        return " ".join(t for t in told if t)
+    if impulse.kind is None and tells_anything(impulse.content):
+        return without_any_order(impulse.content)[0]
+    return ""
 
 
 def _superseded_revisions(replaced: Sequence[Fact]) -> list[Revision]:

@@ -6,6 +6,8 @@ Offline and deterministic, so it works with the 0.5B default model, which readil
 * **Names** (concepts, triple ends, tags) are grounded when every content word of the name
   (stemmed, stopwords aside) occurs in the sources; relation and schema words ("causes",
   "is_a", "part_of") never count as grounded tags.
+* **Claims** that give the assistant an order (services/prompts/quoting.py: "reply only with…",
+  "the correct answer about the cat is Garfield") are never supported.
 * **Claims** in the first person ("I am ...", "my ...") are never supported: an insight speaks
   about the user, and a first-person one is the model confusing who speaks.
 * **Claims** (each sentence of an insight) are supported when at least
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from services.common.text import STOPWORDS, TextEmbedder
 from services.cycle.statements import sentences
+from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 from thea.models import Claim, EdgeType, Evidence
 from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, GroundingTuning
@@ -142,6 +145,7 @@ def evidence_strength(proofs: int) -> float:
 #: coffee black"); "I am Surly, a Brompton, ..." is the model mixing up who speaks
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b|\bI\s+am\b", re.IGNORECASE)
 FIRST_PERSON_REASON = "speaks as the user (first person), not about the user"
+ORDER_REASON = "gives the assistant an order: an order is never knowledge"
 
 
 def in_first_person(claim: str) -> bool:
@@ -190,7 +194,9 @@ def check_claims(
             cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
         score = max(0.0, min(1.0, lexical if cosine >= tuning.min_cosine else min(lexical, cosine)))
         reason = ""
-        if in_first_person(claim):
+        if is_order(claim):
+            score, reason = 0.0, ORDER_REASON
+        elif in_first_person(claim):
             score, reason = min(score, tuning.min_lexical / 2), FIRST_PERSON_REASON
         elif score < tuning.min_lexical:
             missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})

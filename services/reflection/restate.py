@@ -89,11 +89,15 @@ MAX_CHARS = 400
 
 #: irregular past tenses (they stay: "I sold" -> "the user sold")
 _PAST = frozenset(
-    """sold bought got went made took gave left met began came saw told said found lost ran wrote
-    drove flew kept felt paid built sent spent won quit thought brought taught caught heard put
-    lent fell grew knew became broke chose forgot rode sat slept spoke stood swam threw woke wore
-    ate drank led held hurt sang understood""".split()
-)
+    [
+        "sold", "bought", "got", "went", "made", "took", "gave", "left", "met", "began", "came", "saw",
+        "told", "said", "found", "lost", "ran", "wrote", "drove", "flew", "kept", "felt", "paid", "built",
+        "sent", "spent", "won", "quit", "thought", "brought", "taught", "caught", "heard", "put", "lent",
+        "fell", "grew", "knew", "became", "broke", "chose", "forgot", "rode", "sat", "slept", "spoke",
+        "stood", "swam", "threw", "woke", "wore", "ate", "drank", "led", "held", "hurt", "sang",
+        "understood"
+    ]
+)  # fmt: skip
 
 
 def third_person_verb(word: str) -> str:

@@ -3,13 +3,14 @@ query and the model the answer parses into. The clients only do the I/O."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from thea.api import PREFIX
+from thea.api import IDEMPOTENCY_HEADER, PREFIX
 from thea.api import models as m
 from thea.errors import InputError
 
@@ -21,10 +22,16 @@ class Spec:
     model: type[BaseModel] | None = None
     json: dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: one per logical request: its retries send the same key, so a write happens once
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def url(self) -> str:
         return PREFIX + self.path
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {} if self.method == "GET" else {IDEMPOTENCY_HEADER: self.key}
 
 
 def _clean(params: dict[str, Any]) -> dict[str, Any]:

@@ -19,12 +19,13 @@ from services.common.limits import MAX_FACT_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
+from services.cycle.impulse_input import storable_text
 from services.knowledge.contradiction import heuristic_verdict
 from services.knowledge.record.extraction import ExtractedFact, extract_facts
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts, fact_id
 from services.prompts import fact_check as prompt
 from services.reflection.revision import RevisionOutcome, revise_insights
-from thea.errors import LLMError
+from thea.errors import InputError, LLMError
 from thea.memory.operations import NodePatch
 from thea.memory.universal import UniversalMemory
 from thea.models import (
@@ -103,7 +104,9 @@ class FactKeeper:
         the nearest facts and insights. ``source_message_id`` (the chat's last message) is kept
         as provenance in ``source``. The facts' ids derive from ``source_id`` (a fresh one when
         omitted): the same request told again writes the same facts."""
-        text = " ".join(text.split())
+        text = " ".join(storable_text(text, "the fact").split())
+        if not text:
+            raise InputError("the fact is empty")
         neighbours = await asyncio.to_thread(self._neighbours, text, user_id)
         verdicts, judged_by = await self._judge(text, neighbours)
         extracted = extract_facts(text)

@@ -76,7 +76,7 @@ async def insights(
     request: Request,
     state: InsightState = Query("active"),
     concept: str | None = Query(None, max_length=200),
-    min_strength: float = Query(0.0, ge=0),
+    min_strength: float = Query(0.0, ge=0, allow_inf_nan=False),
     limit: int = Query(100, ge=1, le=1000),
     caller: Caller = Depends(caller_of),
 ) -> InsightList:

@@ -34,6 +34,23 @@ class Spec:
         return {} if self.method == "GET" else {IDEMPOTENCY_HEADER: self.key}
 
 
+def sendable_text(value: str, what: str) -> str:
+    """``value`` if it can be sent as text; else :class:`InputError` in one line. Python hands
+    bytes that are not UTF-8 (a command-line argument, a terminal set to another encoding) on
+    as lone surrogates U+DC80-U+DCFF, which no JSON body can carry."""
+    bad = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if bad is None:
+        return value
+    code = ord(bad)
+    if 0xDC80 <= code <= 0xDCFF:
+        return _not_utf8(what, code - 0xDC00)
+    raise InputError(f"{what} contains an invalid (unpaired surrogate) character")
+
+
+def _not_utf8(what: str, byte: int) -> str:
+    raise InputError(f"{what} is not valid UTF-8 text (byte 0x{byte:02X}); check the terminal's encoding")
+
+
 def _clean(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
 
@@ -51,19 +68,19 @@ def whoami(session_id: str | None) -> Spec:
 
 
 def ask(text: str, session_id: str | None, stream: bool) -> Spec:
-    body = m.AskRequest(text=text, session_id=session_id, stream=stream)
+    body = m.AskRequest(text=sendable_text(text, "the message"), session_id=session_id, stream=stream)
     return Spec("POST", "/ask", m.AskResult, json=body.model_dump(exclude_none=True))
 
 
 def chat(text: str, session_id: str | None) -> Spec:
-    body = m.ChatRequest(text=text, session_id=session_id)
+    body = m.ChatRequest(text=sendable_text(text, "the message"), session_id=session_id)
     return Spec("POST", "/chat", None, json=body.model_dump(exclude_none=True))
 
 
 def _id(value: str, what: str) -> str:
     if not value.strip():
         raise InputError(f"give {what} (an id or an id prefix)")
-    return quote(value.strip(), safe="")
+    return quote(sendable_text(value.strip(), "the id"), safe="")
 
 
 def trace(impulse: str, session_id: str | None, prompts: bool = False) -> Spec:
@@ -92,21 +109,23 @@ def reflect(wait_s: float | None) -> Spec:
 
 
 def fact(text: str, session_id: str | None) -> Spec:
-    body = m.FactRequest(text=text, session_id=session_id)
+    body = m.FactRequest(text=sendable_text(text, "the fact"), session_id=session_id)
     return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
 
 
 def recall(query: str, limit: int) -> Spec:
-    body = m.RecallRequest(query=query, limit=limit)
+    body = m.RecallRequest(query=sendable_text(query, "the query"), limit=limit)
     return Spec("POST", "/recall", m.RecallView, json=body.model_dump())
 
 
 def remember(text: str, kind: str, session_id: str | None) -> Spec:
+    text = sendable_text(text, "the text")
     body = m.RememberRequest.model_validate({"text": text, "kind": kind, "session_id": session_id})
     return Spec("POST", "/remember", m.Remembered, json=body.model_dump(exclude_none=True))
 
 
 def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
+    text = sendable_text(text, "the file")
     body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source})
     return Spec("POST", "/import", m.ImportResult, json=body.model_dump())
 
@@ -125,7 +144,7 @@ def memory(fact_id: str) -> Spec:
 
 
 def correct_memory(fact_id: str, text: str) -> Spec:
-    body = m.CorrectFactRequest(action="correct", text=text)
+    body = m.CorrectFactRequest(action="correct", text=sendable_text(text, "the correction"))
     return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
 
 

@@ -24,16 +24,29 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+// Control characters (C0 but tab and newline, DEL, C1) and bidi controls (which can turn the
+// text after them around, e.g. U+202E) in stored text are shown as visible escapes ("\u202e"),
+// never applied: every text from the server reaches the page through visible().
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function visible(text) {
+  return String(text).replace(HIDDEN, (ch) => {
+    const code = ch.charCodeAt(0);
+    return code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+  });
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
+    else if (key === "text") node.textContent = visible(value);
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
+    else node.setAttribute(key, typeof value === "string" ? visible(value) : value);
   }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(typeof child === "string" ? visible(child) : child);
+  }
   return node;
 }
 
@@ -45,10 +58,29 @@ function setStatus(text) { $("status").textContent = text; }
 // ---------------------------------------------------------------- API and access token
 class AuthError extends Error {}
 
+// One key per logical write (a chat line): its retries send the same key, so the server
+// answers a retry with the first result instead of storing the message twice.
+function requestKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
-  const response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
+  const write = (options.method || "GET") !== "GET";
+  if (write) headers["Idempotency-Key"] = requestKey();
+  const init = Object.assign({ credentials: "same-origin" }, options, { headers });
+  let response;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      response = await fetch(path, init);
+      break;
+    } catch (err) {  // the network failed before an answer: send it again, same key
+      if (!write || attempt >= 3) throw err;
+      await sleep(500 * attempt);
+    }
+  }
   if (response.status === 401) {
     showTokenBar();
     throw new AuthError("This server needs an access token: enter it above.");
@@ -166,7 +198,7 @@ function parseEvents(buffer) {
 
 function fail(item, message) {
   item.className = "msg error";
-  item.querySelector(".text").textContent = message;
+  item.querySelector(".text").textContent = visible(message);
 }
 
 async function send(text) {
@@ -210,7 +242,7 @@ async function send(text) {
 function handleEvent(answer, event, data) {
   const text = answer.querySelector(".text");
   if (event === "token") {
-    text.textContent += data.text;
+    text.textContent += visible(data.text);
     messages.scrollTop = messages.scrollHeight;
   } else if (event === "done") {
     answer.dataset.impulse = data.impulse_id;
@@ -221,7 +253,7 @@ function handleEvent(answer, event, data) {
     meta.append(el("button", { class: "trace-link", type: "button", text: "How I got this", onclick: () => showTrace(data.impulse_id) }));
     answer.append(meta);
   } else if (event === "command") {
-    text.textContent = data.text;
+    text.textContent = visible(data.text);
     const entries = Object.entries(data.data || {});
     if (entries.length) {
       const table = el("dl", { class: "report" });
@@ -569,7 +601,7 @@ async function showGraph() {
   try {
     data = await latestJSON("graph", API + "/graph?" + params);
   } catch (err) {
-    info.textContent = err.message;
+    info.textContent = visible(err.message);
     return;
   }
   if (data === null) return;
@@ -577,7 +609,8 @@ async function showGraph() {
   if (state.cy) state.cy.destroy();
   state.cy = cytoscape({
     container: $("graph"),
-    elements: [...data.nodes, ...data.edges],
+    elements: [...data.nodes, ...data.edges].map((item) =>
+      Object.assign({}, item, { data: Object.assign({}, item.data, { label: visible(item.data.label || "") }) })),
     style: [
       { selector: "node", style: { label: "data(label)", "font-size": 10, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
         "background-color": (n) => COLORS[n.data("type")] || "#868e96", "text-wrap": "ellipsis", "text-max-width": 130,

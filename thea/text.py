@@ -101,6 +101,17 @@ def neutralise(text: str, *, multiline: bool = False) -> str:
     return " ".join(text.split())
 
 
+#: bidi controls: embeddings, overrides, isolates and marks. They reorder how the text after
+#: them is shown (U+202E makes "txt.exe" of "exe.txt"), so stored text never keeps them.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+
+
+def without_bidi_controls(text: str) -> str:
+    """``text`` without bidi controls (everything else, other format characters included, kept)."""
+    return _BIDI.sub("", text)
+
+
 _INVISIBLE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
 

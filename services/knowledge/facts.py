@@ -19,9 +19,10 @@ from services.common.limits import MAX_FACT_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
+from services.cycle.impulse_input import storable_text
 from services.knowledge.contradiction import heuristic_verdict
 from services.knowledge.record.extraction import ExtractedFact, extract_facts
-from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
+from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts, fact_id
 from services.prompts import fact_check as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.revision import RevisionOutcome, revise_insights
@@ -91,18 +92,27 @@ class FactKeeper:
         self.prompt_tokens = prompt_tokens
 
     async def add_fact(
-        self, text: str, user_id: str, session_id: str | None = None, source_message_id: str | None = None
+        self,
+        text: str,
+        user_id: str,
+        session_id: str | None = None,
+        source_message_id: str | None = None,
+        *,
+        source_id: str | None = None,
     ) -> FactOutcome:
         """A told fact, on the same path as a statement in a chat: read into facts of record that
         supersede what they replace (services/knowledge/record), plus a confidence estimated from
         the nearest facts and insights. ``source_message_id`` (the chat's last message) is kept
-        as provenance in ``source``."""
-        text = " ".join(text.split())
+        as provenance in ``source``. The facts' ids derive from ``source_id`` (a fresh one when
+        omitted): the same request told again writes the same facts."""
+        text = " ".join(storable_text(text, "the fact").split())
+        if not text:
+            raise InputError("the fact is empty")
         neighbours = await asyncio.to_thread(self._neighbours, text, user_id)
         verdicts, judged_by = await self._judge(text, neighbours)
         extracted = extract_facts(text)
         told_at = now_ms()
-        group = new_id()
+        group = source_id or new_id()
         facts = build_facts(
             extracted,
             source_id=group,
@@ -119,7 +129,15 @@ class FactKeeper:
         if len(facts) == 1 and not ordered:
             facts[0].content = text  # one fact: kept as it was told
         if not facts:  # no statement structure ("Ana::vegetarian"): a plain fact
-            facts = [Fact(content=kept, valid_from=told_at, user_id=user_id, session_id=session_id)]
+            facts = [
+                Fact(
+                    id=fact_id(group, 0),
+                    content=kept,
+                    valid_from=told_at,
+                    user_id=user_id,
+                    session_id=session_id,
+                )
+            ]
         for item in facts:
             item.source = user_id
             item.source_message_id = source_message_id or group

@@ -17,6 +17,7 @@ optional; "id": optional}``. Without a session, a message belongs to its day's s
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from services.cycle.impulse_input import unstorable
+from services.cycle.impulse_input import as_stored, unstorable
 from thea.errors import InputError
 
 Format = Literal["auto", "locomo", "jsonl"]
@@ -73,15 +74,27 @@ def parse_locomo_time(text: str) -> int:
     raise ValueError(f"unrecognised date {text!r}")
 
 
+#: the latest time a message may carry: the end of year 9999 (epoch ms), as datetime allows
+_LATEST_MS = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp() * 1000)
+_EARLIEST_MS = int(datetime(1, 1, 2, tzinfo=UTC).timestamp() * 1000)
+
+
 def parse_time(value: Any) -> int:
-    """A message time (ISO 8601, epoch s/ms, or a LoCoMo date) -> epoch ms; ValueError if not."""
+    """A message time (ISO 8601, epoch s/ms, or a LoCoMo date) -> epoch ms; ValueError if not
+    (also for a number that is no time of years 1970-9999: ``1e20``, ``NaN``, ``Infinity``)."""
     if isinstance(value, bool):
         raise ValueError(f"not a date: {value!r}")
     if isinstance(value, int | float):
-        number = float(value)
-        if number < 0:
+        try:
+            number = float(value)
+        except OverflowError:
+            raise ValueError(f"not a date: {value!r}") from None
+        if not math.isfinite(number) or number < 0:
             raise ValueError(f"not a date: {value!r}")
-        return int(number if number >= _SECONDS_LIMIT else number * 1000)
+        ms = number if number >= _SECONDS_LIMIT else number * 1000
+        if ms > _LATEST_MS:
+            raise ValueError(f"not a date: {value!r}")
+        return int(ms)
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"not a date: {value!r}")
     text = value.strip()
@@ -91,7 +104,17 @@ def parse_time(value: Any) -> int:
         return parse_locomo_time(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    try:
+        ms = int(moment.timestamp() * 1000)
+    except (OverflowError, OSError):  # a date at the very edge of datetime's range
+        raise ValueError(f"not a date: {value!r}") from None
+    if not _EARLIEST_MS <= ms <= _LATEST_MS:  # e.g. 9999-12-31T23:59:59-14:00 is in year 10000
+        raise ValueError(f"not a date: {value!r}")
+    return ms
+
+
+#: JSON nested deeper than Python's parser goes (no history file is shaped like that)
+_TOO_DEEP = "JSON nested too deeply (a history file is a list of conversations or messages)"
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -159,7 +182,9 @@ def _locomo_conversation(
             _check_length(text, at, max_chars, speaker)
             # turns of one session keep their order: one second apart
             result.turns.append(
-                HistoryTurn(dia_id, speaker.strip(), text, str(number), start + offset * 1000)
+                HistoryTurn(
+                    dia_id, as_stored(speaker.strip()), as_stored(text), str(number), start + offset * 1000
+                )
             )
     return result
 
@@ -188,6 +213,10 @@ def parse_jsonl(
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ImportFormatError(f"{at}: not valid JSON ({exc.msg})") from None
+        except ValueError:  # a number of more than 4,300 digits
+            raise ImportFormatError(f"{at}: not valid JSON (a number too long to read)") from None
+        except RecursionError:
+            raise ImportFormatError(f"{at}: {_TOO_DEEP}") from None
         if not isinstance(row, Mapping):
             raise ImportFormatError(f"{at}: expected a JSON object per line, got {type(row).__name__}")
         _, speaker = _first(row, _SPEAKER_KEYS)
@@ -220,7 +249,7 @@ def parse_jsonl(
             when_used = used + 1000 if when == given else when
             previous[session] = (when, when_used)
             when = when_used
-        result.turns.append(HistoryTurn(key, speaker.strip(), text, session, when))
+        result.turns.append(HistoryTurn(key, as_stored(speaker.strip()), as_stored(text), session, when))
     if not result.turns:
         raise ImportFormatError(f"{source}: no messages in the file")
     return result
@@ -268,7 +297,11 @@ def parse_history_text(
         return [parse_jsonl(text.splitlines(), source, max_chars=max_chars)]
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except RecursionError:
+        raise ImportFormatError(f"{source}: {_TOO_DEEP}") from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # a number of more than 4,300 digits
+            raise ImportFormatError(f"{source}: not valid JSON (a number too long to read)") from None
         if fmt == "locomo":
             raise ImportFormatError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
         first = text.lstrip()[:1]

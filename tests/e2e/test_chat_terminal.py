@@ -95,3 +95,20 @@ def test_ctrl_c_mid_answer_cancels_it_and_the_chat_goes_on(tmp_path: Path) -> No
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
         assert "Traceback" not in screen
+
+
+def test_bytes_that_are_not_utf8_get_one_line_and_the_chat_goes_on(tmp_path: Path) -> None:
+    """A line with bytes that are not UTF-8 (a terminal set to Latin-1): one line saying so,
+    then the next message is answered (before: a traceback ended the chat)."""
+    with chat_in_tmux("utf8", tmp_path / "data") as session:
+        wait_for(session, "you>")
+        tmux("send-keys", "-t", session, "-l", "caf")
+        tmux("send-keys", "-t", session, "-H", "e9", "ff")  # "café" in Latin-1, and 0xFF
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "not valid UTF-8 text (byte 0xE9)")
+        tmux("send-keys", "-t", session, "Are you still there?", "Enter")
+        screen = wait_for(session, "I heard you.")
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        screen = wait_for(session, "EXITED:")
+        assert "EXITED:0" in screen
+        assert "Traceback" not in screen

@@ -218,3 +218,17 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def test_an_argument_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """``thea ask $'caf\\xe9'`` from a Latin-1 terminal: one line, exit 2 (before: a pydantic
+    traceback). Python hands the byte on as U+DCE9; the client refuses it before sending."""
+    for args, what in ((["ask", "caf\udce9 au lait"], "the message"), (["trace", "ab\udcff"], "the id")):
+        done = thea(args, tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+        lines = done.stderr.strip().splitlines()
+        if args[0] == "ask":
+            assert len(lines) == 1, lines  # refused before a service is started for it
+        assert f"{what} is not valid UTF-8 text (byte 0x" in lines[-1]
+    stop_services_under(tmp_path)

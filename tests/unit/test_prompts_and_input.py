@@ -99,8 +99,15 @@ def test_bad_impulses_get_a_clear_error(text: str, message: str) -> None:
 
 
 def test_good_impulses_pass_verbatim() -> None:
-    text = "Tabs\tand\nnew lines, RTL \u202e, emoji 🧠, MATCH (n) DELETE n"
+    text = "Tabs\tand\nnew lines, RTL \u200d joiner, emoji 🧠, MATCH (n) DELETE n"
     assert validate_impulse_text(text, max_chars=1000) == text
+
+
+def test_bidi_controls_are_removed_and_line_ends_made_newlines() -> None:
+    text = "file \u202egnp.exe\u202c, \u2066isolate\u2069 \u200emark\u200f\r\nnext\rlast"
+    assert validate_impulse_text(text, max_chars=1000) == "file gnp.exe, isolate mark\nnext\nlast"
+    with pytest.raises(InputError, match="empty"):
+        validate_impulse_text("\u202e\u200f", max_chars=1000)
 
 
 def test_time_windows_from_plain_words() -> None:

@@ -13,5 +13,7 @@ PREFIX = f"/api/{API_VERSION}"
 USER_HEADER = "X-Thea-User"
 #: response header carrying the impulse id of an answer (also in the body)
 IMPULSE_HEADER = "X-Thea-Impulse-Id"
+#: request header naming one logical write: a retry sends the same key and gets the first result
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
-__all__ = ["API_VERSION", "IMPULSE_HEADER", "PREFIX", "USER_HEADER"]
+__all__ = ["API_VERSION", "IDEMPOTENCY_HEADER", "IMPULSE_HEADER", "PREFIX", "USER_HEADER"]

@@ -7,6 +7,7 @@ exits at once with one line.
 
 from __future__ import annotations
 
+import io
 import sys
 import uuid
 
@@ -17,6 +18,7 @@ from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friend
 from thea.cli.paste import bracketed_paste, read_message
 from thea.cli.render import safe, trace_tree
 from thea.client import Client, Command, Done, Token
+from thea.client.specs import sendable_text
 from thea.errors import InputError, TheaError
 
 
@@ -65,6 +67,9 @@ def chat(
     """Chat in the terminal. Type !help for commands."""
     api = client(ctx, user=user)
     session_id = session or uuid.uuid4().hex[:12]
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # bytes that are not UTF-8 become lone surrogates the line check names, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
     with friendly_errors():
         health = api.health()
     console.print(
@@ -103,9 +108,10 @@ def ask(
 ) -> None:
     """Ask one question and print the answer (for scripts). Returns when the answer is complete;
     the slow loop (crystallization) runs afterwards in the service."""
-    if not text.strip():
-        with friendly_errors():
+    with friendly_errors():
+        if not text.strip():
             raise InputError("the message is empty")
+        sendable_text(text, "the message")  # before a service is started for it
     api = client(ctx, user=user, quiet=as_json)
     started = False
     events = api.stream(text, session)  # a generator: closing it closes the stream

@@ -17,8 +17,18 @@ from pydantic import BaseModel
 from thea.api import models as m
 from thea.client import specs
 from thea.client.connection import Connection
-from thea.client.errors import ServiceUnavailable, is_stopping, raise_for_body, raise_for_response
+from thea.client.errors import (
+    ConnectionLost,
+    ServiceUnavailable,
+    is_stopping,
+    raise_for_body,
+    raise_for_response,
+    retryable,
+    transport_detail,
+    transport_error,
+)
 from thea.client.events import ChatEvent, Done, SSEParser, Token, to_event
+from thea.client.sync import ATTEMPTS, BACKOFF_S
 from thea.config import Settings
 
 T = TypeVar("T", bound=BaseModel)
@@ -61,27 +71,40 @@ class AsyncClient:
         return self._http
 
     async def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
-        for attempt in (1, 2):
+        """Send ``spec``; after a transport failure send it again (same idempotency key), up to
+        :data:`ATTEMPTS` times, starting the local service again if it is gone."""
+        for attempt in range(1, ATTEMPTS + 1):
+            last = attempt == ATTEMPTS
             client = self._client()
             try:
-                request = client.build_request(spec.method, spec.url, json=spec.json, params=spec.params)
+                request = client.build_request(
+                    spec.method, spec.url, json=spec.json, params=spec.params, headers=spec.headers
+                )
                 response = await client.send(request, stream=stream)
-            except (httpx.ConnectError, httpx.RemoteProtocolError) as exc:
-                if attempt == 1 and self.connection.local:
-                    await self.connect()  # the service stopped (idle) or died: start it again
-                    continue
-                raise ServiceUnavailable(self.connection.describe(exc)) from exc
-            except httpx.TimeoutException as exc:
-                raise ServiceUnavailable(f"no answer within {self.timeout_s:.0f} s ({exc})") from exc
+            except httpx.TransportError as exc:
+                if last or not retryable(exc):
+                    raise transport_error(exc, self.connection.where, self.timeout_s) from exc
+                await self._recover(attempt)
+                continue
             if response.status_code >= 400:
-                await response.aread()
-                await response.aclose()
-                if attempt == 1 and self.connection.local and is_stopping(response):
+                try:
+                    await response.aread()
+                except httpx.TransportError as exc:
+                    raise transport_error(exc, self.connection.where, self.timeout_s) from exc
+                finally:
+                    await response.aclose()
+                if not last and self.connection.local and is_stopping(response):
                     await self.connect()  # on its way out: wait for it to exit, start a new one
                     continue
                 raise_for_response(response)
             return response
         raise AssertionError("unreachable")
+
+    async def _recover(self, attempt: int) -> None:
+        if self.connection.local:
+            await self.connect()  # the service stopped (idle) or died: start it again
+        else:
+            await asyncio.sleep(BACKOFF_S * attempt)
 
     async def _call(self, spec: specs.Spec) -> Any:
         response = await self._send(spec)
@@ -97,8 +120,10 @@ class AsyncClient:
                 message = parser.feed(line)
                 if message is not None and (event := to_event(*message)) is not None:
                     yield event
+        except httpx.TransportError as exc:
+            raise transport_error(exc, self.connection.where, self.timeout_s) from exc
         except httpx.HTTPError as exc:
-            raise ServiceUnavailable(f"the answer stream broke off: {exc}") from exc
+            raise ServiceUnavailable(f"the answer stream broke off: {transport_detail(exc)}") from exc
         finally:
             await response.aclose()  # closing early cancels the cycle in the service
 
@@ -125,15 +150,43 @@ class AsyncClient:
         return cast(m.WhoAmI, await self._call(specs.whoami(session_id)))
 
     async def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
-        async for event in self.stream(text, session_id):
-            if isinstance(event, Done):
-                return event.result
+        """One cycle, the whole answer; a broken connection is retried with the same key."""
+        spec = specs.ask(text, session_id, stream=True)
+        for attempt in range(1, ATTEMPTS + 1):
+            events = self._events(spec)
+            try:
+                async for event in events:
+                    if isinstance(event, Done):
+                        return event.result
+            except ConnectionLost:
+                if attempt == ATTEMPTS:
+                    raise
+                await self._recover(attempt)
+                continue
+            finally:
+                await events.aclose()
+            break
         raise ServiceUnavailable("the answer stream ended without a result")
 
     async def stream(self, text: str, session_id: str | None = None) -> AsyncIterator[Token | Done]:
-        async for event in self._events(specs.ask(text, session_id, stream=True)):
-            if isinstance(event, Token | Done):
-                yield event
+        """Tokens, then Done; a connection that breaks before the first token is retried with
+        the same key."""
+        spec = specs.ask(text, session_id, stream=True)
+        for attempt in range(1, ATTEMPTS + 1):
+            events = self._events(spec)
+            sent = False
+            try:
+                async for event in events:
+                    if isinstance(event, Token | Done):
+                        sent = True
+                        yield event
+                return
+            except ConnectionLost:
+                if sent or attempt == ATTEMPTS:
+                    raise
+                await self._recover(attempt)
+            finally:
+                await events.aclose()
 
     def chat(self, text: str, session_id: str | None = None) -> AsyncGenerator[ChatEvent, None]:
         return self._events(specs.chat(text, session_id))
@@ -224,6 +277,8 @@ class AsyncClient:
             async for line in response.aiter_lines():
                 if line:
                     yield line
+        except httpx.TransportError as exc:
+            raise ConnectionLost(f"the export broke off ({transport_detail(exc)})") from exc
         finally:
             await response.aclose()
 
@@ -256,6 +311,8 @@ class AsyncClient:
                     raise_for_body(500, item.error.model_dump())
                 elif item.event == "result" and item.result is not None:
                     return item.result
+        except httpx.TransportError as exc:
+            raise ConnectionLost(f"the {kind} broke off ({transport_detail(exc)})") from exc
         finally:
             await response.aclose()
         raise ServiceUnavailable(f"the {kind} ended without a result")

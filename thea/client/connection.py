@@ -57,5 +57,8 @@ class Connection:
             ensure_service(self.settings, on_wait=on_wait)
 
     def describe(self, exc: Exception) -> str:
-        where = f"the local service ({self.uds})" if self.local else self.base_url
-        return f"cannot reach {where}: {exc}"
+        return f"cannot reach {self.where}: {exc}"
+
+    @property
+    def where(self) -> str:
+        return f"the local service ({self.uds})" if self.local else self.base_url

@@ -33,6 +33,11 @@ class RemoteBackendUnavailable(BackendUnavailable):
         self.detail = message
 
 
+class ConnectionLost(ServiceUnavailable):
+    """The connection broke after the request went out: the service may have done it. A retry
+    with the same idempotency key gets the first result instead of doing it twice."""
+
+
 class AccessDenied(TheaError):
     """Missing or wrong token, or an action reserved for the service's local user."""
 
@@ -81,3 +86,34 @@ def raise_for_response(response: httpx.Response) -> None:
     if not isinstance(body, dict):
         body = {}
     raise_for_body(response.status_code, body)
+
+
+#: transport errors after which the request may or may not have reached the service
+_MAY_HAVE_RUN = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError, httpx.WriteTimeout)
+#: transport errors before anything reached the service
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def transport_detail(exc: BaseException) -> str:
+    """An httpx error in one short line (many carry no message at all)."""
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    return f"{name}: {text[:200]}" if text else name
+
+
+def transport_error(exc: httpx.TransportError, where: str, timeout_s: float) -> ServiceUnavailable:
+    """The thea error for a failed exchange with the service at ``where``, in one line."""
+    if isinstance(exc, httpx.ReadTimeout):
+        return ServiceUnavailable(f"{where} gave no answer within {timeout_s:.0f} s")
+    if isinstance(exc, _MAY_HAVE_RUN):
+        return ConnectionLost(
+            f"the connection to {where} broke before its answer was complete ({transport_detail(exc)})"
+        )
+    return ServiceUnavailable(f"cannot reach {where} ({transport_detail(exc)})")
+
+
+def retryable(exc: httpx.TransportError) -> bool:
+    """Whether to send a request again after ``exc``: always when it never left; after a broken
+    connection too, since every write carries its idempotency key (a read is safe anyway).
+    Not after the read timeout: the service is still working on it."""
+    return isinstance(exc, _NOT_SENT + _MAY_HAVE_RUN)

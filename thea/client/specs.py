@@ -3,13 +3,14 @@ query and the model the answer parses into. The clients only do the I/O."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from thea.api import PREFIX
+from thea.api import IDEMPOTENCY_HEADER, PREFIX
 from thea.api import models as m
 from thea.errors import InputError
 
@@ -21,10 +22,33 @@ class Spec:
     model: type[BaseModel] | None = None
     json: dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: one per logical request: its retries send the same key, so a write happens once
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def url(self) -> str:
         return PREFIX + self.path
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {} if self.method == "GET" else {IDEMPOTENCY_HEADER: self.key}
+
+
+def sendable_text(value: str, what: str) -> str:
+    """``value`` if it can be sent as text; else :class:`InputError` in one line. Python hands
+    bytes that are not UTF-8 (a command-line argument, a terminal set to another encoding) on
+    as lone surrogates U+DC80-U+DCFF, which no JSON body can carry."""
+    bad = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if bad is None:
+        return value
+    code = ord(bad)
+    if 0xDC80 <= code <= 0xDCFF:
+        return _not_utf8(what, code - 0xDC00)
+    raise InputError(f"{what} contains an invalid (unpaired surrogate) character")
+
+
+def _not_utf8(what: str, byte: int) -> str:
+    raise InputError(f"{what} is not valid UTF-8 text (byte 0x{byte:02X}); check the terminal's encoding")
 
 
 def _clean(params: dict[str, Any]) -> dict[str, Any]:
@@ -44,12 +68,12 @@ def whoami(session_id: str | None) -> Spec:
 
 
 def ask(text: str, session_id: str | None, stream: bool) -> Spec:
-    body = m.AskRequest(text=text, session_id=session_id, stream=stream)
+    body = m.AskRequest(text=sendable_text(text, "the message"), session_id=session_id, stream=stream)
     return Spec("POST", "/ask", m.AskResult, json=body.model_dump(exclude_none=True))
 
 
 def chat(text: str, session_id: str | None) -> Spec:
-    body = m.ChatRequest(text=text, session_id=session_id)
+    body = m.ChatRequest(text=sendable_text(text, "the message"), session_id=session_id)
     return Spec("POST", "/chat", None, json=body.model_dump(exclude_none=True))
 
 
@@ -66,7 +90,7 @@ def session(session_id: str, limit: int) -> Spec:
 def _id(value: str, what: str) -> str:
     if not value.strip():
         raise InputError(f"give {what} (an id or an id prefix)")
-    return quote(value.strip(), safe="")
+    return quote(sendable_text(value.strip(), "the id"), safe="")
 
 
 def trace(impulse: str, session_id: str | None, prompts: bool = False) -> Spec:
@@ -95,21 +119,23 @@ def reflect(wait_s: float | None) -> Spec:
 
 
 def fact(text: str, session_id: str | None) -> Spec:
-    body = m.FactRequest(text=text, session_id=session_id)
+    body = m.FactRequest(text=sendable_text(text, "the fact"), session_id=session_id)
     return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
 
 
 def recall(query: str, limit: int) -> Spec:
-    body = m.RecallRequest(query=query, limit=limit)
+    body = m.RecallRequest(query=sendable_text(query, "the query"), limit=limit)
     return Spec("POST", "/recall", m.RecallView, json=body.model_dump())
 
 
 def remember(text: str, kind: str, session_id: str | None) -> Spec:
+    text = sendable_text(text, "the text")
     body = m.RememberRequest.model_validate({"text": text, "kind": kind, "session_id": session_id})
     return Spec("POST", "/remember", m.Remembered, json=body.model_dump(exclude_none=True))
 
 
 def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
+    text = sendable_text(text, "the file")
     body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source})
     return Spec("POST", "/import", m.ImportResult, json=body.model_dump())
 
@@ -128,7 +154,7 @@ def memory(fact_id: str) -> Spec:
 
 
 def correct_memory(fact_id: str, text: str) -> Spec:
-    body = m.CorrectFactRequest(action="correct", text=text)
+    body = m.CorrectFactRequest(action="correct", text=sendable_text(text, "the correction"))
     return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
 
 

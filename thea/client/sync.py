@@ -9,7 +9,9 @@ Every method returns a typed result (:mod:`thea.api.models`) or raises a :class:
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 from typing import Any, Literal, TypeVar, cast
 
 import httpx
@@ -18,12 +20,32 @@ from pydantic import BaseModel
 from thea.api import models as m
 from thea.client import specs
 from thea.client.connection import Connection
-from thea.client.errors import ServiceUnavailable, is_stopping, raise_for_body, raise_for_response
+from thea.client.errors import (
+    ConnectionLost,
+    ServiceUnavailable,
+    is_stopping,
+    raise_for_body,
+    raise_for_response,
+    retryable,
+    transport_detail,
+    transport_error,
+)
 from thea.client.events import ChatEvent, Done, Token, parse_lines
 from thea.config import Settings
 
 T = TypeVar("T", bound=BaseModel)
 ProgressFn = Callable[[str, int, int], None]
+#: sends of one request at most (the first and two retries with the same idempotency key)
+ATTEMPTS = 3
+#: pause before sending to a remote service again, times the attempt
+BACKOFF_S = 0.5
+
+
+def _lines(response: httpx.Response, what: str) -> Iterator[str]:
+    try:
+        yield from response.iter_lines()
+    except httpx.TransportError as exc:
+        raise ConnectionLost(f"{what} broke off ({transport_detail(exc)})") from exc
 
 
 class ExportStream:
@@ -36,6 +58,8 @@ class ExportStream:
     def __iter__(self) -> Iterator[str]:
         try:
             yield from (line for line in self.response.iter_lines() if line)
+        except httpx.TransportError as exc:
+            raise ConnectionLost(f"the export broke off ({transport_detail(exc)})") from exc
         finally:
             self.close()
 
@@ -75,28 +99,41 @@ class Client:
         return self._http
 
     def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
-        for attempt in (1, 2):
+        """Send ``spec``; after a transport failure send it again (same idempotency key), up to
+        :data:`ATTEMPTS` times, starting the local service again if it is gone."""
+        for attempt in range(1, ATTEMPTS + 1):
+            last = attempt == ATTEMPTS
             try:
                 request = self._client().build_request(
-                    spec.method, spec.url, json=spec.json, params=spec.params
+                    spec.method, spec.url, json=spec.json, params=spec.params, headers=spec.headers
                 )
                 response = self._client().send(request, stream=stream)
-            except (httpx.ConnectError, httpx.RemoteProtocolError) as exc:
-                if attempt == 1 and self.connection.local:
-                    self.connection.ensure(None)  # the service stopped (idle) or died: start it again
-                    continue
-                raise ServiceUnavailable(self.connection.describe(exc)) from exc
-            except httpx.TimeoutException as exc:
-                raise ServiceUnavailable(f"no answer within {self.timeout_s:.0f} s ({exc})") from exc
+            except httpx.TransportError as exc:
+                if last or not retryable(exc):
+                    raise transport_error(exc, self.connection.where, self.timeout_s) from exc
+                self._recover(attempt)
+                continue
             if response.status_code >= 400:
-                response.read()
-                response.close()
-                if attempt == 1 and self.connection.local and is_stopping(response):
+                try:
+                    response.read()
+                except httpx.TransportError as exc:
+                    raise transport_error(exc, self.connection.where, self.timeout_s) from exc
+                finally:
+                    response.close()
+                if not last and self.connection.local and is_stopping(response):
                     self.connection.ensure(None)  # on its way out: wait for it to exit, start a new one
                     continue
                 raise_for_response(response)
             return response
         raise AssertionError("unreachable")
+
+    def _recover(self, attempt: int) -> None:
+        """Before sending again: the local service stopped (idle) or died, so start it again; a
+        remote one gets a moment."""
+        if self.connection.local:
+            self.connection.ensure(None)
+        else:
+            time.sleep(BACKOFF_S * attempt)
 
     def _call(self, spec: specs.Spec) -> Any:
         response = self._send(spec)
@@ -108,8 +145,10 @@ class Client:
         response = self._send(spec, stream=True)
         try:
             yield from parse_lines(response.iter_lines())
+        except httpx.TransportError as exc:
+            raise transport_error(exc, self.connection.where, self.timeout_s) from exc
         except httpx.HTTPError as exc:
-            raise ServiceUnavailable(f"the answer stream broke off: {exc}") from exc
+            raise ServiceUnavailable(f"the answer stream broke off: {transport_detail(exc)}") from exc
         finally:
             response.close()  # closing early (Ctrl-C, break) cancels the cycle in the service
 
@@ -136,22 +175,43 @@ class Client:
         return cast(m.WhoAmI, self._call(specs.whoami(session_id)))
 
     def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
-        """One cognitive cycle; the whole answer at once."""
-        for event in self.stream(text, session_id):
-            if isinstance(event, Done):
-                return event.result
+        """One cognitive cycle; the whole answer at once. A connection that breaks during the
+        answer is retried with the same idempotency key (the service records the impulse once)."""
+        spec = specs.ask(text, session_id, stream=True)
+        for attempt in range(1, ATTEMPTS + 1):
+            with closing(self._events(spec)) as events:
+                try:
+                    for event in events:
+                        if isinstance(event, Done):
+                            return event.result
+                except ConnectionLost:
+                    if attempt == ATTEMPTS:
+                        raise
+                    self._recover(attempt)
+                    continue
+            break
         raise ServiceUnavailable("the answer stream ended without a result")
 
     def stream(self, text: str, session_id: str | None = None) -> Generator[Token | Done, None, None]:
         """One cognitive cycle, streamed: ``Token`` events, then ``Done``. Close the generator
         (or stop iterating) to cancel the cycle."""
-        events = self._events(specs.ask(text, session_id, stream=True))
-        try:
-            for event in events:
-                if isinstance(event, Token | Done):
-                    yield event
-        finally:
-            events.close()  # closes the response: the service sees the stream end
+        spec = specs.ask(text, session_id, stream=True)
+        for attempt in range(1, ATTEMPTS + 1):
+            events = self._events(spec)
+            sent = False
+            try:
+                for event in events:
+                    if isinstance(event, Token | Done):
+                        sent = True
+                        yield event
+                return
+            except ConnectionLost:
+                # nothing shown yet: ask again with the same key (the service answers it once)
+                if sent or attempt == ATTEMPTS:
+                    raise
+                self._recover(attempt)
+            finally:
+                events.close()  # closes the response: the service sees the stream end
 
     def chat(self, text: str, session_id: str | None = None) -> Generator[ChatEvent, None, None]:
         """A chat line: a message (streamed) or a ``!`` command (one ``Command`` event)."""
@@ -260,7 +320,7 @@ class Client:
         """Check (or repair) the layers; ``progress(phase, done, total)`` as it goes."""
         response = self._send(specs.scan(kind, grace_minutes), stream=True)
         try:
-            for line in response.iter_lines():
+            for line in _lines(response, f"the {kind}"):
                 if not line:
                     continue
                 item = m.ScanProgress.model_validate(json.loads(line))

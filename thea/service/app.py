@@ -22,6 +22,7 @@ from thea.api.models import MAX_IMPORT_BYTES
 from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
+from thea.service.idempotency import IdempotentWrites
 from thea.service.mcp_mount import PATH as MCP_PATH
 from thea.service.mcp_mount import McpEndpoint
 from thea.service.metrics import CONTENT_TYPE as METRICS_TYPE
@@ -96,6 +97,7 @@ def serve_app(
     settings = ctx.config
     hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.tokens_required)
     wrapped: ASGIApp = SecurityHeaders(app)
+    wrapped = IdempotentWrites(wrapped, ctx)  # a retried write gets the first result
     wrapped = BodyLimit(wrapped, larger={f"{PREFIX}/import": MAX_IMPORT_BYTES})
     wrapped = ActivityTracker(wrapped, ctx.activity)
     wrapped = StopGate(wrapped, lambda: ctx.stopping)

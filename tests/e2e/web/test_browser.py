@@ -321,6 +321,41 @@ def test_stored_markup_is_shown_as_text_and_never_run(visit: Visit, runtime: Run
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
 
 
+def test_stored_control_and_bidi_characters_are_shown_as_visible_escapes(
+    visit: Visit, runtime: Runtime
+) -> None:
+    """Text stored before control and bidi characters were refused or removed on store: the page
+    shows them as escapes; a U+202E never turns the text after it around."""
+    page = visit.page
+    stored = "Pay \u202egnp.exe\u202c now \x1b[31mred\x07 \u2066x\u2069"
+    runtime.memory.record([KnowledgeCrystal(content=stored, strength=3.0, user_id=visit.user_id)])
+    page.click("#tab-insights")
+    row = page.locator("tr.insight").first
+    shown = "Pay \\u202egnp.exe\\u202c now \\x1b[31mred\\x07 \\u2066x\\u2069"
+    sync_api.expect(row.locator("td.content")).to_have_text(shown)
+    row.click()
+    sync_api.expect(page.locator("#insight-detail .insight-text")).to_have_text(shown)
+    text = page.evaluate("() => document.body.innerText")
+    assert not set(text) & set("\u202e\u202c\u2066\u2069\x1b\x07")
+
+
+def test_a_chat_line_carries_one_idempotency_key(visit: Visit) -> None:
+    keys: list[str] = []
+    visit.page.on(
+        "request",
+        lambda request: (
+            keys.append(request.headers.get("idempotency-key", ""))
+            if request.url.endswith("/api/v1/chat")
+            else None
+        ),
+    )
+    say(visit.page, "Hello there")
+    say(visit.page, "Hello again")
+    assert len(keys) == 2
+    assert all(re.fullmatch(r"[0-9a-f]{32}", key) for key in keys)
+    assert keys[0] != keys[1]  # one key per message
+
+
 def test_a_token_protected_server_refuses_without_the_token(browser: Any, server: LiveServer) -> None:
     context = browser.new_context()
     try:

@@ -23,6 +23,7 @@ from thea.api.models import (
 from thea.runtime.commands import ChatSession, command_name, is_command, run_command
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
+from thea.service.idempotency import request_id
 from thea.service.streaming import TokenCallback, stream_events
 
 router = APIRouter(tags=["cycle"])
@@ -52,7 +53,13 @@ def ask_result(cycle: CycleResult, session_id: str) -> AskResult:
 
 async def _cycle(request: Request, chat: ChatSession, text: str, on_token: TokenCallback | None) -> AskResult:
     runtime = context_of(request).rt
-    cycle = await runtime.orchestrator.handle_impulse(text, chat.user_id, chat.session_id, on_token=on_token)
+    cycle = await runtime.orchestrator.handle_impulse(
+        text,
+        chat.user_id,
+        chat.session_id,
+        on_token=on_token,
+        impulse_id=request_id(request, chat.user_id, "impulse"),  # a retry records the same impulse
+    )
     chat.last_impulse_id = cycle.impulse_id
     chat.last_response_id = cycle.response_id
     return ask_result(cycle, chat.session_id)

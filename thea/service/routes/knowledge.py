@@ -40,6 +40,7 @@ from thea.models import FinalResponse
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 from thea.service.errors import Forbidden
+from thea.service.idempotency import request_id
 from thea.service.routes.cycle import new_session_id
 from thea.service.serialize import graph_json, insight_detail_json, insight_json
 
@@ -75,7 +76,7 @@ async def insights(
     request: Request,
     state: InsightState = Query("active"),
     concept: str | None = Query(None, max_length=200),
-    min_strength: float = Query(0.0, ge=0),
+    min_strength: float = Query(0.0, ge=0, allow_inf_nan=False),
     limit: int = Query(100, ge=1, le=1000),
     caller: Caller = Depends(caller_of),
 ) -> InsightList:
@@ -147,7 +148,11 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
     chat = ctx.sessions.get(caller.user_id, body.session_id or new_session_id())
     async with foreground(runtime.gate):
         outcome = await runtime.facts.add_fact(
-            text, caller.user_id, chat.session_id, source_message_id=chat.last_impulse_id
+            text,
+            caller.user_id,
+            chat.session_id,
+            source_message_id=chat.last_impulse_id,
+            source_id=request_id(request, caller.user_id, "fact"),
         )
     return FactResult(
         fact_id=outcome.fact.id,

@@ -23,6 +23,7 @@ from thea.models import DialogueTurn, now_ms
 from thea.runtime import Runtime
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
+from thea.service.idempotency import request_id
 from thea.service.routes.cycle import new_session_id
 
 router = APIRouter(tags=["memory"])
@@ -85,7 +86,11 @@ async def remember(
         chat = ctx.sessions.get(caller.user_id, session_id)
         async with foreground(runtime.gate):
             outcome = await runtime.facts.add_fact(
-                text, caller.user_id, session_id, source_message_id=chat.last_impulse_id
+                text,
+                caller.user_id,
+                session_id,
+                source_message_id=chat.last_impulse_id,
+                source_id=request_id(request, caller.user_id, "fact"),
             )
         return Remembered(
             id=outcome.fact.id, kind="fact", summary=outcome.summary(), confidence=outcome.fact.confidence
@@ -97,6 +102,7 @@ async def remember(
         user_id=caller.user_id,
         session_id=f"remember:{session_id}",
     )
+    node.id = request_id(request, caller.user_id, "message") or node.id  # a retry writes the same turn
     # a long message is stored as a document (its chunks hold the text), as a chat paste is
     paste = make_paste(node) if is_document(text) else None
     await asyncio.to_thread(record_with_concepts, runtime.memory, [node])

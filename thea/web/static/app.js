@@ -41,16 +41,29 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+// Control characters (C0 but tab and newline, DEL, C1) and bidi controls (which can turn the
+// text after them around, e.g. U+202E) in stored text are shown as visible escapes ("\u202e"),
+// never applied: every text from the server reaches the page through visible().
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function visible(text) {
+  return String(text).replace(HIDDEN, (ch) => {
+    const code = ch.charCodeAt(0);
+    return code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+  });
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
+    else if (key === "text") node.textContent = visible(value);
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
+    else node.setAttribute(key, typeof value === "string" ? visible(value) : value);
   }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(typeof child === "string" ? visible(child) : child);
+  }
   return node;
 }
 
@@ -64,17 +77,35 @@ class AuthError extends Error {}
 // the service cannot be reached (it is stopped, restarting or the network is down)
 class OfflineError extends Error {}
 
-// Every request of the page goes through here: one place adds the access token (and whatever
-// else a request must carry), and notices when the service cannot be reached.
+// One key per logical write (a chat line): its retries send the same key, so the server
+// answers a retry with the first result instead of storing the message twice.
+function requestKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Every request of the page goes through here: one place adds the access token, the write's
+// idempotency key, resends a write whose answer the network lost, and notices when the
+// service cannot be reached.
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
+  const write = (options.method || "GET") !== "GET";
+  if (write) headers["Idempotency-Key"] = requestKey();
+  const init = Object.assign({ credentials: "same-origin" }, options, { headers });
   let response;
-  try {
-    response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
-  } catch (err) {
-    connectionLost();
-    throw new OfflineError("cannot reach thea (" + err.message + ")");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      response = await fetch(path, init);
+      break;
+    } catch (err) {  // the network failed before an answer: send it again, same key
+      if (write && attempt < 3) {
+        await sleep(500 * attempt);
+        continue;
+      }
+      connectionLost();
+      throw new OfflineError("cannot reach thea (" + err.message + ")");
+    }
   }
   if (response.status === 401) {
     showTokenBar();
@@ -265,7 +296,7 @@ function parseEvents(buffer) {
 
 function fail(item, message) {
   item.className = "msg error";
-  item.querySelector(".text").textContent = message;
+  item.querySelector(".text").textContent = visible(message);
 }
 
 async function send(text) {
@@ -325,14 +356,14 @@ function answerMeta(impulseId, failedSteps) {
 function handleEvent(answer, event, data) {
   const text = answer.querySelector(".text");
   if (event === "token") {
-    text.textContent += data.text;
+    text.textContent += visible(data.text);
     messages.scrollTop = messages.scrollHeight;
   } else if (event === "done") {
     answer.dataset.impulse = data.impulse_id;
     answer.append(answerMeta(data.impulse_id, data.failed_steps));
     loadSessions();  // this conversation is now (or still) the latest
   } else if (event === "command") {
-    text.textContent = data.text;
+    text.textContent = visible(data.text);
     const entries = Object.entries(data.data || {});
     if (entries.length) {
       const table = el("dl", { class: "report" });
@@ -900,7 +931,7 @@ async function showGraph() {
   try {
     data = await latestJSON("graph", API + "/graph?" + params);
   } catch (err) {
-    info.textContent = err.message;
+    info.textContent = visible(err.message);
     return;
   }
   if (data === null) return;
@@ -908,7 +939,8 @@ async function showGraph() {
   if (state.cy) state.cy.destroy();
   state.cy = cytoscape({
     container: $("graph"),
-    elements: [...data.nodes, ...data.edges],
+    elements: [...data.nodes, ...data.edges].map((item) =>
+      Object.assign({}, item, { data: Object.assign({}, item.data, { label: visible(item.data.label || "") }) })),
     style: [
       { selector: "node", style: { label: "data(label)", "font-size": 10, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
         "background-color": (n) => COLORS[n.data("type")] || "#868e96", "text-wrap": "ellipsis", "text-max-width": 130,

@@ -37,7 +37,7 @@ from thea.llm.fake import FakeCall, StreamingFakeChatModel  # noqa: E402
 from thea.llm.prompt_ids import PromptId  # noqa: E402
 from thea.runtime import Runtime, build_runtime  # noqa: E402
 from thea.testing.seed import seed_insights  # noqa: E402
-from thea.testing.service import LiveServer, service_app  # noqa: E402
+from thea.testing.service import LiveServer, local_token, service_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 USER = "ana"
@@ -78,9 +78,10 @@ def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
 QUESTIONS = ["My name is Ana and I work on Redis queues.", "What do I work on?"]
 
 
-def drive_browser(url: str, out: Path) -> str:
+def drive_browser(url: str, token: str, out: Path) -> str:
     """Chat, open the trace, the insights and the graph; save a picture of each. Returns the
-    impulse id of the last answer."""
+    impulse id of the last answer. The page is opened on its token address, as `thea serve`
+    prints it (the cookie carries the token from then on)."""
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
@@ -89,7 +90,7 @@ def drive_browser(url: str, out: Path) -> str:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             page.set_default_timeout(15_000)
-            page.goto(url)
+            page.goto(f"{url}/?token={token}")
             for i, text in enumerate(QUESTIONS):
                 page.fill("#input", text)
                 page.press("#input", "Enter")
@@ -126,7 +127,7 @@ def shoot(out: Path) -> list[Path]:
     try:
         seed_insights(runtime.memory, user_id=USER, concept="Redis")
         with LiveServer(service_app(runtime)) as server:
-            impulse_id = drive_browser(server.url, out)
+            impulse_id = drive_browser(server.url, local_token(settings), out)
         capture_trace_tree(runtime, impulse_id, out)
     finally:
         runtime.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from thea.cli.common import client, console, friendly_errors, get_settings
+from thea.local_token import read_local_token
+from thea.locations import ServicePaths
 
 
 def serve(
@@ -14,15 +16,21 @@ def serve(
 ) -> None:
     """Serve the web chat (trace panel, insights, graph view) from the thea service.
 
-    The page talks to the same service, and the same memory, as the terminal. Listening
-    beyond localhost needs a token (THEA_WEB_TOKEN or THEA_SERVICE__TOKENS__<user>).
+    The page talks to the same service, and the same memory, as the terminal. TCP always
+    needs a token: open the printed address, which carries this data directory's local
+    token (the page keeps it in a cookie). Listening beyond localhost needs a configured
+    token (THEA_WEB_TOKEN or THEA_SERVICE__TOKENS__<user>).
     """
     settings = get_settings(ctx)
     api = client(ctx)
     with friendly_errors():
         url = api.listen(host, port or settings.service.port)
         pid = api.health().pid
+    token = read_local_token(ServicePaths.of(settings.data_dir))
+    page = f"{url}/?token={token}" if token else url
     console.print(
-        f"thea web chat on {url}  [dim](served by the thea service, pid {pid}; "
-        "`thea service stop` stops it)[/]"
+        f"thea web chat on {page}\n[dim](served by the thea service, pid {pid}; "
+        "`thea service stop` stops it)[/]",
+        soft_wrap=True,  # the address stays one line a terminal can open
+        highlight=False,
     )

@@ -15,7 +15,6 @@ function tabSession() {
 
 const API = "/api/v1";
 const state = {
-  token: sessionStorage.getItem("thea-token") || "",
   session: tabSession(),
   cy: null,
   traceImpulse: null,
@@ -43,11 +42,16 @@ const fmtDate = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", t
 function setStatus(text) { $("status").textContent = text; }
 
 // ---------------------------------------------------------------- API and access token
+// The token reaches the page once, in its address (`thea serve` prints /?token=...); the
+// server keeps it in an HttpOnly, SameSite=Strict cookie and redirects to "/", so the page
+// never sees it and every request below carries it.
 class AuthError extends Error {}
+
+// An older server, or a bookmark from before the cookie: never leave a token in the address bar.
+if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", "/" + location.hash);
 
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
-  if (state.token) headers["Authorization"] = "Bearer " + state.token;
   const response = await fetch(path, Object.assign({ credentials: "same-origin" }, options, { headers }));
   if (response.status === 401) {
     showTokenBar();
@@ -99,11 +103,10 @@ function showTokenBar() {
 
 $("token-bar").addEventListener("submit", (event) => {
   event.preventDefault();
-  state.token = $("token-input").value.trim();
-  sessionStorage.setItem("thea-token", state.token);
-  $("token-input").value = "";
-  $("token-bar").classList.add("hidden");
-  hello();
+  const token = $("token-input").value.trim();
+  if (!token) return;
+  // the server checks it, sets the cookie and comes back to this page without it in the address
+  location.assign("/?token=" + encodeURIComponent(token) + location.hash);
 });
 
 // ---------------------------------------------------------------- tabs (hash routing)

@@ -32,10 +32,8 @@ _OTHERS = 0o077
 def private_dir(path: Path) -> Path:
     """Create ``path`` (and missing parents) as 0700; an existing folder is left as it is."""
     if not path.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            path.mkdir(mode=DIR_MODE)
-            os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask; this is not
+        path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)  # parents: the default mode
+        os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask; this is not
     return path
 
 

@@ -39,7 +39,7 @@ from thea.llm.fake import FakeCall, StreamingFakeChatModel  # noqa: E402
 from thea.llm.prompt_ids import PromptId  # noqa: E402
 from thea.runtime import Runtime, build_runtime  # noqa: E402
 from thea.testing.seed import seed_insights  # noqa: E402
-from thea.testing.service import LiveServer, service_app  # noqa: E402
+from thea.testing.service import LiveServer, local_token, service_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 USER = "ana"
@@ -87,9 +87,10 @@ MORE_FACTS = [
 ]
 
 
-def drive_browser(url: str, out: Path) -> str:
+def drive_browser(url: str, token: str, out: Path) -> str:
     """Chat, open the trace, the insights and the graph; save a picture of each. Returns the
-    impulse id of the last answer."""
+    impulse id of the last answer. The page is opened on its token address, as `thea serve`
+    prints it (the cookie carries the token from then on)."""
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
@@ -98,7 +99,7 @@ def drive_browser(url: str, out: Path) -> str:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             page.set_default_timeout(15_000)
-            page.goto(url)
+            page.goto(f"{url}/?token={token}")
             for i, text in enumerate(QUESTIONS):
                 page.fill("#input", text)
                 page.press("#input", "Enter")
@@ -154,7 +155,7 @@ def shoot(out: Path) -> list[Path]:
     try:
         seed_insights(runtime.memory, user_id=USER, concept="Redis")
         with LiveServer(service_app(runtime)) as server:
-            impulse_id = drive_browser(server.url, out)
+            impulse_id = drive_browser(server.url, local_token(settings), out)
         capture_trace_tree(runtime, impulse_id, out)
     finally:
         runtime.close()

@@ -183,6 +183,15 @@ class ServiceSettings(_Section):
     start_timeout_s: float = Field(default=120.0, gt=0)
     #: bearer tokens: user id -> token. Each token is its own user (shared service).
     tokens: dict[str, SecretStr] = Field(default_factory=dict)
+    #: a connection must send a request's headers within this many seconds (then it is closed)
+    header_timeout_s: float = Field(default=10.0, gt=0)
+    #: a request whose body stalls this long between two reads gets 408 and is closed
+    body_timeout_s: float = Field(default=30.0, gt=0)
+    #: connections still sending headers (not yet authenticated) per listener; the oldest is
+    #: closed when one more arrives
+    max_pending_connections: int = Field(default=256, ge=1)
+    #: connections per listener before new requests get 503
+    max_connections: int = Field(default=1000, ge=1)
 
 
 class RecallSettings(_Section):

@@ -57,6 +57,12 @@ class ServicePaths:
         return self.run_dir / "stopping.json"
 
     @property
+    def token_file(self) -> Path:
+        """The local access token (0600): what a browser or a TCP client of this machine's
+        user presents on TCP (:mod:`thea.local_token`)."""
+        return self.run_dir / "token"
+
+    @property
     def log_file(self) -> Path:
         return self.run_dir / "service.log"
 

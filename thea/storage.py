@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thea.errors import DiskFullError, StorageError
+from thea.private_files import private_dir
 
 MB = 1024 * 1024
 #: kept free by every store open and every memory write
@@ -88,14 +89,15 @@ def space(path: Path) -> Space:
 
 
 def prepare_data_dir(path: Path | str) -> Path:
-    """Create the data directory if needed and make sure thea can write there."""
+    """Create the data directory if needed (0700: only its user may enter it) and make sure
+    thea can write there."""
     folder = Path(path).expanduser()
     if folder.exists() and not folder.is_dir():
         raise StorageError(
             f"thea's data directory {folder} is a file, not a directory; set THEA_DATA_DIR to a directory"
         )
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
     except OSError as exc:
         raise _unwritable(folder, exc) from exc
     require_writable(folder)

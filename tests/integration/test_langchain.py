@@ -13,12 +13,13 @@ from thea import Client
 from thea.errors import InputError
 from thea.interfaces.langchain import TheaChatModel, TheaRetriever
 from thea.runtime import Runtime
-from thea.testing.service import LiveServer, service_app
+from thea.testing.service import LiveServer, local_token, service_app
 
 
 @pytest.fixture
 def client(runtime: Runtime) -> Iterator[Client]:
-    with LiveServer(service_app(runtime)) as live, Client(live.url) as made:
+    token = local_token(runtime.settings)
+    with LiveServer(service_app(runtime)) as live, Client(live.url, token) as made:
         yield made
 
 

@@ -23,7 +23,7 @@ from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
-from thea.testing.service import LiveServer, service_app
+from thea.testing.service import LiveServer, local_token, service_app
 
 TOOLS = {
     "remember",
@@ -43,7 +43,7 @@ TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
 @pytest.fixture
 def server(runtime: Runtime) -> Iterator[LiveServer]:
-    with LiveServer(service_app(runtime)) as live:
+    with LiveServer(service_app(runtime), local_token(runtime.settings)) as live:
         yield live
 
 
@@ -97,7 +97,7 @@ async def remember_recall_ask_trace(client: Client) -> None:
 
 
 async def test_mcp_over_http_on_the_service(server: LiveServer, runtime: Runtime) -> None:
-    async with Client(server.url + "/mcp") as client:
+    async with _token_client(server.url, server.token) as client:
         await remember_recall_ask_trace(client)
         seeded = runtime.memory.get_or_create_concepts(["Redis"], "local")["Redis"]
         view = await client.read_resource("thea://concepts/Redis")
@@ -112,7 +112,7 @@ def _fact(view: dict[str, Any], words: str) -> dict[str, Any]:
 async def test_mcp_memories_list_correct_forget_then_ask(
     server: LiveServer, runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    async with Client(server.url + "/mcp") as client:
+    async with _token_client(server.url, server.token) as client:
         for text in ("I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."):
             data(await client.call_tool("ask", {"question": text, "session_id": "tell"}))
         view = data(await client.call_tool("memories", {}))

@@ -12,7 +12,7 @@ from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
-from thea.testing.service import LiveServer, service_app
+from thea.testing.service import LiveServer, local_token, service_app
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -28,12 +28,15 @@ def value(found: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str
 
 
 def test_metrics_after_cycles(runtime: Runtime, llm: FakeChatModel) -> None:
-    with LiveServer(service_app(runtime)) as live:
+    with LiveServer(service_app(runtime), local_token(runtime.settings)) as live:
+        auth = live.headers
         for text in ("Ana works on Redis queues.", "What does Ana work on?"):
-            assert httpx.post(f"{live.url}/api/v1/ask", json={"text": text}, timeout=60).status_code == 200
+            said = httpx.post(f"{live.url}/api/v1/ask", json={"text": text}, headers=auth, timeout=60)
+            assert said.status_code == 200
         llm.fail = {PromptId.INSTINCT}
-        assert httpx.post(f"{live.url}/api/v1/ask", json={"text": "And now?"}, timeout=60).status_code == 200
-        scraped = httpx.get(f"{live.url}/metrics")
+        said = httpx.post(f"{live.url}/api/v1/ask", json={"text": "And now?"}, headers=auth, timeout=60)
+        assert said.status_code == 200
+        scraped = httpx.get(f"{live.url}/metrics", headers=auth)
     assert scraped.status_code == 200
     assert scraped.headers["content-type"].startswith("text/plain")
     found = samples(scraped.text)

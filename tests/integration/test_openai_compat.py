@@ -11,13 +11,14 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.recalling import recalled_told
 from thea.config import Settings, load_settings
 from thea.llm.fake import FakeCall, StreamingFakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime, build_runtime
-from thea.testing.service import LiveServer, service_app
+from thea.testing.service import LiveServer, local_token, service_app
 
 TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
@@ -36,7 +37,7 @@ def llm() -> StreamingFakeChatModel:
 
 @pytest.fixture
 def server(runtime: Runtime) -> Iterator[LiveServer]:
-    with LiveServer(service_app(runtime)) as live:
+    with LiveServer(service_app(runtime), local_token(runtime.settings)) as live:
         yield live
 
 
@@ -54,8 +55,9 @@ def shared(tmp_path: Path, llm: StreamingFakeChatModel) -> Iterator[LiveServer]:
         rt.close()
 
 
-def client(server: LiveServer, key: str = "unused") -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key=key, max_retries=0)
+def client(server: LiveServer, key: str | None = None) -> openai.OpenAI:
+    """An OpenAI client; its API key is the service's token (the local one unless given)."""
+    return openai.OpenAI(base_url=server.url + "/v1", api_key=key or server.token or "none", max_retries=0)
 
 
 def test_models_lists_thea(server: LiveServer) -> None:
@@ -98,7 +100,7 @@ def test_an_answer_streamed_and_not_and_a_new_conversation_recalls_the_first(ser
     assert second != impulse
 
     # the trace of that answer is there to open, under the id the response carried
-    trace = httpx.get(f"{server.url}/api/v1/traces/{second}").json()
+    trace = httpx.get(f"{server.url}/api/v1/traces/{second}", headers=server.headers).json()
     assert trace["impulse"]["content"] == "What is my cat called?"
     recall = next(s for s in trace["steps"] if s["step"] == "recall")
     assert recalled_told(impulse, [h["id"] for h in recall["report"]["output"]["hits"]])
@@ -135,7 +137,6 @@ def test_bad_requests_get_openai_errors(server: LiveServer) -> None:
         ({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}, 404, "unknown model"),
         ({"model": "thea", "messages": [{"role": "user", "content": "x" * 300_000}]}, 400, "the limit is"),
         ({"model": "thea", "messages": [{"role": "user", "content": "x" * 600_000}]}, 413, "body over"),
-        ({"model": "thea", "messages": [{"role": "user", "content": "hi"}], "user": "../etc"}, 400, "user"),
     ]
     for body, status, words in cases:
         with pytest.raises(openai.APIStatusError) as err:
@@ -145,7 +146,8 @@ def test_bad_requests_get_openai_errors(server: LiveServer) -> None:
         assert isinstance(error, dict)
         assert words in error["message"], error
         assert error["type"] in {"invalid_request_error", "not_found_error"}
-    broken = httpx.post(f"{server.url}/v1/chat/completions", content=b"{not json")
+    json_type = {"Content-Type": "application/json", **server.headers}
+    broken = httpx.post(f"{server.url}/v1/chat/completions", content=b"{not json", headers=json_type)
     assert broken.status_code == 400
     assert "JSON" in broken.json()["error"]["message"]
 
@@ -171,8 +173,26 @@ def test_each_token_is_its_own_user_whatever_the_user_field_says(shared: LiveSer
     assert missing.json()["error"]["type"] == "authentication_error"
 
 
-def test_the_user_field_picks_the_user_on_a_trusted_local_connection(server: LiveServer) -> None:
-    api = client(server)
+def test_the_user_field_picks_the_user_only_on_the_unix_socket(server: LiveServer, runtime: Runtime) -> None:
+    # on TCP the token is the user: the field is ignored (erin and frank are both the local user)
+    tcp = client(server)
+    tcp.chat.completions.create(
+        model="thea", user="erin", messages=[{"role": "user", "content": "Erin's coffee is a flat white."}]
+    )
+    same = tcp.chat.completions.create(
+        model="thea", user="frank", messages=[{"role": "user", "content": "Which coffee do I drink?"}]
+    )
+    assert "flat white" in (same.choices[0].message.content or "")
+    with TestClient(service_app(runtime, transport="unix"), base_url="http://localhost") as http:
+        api = openai.OpenAI(base_url="http://localhost/v1", api_key="none", http_client=http, max_retries=0)
+        _carol_and_dave(api)
+        with pytest.raises(openai.BadRequestError, match="user"):
+            api.chat.completions.create(
+                model="thea", user="../etc", messages=[{"role": "user", "content": "hi"}]
+            )
+
+
+def _carol_and_dave(api: openai.OpenAI) -> None:
     api.chat.completions.create(
         model="thea", user="carol", messages=[{"role": "user", "content": "Carol's tea is oolong."}]
     )

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from thea.config import Settings, load_settings
 from thea.llm.fake import DEFAULT_REPLY, StreamingFakeChatModel, default_handlers
 from thea.runtime import Runtime, build_runtime
-from thea.testing.service import service_app
+from thea.testing.service import bearer, service_app
 
 TOKEN = "s3cret-web-token"
 
@@ -61,6 +61,7 @@ def app(runtime: Runtime) -> Any:
 
 
 @pytest.fixture
-def client(app: Any) -> Iterator[TestClient]:
-    with TestClient(app, base_url="http://localhost") as c:
+def client(app: Any, web_settings: Settings) -> Iterator[TestClient]:
+    """The local user on TCP: with the data directory's local token, as every TCP client."""
+    with TestClient(app, base_url="http://localhost", headers=bearer(web_settings)) as c:
         yield c

@@ -20,6 +20,7 @@ from thea.memory.consistency import Issue, check
 from thea.memory.erasure import FORGOTTEN_EVENT
 from thea.models import Collection, EdgeType, KnowledgeCrystal, now_ms
 from thea.runtime import Runtime
+from thea.testing.service import service_app
 from workers.worker import run_burst
 
 FACTS = f"{PREFIX}/facts"
@@ -172,9 +173,11 @@ def test_outdate_closes_a_fact_without_a_replacement(client: TestClient, runtime
 def test_another_users_fact_is_exactly_as_missing_as_no_fact(client: TestClient, runtime: Runtime) -> None:
     done_of(chat(client, "My sister Mia is a nurse.", session="mia"))
     mia = find(listed(client), "Mia")
-    bob = {"X-Thea-User": "bob"}
+    bob = {"X-Thea-User": "bob"}  # a user named by the caller: on the unix socket only
     assert listed(client, **{}).count >= 1
-    theirs = client.get(FACTS, headers=bob).json()
+    assert client.get(FACTS, headers=bob).status_code == 401  # on TCP the token is the user
+    socket = TestClient(service_app(runtime, transport="unix"), base_url="http://localhost")
+    theirs = socket.get(FACTS, headers=bob).json()
     assert theirs["count"] == 0
     for method, kwargs in [
         ("GET", {}),
@@ -182,8 +185,8 @@ def test_another_users_fact_is_exactly_as_missing_as_no_fact(client: TestClient,
         ("PATCH", {"json": {"action": "outdate"}}),
         ("DELETE", {}),
     ]:
-        foreign = client.request(method, f"{FACTS}/{mia.id}", headers=bob, **kwargs)
-        missing = client.request(method, f"{FACTS}/ffffffff-0000", headers=bob, **kwargs)
+        foreign = socket.request(method, f"{FACTS}/{mia.id}", headers=bob, **kwargs)
+        missing = socket.request(method, f"{FACTS}/ffffffff-0000", headers=bob, **kwargs)
         assert foreign.status_code == missing.status_code == 404
         assert foreign.json()["kind"] == missing.json()["kind"] == "not_found"
         assert foreign.json()["error"].replace(mia.id, "X") == missing.json()["error"].replace(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -59,6 +60,7 @@ def page() -> Iterator[Any]:
 def ask_on_the_page(page: Any, url: str, text: str) -> Any:
     page.goto(url)
     sync_api.expect(page.locator("#whoami")).to_contain_text("local")  # the terminal's user
+    assert "token" not in page.url  # kept in a cookie, taken out of the address bar
     page.fill("#input", text)
     page.press("#input", "Enter")
     answer = page.locator("#messages li.msg.thea").last
@@ -89,8 +91,10 @@ def told_in_the_terminal_asked_on_the_page(
         port = free_port()
         served = run(data, provider, "serve", "--port", str(port))
         assert served.returncode == 0, served.stderr
-        url = f"http://127.0.0.1:{port}"
-        assert url in served.stdout
+        # the page's address carries the data directory's local token, as Jupyter's does
+        found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=[A-Za-z0-9_-]{{20,}}", served.stdout)
+        assert found is not None, served.stdout
+        url = found.group(0)
         deadline = time.monotonic() + 300
         told = run(data, provider, "trace", "last", "--format", "json")
         while '"FinalResponse"' not in told.stdout and time.monotonic() < deadline:

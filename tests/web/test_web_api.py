@@ -22,7 +22,7 @@ from thea.runtime import Runtime
 from thea.service.app import create_app, serve_app
 from thea.service.middleware import MAX_BODY_BYTES
 from thea.testing.seed import SeededInsights, seed_insights
-from thea.testing.service import service_app, service_context
+from thea.testing.service import bearer, service_app, service_context
 
 BOB_TOKEN = "bobs-own-token"
 
@@ -81,7 +81,7 @@ def test_the_api_describes_itself(client: TestClient) -> None:
         assert f"{PREFIX}{path}" in schema["paths"], path
     health = client.get(f"{PREFIX}/health").json()
     assert health["api_version"] == "v1"
-    assert health["auth"] is False
+    assert health["auth"] is True  # TCP always needs a token, on loopback too
 
 
 def test_trace_lists_every_step_with_its_status(client: TestClient, llm: StreamingFakeChatModel) -> None:
@@ -203,7 +203,7 @@ def test_a_shared_service_needs_a_token_and_each_token_is_a_user(shared_app: Any
         assert answer_of(chat(ana, "hello with a token")) == "Here is my answer."
         # maintenance is for the local user of the service, not for token users
         assert ana.get(f"{PREFIX}/memory/stats").status_code == 403
-        assert ana.post(f"{PREFIX}/service/stop").status_code == 403
+        assert ana.post(f"{PREFIX}/service/stop", json={}).status_code == 403
 
 
 def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingFakeChatModel) -> None:
@@ -235,7 +235,7 @@ def test_two_token_users_do_not_see_each_other(shared_app: Any, llm: StreamingFa
 
 
 async def test_chats_at_the_same_moment_each_get_their_own_answer(
-    app: Any, llm: StreamingFakeChatModel
+    app: Any, llm: StreamingFakeChatModel, runtime: Runtime
 ) -> None:
     llm.answer(PromptId.SYNTHESIS, lambda call: f"answer to {call.messages[-1].content}")
     llm.token_delay_s = 0.01
@@ -243,7 +243,8 @@ async def test_chats_at_the_same_moment_each_get_their_own_answer(
 
     async def ask(name: str) -> str:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+        local = bearer(runtime.settings)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost", headers=local) as c:
             response = await c.post(
                 f"{PREFIX}/chat", json={"text": f"question from {name}", "session_id": name}
             )

@@ -32,6 +32,7 @@ from thea.api import PREFIX
 from thea.client.errors import ServiceUnavailable
 from thea.config import Settings, settings_json
 from thea.locations import ServicePaths
+from thea.private_files import PRIVATE_UMASK, open_private, private_dir
 from thea.proc import ProcessRecord, alive, signal_if_alive
 from thea.storage import prepare_data_dir, require_writable
 
@@ -71,7 +72,7 @@ def _lock_free(path: Path) -> bool:
     """Whether nobody holds the service lock (no service process is alive for the directory)."""
     if not path.exists():
         return True
-    with open(path, "a+") as handle:
+    with os.fdopen(open_private(path, os.O_RDWR), "r+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -82,7 +83,7 @@ def _lock_free(path: Path) -> bool:
 
 @contextlib.contextmanager
 def _start_lock(path: Path, timeout_s: float) -> Iterator[None]:
-    with open(path, "a+") as handle:
+    with os.fdopen(open_private(path, os.O_RDWR), "r+") as handle:
         deadline = time.monotonic() + timeout_s
         while True:
             try:
@@ -105,7 +106,7 @@ def _prepare(paths: ServicePaths) -> None:
     gets thea.storage's one-line StorageError before anything else is tried)."""
     prepare_data_dir(paths.data_dir)
     try:
-        paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(paths.run_dir)
         require_writable(paths.run_dir)
     except OSError as exc:
         raise ServiceUnavailable(
@@ -134,11 +135,10 @@ def _spawn(settings: Settings, paths: ServicePaths, command_name: str = "run") -
     """Start the service (or its web keeper) with exactly this command's settings (handed over
     in a 0600 file the child reads and deletes), detached from the terminal."""
     handover = paths.run_dir / f"settings-{command_name}-{os.getpid()}.json"
-    fd = os.open(handover, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
+    with os.fdopen(open_private(handover, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as out:
         out.write(settings_json(settings.model_copy(update={"data_dir": paths.data_dir})))
     command = [sys.executable, "-m", "thea.service", command_name, "--settings-file", str(handover)]
-    stderr = open(paths.run_dir / "stderr.log", "ab")  # noqa: SIM115 - handed to the child
+    stderr = os.fdopen(open_private(paths.run_dir / "stderr.log", os.O_WRONLY | os.O_APPEND), "ab")
     try:
         return subprocess.Popen(
             command,
@@ -147,6 +147,7 @@ def _spawn(settings: Settings, paths: ServicePaths, command_name: str = "run") -
             stderr=stderr,
             start_new_session=True,  # its own session: the terminal's Ctrl-C never reaches it
             close_fds=True,
+            umask=PRIVATE_UMASK,  # the data dir is private: its files 0600 (thea.private_files)
         )
     finally:
         stderr.close()

@@ -1,5 +1,8 @@
 """One description per API call, shared by the sync and the async client: method, path, body,
-query and the model the answer parses into. The clients only do the I/O."""
+query and the model the answer parses into. The clients only do the I/O.
+
+Every POST carries a JSON body, ``{}`` when it has nothing to say: on TCP the service refuses
+a POST that is not JSON (a web page elsewhere could send it without asking the browser)."""
 
 from __future__ import annotations
 
@@ -189,7 +192,7 @@ def scan(kind: Literal["check", "repair"], grace_minutes: float) -> Spec:
 
 
 def optimize() -> Spec:
-    return Spec("POST", "/memory/optimize", m.OptimizeResult)
+    return Spec("POST", "/memory/optimize", m.OptimizeResult, json={})
 
 
 def doctor() -> Spec:
@@ -201,8 +204,8 @@ def export(since_ms: int, all_users: bool) -> Spec:
 
 
 def stop() -> Spec:
-    return Spec("POST", "/service/stop")
+    return Spec("POST", "/service/stop", json={})
 
 
 def listen(host: str, port: int) -> Spec:
-    return Spec("POST", "/service/listen", params={"host": host, "port": port})
+    return Spec("POST", "/service/listen", json={}, params={"host": host, "port": port})

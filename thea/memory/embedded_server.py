@@ -35,6 +35,7 @@ from pathlib import Path
 import redis
 
 from thea.errors import GraphUnavailable
+from thea.private_files import PRIVATE_UMASK
 from thea.proc import ProcessRecord, alive, parent_pid, signal_if_alive
 from thea.storage import prepare_data_dir, require_space
 
@@ -192,6 +193,7 @@ class EmbeddedFalkorDB:
             stderr=subprocess.DEVNULL,
             preexec_fn=_die_with_parent,
             close_fds=True,
+            umask=PRIVATE_UMASK,  # its AOF, RDB and log: 0600 (thea.private_files)
         )
         self.owner = True
         deadline = started + self.start_timeout_s

@@ -13,12 +13,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from thea.api import PREFIX
 from thea.api.models import MAX_IMPORT_BYTES
+from thea.service.auth import cookie_name
 from thea.service.context import ServiceContext
 from thea.service.errors import install_error_handlers
 from thea.service.hosts import HostCheck, allowed_hosts
@@ -30,14 +31,19 @@ from thea.service.metrics import ServiceMetrics
 from thea.service.middleware import (
     ActivityTracker,
     BodyLimit,
+    SameOrigin,
     SecurityHeaders,
     StopGate,
+    TokenGate,
     Transport,
     TransportTag,
 )
 from thea.service.openai_app import create_openai_app
 from thea.service.routes import admin, cycle, facts, history, knowledge, memories, sessions
 from thea.web import STATIC
+
+#: how long a browser keeps the page's token (the local token does not change)
+COOKIE_MAX_AGE_S = 30 * 24 * 3600
 
 
 @asynccontextmanager
@@ -67,8 +73,24 @@ def create_app(ctx: ServiceContext) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    async def index(request: Request, token: str | None = None) -> Response:
+        """The page. ``/?token=...`` (the address ``thea serve`` prints) hands the page its
+        token: kept in an HttpOnly, SameSite=Strict cookie, and taken out of the address bar
+        by a redirect (the fragment, e.g. ``#insights``, stays)."""
+        if token is None:
+            return FileResponse(STATIC / "index.html")
+        response = RedirectResponse("/", status_code=303, headers={"Cache-Control": "no-store"})
+        if ctx.auth.token_user(token) is not None:
+            response.set_cookie(
+                cookie_name(request.scope),
+                token,
+                max_age=COOKIE_MAX_AGE_S,
+                path="/",
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
 
     metrics = ServiceMetrics(ctx.config.profile)
     if ctx.runtime is not None:
@@ -95,11 +117,15 @@ def serve_app(
     """The app as one listener serves it (outermost first: transport tag, host check, ...).
     ``bind_host`` (the address a TCP listener listens on) is accepted as a Host name."""
     settings = ctx.config
-    hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.tokens_required)
+    hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.configured_tokens)
     wrapped: ASGIApp = SecurityHeaders(app)
     wrapped = IdempotentWrites(wrapped, ctx)  # a retried write gets the first result
-    wrapped = BodyLimit(wrapped, larger={f"{PREFIX}/import": MAX_IMPORT_BYTES})
+    wrapped = BodyLimit(
+        wrapped, larger={f"{PREFIX}/import": MAX_IMPORT_BYTES}, timeout_s=settings.service.body_timeout_s
+    )
     wrapped = ActivityTracker(wrapped, ctx.activity)
+    wrapped = SameOrigin(wrapped)  # TCP: changes only from the served site, POSTs only as JSON
+    wrapped = TokenGate(wrapped, ctx.auth.admits)  # TCP: no token, no body read
     wrapped = StopGate(wrapped, lambda: ctx.stopping)
     wrapped = HostCheck(wrapped, hosts)
     return TransportTag(wrapped, transport)

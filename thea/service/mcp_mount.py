@@ -59,7 +59,8 @@ class McpEndpoint:
         request = mcp_ctx.request_context.request
         scope = getattr(request, "scope", {}) or {}
         headers = getattr(request, "headers", None) or {}
-        token = str(headers.get("authorization", "")).partition(" ")[2].strip() or None
+        # "" when none: the in-process client must not go looking for a token of its own
+        token = str(headers.get("authorization", "")).partition(" ")[2].strip()
         transport = httpx.ASGITransport(app=TransportTag(self.api, scope.get(TRANSPORT_KEY, "tcp")))
         client = AsyncClient(_INTERNAL, token, user=headers.get(USER_HEADER.lower()), transport=transport)
         try:

@@ -1,23 +1,37 @@
-"""ASGI middleware of the service: transport tag, activity, stop gate, body limit, security
-headers (the Host check is in :mod:`thea.service.hosts`).
+"""ASGI middleware of the service: transport tag, activity, stop gate, token gate, same-origin
+check, body limit and read timeout, security headers (the Host check is in
+:mod:`thea.service.hosts`, the header timeout and connection caps in
+:mod:`thea.service.connections`).
 
-Pure ASGI (no BaseHTTPMiddleware), so streamed answers pass through untouched.
+Pure ASGI (no BaseHTTPMiddleware), so streamed answers pass through untouched. Every refusal
+here is sent before the request's body is read, with ``Connection: close``: the server drops
+the connection (and whatever of the body it buffered) at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Literal
+from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY_BYTES = 512 * 1024
+#: default seconds a request body may stall between two reads
+BODY_TIMEOUT_S = 30.0
 TRANSPORT_KEY = "thea.transport"
 Transport = Literal["unix", "tcp"]
+#: what a TCP client may fetch without a token: the page's files (it then authenticates with
+#: its cookie) and the health check (no data in it)
+PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/api/v1/health"})
+PUBLIC_PREFIXES = ("/static/",)
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_CLOSE = {"Connection": "close"}
 
 
 async def send_error(
@@ -32,7 +46,8 @@ async def send_error(
     """A small JSON error (never echoing the request); OpenAI's shape under ``/v1/``."""
     body = json.dumps({"error": message, "kind": kind, "detail": message}).encode()
     if openai:
-        detail = {"message": message, "type": "invalid_request_error", "code": kind}
+        kind_of = {401: "authentication_error", 403: "permission_error"}
+        detail = {"message": message, "type": kind_of.get(status, "invalid_request_error"), "code": kind}
         body = json.dumps({"error": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     for key, value in (extra or {}).items():
@@ -101,6 +116,98 @@ class StopGate:
         await send_error(send, 503, f"the thea service is stopping ({reason})", "stopping", openai=openai)
 
 
+def _is_tcp(scope: Scope) -> bool:
+    return bool(scope["type"] == "http" and scope.get(TRANSPORT_KEY, "tcp") == "tcp")
+
+
+class TokenGate:
+    """On TCP, refuse a request without a valid token (401) from its headers alone, before
+    anything reads its body: an unauthenticated client can make the service hold no more than
+    its headers. The page's files and the health check need none."""
+
+    def __init__(self, app: ASGIApp, admits: Callable[[Scope], bool]) -> None:
+        self.app = app
+        self.admits = admits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        public = path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+        if not _is_tcp(scope) or public or self.admits(scope):
+            await self.app(scope, receive, send)
+            return
+        extra = {"WWW-Authenticate": "Bearer", **_CLOSE}
+        message = "missing or wrong access token"
+        await send_error(send, 401, message, "auth", extra, openai=path.startswith("/v1/"))
+
+
+def _origin_of(url: str) -> tuple[str, str]:
+    """(scheme, host[:port]) of an origin or URL, port only when not the scheme's default."""
+    parts = urlsplit(url.strip().lower())
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        return parts.scheme, "?"
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, host if port in (None, default) else f"{host}:{port}"
+
+
+class SameOrigin:
+    """On TCP, a request that changes something (any method but GET/HEAD/OPTIONS) must come
+    from the served site itself, and a POST must carry JSON:
+
+    * ``Origin`` (sent by browsers with every such request), when present, must name the host
+      the request went to (its ``Host``); ``Sec-Fetch-Site: cross-site``/``same-site`` is
+      refused too (a page on another port of the same host is same-site, not same-origin);
+    * a POST needs ``Content-Type: application/json``: a page elsewhere cannot send that
+      without the browser asking first (CORS), which thea never allows; HTML forms and
+      body-less ``fetch`` calls cannot.
+
+    Non-browser clients (the CLI, ``thea.Client``, OpenAI clients, MCP) send no Origin and JSON
+    anyway. The unix socket is not a browser's to reach."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not _is_tcp(scope) or scope.get("method", "GET") in _SAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        openai = scope.get("path", "").startswith("/v1/")
+        refusal = self._refusal(headers, scope)
+        if refusal is not None:
+            await send_error(send, 403, refusal, "forbidden", _CLOSE, openai=openai)
+            return
+        if scope.get("method") == "POST" and not _is_json(headers.get("content-type", "")):
+            message = "a POST needs a JSON body (Content-Type: application/json)"
+            await send_error(send, 415, message, "input", _CLOSE, openai=openai)
+            return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _refusal(headers: Headers, scope: Scope) -> str | None:
+        site = headers.get("sec-fetch-site", "").strip().lower()
+        if site in ("cross-site", "same-site"):
+            return "cross-origin requests may not change anything here"
+        origin = headers.get("origin")
+        if origin is None:
+            return None
+        # the host and port, not the scheme: behind a TLS proxy the page is https, the listener http
+        _, host = _origin_of(origin)
+        _, served = _origin_of(f"{scope.get('scheme', 'http')}://{headers.get('host', '')}")
+        if origin.strip().lower() == "null" or not host or host != served:
+            return "cross-origin requests may not change anything here"
+        return None
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
 class BodyTooLarge(HTTPException):
     """Raised while reading an over-long body (an HTTPException, so the framework's body
     parsing passes it on instead of turning it into a 400)."""
@@ -109,17 +216,30 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, f"request body over {max_bytes:,} bytes")
 
 
+class BodyTimeout(HTTPException):
+    """Raised when a request body stalls (408; an HTTPException for the same reason)."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(408, f"the request body stalled for {timeout_s:g} s")
+
+
 class BodyLimit:
     """Refuse bodies over ``max_bytes`` with 413: by Content-Length up front, and while
-    reading for chunked uploads that announce no length."""
+    reading for chunked uploads that announce no length. A body that sends nothing for
+    ``timeout_s`` while it is being read gets 408. Both close the connection."""
 
     def __init__(
-        self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, larger: Mapping[str, int] | None = None
+        self,
+        app: ASGIApp,
+        max_bytes: int = MAX_BODY_BYTES,
+        larger: Mapping[str, int] | None = None,
+        timeout_s: float = BODY_TIMEOUT_S,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         #: exact paths allowed a larger body (an imported history file)
         self.larger = dict(larger or {})
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -131,30 +251,46 @@ class BodyLimit:
         message = f"request body over {max_bytes:,} bytes"
         length = Headers(scope=scope).get("content-length")
         if length is not None and (not length.isdigit() or int(length) > max_bytes):
-            await send_error(send, 413, message, "input", openai=openai)
+            await send_error(send, 413, message, "input", _CLOSE, openai=openai)
             return
         seen = 0
         started = False
+        complete = False  # the whole body is in: later receives only wait for a disconnect
+        refused = False
 
         async def limited_receive() -> Message:
-            nonlocal seen
-            received = await receive()
+            nonlocal seen, complete, refused
+            if complete:
+                return await receive()
+            try:
+                received = await asyncio.wait_for(receive(), self.timeout_s)
+            except TimeoutError:
+                refused = True
+                raise BodyTimeout(self.timeout_s) from None
             if received["type"] == "http.request":
                 seen += len(received.get("body", b""))
+                complete = not received.get("more_body", False)
                 if seen > max_bytes:
+                    refused = True
                     raise BodyTooLarge(max_bytes)
             return received
 
         async def tracking_send(out: Message) -> None:
             nonlocal started
-            started = started or out["type"] == "http.response.start"
+            if out["type"] == "http.response.start":
+                started = True
+                if refused:  # the rest of the body is not wanted: drop the connection
+                    MutableHeaders(scope=out)["Connection"] = "close"
             await send(out)
 
         try:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await send_error(send, 413, message, "input", openai=openai)
+                await send_error(send, 413, message, "input", _CLOSE, openai=openai)
+        except BodyTimeout as exc:
+            if not started:
+                await send_error(send, 408, str(exc.detail), "input", _CLOSE, openai=openai)
 
 
 class SecurityHeaders:

@@ -4,9 +4,9 @@ Any OpenAI client or chat UI talks to a thea that remembers: every request runs 
 cycle for its user. Rules (docs/interfaces.md):
 
 * **Users.** The caller is found as for the v1 API (unix socket: the local user; tokens: the
-  token *is* the user). OpenAI's ``user`` field selects a user only on a trusted local
-  connection (unix socket, loopback without tokens); with tokens it is ignored (chat UIs fill
-  it with their own ids), so no token can reach another user's memory through it.
+  token *is* the user). OpenAI's ``user`` field selects a user only on the unix socket; on
+  TCP (always with a token) it is ignored (chat UIs fill it with their own ids), so no token
+  can reach another user's memory through it.
 * **Messages.** Only the last message is the impulse and must be the user's. The earlier
   messages pick the conversation: its thea session is ``session_id`` (body or
   ``X-Thea-Session``) or derived from the user and the first user message. thea's prompts carry
@@ -83,8 +83,8 @@ def error_of(exc: BaseException) -> tuple[int, dict[str, Any]]:
 
 
 def user_of(caller: Caller, named: str | None) -> str:
-    """The request's user: the ``user`` field only on a trusted local connection."""
-    if named is None or not caller.local:
+    """The request's user: the ``user`` field only on the unix socket (as ``X-Thea-User``)."""
+    if named is None or not caller.on_socket:
         return caller.user_id
     if not _USER_ID.match(named):
         raise InputError("user must be 1-128 letters, digits or _.:@-")

@@ -28,6 +28,7 @@ import logging
 import logging.handlers
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -48,10 +49,12 @@ from thea.errors import (
 )
 from thea.locations import ServicePaths
 from thea.memory.factory import open_for_maintenance
+from thea.private_files import DIR_MODE, PRIVATE_UMASK, open_private, private_dir
 from thea.proc import ProcessRecord
 from thea.runtime import Runtime, build_runtime
 from thea.service.app import create_app, serve_app
 from thea.service.auth import Authenticator
+from thea.service.connections import KEEP_ALIVE_S, MAX_HEAD_BYTES, guarded_protocol
 from thea.service.context import Maintenance, ServiceContext
 from thea.service.hosts import LOOPBACK, host_name
 from thea.service.stopping import StopCause, StopReason, serve_with_signals
@@ -80,8 +83,8 @@ class _Server(uvicorn.Server):
 @contextlib.contextmanager
 def exclusive(path: Path) -> Iterator[IO[str] | None]:
     """Hold an exclusive flock on ``path`` (None if another process holds it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")  # noqa: SIM115 - held open for the life of the lock
+    private_dir(path.parent)
+    handle = os.fdopen(open_private(path, os.O_RDWR), "r+")  # held open for the life of the lock
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -95,8 +98,8 @@ def exclusive(path: Path) -> Iterator[IO[str] | None]:
 
 def unix_listener(path: Path) -> socket.socket:
     """A listening unix socket only this OS user can open (0700 folder, 0600 socket)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path.parent, 0o700)
+    private_dir(path.parent)
+    os.chmod(path.parent, DIR_MODE)  # a folder under /tmp (long data dir paths) may predate us
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a dead service's socket: we hold the lock, nobody else owns it
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -150,7 +153,7 @@ class ServiceProcess:
     # -- lifecycle ---------------------------------------------------------------------
 
     def run(self) -> int:
-        self.paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.paths.run_dir)
         with exclusive(self.paths.lock) as held:
             if held is None:
                 record = ProcessRecord.read(self.paths.pid_file)
@@ -278,12 +281,18 @@ class ServiceProcess:
 
     def _start_server(self, sock: socket.socket, transport: str, label: str, host: str | None = None) -> None:
         assert self.ctx is not None
+        limits = self.settings.service
         config = uvicorn.Config(
             serve_app(self._app, self.ctx, "unix" if transport == "unix" else "tcp", bind_host=host),
             log_level="warning",
             lifespan="off",
             timeout_graceful_shutdown=30,
             access_log=False,
+            # what a connection may cost before it is authenticated (thea.service.connections)
+            http=guarded_protocol(limits.header_timeout_s, limits.max_pending_connections),
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+            timeout_keep_alive=KEEP_ALIVE_S,
+            limit_concurrency=limits.max_connections,
         )
         server = _Server(config)
         task = asyncio.create_task(server.serve(sockets=[sock]), name=f"listener {label}")
@@ -304,7 +313,7 @@ class ServiceProcess:
         url = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
         if url in self.ctx.listening:
             return url
-        if host_name(host) not in LOOPBACK and not self.ctx.auth.tokens_required:
+        if host_name(host) not in LOOPBACK and not self.ctx.auth.configured_tokens:
             raise InputError(
                 f"refusing to listen on {host} without a token: set THEA_WEB_TOKEN or "
                 "THEA_SERVICE__TOKENS__<user>, or listen on 127.0.0.1"
@@ -365,9 +374,28 @@ class ServiceProcess:
         return any(c.queued or c.started for c in counts)
 
 
+def _close_to_others(data_dir: Path) -> None:
+    """A data directory an older thea made 0755 is closed to other users at once (nothing in it
+    can be reached then); `thea doctor --fix` repairs the modes of what lies inside."""
+    try:
+        mode = stat.S_IMODE(data_dir.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(data_dir, DIR_MODE)
+            log.warning(
+                "the data directory %s was open to other users (%04o): now 0700; "
+                "run `thea doctor --fix` to repair the files inside",
+                data_dir,
+                mode,
+            )
+    except OSError as exc:
+        log.warning("could not make the data directory %s private: %s", data_dir, exc)
+
+
 def run_service(settings: Settings, *, host: str | None = None, port: int | None = None) -> int:
     """Run the service in this process until it stops; returns the exit code."""
+    os.umask(PRIVATE_UMASK)  # everything it and its children create is the user's only
     paths = ServicePaths.of(settings.data_dir)
-    paths.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(paths.run_dir)
     _log_to_file(paths, settings.log_level if settings.log_level.upper() != "WARNING" else "INFO")
+    _close_to_others(paths.data_dir)
     return ServiceProcess(settings, host=host, port=port).run()

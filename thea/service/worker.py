@@ -9,10 +9,12 @@ one line; a second Ctrl-C stops at once (the job is requeued by the next worker'
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from thea.config import Settings
 from thea.errors import BackendUnavailable, ConfigError, TheaError
+from thea.private_files import PRIVATE_UMASK
 from thea.runtime import build_runtime
 from workers.queues import ALL_QUEUES
 from workers.worker import make_worker
@@ -28,6 +30,7 @@ def run_worker(settings: Settings, *, burst: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
+    os.umask(PRIVATE_UMASK)  # its files in the data dir (logs, locks) are the user's only
     try:
         runtime = build_runtime(settings)
     except ConfigError as exc:

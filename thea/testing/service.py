@@ -12,6 +12,8 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from thea.config import Settings
+from thea.local_token import ensure_local_token
+from thea.locations import ServicePaths
 from thea.runtime import Runtime
 from thea.service.app import create_app, serve_app
 from thea.service.auth import Authenticator
@@ -30,6 +32,16 @@ def service_app(runtime: Runtime, settings: Settings | None = None, transport: s
     return serve_app(create_app(ctx), ctx, "unix" if transport == "unix" else "tcp")
 
 
+def local_token(settings: Settings) -> str:
+    """The data directory's local token (what ``thea serve``'s address carries), made if needed."""
+    return ensure_local_token(ServicePaths.of(settings.data_dir))
+
+
+def bearer(settings: Settings) -> dict[str, str]:
+    """The header a TCP client of the local user sends."""
+    return {"Authorization": f"Bearer {local_token(settings)}"}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -38,11 +50,14 @@ def free_port() -> int:
 
 class LiveServer:
     """uvicorn serving an ASGI app (e.g. :func:`service_app`) on 127.0.0.1 in a daemon thread
-    (on ``port``, e.g. a stopped server's, or a free one)."""
+    (on ``port``, e.g. a stopped server's, or a free one). ``token``: what its clients present
+    (e.g. :func:`local_token`), for :attr:`headers`."""
 
-    def __init__(self, app: Any, port: int | None = None) -> None:
+    def __init__(self, app: Any, token: str | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.token = token
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name=f"uvicorn-{self.port}", daemon=True)

@@ -71,16 +71,16 @@ class Visit:
 
 @pytest.fixture
 def visit(browser: Any, server: LiveServer) -> Iterator[Visit]:
-    """A fresh browser context whose tab holds a visitor's token (so the test knows its user)."""
+    """A fresh browser context opened on a visitor's token address, as `thea serve` prints it
+    (so the test knows its user); the cookie carries it from then on."""
     user = VISITORS[next(_next_visitor)]
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_init_script(f"sessionStorage.setItem('thea-token', 'token-of-{user}')")
     page = context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.goto(server.url)
+    page.goto(f"{server.url}/?token=token-of-{user}")
     try:
         yield Visit(page=page, url=server.url, user_id=user, errors=errors)
     finally:
@@ -377,6 +377,13 @@ def test_a_token_protected_server_refuses_without_the_token(browser: Any, server
         page.click("#token-save")
         sync_api.expect(page.locator("#token-bar")).to_be_hidden()
         sync_api.expect(say(page, "hello with the token").locator(".text")).to_have_text("Here is my answer.")
+        # the token is in an HttpOnly, SameSite=Strict cookie: not in the address, not for scripts
+        assert "token" not in page.url
+        assert page.evaluate("() => document.cookie") == ""
+        (cookie,) = context.cookies()
+        assert cookie["value"] == TOKEN
+        assert cookie["httpOnly"]
+        assert cookie["sameSite"] == "Strict"
     finally:
         context.close()
 

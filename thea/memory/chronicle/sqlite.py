@@ -14,6 +14,7 @@ log from the graph.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from typing import Any
 from thea.errors import ChronicleDamaged, ChronicleUnavailable
 from thea.memory.chronicle.base import Chronicle
 from thea.models import ChronicleEvent, HealthStatus
+from thea.private_files import open_private, private_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -61,9 +63,14 @@ class SQLiteChronicle(Chronicle):
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        try:
+            private_dir(self.path.parent)
+            # created 0600: SQLite gives its -wal and -shm files the database file's mode
+            os.close(open_private(self.path, os.O_RDWR))
+        except OSError as exc:
+            raise ChronicleUnavailable(f"cannot open {self.path}: {exc.strerror or exc}") from exc
         try:
             db = sqlite3.connect(str(self.path), check_same_thread=False)
         except sqlite3.Error as exc:

@@ -26,6 +26,7 @@ from thea.errors import VectorStoreDamaged, VectorStoreLocked, VectorStoreUnavai
 from thea.memory.vector.base import VectorStore
 from thea.memory.vector.points import hit_from_payload, point_id, widen
 from thea.models import Collection, HealthStatus, VectorFilter, VectorHit, VectorRecord
+from thea.private_files import private_dir
 from thea.storage import allocated_bytes, require_space
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ class QdrantEdgeStore(VectorStore):
             if (folder / "edge_config.json").exists():
                 shard = qe.EdgeShard.load(str(folder))
             else:
-                folder.mkdir(parents=True, exist_ok=True)
+                private_dir(private_dir(self.path) / collection.value)
                 config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(self.dimension, qe.Distance.Cosine))
                 shard = qe.EdgeShard.create(str(folder), config)
                 for field, schema in _INDEXES.items():

@@ -1,6 +1,6 @@
 """Running the service: health, status, the slow loop's jobs, memory maintenance, doctor, stop.
 
-Maintenance and stop are for the local user (unix socket, or loopback without tokens): a
+Maintenance and stop are for the local user (unix socket, or the local token on TCP): a
 token user of a shared service gets 403. Check and repair stream their progress as JSON
 lines (``ScanProgress``), ending with a ``result`` line.
 """
@@ -83,7 +83,7 @@ async def health(request: Request) -> Health:
         api_version=API_VERSION,
         profile=ctx.config.profile,
         pid=os.getpid(),
-        auth=ctx.auth.tokens_required,
+        auth=request.scope.get(TRANSPORT_KEY, "tcp") == "tcp",
         maintenance=ctx.maintenance.reason if ctx.maintenance else None,
     )
 

@@ -25,7 +25,6 @@ function tabSession() {
 
 const API = "/api/v1";
 const state = {
-  token: sessionStorage.getItem("thea-token") || "",
   session: tabSession(),
   cy: null,
   traceImpulse: null,
@@ -73,9 +72,15 @@ const fmtDate = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", t
 function setStatus(text) { $("status").textContent = text; }
 
 // ---------------------------------------------------------------- API and access token
+// The token reaches the page once, in its address (`thea serve` prints /?token=...); the
+// server keeps it in an HttpOnly, SameSite=Strict cookie and redirects to "/", so the page
+// never sees it and every request below carries it.
 class AuthError extends Error {}
 // the service cannot be reached (it is stopped, restarting or the network is down)
 class OfflineError extends Error {}
+
+// An older server, or a bookmark from before the cookie: never leave a token in the address bar.
+if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", "/" + location.hash);
 
 // One key per logical write (a chat line): its retries send the same key, so the server
 // answers a retry with the first result instead of storing the message twice.
@@ -84,12 +89,11 @@ function requestKey() {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Every request of the page goes through here: one place adds the access token, the write's
-// idempotency key, resends a write whose answer the network lost, and notices when the
-// service cannot be reached.
+// Every request of the page goes through here: the cookie carries the access token, a write
+// carries its idempotency key and is sent again when the network lost its answer, and the
+// page notices when the service cannot be reached.
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
-  if (state.token) headers["Authorization"] = "Bearer " + state.token;
   const write = (options.method || "GET") !== "GET";
   if (write) headers["Idempotency-Key"] = requestKey();
   const init = Object.assign({ credentials: "same-origin" }, options, { headers });
@@ -179,11 +183,10 @@ function showTokenBar() {
 
 $("token-bar").addEventListener("submit", (event) => {
   event.preventDefault();
-  state.token = $("token-input").value.trim();
-  sessionStorage.setItem("thea-token", state.token);
-  $("token-input").value = "";
-  $("token-bar").classList.add("hidden");
-  hello();
+  const token = $("token-input").value.trim();
+  if (!token) return;
+  // the server checks it, sets the cookie and comes back to this page without it in the address
+  location.assign("/?token=" + encodeURIComponent(token) + location.hash);
 });
 
 // ---------------------------------------------------------------- reconnecting

@@ -101,6 +101,28 @@ class ContextCache:
                 dropped.extend(old.exchanges)
             return dropped
 
+    def holds(self, user_id: str, session_id: str) -> bool:
+        with self._lock:
+            return (user_id, session_id) in self._sessions
+
+    def restore(self, user_id: str, session_id: str, exchanges: list[Exchange]) -> int:
+        """Fill an absent session's cache with its latest exchanges that fit the budget (a
+        conversation reopened after a restart, or on another replica); nothing is evicted,
+        nothing handed to distillation. Returns how many were kept."""
+        kept: list[Exchange] = []
+        total = 0
+        for exchange in reversed(exchanges):
+            if total + exchange.tokens > self.budget:
+                break
+            kept.insert(0, exchange)
+            total += exchange.tokens
+        with self._lock:
+            full = len(self._sessions) >= self.max_sessions  # (making room would drop another's)
+            if not kept or full or (user_id, session_id) in self._sessions:
+                return 0
+            self._sessions[(user_id, session_id)] = Conversation(exchanges=kept)
+        return len(kept)
+
     def tokens(self, user_id: str, session_id: str) -> int:
         with self._lock:
             conv = self._sessions.get((user_id, session_id))

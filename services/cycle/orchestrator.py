@@ -42,6 +42,7 @@ from thea.models import (
     EdgeType,
     FinalResponse,
     LLMUsage,
+    MessageKind,
     Node,
     NodeType,
     Report,
@@ -52,6 +53,8 @@ from thea.models import (
 )
 
 log = logging.getLogger(__name__)
+#: exchanges of a conversation read back from the graph when it is reopened (then cut to the budget)
+RESTORED_EXCHANGES = 20
 
 #: the steps before the answer: a timeout there costs the step, not the answer
 FIRST_LOOK = frozenset({"instinct", "plan"})
@@ -180,6 +183,7 @@ class Orchestrator:
         if understanding is not None:
             impulse.kind = understanding.kind
             impulse.fact_ids = [fact_id(impulse.id, i) for i in range(len(told))]
+        await self._restore_context(user_id, session_id)
         # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
         # a vector or chronicle failure only costs recall until `thea memory repair`.
         await self._record_impulse(impulse, paste)
@@ -240,6 +244,34 @@ class Orchestrator:
             )
         log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
         return result
+
+    async def _restore_context(self, user_id: str, session_id: str) -> None:
+        """A conversation this process does not hold (reopened after a restart, or begun on
+        another replica) gets its latest exchanges back from the graph, so the model sees it."""
+        if not user_id or not session_id or self.context.holds(user_id, session_id):
+            return
+        try:
+            rows = await asyncio.to_thread(
+                self.memory.traces.session_exchanges, user_id, session_id, RESTORED_EXCHANGES
+            )
+        except TheaError as exc:  # the answer comes without the earlier conversation
+            log.warning("session %s: could not read its earlier exchanges: %s", session_id, exc)
+            return
+        exchanges = [
+            Exchange(
+                question=clip_for_prompt(row.impulse.content, self.prompt_tokens),
+                answer=row.answer,
+                impulse_id=row.impulse.id,
+                response_id=row.response_id or "",
+                at=row.answered_at or row.impulse.created_at,
+                # a statement's acknowledgement is a template: never shown to the model
+                templated=row.impulse.kind is MessageKind.STATEMENT,
+            )
+            for row in rows
+            if row.answer
+        ]
+        if self.context.restore(user_id, session_id, exchanges):
+            log.info("session %s: %d earlier exchanges restored", session_id, len(exchanges))
 
     async def _run_step(
         self, service: CognitiveService, state: CycleState, result: CycleResult

@@ -214,3 +214,26 @@ async def test_a_statement_is_acknowledged_in_its_own_words_and_remembered(
     # remembered: a later question recalls it
     later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")
     assert recalled_told(result.impulse_id, later.recalled_ids)
+
+
+async def test_a_conversation_reopened_after_a_restart_is_still_seen_by_the_model(
+    settings: Settings, llm: FakeChatModel
+) -> None:
+    first = build_runtime(settings, llm=llm)
+    try:
+        asked = "Can you suggest a name for a red sailing boat?"
+        await first.orchestrator.handle_impulse(asked, "ana", "trip")
+    finally:
+        first.close()
+    again = build_runtime(settings, llm=llm)  # the service restarted: its conversation cache is empty
+    try:
+        llm.calls.clear()
+        await again.orchestrator.handle_impulse("Can you suggest a shorter one?", "ana", "trip")
+        shown = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
+        assert "a name for a red sailing boat" in shown  # the earlier exchange, read back from the graph
+        llm.calls.clear()
+        await again.orchestrator.handle_impulse("Can you suggest a boat colour?", "ana", "another")
+        other = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
+        assert "sailing boat" not in other  # another conversation has its own history
+    finally:
+        again.close()

@@ -31,6 +31,7 @@ from services.cycle.not_told import topic_words
 from services.cycle.statements import lower_first, turn_round
 from services.recall.lexical import stem
 from thea.models import Fact
+from thea.text import neutralise
 
 #: facts one answer is made of at most
 MAX_FACTS = 3
@@ -46,6 +47,7 @@ _OCCUPATION = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DOUBLE_STOP = re.compile(r"(?<!\.)\.\s*\.$")
 #: words that make a question about the user's own life (or their household's)
 _OWN = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours"})
 _SELF = frozenset({"i", "my", "me"})
@@ -133,9 +135,13 @@ def may_answer(question: str, known: Sequence[Fact]) -> bool:
 
 
 def told_sentence(fact: Fact) -> str:
-    """A fact as said back to the user: "you", its relative dates spelled out, a full stop."""
-    text = turn_round(fact.content) if fact.subject_key is not None else fact.content
+    """A fact as said back to the user: "you", its relative dates spelled out, a full stop,
+    nothing invisible."""
+    # invisible or template characters a stored text may carry (tag smuggling) never come back
+    content = neutralise(fact.content)
+    text = turn_round(content) if fact.subject_key is not None else content
     text = resolve_relative(text[:1].upper() + text[1:], fact.created_at).strip()
+    text = _DOUBLE_STOP.sub(".", text)  # ("red.<hidden>." read as "red..")
     return text if text.endswith((".", "!", "?")) else text + "."
 
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from services.common.dates import resolve_relative, when_text
 from services.cycle.not_told import topic_words
 from services.cycle.statements import lower_first, turn_round
+from services.prompts.quoting import without_any_order
 from services.recall.lexical import stem
 from thea.models import Fact
-from thea.text import neutralise
 
 #: facts one answer is made of at most
 MAX_FACTS = 3
@@ -137,8 +137,9 @@ def may_answer(question: str, known: Sequence[Fact]) -> bool:
 def told_sentence(fact: Fact) -> str:
     """A fact as said back to the user: "you", its relative dates spelled out, a full stop,
     nothing invisible."""
-    # invisible or template characters a stored text may carry (tag smuggling) never come back
-    content = neutralise(fact.content)
+    # invisible characters (tag smuggling), chat-template tokens ("[/INST]") and orders a
+    # stored text may carry never come back
+    content = without_any_order(fact.content)[0].strip()
     text = turn_round(content) if fact.subject_key is not None else content
     text = resolve_relative(text[:1].upper() + text[1:], fact.created_at).strip()
     text = _DOUBLE_STOP.sub(".", text)  # ("red.<hidden>." read as "red..")

@@ -90,9 +90,9 @@ def test_an_answer_streamed_and_not_and_a_new_conversation_recalls_the_first(ser
     )
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    assert "Tom" in text
+    assert text == "Your cat is called Tom."  # the fact of record, said back
     assert chunks[-1].usage is not None
-    assert chunks[-1].usage.completion_tokens > 0
+    assert chunks[-1].usage.completion_tokens == 0  # no model was needed
     finished = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
     assert finished == ["stop"]
     second = chunks[0].model_extra["impulse_id"] if chunks[0].model_extra else None

@@ -26,7 +26,7 @@ from thea.client.errors import ConnectionLost, ServiceUnavailable
 from thea.errors import TheaError
 from thea.llm.fake import StreamingFakeChatModel
 from thea.runtime import Runtime
-from thea.testing.service import LiveServer
+from thea.testing.service import LiveServer, bearer, local_token, service_app
 from workers.idempotency import IdempotencyStore
 from workers.liveness import ProcessIdentity, current_node
 
@@ -100,14 +100,17 @@ def test_one_key_for_a_different_request_is_refused(client: TestClient) -> None:
     assert bad.status_code == 400
 
 
-def test_keys_are_per_user(client: TestClient, runtime: Runtime) -> None:
+def test_keys_are_per_user(runtime: Runtime) -> None:
     headers = key()
     text = f"A note {uuid.uuid4().hex[:6]}."
-    for user in ("ana", "bob"):
-        answer = client.post(
-            f"{PREFIX}/remember", json={"text": text}, headers={**headers, "X-Thea-User": user}
-        )
-        assert answer.headers.get("Idempotent-Replayed") is None
+    # on the unix socket, where X-Thea-User names the user (on TCP the token does)
+    with TestClient(service_app(runtime, transport="unix"), base_url="http://localhost") as unix:
+        for user in ("ana", "bob"):
+            answer = unix.post(
+                f"{PREFIX}/remember", json={"text": text}, headers={**headers, "X-Thea-User": user}
+            )
+            assert answer.status_code == 200
+            assert answer.headers.get("Idempotent-Replayed") is None
     assert sorted(n["user_id"] for n in stored(runtime, text)) == ["ana", "bob"]
 
 
@@ -116,7 +119,7 @@ def test_a_duplicate_sent_while_the_first_runs_waits_for_its_result(
 ) -> None:
     llm.token_delay_s = 0.05  # the first answer takes a while
     text = f"Tell me about ferns {uuid.uuid4().hex[:6]}"
-    headers = key()
+    headers = {**key(), **bearer(runtime.settings)}
     with LiveServer(app) as live, ThreadPoolExecutor(2) as pool:
 
         def post() -> httpx.Response:
@@ -147,7 +150,7 @@ def test_a_retry_after_the_connection_dropped_mid_response_gets_the_first_result
     asked = f"Where do ferns grow {uuid.uuid4().hex[:6]}?"
     with LiveServer(app) as live:
         # a write: the connection drops after the first bytes of the answer
-        headers = key()
+        headers = {**key(), **bearer(runtime.settings)}
         body = json.dumps({"text": text}).encode()
         assert _raw_post(live.port, f"{PREFIX}/remember", body, headers, read=12).startswith(b"HTTP/1.1 200")
         retry = httpx.post(f"{live.url}{PREFIX}/remember", json={"text": text}, headers=headers, timeout=30)
@@ -156,7 +159,7 @@ def test_a_retry_after_the_connection_dropped_mid_response_gets_the_first_result
         assert retry.json()["id"] == stored(runtime, text)[0]["id"]
         # a streamed answer cut off mid-stream: the cycle is cancelled, the retry answers it
         llm.token_delay_s = 0.2
-        headers = key()
+        headers = {**key(), **bearer(runtime.settings)}
         body = json.dumps({"text": asked, "stream": True}).encode()
         assert b"200" in _raw_post(live.port, f"{PREFIX}/ask", body, headers, read=200)
         llm.token_delay_s = 0.0
@@ -287,7 +290,7 @@ def test_the_client_retries_a_dropped_write_with_the_same_key_and_it_is_stored_o
     proxy = DroppingProxy(live.port, drops=1)
     text = f"The wifi password is on the fridge {uuid.uuid4().hex[:6]}."
     try:
-        with thea.Client(proxy.url) as api:
+        with thea.Client(proxy.url, local_token(runtime.settings)) as api:
             done = api.remember(text)
     finally:
         proxy.close()

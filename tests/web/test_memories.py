@@ -135,7 +135,10 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
     # a new conversation: the correction is the current value, the deleted fact is unknown
     llm.calls.clear()
     where = done_of(chat(client, "Where do I live?", session="later"))
-    prompt = synthesis_prompt(llm)
+    assert where["answer"] == "You live in York."  # the correction, said back
+    llm.calls.clear()
+    near = done_of(chat(client, "Do you know a good cafe near where I live?", session="later-1"))
+    prompt = synthesis_prompt(llm)  # no plain answer: the model, with the current fact
     assert "You live in York." in prompt
     assert "Leeds" not in prompt
     llm.calls.clear()
@@ -143,7 +146,7 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
     assert "peanut" not in allergy["answer"].lower()
     for sent in llm.prompts_for(PromptId.SYNTHESIS):  # a rule may answer without the model
         assert "peanut" not in "\n".join(str(m.content) for m in sent).lower()
-    for impulse in (where["impulse_id"], allergy["impulse_id"]):
+    for impulse in (where["impulse_id"], near["impulse_id"], allergy["impulse_id"]):
         hits = recall_report(runtime, impulse)
         assert peanuts.id not in {h["id"] for h in hits}
         assert not any("peanut" in h["text"].lower() for h in hits)

@@ -8,9 +8,13 @@ from fastapi.testclient import TestClient
 from tests.service_support import chat, done_of
 from thea.api import PREFIX
 from thea.api.models import ChatSessionList, ChatSessionView
+from thea.runtime import Runtime
+from thea.testing.service import service_app
 
 
-def test_conversations_are_listed_latest_first_with_their_messages_and_answers(client: TestClient) -> None:
+def test_conversations_are_listed_latest_first_with_their_messages_and_answers(
+    client: TestClient, runtime: Runtime
+) -> None:
     first = done_of(chat(client, "My bike is a green Brompton.", session="web-hist-1"))
     second = done_of(chat(client, "Which bike do I ride?", session="web-hist-1"))
     chat(client, "!help", session="web-hist-1")  # commands are not messages
@@ -40,16 +44,18 @@ def test_conversations_are_listed_latest_first_with_their_messages_and_answers(c
     assert [e.text for e in latest.exchanges] == ["Which bike do I ride?"]
     assert latest.truncated is True
 
-    # another user's conversation is exactly as empty as one that does not exist
+    # another user's conversation is exactly as empty as one that does not exist (bob, named on
+    # the unix socket, where X-Thea-User counts)
     bob = {"X-Thea-User": "bob"}
-    theirs = client.get(f"{PREFIX}/sessions/web-hist-1", headers=bob)
-    unknown = client.get(f"{PREFIX}/sessions/web-nobody")
-    assert theirs.status_code == unknown.status_code == 200
-    assert theirs.json()["exchanges"] == unknown.json()["exchanges"] == []
-    assert not any(
-        s["session_id"].startswith("web-hist-")
-        for s in client.get(f"{PREFIX}/sessions", headers=bob).json()["sessions"]
-    )
+    with TestClient(service_app(runtime, transport="unix"), base_url="http://localhost") as unix:
+        theirs = unix.get(f"{PREFIX}/sessions/web-hist-1", headers=bob)
+        unknown = client.get(f"{PREFIX}/sessions/web-nobody")
+        assert theirs.status_code == unknown.status_code == 200
+        assert theirs.json()["exchanges"] == unknown.json()["exchanges"] == []
+        assert not any(
+            s["session_id"].startswith("web-hist-")
+            for s in unix.get(f"{PREFIX}/sessions", headers=bob).json()["sessions"]
+        )
     assert client.get(f"{PREFIX}/sessions/bad%20id").status_code == 422
 
 

@@ -18,7 +18,8 @@ def test_a_question_after_a_statement_is_explained_and_its_prompt_shown_on_reque
     client: TestClient, llm: StreamingFakeChatModel
 ) -> None:
     told = done_of(chat(client, "I work on Redis queues.", session="explain"))
-    asked = done_of(chat(client, "What do I work on?", session="explain"))
+    # (not "What do I work on?": the fact itself answers that, no model and no prompt)
+    asked = done_of(chat(client, "Which of my queues gets most traffic, do you think?", session="explain"))
 
     statement = client.get(f"{PREFIX}/traces/{told['impulse_id']}").json()
     assert statement["explanation"]["mode"] == "acknowledgement"  # no model wrote it
@@ -63,7 +64,7 @@ def test_a_question_after_a_statement_is_explained_and_its_prompt_shown_on_reque
     assert messages[0].role == "system"
     assert "REFERENCE MEMORY" in messages[0].content  # the recalled memory, quoted
     assert "Redis^queues" in messages[0].content or "Redis queues" in messages[0].content
-    assert messages[-1].content == "What do I work on?"
+    assert messages[-1].content == "Which of my queues gets most traffic, do you think?"
     # 'last' of the conversation, with the flag, gives the same
     last = client.get(f"{PREFIX}/traces/last", params={"session_id": "explain", "prompts": "true"}).json()
     assert last["explanation"]["prompt"]["messages"] == [m.model_dump() for m in messages]

@@ -133,7 +133,10 @@ def test_chat_streams_an_answer_and_its_trace_opens(visit: Visit, llm: Streaming
 def test_the_trace_shows_what_was_recalled_and_the_prompt_on_request(visit: Visit) -> None:
     page = visit.page
     say(page, "I work on Redis queues.")
-    say(page, "What do I work on?").get_by_role("button", name="How I got this").click()
+    # (not "What do I work on?": the fact itself answers that, with no model and no prompt)
+    question = "Which of my queues gets most traffic, do you think?"
+    asked = say(page, question)
+    asked.get_by_role("button", name="How I got this").click()
     recall = page.locator("#trace-panel li.step").nth(2)
     memory = recall.locator("li.hit", has_text="I work on Redis queues.").first
     sync_api.expect(memory.locator(".hit-text")).to_have_text("I work on Redis queues.")
@@ -148,7 +151,7 @@ def test_the_trace_shows_what_was_recalled_and_the_prompt_on_request(visit: Visi
     sync_api.expect(messages.first.locator(".role")).to_have_text("system")
     sync_api.expect(messages.first.locator("pre")).to_contain_text("You are thea")
     sync_api.expect(messages.first.locator("pre")).to_contain_text("REFERENCE MEMORY")
-    sync_api.expect(messages.last.locator("pre")).to_have_text("What do I work on?")
+    sync_api.expect(messages.last.locator("pre")).to_have_text(question)
     assert visit.errors == []
 
 

@@ -136,11 +136,10 @@ HEADER_BOXES = """() => ({
 @pytest.mark.parametrize("view", ["chat", "memory", "insights", "graph"])
 def test_the_header_fits_a_390_px_screen(browser: Any, server: LiveServer, view: str) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-    context.add_init_script("sessionStorage.setItem('thea-token', 'token-of-visitor-39')")
     try:
         page = context.new_page()
         page.set_default_timeout(10_000)
-        page.goto(f"{server.url}/#{view}")
+        page.goto(f"{server.url}/?token=token-of-visitor-39#{view}")  # the cookie, then "/"
         sync_api.expect(page.locator("#whoami")).to_contain_text("visitor-39")
         for tab in ("Chat", "Memory", "Insights", "Graph"):
             sync_api.expect(page.get_by_role("link", name=tab)).to_be_in_viewport(ratio=1)
@@ -191,11 +190,10 @@ def test_the_page_reconnects_by_itself_after_the_service_restarts(
 ) -> None:
     first = own_server[0]
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_init_script("sessionStorage.setItem('thea-token', 'token-of-visitor-38')")
     try:
         page = context.new_page()
         page.set_default_timeout(15_000)
-        page.goto(first.url)
+        page.goto(f"{first.url}/?token=token-of-visitor-38")  # the cookie, then "/"
         say(page, "Before the restart.")
         first.__exit__(None, None, None)  # the service goes away
 

@@ -17,6 +17,7 @@ The answer is streamed and recorded in the right voice (services/cycle/voice.py)
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
@@ -132,6 +133,14 @@ def _from_facts(
     return answer_from_facts(question, ranked, known, earlier=history)
 
 
+_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
+
+
+def greeting_of(understanding: Understanding) -> str:
+    """The message's greetings ("Hi!"), to greet back; thanks and goodbyes are not greetings."""
+    return " ".join(t for t in understanding.texts(Act.SMALL_TALK) if _GREETING.match(t))
+
+
 async def _send(state: CycleState, text: str) -> None:
     """Stream text the model did not write (an acknowledgement, a note) to the user."""
     if state.on_token is not None and text:
@@ -203,8 +212,9 @@ class SynthesisService(CognitiveService):
         if understanding.kind is MessageKind.QUESTION:
             direct = _from_facts(understanding, stored, recall.hits, history)
             if direct is not None:
-                # the facts of record answer it plainly: said back as told, no model
-                return await self._fixed(state, direct.text, "facts of record", direct.facts)
+                # the facts of record answer it plainly: said back as told (a greeting greeted back)
+                said = f"{greeting_of(understanding)} {direct.text}".strip()
+                return await self._fixed(state, said, "facts of record", direct.facts)
         facts = select_facts(stored, recall.hits, history=history, request=request)
         recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
         # facts of record are shown as facts (or, replaced, not at all); insights learnt from the

@@ -10,15 +10,16 @@ from tests.processes import thea
 
 def test_chat_answers_runs_commands_and_exits_cleanly(tmp_path: Path) -> None:
     session = (
-        "I work on Redis queues.\nWhat do I work on?\n!help\n!trace\n!reflect\n!fact Redis::database\n"
-        "!nonsense\n!quit\n"
+        "I work on Redis queues.\nWhat do I work on?\nAny tips for my queues?\n!help\n!trace\n!reflect\n"
+        "!fact Redis::database\n!nonsense\n!quit\n"
     )
     done = thea(["chat", "--user", "ana"], tmp_path / "data", stdin=session)
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert "thea ready" in out
     assert "Noted: you work on Redis queues." in out  # a statement is acknowledged
-    assert "(fake model) I heard you." in out  # the streamed answer to the question
+    assert "You work on Redis queues." in out  # the fact of record answers the question
+    assert "(fake model) I heard you." in out  # the streamed answer to the request
     assert "!forget <id>" in out  # help
     assert "synthesis" in out  # the trace tree of the last answer
     assert "reflection:" in out  # the reflection report

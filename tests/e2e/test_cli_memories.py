@@ -76,7 +76,10 @@ def test_memories_list_show_correct_forget_through_the_cli(tmp_path: Path) -> No
     assert "peanut" not in after["summary"]
 
     where = ok_json(data, "ask", "--json", "--session", "later", "Where do I live?")
-    trace = ok_json(data, "trace", where["impulse_id"], "--prompts", "--format", "json")
+    assert where["answer"] == "You live in York."  # the correction, said back
+    cafe = "Do you know a good cafe near where I live?"  # no plain answer: the model, with the fact
+    near = ok_json(data, "ask", "--json", "--session", "later-1", cafe)
+    trace = ok_json(data, "trace", near["impulse_id"], "--prompts", "--format", "json")
     prompt = "\n".join(m["content"] for m in trace["explanation"]["prompt"]["messages"])
     assert "You live in York." in prompt
     assert "Leeds" not in prompt

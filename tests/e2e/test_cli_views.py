@@ -62,7 +62,7 @@ def seeded() -> Iterator[Seeded]:
         handle = runtime.orchestrator.handle_impulse
         ok = asyncio.run(handle("I work on Redis queues.", "ana", "s1"))
         llm.fail = {PromptId.INSTINCT}
-        failed = asyncio.run(handle("What do I work on?", "ana", "s1"))
+        failed = asyncio.run(handle("Which of my queues gets most traffic, do you think?", "ana", "s1"))
         assert failed.failed_steps == ["instinct"]
         claims = [
             Claim(
@@ -134,7 +134,7 @@ def ok(seeded: Seeded, *args: str) -> str:
 def test_trace_last_shows_every_step_with_durations_and_the_failure(seeded: Seeded) -> None:
     out = ok(seeded, "trace", "last")
     assert f"impulse {seeded.failed_id[:8]}" in out
-    assert "What do I work on?" in out
+    assert "Which of my queues gets most traffic, do you think?" in out
     lines = out.splitlines()
     for step in ("instinct", "plan", "recall", "synthesis"):
         (line,) = [ln for ln in lines if re.search(rf"\b{step} [✓✗]", ln)]
@@ -216,7 +216,7 @@ def test_trace_explains_each_recalled_memory_and_shows_the_prompt_on_request(see
     assert roles[-1] == "human"
     assert "You are thea" in out
     assert "<<<REFERENCE MEMORY" in out
-    assert lines[-1] == "What do I work on?"  # the last message, in full
+    assert lines[-1] == "Which of my queues gets most traffic, do you think?"  # the last message, in full
 
     brief = thea_process(seeded, "trace", "last")
     assert "You are thea" not in brief
@@ -224,7 +224,7 @@ def test_trace_explains_each_recalled_memory_and_shows_the_prompt_on_request(see
     data = json.loads(thea_process(seeded, "trace", "last", "--prompts", "--format", "json"))
     messages = data["explanation"]["prompt"]["messages"]
     assert messages[0]["role"] == "system"
-    assert messages[-1] == {"role": "human", "content": "What do I work on?"}
+    assert messages[-1] == {"role": "human", "content": "Which of my queues gets most traffic, do you think?"}
     statement = json.loads(thea_process(seeded, "trace", seeded.ok_id[:8], "--format", "json"))
     assert statement["explanation"]["mode"] == "acknowledgement"
     assert statement["explanation"]["prompt"] is None

@@ -254,7 +254,9 @@ async def test_unusable_plan_output_degrades_to_the_deterministic_plan(
     user = f"plan-{kind}"
     first = await llm_runtime.orchestrator.handle_impulse("I play the cello on Sundays.", user, "s1")
     _misbehave(model, "planner", kind)
-    result = await llm_runtime.orchestrator.handle_impulse("What do I do on Sundays?", user, "s1")
+    # (a question no fact answers plainly: "What do I do on Sundays?" would be said back)
+    asked = "Which piece should I practise on Sundays?"
+    result = await llm_runtime.orchestrator.handle_impulse(asked, user, "s1")
     assert result.answer == "Here is my answer."
     assert result.failed_steps == []
     plan = _reports(llm_runtime, result.impulse_id)["plan"]

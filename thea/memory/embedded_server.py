@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from thea.errors import GraphUnavailable
 from thea.proc import ProcessRecord, alive, parent_pid, signal_if_alive
@@ -141,7 +143,9 @@ class EmbeddedFalkorDB:
         ``LOADING`` reply, a connection error to redis-py, with back-off until the load ends)."""
         if not self.socket_path.exists():
             return None
-        return redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=1.0, retry=None)
+        return redis.Redis(
+            unix_socket_path=str(self.socket_path), socket_timeout=1.0, retry=Retry(NoBackoff(), 0)
+        )
 
     def is_running(self) -> bool:
         """Whether the server answers PING (not while it loads its data)."""

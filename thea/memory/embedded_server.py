@@ -34,6 +34,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -115,6 +116,7 @@ class EmbeddedFalkorDB:
         self.process: subprocess.Popen[bytes] | None = None
         self.owner = False
         self._atexit_registered = False
+        self._revive_lock = threading.Lock()
 
     # -- paths -------------------------------------------------------------------------
 
@@ -348,6 +350,56 @@ class EmbeddedFalkorDB:
         self.process = None
         with contextlib.suppress(FileNotFoundError):
             self.pid_file.unlink()
+
+    def died(self) -> int | None:
+        """The exit status of the server this object started, once it has died (negative: the
+        signal that ended it); None while it runs, or when this object does not own one."""
+        proc = self.process
+        if not self.owner or proc is None:
+            return None
+        if proc.returncode is not None:
+            return proc.returncode
+        return proc.poll()
+
+    def revive(self) -> bool:
+        """Start the server again when the one this object started has died (``kill -9``, OOM,
+        a crash); True when it did. Its AOF brings back every acknowledged write.
+
+        The new server is started from a thread that stays alive as long as it runs: its
+        ``PR_SET_PDEATHSIG`` fires when the *thread* that started it ends, and a revival may
+        happen on any thread (a request's, an import's)."""
+        with self._revive_lock:
+            code = self.died()
+            if code is None:
+                return False
+            assert self.process is not None
+            try:
+                how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+            except ValueError:
+                how = f"status {code}"
+            log.warning("embedded FalkorDB pid=%s died (%s); starting it again", self.process.pid, how)
+            self.process, self.owner = None, False
+            failed: list[BaseException] = []
+            ready = threading.Event()
+
+            def keeper() -> None:
+                try:
+                    self.start()
+                except BaseException as exc:
+                    failed.append(exc)
+                    return
+                finally:
+                    ready.set()
+                proc = self.process
+                if self.owner and proc is not None:
+                    proc.wait()  # the server's parent thread lives as long as the server
+
+            threading.Thread(target=keeper, name="thea-graph-server", daemon=True).start()
+            ready.wait()
+            if failed:
+                raise failed[0]
+            log.warning("embedded FalkorDB is back (pid=%s)", self.process.pid if self.process else "?")
+            return True
 
     def _kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -6,7 +6,9 @@ import time), ``context`` = the words of the turn it replies to (the one before 
 session, searched with it), one ``session_id`` per session, linked (``CONTAINS_CONCEPT``) to the concepts
 the deterministic extractor finds in its words, as the cycle does without an LLM. Writes go
 through :meth:`UniversalMemory.record` in batches (graph UNWIND, one embedding call, one
-vector upsert, one chronicle append per batch).
+vector upsert, one chronicle append per batch), each sized to take about two seconds, so a stop
+(the service stopping, the caller gone) ends an import promptly at a batch boundary; with a
+checkpoint (services/knowledge/import_checkpoints.py) the same import again continues there.
 
 The whole file is parsed and validated first (services/knowledge/history_formats.py): a bad file
 writes nothing. Node ids derive from the user, the conversation and the turn's key, so

@@ -16,6 +16,8 @@ import signal
 from pathlib import Path
 
 from tests.processes import thea, wait_for
+from thea.client.local import StopOutcome, stop_service
+from thea.config import load_settings
 from thea.locations import ServicePaths
 from thea.proc import ProcessRecord, alive
 
@@ -73,3 +75,18 @@ def test_a_data_directory_deleted_under_the_service_stops_it_and_its_graph_serve
     assert f"stop requested (failed): {detail}" in said
     assert "service stopping (failed): closing the engines" in said
     assert "service stopped" in said
+
+
+def test_thea_service_stop_says_stopped_only_when_the_service_stopped_by_itself(tmp_path: Path) -> None:
+    """Before, a service that did not stop within the wait was SIGKILLed and the command still
+    printed "thea service stopped"."""
+    data = tmp_path / "data"
+    assert thea(["service", "start"], data).returncode == 0
+    owner = service(data)
+    child = graph_server(data)
+    os.kill(owner.pid, signal.SIGSTOP)  # a service that cannot stop (frozen)
+    settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
+    assert stop_service(settings, timeout_s=2) is StopOutcome.KILLED
+    assert not alive(owner)
+    wait_for(lambda: not alive(child), 10, "its graph server to go with it")
+    assert stop_service(settings) is StopOutcome.NOT_RUNNING

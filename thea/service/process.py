@@ -15,6 +15,9 @@
   finish, stops the workers and closes the engines (the graph server shuts down with its AOF
   flushed). While it does, ``service/stopping.json`` names it, so a command that meets it
   waits for it to exit and starts a new one (:mod:`thea.client.local`).
+* **Looks after its children and its directory** (:meth:`ServiceProcess._watch`, every second):
+  a dead embedded FalkorDB child is started again (graph calls do so too, before they ask it);
+  a data directory deleted or replaced under it stops the service, naming why.
 * **Hears signals in its main thread only** (:func:`~thea.service.stopping.serve_with_signals`):
   the service runs in a thread, and no forked helper can deliver a signal to it.
 """

@@ -163,6 +163,10 @@ def import_history(
         pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
     ]
     result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
+    # written shortest first: a batch then holds texts of about one length, which the embedding
+    # model runs with little padding (the order is fixed by the file, so a checkpoint's count of
+    # turns done means the same turns on the next run; dates and reply context are set above)
+    pairs.sort(key=lambda pair: len(pair[0].embedding_text() or ""))
     total = len(pairs)
     times = [node.event_time for node, _ in pairs if node.event_time is not None]
     result.undated = total - len(times)

@@ -41,6 +41,12 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark(
         "cycle", "benchmarks.cycle", "handle_impulse with a zero-latency fake LLM vs its raw store calls"
     ),
+    Benchmark(
+        "import",
+        "benchmarks.import_history",
+        "thea import of a generated JSONL (quick 3,000 lines, full 45,000) in turns/s vs the embedding alone",
+        in_all=False,
+    ),
     Benchmark("reflection", "benchmarks.reflection", "reflection loop (crystallize / merge) throughput"),
     Benchmark("stress", "benchmarks.stress", "concurrent load"),
     Benchmark(

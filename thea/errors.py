@@ -153,3 +153,23 @@ class JobError(TheaError):
 
 class ReflectionBusy(TheaError):
     """Another reflection for the same user is running; try again when it finishes."""
+
+
+class ImportInterrupted(TheaError):
+    """An import stopped at a batch boundary before the end (the service stopped, or its caller
+    went away). Every turn before ``done`` is stored in every layer; the same import again
+    continues from there."""
+
+    def __init__(self, message: str, done: int | None = None, total: int | None = None) -> None:
+        super().__init__(message)
+        self.done = done
+        self.total = total
+
+    @classmethod
+    def at(cls, done: int, total: int, why: str) -> ImportInterrupted:
+        return cls(
+            f"import stopped at {done:,} of {total:,} turns ({why}); run the same import again "
+            "to continue from there",
+            done,
+            total,
+        )

@@ -6,7 +6,9 @@ import time), ``context`` = the words of the turn it replies to (the one before 
 session, searched with it), one ``session_id`` per session, linked (``CONTAINS_CONCEPT``) to the concepts
 the deterministic extractor finds in its words, as the cycle does without an LLM. Writes go
 through :meth:`UniversalMemory.record` in batches (graph UNWIND, one embedding call, one
-vector upsert, one chronicle append per batch).
+vector upsert, one chronicle append per batch), each sized to take about two seconds, so a stop
+(the service stopping, the caller gone) ends an import promptly at a batch boundary; with a
+checkpoint (services/knowledge/import_checkpoints.py) the same import again continues there.
 
 The whole file is parsed and validated first (services/knowledge/history_formats.py): a bad file
 writes nothing. Node ids derive from the user, the conversation and the turn's key, so
@@ -23,7 +25,8 @@ from pathlib import Path
 
 from services.cycle.plan_fallback import candidate_concepts
 from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
-from thea.errors import InputError
+from services.knowledge.import_checkpoints import Checkpoint
+from thea.errors import ImportInterrupted, InputError
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, DialogueTurn, Edge, EdgeType, Node, stable_id
 
@@ -31,7 +34,13 @@ log = logging.getLogger(__name__)
 
 #: (turns written so far, turns in total)
 ImportProgress = Callable[[int, int], None]
-BATCH = 200
+#: most turns per batch (one graph UNWIND, one embedding call, one vector upsert, one log append)
+BATCH = 512
+#: the first batch, before the speed of this machine is known
+FIRST_BATCH = 64
+MIN_BATCH = 16
+#: how long one batch should take: a stop waits at most about this long
+BATCH_SECONDS = 2.0
 #: Characters of the previous turn kept as a turn's reply context.
 CONTEXT_CHARS = 400
 
@@ -135,9 +144,17 @@ def import_history(
     batch: int = BATCH,
     progress: ImportProgress | None = None,
     reply_context: bool = True,
+    should_stop: Callable[[], str | None] | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> ImportResult:
     """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
-    False leaves out what each turn replies to: for ablations)."""
+    False leaves out what each turn replies to: for ablations).
+
+    Batches are sized to take about :data:`BATCH_SECONDS` each (at most ``batch`` turns).
+    Before each batch ``should_stop()`` is asked: a reason (the service stops, the caller went
+    away) ends the import there with :class:`ImportInterrupted`; with a ``checkpoint`` the
+    turns stored so far are recorded after every batch and the same import again continues
+    after them (they count as already present)."""
     if not user_id.strip():
         raise InputError("give the user the history belongs to (--user)")
     started = time.perf_counter()
@@ -146,25 +163,40 @@ def import_history(
         pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
     ]
     result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
+    # written shortest first: a batch then holds texts of about one length, which the embedding
+    # model runs with little padding (the order is fixed by the file, so a checkpoint's count of
+    # turns done means the same turns on the next run; dates and reply context are set above)
+    pairs.sort(key=lambda pair: len(pair[0].embedding_text() or ""))
     total = len(pairs)
-    nodes = [node for node, _ in pairs]
-    for start in range(0, total, batch):
-        ids = [n.id for n in nodes[start : start + batch]]
-        result.already_present += len(memory.exchange.existing_ids(ids))
-    times = [n.event_time for n in nodes if n.event_time is not None]
+    times = [node.event_time for node, _ in pairs if node.event_time is not None]
     result.undated = total - len(times)
     result.first_ms, result.last_ms = (min(times), max(times)) if times else (None, None)
-    done = 0
-
-    def advance(count: int) -> None:
-        nonlocal done
-        done += count
+    done = min(checkpoint.done(), total) if checkpoint is not None else 0
+    if done:
+        log.info("resuming the import for user %s after %d of %d turns", user_id, done, total)
+    result.already_present = done
+    size = min(batch, FIRST_BATCH)
+    if progress is not None:
+        progress(done, total)
+    while done < total:
+        why = should_stop() if should_stop is not None else None
+        if why:
+            log.info("import for user %s stopped at %d of %d turns: %s", user_id, done, total, why)
+            raise ImportInterrupted.at(done, total, why)
+        chunk = pairs[done : done + size]
+        nodes = [node for node, _ in chunk]
+        batch_started = time.perf_counter()
+        result.already_present += len(memory.exchange.existing_ids([n.id for n in nodes]))
+        record_with_concepts(memory, nodes, [text for _, text in chunk], batch=len(chunk))
+        done += len(chunk)
+        if checkpoint is not None:
+            checkpoint.save(done, total)
         if progress is not None:
             progress(done, total)
-
-    if progress is not None:
-        progress(0, total)
-    record_with_concepts(memory, nodes, [text for _, text in pairs], batch=batch, progress=advance)
+        per_turn = (time.perf_counter() - batch_started) / len(chunk)
+        size = max(MIN_BATCH, min(batch, int(BATCH_SECONDS / max(per_turn, 1e-6))))
+    if checkpoint is not None:
+        checkpoint.clear()
     result.turns = total
     result.seconds = time.perf_counter() - started
     log.info(

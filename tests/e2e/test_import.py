@@ -4,17 +4,21 @@ is a no-op."""
 from __future__ import annotations
 
 import json
+import re
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.knowledge.history_formats import ImportFormatError
-from services.knowledge.importer import import_file
+from services.knowledge.history_formats import ImportFormatError, parse_history_text
+from services.knowledge.import_checkpoints import file_checkpoint
+from services.knowledge.importer import import_file, import_history
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
-from tests.processes import thea
+from tests.processes import start_thea, thea, wait_for
+from thea.errors import ImportInterrupted
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import DialogueTurn
@@ -140,3 +144,92 @@ async def test_the_answer_prompt_dates_imported_memories_when_they_happened(
     said = "Caroline: I went to the LGBTQ support group yesterday (7 May 2023).".replace(" ", "^")
     assert f"(DialogueTurn on Monday 8 May 2023) «{said}»" in system
     assert "answer with the date as the memory states it" in system
+
+
+def messages_file(path: Path, count: int) -> Path:
+    lines = [
+        json.dumps({"speaker": "Ana" if i % 2 else "Ben", "text": f"Message {i}: we talked about trip {i}."})
+        for i in range(count)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_import_stopped_between_batches_continues_where_it_stopped_without_duplicates(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    path = messages_file(tmp_path / "history.jsonl", 50)
+    text = path.read_text(encoding="utf-8")
+    conversations = parse_history_text(text, path.name, "jsonl")
+    checkpoint = file_checkpoint(runtime.settings.data_dir, "ana", text, "jsonl", path.name)
+    seen: list[tuple[int, int]] = []
+
+    def stop_after_two_batches() -> str | None:
+        return "the service is stopping" if len(seen) >= 3 else None  # (0, 50) and two batches
+
+    with pytest.raises(ImportInterrupted, match=r"import stopped at 32 of 50 turns") as stopped:
+        import_history(
+            runtime.memory,
+            conversations,
+            "ana",
+            batch=16,
+            progress=lambda done, total: seen.append((done, total)),
+            should_stop=stop_after_two_batches,
+            checkpoint=checkpoint,
+        )
+    assert (stopped.value.done, stopped.value.total) == (32, 50)
+    assert seen == [(0, 50), (16, 50), (32, 50)]
+    assert counts(runtime)["turns"] == counts(runtime)["vectors"] == counts(runtime)["events"] == 32
+    assert checkpoint.done() == 32
+
+    seen.clear()
+    again = import_history(
+        runtime.memory,
+        conversations,
+        "ana",
+        batch=16,
+        progress=lambda done, total: seen.append((done, total)),
+        checkpoint=checkpoint,
+    )
+    assert seen[0] == (32, 50)  # it went on from the checkpoint, not from the start
+    assert seen[-1] == (50, 50)
+    assert (again.turns, again.already_present) == (50, 32)
+    assert counts(runtime)["turns"] == counts(runtime)["vectors"] == counts(runtime)["events"] == 50
+    assert checkpoint.done() == 0  # a finished import leaves no checkpoint
+
+
+@pytest.mark.slow
+def test_stopping_the_service_during_an_import_stops_it_at_a_batch_and_the_same_import_continues(
+    tmp_path: Path,
+) -> None:
+    """`thea service stop` during a long import: the import ends at its next batch (no SIGKILL,
+    "stopped" only once it has), and the same command again continues without duplicates."""
+    data = tmp_path / "data"
+    path = messages_file(tmp_path / "history.jsonl", 600)
+    assert thea(["service", "start"], data).returncode == 0
+    importing = start_thea(["import", str(path), "--user", "ana"], data)
+    checkpoints = data / "imports"
+    wait_for(lambda: any(checkpoints.glob("*.json")) or importing.poll() is not None, 120, "a first batch")
+    assert importing.poll() is None, importing.communicate()
+    started = time.monotonic()
+    stop = thea(["service", "stop"], data)
+    stop_s = time.monotonic() - started
+    assert (stop.returncode, stop.stdout.strip()) == (0, "thea service stopped"), stop.stderr
+    assert stop_s < 20, f"the stop took {stop_s:.1f} s"
+    out, err = importing.communicate(timeout=60)
+    assert importing.returncode == 1, (out, err)
+    stopped = re.search(r"import stopped at ([\d,]+) of 600 turns \(the service is stopping\)", err)
+    assert stopped, err
+    done = int(stopped.group(1).replace(",", ""))
+    assert 0 < done < 600
+    assert "importing: 0 / 600 turns" in err  # progress, also when stderr is no terminal
+
+    again = thea(["import", str(path), "--user", "ana"], data, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (
+        f"imported 600 turns of 1 conversation(s) for user 'ana' ({600 - done} new, {done} already there)"
+        in (again.stdout)
+    )
+    stats = json.loads(thea(["memory", "stats", "--json"], data).stdout)
+    assert stats["graph"]["DialogueTurn"] == stats["vectors"]["experience"] == 600
+    assert not any(checkpoints.glob("*.json"))

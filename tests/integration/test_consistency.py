@@ -4,6 +4,7 @@ found, repaired from the graph, and a second repair has nothing left to do."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -368,3 +369,26 @@ def test_a_damaged_vector_collection_is_named_then_re_embedded_from_the_graph(se
         assert check(memory).ok
     finally:
         memory.close()
+
+
+def test_a_vector_store_deleted_under_the_running_service_is_reported(settings: Settings) -> None:
+    """Qdrant Edge keeps serving the files it mapped after they were deleted, so counts and
+    searches looked fine and `check` said "consistent" (issue 22)."""
+    _record_and_close(settings, [Fact(content="Ana's cat is called Miso.", user_id="ana")])
+    runner = CliRunner()
+    obj = {"settings": settings}
+    before = runner.invoke(app, ["memory", "check"], obj=obj)  # starts the service: stores open
+    assert before.exit_code == 0, before.output
+    shutil.rmtree(data_dir(settings) / "vectors")
+
+    checked = runner.invoke(app, ["memory", "check", "--json"], obj=obj)
+    assert checked.exit_code == 1, checked.output
+    report = json.loads(checked.stdout)
+    assert report["ok"] is False
+    lost = {d["collection"] for d in report["damaged"] if d["layer"] == "vectors"}
+    assert lost == {c.value for c in Collection}
+    assert "deleted while the service had the store open" in report["damaged"][0]["description"]
+    said = runner.invoke(app, ["memory", "check"], obj=obj)
+    assert said.exit_code == 1
+    assert "consistent" not in said.output
+    stop_services_under(Path(settings.data_dir))

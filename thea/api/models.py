@@ -24,7 +24,17 @@ class _Body(BaseModel):
 
 #: ``stopping``: the service is on its way out (a local client waits for it and asks a new one)
 ErrorKind = Literal[
-    "input", "not_found", "auth", "busy", "backend", "job", "config", "failed", "internal", "stopping"
+    "input",
+    "not_found",
+    "auth",
+    "busy",
+    "backend",
+    "job",
+    "config",
+    "failed",
+    "internal",
+    "stopping",
+    "interrupted",
 ]
 
 
@@ -486,6 +496,10 @@ class ImportRequest(_Body):
     format: Literal["auto", "locomo", "jsonl"] = "auto"
     #: the file's name, for error messages
     source: str = Field(default="file", max_length=255)
+    #: answer with server-sent events: ``progress`` ({"done", "total"} turns) after each batch,
+    #: then ``done`` (the result), ``stopped`` ({"done", "total", "error"}: the import stopped at
+    #: a batch boundary; the same import again continues) or ``error``
+    stream: bool = False
 
 
 class ImportResult(BaseModel):

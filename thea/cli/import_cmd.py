@@ -8,8 +8,16 @@ from pathlib import Path
 import typer
 
 from thea.api.models import MAX_IMPORT_BYTES
-from thea.cli.common import client, console, err_console, friendly_errors, safe
-from thea.errors import InputError
+from thea.cli.common import (
+    EXIT_FAILED,
+    client,
+    console,
+    err_console,
+    friendly_errors,
+    print_error,
+    safe,
+)
+from thea.errors import ImportInterrupted, InputError
 
 FORMATS = ("auto", "locomo", "jsonl")
 
@@ -46,16 +54,32 @@ def import_history_file(
     """Import conversation history with its dates (validated whole before anything is written).
 
     JSONL: one message per line, {"speaker" or "role", "text" or "content", "time" (ISO 8601
-    or epoch), "session" (optional)}. Importing the same file again adds nothing twice.
+    or epoch), "session" (optional)}. Importing the same file again adds nothing twice; an
+    import that stopped (the service stopped, Ctrl-C) continues where it stopped.
     """
     with friendly_errors():
         if fmt not in FORMATS:
             raise InputError(f"unknown --format {fmt!r} (use {', '.join(FORMATS)})")
         text = read_history_file(file)  # a missing or unreadable file starts nothing
     api = client(ctx, user=user)
-    with friendly_errors(), err_console.status("importing (embedding every turn)..."):
-        result = api.import_history(text, fmt, file.name)
-    api.close()
+    with friendly_errors(), err_console.status("importing: reading the file...") as status:
+        shown = [-1]  # the last tenth printed when stderr is no terminal (a log, a pipe)
+
+        def progress(done: int, total: int) -> None:
+            line = f"importing: {done:,} / {total:,} turns"
+            status.update(line)
+            tenth = done * 10 // max(total, 1)
+            if not err_console.is_terminal and tenth > shown[0]:
+                shown[0] = tenth
+                err_console.print(line)
+
+        try:
+            result = api.import_history(text, fmt, file.name, progress=progress)
+        except ImportInterrupted as exc:
+            print_error("stopped", exc)
+            raise typer.Exit(EXIT_FAILED) from exc
+        finally:
+            api.close()
     new = result.turns - result.already_present
     console.print(
         f"imported {result.turns} turns of {result.conversations} conversation(s)"

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from thea.cli.common import EXIT_FAILED, client, console, err_console, friendly_errors, get_settings
 from thea.cli.render import safe
-from thea.client.local import service_pid, stop_service
+from thea.client.local import StopOutcome, service_pid, stop_service
 from thea.locations import ServicePaths
 
 service_app = typer.Typer(help="The thea service of this data directory (every command is its client).")
@@ -35,8 +35,20 @@ def stop(ctx: typer.Context) -> None:
     """Stop the service gracefully (running answers finish first)."""
     settings = get_settings(ctx)
     with friendly_errors():
-        stopped = stop_service(settings)
-    console.print("thea service stopped" if stopped else "no thea service was running")
+        outcome = stop_service(settings)
+    if outcome is StopOutcome.STOPPED:
+        console.print("thea service stopped")
+    elif outcome is StopOutcome.NOT_RUNNING:
+        console.print("no thea service was running")
+    elif outcome is StopOutcome.KILLED:
+        err_console.print(
+            "[yellow]thea service did not stop within 60 s and was killed[/] (its log: "
+            f"{safe(str(ServicePaths.of(settings.data_dir).log_file))})"
+        )
+        raise typer.Exit(EXIT_FAILED)
+    else:
+        err_console.print("[bold red]thea service is still running[/]: it did not stop, even when killed")
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _size(n: int) -> str:

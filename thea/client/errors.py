@@ -9,6 +9,7 @@ import httpx
 from thea.errors import (
     BackendUnavailable,
     ConfigError,
+    ImportInterrupted,
     InputError,
     JobError,
     NotFoundError,
@@ -66,6 +67,8 @@ def raise_for_body(status: int, body: dict[str, object]) -> None:
         raise ReflectionBusy(message)
     if kind == "stopping":
         raise ServiceUnavailable(message)
+    if kind == "interrupted":
+        raise ImportInterrupted(message)
     if kind == "backend" or status == 503:
         raise RemoteBackendUnavailable(message)
     if kind == "job":

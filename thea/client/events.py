@@ -6,8 +6,9 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from thea.api.models import AskResult, CommandResult
+from thea.api.models import AskResult, CommandResult, ImportResult
 from thea.client.errors import raise_for_body
+from thea.errors import ImportInterrupted
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,23 @@ def parse_lines(lines: Iterable[str]) -> Iterator[ChatEvent]:
         message = parser.feed(line)
         if message is not None and (event := to_event(*message)) is not None:
             yield event
+
+
+def import_events(lines: Iterable[str]) -> Iterator[tuple[int, int] | ImportResult]:
+    """A streamed import: ``(done, total)`` after each batch, then the result; a ``stopped``
+    event raises :class:`ImportInterrupted`, an ``error`` event the mapped thea error."""
+    parser = SSEParser()
+    for line in lines:
+        message = parser.feed(line)
+        if message is None:
+            continue
+        name, data = message
+        payload = json.loads(data)
+        if name == "progress":
+            yield int(payload["done"]), int(payload["total"])
+        elif name == "done":
+            yield ImportResult.model_validate(payload)
+        elif name == "stopped":
+            raise ImportInterrupted(str(payload["error"]), int(payload["done"]), int(payload["total"]))
+        elif name == "error":
+            raise_for_body(500, payload if isinstance(payload, dict) else {})

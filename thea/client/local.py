@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from pathlib import Path
 
 import httpx
@@ -216,12 +217,22 @@ def _start_and_wait(settings: Settings, paths: ServicePaths, timeout: float) -> 
         time.sleep(_POLL_S)
 
 
-def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> bool:
-    """Stop the data directory's service; False when none was running."""
+class StopOutcome(StrEnum):
+    """What ``thea service stop`` found and did."""
+
+    STOPPED = "stopped"  # it ended by itself (engines closed) within the wait
+    NOT_RUNNING = "not running"
+    KILLED = "killed"  # it did not end within the wait and was SIGKILLed; it is gone now
+    STILL_RUNNING = "still running"  # not even SIGKILL ended it (or it is not ours to signal)
+
+
+def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> StopOutcome:
+    """Stop the data directory's service and say how it ended (a stop lets running requests
+    end at their next safe point: an import at its next batch)."""
     paths = ServicePaths.of(settings.data_dir)
     record = running_record(paths)
     if record is None and not probe(paths):
-        return False
+        return StopOutcome.NOT_RUNNING
     asked = False
     if probe(paths):
         transport = httpx.HTTPTransport(uds=str(paths.socket))
@@ -232,14 +243,22 @@ def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> bool:
             asked = client.post(f"{PREFIX}/service/stop").status_code == 200
     if not asked and record is not None:
         signal_if_alive(record, signal.SIGTERM)
+
+    def gone() -> bool:
+        return _lock_free(paths.lock) and (record is None or not alive(record))
+
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if _lock_free(paths.lock) and (record is None or not alive(record)):
-            return True
+        if gone():
+            return StopOutcome.STOPPED
         time.sleep(_POLL_S)
     if record is not None and signal_if_alive(record, signal.SIGKILL):
-        time.sleep(0.2)
-    return True
+        killed_by = time.monotonic() + 5.0
+        while time.monotonic() < killed_by:
+            if gone():
+                return StopOutcome.KILLED
+            time.sleep(_POLL_S)
+    return StopOutcome.STILL_RUNNING
 
 
 def service_pid(settings: Settings) -> int | None:

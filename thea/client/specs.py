@@ -137,10 +137,10 @@ def remember(text: str, kind: str, session_id: str | None) -> Spec:
     return Spec("POST", "/remember", m.Remembered, json=body.model_dump(exclude_none=True))
 
 
-def import_history(text: str, fmt: str = "auto", source: str = "file") -> Spec:
+def import_history(text: str, fmt: str = "auto", source: str = "file", *, stream: bool = False) -> Spec:
     text = sendable_text(text, "the file")
-    body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source})
-    return Spec("POST", "/import", m.ImportResult, json=body.model_dump())
+    body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source, "stream": stream})
+    return Spec("POST", "/import", None if stream else m.ImportResult, json=body.model_dump())
 
 
 def forget(node_id: str) -> Spec:

@@ -30,7 +30,7 @@ from thea.client.errors import (
     transport_detail,
     transport_error,
 )
-from thea.client.events import ChatEvent, Done, Token, parse_lines
+from thea.client.events import ChatEvent, Done, Token, import_events, parse_lines
 from thea.config import Settings
 
 T = TypeVar("T", bound=BaseModel)
@@ -254,9 +254,30 @@ class Client:
     def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
         return cast(m.FactResult, self._call(specs.fact(text, session_id)))
 
-    def import_history(self, text: str, fmt: str = "auto", source: str = "file") -> m.ImportResult:
-        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
-        return cast(m.ImportResult, self._call(specs.import_history(text, fmt, source)))
+    def import_history(
+        self,
+        text: str,
+        fmt: str = "auto",
+        source: str = "file",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> m.ImportResult:
+        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory;
+        ``progress(done, total)`` is called after every batch of turns. An import that stops
+        before its end (the service stopped) raises :class:`~thea.errors.ImportInterrupted`:
+        the same call again continues where it stopped."""
+        if progress is None:
+            return cast(m.ImportResult, self._call(specs.import_history(text, fmt, source)))
+        response = self._send(specs.import_history(text, fmt, source, stream=True), stream=True)
+        try:
+            for event in import_events(response.iter_lines()):
+                if isinstance(event, m.ImportResult):
+                    return event
+                progress(*event)
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailable(f"the import's progress stream broke off: {exc}") from exc
+        finally:
+            response.close()  # closing early (Ctrl-C) stops the import at its next batch
+        raise ServiceUnavailable("the import's progress stream ended without a result")
 
     def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
         """The caller's memories that match ``query``, best first (no model call)."""

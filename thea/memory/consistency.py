@@ -84,9 +84,13 @@ class Damage:
     collection: str | None = None
     #: where ``repair`` moved it (None: still in place, skipped by the scan)
     moved_to: str | None = None
+    #: what to do, when it is not ``thea memory repair``
+    advice: str | None = None
 
     def describe(self) -> str:
         what = f"{self.layer} {self.path}"
+        if self.advice and not self.moved_to:
+            return f"{what} is unreadable ({self.reason}); {self.advice}"
         rebuilt = "rebuilt from the graph" if self.layer == "chronicle" else "re-embedded from the graph"
         if self.moved_to:
             return f"{what} was unreadable ({self.reason}); moved aside to {self.moved_to} and {rebuilt}"

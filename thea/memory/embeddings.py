@@ -94,18 +94,25 @@ class MiniLMEmbeddings(Embeddings):
             log.info("loaded MiniLM embeddings from %s", model)
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
+        """Embed in batches of texts of similar length (shortest first), so a batch is padded
+        to a length close to each of its texts; the vectors come back in the order given."""
         self._load()
-        out: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self.batch_size):
+            picked = order[start : start + self.batch_size]
+            batch = [texts[i] if texts[i].strip() else " " for i in picked]
             encodings = self._tokenizer.encode_batch(batch)
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             # rows per model run from a token budget: 64 short sentences run at once, full
             # 256-token chunks of a long text 8 at a time (64 of them took 1.6 GB, 8: 0.5 GB)
             rows = max(1, self.token_budget // max(1, ids.shape[1]))
+            vectors: list[list[float]] = []
             for row in range(0, len(batch), rows):
-                out.extend(self._run(ids[row : row + rows], mask[row : row + rows]))
+                vectors.extend(self._run(ids[row : row + rows], mask[row : row + rows]))
+            for index, vector in zip(picked, vectors, strict=True):
+                out[index] = vector
         return out
 
     def _run(self, ids: Any, mask: Any) -> list[list[float]]:

@@ -171,6 +171,31 @@ def recheck_open_chronicle(memory: UniversalMemory, *, fix: bool) -> list[Damage
     return [found]
 
 
+def recheck_open_vectors(memory: UniversalMemory) -> list[Damage]:
+    """For a memory that is already open (the running service): whether the embedded vector
+    store's collection directories are still there. Qdrant Edge keeps working on the files it
+    has mapped after they were deleted, so searches and counts look fine; only the directory
+    shows the loss (issue 22: `vectors/` deleted under a running service, `check` said
+    "consistent"). A lost collection is reported and skipped; it cannot be refilled in place."""
+    from thea.memory.vector.qdrant_edge import QdrantEdgeStore
+
+    vectors = memory.vectors
+    if not isinstance(vectors, QdrantEdgeStore):
+        return []
+    return [
+        Damage(
+            layer="vectors",
+            path=str(folder),
+            reason="its files were deleted while the service had the store open",
+            collection=collection.value,
+            advice="stop the service (`thea service stop`); the next start opens an empty store and "
+            "`thea memory repair` re-embeds its memories from the graph",
+        )
+        for collection in Collection
+        if not ((folder := vectors.path / collection.value) / "edge_config.json").exists()
+    ]
+
+
 def damaged_collections(damage: Sequence[Damage]) -> set[Collection]:
     """Collections a check must skip (damaged and not moved aside)."""
     return {Collection(d.collection) for d in damage if d.collection and d.moved_to is None}
@@ -184,4 +209,5 @@ __all__ = [
     "open_edge_vectors",
     "open_sqlite_chronicle",
     "recheck_open_chronicle",
+    "recheck_open_vectors",
 ]

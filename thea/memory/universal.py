@@ -373,6 +373,11 @@ class UniversalMemory(OperationGroups):
         embeddings = HealthStatus.probe("embeddings", type(self.embedder).__name__, embed)
         return [self.graph.health(), self.vectors.health(), self.chronicle.health(), embeddings]
 
+    def recover_engines(self) -> bool:
+        """Start again an engine this memory owns that has died (the embedded graph server);
+        True when one was. Raises :class:`BackendUnavailable` when it cannot be started."""
+        return self.graph.recover()
+
     def close(self) -> None:
         for closer in (self.vectors.close, self.chronicle.close, self.graph.close):
             try:

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from thea.errors import (
     BackendUnavailable,
     ConfigError,
+    ImportInterrupted,
     InputError,
     JobError,
     NotFoundError,
@@ -32,6 +33,7 @@ _STATUS: list[tuple[type[BaseException], int, str]] = [
     (NotFoundError, 404, "not_found"),
     (InputError, 400, "input"),
     (ReflectionBusy, 409, "busy"),
+    (ImportInterrupted, 503, "interrupted"),
     (BackendUnavailable, 503, "backend"),
     (JobError, 502, "job"),
     (ConfigError, 500, "config"),

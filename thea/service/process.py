@@ -15,6 +15,9 @@
   finish, stops the workers and closes the engines (the graph server shuts down with its AOF
   flushed). While it does, ``service/stopping.json`` names it, so a command that meets it
   waits for it to exit and starts a new one (:mod:`thea.client.local`).
+* **Looks after its children and its directory** (:meth:`ServiceProcess._watch`, every second):
+  a dead embedded FalkorDB child is started again (graph calls do so too, before they ask it);
+  a data directory deleted or replaced under it stops the service, naming why.
 * **Hears signals in its main thread only** (:func:`~thea.service.stopping.serve_with_signals`):
   the service runs in a thread, and no forked helper can deliver a signal to it.
 """
@@ -70,6 +73,17 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 EXIT_BACKEND = 3
 IDLE_CHECK_S = 5.0
+#: how often the service looks after its graph server child and its data directory
+WATCH_S = 1.0
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a directory, or None when it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 class _Server(uvicorn.Server):
@@ -188,6 +202,7 @@ class ServiceProcess:
             if self.settings.service.workers:
                 runtime.start_background_worker(self.settings.service.workers)
             threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
+            threading.Thread(target=self._watch, args=(runtime,), name="thea-watch", daemon=True).start()
             self.ctx = ServiceContext(
                 runtime=runtime, auth=Authenticator(self.settings), stopping=self.stop_reason
             )
@@ -247,6 +262,28 @@ class ServiceProcess:
         except TheaError as exc:  # the first request will report it
             log.warning("model warm-up failed: %s", exc)
 
+    def _watch(self, runtime: Runtime) -> None:
+        """Every :data:`WATCH_S`: start the graph server child again if it died (``kill -9``,
+        OOM; the graph calls do so too, this brings the queue back without one), and stop the
+        service, naming why, when its data directory is deleted or replaced under it (it would
+        otherwise run on, unreachable: its socket and lock went with the directory)."""
+        home = _identity(self.paths.data_dir)
+        while self.stop_reason is None:
+            time.sleep(WATCH_S)
+            if self.stop_reason is not None:
+                return
+            now = _identity(self.paths.data_dir)
+            if now != home:
+                what = "deleted" if now is None else "replaced by another directory"
+                detail = f"its data directory {self.paths.data_dir} was {what} while it ran"
+                print(f"thea service: stopping: {detail}", file=sys.stderr, flush=True)
+                self.request_stop(StopReason(StopCause.FAILED, detail))
+                return
+            try:
+                runtime.memory.recover_engines()
+            except TheaError as exc:
+                log.error("the graph server died and could not be started again: %s", exc)
+
     # -- serving -----------------------------------------------------------------------
 
     async def _serve(self) -> int:
@@ -285,6 +322,9 @@ class ServiceProcess:
         config = uvicorn.Config(
             serve_app(self._app, self.ctx, "unix" if transport == "unix" else "tcp", bind_host=host),
             log_level="warning",
+            # keep the service's log handlers: uvicorn's own logging config closes them, and a
+            # closed file handler reopens by path (which fails once the data dir was deleted)
+            log_config=None,
             lifespan="off",
             timeout_graceful_shutdown=30,
             access_log=False,

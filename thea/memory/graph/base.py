@@ -97,6 +97,11 @@ class GraphStore(abc.ABC):
     def health(self) -> HealthStatus:
         """Reachability and latency, never raises."""
 
+    def recover(self) -> bool:
+        """Bring back an engine this store owns that has died (the embedded server); True when
+        it did. Stores of servers run by others have nothing to do."""
+        return False
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections (and stop an owned embedded server)."""

@@ -89,9 +89,20 @@ class FalkorDBGraphStore(CypherGraphStore):
         conn: redis.Redis = self._db.connection
         return conn
 
+    def recover(self) -> bool:
+        """Start the embedded server again if the one this store started has died (True when it
+        did): the next query finds it back, with every acknowledged write (AOF)."""
+        return self.server.revive() if self.server is not None else False
+
     def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        self.recover()  # a dead child of ours (kill -9, OOM) is started again before we ask it
         try:
-            result = self._graph.query(text, params, timeout=self.timeout_ms)
+            try:
+                result = self._graph.query(text, params, timeout=self.timeout_ms)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                if not self.recover():  # it died while this query ran: ask the new one once
+                    raise
+                result = self._graph.query(text, params, timeout=self.timeout_ms)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
         except redis.ResponseError as exc:

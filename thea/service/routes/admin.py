@@ -39,7 +39,7 @@ from thea.api.models import (
 from thea.errors import InputError, TheaError
 from thea.memory.consistency import ConsistencyReport, ProgressFn, check, repair
 from thea.memory.factory import open_for_maintenance
-from thea.memory.salvage import recheck_open_chronicle
+from thea.memory.salvage import recheck_open_chronicle, recheck_open_vectors
 from thea.runtime.app import model_loaded
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
@@ -182,6 +182,7 @@ def _run_scan(ctx: ServiceContext, fix: bool, grace_ms: int, progress: ProgressF
         )
     memory = ctx.rt.memory
     damage = recheck_open_chronicle(memory, fix=fix)  # a corrupt page is only found by reading it
+    damage += recheck_open_vectors(memory)  # deleted files still work through their mappings
     scan = repair if fix else check
     return scan(memory, grace_ms=grace_ms, progress=progress, damage=damage)
 

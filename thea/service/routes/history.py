@@ -1,19 +1,114 @@
-"""Bringing conversation history into a user's memory (``thea import``)."""
+"""Bringing conversation history into a user's memory (``thea import``).
+
+The import runs in a thread, batch by batch (services/knowledge/importer.py). Before each batch
+it asks whether to stop: when the service is stopping, or the caller went away (a streamed
+request whose client closed it), it ends at that batch boundary, within a batch's time (about
+2 s), and records how far it got; the same import again continues from there. With
+``stream`` the caller gets ``progress`` events after every batch.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
 
 from services.knowledge.history_formats import parse_history_text
+from services.knowledge.import_checkpoints import file_checkpoint
 from services.knowledge.importer import import_history
 from thea.api.models import ImportRequest, ImportResult
+from thea.errors import ImportInterrupted, TheaError
 from thea.service.auth import Caller
-from thea.service.context import caller_of, context_of
+from thea.service.context import ServiceContext, caller_of, context_of
+from thea.service.errors import error_body
+from thea.service.streaming import KEEPALIVE_S, sse
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["knowledge"])
+
+ProgressFn = Callable[[int, int], None]
+
+
+def _importer(
+    ctx: ServiceContext, body: ImportRequest, user_id: str, gone: threading.Event
+) -> Callable[[ProgressFn | None], ImportResult]:
+    memory = ctx.rt.memory
+    settings = ctx.config
+    checkpoint = file_checkpoint(settings.data_dir, user_id, body.text, body.format, body.source)
+
+    def should_stop() -> str | None:
+        if ctx.stopping is not None:
+            return "the service is stopping"
+        if gone.is_set():
+            return "the caller went away"
+        return None
+
+    def run(progress: ProgressFn | None) -> ImportResult:
+        # the whole file is validated before anything is written: a bad file changes nothing
+        conversations = parse_history_text(
+            body.text, body.source, body.format, max_chars=settings.max_impulse_chars
+        )
+        result = import_history(
+            memory,
+            conversations,
+            user_id,
+            progress=progress,
+            should_stop=should_stop,
+            checkpoint=checkpoint,
+        )
+        return ImportResult(user_id=user_id, **dataclasses.asdict(result))
+
+    return run
+
+
+def _streamed(run: Callable[[ProgressFn | None], ImportResult], gone: threading.Event) -> StreamingResponse:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def put(item: bytes | None) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def work() -> None:
+        try:
+            result = run(lambda done, total: put(sse("progress", {"done": done, "total": total})))
+            put(sse("done", result))
+        except ImportInterrupted as exc:
+            put(sse("stopped", {"done": exc.done, "total": exc.total, "error": str(exc)}))
+        except TheaError as exc:
+            put(sse("error", error_body(exc)[1]))
+        except Exception as exc:  # never leave a client hanging
+            log.exception("import failed")
+            put(sse("error", error_body(exc)[1]))
+        finally:
+            put(None)
+
+    thread = threading.Thread(target=work, name="thea-import", daemon=True)
+    thread.start()
+
+    async def events() -> AsyncIterator[bytes]:
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                if item is None:
+                    return
+                yield item
+        finally:
+            gone.set()  # a client that went away stops the import at its next batch
+            await asyncio.to_thread(thread.join)  # the service stops only after the batch
+
+    response = StreamingResponse(events(), media_type="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @router.post(
@@ -23,15 +118,10 @@ router = APIRouter(tags=["knowledge"])
 )
 async def import_file(
     body: ImportRequest, request: Request, caller: Caller = Depends(caller_of)
-) -> ImportResult:
+) -> ImportResult | StreamingResponse:
     ctx = context_of(request)
-    memory = ctx.rt.memory
-    max_chars = ctx.config.max_impulse_chars
-
-    def run() -> ImportResult:
-        # the whole file is validated before anything is written: a bad file changes nothing
-        conversations = parse_history_text(body.text, body.source, body.format, max_chars=max_chars)
-        result = import_history(memory, conversations, caller.user_id)
-        return ImportResult(user_id=caller.user_id, **dataclasses.asdict(result))
-
-    return await asyncio.to_thread(run)
+    gone = threading.Event()
+    run = _importer(ctx, body, caller.user_id, gone)
+    if body.stream:
+        return _streamed(run, gone)
+    return await asyncio.to_thread(run, None)

@@ -1,0 +1,92 @@
+"""The service recovers from what happens to its children and its data directory (issue 22,
+item 7), with real service processes and the fake model.
+
+* Its embedded FalkorDB child killed (``kill -9``): every ask failed (exit 3) until `thea
+  service stop`; the service now starts the child again and the next ask is answered.
+* Its data directory deleted: the old service and its FalkorDB ran on, orphaned and
+  unreachable; the service now stops, naming why, and its child with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from tests.processes import thea, wait_for
+from thea.client.local import StopOutcome, stop_service
+from thea.config import load_settings
+from thea.locations import ServicePaths
+from thea.proc import ProcessRecord, alive
+
+
+def graph_server(data: Path) -> ProcessRecord:
+    record = ProcessRecord.read(data / "graph" / "falkordb.pid")
+    assert record is not None
+    assert alive(record)
+    return record
+
+
+def service(data: Path) -> ProcessRecord:
+    record = ProcessRecord.read(ServicePaths.of(data).pid_file)
+    assert record is not None
+    assert alive(record)
+    return record
+
+
+def test_the_service_starts_its_killed_graph_server_again_and_the_next_ask_is_answered(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    first = thea(["ask", "My name is Ana and I keep bees."], data)
+    assert first.returncode == 0, first.stderr
+    owner = service(data)
+    child = graph_server(data)
+
+    os.kill(child.pid, signal.SIGKILL)
+    wait_for(lambda: not alive(child), 10, "the graph server to die")
+    asked = thea(["ask", "What do I keep?"], data)
+
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.strip()
+    assert service(data).pid == owner.pid  # the same service answered: no restart of it
+    again = graph_server(data)
+    assert again.pid != child.pid
+    log = ServicePaths.of(data).log_file.read_text()
+    assert f"embedded FalkorDB pid={child.pid} died (killed by SIGKILL); starting it again" in log
+    # nothing acknowledged was lost: both messages are in the graph, each with its answer
+    stats = json.loads(thea(["memory", "stats", "--json"], data).stdout)
+    assert stats["graph"]["UserImpulse"] == stats["graph"]["FinalResponse"] == 2
+
+
+def test_a_data_directory_deleted_under_the_service_stops_it_and_its_graph_server(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert thea(["service", "start"], data).returncode == 0
+    owner = service(data)
+    child = graph_server(data)
+    with ServicePaths.of(data).log_file.open(encoding="utf-8") as log:  # readable after the delete
+        shutil.rmtree(data)
+        wait_for(lambda: not alive(owner), 60, "the service to stop")
+        wait_for(lambda: not alive(child), 10, "its graph server to stop")
+        said = log.read()
+    detail = f"its data directory {data.resolve()} was deleted while it ran"
+    assert f"stop requested (failed): {detail}" in said
+    assert "service stopping (failed): closing the engines" in said
+    assert "service stopped" in said
+
+
+def test_thea_service_stop_says_stopped_only_when_the_service_stopped_by_itself(tmp_path: Path) -> None:
+    """Before, a service that did not stop within the wait was SIGKILLed and the command still
+    printed "thea service stopped"."""
+    data = tmp_path / "data"
+    assert thea(["service", "start"], data).returncode == 0
+    owner = service(data)
+    child = graph_server(data)
+    os.kill(owner.pid, signal.SIGSTOP)  # a service that cannot stop (frozen)
+    settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
+    assert stop_service(settings, timeout_s=2) is StopOutcome.KILLED
+    assert not alive(owner)
+    wait_for(lambda: not alive(child), 10, "its graph server to go with it")
+    assert stop_service(settings) is StopOutcome.NOT_RUNNING

@@ -70,7 +70,9 @@ class GraphSettings(_Section):
 
 
 class VectorSettings(_Section):
-    backend: Literal["qdrant_edge", "qdrant"] = "qdrant_edge"
+    #: ``qdrant_edge`` = the Qdrant engine in-process (embedded); ``qdrant`` = a Qdrant server;
+    #: ``graph`` = the graph store's own vector index (FalkorDB or Neo4j 5), in the same database
+    backend: Literal["qdrant_edge", "qdrant", "graph"] = "qdrant_edge"
     qdrant_url: str = "http://localhost:6333"
     qdrant_api_key: SecretStr | None = None
     collection_prefix: str = "thea"

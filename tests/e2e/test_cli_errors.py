@@ -88,7 +88,7 @@ MISTAKES = [
         ["trace"],
         {},
         {".env": "THEA_VECTOR__BACKEND=pinecone\n"},
-        ("vector.backend", "'pinecone'", ".env", "qdrant_edge, qdrant"),
+        ("vector.backend", "'pinecone'", ".env", "qdrant_edge, qdrant, graph"),
     ),
     Mistake(
         "broken TOML config file",

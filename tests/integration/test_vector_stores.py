@@ -1,9 +1,12 @@
-"""The vector port contract, run on both adapters with real MiniLM embeddings.
+"""The vector port contract, run on every adapter with real MiniLM embeddings.
 
 ``qdrant_edge``: the Qdrant engine in-process (embedded profile), in a temporary folder.
 ``qdrant_server``: the server adapter driven by qdrant-client's local mode (``:memory:``);
 no Qdrant server exists on the build machine, so this checks the adapter's requests and
 result handling, not a server's behaviour.
+``graph_falkordb``: the graph store's own vector index (``vector.backend = "graph"``) on a real
+embedded FalkorDB, FalkorDB's query dialect. Its Neo4j query files are linted only
+(tests/unit/test_cypher_neo4j_dialect.py).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import pytest
 from qdrant_client import QdrantClient
 
 from thea.errors import VectorStoreLocked, VectorStoreUnavailable
+from thea.memory.embedded_server import EmbeddedFalkorDB
+from thea.memory.graph.falkordb import FalkorDBGraphStore
 from thea.memory.vector.base import VectorStore
+from thea.memory.vector.graph_index import GraphIndexStore
 from thea.memory.vector.qdrant_edge import QdrantEdgeStore
 from thea.memory.vector.qdrant_server import QdrantServerStore
 from thea.models import Collection, VectorFilter, VectorRecord
@@ -40,10 +46,20 @@ IDS = {key: str(uuid.uuid5(uuid.NAMESPACE_URL, key)) for key, *_ in DOCS}
 KEY = {v: k for k, v in IDS.items()}
 
 
-@pytest.fixture(params=["qdrant_edge", "qdrant_server"])
+@pytest.fixture(params=["qdrant_edge", "qdrant_server", "graph_falkordb"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    if request.param == "graph_falkordb":
+        graph = FalkorDBGraphStore(server=EmbeddedFalkorDB(tmp_path / "data"))
+        try:
+            graph.ensure_schema()
+            vs: VectorStore = GraphIndexStore(graph.cypher_access(), dimension=DIM)
+            yield vs
+            vs.close()
+        finally:
+            graph.close()
+        return
     if request.param == "qdrant_edge":
-        vs: VectorStore = QdrantEdgeStore(tmp_path / "vectors", dimension=DIM)
+        vs = QdrantEdgeStore(tmp_path / "vectors", dimension=DIM)
     else:
         vs = QdrantServerStore(client=QdrantClient(":memory:"), dimension=DIM)
     try:
@@ -165,6 +181,52 @@ def test_chunks_of_one_node_come_back_as_one_hit(store: VectorStore, vectors: di
     assert (hits[0].chunk, hits[0].text) == (1, "neo4j")  # the best-matching chunk
     store.delete(EXP, [node])
     assert store.count(EXP) == 0
+
+
+def test_a_filter_finds_its_matches_far_behind_the_nearest_points(
+    store: VectorStore, vectors: dict[str, list[float]]
+) -> None:
+    """One user's memories must not crowd out another's: 60 of ana's points sit right on the
+    query, bob's two far from it; bob's search still finds both (the graph index widens)."""
+    query = vectors["redis"]
+    near = [
+        VectorRecord(
+            id=f"ana-{i}",
+            collection=EXP,
+            vector=[x + (0.001 * i if j == i else 0.0) for j, x in enumerate(query)],
+            type="Fact",
+            text=f"ana {i}",
+            user_id="ana",
+        )
+        for i in range(60)
+    ]
+    far = [
+        VectorRecord(
+            id=f"bob-{key}", collection=EXP, vector=vectors[key], type="Fact", text=key, user_id="bob"
+        )
+        for key in ("cat", "pasta")
+    ]
+    store.upsert(near + far)
+    hits = store.search(EXP, query, limit=5, flt=VectorFilter(user_id="bob"))
+    assert {h.id for h in hits} == {"bob-cat", "bob-pasta"}
+    assert all(h.user_id == "bob" for h in hits)
+    assert len(store.search(EXP, query, limit=5)) == 5
+
+
+def test_a_search_among_given_nodes_scores_only_those(
+    store: VectorStore, vectors: dict[str, list[float]]
+) -> None:
+    store.upsert(_records(vectors))
+    flt = VectorFilter(node_ids=[IDS["cat"], IDS["pasta"], "never-stored"])
+    hits = store.search(EXP, vectors["redis"], limit=10, flt=flt)
+    assert sorted(_keys(hits)) == ["cat", "pasta"]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    (exact,) = store.search(EXP, vectors["cat"], limit=1, flt=flt)
+    assert (KEY[exact.id], exact.text) == ("cat", DOCS[2][1])
+    assert exact.score == pytest.approx(1.0, abs=1e-3)
+    only_active = VectorFilter(node_ids=[IDS["cat"]], active=True)
+    store.set_active(EXP, [IDS["cat"]], False)
+    assert store.search(EXP, vectors["cat"], limit=1, flt=only_active) == []
 
 
 def test_existing_ids_delete_and_count(store: VectorStore, vectors: dict[str, list[float]]) -> None:

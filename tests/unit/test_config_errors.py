@@ -90,3 +90,18 @@ def test_other_tools_variables_and_env_files_are_left_alone(
     (tmp_path / ".env").write_text("DATABASE_URL=postgres://x\nTHEA_CYPHER_LINT_DIR=/tmp/lint\n")
     monkeypatch.setenv("THEA_DEPLOYMENT_COLOUR", "blue")
     assert load_settings("embedded", data_dir=tmp_path / "d").llm.provider == "local"
+
+
+def test_the_graph_vector_backend_is_a_choice_and_a_typo_of_it_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("THEA_VECTOR__BACKEND", "graph")
+    assert load_settings("server").vector.backend == "graph"
+    monkeypatch.setenv("THEA_VECTOR__BACKEND", "grpah")
+    with pytest.raises(ConfigError) as err:
+        load_settings("server")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("invalid setting vector.backend = 'grpah' (from THEA_VECTOR__BACKEND): ")
+    assert message.endswith("choose one of qdrant_edge, qdrant, graph")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.processes import ROOT
-from thea.memory.graph.queries import QueryLibrary
-from thea.models import EdgeType, NodeType
+from thea.memory.graph.queries import QueryLibrary, vector_label
+from thea.models import Collection, EdgeType, NodeType
 
 LINT_DIR = Path(os.environ.get("THEA_CYPHER_LINT_DIR", Path.home() / ".cache" / "thea-cypher-lint"))
 SCRIPT = ROOT / "tests" / "tools" / "lint_cypher.js"
@@ -36,17 +36,46 @@ def test_every_query_and_schema_statement_is_valid_neo4j_cypher(tmp_path: Path) 
     library = QueryLibrary("neo4j")
     names = sorted({p.stem for p in (ROOT / "cypher").rglob("*.cypher") if p.parent.name != "falkordb"})
     names.remove("schema")
+    names.remove("vector_schema")
     files = []
     for name in names:
-        text = library.render(name, label=NodeType.TASK, rel=EdgeType.CAUSES, rels=[EdgeType.CAUSES], depth=2)
+        text = library.render(
+            name, label=NodeType.TASK, rel=EdgeType.CAUSES, rels=[EdgeType.CAUSES], depth=2, dimension=384
+        )
         files.append(tmp_path / f"{name}.cypher")
         files[-1].write_text(text)
-    for i, statement in enumerate(library.schema_statements()):
+    vector_schema = library.schema_statements("vector_schema", label=LABEL, dimension=384)
+    schema = [*library.schema_statements(), *vector_schema]
+    for i, statement in enumerate(schema):
         files.append(tmp_path / f"schema_{i}.cypher")
         files[-1].write_text(statement)
     done = lint(files)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(files) > 30
+
+
+LABEL = vector_label(Collection.EXPERIENCE)
+
+
+def test_the_graph_vector_index_queries_are_neo4j_5_vector_index_cypher(tmp_path: Path) -> None:
+    """vector.backend = "graph" on Neo4j: the index is created with Neo4j 5's indexConfig and
+    searched with db.index.vector.queryNodes by its name, and every statement lints clean."""
+    library = QueryLibrary("neo4j")
+    schema = library.schema_statements("vector_schema", label=LABEL, dimension=384)
+    assert (
+        "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}"
+        in schema[0]
+    )
+    search = library.render("vector_search", label=LABEL)
+    assert f"db.index.vector.queryNodes('{LABEL}', $k, $vector)" in search
+    names = sorted({p.stem for p in (ROOT / "cypher").rglob("vector_*.cypher")} - {"vector_schema"})
+    files = []
+    for i, text in enumerate([*schema, *(library.render(n, label=LABEL) for n in names)]):
+        assert "__" not in text.replace(LABEL, "")  # every placeholder filled
+        files.append(tmp_path / f"vector_{i}.cypher")
+        files[-1].write_text(text)
+    done = lint(files)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_linter_does_catch_errors(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 
 from thea.config import Settings
+from thea.errors import ConfigError
 from thea.memory.chronicle.base import Chronicle
 from thea.memory.consistency import Damage
 from thea.memory.embedded_server import EmbeddedFalkorDB
@@ -77,9 +78,20 @@ def build_graph(settings: Settings, server: EmbeddedFalkorDB | None = None) -> G
     )
 
 
-def build_vectors(settings: Settings) -> VectorStore:
+def build_vectors(settings: Settings, graph: GraphStore | None = None) -> VectorStore:
+    """The vector store of these settings; ``vector.backend = "graph"`` keeps the vectors in
+    ``graph`` (the graph store's own vector index, over its connection)."""
     cfg = settings.vector
     dim = settings.embedding.dimension
+    if cfg.backend == "graph":
+        from thea.memory.graph.cypher_store import CypherGraphStore
+        from thea.memory.vector.graph_index import GraphIndexStore
+
+        if not isinstance(graph, CypherGraphStore):
+            raise ConfigError(
+                'vector.backend = "graph" needs a Cypher graph store (graph.backend falkordb or neo4j)'
+            )
+        return GraphIndexStore(graph.cypher_access(), dimension=dim)
     if cfg.backend == "qdrant":
         from thea.memory.vector.qdrant_server import QdrantServerStore
 
@@ -113,20 +125,34 @@ def build_chronicle(settings: Settings, server: EmbeddedFalkorDB | None = None) 
     return SQLiteChronicle(folder / "chronicle.sqlite3")
 
 
-def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalMemory:
-    """Open every memory layer for these settings (starting embedded engines as needed)."""
-    from thea.memory.embeddings import build_embeddings
-
-    server = embedded_server(settings) if settings.embedded_graph else None
+def _open_graph_and_vectors(
+    settings: Settings, server: EmbeddedFalkorDB | None
+) -> tuple[GraphStore, VectorStore]:
+    """The graph and vector stores, each closed again if the other cannot be opened."""
+    if settings.vector.backend == "graph":  # the vectors live in the graph: the graph comes first
+        graph = build_graph(settings, server)
+        try:
+            return graph, build_vectors(settings, graph)
+        except BaseException:
+            graph.close()
+            raise
     # The embedded vector store is opened first: it is locked by one process at a time, and a
     # process that cannot have it must fail before it starts the graph server, which it would
     # own and stop on its way out, under the feet of the process that holds the store.
     vectors = build_vectors(settings)
     try:
-        graph = build_graph(settings, server)
+        return build_graph(settings, server), vectors
     except BaseException:
         vectors.close()
         raise
+
+
+def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalMemory:
+    """Open every memory layer for these settings (starting embedded engines as needed)."""
+    from thea.memory.embeddings import build_embeddings
+
+    server = embedded_server(settings) if settings.embedded_graph else None
+    graph, vectors = _open_graph_and_vectors(settings, server)
     try:
         chronicle = build_chronicle(settings, server)
         embedder = build_embeddings(settings.embedding)
@@ -161,7 +187,7 @@ def open_for_maintenance(settings: Settings, *, fix: bool) -> tuple[UniversalMem
         if settings.vector.backend == "qdrant_edge":
             vectors = open_edge_vectors(data_dir(settings) / "vectors", settings, fix=fix, damage=damage)
         else:
-            vectors = build_vectors(settings)
+            vectors = build_vectors(settings, graph)
         try:
             if settings.chronicle.backend == "sqlite":
                 path = data_dir(settings) / "chronicle.sqlite3"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import abc
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from thea.memory.graph.base import GraphStore
@@ -23,6 +24,17 @@ from thea.models import Edge, EdgeType, HealthStatus, Node, NodeType, Subgraph, 
 def batched(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(rows), size):
         yield rows[start : start + size]
+
+
+@dataclass(frozen=True)
+class CypherAccess:
+    """What another adapter on the same store needs (the vector index kept in the graph):
+    the store's query files in its dialect, its statement runner and its schema runner."""
+
+    queries: QueryLibrary
+    execute: Callable[[str, dict[str, Any] | None], list[dict[str, Any]]]
+    apply_schema_statement: Callable[[str], None]
+    batch_size: int
 
 
 class CypherGraphStore(GraphStore):
@@ -150,6 +162,10 @@ class CypherGraphStore(GraphStore):
         }
         counts["edges"] = self._scalar(self.queries.render("count_edges"), None, "count")
         return counts
+
+    def cypher_access(self) -> CypherAccess:
+        """This store's connection for an adapter that keeps its data in the same graph."""
+        return CypherAccess(self.queries, self._execute, self._apply_schema_statement, self.batch_size)
 
     @property
     def operations(self) -> GraphOperations:

@@ -8,11 +8,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from thea.errors import UnknownLabelError
-from thea.models import EdgeType, NodeType
+from thea.models import Collection, EdgeType, NodeType
 from thea.resources import resource_dir
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_LABELS = {t.value for t in NodeType} | {"Memory", "ConceptAlias"}
+
+
+def vector_label(collection: Collection) -> str:
+    """The label of a collection's vector points when the graph store keeps the vectors
+    (``vector.backend = "graph"``): ``VectorExperience``, ``VectorConcepts``, ``VectorInsights``.
+    Never a ``Memory`` label, so the graph's own queries and scans do not see the points."""
+    return f"Vector{collection.value.capitalize()}"
+
+
+_LABELS = {t.value for t in NodeType} | {"Memory", "ConceptAlias"} | {vector_label(c) for c in Collection}
 
 
 class QueryLibrary:
@@ -42,8 +51,9 @@ class QueryLibrary:
         rel: EdgeType | None = None,
         rels: Sequence[EdgeType] | None = None,
         depth: int | None = None,
+        dimension: int | None = None,
     ) -> str:
-        """Query text with placeholders filled from closed enums only."""
+        """Query text with placeholders filled from closed enums and validated integers only."""
         text = self.text(name)
         if "__LABEL__" in text:
             value = label.value if isinstance(label, NodeType) else (label or "Memory")
@@ -61,9 +71,19 @@ class QueryLibrary:
             if not isinstance(depth, int) or not 1 <= depth <= 5:
                 raise ValueError("neighbourhood depth must be an integer from 1 to 5")
             text = text.replace("__DEPTH__", str(depth))
+        if "__DIMENSION__" in text:
+            if not isinstance(dimension, int) or isinstance(dimension, bool) or not 1 <= dimension <= 65_536:
+                raise ValueError("a vector dimension must be an integer from 1 to 65536")
+            text = text.replace("__DIMENSION__", str(dimension))
         return text
 
-    def schema_statements(self) -> list[str]:
-        text = self.text("schema")
+    def schema_statements(
+        self, name: str = "schema", *, label: str | None = None, dimension: int | None = None
+    ) -> list[str]:
+        """The statements of a schema file (separated by lines holding only ``;``), rendered."""
+        text = self.render(name, label=label, dimension=dimension)
         parts = re.split(r"^\s*;\s*$", text, flags=re.MULTILINE)
-        return [p.strip() for p in parts if p.strip() and not p.strip().startswith("//")]
+        statements = (
+            "\n".join(ln for ln in p.splitlines() if not ln.lstrip().startswith("//")) for p in parts
+        )
+        return [s.strip() for s in statements if s.strip()]

@@ -1,0 +1,14 @@
+// Exact cosine similarity of the points of the given nodes (a search restricted to node ids),
+// filtered, best first. vector.similarity.cosine is (1 + cosine) / 2.
+MATCH (p:__LABEL__)
+WHERE p.node_id IN $node_ids
+  AND ($types IS NULL OR p.type IN $types)
+  AND ($user_id IS NULL OR p.user_id = $user_id)
+  AND ($active IS NULL OR p.active = $active)
+  AND ($created_from IS NULL OR p.created_at >= $created_from)
+  AND ($created_to IS NULL OR p.created_at < $created_to)
+WITH p, 2.0 * vector.similarity.cosine(p.embedding, $vector) - 1.0 AS score
+RETURN p.node_id AS node_id, p.chunk AS chunk, p.type AS type, p.text AS text, p.user_id AS user_id,
+       p.active AS active, p.created_at AS created_at, score
+ORDER BY score DESC
+LIMIT $k

@@ -8,6 +8,12 @@ the deterministic extractor finds in its words, as the cycle does without an LLM
 through :meth:`UniversalMemory.record` in batches (graph UNWIND, one embedding call, one
 vector upsert, one chronicle append per batch).
 
+A message longer than the turn limit (``document_chars``: the service's ``max_impulse_chars``,
+200,000 characters by default) is stored as a chat paste is (services/cycle/documents.py): the
+turn keeps a summary and a :class:`~thea.models.Document` of numbered chunks holds its text, so
+a file with a 349,000-character message imports whole and every part of that message is
+recallable (through its chunks).
+
 The whole file is parsed and validated first (services/knowledge/history_formats.py): a bad file
 writes nothing. Node ids derive from the user, the conversation and the turn's key, so
 importing the same file again writes no duplicates.
@@ -21,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.cycle.documents import Paste, is_document, make_paste
 from services.cycle.plan_fallback import candidate_concepts
 from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
 from thea.errors import InputError
@@ -34,6 +41,8 @@ ImportProgress = Callable[[int, int], None]
 BATCH = 200
 #: Characters of the previous turn kept as a turn's reply context.
 CONTEXT_CHARS = 400
+#: A message longer than this is imported as a document of chunks (the chat turn limit's default).
+DOCUMENT_OVER = 200_000
 
 
 @dataclass
@@ -42,6 +51,8 @@ class ImportResult:
     turns: int = 0
     #: turns whose id was already in memory (an earlier import of the same file)
     already_present: int = 0
+    #: messages longer than the turn limit, stored as documents of chunks
+    documents: int = 0
     skipped_empty: int = 0
     #: turns the file gives no date for (dated at import time)
     undated: int = 0
@@ -55,10 +66,24 @@ def turn_id(user_id: str, conversation: str, key: str) -> str:
     return stable_id("import", user_id, conversation, key)
 
 
+@dataclass
+class ImportedTurn:
+    """One turn ready to be written: its node, the words its concepts come from, and the
+    document holding its text when it is longer than the turn limit."""
+
+    node: DialogueTurn
+    words: str
+    paste: Paste | None = None
+
+
 def turn_nodes(
-    conversation: HistoryConversation, user_id: str, *, reply_context: bool = True
-) -> list[tuple[DialogueTurn, str]]:
-    """(node, words to take concepts from) for each non-empty turn."""
+    conversation: HistoryConversation,
+    user_id: str,
+    *,
+    reply_context: bool = True,
+    document_over: int = DOCUMENT_OVER,
+) -> list[ImportedTurn]:
+    """The nodes of each non-empty turn (a turn over ``document_over`` characters as a paste)."""
     out = []
     previous: HistoryTurn | None = None
     for turn in conversation.turns:
@@ -68,14 +93,17 @@ def turn_nodes(
         replied = previous.text if reply_context and previous is not None and same_session else None
         node = DialogueTurn(
             id=turn_id(user_id, conversation.name, turn.key),
-            content=f"{turn.speaker}: {turn.text}",
+            content=turn.text,
             speaker=turn.speaker,
             event_time=turn.time_ms,
             context=replied_words(replied),
             user_id=user_id,
             session_id=f"import:{conversation.name}/{turn.session}",
         )
-        out.append((node, turn.text))
+        # a message over the turn limit: the chunks hold its text, the turn its summary
+        paste = make_paste(node) if is_document(turn.text, document_over) else None
+        node.content = f"{turn.speaker}: {node.content}"
+        out.append(ImportedTurn(node, turn.text if paste is None else node.content, paste))
         previous = turn
     return out
 
@@ -135,19 +163,24 @@ def import_history(
     batch: int = BATCH,
     progress: ImportProgress | None = None,
     reply_context: bool = True,
+    document_over: int = DOCUMENT_OVER,
 ) -> ImportResult:
     """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
-    False leaves out what each turn replies to: for ablations)."""
+    False leaves out what each turn replies to: for ablations). A message longer than
+    ``document_over`` characters is stored as a document of chunks."""
     if not user_id.strip():
         raise InputError("give the user the history belongs to (--user)")
     started = time.perf_counter()
     result = ImportResult(conversations=len(conversations))
-    pairs = [
-        pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
+    turns = [
+        turn
+        for conv in conversations
+        for turn in turn_nodes(conv, user_id, reply_context=reply_context, document_over=document_over)
     ]
-    result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
-    total = len(pairs)
-    nodes = [node for node, _ in pairs]
+    result.skipped_empty = sum(len(c.turns) for c in conversations) - len(turns)
+    total = len(turns)
+    nodes = [turn.node for turn in turns]
+    pastes = [turn.paste for turn in turns if turn.paste is not None]
     for start in range(0, total, batch):
         ids = [n.id for n in nodes[start : start + batch]]
         result.already_present += len(memory.exchange.existing_ids(ids))
@@ -164,7 +197,13 @@ def import_history(
 
     if progress is not None:
         progress(0, total)
-    record_with_concepts(memory, nodes, [text for _, text in pairs], batch=batch, progress=advance)
+    record_with_concepts(memory, nodes, [turn.words for turn in turns], batch=batch, progress=advance)
+    for paste in pastes:  # after the turns: a paste's first edge starts at its turn
+        memory.record([paste.document], paste.edges[:1])
+        for start in range(0, len(paste.chunks), batch):
+            chunks = paste.chunks[start : start + batch]
+            memory.record(chunks, paste.edges[1 + start : 1 + start + len(chunks)])
+    result.documents = len(pastes)
     result.turns = total
     result.seconds = time.perf_counter() - started
     log.info(
@@ -184,9 +223,10 @@ def import_file(
     user_id: str,
     fmt: Format = "auto",
     *,
-    max_chars: int = 200_000,
+    document_over: int = DOCUMENT_OVER,
     progress: ImportProgress | None = None,
 ) -> ImportResult:
-    """Parse and validate the whole file, then import it (nothing is written for a bad file)."""
-    conversations = parse_history(path, fmt, max_chars=max_chars)
-    return import_history(memory, conversations, user_id, progress=progress)
+    """Parse and validate the whole file, then import it (nothing is written for a bad file;
+    a message longer than ``document_over`` characters becomes a document of chunks)."""
+    conversations = parse_history(path, fmt)
+    return import_history(memory, conversations, user_id, progress=progress, document_over=document_over)

@@ -150,11 +150,12 @@ def test_a_bad_turn_deep_inside_a_locomo_file_is_named(tmp_path: Path) -> None:
     )
 
 
-def test_duplicate_ids_and_oversized_turns_are_refused(tmp_path: Path) -> None:
+def test_duplicate_ids_are_refused_and_a_message_of_any_length_is_taken(tmp_path: Path) -> None:
     dup = locomo({1: [turn("D1:1", "A", "x"), turn("D1:1", "B", "y")]})
     assert "dia_id 'D1:1' appears twice" in error_of(write(tmp_path, "dup.json", json.dumps(dup)))
-    with pytest.raises(ImportFormatError, match="at most 10"):
-        parse_history(write(tmp_path, "big.jsonl", json.dumps({"role": "u", "text": "x" * 11})), max_chars=10)
+    long = "word " * 80_000  # 400,000 characters: imported as a document of chunks
+    (conv,) = parse_history(write(tmp_path, "big.jsonl", json.dumps({"role": "u", "text": long})))
+    assert conv.turns[0].text == long
 
 
 def test_an_unknown_format_name_is_refused(tmp_path: Path) -> None:

@@ -26,12 +26,13 @@ async def import_file(
 ) -> ImportResult:
     ctx = context_of(request)
     memory = ctx.rt.memory
-    max_chars = ctx.config.max_impulse_chars
+    # a message over the turn limit is stored as a document of chunks, as a chat paste is
+    document_over = ctx.config.max_impulse_chars
 
     def run() -> ImportResult:
         # the whole file is validated before anything is written: a bad file changes nothing
-        conversations = parse_history_text(body.text, body.source, body.format, max_chars=max_chars)
-        result = import_history(memory, conversations, caller.user_id)
+        conversations = parse_history_text(body.text, body.source, body.format)
+        result = import_history(memory, conversations, caller.user_id, document_over=document_over)
         return ImportResult(user_id=caller.user_id, **dataclasses.asdict(result))
 
     return await asyncio.to_thread(run)

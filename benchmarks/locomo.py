@@ -80,6 +80,8 @@ class Memory:
 
     reply_context: bool = True
     embedder: str = "minilm"
+    #: reply context only from a replied-to turn that fits it whole (issue 26)
+    short_context_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,14 @@ def ingest(
     Returns node id -> dia_id.
     """
     assert conv.history is not None
-    import_history(memory, [conv.history], user_id, batch=BATCH, reply_context=how.reply_context)
+    import_history(
+        memory,
+        [conv.history],
+        user_id,
+        batch=BATCH,
+        reply_context=how.reply_context,
+        short_context_only=how.short_context_only,
+    )
     return {turn_id(user_id, conv.sample_id, t.dia_id): t.dia_id for t in conv.turns}
 
 
@@ -140,6 +149,9 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     methods["thea without reply context (keywords only)"] = Method(changed(reply_context=False))
     methods["thea without reply context (keywords and vectors)"] = Method(
         changed(reply_context=False), memory=Memory(reply_context=False)
+    )
+    methods["thea with reply context only from short turns (≤ 400 characters)"] = Method(
+        base, memory=Memory(short_context_only=True)
     )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))

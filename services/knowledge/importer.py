@@ -81,9 +81,11 @@ def turn_nodes(
     user_id: str,
     *,
     reply_context: bool = True,
+    short_context_only: bool = False,
     document_over: int = DOCUMENT_OVER,
 ) -> list[ImportedTurn]:
-    """The nodes of each non-empty turn (a turn over ``document_over`` characters as a paste)."""
+    """The nodes of each non-empty turn (a turn over ``document_over`` characters as a paste;
+    ``short_context_only``: reply context only from a turn of at most ``CONTEXT_CHARS``)."""
     out = []
     previous: HistoryTurn | None = None
     for turn in conversation.turns:
@@ -96,7 +98,7 @@ def turn_nodes(
             content=turn.text,
             speaker=turn.speaker,
             event_time=turn.time_ms,
-            context=replied_words(replied),
+            context=replied_words(replied, short_only=short_context_only),
             user_id=user_id,
             session_id=f"import:{conversation.name}/{turn.session}",
         )
@@ -108,12 +110,16 @@ def turn_nodes(
     return out
 
 
-def replied_words(text: str | None) -> str | None:
-    """The end of the turn replied to (its last words matter most), or None."""
+def replied_words(text: str | None, *, short_only: bool = False) -> str | None:
+    """The end of the turn replied to (its last words matter most), or None; with
+    ``short_only`` None too when that turn is longer than ``CONTEXT_CHARS`` (a long reply's
+    tail is not what a short answer to it is about, and would drown its own words)."""
     if not text or not text.strip():
         return None
     text = " ".join(text.split())
-    return text if len(text) <= CONTEXT_CHARS else "…" + text[-CONTEXT_CHARS:]
+    if len(text) <= CONTEXT_CHARS:
+        return text
+    return None if short_only else "…" + text[-CONTEXT_CHARS:]
 
 
 def concepts_in(text: str) -> list[str]:
@@ -163,6 +169,7 @@ def import_history(
     batch: int = BATCH,
     progress: ImportProgress | None = None,
     reply_context: bool = True,
+    short_context_only: bool = False,
     document_over: int = DOCUMENT_OVER,
 ) -> ImportResult:
     """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
@@ -175,7 +182,13 @@ def import_history(
     turns = [
         turn
         for conv in conversations
-        for turn in turn_nodes(conv, user_id, reply_context=reply_context, document_over=document_over)
+        for turn in turn_nodes(
+            conv,
+            user_id,
+            reply_context=reply_context,
+            short_context_only=short_context_only,
+            document_over=document_over,
+        )
     ]
     result.skipped_empty = sum(len(c.turns) for c in conversations) - len(turns)
     total = len(turns)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from services.knowledge.history_formats import ImportFormatError, parse_history, parse_time
+from services.knowledge.importer import turn_nodes
 
 
 def ms(text: str) -> int:
@@ -172,3 +173,18 @@ def test_text_thea_cannot_store_verbatim_is_refused_with_its_line(tmp_path: Path
     assert "line 1: the speaker contains an invalid (unpaired surrogate)" in error_of(
         write(tmp_path, "s.jsonl", surrogate)
     )
+
+
+def test_reply_context_from_short_turns_only_leaves_a_long_replys_tail_out(tmp_path: Path) -> None:
+    reply = "Here is how to set up the deployment pipeline step by step. " * 20  # 1,200 characters
+    lines = [
+        {"role": "User", "text": "How do I deploy my Flask app?", "session": "1"},
+        {"role": "Assistant", "text": reply, "session": "1"},
+        {"role": "User", "text": "I moved my API to Flask 2.3 last week.", "session": "1"},
+        {"role": "Assistant", "text": "Good choice.", "session": "1"},
+    ]
+    (conv,) = parse_history(write(tmp_path, "chat.jsonl", "\n".join(json.dumps(x) for x in lines)))
+    every = [t.node.context for t in turn_nodes(conv, "ana")]
+    assert str(every[2]).startswith("…")  # by default: the long reply's tail
+    short = [t.node.context for t in turn_nodes(conv, "ana", short_context_only=True)]
+    assert short == [None, "How do I deploy my Flask app?", None, "I moved my API to Flask 2.3 last week."]

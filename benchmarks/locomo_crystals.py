@@ -90,8 +90,8 @@ def run_crystals(
         before = _evaluate(service, conv, user_id, id_to_dia, now)
         assert conv.history is not None
         by_session: dict[str, list[DialogueTurn]] = defaultdict(list)
-        for node, _ in turn_nodes(conv.history, user_id):
-            by_session[node.session_id or ""].append(node)
+        for turn in turn_nodes(conv.history, user_id):
+            by_session[turn.node.session_id or ""].append(turn.node)
         crystallizer = SessionCrystallizer(memory, llm, timeout_s=llm_settings.llm.timeout_s)
         started, made, triples, failed = time.perf_counter(), 0, 0, 0
         for number, (session_id, turns) in enumerate(by_session.items(), start=1):

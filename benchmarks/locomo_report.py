@@ -48,8 +48,8 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rich_table(summary: dict[str, Any]) -> Table:
-    table = Table(title="LoCoMo retrieval (evidence turns)")
+def rich_table(summary: dict[str, Any], label: str = "LoCoMo") -> Table:
+    table = Table(title=f"{label} retrieval (evidence turns)")
     table.add_column("method")
     for header in ("recall@5", "recall@10", "nDCG@10", "ms/query", "index s"):
         table.add_column(header, justify="right")
@@ -68,7 +68,7 @@ def rich_table(summary: dict[str, Any]) -> Table:
     return table
 
 
-def chart(summary: dict[str, Any], path: Path) -> None:
+def chart(summary: dict[str, Any], path: Path, label: str = "LoCoMo") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,7 +102,7 @@ def chart(summary: dict[str, Any], path: Path) -> None:
     right.set_ylim(0, 1)
     right.set_title("cascade ablations (overall)")
     right.legend(fontsize=8)
-    fig.suptitle("thea recall on LoCoMo (Maharana et al., 2024)")
+    fig.suptitle(f"thea recall on {label}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -180,6 +180,10 @@ class Tuning(BaseModel):
     recall: RecallTuning = Field(default_factory=RecallTuning)
     #: when an insight's claims count as supported by their evidence
     grounding: GroundingTuning = Field(default_factory=GroundingTuning)
+    #: an imported turn is searched with the words of the turn it replies to only when that turn
+    #: is short (at most 400 characters, the context's bound): the tail of a long assistant reply
+    #: would drown the short user message after it (issue 26; docs/benchmarks.md)
+    short_reply_context: bool = False
     #: a recalled memory enters the answer's prompt only when its score is at least this share of
     #: the best memory's (weak distractors mislead a small model)
     relevance_floor: float = Field(default=RELATIVE_FLOOR, ge=0.0, le=1.0)

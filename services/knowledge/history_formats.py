@@ -12,6 +12,9 @@ samples (or one sample) ``{"sample_id", "conversation": {"session_N": [{"speaker
 "content": str, "time" | "timestamp" | "date" | "created_at": ISO 8601 string, epoch
 seconds or milliseconds, or a LoCoMo date, optional; "session" | "session_id":
 optional; "id": optional}``. Without a session, a message belongs to its day's session.
+
+A message may be of any length: one longer than the turn limit is imported as a document of
+chunks, as a chat paste is (services/knowledge/importer.py).
 """
 
 from __future__ import annotations
@@ -125,7 +128,7 @@ def _short(value: Any, limit: int = 40) -> str:
 # -- LoCoMo ------------------------------------------------------------------------------
 
 
-def parse_locomo(data: Any, source: str = "file", *, max_chars: int = 200_000) -> list[HistoryConversation]:
+def parse_locomo(data: Any, source: str = "file") -> list[HistoryConversation]:
     samples = data if isinstance(data, list) else [data]
     if not samples:
         raise ImportFormatError(f"{source}: no conversations in the file")
@@ -138,13 +141,11 @@ def parse_locomo(data: Any, source: str = "file", *, max_chars: int = 200_000) -
             )
         name = str(sample.get("sample_id") or f"conversation-{index}")
         where = f"{source}: conversation {name}"
-        out.append(_locomo_conversation(sample["conversation"], name, where, max_chars))
+        out.append(_locomo_conversation(sample["conversation"], name, where))
     return out
 
 
-def _locomo_conversation(
-    conv: Mapping[str, Any], name: str, where: str, max_chars: int
-) -> HistoryConversation:
+def _locomo_conversation(conv: Mapping[str, Any], name: str, where: str) -> HistoryConversation:
     sessions = sorted((int(m.group(1)), key) for key in conv if (m := _SESSION.match(str(key))))
     if not sessions:
         raise ImportFormatError(f"{where}: no session_N lists of turns")
@@ -179,7 +180,7 @@ def _locomo_conversation(
             if dia_id in seen:
                 raise ImportFormatError(f"{at}: dia_id {dia_id!r} appears twice")
             seen.add(dia_id)
-            _check_length(text, at, max_chars, speaker)
+            _check_storable(text, at, speaker)
             # turns of one session keep their order: one second apart
             result.turns.append(
                 HistoryTurn(
@@ -199,9 +200,7 @@ def _first(row: Mapping[str, Any], keys: Iterable[str]) -> tuple[str | None, Any
     return None, None
 
 
-def parse_jsonl(
-    lines: Iterable[str], source: str = "file", *, max_chars: int = 200_000
-) -> HistoryConversation:
+def parse_jsonl(lines: Iterable[str], source: str = "file") -> HistoryConversation:
     result = HistoryConversation(Path(source).stem or "messages")
     seen: set[str] = set()
     previous: dict[str, tuple[int, int]] = {}  # session -> (given time, time used)
@@ -225,7 +224,7 @@ def parse_jsonl(
             raise ImportFormatError(f'{at}: needs "speaker" or "role" (a non-empty string)')
         if not isinstance(text, str):
             raise ImportFormatError(f'{at}: needs "text" or "content" (a string)')
-        _check_length(text, at, max_chars, speaker)
+        _check_storable(text, at, speaker)
         time_key, raw_time = _first(row, _TIME_KEYS)
         when: int | None = None
         if time_key is not None:
@@ -255,9 +254,9 @@ def parse_jsonl(
     return result
 
 
-def _check_length(text: str, at: str, max_chars: int, speaker: str = "") -> None:
-    if len(text) > max_chars:
-        raise ImportFormatError(f"{at}: text is {len(text):,} characters (at most {max_chars:,})")
+def _check_storable(text: str, at: str, speaker: str = "") -> None:
+    """Text of any length is taken (a long message becomes a document when it is imported:
+    services/knowledge/importer.py); text thea cannot store verbatim is refused."""
     for name, value in (("text", text), ("speaker", speaker)):
         problem = unstorable(value)
         if problem:
@@ -267,7 +266,7 @@ def _check_length(text: str, at: str, max_chars: int, speaker: str = "") -> None
 # -- files -------------------------------------------------------------------------------
 
 
-def parse_history(path: Path, fmt: Format = "auto", *, max_chars: int = 200_000) -> list[HistoryConversation]:
+def parse_history(path: Path, fmt: Format = "auto") -> list[HistoryConversation]:
     """Read and validate a whole history file; raises :class:`ImportFormatError` (one line)."""
     if fmt not in FORMATS:
         raise ImportFormatError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
@@ -282,19 +281,17 @@ def parse_history(path: Path, fmt: Format = "auto", *, max_chars: int = 200_000)
         raise ImportFormatError(f"{source}: not UTF-8 text (expected JSON or JSONL)") from None
     except OSError as exc:
         raise ImportFormatError(f"{path}: cannot be read ({exc.strerror})") from None
-    return parse_history_text(text, source, fmt, max_chars=max_chars)
+    return parse_history_text(text, source, fmt)
 
 
-def parse_history_text(
-    text: str, source: str, fmt: Format = "auto", *, max_chars: int = 200_000
-) -> list[HistoryConversation]:
+def parse_history_text(text: str, source: str, fmt: Format = "auto") -> list[HistoryConversation]:
     """Validate a whole history file's text (``source`` names it in errors)."""
     if fmt not in FORMATS:
         raise ImportFormatError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
     if not text.strip():
         raise ImportFormatError(f"{source}: the file is empty")
     if fmt == "jsonl":
-        return [parse_jsonl(text.splitlines(), source, max_chars=max_chars)]
+        return [parse_jsonl(text.splitlines(), source)]
     try:
         data = json.loads(text)
     except RecursionError:
@@ -309,10 +306,10 @@ def parse_history_text(
             raise ImportFormatError(
                 f"{source}: neither JSON nor JSONL (line {exc.lineno}: {exc.msg})"
             ) from None
-        return [parse_jsonl(text.splitlines(), source, max_chars=max_chars)]
+        return [parse_jsonl(text.splitlines(), source)]
     if fmt == "auto" and isinstance(data, Mapping) and "conversation" not in data:
         # a one-line JSONL file parses as one JSON object
-        return [parse_jsonl(text.splitlines(), source, max_chars=max_chars)]
+        return [parse_jsonl(text.splitlines(), source)]
     if not isinstance(data, list | Mapping):
         raise ImportFormatError(f"{source}: expected LoCoMo conversations or JSONL messages")
-    return parse_locomo(data, source, max_chars=max_chars)
+    return parse_locomo(data, source)

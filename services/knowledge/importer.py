@@ -10,6 +10,12 @@ vector upsert, one chronicle append per batch), each sized to take about two sec
 (the service stopping, the caller gone) ends an import promptly at a batch boundary; with a
 checkpoint (services/knowledge/import_checkpoints.py) the same import again continues there.
 
+A message longer than the turn limit (``document_chars``: the service's ``max_impulse_chars``,
+200,000 characters by default) is stored as a chat paste is (services/cycle/documents.py): the
+turn keeps a summary and a :class:`~thea.models.Document` of numbered chunks holds its text, so
+a file with a 349,000-character message imports whole and every part of that message is
+recallable (through its chunks).
+
 The whole file is parsed and validated first (services/knowledge/history_formats.py): a bad file
 writes nothing. Node ids derive from the user, the conversation and the turn's key, so
 importing the same file again writes no duplicates.
@@ -23,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.cycle.documents import Paste, is_document, make_paste
 from services.cycle.plan_fallback import candidate_concepts
 from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
 from services.knowledge.import_checkpoints import Checkpoint
@@ -43,6 +50,8 @@ MIN_BATCH = 16
 BATCH_SECONDS = 2.0
 #: Characters of the previous turn kept as a turn's reply context.
 CONTEXT_CHARS = 400
+#: A message longer than this is imported as a document of chunks (the chat turn limit's default).
+DOCUMENT_OVER = 200_000
 
 
 @dataclass
@@ -51,6 +60,8 @@ class ImportResult:
     turns: int = 0
     #: turns whose id was already in memory (an earlier import of the same file)
     already_present: int = 0
+    #: messages longer than the turn limit, stored as documents of chunks
+    documents: int = 0
     skipped_empty: int = 0
     #: turns the file gives no date for (dated at import time)
     undated: int = 0
@@ -64,10 +75,26 @@ def turn_id(user_id: str, conversation: str, key: str) -> str:
     return stable_id("import", user_id, conversation, key)
 
 
+@dataclass
+class ImportedTurn:
+    """One turn ready to be written: its node, the words its concepts come from, and the
+    document holding its text when it is longer than the turn limit."""
+
+    node: DialogueTurn
+    words: str
+    paste: Paste | None = None
+
+
 def turn_nodes(
-    conversation: HistoryConversation, user_id: str, *, reply_context: bool = True
-) -> list[tuple[DialogueTurn, str]]:
-    """(node, words to take concepts from) for each non-empty turn."""
+    conversation: HistoryConversation,
+    user_id: str,
+    *,
+    reply_context: bool = True,
+    short_context_only: bool = False,
+    document_over: int = DOCUMENT_OVER,
+) -> list[ImportedTurn]:
+    """The nodes of each non-empty turn (a turn over ``document_over`` characters as a paste;
+    ``short_context_only``: reply context only from a turn of at most ``CONTEXT_CHARS``)."""
     out = []
     previous: HistoryTurn | None = None
     for turn in conversation.turns:
@@ -77,24 +104,31 @@ def turn_nodes(
         replied = previous.text if reply_context and previous is not None and same_session else None
         node = DialogueTurn(
             id=turn_id(user_id, conversation.name, turn.key),
-            content=f"{turn.speaker}: {turn.text}",
+            content=turn.text,
             speaker=turn.speaker,
             event_time=turn.time_ms,
-            context=replied_words(replied),
+            context=replied_words(replied, short_only=short_context_only),
             user_id=user_id,
             session_id=f"import:{conversation.name}/{turn.session}",
         )
-        out.append((node, turn.text))
+        # a message over the turn limit: the chunks hold its text, the turn its summary
+        paste = make_paste(node) if is_document(turn.text, document_over) else None
+        node.content = f"{turn.speaker}: {node.content}"
+        out.append(ImportedTurn(node, turn.text if paste is None else node.content, paste))
         previous = turn
     return out
 
 
-def replied_words(text: str | None) -> str | None:
-    """The end of the turn replied to (its last words matter most), or None."""
+def replied_words(text: str | None, *, short_only: bool = False) -> str | None:
+    """The end of the turn replied to (its last words matter most), or None; with
+    ``short_only`` None too when that turn is longer than ``CONTEXT_CHARS`` (a long reply's
+    tail is not what a short answer to it is about, and would drown its own words)."""
     if not text or not text.strip():
         return None
     text = " ".join(text.split())
-    return text if len(text) <= CONTEXT_CHARS else "…" + text[-CONTEXT_CHARS:]
+    if len(text) <= CONTEXT_CHARS:
+        return text
+    return None if short_only else "…" + text[-CONTEXT_CHARS:]
 
 
 def concepts_in(text: str) -> list[str]:
@@ -146,9 +180,12 @@ def import_history(
     reply_context: bool = True,
     should_stop: Callable[[], str | None] | None = None,
     checkpoint: Checkpoint | None = None,
+    short_context_only: bool = False,
+    document_over: int = DOCUMENT_OVER,
 ) -> ImportResult:
     """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
-    False leaves out what each turn replies to: for ablations).
+    False leaves out what each turn replies to: for ablations). A message longer than
+    ``document_over`` characters is stored as a document of chunks.
 
     Batches are sized to take about :data:`BATCH_SECONDS` each (at most ``batch`` turns).
     Before each batch ``should_stop()`` is asked: a reason (the service stops, the caller went
@@ -159,16 +196,24 @@ def import_history(
         raise InputError("give the user the history belongs to (--user)")
     started = time.perf_counter()
     result = ImportResult(conversations=len(conversations))
-    pairs = [
-        pair for conv in conversations for pair in turn_nodes(conv, user_id, reply_context=reply_context)
+    turns = [
+        turn
+        for conv in conversations
+        for turn in turn_nodes(
+            conv,
+            user_id,
+            reply_context=reply_context,
+            short_context_only=short_context_only,
+            document_over=document_over,
+        )
     ]
-    result.skipped_empty = sum(len(c.turns) for c in conversations) - len(pairs)
+    result.skipped_empty = sum(len(c.turns) for c in conversations) - len(turns)
     # written shortest first: a batch then holds texts of about one length, which the embedding
     # model runs with little padding (the order is fixed by the file, so a checkpoint's count of
     # turns done means the same turns on the next run; dates and reply context are set above)
-    pairs.sort(key=lambda pair: len(pair[0].embedding_text() or ""))
-    total = len(pairs)
-    times = [node.event_time for node, _ in pairs if node.event_time is not None]
+    turns.sort(key=lambda turn: len(turn.node.embedding_text() or ""))
+    total = len(turns)
+    times = [t.node.event_time for t in turns if t.node.event_time is not None]
     result.undated = total - len(times)
     result.first_ms, result.last_ms = (min(times), max(times)) if times else (None, None)
     done = min(checkpoint.done(), total) if checkpoint is not None else 0
@@ -183,11 +228,11 @@ def import_history(
         if why:
             log.info("import for user %s stopped at %d of %d turns: %s", user_id, done, total, why)
             raise ImportInterrupted.at(done, total, why)
-        chunk = pairs[done : done + size]
-        nodes = [node for node, _ in chunk]
+        chunk = turns[done : done + size]
+        nodes = [turn.node for turn in chunk]
         batch_started = time.perf_counter()
         result.already_present += len(memory.exchange.existing_ids([n.id for n in nodes]))
-        record_with_concepts(memory, nodes, [text for _, text in chunk], batch=len(chunk))
+        record_with_concepts(memory, nodes, [turn.words for turn in chunk], batch=len(chunk))
         done += len(chunk)
         if checkpoint is not None:
             checkpoint.save(done, total)
@@ -195,6 +240,13 @@ def import_history(
             progress(done, total)
         per_turn = (time.perf_counter() - batch_started) / len(chunk)
         size = max(MIN_BATCH, min(batch, int(BATCH_SECONDS / max(per_turn, 1e-6))))
+    pastes = [turn.paste for turn in turns if turn.paste is not None]
+    for paste in pastes:  # after the turns: a paste's first edge starts at its turn
+        memory.record([paste.document], paste.edges[:1])
+        for start in range(0, len(paste.chunks), batch):
+            chunks = paste.chunks[start : start + batch]
+            memory.record(chunks, paste.edges[1 + start : 1 + start + len(chunks)])
+    result.documents = len(pastes)
     if checkpoint is not None:
         checkpoint.clear()
     result.turns = total
@@ -216,9 +268,10 @@ def import_file(
     user_id: str,
     fmt: Format = "auto",
     *,
-    max_chars: int = 200_000,
+    document_over: int = DOCUMENT_OVER,
     progress: ImportProgress | None = None,
 ) -> ImportResult:
-    """Parse and validate the whole file, then import it (nothing is written for a bad file)."""
-    conversations = parse_history(path, fmt, max_chars=max_chars)
-    return import_history(memory, conversations, user_id, progress=progress)
+    """Parse and validate the whole file, then import it (nothing is written for a bad file;
+    a message longer than ``document_over`` characters becomes a document of chunks)."""
+    conversations = parse_history(path, fmt)
+    return import_history(memory, conversations, user_id, progress=progress, document_over=document_over)

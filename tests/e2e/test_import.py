@@ -4,6 +4,7 @@ is a no-op."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from datetime import UTC, datetime
@@ -14,14 +15,14 @@ import pytest
 
 from services.knowledge.history_formats import ImportFormatError, parse_history_text
 from services.knowledge.import_checkpoints import file_checkpoint
-from services.knowledge.importer import import_file, import_history
+from services.knowledge.importer import import_file, import_history, turn_id
 from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from tests.processes import start_thea, thea, wait_for
 from thea.errors import ImportInterrupted
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
-from thea.models import DialogueTurn
+from thea.models import DialogueTurn, Document, DocumentChunk
 from thea.runtime import Runtime
 
 
@@ -75,6 +76,83 @@ def test_a_locomo_file_lands_with_its_dates_and_is_recalled(runtime: Runtime, tm
     # another user sees none of it
     other = RecallService(runtime.memory).recall_sync(RecallQuery(texts=["charity race"], user_id="bob"))
     assert other.hits == []
+
+
+#: a fact said once, deep inside a very long message
+BURIED = "By the way, my sister Ingrid moved to Tromsø to study marine biology at the Arctic university."
+
+
+def long_message(chars: int = 349_000, seed: int = 7) -> str:
+    """An assistant-style reply of ``chars`` characters (paragraphs of generic prose), with
+    :data:`BURIED` in its middle, as a BEAM chat has (its longest message is 349k characters)."""
+    rng = random.Random(seed)
+    words = [
+        "the",
+        "plan",
+        "schedule",
+        "budget",
+        "step",
+        "review",
+        "option",
+        "code",
+        "test",
+        "meeting",
+        "draft",
+        "notes",
+        "list",
+    ]
+    paragraphs: list[str] = []
+    size = 0
+    while size < chars:
+        sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(6, 12))).capitalize() + "."]
+        sentences += [" ".join(rng.choice(words) for _ in range(rng.randint(6, 12))) + "." for _ in range(4)]
+        paragraphs.append(" ".join(sentences))
+        size += len(paragraphs[-1]) + 2
+        if len(paragraphs) == 600:
+            paragraphs.append(BURIED)
+    return "\n\n".join(paragraphs)[:chars]
+
+
+def test_a_message_of_349k_characters_is_imported_as_a_document_and_recalled(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    text = long_message()
+    assert len(text) == 349_000
+    assert 100_000 < text.index(BURIED) < 300_000
+    data = conversation("conv-beam")
+    data["conversation"]["session_2"].append({"dia_id": "D2:2", "speaker": "Assistant", "text": text})
+    path = write_json(tmp_path / "long.json", [data])
+    result = import_file(runtime.memory, path, "ana")  # over the turn limit: not refused
+    assert (result.turns, result.documents) == (4, 1)
+    (turn,) = runtime.memory.get([turn_id("ana", "conv-beam", "D2:2")])
+    assert isinstance(turn, DialogueTurn)
+    assert turn.document_id is not None
+    assert turn.content.startswith("Assistant: [pasted document ")
+    assert len(turn.content) < 1_000  # the turn keeps a summary, the chunks the text
+    (document,) = runtime.memory.get([turn.document_id])
+    assert isinstance(document, Document)
+    assert (document.chars, document.source_id) == (349_000, turn.id)
+    chunks = runtime.memory.document_chunks(turn.document_id, "ana")
+    assert "".join(c.content for c in chunks) == text  # the whole message, verbatim
+
+    hits = RecallService(runtime.memory).recall_sync(
+        RecallQuery(texts=["Where did my sister Ingrid move to study?"], user_id="ana", limit=5)
+    )
+    found = runtime.memory.get([h.id for h in hits.hits])
+    from_message = [n for n in found if isinstance(n, DocumentChunk) and n.document_id == document.id]
+    assert from_message, [h.text[:60] for h in hits.hits]
+    assert "Ingrid moved to Tromsø" in from_message[0].content
+    # the short turns of the same file are recalled as before
+    race = RecallService(runtime.memory).recall_sync(
+        RecallQuery(texts=["When did Melanie run a charity race?"], user_id="ana")
+    )
+    assert race.hits[0].text == "Melanie: We ran a charity race on Sunday."
+    # importing it again writes nothing twice
+    before = counts(runtime)
+    again = import_file(runtime.memory, path, "ana")
+    assert (again.already_present, again.documents) == (4, 1)
+    assert counts(runtime) == before
+    assert len(runtime.memory.document_chunks(turn.document_id, "ana")) == len(chunks)
 
 
 def test_importing_the_same_file_again_adds_nothing(runtime: Runtime, tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ async def test_a_session_becomes_one_crystal_linked_to_its_turns_and_concepts(
 ) -> None:
     conv = history()
     import_history(runtime.memory, [conv], "ana")
-    turns = [node for node, _ in turn_nodes(conv, "ana")]
+    turns = [turn.node for turn in turn_nodes(conv, "ana")]
     crystallizer = SessionCrystallizer(runtime.memory, llm)
     outcome = await crystallizer.crystallize("ana", turns[0].session_id or "", turns)
     assert outcome.created
@@ -57,7 +57,7 @@ async def test_a_session_becomes_one_crystal_linked_to_its_turns_and_concepts(
 async def test_a_model_failure_is_recorded_and_raised(runtime: Runtime, llm: FakeChatModel) -> None:
     conv = history()
     import_history(runtime.memory, [conv], "ana")
-    turns = [node for node, _ in turn_nodes(conv, "ana")]
+    turns = [turn.node for turn in turn_nodes(conv, "ana")]
     llm.fail = {PromptId.CRYSTALLIZE_SESSION}
     with pytest.raises(Exception, match="crystallize session"):
         await SessionCrystallizer(runtime.memory, llm).crystallize("ana", "s", turns)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from services.knowledge.history_formats import ImportFormatError, parse_history, parse_time
+from services.knowledge.importer import turn_nodes
 
 
 def ms(text: str) -> int:
@@ -150,11 +151,12 @@ def test_a_bad_turn_deep_inside_a_locomo_file_is_named(tmp_path: Path) -> None:
     )
 
 
-def test_duplicate_ids_and_oversized_turns_are_refused(tmp_path: Path) -> None:
+def test_duplicate_ids_are_refused_and_a_message_of_any_length_is_taken(tmp_path: Path) -> None:
     dup = locomo({1: [turn("D1:1", "A", "x"), turn("D1:1", "B", "y")]})
     assert "dia_id 'D1:1' appears twice" in error_of(write(tmp_path, "dup.json", json.dumps(dup)))
-    with pytest.raises(ImportFormatError, match="at most 10"):
-        parse_history(write(tmp_path, "big.jsonl", json.dumps({"role": "u", "text": "x" * 11})), max_chars=10)
+    long = "word " * 80_000  # 400,000 characters: imported as a document of chunks
+    (conv,) = parse_history(write(tmp_path, "big.jsonl", json.dumps({"role": "u", "text": long})))
+    assert conv.turns[0].text == long
 
 
 def test_an_unknown_format_name_is_refused(tmp_path: Path) -> None:
@@ -171,3 +173,18 @@ def test_text_thea_cannot_store_verbatim_is_refused_with_its_line(tmp_path: Path
     assert "line 1: the speaker contains an invalid (unpaired surrogate)" in error_of(
         write(tmp_path, "s.jsonl", surrogate)
     )
+
+
+def test_reply_context_from_short_turns_only_leaves_a_long_replys_tail_out(tmp_path: Path) -> None:
+    reply = "Here is how to set up the deployment pipeline step by step. " * 20  # 1,200 characters
+    lines = [
+        {"role": "User", "text": "How do I deploy my Flask app?", "session": "1"},
+        {"role": "Assistant", "text": reply, "session": "1"},
+        {"role": "User", "text": "I moved my API to Flask 2.3 last week.", "session": "1"},
+        {"role": "Assistant", "text": "Good choice.", "session": "1"},
+    ]
+    (conv,) = parse_history(write(tmp_path, "chat.jsonl", "\n".join(json.dumps(x) for x in lines)))
+    every = [t.node.context for t in turn_nodes(conv, "ana")]
+    assert str(every[2]).startswith("…")  # by default: the long reply's tail
+    short = [t.node.context for t in turn_nodes(conv, "ana", short_context_only=True)]
+    assert short == [None, "How do I deploy my Flask app?", None, "I moved my API to Flask 2.3 last week."]

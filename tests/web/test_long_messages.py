@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from services.common.limits import DOCUMENT_CHARS
+from services.knowledge.importer import turn_id
 from tests.service_support import chat, done_of
 from thea.api import PREFIX
-from thea.models import DialogueTurn
+from thea.models import DialogueTurn, Document, DocumentChunk
 from thea.runtime import Runtime
 
 #: one line of a long pasted log: each names its own host, so a host's name picks its chunk
@@ -71,3 +73,31 @@ def test_the_export_gives_a_pasted_message_whole(client: TestClient, runtime: Ru
     exported = records[done["impulse_id"]]
     assert exported["impulse"] == text
     assert exported["final_response"].startswith("Stored your ")
+
+
+def test_an_import_with_a_message_over_the_turn_limit_stores_it_as_a_document(
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = long_log(2_700)
+    assert len(text) > runtime.settings.max_impulse_chars  # a chat message this long is refused
+    lines = [
+        {"speaker": "User", "text": "Please keep my server log.", "time": "2024-01-05T10:00:00Z"},
+        {"speaker": "User", "text": text, "time": "2024-01-05T10:01:00Z"},
+        {"speaker": "Assistant", "text": "Kept.", "time": "2024-01-05T10:02:00Z"},
+    ]
+    # the setting reaches the importer: a turn after a long one is searched without its tail
+    monkeypatch.setattr(runtime.settings.tuning, "short_reply_context", True)
+    body = {"text": "\n".join(json.dumps(x) for x in lines), "format": "jsonl", "source": "log.jsonl"}
+    answer = client.post(f"{PREFIX}/import", json=body)
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["turns"], answer.json()["documents"]) == (3, 1)
+    hits = recall(client, "Which problem did relay-2411 report?")
+    chunk = next(h for h in hits if h["type"] == "DocumentChunk" and "relay-2411 " in h["text"])
+    (node,) = runtime.memory.get([chunk["id"]])
+    assert isinstance(node, DocumentChunk)
+    (document,) = runtime.memory.get([node.document_id])
+    assert isinstance(document, Document)
+    assert document.chars == len(text)
+    (kept,) = runtime.memory.get([turn_id(runtime.settings.user_id, "log", "line-3")])
+    assert isinstance(kept, DialogueTurn)
+    assert kept.context is None

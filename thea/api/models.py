@@ -508,6 +508,8 @@ class ImportResult(BaseModel):
     conversations: int
     turns: int
     already_present: int
+    #: messages longer than the turn limit, stored as documents of chunks
+    documents: int = 0
     skipped_empty: int
     undated: int
     first_ms: int | None

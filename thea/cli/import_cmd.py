@@ -89,5 +89,9 @@ def import_history_file(
     )
     if result.undated:
         console.print(f"[yellow]{result.undated} turns had no date and are dated now[/yellow]")
+    if result.documents:
+        console.print(
+            f"{result.documents} message(s) longer than the turn limit stored as documents of chunks"
+        )
     if result.skipped_empty:
         console.print(f"{result.skipped_empty} empty turns skipped")

@@ -51,9 +51,7 @@ def _importer(
 
     def run(progress: ProgressFn | None) -> ImportResult:
         # the whole file is validated before anything is written: a bad file changes nothing
-        conversations = parse_history_text(
-            body.text, body.source, body.format, max_chars=settings.max_impulse_chars
-        )
+        conversations = parse_history_text(body.text, body.source, body.format)
         result = import_history(
             memory,
             conversations,
@@ -61,6 +59,9 @@ def _importer(
             progress=progress,
             should_stop=should_stop,
             checkpoint=checkpoint,
+            # a message over the turn limit is stored as a document of chunks, as a chat paste is
+            short_context_only=settings.tuning.short_reply_context,
+            document_over=settings.max_impulse_chars,
         )
         return ImportResult(user_id=user_id, **dataclasses.asdict(result))
 

@@ -207,7 +207,7 @@ def test_trace_explains_each_recalled_memory_and_shows_the_prompt_on_request(see
     told = [ln for ln in lines if re.search(r"(UserImpulse|Fact) [\d.]+  .*I work on Redis queues\.$", ln)]
     assert told, out
     assert "→ prompt" in told[0], told
-    assert re.search(r"(UserImpulse|Fact) [\d.]+  keywords [\d.]+", told[0]), told
+    assert re.search(r"(UserImpulse|Fact) [\d.]+  .*keywords [\d.]+", told[0]), told
     assert re.search(r"\d+ memories recalled, \d+ reached the prompt", out)
     assert re.search(r"prompt synthesis v\d+, \d+ messages \(below\)", out)
     # the exact prompt: each message under its role, the recalled memory quoted in the system one

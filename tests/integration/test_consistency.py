@@ -293,6 +293,7 @@ def test_a_chronicle_with_garbage_in_its_header_is_reported_then_rebuilt_from_th
         "reason": "file is not a database",
         "collection": None,
         "moved_to": None,
+        "advice": None,
     }
     assert path.read_bytes().startswith(b"this is not an SQLite header")  # check changed nothing
 

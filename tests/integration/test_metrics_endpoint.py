@@ -30,7 +30,7 @@ def value(found: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str
 def test_metrics_after_cycles(runtime: Runtime, llm: FakeChatModel) -> None:
     with LiveServer(service_app(runtime), local_token(runtime.settings)) as live:
         auth = live.headers
-        for text in ("Ana works on Redis queues.", "Is Ana busy these days, do you think?"):
+        for text in ("Ana works on Redis queues.", "Can you suggest a gift for Ana?"):
             said = httpx.post(f"{live.url}/api/v1/ask", json={"text": text}, headers=auth, timeout=60)
             assert said.status_code == 200
         llm.fail = {PromptId.INSTINCT}

@@ -32,6 +32,20 @@ def sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+async def queued_events(queue: asyncio.Queue[bytes | None]) -> AsyncIterator[bytes]:
+    """The server-sent events put on ``queue`` until ``None``, and a keep-alive comment each
+    ``KEEPALIVE_S`` of silence (a proxy or client then never takes the stream for dead)."""
+    while True:
+        try:
+            item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+        except TimeoutError:
+            yield b": keep-alive\n\n"
+            continue
+        if item is None:
+            return
+        yield item
+
+
 def stream_events(
     work: Callable[[TokenCallback], Awaitable[tuple[str, Any]]],
     headers: dict[str, str] | None = None,
@@ -57,14 +71,7 @@ def stream_events(
 
     async def events() -> AsyncIterator[bytes]:
         try:
-            while True:
-                try:
-                    item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-                except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
-                if item is None:
-                    return
+            async for item in queued_events(queue):
                 yield item
         finally:
             if not task.done():

@@ -26,7 +26,7 @@ from thea.errors import ImportInterrupted, TheaError
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
 from thea.service.errors import error_body
-from thea.service.streaming import KEEPALIVE_S, sse
+from thea.service.streaming import queued_events, sse
 
 log = logging.getLogger(__name__)
 
@@ -94,14 +94,7 @@ def _streamed(run: Callable[[ProgressFn | None], ImportResult], gone: threading.
 
     async def events() -> AsyncIterator[bytes]:
         try:
-            while True:
-                try:
-                    item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-                except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
-                if item is None:
-                    return
+            async for item in queued_events(queue):
                 yield item
         finally:
             gone.set()  # a client that went away stops the import at its next batch

@@ -3,54 +3,49 @@
 The default model is small: given four facts and "What bike do I commute on now?" it can answer
 with the fact about the user's wife, and given one fact it can still wander off. When the facts
 of record answer a question plainly, the answer is made of those facts, turned to the user
-("you"), their relative dates spelled out, so an answer can only say what the user told:
+("you"), their relative dates spelled out, so an answer can only say what the user told.
 
-* the most related fact (recall's order) shares at least half of the question's topic words
-  ("What bike do I commute on now?" -> "commute") when the question is about the user's own
-  life or a person the user told of, and all of them otherwise ("When is the charity ride?";
-  "What is the capital of France?" is never answered with "You lived in France"), or the
-  question asks what someone does for a living and a fact says what that someone is ("Where
-  do I work?" -> "You're a data engineer at Helix Logistics", though "At work I'm leading..."
-  shares the word);
-* other facts as related (``JOIN_SHARE`` of its score) and as plainly about the question (half
-  its topic words) join it, at most ``MAX_FACTS``.
+Which facts answer is decided by services/cycle/fact_match.py: about whom the question asks
+(the user, a person by name or by relation) and what (the slot: home, job, pet, a dated
+plan...; or its words). Then:
+
+* a question of something one has one of at a time (where one lives, one's job, car) gets the
+  newest fact that says it ("What's my job now?" -> the promotion, not the first job);
+* other facts as plainly about the question and nearly as related (``JOIN_SHARE`` of the best
+  one's score) join it, at most ``MAX_FACTS`` ("What are my children called?");
+* "Who is Omar?" gets how the user knows them ("Omar is your best friend.") and what is known
+  of them now;
+* a question about what was true before gets the earlier values with the day they changed,
+  and so does a question nothing current answers but an earlier fact does ("What was our
+  cat called?" after the cat died).
 
 Anything else (nothing plainly matches, a request for help, a mix) goes to the model with the
-facts in its prompt. A question about what was true before is answered from earlier values
-with when they changed.
+best-matching facts in its prompt.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
-from services.cycle.not_told import topic_words
+from services.cycle.fact_match import FactMatch, match_facts, people_of, who_is
 from services.cycle.statements import lower_first, turn_round
+from services.knowledge.record.slots import SINGLE_VALUED
 from services.prompts.quoting import without_any_order
-from services.recall.lexical import stem
 from thea.models import Fact
 
 #: facts one answer is made of at most
 MAX_FACTS = 3
-#: share of the best fact's recall score another fact needs to join the answer
-JOIN_SHARE = 0.4
-#: attributes (stems) saying what someone is or does for a living
-ROLE_ATTRIBUTES = frozenset({"be-a", stem("job"), stem("work"), stem("employer"), stem("title")})
-#: "Where do I work?", "What does Tomás do?", "What is my job?": who the question is about
-_OCCUPATION = re.compile(
-    r"\b(?:where|who)\s+(?:do|does|did)\s+(?P<who>[^\W\d_]+)\s+work\b"
-    r"|\bwhat\s+(?:do|does)\s+(?P<who2>[^\W\d_]+)\s+do\b(?!\s+(?:on|at|in|with|for|about|to|when|if|after)\b)"
-    r"|\b(?P<whose>my|[^\W\d_]+'s)\s+(?:job|occupation|profession)\b",
-    re.IGNORECASE,
-)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: share of the best fact's match score another plain fact needs to join the answer
+JOIN_SHARE = 0.8
 _DOUBLE_STOP = re.compile(r"(?<!\.)\.\s*\.$")
-#: words that make a question about the user's own life (or their household's)
-_OWN = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours"})
-_SELF = frozenset({"i", "my", "me"})
+#: how the user named someone: "my best friend Omar" -> ("best friend", "Omar")
+_INTRODUCED = (
+    r"\b(?:my|our)\s+(?P<relation>(?:(?:best|old|older|younger|little|big|new|eldest|youngest)\s+)?[\w'-]+)"
+    r"\s*,?\s+{name}\b"
+)
 
 
 @dataclass(frozen=True)
@@ -65,73 +60,8 @@ class RankedFact:
 class FactAnswer:
     text: str
     facts: tuple[Fact, ...]
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def _stems(fact: Fact) -> set[str]:
-    return {stem(w) for w in _words(f"{fact.content} {fact.subject or ''}")}
-
-
-def _about(question: str, facts: Sequence[RankedFact]) -> bool:
-    """The question is about the user's life or someone (something) the user told of."""
-    said = set(_words(question))
-    if said & _OWN:
-        return True
-    names = {w for r in facts if r.fact.subject for w in _words(r.fact.subject)}
-    return bool(said & names)
-
-
-def _occupation_of(question: str) -> str | None:
-    """Whose occupation the question asks ("user" for the user), or None."""
-    found = _OCCUPATION.search(question)
-    if found is None:
-        return None
-    who = (found.group("who") or found.group("who2") or found.group("whose") or "").lower()
-    who = who.removesuffix("'s").removesuffix("\u2019s")
-    return "user" if who in _SELF else who
-
-
-def _role_facts(whose: str, known: Sequence[Fact]) -> list[Fact]:
-    return [f for f in known if f.attribute in ROLE_ATTRIBUTES and (f.subject_key or "").lower() == whose][:2]
-
-
-def _related(question: str, facts: Sequence[RankedFact], *, own: bool) -> list[Fact]:
-    """The best fact when it shares half the topic words (all of them when the question does not
-    say it is about the user: "When is the charity ride?"), and related facts sharing half."""
-    topic = {stem(w) for w in topic_words(question)}
-    if not topic or not facts:
-        return []
-    best = facts[0]
-    if not _plain(topic, best.fact, own=own):
-        return []
-    chosen = [best.fact]
-    for other in facts[1:]:
-        if len(chosen) >= MAX_FACTS or other.score < best.score * JOIN_SHARE:
-            break
-        # as plainly about it: "The vet called." is not, for "When is the vet appointment?"
-        if len(topic & _stems(other.fact)) * 2 >= len(topic):
-            chosen.append(other.fact)
-    return chosen
-
-
-def _plain(topic: set[str], fact: Fact, *, own: bool) -> bool:
-    shared = topic & _stems(fact)
-    return len(shared) * 2 >= len(topic) and (own or shared == topic) and bool(shared)
-
-
-def may_answer(question: str, known: Sequence[Fact]) -> bool:
-    """Some fact of ``known`` could answer the question plainly (no recall needed: the instinct
-    step asks this to spare the model call when the answer will be the facts themselves)."""
-    ranked = [RankedFact(f, 0.0) for f in known]
-    own = _about(question, ranked)
-    whose = _occupation_of(question) if own else None
-    if whose and _role_facts(whose, known):
-        return True
-    topic = {stem(w) for w in topic_words(question)}
-    return bool(topic) and any(_plain(topic, f, own=own) for f in known)
+    #: why each fact answers (by fact id), for the trace
+    why: Mapping[str, str] = field(default_factory=dict)
 
 
 def told_sentence(fact: Fact) -> str:
@@ -146,21 +76,102 @@ def told_sentence(fact: Fact) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+_WHO = re.compile(r"^\s*(?:who|whom)\b", re.IGNORECASE)
+
+
+def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]:
+    """The facts that answer: the newest of a one-at-a-time slot, else the best plain ones
+    (people: "Who works at my shop now?" are as many as the facts name)."""
+    plain = [m for m in matches if m.plain]
+    if not plain:
+        return []
+    best = plain[0]
+    single = best.main & SINGLE_VALUED if not _WHO.match(question) else frozenset()
+    if single:  # the newest fact whose main slot it is ("I just got promoted" over "I'm a developer")
+        rivals = [
+            m
+            for m in plain
+            if m.main >= single
+            and m.slots >= best.slots
+            and m.share >= best.share
+            and m.score >= best.score * JOIN_SHARE
+        ]
+        newest = max(rivals, key=lambda m: m.fact.created_at)
+        note = f"; the newest of {len(rivals)} facts of one value at a time" if len(rivals) > 1 else ""
+        return [FactMatch(**{**newest.__dict__, "why": newest.why + note})]
+    chosen = [best]
+    for other in plain[1:]:
+        if len(chosen) >= MAX_FACTS or other.score < best.score * JOIN_SHARE:
+            break
+        chosen.append(other)
+    return chosen
+
+
+def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:
+    facts = [m.fact for m in matches]
+    return FactAnswer(
+        text=_earlier(facts) if earlier else _said(facts),
+        facts=tuple(facts),
+        why={m.fact.id: m.why for m in matches},
+    )
+
+
+def _introduction(name: str, facts: Sequence[Fact]) -> str:
+    """How the user introduced someone ("Omar is your best friend."), or ""."""
+    pattern = re.compile(_INTRODUCED.format(name=re.escape(name)), re.IGNORECASE)
+    for fact in facts:
+        found = pattern.search(fact.content)
+        if found:
+            return f"{name} is your {found.group('relation').lower()}."
+    return ""
+
+
+def _said(facts: Sequence[Fact]) -> str:
+    return " ".join(told_sentence(f) for f in facts)
+
+
+def _earlier(facts: Sequence[Fact]) -> str:
+    ended = [f.valid_until for f in facts if f.valid_until is not None]
+    changed = f" That changed on {when_text(max(ended))}." if ended else ""
+    return f"Earlier you told me: {lower_first(_said(facts))}{changed}"
+
+
+def may_answer(question: str, known: Sequence[Fact]) -> bool:
+    """Some fact of ``known`` could answer the question plainly (no recall needed: the instinct
+    step asks this to spare the model call when the answer will be the facts themselves)."""
+    return any(m.plain for m in match_facts(question, known))
+
+
 def answer_from_facts(
-    question: str, facts: Sequence[RankedFact], known: Sequence[Fact], *, earlier: bool
+    question: str,
+    facts: Sequence[RankedFact],
+    known: Sequence[Fact],
+    *,
+    earlier: bool,
+    history: Sequence[Fact] = (),
+    similarity: Mapping[str, float] | None = None,
 ) -> FactAnswer | None:
     """The answer made of the facts that plainly answer the question, or None (the model answers).
-    ``facts`` are the facts recall found, best first, and ``known`` every fact of record of the
-    user, newest first: the current ones (the earlier ones when ``earlier``)."""
-    own = _about(question, facts)
-    whose = _occupation_of(question) if own else None
-    chosen = _role_facts(whose, known) if whose else []
-    chosen = chosen or _related(question, facts, own=own)
-    if not chosen:
+    ``facts`` are the facts recall found, best first, ``known`` the user's facts of record (the
+    current ones; the earlier ones when ``earlier``), ``history`` the earlier ones when ``known``
+    is current (asked when nothing current answers)."""
+    candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
+    people = people_of([*candidates, *history])
+    recall = {r.fact.id: r.score for r in facts}
+    name = who_is(question)
+    if name and not earlier:
+        intro = _introduction(name, [*candidates, *history])
+        about = [m for m in match_facts(question, candidates, people=people) if m.plain][:2]
+        if intro or about:
+            said = " ".join([intro, _said([m.fact for m in about])]).strip()
+            return FactAnswer(
+                text=said, facts=tuple(m.fact for m in about), why={m.fact.id: m.why for m in about}
+            )
+    ranked = match_facts(question, candidates, people=people, similarity=similarity, recall=recall)
+    chosen = _chosen(ranked, question)
+    if chosen:
+        return _answer(chosen, earlier=earlier)
+    if earlier or not history:
         return None
-    said = " ".join(told_sentence(f) for f in chosen)
-    if not earlier:
-        return FactAnswer(text=said, facts=tuple(chosen))
-    ended = [f.valid_until for f in chosen if f.valid_until is not None]
-    changed = f" That changed on {when_text(max(ended))}." if ended else ""
-    return FactAnswer(text=f"Earlier you told me: {lower_first(said)}{changed}", facts=tuple(chosen))
+    before = _chosen(match_facts(question, history, people=people, similarity=similarity), question)
+    return _answer(before, earlier=True) if before else None

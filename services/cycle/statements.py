@@ -209,9 +209,17 @@ def _word_count(words: list[str]) -> int:
     return len(words) + sum(1 for w in words if re.search(r"'(?:m|re|s|ve|ll|d)$", w))
 
 
+#: a self-introduction too short to count as a sentence: "Daniel here.", "It's Daniel here"
+_INTRODUCTION = re.compile(
+    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}\s+here\b"
+)
+
+
 def tells(sentence: str) -> bool:
     """One sentence tells something: declarative, not a question, request or bare greeting."""
     words = _words(sentence)
+    if _INTRODUCTION.match(sentence) and not sentence.rstrip().endswith("?"):
+        return True
     if _word_count(words) < MIN_WORDS or sentence.rstrip().endswith("?"):
         return False
     if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
 
@@ -28,9 +28,16 @@ from services.common.llm_calls import ask_text
 from services.common.text import TextEmbedder
 from services.cycle.budget import pack
 from services.cycle.documents import acknowledgement as paste_acknowledgement
+from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
-from services.cycle.not_told import unknown_to_me
+from services.cycle.not_told import (
+    EVIDENCE_TYPES,
+    is_personal_question,
+    not_told_answer,
+    topic_words,
+    unknown_to_me,
+)
 from services.cycle.statements import acknowledge, lower_first, turn_round
 from services.cycle.understanding import Act, Understanding, asks_history, understand
 from services.cycle.voice import VoiceStream, in_voice
@@ -99,22 +106,30 @@ def select_facts(
     history: bool,
     request: bool,
     limit: int = FACTS_SHOWN,
+    question: str = "",
 ) -> list[Fact]:
-    """The facts of record a prompt shows, most related first: the ones recall found (a small
-    model confuses people and values when it is given every fact it knows). A question about
-    what was true before gets the earlier values only (the current ones would be answered
+    """The facts of record a prompt shows, most related first (a small model confuses people and
+    values when it is given every fact it knows): the facts about whom the question asks that
+    speak of what it asks (services/cycle/fact_match.py), then the ones recall found. A question
+    about what was true before gets the earlier values only (the current ones would be answered
     instead); a request for help also gets the constraints (an allergy bears on every dinner
     idea)."""
     by_id = {f.id: f for f in stored}
     related = [h for h in hits if h.id in by_id]
     floor = max((h.score for h in related), default=0.0) * FACT_FLOOR
     recalled = [by_id[h.id] for h in related if h.score >= floor]
+    wanted = [f for f in stored if (f.valid_until is not None) == history]
+    matched = (
+        [m.fact for m in match_facts(question, wanted) if m.agrees and (m.slots or m.share)]
+        if question
+        else []
+    )
     if history:
-        chosen = [f for f in recalled if f.valid_until is not None]
+        chosen = matched + [f for f in recalled if f.valid_until is not None]
         chosen = chosen or [f for f in stored if f.valid_until is not None][:limit]
     else:
-        chosen = [f for f in recalled if f.valid_until is None]
-    chosen = chosen[:limit]
+        chosen = matched + [f for f in recalled if f.valid_until is None]
+    chosen = list({f.id: f for f in chosen}.values())[:limit]
     if request:
         chosen += [
             f for f in stored if f.category == "constraint" and f.valid_until is None and f not in chosen
@@ -127,10 +142,11 @@ def _from_facts(
 ) -> FactAnswer | None:
     """The answer the facts of record give plainly (services/cycle/from_facts.py), or None."""
     known = [f for f in stored if (f.valid_until is not None) == history]
+    earlier = [] if history else [f for f in stored if f.valid_until is not None]
     by_id = {f.id: f for f in known}
     ranked = [RankedFact(by_id[h.id], h.score) for h in hits if h.id in by_id]
     question = " ".join(understanding.texts(Act.QUESTION))
-    return answer_from_facts(question, ranked, known, earlier=history)
+    return answer_from_facts(question, ranked, known, earlier=history, history=earlier)
 
 
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
@@ -195,27 +211,41 @@ class SynthesisService(CognitiveService):
             # the user told something: restate it, never let the model embellish it
             return await self._fixed(state, acknowledgement(state, understanding), "acknowledgement")
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
+        stored = await asyncio.to_thread(self._stored_facts, state)
         if understanding.asks_memory and not understanding.asks_for_help:
             question = " ".join(understanding.texts(Act.QUESTION))
-            unknown = await asyncio.to_thread(unknown_to_me, question, recall.hits, self.embedder)
+            unknown = await asyncio.to_thread(self._unknown, question, recall.hits, stored)
             if unknown is not None and understanding.kind is MessageKind.QUESTION:
                 # a question about the user that nothing remembered bears on: no guess from the model
                 return await self._fixed(state, unknown, "not told")
-        return await self._answer(state, understanding, recall)
+        return await self._answer(state, understanding, recall, stored)
+
+    def _unknown(self, question: str, hits: Sequence[RecallHit], stored: Sequence[Fact]) -> str | None:
+        """ "I don't know" for a personal question nothing told bears on: a fact about whom and of
+        what it asks means it was told (whatever the words); someone the user never told of means
+        it was not, whatever recall found near it; otherwise recall decides (not_told.py)."""
+        if not is_personal_question(question):
+            return None
+        if told_of(question, stored):
+            return None
+        if never_told_of(question, stored, [h.text for h in hits if h.type in EVIDENCE_TYPES]):
+            topic = topic_words(question)
+            return not_told_answer(topic) if topic else None
+        return unknown_to_me(question, hits, self.embedder)
 
     async def _answer(
-        self, state: CycleState, understanding: Understanding, recall: RecallResult
+        self, state: CycleState, understanding: Understanding, recall: RecallResult, stored: list[Fact]
     ) -> StepOutcome:
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
-        stored = await asyncio.to_thread(self._stored_facts, state, history)
         if understanding.kind is MessageKind.QUESTION:
             direct = _from_facts(understanding, stored, recall.hits, history)
             if direct is not None:
                 # the facts of record answer it plainly: said back as told (a greeting greeted back)
                 said = f"{greeting_of(understanding)} {direct.text}".strip()
-                return await self._fixed(state, said, "facts of record", direct.facts)
-        facts = select_facts(stored, recall.hits, history=history, request=request)
+                return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
+        question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
+        facts = select_facts(stored, recall.hits, history=history, request=request, question=question)
         recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
         # facts of record are shown as facts (or, replaced, not at all); insights learnt from the
         # same messages stay: the slow loop's reading, strength and feedback go with them
@@ -254,20 +284,30 @@ class SynthesisService(CognitiveService):
             outcome.output["cut"] = note.strip(" …()")
         return outcome
 
-    def _stored_facts(self, state: CycleState, history: bool) -> list[Fact]:
+    def _stored_facts(self, state: CycleState) -> list[Fact]:
+        """Every fact of record of the user, earlier values included (newest first)."""
         if self.facts is None or not state.user_id:
             return []
-        return self.facts.facts_of_record(state.user_id, current_only=not history, limit=PROFILE_READ)
+        return self.facts.facts_of_record(state.user_id, current_only=False, limit=PROFILE_READ)
 
     async def _fixed(
-        self, state: CycleState, answer: str, mode: str, facts: Sequence[Fact] = ()
+        self,
+        state: CycleState,
+        answer: str,
+        mode: str,
+        facts: Sequence[Fact] = (),
+        why: Mapping[str, str] | None = None,
     ) -> StepOutcome:
         """An answer no model wrote, streamed to the user and recorded with its mode (and the
-        facts of record it says back)."""
+        facts of record it says back, each with why it answers)."""
         state.templated = True
         await _send(state, answer)
         outcome = self._outcome(state, answer, [], LLMUsage(), facts)
         outcome.output["mode"] = mode
+        if why:
+            outcome.output["facts"] = [
+                {"id": f.id, "text": f.content, "why": why.get(f.id, "")} for f in facts
+            ]
         return outcome
 
     @staticmethod

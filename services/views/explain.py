@@ -146,11 +146,12 @@ def explain(
     texts |= dict(fact_texts or {})
     texts |= {_text(f.get("id")): _text(f.get("text")) for f in used if f.get("text")}
     fact_used = dict.fromkeys(_ids(synth_out.get("facts")))
+    reasons = {_text(f.get("id")): _text(f.get("why")) for f in used if f.get("why")}
     act = plan_out.get("act")
     return TraceExplanation(
         act=act if isinstance(act, str) and act else None,
         recalled=memories,
-        facts=[FactUsedView(id=i, text=texts.get(i, "")) for i in fact_used],
+        facts=[FactUsedView(id=i, text=texts.get(i, ""), why=reasons.get(i, "")) for i in fact_used],
         facts_recorded=facts_recorded,
         superseded=superseded,
         mode=answer_mode(synthesis),

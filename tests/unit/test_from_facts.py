@@ -103,13 +103,28 @@ def test_a_fact_naming_one_word_of_the_question_does_not_join_the_answer() -> No
     assert answer.text == "Biscuit's checkup got moved to May 9."
 
 
-def test_related_facts_join_and_weak_ones_do_not() -> None:
+def test_a_question_of_one_value_gets_the_fact_that_says_it_and_nothing_unrelated() -> None:
     cat, age, car = facts_of("We have a tabby cat called Miso.", "Miso is 7 years old.", "I drive a Kia.")
     answer = answer_from_facts(
         "How old is our cat Miso?", ranked([age, cat, car], [300, 200, 20]), [cat, age, car], earlier=False
     )
     assert answer is not None
-    assert answer.text == "Miso is 7 years old. You have a tabby cat called Miso."
+    assert answer.text == "Miso is 7 years old."
+
+
+def test_facts_of_something_one_has_several_of_join_the_answer() -> None:
+    kids, dog, job, son = facts_of(
+        "Our daughter Ada is 8.",
+        "We have a dog called Rolo.",
+        "I work as a radiographer.",
+        "My son Theo just started school.",
+    )
+    answer = answer_from_facts("What are my children called?", [], [kids, dog, job, son], earlier=False)
+    assert answer is not None
+    assert "Ada" in answer.text
+    assert "Theo" in answer.text
+    assert "Rolo" not in answer.text
+    assert "radiographer" not in answer.text
 
 
 def test_a_fact_said_back_carries_nothing_invisible() -> None:

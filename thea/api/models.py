@@ -218,10 +218,12 @@ class RecalledMemoryView(BaseModel):
 
 
 class FactUsedView(BaseModel):
-    """A fact of record the answering prompt held."""
+    """A fact of record the answering prompt held, or the answer said back."""
 
     id: str
     text: str = ""
+    #: why it answers the question (said-back answers: whom it is about, what it speaks of)
+    why: str = ""
 
 
 class FactRecordedView(BaseModel):

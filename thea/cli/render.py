@@ -118,7 +118,8 @@ def _explain_synthesis(branch: Tree, explained: TraceExplanation) -> None:
     if explained.facts:
         facts = branch.add(f"facts of record used ({len(explained.facts)})")
         for fact in explained.facts:
-            facts.add(f"{fact.id[:8]} {_short(fact.text, 120)}")
+            why = f"  [dim]({safe(fact.why)})[/]" if fact.why else ""
+            facts.add(f"{fact.id[:8]} {_short(fact.text, 120)}{why}")
 
 
 def print_prompt(console: Console, trace: TraceView) -> None:

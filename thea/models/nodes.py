@@ -295,6 +295,12 @@ class Fact(Node):
     #: the newer fact that replaced this one
     superseded_by: str | None = None
     origin: FactOrigin | None = None
+    #: the parts of a life it speaks of (services/knowledge/record/slots.py), its own and those of
+    #: the fact it replaced ("I bought a Canyon Grail" after selling the bike is the bike)
+    slots: list[str] = Field(default_factory=list)
+    #: what the fact it replaced was about, without its value ("kitchen renovation start" for
+    #: "The renovation got pushed to October 18"): a question in the old words still finds it
+    keywords: list[str] = Field(default_factory=list)
 
     def embedding_text(self) -> str | None:
         return self.content or None

@@ -41,6 +41,7 @@ from typing import IO
 
 import uvicorn
 
+from thea import language
 from thea.config import Settings
 from thea.errors import (
     BackendUnavailable,
@@ -254,6 +255,10 @@ class ServiceProcess:
 
     @staticmethod
     def _warm_up(runtime: Runtime) -> None:
+        try:  # the sentence parser first: a statement needs it, and it loads in about a second
+            language.warm_up()
+        except TheaError as exc:  # the first statement will report it
+            log.warning("English pipeline warm-up failed: %s", exc)
         warm = getattr(runtime.llm, "warm_up", None)
         if warm is None:
             return

@@ -17,8 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from services.common.text import STOPWORDS
 from services.knowledge.record.extraction import Change, ExtractedFact
 from services.knowledge.record.rules import SINGLE_VALUED, supersessions
+from services.knowledge.record.slots import word_stems, words_of
+from services.recall.lexical import stem
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
 from thea.models import (
     Edge,
@@ -123,6 +126,7 @@ def build_facts(
             change=item.change.value,
             category=item.category.value,
             origin=origin,
+            slots=sorted(item.slots),
             created_at=said_at,
             user_id=user_id,
             session_id=session_id,
@@ -158,6 +162,8 @@ class FactRecorder:
                 old = next(f for f in current if f.id == replacement.old_id)
                 closed[old.id] = Superseded(old, fact.id, replacement.reason)
         outcome.superseded = list(closed.values())
+        facts = inherit_slots(facts, extracted, outcome.superseded)
+        outcome.facts = list(facts)
         edges = [Edge(src=s.by, dst=s.fact.id, type=EdgeType.SUPERSEDES) for s in outcome.superseded]
         insights = self._insights_to_supersede(outcome.superseded, user_id, said_at)
         outcome.insights = [k.id for k in insights]
@@ -201,6 +207,57 @@ class FactRecorder:
                 )
             )
         return out
+
+
+#: verbs of getting something that takes the place of what just ended ("sold the Golf and got a Skoda")
+_ACQUIRE = frozenset({"buy", "get", "adopt", "rescue", "lease", "order", "pick"})
+
+
+def inherit_slots(
+    facts: Sequence[Fact], extracted: Sequence[ExtractedFact], superseded: Sequence[Superseded]
+) -> list[Fact]:
+    """A fact that replaced another speaks of what it replaced: "I bought a Canyon Grail" after
+    "I sold the Cannondale" (which closed "My bike is a Cannondale") is the user's bike, so "What
+    bike do I ride now?" finds it; "The renovation got pushed to October 18" is still the kitchen
+    renovation that starts. The slots, and the words of the replaced fact without its value, pass
+    to the fact that superseded it, and from what an end closed to what was got in its place in
+    the same message."""
+    by_id = {f.id: f for f in facts}
+    slots: dict[str, set[str]] = {f.id: set(f.slots) for f in facts}
+    words: dict[str, set[str]] = {f.id: set(f.keywords) for f in facts}
+
+    def take(fact_id: str, old: Fact) -> None:
+        slots[fact_id] |= set(old.slots)
+        words[fact_id] |= inherited_words(old)
+
+    for item in superseded:
+        if item.by in slots and by_id[item.by].change != Change.END.value:
+            take(item.by, item.fact)
+    ended = [s for s in superseded if s.by in by_id and by_id[s.by].change == Change.END.value]
+    for fact, told in zip(facts, extracted, strict=True):
+        if told.change is not Change.END and told.verb in _ACQUIRE:
+            for item in ended:
+                take(fact.id, item.fact)
+    out: list[Fact] = []
+    for fact in facts:
+        update = {
+            "slots": sorted(slots[fact.id]),
+            "keywords": sorted(words[fact.id] - word_stems(fact.content)),
+        }
+        out.append(
+            fact.model_copy(update=update)
+            if update != {"slots": fact.slots, "keywords": fact.keywords}
+            else fact
+        )
+    return out
+
+
+def inherited_words(old: Fact) -> set[str]:
+    """The stems of what a replaced fact was about: its words without its value and stopwords
+    ("Our kitchen renovation starts on October 4" -> kitchen, renovation, start)."""
+    value = word_stems(old.value or "")
+    own = {stem(w) for w in words_of(old.content) if w not in STOPWORDS and len(w) > 2}
+    return (own | set(old.keywords)) - value
 
 
 def _maybe_single(item: ExtractedFact) -> bool:

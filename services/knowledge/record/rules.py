@@ -20,7 +20,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.knowledge.record.extraction import Change, ExtractedFact
+from services.knowledge.record.extraction import DATE, Change, ExtractedFact
+from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
+from services.knowledge.record.slots import Slot, attribute_slots, event_words, fact_slots, is_occupation
 from services.recall.lexical import stem
 from thea.models import Fact
 
@@ -54,7 +56,13 @@ class Replacement:
 def _same_attribute(new: ExtractedFact, old: Fact) -> bool:
     if new.attribute == old.attribute:
         return True
-    return new.attribute in _ROLE and old.attribute in _ROLE
+    # "I'm a nurse" and "I work as a midwife" are one job; "I'm a student" is no job
+    return (
+        new.attribute in _ROLE
+        and old.attribute in _ROLE
+        and (new.attribute != "be-a" or is_occupation(new.value))
+        and (old.attribute != "be-a" or is_occupation(old.value or ""))
+    )
 
 
 def _differs(new_value: str, old_value: str) -> bool:
@@ -63,8 +71,42 @@ def _differs(new_value: str, old_value: str) -> bool:
 
 
 def _names_all(about: Sequence[str], old: Fact) -> bool:
+    """Every word of what ended or moved is in the old fact ("the wedding" in "Omar is getting
+    married": the same kind of event)."""
     said = words(old.content) | words(old.subject or "")
-    return bool(about) and all(w in said for w in about)
+    kinds = event_words(f"{old.content} {old.subject or ''}")
+    return bool(about) and all(w in said or _same_kind(w, kinds) for w in about)
+
+
+def _same_kind(word: str, kinds: frozenset[str]) -> bool:
+    """The word names a kind of event the old fact names too ("wedding" / "married")."""
+    kind = event_words(word)
+    return bool(kind) and kind <= kinds
+
+
+def _names_most(about: Sequence[str], old: Fact) -> bool:
+    """At least half the words of what moved are in the old fact ("The vet called, Pixel's
+    appointment got moved" is about "Pixel has a vet appointment")."""
+    said = words(old.content) | words(old.subject or "")
+    kinds = event_words(f"{old.content} {old.subject or ''}")
+    named = [w for w in about if w in said or _same_kind(w, kinds)]
+    return bool(about) and len(named) * 2 >= len(about)
+
+
+def _single_slots(fact: Fact | ExtractedFact) -> frozenset[Slot]:
+    if isinstance(fact, Fact):
+        return fact_slots(fact.content, fact.attribute, fact.value) & SINGLE_SLOTS
+    return fact.slots & SINGLE_SLOTS
+
+
+def _same_slot(new: ExtractedFact, old: Fact) -> bool:
+    """The new fact's main slot is the old fact's main slot and one held a value at a time, and
+    the old fact says nothing else of that kind ("I just got promoted to lead engineer" replaces
+    "I'm a developer", not "I'm a developer at Paylark": where one works is still true)."""
+    main = attribute_slots(new.attribute, new.value) & SINGLE_SLOTS
+    if not main or not main & attribute_slots(old.attribute, old.value):
+        return False
+    return _single_slots(old) <= _single_slots(new) | main
 
 
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
@@ -76,18 +118,47 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     same = old.subject_key == new.subject_key and _same_attribute(new, old)
     if new.change is Change.MOVE:
         head = new.about[-1:] if new.about else ()
-        about_it = _names_all(head, old) and (_names_all(new.about, old) or same)
+        about_it = _names_all(head, old) and (_names_most(new.about, old) or same)
         if (same or about_it) and (old.value is None or _differs(new.value, old.value or "")):
             return f"moved: {new.text}"
         return None
+    if (
+        new.old_value
+        and new.old_value.lower() in old.content.lower()
+        and (same or old.subject_key == new.subject_key)
+    ):
+        return f"changed: {new.text}"  # "we swapped the Clio for a Tesla", "not Berlin anymore"
     if not same:
+        if (
+            old.subject_key == new.subject_key
+            and _same_slot(new, old)
+            and _differs(new.value, old.value or "")
+        ):
+            return f"changed: {new.text}"
         return None
-    if new.old_value and new.old_value.lower() in old.content.lower():
-        return f"changed: {new.text}"
     single = new.attribute in SINGLE_VALUED
     if (single or new.change is Change.CHANGE) and _differs(new.value, old.value or ""):
         return f"changed: {new.text}"
     return None
+
+
+def _rescheduled(new: ExtractedFact, current: Sequence[Fact], taken: set[str]) -> Replacement | None:
+    """A plan told again with a new date replaces the dated fact about the same plan: "we now fly
+    out on April 5" after "we're going to Japan, flying out on April 3". Only the one plan that
+    shares the most words (kinds of event counted as one: a flight, a wedding)."""
+    if not new.dated or new.change not in (Change.CHANGE, Change.MOVE):
+        return None
+    said = event_words(new.text)
+    best: tuple[int, Fact] | None = None
+    for old in current:
+        if old.id in taken or old.subject_key != new.subject_key or not DATE.search(old.content):
+            continue
+        if not _differs(new.value, old.value or "") or DATE.search(new.text) is None:
+            continue
+        shared = len(said & event_words(old.content))
+        if shared and (best is None or shared > best[0]):
+            best = (shared, old)
+    return Replacement(best[1].id, f"rescheduled: {new.text}") if best else None
 
 
 def supersessions(new: ExtractedFact, current: Sequence[Fact]) -> list[Replacement]:
@@ -97,4 +168,8 @@ def supersessions(new: ExtractedFact, current: Sequence[Fact]) -> list[Replaceme
         reason = replaced_by(new, old)
         if reason is not None:
             out.append(Replacement(old.id, reason))
+    if not out:
+        plan = _rescheduled(new, current, set())
+        if plan is not None:
+            out.append(plan)
     return out

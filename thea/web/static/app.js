@@ -573,7 +573,9 @@ function stepDetails(step, report, trace) {
     if (explained.mode && explained.mode !== "model") list.append(el("li", { class: "muted", text: "answer: " + explained.mode + " (no model call)" }));
     if (explained.facts.length) {
       const facts = el("ul", {});
-      for (const fact of explained.facts) facts.append(el("li", { class: "fact", text: (fact.text || "") + " (" + short(fact.id) + ")" }));
+      for (const fact of explained.facts) {
+        facts.append(el("li", { class: "fact", text: (fact.text || "") + " (" + short(fact.id) + ")" + (fact.why ? " — " + fact.why : "") }));
+      }
       list.append(el("li", { text: "facts of record used:" }, facts));
     }
   }

@@ -1,0 +1,323 @@
+"""Which facts of record a question is about: whom it asks about, and what.
+
+A question names whom it is about (its **focus**): the user ("my", "I", "we"), a person, pet or
+thing by name ("Where does Karin live?", "When is Erik's mother's birthday?"), or someone by
+their relation to the user ("What does my brother do?", "What's our dog's name?"); and what it
+asks (its **slots**: "Where do we live?" asks the home; services/knowledge/record/slots.py). A
+fact answers it when it is about the same one (a fact about the user's sister never answers
+where the user lives, and "my brother" is found under the name the user gave him: "My brother
+Felix ...") and speaks of the same slot or the same words; meaning (embeddings) breaks ties.
+
+Pure functions over facts already read; no store, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from services.cycle.not_told import topic_words
+from services.knowledge.record.extraction import DATE
+from services.knowledge.record.reading import USER
+from services.knowledge.record.slots import (
+    SINGLE_VALUED,
+    Slot,
+    attribute_slots,
+    cue_stems,
+    event_kinds,
+    fact_slots,
+    question_slots,
+    relation_covers,
+    relation_word,
+    relations_in,
+    word_stems,
+    words_of,
+)
+from services.recall.lexical import stem
+from thea.models import Fact
+
+#: the words that make a question about the user (or the user's household)
+_OWN = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
+_QUESTION_WORDS = frozenset(
+    {"what", "when", "where", "who", "whom", "whose", "why", "how", "which", "is", "are", "am", "was", "were",
+     "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "tell", "remind"}
+)  # fmt: skip
+#: "my brother Felix", "our neighbour Jonas", "my best friend Omar": a name and its relation
+_RELATED_NAME = re.compile(
+    r"\b(?i:my|our|his|her|their)\s+(?i:(?:best|old|older|younger|little|big|new|eldest|youngest|oldest|twin)\s+)?"
+    r"(?P<relation>[\w'-]+)\s*,?\s+(?P<name>[A-Z][\w'-]+)"
+)
+#: "a tabby cat called Miso", "a beagle named Kaffe", "a rescue greyhound called Pepper"
+_CALLED_NAME = re.compile(r"\b(?P<relation>[\w'-]+)\s+(?:called|named)\s+(?P<name>[A-Z][\w'-]+)")
+#: "Who is Omar?", "Who's Hollie?"
+_WHO_IS = re.compile(r"^\s*who(?:'s|\s+is|\s+was)\s+(?P<name>[A-Z][\w'-]+)\s*\??\s*$", re.IGNORECASE)
+#: a question asking what thea thinks: the model answers it, with the facts ("Is Sam happy with the
+#: job, do you think?")
+_OPINION = re.compile(
+    r"\b(?:do|would)\s+you\s+(?:think|say|reckon|guess|suppose)\b|\bin\s+your\s+(?:opinion|view)\b"
+    r"|\bwhat(?:'s|\s+is)\s+your\s+(?:opinion|view|take)\b|\bshould\s+(?:i|we)\b",
+    re.IGNORECASE,
+)
+#: a yes/no question: the facts answer it plainly only when they hold every word it asks about
+#: ("Do I have any health conditions?"; not "Are my Redis jobs busy these days?")
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|am|was|were|do|does|did|can|could|will|would|has|have|had)\b", re.IGNORECASE
+)
+#: a question asking for a date: only a fact that names one answers it
+_WHEN = re.compile(r"^\s*(?:when|what\s+(?:date|day|time)|which\s+(?:date|day))\b", re.IGNORECASE)
+#: weights of what makes a fact the answer (scores are compared, never shown)
+AGREES, SLOT, SHARE, MEANING, RECALL = 2.0, 1.0, 1.0, 1.0, 0.25
+
+
+@dataclass(frozen=True)
+class Focus:
+    """Whom a question is about."""
+
+    user: bool
+    names: frozenset[str]
+    relations: frozenset[str]
+
+    @property
+    def anyone(self) -> bool:
+        return self.user or bool(self.names) or bool(self.relations)
+
+
+@dataclass(frozen=True)
+class FactMatch:
+    fact: Fact
+    #: the fact is about whom the question asks
+    agrees: bool
+    #: slots the question asks that the fact speaks of
+    slots: frozenset[Slot]
+    #: of those, the fact's main slots (its attribute's: "I'm Sofia" is a name, "a beagle named
+    #: Kaffe" a pet)
+    main: frozenset[Slot]
+    #: share of the question's topic words (stems) the fact holds
+    share: float
+    similarity: float
+    score: float
+    #: the fact plainly answers the question (it may be said back as it was told)
+    plain: bool
+    #: why it matched, for the trace ("about you; speaks of: home; words: live")
+    why: str = ""
+
+
+def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
+    """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
+    Felix ..." -> felix: brother)."""
+    found: dict[str, set[str]] = {}
+    for fact in facts:
+        for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
+            relation = relation_word(match.group("relation"))
+            if relation:
+                found.setdefault(match.group("name").lower(), set()).add(relation)
+    return {name: frozenset(relations) for name, relations in found.items()}
+
+
+def _names_in(text: str) -> set[str]:
+    return {w.lower().removesuffix("'s") for w in re.findall(r"\b[A-Z][\w'-]+", text)}
+
+
+def focus_of(question: str, known_names: Collection[str]) -> Focus:
+    """Whom the question asks about: the names the user told of that it uses (in any case), the
+    relations it names, and whether it speaks of the user. Another capitalised word is whom it
+    asks about only when the question is not about the user ("Who is Zelda?"); in "When is our
+    Lisbon trip?" it is what it asks about."""
+    words = re.findall(r"[^\W\d_][\w'-]*", question)
+    user = any(w.lower() in _OWN for w in words)
+    names: set[str] = set()
+    relations: set[str] = set()
+    for i, word in enumerate(words):
+        low = word.lower().removesuffix("'s").removesuffix("\u2019s")
+        if low in _OWN or low in _QUESTION_WORDS:
+            continue
+        relation = relation_word(low)
+        if relation:
+            relations.add(relation)
+        elif low in known_names or (word[:1].isupper() and i > 0 and low != "i" and not user):
+            names.add(low)
+    return Focus(user=user, names=frozenset(names), relations=frozenset(relations))
+
+
+def _fact_relations(fact: Fact, people: Mapping[str, frozenset[str]]) -> set[str]:
+    found = set(relations_in(fact.content))
+    for name in {*_names_in(fact.content), (fact.subject_key or "").lower()}:
+        found |= people.get(name, frozenset())
+    if fact.subject_key and relation_word(fact.subject_key.split()[-1]):
+        found.add(relation_word(fact.subject_key.split()[-1]) or "")
+    return found
+
+
+def agrees(focus: Focus, fact: Fact, people: Mapping[str, frozenset[str]]) -> bool:
+    """The fact is about whom the question asks."""
+    if focus.names:
+        said = (
+            _names_in(fact.content)
+            | {(fact.subject_key or "").lower()}
+            | set(words_of(fact.content))
+            | set(fact.keywords or [])
+        )
+        if not all(name in said for name in focus.names):
+            return False
+        return not focus.relations or _relation_agrees(focus, fact, people) or _possessed(focus, fact)
+    if focus.relations:
+        return _relation_agrees(focus, fact, people)
+    if focus.user:
+        return fact.subject_key == USER
+    return True
+
+
+def _relation_agrees(focus: Focus, fact: Fact, people: Mapping[str, frozenset[str]]) -> bool:
+    told = _fact_relations(fact, people)
+    return any(relation_covers(asked, t) for asked in focus.relations for t in told)
+
+
+def _possessed(focus: Focus, fact: Fact) -> bool:
+    """ "Erik's mother": the relation is said right after the name in the fact too."""
+    return any(r in (fact.subject_key or "") for r in focus.relations)
+
+
+def _topic(question: str, focus: Focus) -> frozenset[str]:
+    """The question's topic stems without whom it is about."""
+    ignore = set(focus.names)
+    words = [w for w in topic_words(question) if w not in ignore and not relation_word(w)]
+    return frozenset(stem(w) for w in words)
+
+
+def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
+    """The stems of the words naming these kinds of event."""
+    return frozenset(stem(k) for k in kinds)
+
+
+def _slots_of(fact: Fact) -> frozenset[Slot]:
+    stored = frozenset(Slot(s) for s in (fact.slots or []) if s in Slot.__members__.values())
+    return stored | fact_slots(fact.content, fact.attribute, fact.value)
+
+
+def match_facts(
+    question: str,
+    facts: Sequence[Fact],
+    *,
+    people: Mapping[str, frozenset[str]] | None = None,
+    similarity: Mapping[str, float] | None = None,
+    recall: Mapping[str, float] | None = None,
+) -> list[FactMatch]:
+    """The facts ranked for the question, best first (newer first among equals)."""
+    people = people if people is not None else people_of(facts)
+    # the names the user gave (a subject shown as itself: "Tomás", not "the vet" or "your sister")
+    known_names = set(people) | {
+        (f.subject_key or "").lower()
+        for f in facts
+        if f.subject_key not in (None, USER) and (f.subject or "").lower() == f.subject_key
+    }
+    focus = focus_of(question, known_names)
+    # what is asked of them, not who they are ("What does my brother do?" asks a job, not family)
+    asked = question_slots(" ".join(w for w in question.split() if not relation_word(w.strip("?!.,"))))
+    topic = _topic(question, focus)
+    content_slots = asked - {Slot.EVENT}  # a plan is told apart by its words, not by being a plan
+    when = bool(_WHEN.match(question))
+    opinion = bool(_OPINION.search(question))
+    yes_no = bool(_YES_NO.match(question))
+    top_recall = max((recall or {}).values(), default=0.0) or 1.0
+    out: list[FactMatch] = []
+    for fact in facts:
+        agreeing = agrees(focus, fact, people)
+        stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
+        slots = asked & _slots_of(fact)
+        main = asked & attribute_slots(fact.attribute, fact.value)
+        kinds = event_kinds(" ".join(topic)) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
+        shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
+        if when and not DATE.search(fact.content):
+            shared = frozenset()  # a "when" question is answered by a fact that says when
+        share = len(shared) / len(topic) if topic else 0.0
+        meaning = (similarity or {}).get(fact.id, 0.0)
+        recalled = (recall or {}).get(fact.id, 0.0) / top_recall
+        slot_share = len(slots & content_slots) / len(content_slots) if content_slots else 0.0
+        main_share = len(main & content_slots) / len(content_slots) if content_slots else 0.0
+        score = (
+            AGREES * agreeing
+            + SLOT * (slot_share + main_share) / 2
+            + SHARE * share
+            + MEANING * meaning
+            + RECALL * recalled
+        )
+        out.append(
+            FactMatch(
+                why=_why(focus, slots, shared, meaning) if agreeing else "about someone else",
+                fact=fact,
+                agrees=agreeing,
+                slots=slots,
+                main=main,
+                share=share,
+                similarity=meaning,
+                score=score,
+                plain=not opinion
+                and (not yes_no or share == 1.0)
+                and _plain(focus, topic, share, slots & content_slots, agreeing),
+            )
+        )
+    out.sort(key=lambda m: (m.score, m.fact.created_at), reverse=True)
+    return out
+
+
+def _why(focus: Focus, slots: frozenset[Slot], shared: frozenset[str], meaning: float) -> str:
+    whom = [*(n.title() for n in sorted(focus.names)), *(f"your {r}" for r in sorted(focus.relations))]
+    parts = [f"about {', '.join(whom) if whom else 'you' if focus.user else 'anyone'}"]
+    if slots:
+        parts.append("speaks of " + ", ".join(sorted(s.value for s in slots)))
+    if shared:
+        parts.append("shares " + ", ".join(sorted(shared)))
+    if meaning:
+        parts.append(f"meaning {meaning:.2f}")
+    return "; ".join(parts)
+
+
+def _plain(focus: Focus, topic: frozenset[str], share: float, slots: frozenset[Slot], agreeing: bool) -> bool:
+    """The fact answers the question plainly: about whom it asks, and of what it asks (a slot,
+    or half its words); a question about no one in particular needs all its words ("What is the
+    capital of France?" is never answered with "You lived in France")."""
+    if not agreeing:
+        return False
+    if not focus.anyone:
+        return bool(topic) and (share == 1.0 or (share >= 0.5 and bool(slots)))
+    if not topic and not slots:
+        return bool(focus.names or focus.relations)  # "Who is Omar?"
+    return bool(slots) or share >= 0.5
+
+
+def who_is(question: str) -> str | None:
+    """The name a "Who is X?" question asks about, or None."""
+    found = _WHO_IS.match(question)
+    return found.group("name") if found else None
+
+
+def single_valued(matches: Sequence[FactMatch]) -> bool:
+    """The best match answers with one value at a time (a home, a job, a car): the newest
+    fact of that slot is the answer, not all of them."""
+    return bool(matches) and bool(matches[0].slots & SINGLE_VALUED)
+
+
+def told_of(question: str, facts: Sequence[Fact]) -> bool:
+    """Some fact (current or earlier) is about whom the question asks and of what it asks: the
+    user told of it, whatever words the question uses ("What bike do I ride now?" and "I bought
+    a Canyon Grail" after selling the old bike)."""
+    return any(m.agrees and (m.slots or m.share > 0) for m in match_facts(question, facts))
+
+
+def never_told_of(question: str, facts: Sequence[Fact], texts: Sequence[str]) -> bool:
+    """The question asks about someone by name or relation the user never told of: no fact is
+    about them and no remembered text names them ("What is my brother's name?" when only a
+    sister was mentioned)."""
+    people = people_of(facts)
+    known = set(people) | {(f.subject_key or "").lower() for f in facts if f.subject_key not in (None, USER)}
+    focus = focus_of(question, known)
+    if not (focus.names or focus.relations):
+        return False
+    if any(agrees(focus, f, people) for f in facts):
+        return False
+    said = [t.lower() for t in texts]
+    if any(n in t for n in focus.names for t in said):
+        return False
+    mentioned = {r for t in texts for r in relations_in(t)}
+    return not any(relation_covers(asked, told) for asked in focus.relations for told in mentioned)

@@ -1,0 +1,386 @@
+"""A telling sentence read by its grammar: its clauses, each with its subject and verb.
+
+The dependency parse (thea/language.py) says which words are the subject, the verb and what
+follows it, whatever the wording:
+
+* a sentence has one clause per verb that says something on its own: the main verb, verbs
+  joined by "and"/"but" ("I sold the Golf and bought a Skoda": the second keeps "I"), clauses
+  after a comma with a subject of their own ("..., she helps at the library now"). A relative
+  clause or an appositive stays with the noun it describes ("two kids, Elsa who is 9 and Nils
+  who is 6"; "a dog, a beagle named Kaffe"); a clause about "it" or "they" stays with the
+  clause before it ("Bruno opened his own restaurant, it's called Maré");
+* the **subject** is the user ("I", "we", "my wife Margaret and I", or none: "Just got
+  promoted!"), a named person, pet or thing ("my brother Felix", "Mia"), someone known by
+  their relation ("Erik's mother", "my sister"), or something of the user's ("my name", "the
+  deadline", "the Madrid conference"): then its noun is what the fact is about;
+* "he"/"she" refer to the last person named in the message;
+* verbless introductions are about the user ("Daniel here.", "Ines Duarte, freelance graphic
+  designer, based in Porto.", "Software dev at a fintech startup called Paylark.").
+
+What each clause *says* (attribute, value, change) is read in
+services/knowledge/record/extraction.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.knowledge.record.slots import is_occupation, relation_word
+from thea.language import parse
+
+#: the subject key of facts about the user themselves
+USER = "user"
+
+_FIRST_PERSON = frozenset({"i", "we", "me", "us"})
+_USER_OWNER = frozenset({"my", "our"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "him", "her"})
+#: pronouns that refer to a thing or a group just named: their clause stays with the one before
+_THING_PRONOUNS = frozenset({"it", "they", "this", "that", "these", "those", "there"})
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+#: dependents that start a clause of their own when they are verbs
+_CLAUSE_DEPS = frozenset({"conj", "ccomp", "parataxis"})
+#: a subordinate clause opened by these stays with its main clause ("because the clinic is closed")
+_SUBORDINATING = frozenset(
+    {"because", "since", "as", "when", "while", "if", "although", "though", "unless", "until", "after",
+     "before", "whereas", "so that", "once"}
+)  # fmt: skip
+_VERB_POS = frozenset({"VERB", "AUX"})
+#: words that join a clause to the one before ("so", "and", "but"): not part of what it says
+_LINKERS = frozenset({"so", "and", "but", "then", "also", "plus"})
+_NAME_POS = frozenset({"PROPN"})
+#: "name's George", "surname's Kowalski": the "'s" is "is" (the parser reads a possessive)
+_NAME_IS = re.compile(r"\b((?:sur|nick|first|last|full)?name)['\u2019]s\b(?=\s+[A-Z])", re.IGNORECASE)
+#: "Daniel here.", "It's Daniel here", "This is Daniel."
+_HERE = re.compile(
+    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s+here\b"
+    r"|^\s*this\s+is\s+(?P<name2>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s*[.!]?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Subject:
+    #: "user", a name ("tomás"), or a relation ("sister", "erik's mother")
+    key: str
+    #: as shown: "you", "Tomás", "your sister", "Erik's mother"
+    shown: str
+    #: the possessed noun the clause is about ("name" of "my name is", "birthday" of "Tomás's birthday")
+    noun: str = ""
+    #: the subject's words as said ("My wife Margaret and I", "The Madrid conference")
+    said: str = ""
+    #: the subject is not stated: the user is meant ("Just got promoted")
+    implicit: bool = False
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a telling sentence."""
+
+    #: the clause as said (an implicit "I" supplied, a pronoun subject named)
+    text: str
+    subject: Subject
+    #: the verb's lemma ("live", "be", "sell"); "" for a verbless introduction
+    verb: str
+    #: the verb's tag (VBD past, VBN participle, VBG -ing, VBZ/VBP present, MD...)
+    tag: str
+    #: what follows the verb (or the copula): "in Hamburg", "a nurse at the Charité"
+    value: str
+    copula: bool
+    passive: bool
+    negated: bool
+    #: the auxiliaries before the verb, lower-cased ("will", "is going to", "have")
+    auxiliaries: tuple[str, ...] = ()
+    #: the direct object's words ("the Golf"), if any
+    object_words: tuple[str, ...] = ()
+    #: the prepositional objects: (preposition, its object's words)
+    preps: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+def _text(tokens: list[Any]) -> str:
+    out = ""
+    for i, token in enumerate(tokens):
+        out += token.text
+        if i + 1 < len(tokens):
+            nxt = tokens[i + 1]
+            out += token.whitespace_ if nxt.i == token.i + 1 else " "
+    return out.strip()
+
+
+def _subject_token(head: Any) -> Any | None:
+    for child in head.children:
+        if child.dep_ in _SUBJECT_DEPS:
+            return child
+    for child in head.children:  # "My friend Omar is getting married": the parser may hang it on an auxiliary
+        if child.dep_ in ("aux", "auxpass"):
+            for grandchild in child.children:
+                if grandchild.dep_ in _SUBJECT_DEPS:
+                    return grandchild
+    return None
+
+
+def _inherited_subject(head: Any) -> Any | None:
+    """A verb joined by "and" to another shares its subject ("I sold X and bought Y")."""
+    node = head
+    while node.dep_ == "conj" and node.head.i != node.i:
+        node = node.head
+        found = _subject_token(node)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_clause_head(token: Any) -> bool:
+    if token.dep_ == "ROOT":
+        return True
+    if token.pos_ not in _VERB_POS:
+        return False
+    if token.dep_ in _CLAUSE_DEPS:
+        return token.dep_ == "conj" or _subject_token(token) is not None
+    if token.dep_ == "advcl" and _subject_token(token) is not None:
+        marks = {c.lower_ for c in token.children if c.dep_ == "mark"}
+        return not (marks & _SUBORDINATING)
+    return False
+
+
+def _clause_tokens(head: Any, heads: set[int]) -> list[Any]:
+    """The head's subtree without the subtrees of the other clause heads below it."""
+    out: list[Any] = []
+    stack = [head]
+    while stack:
+        token = stack.pop()
+        out.append(token)
+        stack.extend(c for c in token.children if c.i not in heads)
+    # a joining word before a clause cut off ("I sold the Golf and | bought a Skoda")
+    cut = any(c.i in heads for c in head.children)
+    out = [t for t in out if not (cut and t.dep_ == "cc" and t.head.i == head.i)]
+    out.sort(key=lambda t: t.i)
+    # no joining word or punctuation at the edges ("and bought a Skoda", ", she helps", "So the doctor")
+    while out and (out[0].pos_ in ("PUNCT", "CCONJ") or out[0].lower_ in _LINKERS):
+        out = out[1:]
+    while out and (out[-1].pos_ in ("PUNCT", "CCONJ")) and out[-1].text not in ("!", "?", "."):
+        out = out[:-1]
+    return out
+
+
+def _name_of(token: Any) -> str:
+    """A proper noun with the proper nouns compounded with it ("Ines Duarte", "Tesla Model")."""
+    parts = [c for c in token.children if c.dep_ in ("compound", "flat") and c.pos_ in _NAME_POS]
+    parts.append(token)
+    return " ".join(t.text for t in sorted(parts, key=lambda t: t.i))
+
+
+def _appositive_name(token: Any) -> str:
+    """The name given to a noun: "my brother Felix", "my partner Tomás" (also when a small parser
+    hangs the name on the verb: the proper noun right after the noun)."""
+    for child in token.children:
+        if child.dep_ in ("appos", "compound", "npadvmod") and child.pos_ in _NAME_POS and child.i > token.i:
+            return _name_of(child)
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if (
+        following is not None
+        and following.pos_ in _NAME_POS
+        and following.dep_ in ("compound", "nsubj", "appos")
+    ):
+        return _name_of(following)
+    return ""
+
+
+def _read_subject(subject: Any, last_person: str) -> Subject | None:
+    """Who or what a subject phrase is; None for a subject that is not about the user's life
+    ("you": the assistant)."""
+    phrase = sorted(subject.subtree, key=lambda t: t.i)
+    following = subject.doc[phrase[-1].i + 1] if phrase[-1].i + 1 < len(subject.doc) else None
+    if following is not None and following.pos_ in _NAME_POS and following.head.i != subject.i:
+        phrase.append(following)  # "Our old rabbit | Clover died": the name the parser put aside
+    said = _text(phrase)
+    low = subject.lower_
+    if any(t.lower_ in _FIRST_PERSON and t.pos_ == "PRON" for t in phrase):
+        return Subject(USER, "you", said=said)
+    if low in ("you", "u"):
+        return None
+    if low in _PERSON_PRONOUNS:
+        if last_person:
+            return Subject(last_person.lower(), last_person, said=said)
+        return Subject(low, low, said=said)
+    bare = not any(c.dep_ in ("det", "poss") for c in subject.children)
+    if subject.pos_ in _NAME_POS or (subject.text[:1].isupper() and bare and subject.pos_ == "NOUN"):
+        # a name (a small parser can take an unusual one for a noun: "Miso is 7 years old")
+        name = _name_of(subject)
+        return Subject(name.lower(), name, said=said)
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    noun = subject.lemma_.lower()
+    name = _appositive_name(subject)
+    if name:  # "my brother Felix", "our neighbour Jonas"
+        return Subject(name.lower(), name, said=said)
+    relation = relation_word(noun)
+    if owner is not None and owner.pos_ in _NAME_POS:
+        owner_name = _name_of(owner)
+        if relation:  # "Erik's mother"
+            shown = f"{owner_name}'s {subject.text}"
+            return Subject(shown.lower(), shown, said=said)
+        return Subject(owner_name.lower(), owner_name, noun=subject.text.lower(), said=said)
+    if relation and owner is not None and owner.lower_ in _USER_OWNER:  # "my sister" (no name)
+        return Subject(noun, f"your {subject.text}", said=said)
+    if (relation or is_occupation(noun)) and (owner is None or owner.lower_ not in _USER_OWNER):
+        return Subject(noun, f"the {subject.text}", said=said)  # "the builder", "the doctor", "the vet"
+    # "my name", "our rent", "the deadline", "the billing migration deadline", "the Madrid conference"
+    return Subject(USER, "you", noun=subject.text.lower(), said=said)
+
+
+def _value_tokens(tokens: list[Any], head: Any, subject_ids: set[int]) -> list[Any]:
+    after = [t for t in tokens if t.i > head.i and t.i not in subject_ids]
+    while after and after[-1].pos_ == "PUNCT":
+        after = after[:-1]
+    return after
+
+
+def _clause(tokens: list[Any], head: Any, subject: Subject, subject_ids: set[int], text: str) -> Clause:
+    auxiliaries = tuple(
+        c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i
+    ) + tuple(c.lower_ for c in head.children if c.dep_ == "advmod" and c.lower_ == "going")
+    copula = head.lemma_.lower() == "be" and head.pos_ == "AUX"
+    passive = any(c.dep_ in ("auxpass", "nsubjpass") for c in head.children)
+    negated = any(c.dep_ == "neg" for c in head.children)
+    obj = next((c for c in head.children if c.dep_ in ("dobj", "obj")), None)
+    object_words = tuple(t.text for t in sorted(obj.subtree, key=lambda t: t.i)) if obj is not None else ()
+    preps = tuple(
+        (c.lower_, _text(sorted(c.subtree, key=lambda t: t.i)[1:]))
+        for c in head.children
+        if c.dep_ in ("prep", "agent", "dative")
+    )
+    value = _text(_value_tokens(tokens, head, subject_ids))
+    return Clause(
+        text=text,
+        subject=subject,
+        verb=head.lemma_.lower() if head.pos_ in _VERB_POS else "",
+        tag=head.tag_,
+        value=value,
+        copula=copula,
+        passive=passive,
+        negated=negated,
+        auxiliaries=auxiliaries,
+        object_words=object_words,
+        preps=preps,
+    )
+
+
+def _introduction(sentence: str, doc: Any) -> Clause | None:
+    """A verbless introduction: "Daniel here.", "Ines Duarte, freelance graphic designer, based
+    in Porto.", "Software dev at a fintech startup called Paylark."."""
+    here = _HERE.match(sentence)
+    if here:
+        name = here.group("name") or here.group("name2")
+        return Clause(
+            text=f"I'm {name}.", subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP",
+            value=name, copula=True, passive=False, negated=False,
+        )  # fmt: skip
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if (
+        root is None
+        or root.pos_ not in ("PROPN", "NOUN")
+        or any(t.pos_ in _VERB_POS and t.dep_ in ("ROOT", "aux") for t in doc)
+    ):
+        return None  # fmt: skip
+    body = sentence.strip().rstrip(".!")
+    if root.pos_ == "PROPN" and root.i <= 2 and any(c.dep_ in ("appos", "acl") for c in root.children):
+        return Clause(
+            text=f"I'm {body}.", subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP",
+            value=body, copula=True, passive=False, negated=False,
+        )  # fmt: skip
+    if root.pos_ == "NOUN" and is_occupation(_text(sorted(root.subtree, key=lambda t: t.i))):
+        value = body[:1].lower() + body[1:]
+        return Clause(
+            text=f"I'm {value}.", subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP",
+            value=value, copula=True, passive=False, negated=False,
+        )  # fmt: skip
+    return None
+
+
+#: what a pronoun's contraction stands for once the pronoun is a name ("she's" -> "Pixel is")
+_EXPANDED = {"'s": " is", "'ll": " will", "'d": " would", "'ve": " has", "": ""}
+
+
+def _named(text: str, pronoun: str, name: str) -> str:
+    """The clause with its pronoun subject replaced by the name it refers to ("she's now a
+    pharmacist" -> "Anjali is now a pharmacist"), so the fact says whom it is about."""
+    found = re.search(rf"\b{re.escape(pronoun)}(?P<c>['\u2019](?:s|ll|d|ve))?(?![\w'])", text)
+    if found is None:
+        return text
+    contraction = (found.group("c") or "").replace("\u2019", "'")
+    return text[: found.start()] + name + _EXPANDED.get(contraction, "") + text[found.end() :]
+
+
+def _implicit_text(tokens: list[Any]) -> str:
+    said = _text(tokens)
+    return "I " + (said[:1].lower() + said[1:] if said[:2] != "I " else said[2:])
+
+
+@dataclass
+class Reader:
+    """Reads the telling sentences of one message in order ("he"/"she": the last person named)."""
+
+    last_person: str = ""
+
+    def clauses(self, sentence: str) -> list[Clause]:
+        sentence = _NAME_IS.sub(r"\1 is", sentence)
+        doc = parse(sentence)
+        if not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS:
+            # "Margaret volunteers at ...": a small parser can take a name's verb for a plural noun;
+            # read it as "She volunteers at ..." with "she" being the name
+            again = parse("She" + sentence[len(doc[0].text) :])
+            if any(t.pos_ in _VERB_POS and t.dep_ == "ROOT" for t in again):
+                doc, self.last_person = again, doc[0].text
+        intro = _introduction(sentence, doc)
+        if intro is not None:
+            return [intro]
+        heads = [t for t in doc if _is_clause_head(t)]
+        head_ids = {t.i for t in heads}
+        out: list[Clause] = []
+        for head in sorted(heads, key=lambda t: t.i):
+            tokens = _clause_tokens(head, head_ids - {head.i})
+            if not tokens:
+                continue
+            subject_token = _subject_token(head) or _inherited_subject(head)
+            if subject_token is not None and subject_token.lower_ in _THING_PRONOUNS and out:
+                # "..., it's called Maré", "..., they're 3": part of what was just said
+                previous = out[-1]
+                out[-1] = Clause(
+                    **{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}, {_text(tokens)}"}
+                )
+                continue
+            if subject_token is None:
+                if head.pos_ not in _VERB_POS:
+                    continue  # a fragment ("Sad news.")
+                subject = Subject(USER, "you", implicit=True)
+                subject_ids: set[int] = set()
+                text = _implicit_text(tokens) if _subject_token(head) is None and not out else _text(tokens)
+                if out and head.dep_ == "conj":  # "... and bought a Skoda": the first clause's subject
+                    subject = out[-1].subject
+                    text = f"{out[-1].subject.said or 'I'} {_text(tokens)}"
+            else:
+                read = _read_subject(subject_token, self.last_person)
+                if read is None:
+                    continue
+                subject = read
+                subject_ids = {t.i for t in subject_token.subtree}
+                text = _text(tokens)
+                if subject_token.i not in {t.i for t in tokens}:  # inherited: said before the verb
+                    text = f"{read.said} {text}"
+                elif subject_token.lower_ in _PERSON_PRONOUNS and self.last_person:
+                    text = _named(text, subject_token.text, self.last_person)
+            out.append(_clause(tokens, head, subject, subject_ids, text))
+            self._remember_person(subject, tokens)
+        return out
+
+    def _remember_person(self, subject: Subject, tokens: list[Any]) -> None:
+        """The person "he"/"she" will mean: the clause's subject when it is someone other than the
+        user, else a person named by their relation in it ("I live with my girlfriend Mia")."""
+        if subject.key != USER and not subject.noun:
+            self.last_person = subject.shown if subject.shown.lower() == subject.key else subject.said
+            return
+        # "my girlfriend Mia", "a new mechanic, Priya", "a grey cat called Pixel"
+        named = [t for t in tokens if t.pos_ in _NAME_POS and (t.dep_ in ("appos", "oprd")
+                 or (t.dep_ == "compound" and relation_word(t.head.lower_)))]  # fmt: skip
+        if named:
+            self.last_person = _name_of(named[-1])

@@ -1,0 +1,483 @@
+"""Life slots: what a fact (or a question) is about, whatever words it uses.
+
+People tell an assistant about the same few parts of their life: their name, age and
+birthday, where they live and where they are from, what they do and where, what they study,
+their partner, children, family, friends and pets, what they drive or ride and how they get to
+work, their health and diet, what they like, their hobbies and teams, money matters, and
+dated plans (a trip, an appointment, a deadline, a wedding). A **slot** names one of these.
+
+A statement's slots come from its words ("We moved to Malmö" -> home; "Just got promoted to
+lead engineer" -> job; "a beagle named Kaffe" -> pet) and from what it replaced (a new fact
+that supersedes "My bike is a Cannondale" takes over its *bike* slot, so "I bought a Canyon
+Grail" answers "What bike do I ride now?"). A question's slots come from its words the same
+way ("Where do we live now?" -> home, "What are my children called?" -> children, name).
+Matching slots rather than words is what lets "kids" answer "children" and "moved to" answer
+"live".
+
+The lexicon is general vocabulary of everyday life (kinship, occupations, vehicles and their
+common makes, pets and common breeds, health and diet words), not any one person's sentences;
+words it does not know are still matched by their own stems and by meaning (recall's vectors).
+Pure functions, no store and no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from enum import StrEnum
+
+from services.recall.lexical import stem
+
+
+class Slot(StrEnum):
+    """One part of a person's life a fact can be about."""
+
+    NAME = "name"
+    AGE = "age"
+    BIRTHDAY = "birthday"
+    HOME = "home"
+    ORIGIN = "origin"
+    JOB = "job"
+    WORKPLACE = "workplace"
+    STUDY = "study"
+    #: the people who work for or with someone ("Who works at my shop?")
+    STAFF = "staff"
+    PARTNER = "partner"
+    CHILDREN = "children"
+    FAMILY = "family"
+    FRIEND = "friend"
+    PET = "pet"
+    CAR = "car"
+    BIKE = "bike"
+    COMMUTE = "commute"
+    HEALTH = "health"
+    DIET = "diet"
+    LIKES = "likes"
+    HOBBY = "hobby"
+    EVENT = "event"
+    MONEY = "money"
+    CONTACT = "contact"
+    LANGUAGE = "language"
+
+
+#: a subject holds one value of these at a time: a newer one replaces the older
+SINGLE_VALUED = frozenset(
+    {
+        Slot.NAME,
+        Slot.AGE,
+        Slot.BIRTHDAY,
+        Slot.HOME,
+        Slot.JOB,
+        Slot.WORKPLACE,
+        Slot.PARTNER,
+        Slot.CAR,
+        Slot.BIKE,
+        Slot.COMMUTE,
+    }
+)
+
+_OCCUPATIONS = (
+    "accountant actor administrator agent analyst architect artist assistant baker barista builder butcher "
+    "carpenter cashier chef cleaner clerk "
+    "coach consultant cook dentist designer dev developer doctor driver economist editor electrician "
+    "engineer "
+    "farmer firefighter freelancer gardener hairdresser journalist judge lawyer lecturer librarian manager "
+    "mechanic midwife musician nurse optician painter paramedic pharmacist photographer physician physio "
+    "physiotherapist pilot plumber poet police policeman policewoman postman postwoman professor programmer "
+    "psychologist receptionist researcher retired salesman scientist secretary singer soldier surgeon "
+    "tailor teacher technician therapist translator tutor vet veterinarian waiter waitress writer "
+    "officer specialist coordinator director executive supervisor ceo cto founder contractor intern "
+    "apprentice trainee recruiter marketer strategist auditor banker broker cleaner courier dispatcher "
+    "estimator forester geologist inspector instructor janitor miner nanny carer caregiver radiographer "
+    "surveyor lifeguard porter"
+)
+_CAR_MAKES = (
+    "audi bmw citroen citroën dacia fiat ford golf honda hyundai jeep kia lexus mazda mercedes mini nissan "
+    "octavia opel peugeot polo porsche renault clio seat skoda škoda subaru suzuki tesla toyota "
+    "vauxhall volkswagen "
+    "volvo vw prius yaris corolla"
+)
+_BIKE_MAKES = "bianchi brompton canyon cannondale cube giant scott specialized surly trek vespa"
+_PET_WORDS = (
+    "pet pets dog dogs puppy cat cats kitten rabbit hamster guinea parrot budgie bird fish goldfish "
+    "horse pony "
+    "tortoise turtle lizard snake ferret beagle labrador poodle terrier spaniel collie greyhound retriever "
+    "dachshund husky pug bulldog tabby siamese persian"
+)
+
+#: cue words of each slot (stemmed at import): in a fact, in a question
+_CUES: dict[Slot, str] = {
+    Slot.NAME: "name names surname nickname",
+    Slot.AGE: "age aged",
+    Slot.BIRTHDAY: "birthday bday born",
+    Slot.HOME: (
+        "live lives living lived home house flat apartment city town village neighbourhood neighborhood "
+        "address reside based relocated relocating"
+    ),
+    Slot.ORIGIN: "hometown grew native originally",
+    Slot.JOB: (
+        "job jobs work works worked working occupation profession career role position title promoted "
+        "promotion employed freelance self-employed part-time teach teaches taught " + _OCCUPATIONS
+    ),
+    Slot.WORKPLACE: ("employer company firm startup start-up office shop store business agency"),
+    Slot.STAFF: (
+        "employee employees staff hire hired hiring colleague colleagues coworker coworkers co-worker "
+        "apprentice assistant intern"
+    ),
+    Slot.STUDY: (
+        "study studies studying studied student school university uni college degree course major "
+        "classes semester"
+    ),
+    Slot.PARTNER: (
+        "partner husband wife spouse girlfriend boyfriend fiancé fiancée fiance fiancee married "
+        "engaged dating"
+    ),
+    Slot.CHILDREN: "kid kids child children son sons daughter daughters baby babies twins boys girls toddler",
+    Slot.FAMILY: (
+        "family mother mum mom father dad parents parent sister sisters brother brothers sibling siblings "
+        "grandson granddaughter grandchild grandchildren grandmother grandma granny grandfather grandpa "
+        "aunt uncle cousin niece nephew in-law in-laws stepson stepdaughter"
+    ),
+    Slot.FRIEND: (
+        "friend friends flatmate flatmates roommate roommates housemate neighbour neighbor colleague"
+    ),
+    Slot.PET: _PET_WORDS,
+    Slot.CAR: "car cars drive drives driving drove vehicle van truck suv estate hatchback " + _CAR_MAKES,
+    Slot.BIKE: (
+        "bike bikes bicycle cycle cycling ride rides riding rode scooter motorbike motorcycle e-bike "
+        + _BIKE_MAKES
+    ),
+    Slot.COMMUTE: "commute commutes commuting campus",
+    Slot.HEALTH: (
+        "health healthy allergy allergies allergic intolerant intolerance condition conditions diabetes "
+        "diabetic asthma asthmatic coeliac celiac pressure medication medicine pregnant injury injured "
+        "surgery operation disease illness sick migraine arthritis epilepsy replacement"
+    ),
+    Slot.DIET: (
+        "diet eat eats eating food vegetarian vegan pescatarian meat fish gluten lactose dairy milk "
+        "halal kosher salt sugar carbs alcohol sober nuts peanuts peanut"
+    ),
+    Slot.LIKES: (
+        "like likes love loves favourite favorite prefer prefers enjoy enjoys coffee tea drink drinks"
+    ),
+    Slot.HOBBY: (
+        "hobby hobbies play plays playing played team club sport sports football soccer cricket tennis "
+        "rugby golf running run runs marathon training swim swimming band guitar bass piano violin drums "
+        "sing singing paint painting garden gardening allotment knit knitting chess climbing hiking"
+    ),
+    Slot.EVENT: (
+        "trip travel travelling traveling holiday holidays vacation flight flights fly flying visit "
+        "wedding marry marrying party appointment checkup check-up deadline due meeting interview exam "
+        "exams test surgery operation conference talk presentation concert race ride marathon renovation "
+        "ceremony graduation funeral match game festival reunion start starts starting begins booked "
+        "scheduled"
+    ),
+    Slot.MONEY: "rent salary mortgage price cost costs pay paid earn earns budget saving savings loan debt",
+    Slot.CONTACT: "phone number email e-mail mobile",
+    Slot.LANGUAGE: "speak speaks language languages fluent learning",
+}
+
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+
+
+def _stems(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(stem(w.lower().removesuffix("'s")) for w in words)
+
+
+_CUE_STEMS: dict[Slot, frozenset[str]] = {slot: _stems(words.split()) for slot, words in _CUES.items()}
+#: words that speak of a slot in a question but not in a statement ("Where did we move?" asks
+#: where one lives; "the exam was moved" is no home)
+_QUESTION_CUES: dict[Slot, frozenset[str]] = {
+    Slot.HOME: _stems(["move", "moved", "moving"]),
+    # "What are my children called?" asks names; "a beagle named Kaffe" is no name of the user's
+    Slot.NAME: _stems(["called", "named", "call"]),
+}
+#: a word that ends a "where" of a place: "in Leeds", "to Malmö"
+_PLACE = re.compile(r"\b(?:in|to|at|near|from)\s+[A-Z\u00c0-\u00de][\w\u00c0-\u024f-]+")
+_AGE_PHRASE = re.compile(
+    r"\b\d{1,3}\s*(?:years?\s+old|yo\b|months?\s+old)|\bturn(?:s|ed|ing)?\s+\d{1,3}\b", re.I
+)
+_BIRTHDAY_PHRASE = re.compile(r"\bturn(?:s|ing)?\s+\d{1,3}\s+(?:on|in)\b|\bborn\s+on\b", re.I)
+_FROM_PLACE = re.compile(
+    r"\b(?:i'm|i\s+am|we're|we\s+are|is|are|come|comes)\s+(?:originally\s+)?from\b", re.I
+)
+#: "for a living": what someone does, not where they live
+_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
+_AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")
+#: "work as", "works at": the job (and the workplace when a place follows)
+_WORK_AT = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b", re.I)
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a text, lower-cased, possessive "'s" dropped."""
+    return [w.lower().removesuffix("'s").removesuffix("\u2019s") for w in _WORD.findall(text)]
+
+
+def word_stems(text: str) -> frozenset[str]:
+    """The stems of a text's words (the same stemmer recall uses)."""
+    return _stems(words_of(text))
+
+
+def slots_of(text: str) -> frozenset[Slot]:
+    """The slots a sentence (a fact or a question) speaks of."""
+    stems = word_stems(text)
+    found = {slot for slot, cues in _CUE_STEMS.items() if stems & cues}
+    if _LIVING.search(text):
+        found.add(Slot.JOB)
+        if not _PLACE.search(text):
+            found.discard(Slot.HOME)
+    if _AGE_PHRASE.search(text):
+        found.add(Slot.AGE)
+    if _BIRTHDAY_PHRASE.search(text):
+        found.add(Slot.BIRTHDAY)
+    if _FROM_PLACE.search(text):
+        found.add(Slot.ORIGIN)
+    if _WORK_AT.search(text) or (Slot.JOB in found and _AT_NAME.search(text)):
+        found.update((Slot.JOB, Slot.WORKPLACE))  # "works at X", "a pharmacist at Southmead"
+    return frozenset(found)
+
+
+#: "What does Mia do?", "What do I do for a living?" (not "What do I do on Sundays?")
+_WHAT_DOES_DO = re.compile(
+    r"\bwhat\s+(?:do|does|did)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+do\b"
+    r"(?!\s+(?:on|at|in|with|about|to|when|if|after|before)\b)",
+    re.IGNORECASE,
+)
+_WHERE_WORK = re.compile(
+    r"\bwhere\b.*\bwork|\bwhich\s+(?:company|firm)\b|\bwho\s+do\s+\w+\s+work\s+for\b", re.I
+)
+
+
+def question_slots(question: str) -> frozenset[Slot]:
+    """The slots a question asks about ("Where do I work?" asks the workplace as well as the job)."""
+    stems = word_stems(question)
+    extra = {slot for slot, cues in _QUESTION_CUES.items() if stems & cues}
+    if _WHERE_WORK.search(question):
+        extra |= {Slot.JOB, Slot.WORKPLACE}
+    if re.search(r"\bwho\s+(?:works?|is\s+working|helps?)\b", question, re.IGNORECASE):
+        extra.add(Slot.STAFF)
+    if _WHAT_DOES_DO.search(question):
+        extra.add(Slot.JOB)
+    if re.search(r"\bhow\s+old\b", question, re.I):
+        extra.add(Slot.AGE)
+    return slots_of(question) | extra
+
+
+#: "a data analyst at Norrland Freight", "a chef at a seafood restaurant": a role at a place
+_ROLE_AT = re.compile(r"^(?:an?\s+)?[\w\s-]{2,40}?\s+(?:at|for|with)\s+(?:an?\s+|the\s+)?[\w]", re.IGNORECASE)
+
+
+def fact_slots(text: str, attribute: str | None = None, value: str | None = None) -> frozenset[Slot]:
+    """The slots of a fact: from its words, and its attribute key ("nam" of "I'm Raj Mehta" is a
+    name, "be-a" of "Mia's a vet" a job when the value is an occupation or a role at a place)."""
+    found = set(slots_of(text))
+    if attribute == "be-a" and value and _ROLE_AT.match(value):
+        found.update((Slot.JOB, Slot.WORKPLACE))
+    if attribute:
+        key = attribute.removeprefix("be-")
+        for slot, cues in _CUE_STEMS.items():
+            if key in cues and slot is not Slot.EVENT:
+                found.add(slot)
+    return frozenset(found)
+
+
+#: the words that name a slot itself: a question in these words is answered by any fact of the
+#: slot ("What's my job?" by "I'm a nurse"), while "shop" or "renovation" must be said
+_HEADS: dict[Slot, str] = {
+    Slot.NAME: "name names called named call",
+    Slot.AGE: "age old",
+    Slot.BIRTHDAY: "birthday born",
+    Slot.HOME: "live lives living home city town move moved",
+    Slot.ORIGIN: "from hometown",
+    Slot.JOB: "job work works do occupation profession career living",
+    Slot.WORKPLACE: "work works company employer",
+    Slot.STUDY: "study studies",
+    Slot.STAFF: "staff employees",
+    Slot.PARTNER: "partner",
+    Slot.CHILDREN: "kids children",
+    Slot.FAMILY: "family",
+    Slot.FRIEND: "friends",
+    Slot.PET: "pet pets animal",
+    Slot.CAR: "car drive",
+    Slot.BIKE: "bike ride cycle",
+    Slot.COMMUTE: "commute get",
+    Slot.HEALTH: "health condition conditions medical",
+    Slot.DIET: "diet eat food",
+    Slot.LIKES: "like favourite favorite",
+    Slot.HOBBY: "hobby hobbies play",
+    Slot.EVENT: "",
+    Slot.MONEY: "money",
+    Slot.CONTACT: "contact number",
+    Slot.LANGUAGE: "language languages speak",
+}
+_HEAD_STEMS: dict[Slot, frozenset[str]] = {slot: _stems(words.split()) for slot, words in _HEADS.items()}
+
+
+def cue_stems(slots: Iterable[Slot]) -> frozenset[str]:
+    """The stems of the words that name these slots ("job", "live", "bike")."""
+    out: set[str] = set()
+    for slot in slots:
+        out |= _HEAD_STEMS[slot]
+    return frozenset(out)
+
+
+def is_occupation(value: str) -> bool:
+    """The value names an occupation ("a vet", "a retired postman", "lead engineer")."""
+    return bool(word_stems(value) & _stems(_OCCUPATIONS.split()))
+
+
+# --- relations: people and animals known by how they relate to the user --------------------
+
+#: each relation's canonical key and the words that name it
+_RELATION_WORDS: dict[str, str] = {
+    "child": "kid kids child children baby babies twin twins toddler little one",
+    "son": "son sons boy boys stepson",
+    "daughter": "daughter daughters girl girls stepdaughter",
+    "partner": "partner partners spouse other half",
+    "husband": "husband hubby",
+    "wife": "wife",
+    "girlfriend": "girlfriend gf",
+    "boyfriend": "boyfriend bf",
+    "fiancé": "fiancé fiancée fiance fiancee",
+    "parent": "parent parents folks",
+    "mother": "mother mum mom mam mummy mommy ma",
+    "father": "father dad daddy papa pa",
+    "sibling": "sibling siblings",
+    "sister": "sister sisters sis",
+    "brother": "brother brothers bro",
+    "grandchild": "grandchild grandchildren grandkid grandkids",
+    "grandson": "grandson grandsons",
+    "granddaughter": "granddaughter granddaughters",
+    "grandparent": "grandparent grandparents",
+    "grandmother": "grandmother grandma granny nan nana gran",
+    "grandfather": "grandfather grandpa granddad grandad",
+    "aunt": "aunt auntie aunty",
+    "uncle": "uncle",
+    "cousin": "cousin cousins",
+    "niece": "niece nieces",
+    "nephew": "nephew nephews",
+    "in-law": "mother-in-law father-in-law sister-in-law brother-in-law in-law in-laws",
+    "friend": "friend friends mate pal buddy",
+    "neighbour": "neighbour neighbours neighbor neighbors",
+    "colleague": "colleague colleagues coworker coworkers co-worker",
+    "boss": "boss manager supervisor",
+    "flatmate": "flatmate flatmates roommate roommates housemate housemates",
+    "employee": "employee employees staff assistant apprentice",
+    "client": "client clients customer customers",
+    "pet": "pet pets animal",
+    "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
+    "husky pug bulldog",
+    "cat": "cat cats kitten kitty tabby siamese persian",
+    "rabbit": "rabbit rabbits bunny",
+    "bird": "bird birds parrot budgie",
+    "fish": "fish goldfish",
+    "horse": "horse horses pony",
+    "hamster": "hamster hamsters guinea",
+    "tortoise": "tortoise turtle",
+}
+#: a general relation covers the specific ones ("my kids" are sons and daughters)
+_COVERS: dict[str, frozenset[str]] = {
+    "child": frozenset({"son", "daughter"}),
+    "partner": frozenset({"husband", "wife", "girlfriend", "boyfriend", "fiancé"}),
+    "parent": frozenset({"mother", "father"}),
+    "sibling": frozenset({"sister", "brother"}),
+    "grandchild": frozenset({"grandson", "granddaughter"}),
+    "grandparent": frozenset({"grandmother", "grandfather"}),
+    "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "tortoise"}),
+}
+_RELATION_OF: dict[str, str] = {
+    word: key for key, words in _RELATION_WORDS.items() for word in words.split() if " " not in word
+}
+
+
+def relation_word(word: str) -> str | None:
+    """The relation a word names ("mum" -> "mother", "kids" -> "child", "beagle" -> "dog"), or None."""
+    low = word.lower().removesuffix("'s").removesuffix("\u2019s")
+    return _RELATION_OF.get(low) or _RELATION_OF.get(low.rstrip("s"))
+
+
+#: a relation word counts when it is someone's: "my sister", "our two kids", "I have twin boys",
+#: "a cat called Miso", "Felix, my brother" (not "the children's hospital")
+_OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "had", "got", "adopted"})
+
+
+def relations_in(text: str) -> frozenset[str]:
+    """Every relation a text gives someone."""
+    words = re.findall(r"[^\W\d_][\w'-]*|\d+", text)
+    found: set[str] = set()
+    for i, word in enumerate(words):
+        relation = relation_word(word)
+        if relation is None:
+            continue
+        before = {w.lower() for w in words[max(0, i - 4) : i]}
+        after = words[i + 1 : i + 3]
+        named = bool(after) and (after[0][:1].isupper() or after[0].lower() in ("called", "named"))
+        if before & _OWNED or named:
+            found.add(relation)
+    return frozenset(found)
+
+
+def relations_named(text: str) -> frozenset[str]:
+    """Every relation a question names, owned or not ("What's my brother's name?", "the twins")."""
+    return frozenset(r for r in (relation_word(w) for w in words_of(text)) if r)
+
+
+def relation_covers(asked: str, told: str) -> bool:
+    """A relation asked about is answered by one told: the same, or one covering the other
+    ("my sons" by "my kids"; "my kids" by "my son")."""
+    return asked == told or told in _COVERS.get(asked, frozenset()) or asked in _COVERS.get(told, frozenset())
+
+
+# --- dated plans: which words name the same event --------------------------------------------
+
+#: words for the same kind of event ("the wedding" is when Omar gets "married")
+_EVENT_KINDS: dict[str, str] = {
+    "wedding": "wedding wed marry married marrying marriage",
+    "flight": "flight flights fly flying flies flew",
+    "trip": "trip travel travelling traveling holiday vacation journey",
+    "operation": "operation surgery op procedure",
+    "appointment": "appointment checkup check-up",
+    "exam": "exam exams test",
+    "talk": "talk presentation present presenting keynote",
+    "party": "party celebration",
+    "deadline": "deadline due",
+    "interview": "interview",
+    "race": "race marathon ride",
+}
+_EVENT_OF: dict[str, str] = {stem(w): key for key, words in _EVENT_KINDS.items() for w in words.split()}
+
+
+_DATE_TEXT = (
+    "january february march april may june july august september october november december jan feb mar apr "
+    "jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday week weeks "
+    "month months year years today tomorrow tonight yesterday next last this morning evening night weekend "
+    "now out back up"
+)
+_DATE_WORDS = _stems(_DATE_TEXT.split())
+
+
+def event_kinds(text: str) -> frozenset[str]:
+    """The kinds of event a text names ("married" and "wedding" are one kind)."""
+    return frozenset(_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF)
+
+
+def event_words(text: str) -> frozenset[str]:
+    """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
+    a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan
+    share words and two plans in the same month do not."""
+    kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
+    names = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", text.strip())
+    proper = {stem(n.lower().removesuffix("'s")) for n in names} - _DATE_WORDS
+    return frozenset(kinds | proper)
+
+
+def attribute_slots(attribute: str | None, value: str | None = None) -> frozenset[Slot]:
+    """The slots a fact's attribute key alone names (its main slot: "liv" is the home, "be-a" a
+    job when the value is an occupation)."""
+    if not attribute:
+        return frozenset()
+    if attribute == "be-a":
+        role = bool(value) and (is_occupation(value or "") or bool(_ROLE_AT.match(value or "")))
+        return frozenset({Slot.JOB}) if role else frozenset()
+    key = attribute.removeprefix("be-")
+    return frozenset(slot for slot, cues in _CUE_STEMS.items() if key in cues and slot is not Slot.EVENT)

@@ -1,0 +1,92 @@
+"""A question is answered by the facts about whom it asks and of what it asks, whatever its words.
+
+The sentences are not the live-memory benchmark's: they are everyday questions whose words
+differ from the statement's ("children" / "kids", "live" / "moved to", "bike" / a make the
+user bought after selling the old one).
+"""
+
+from __future__ import annotations
+
+from services.cycle.fact_match import match_facts, never_told_of, told_of
+from services.cycle.from_facts import answer_from_facts
+from tests.unit.test_fact_reading import history
+
+
+def answer(question: str, *messages: str) -> str | None:
+    facts = history(*messages)
+    now = [f for f in facts if f.valid_until is None]
+    earlier = [f for f in facts if f.valid_until is not None]
+    found = answer_from_facts(question, [], now, earlier=False, history=earlier)
+    return found.text if found else None
+
+
+def test_a_question_about_the_user_is_never_answered_with_someone_elses_fact() -> None:
+    said = answer("Where do we live now?", "My brother Jon lives in Galway.", "We moved to Cork in May.")
+    assert said is not None
+    assert "Cork" in said
+    assert "Galway" not in said
+
+
+def test_a_relation_is_found_under_the_name_the_user_gave() -> None:
+    said = answer(
+        "What does my brother do?", "My brother Jon lives in Galway.", "Jon works as an electrician."
+    )
+    assert said == "Jon works as an electrician."
+
+
+def test_different_words_for_the_same_thing_still_match() -> None:
+    assert "Ada" in (answer("What are my children called?", "I have two kids, Ada and Max.") or "")
+    assert "Cork" in (answer("Which city do I live in?", "We moved to Cork in May.") or "")
+    said = answer(
+        "What bike do I ride now?", "My bike is an old Raleigh.", "I sold the Raleigh and bought a Ridley."
+    )
+    assert said == "You bought a Ridley."
+
+
+def test_a_when_question_is_answered_by_the_fact_that_says_when() -> None:
+    said = answer(
+        "When do we fly to Rome?",
+        "We're going to Rome in May, flying out on May 3.",
+        "Our flight to Rome changed, we now fly out on May 6.",
+    )
+    assert said == "You now fly out on May 6."
+
+
+def test_one_value_at_a_time_gives_the_newest_and_not_what_else_is_true() -> None:
+    messages = ("I'm a developer at Acme Robotics.", "Just got promoted to team lead!")
+    assert answer("What's my job now?", *messages) == "You just got promoted to team lead."
+    assert answer("Which company do I work for?", *messages) == "You're a developer at Acme Robotics."
+
+
+def test_who_someone_is_comes_from_how_the_user_introduced_them() -> None:
+    said = answer("Who is Kemal?", "My old flatmate Kemal is getting married on July 2.")
+    assert said is not None
+    assert said.startswith("Kemal is your old flatmate.")
+
+
+def test_something_no_longer_true_answers_a_question_in_the_past() -> None:
+    said = answer("What was our rabbit called?", "We have a rabbit called Clover.", "Clover died last week.")
+    assert said is not None
+    assert said.startswith("Earlier you told me:")
+    assert "Clover" in said
+
+
+def test_a_general_or_opinion_question_is_left_to_the_model() -> None:
+    facts = history("I lived in France for two years.", "My partner Sam is a carpenter.")
+    assert not any(m.plain for m in match_facts("What is the capital of France?", facts))
+    assert not any(m.plain for m in match_facts("Is Sam happy in his job, do you think?", facts))
+    assert not any(m.plain for m in match_facts("Are my carpentry plans realistic?", facts))
+
+
+def test_never_told_is_about_someone_the_user_never_mentioned() -> None:
+    facts = history("My sister Ines lives in Lyon.", "I'm raising money for the children's hospital.")
+    assert never_told_of("What's my brother's name?", facts, [])
+    assert never_told_of("What is my daughter's name?", facts, [])  # "the children's hospital" is no child
+    assert not never_told_of("Where does my sister live?", facts, [])
+    assert not never_told_of("What's my brother's name?", facts, ["my brother Tom called"])  # told elsewhere
+
+
+def test_a_fact_in_other_words_means_it_was_told() -> None:
+    facts = history("I sold the Raleigh and bought a Ridley.", "My bike is an old Raleigh.")
+    assert told_of("What bike do I have?", facts)
+    assert not told_of("What car do I have?", facts)

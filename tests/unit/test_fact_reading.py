@@ -1,0 +1,158 @@
+"""Statements are read by their grammar: whatever the wording, the subject, what is said of it,
+and what it changes come out the same.
+
+None of these sentences is a benchmark persona's: they are the usual shapes of chat (an
+appositive, a relative clause, no subject at all, a verbless introduction, a relation's
+possession, a pronoun, a habit that stopped) with other words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from services.knowledge.record.extraction import USER, Change, extract_facts
+from services.knowledge.record.keeper import Superseded, build_facts, inherit_slots
+from services.knowledge.record.rules import supersessions
+from services.knowledge.record.slots import Slot
+from services.recall.lexical import stem
+from thea.models import Fact, FactOrigin
+
+DAY_MS = 86_400_000
+
+
+def history(*messages: str) -> list[Fact]:
+    """Every fact the messages told, one message a day, superseded ones closed (as the keeper does)."""
+    facts: list[Fact] = []
+    for i, message in enumerate(messages):
+        extracted = extract_facts(message)
+        said_at = 1_000_000 + i * DAY_MS
+        new = build_facts(
+            extracted, source_id=f"m{i}", user_id="u", session_id="s", said_at=said_at, origin=FactOrigin.SAID
+        )
+        current = [f for f in facts if f.valid_until is None]
+        closed = [
+            Superseded(next(c for c in current if c.id == r.old_id), fact.id, r.reason)
+            for fact, item in zip(new, extracted, strict=True)
+            for r in supersessions(item, current)
+        ]
+        new = inherit_slots(new, extracted, closed)
+        ended = {s.fact.id for s in closed}
+        facts = [f.model_copy(update={"valid_until": said_at}) if f.id in ended else f for f in facts] + new
+    return facts
+
+
+def current_texts(facts: Sequence[Fact]) -> list[str]:
+    return [f.content for f in facts if f.valid_until is None]
+
+
+def test_an_appositive_and_a_relative_clause_stay_with_what_they_describe() -> None:
+    (kids,) = extract_facts("I have two daughters, Mia who is 5 and Zoe who is 2.")
+    assert kids.subject_key == USER
+    assert kids.text == "I have two daughters, Mia who is 5 and Zoe who is 2."
+    (dog,) = extract_facts("We got a puppy in March, a collie called Bramble.")
+    assert "Bramble" in dog.text
+    assert Slot.PET in dog.slots
+
+
+def test_a_sentence_without_a_subject_is_about_the_user() -> None:
+    (job,) = extract_facts("Just started a new job at Fernway Labs!")
+    assert job.subject_key == USER
+    assert job.text == "I just started a new job at Fernway Labs."
+    assert Slot.JOB in job.slots
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ("Priya here.", "Priya"),
+        ("Tom Baker, nurse, based in Cork.", "Tom Baker"),
+        ("My name's Ada Quist.", "Ada Quist"),
+    ],
+)
+def test_an_introduction_in_any_shape_names_the_user(message: str, name: str) -> None:
+    facts = extract_facts(message)
+    assert facts
+    assert all(f.subject_key == USER for f in facts)
+    assert name in facts[0].text
+
+
+def test_a_name_then_a_description_is_a_name_and_a_role() -> None:
+    name, role = extract_facts("Hi, I'm Oskar, a night-shift radiographer at St Luke's.")
+    assert (name.text, name.slots) == ("I'm Oskar.", frozenset({Slot.NAME}))
+    assert role.text == "I'm a night-shift radiographer at St Luke's."
+    assert {Slot.JOB, Slot.WORKPLACE} <= role.slots
+
+
+def test_someone_known_by_their_relation_is_the_subject_not_the_user() -> None:
+    (father,) = extract_facts("Anna's father turns 80 on June 3.")
+    assert father.subject_key == "anna's father"
+    assert {Slot.AGE, Slot.BIRTHDAY} <= father.slots
+    (plumber,) = extract_facts("The plumber is coming on Friday.")
+    assert plumber.subject_key == "plumber"
+    (leo,) = extract_facts("Leo's a plumber.")
+    assert (leo.subject_key, leo.attribute) == ("leo", "be-a")
+
+
+def test_a_pronoun_is_the_person_named_before_and_it_stays_with_its_clause() -> None:
+    facts = extract_facts("My cousin Lea works in Porto, she's a dentist there.")
+    assert [f.subject_key for f in facts] == ["lea", "lea"]
+    assert facts[1].text.startswith("Lea is a dentist")
+    (shop,) = extract_facts("Sam opened a bakery, it's called Crumb.")
+    assert shop.text == "Sam opened a bakery, it's called Crumb."
+
+
+def test_what_ended_is_the_object_or_place_not_the_person() -> None:
+    (left,) = extract_facts("Nadia left the law firm.")
+    assert left.change is Change.END
+    assert left.about == ("law", "firm")
+    (stopped,) = extract_facts("Ben doesn't coach the under-12s anymore.")
+    assert stopped.change is Change.END
+    (volunteer,) = extract_facts("Ruth doesn't volunteer at the food bank anymore.")
+    assert volunteer.change is Change.END
+    assert volunteer.about == ("food", "bank")
+    (died,) = extract_facts("Our old rabbit Clover died last week.")
+    assert died.change is Change.END
+    assert died.about == ("old", "rabbit", "clover")
+    (adjective,) = extract_facts("I'm a retired firefighter.")
+    assert adjective.change is Change.NONE  # "retired" describes, it ends nothing
+
+
+def test_a_swap_replaces_what_was_swapped() -> None:
+    facts = history("We drive a silver Toyota Yaris.", "We traded the Yaris for a Ford Focus.")
+    assert current_texts(facts) == ["We traded the Yaris for a Ford Focus."]
+
+
+def test_a_plan_told_again_with_a_new_date_replaces_the_old_date_only() -> None:
+    facts = history(
+        "We fly to Rome on May 3 for a long weekend.",
+        "The dentist appointment is on May 4.",
+        "Our flight now leaves on May 6.",
+    )
+    assert current_texts(facts) == ["The dentist appointment is on May 4.", "Our flight now leaves on May 6."]
+    wedding = history(
+        "My cousin Lea is getting married on May 20.", "Lea's wedding has been moved to June 2."
+    )
+    assert current_texts(wedding) == ["Lea's wedding has been moved to June 2."]
+
+
+def test_a_promotion_keeps_where_one_works() -> None:
+    facts = history("I'm a developer at Acme Robotics.", "Just got promoted to team lead!")
+    assert len(current_texts(facts)) == 2  # where one works is still true
+    moved = history("I'm a barista at Cup & Co.", "I work as a sous-chef at Olive now.")
+    assert current_texts(moved) == ["I work as a sous-chef at Olive now."]
+
+
+def test_what_was_got_in_place_of_what_ended_takes_its_slot() -> None:
+    facts = history("My bike is an old Raleigh.", "I sold the Raleigh and bought a Ridley Kanzo.")
+    (grail,) = [f for f in facts if f.valid_until is None]
+    assert "bike" in grail.slots  # an unknown make is still the bike
+    assert stem("bike") in grail.keywords
+
+
+def test_a_statement_about_someone_else_never_replaces_the_users_own() -> None:
+    facts = history(
+        "I teach chemistry at Hillcrest.", "The caretaker is off sick.", "My sister lives in Leeds."
+    )
+    assert "I teach chemistry at Hillcrest." in current_texts(facts)

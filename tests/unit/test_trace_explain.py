@@ -158,9 +158,8 @@ def test_an_answer_no_model_wrote_names_its_mode_and_has_no_prompt() -> None:
     assert explained.prompt is None
 
 
-def rendered(prompts: bool) -> str:
-    impulse = UserImpulse(content="What do I work on?", user_id="ana", correlation_id="c1")
-    steps = [
+def steps_of(reports: list[Report]) -> list[TraceStepView]:
+    return [
         TraceStepView(
             step=r.step,
             status=r.status,
@@ -169,8 +168,13 @@ def rendered(prompts: bool) -> str:
             task=Task(step=r.step, service=r.step, content=r.step, correlation_id="c1"),
             report=r,
         )
-        for r in cycle_reports()
+        for r in reports
     ]
+
+
+def rendered(prompts: bool) -> str:
+    impulse = UserImpulse(content="What do I work on?", user_id="ana", correlation_id="c1")
+    steps = steps_of(cycle_reports())
     trace = TraceView(
         impulse=impulse, complete=True, steps=steps, explanation=explain(cycle_reports(), prompts=prompts)
     )
@@ -204,3 +208,26 @@ def test_the_tree_marks_each_recalled_memory_and_names_the_prompt_and_facts() ->
     assert "message 1 of 2 · system" in full
     assert "<<<REFERENCE MEMORY>>>\n[aaaa] I work on Redis." in full
     assert "message 2 of 2 · human" in full
+
+
+def test_a_said_back_answer_keeps_why_each_fact_answers() -> None:
+    reports = [
+        report("recall", {"hits": []}),
+        report(
+            "synthesis",
+            {
+                "references": [],
+                "mode": "facts of record",
+                "facts": [{"id": "f1", "text": "I bought a Ridley.", "why": "about you; speaks of bike"}],
+            },
+        ),
+    ]
+    explained = explain(reports)
+    (fact,) = explained.facts
+    assert (fact.text, fact.why) == ("I bought a Ridley.", "about you; speaks of bike")
+    impulse = UserImpulse(content="What bike do I ride?", user_id="ana", correlation_id="c1")
+    steps = steps_of(reports)
+    trace = TraceView(impulse=impulse, complete=True, steps=steps, explanation=explained)
+    console = Console(width=200, record=True)
+    console.print(trace_tree(trace))
+    assert "I bought a Ridley.  (about you; speaks of bike)" in console.export_text()

@@ -101,6 +101,9 @@ class FactMatch:
     plain: bool
     #: why it matched, for the trace ("about you; speaks of: home; words: live")
     why: str = ""
+    #: about whom and of what the message asks, whatever kind of message it is (a request for
+    #: help, an opinion asked: the facts do not answer it, but it speaks of them)
+    relevant: bool = False
 
 
 def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
@@ -192,7 +195,10 @@ def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
 
 def _slots_of(fact: Fact) -> frozenset[Slot]:
     stored = frozenset(Slot(s) for s in (fact.slots or []) if s in Slot.__members__.values())
-    return stored | fact_slots(fact.content, fact.attribute, fact.value)
+    found = stored | fact_slots(fact.content, fact.attribute, fact.value)
+    if fact.category == "constraint":  # a health constraint is what a diet must mind
+        found |= {Slot.DIET, Slot.HEALTH}
+    return found
 
 
 def match_facts(
@@ -226,7 +232,7 @@ def match_facts(
         stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
         slots = asked & _slots_of(fact)
         main = asked & attribute_slots(fact.attribute, fact.value)
-        kinds = event_kinds(" ".join(topic)) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
+        kinds = event_kinds(question) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
         shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
         if when and not DATE.search(fact.content):
             shared = frozenset()  # a "when" question is answered by a fact that says when
@@ -242,6 +248,7 @@ def match_facts(
             + MEANING * meaning
             + RECALL * recalled
         )
+        relevant = _plain(focus, topic, share, slots & content_slots, agreeing)
         out.append(
             FactMatch(
                 why=_why(focus, slots, shared, meaning) if agreeing else "about someone else",
@@ -252,9 +259,8 @@ def match_facts(
                 share=share,
                 similarity=meaning,
                 score=score,
-                plain=not opinion
-                and (not yes_no or share == 1.0)
-                and _plain(focus, topic, share, slots & content_slots, agreeing),
+                plain=not opinion and (not yes_no or share == 1.0) and relevant,
+                relevant=relevant,
             )
         )
     out.sort(key=lambda m: (m.score, m.fact.created_at), reverse=True)

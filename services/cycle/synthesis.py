@@ -82,6 +82,24 @@ def references_for(
     return pack(items, [i.text for i in items], budget_tokens)
 
 
+#: an answer saying it does not know ("I don't know.", "No, I don't know.", "I'm not sure.")
+_NOT_KNOWN = re.compile(
+    r"^\W*(?:no,?\s+)?(?:i\s+(?:don't|do\s+not|really\s+don't)\s+know|i'm\s+not\s+sure|i\s+am\s+not\s+sure"
+    r"|i\s+have\s+no\s+(?:information|idea|answer)|i\s+(?:can't|cannot)\s+(?:tell|say))",
+    re.IGNORECASE,
+)
+#: facts said before a request's answer or after a missed "I don't know", at most
+TOLD_SHOWN = 2
+
+
+def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]:
+    """The facts of record that plainly speak of what the message asks (about whom and of what)."""
+    if not question:
+        return []
+    wanted = [f for f in stored if (f.valid_until is not None) == history]
+    return [m.fact for m in match_facts(question, wanted) if m.relevant][:TOLD_SHOWN]
+
+
 def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> dict[str, object]:
     """The prompt as the model got it, for the trace: its id, version and every message."""
     return {
@@ -258,6 +276,10 @@ class SynthesisService(CognitiveService):
         prefix = ""
         if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
             prefix = acknowledge(" ".join(understanding.statements)) + " "
+        told = _told_for(question, stored, history) if request else []
+        if told:  # a request about something the user told of starts from what they told
+            prefix += "You told me: " + lower_first(" ".join(told_sentence(f) for f in told)) + " "
+        if prefix:
             await _send(state, prefix)
         sources = [state.prompt_text, *(f.content for f in facts), *(r.text for r in refs)]
         voice = VoiceStream(sources)
@@ -276,6 +298,11 @@ class SynthesisService(CognitiveService):
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
         answer = in_voice(answer, sources) or "I have no answer to that yet."
         await _send(state, voice.finish(answer))
+        known = _told_for(question, stored, history) if _NOT_KNOWN.match(answer) and not request else []
+        if known:  # "I don't know" only when it was never told: the model missed the facts it was given
+            added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
+            answer += added
+            await _send(state, added)
         if note:
             await _send(state, note)
         outcome = self._outcome(state, prefix + answer, refs, usage, facts)
@@ -304,10 +331,8 @@ class SynthesisService(CognitiveService):
         await _send(state, answer)
         outcome = self._outcome(state, answer, [], LLMUsage(), facts)
         outcome.output["mode"] = mode
-        if why:
-            outcome.output["facts"] = [
-                {"id": f.id, "text": f.content, "why": why.get(f.id, "")} for f in facts
-            ]
+        if why:  # why each fact said back answers (the trace shows it)
+            outcome.output["facts_why"] = {f.id: why.get(f.id, "") for f in facts}
         return outcome
 
     @staticmethod

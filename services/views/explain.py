@@ -146,7 +146,8 @@ def explain(
     texts |= dict(fact_texts or {})
     texts |= {_text(f.get("id")): _text(f.get("text")) for f in used if f.get("text")}
     fact_used = dict.fromkeys(_ids(synth_out.get("facts")))
-    reasons = {_text(f.get("id")): _text(f.get("why")) for f in used if f.get("why")}
+    why = synth_out.get("facts_why")
+    reasons = {_text(k): _text(v) for k, v in why.items()} if isinstance(why, dict) else {}
     act = plan_out.get("act")
     return TraceExplanation(
         act=act if isinstance(act, str) and act else None,

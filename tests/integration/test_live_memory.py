@@ -5,6 +5,7 @@ engines and embedder, scripted model."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
 
@@ -232,3 +233,30 @@ async def test_a_greeting_before_a_question_the_facts_answer_is_greeted_back(run
     await say(runtime, "My name is Lena Vogt.")
     answer = await runtime.orchestrator.handle_impulse("Hi! What is my name?", USER, "s2")
     assert answer.answer == "Hi! Your name is Lena Vogt."
+
+
+async def test_a_model_that_says_it_does_not_know_what_was_told_gets_the_facts_added(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "I became vegetarian last year.")
+    llm.reply = "I don't know."  # what the small model said with the fact in its prompt
+    asked = await runtime.orchestrator.handle_impulse(
+        "Could I eat a burger tonight, do you think?", USER, "s2"
+    )
+    last_year = datetime.now(UTC).year - 1  # "last year" is spelled out against when it was said
+    assert asked.answer == f"I don't know. But you told me: you became vegetarian last year ({last_year})."
+
+
+async def test_a_request_about_what_the_user_told_starts_from_it(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "I'm allergic to peanuts.")
+    await say(runtime, "Tomás and I are going to Lisbon on June 12.")
+    llm.reply = "Pack light clothes and good shoes."
+    packing = await runtime.orchestrator.handle_impulse("What should I pack for our Lisbon trip?", USER, "s2")
+    assert packing.answer == (
+        "You told me: Tomás and you are going to Lisbon on June 12. Pack light clothes and good shoes."
+    )
+    llm.reply = "Try a bean chilli."
+    dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s3")
+    assert dinner.answer == "Try a bean chilli."  # nothing told is about dinner: no preamble

@@ -218,7 +218,8 @@ def test_a_said_back_answer_keeps_why_each_fact_answers() -> None:
             {
                 "references": [],
                 "mode": "facts of record",
-                "facts": [{"id": "f1", "text": "I bought a Ridley.", "why": "about you; speaks of bike"}],
+                "facts": [{"id": "f1", "text": "I bought a Ridley."}],
+                "facts_why": {"f1": "about you; speaks of bike"},
             },
         ),
     ]

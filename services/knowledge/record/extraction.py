@@ -143,7 +143,8 @@ _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
 _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|gluten|lactose|coeliac|celiac|diabet\w*"
     r"|kosher|halal|can't\s+eat|cannot\s+eat|don't\s+eat|do\s+not\s+eat|avoid\w*|pregnan\w*|asthma\w*"
-    r"|epilep\w*|injur\w*|bad\s+(?:back|knee|hip)|blood\s+pressure|sober|don't\s+drink|do\s+not\s+drink)\b",
+    r"|epilep\w*|injur\w*|bad\s+(?:back|knee|hip)|blood\s+pressure|sober|don't\s+drink|do\s+not\s+drink"
+    r"|salt|sodium|cholesterol|low[- ](?:salt|sugar|carb|fat|fodmap)\w*|ibs)\b",
     re.IGNORECASE,
 )
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its"})

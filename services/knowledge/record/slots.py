@@ -302,7 +302,7 @@ _HEADS: dict[Slot, str] = {
     Slot.BIKE: "bike ride cycle",
     Slot.COMMUTE: "commute get",
     Slot.HEALTH: "health condition conditions medical",
-    Slot.DIET: "diet eat food",
+    Slot.DIET: "diet eat food meat fish dairy milk gluten vegetarian vegan sugar salt alcohol drink",
     Slot.LIKES: "like favourite favorite",
     Slot.HOBBY: "hobby hobbies play",
     Slot.EVENT: "",
@@ -456,9 +456,19 @@ _DATE_TEXT = (
 _DATE_WORDS = _stems(_DATE_TEXT.split())
 
 
+#: going somewhere is a trip ("we're going to Lisbon", "flying to Tehran", "off to Rome")
+_GOING_TO = re.compile(
+    r"\b(?:go|goes|going|went|gone|travel\w*|fly|flies|flying|flew|head\w*|off)\s+(?:back\s+)?to\s+[A-Z]"
+)
+
+
 def event_kinds(text: str) -> frozenset[str]:
-    """The kinds of event a text names ("married" and "wedding" are one kind)."""
-    return frozenset(_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF)
+    """The kinds of event a text names ("married" and "wedding" are one kind; going to a place is
+    a trip)."""
+    kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
+    if _GOING_TO.search(text):
+        kinds.add("trip")
+    return frozenset(kinds)
 
 
 def event_words(text: str) -> frozenset[str]:

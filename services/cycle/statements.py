@@ -388,9 +388,21 @@ def lower_first(text: str) -> str:
     return text
 
 
+#: what opens a told sentence without being told: a label ("Quick update:", "Big news:") or a
+#: joining word ("And we're moving ...")
+_OPENING = re.compile(
+    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh)\b[\s,]*)", re.IGNORECASE
+)
+
+
+def _without_opening(sentence: str) -> str:
+    rest = _OPENING.sub("", sentence, count=1)
+    return rest[:1].upper() + rest[1:] if rest and rest != sentence else sentence
+
+
 def acknowledge(text: str) -> str:
     """A short acknowledgement restating only what the message said, persons turned round."""
-    parts = sentences(" ".join(text.split()))
+    parts = [_without_opening(p) for p in sentences(" ".join(text.split()))]
     kept: list[str] = []
     used = 0
     for part in parts:

@@ -27,6 +27,7 @@ from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
 from services.common.text import TextEmbedder
 from services.cycle.budget import pack
+from services.cycle.constraints import caution, conflicts
 from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
@@ -303,6 +304,12 @@ class SynthesisService(CognitiveService):
             added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
             answer += added
             await _send(state, added)
+        constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
+        against = conflicts(answer, sorted(constraints, key=lambda f: (f.created_at, f.content)))
+        if against:  # a recipe with spaghetti for someone who told they are coeliac
+            note = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
+            answer += note
+            await _send(state, note)
         if note:
             await _send(state, note)
         outcome = self._outcome(state, prefix + answer, refs, usage, facts)

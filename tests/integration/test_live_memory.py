@@ -260,3 +260,16 @@ async def test_a_request_about_what_the_user_told_starts_from_it(
     llm.reply = "Try a bean chilli."
     dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s3")
     assert dinner.answer == "Try a bean chilli."  # nothing told is about dinner: no preamble
+
+
+async def test_an_answer_against_a_told_constraint_gets_a_note(runtime: Runtime, llm: FakeChatModel) -> None:
+    await say(runtime, "I'm coeliac, so no gluten at all for me.")
+    llm.reply = "Try spaghetti with tomato sauce and basil."  # what the small model suggested
+    dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s2")
+    assert dinner.answer == (
+        "Try spaghetti with tomato sauce and basil. (Careful: this mentions spaghetti, and you told me: "
+        "you're coeliac. No gluten at all for you.)"
+    )
+    llm.reply = "Try gluten-free spaghetti with tomato sauce."  # it minded it: nothing to add
+    minded = await runtime.orchestrator.handle_impulse("Another dinner idea?", USER, "s3")
+    assert minded.answer == "Try gluten-free spaghetti with tomato sauce."

@@ -156,3 +156,18 @@ def test_a_statement_about_someone_else_never_replaces_the_users_own() -> None:
         "I teach chemistry at Hillcrest.", "The caretaker is off sick.", "My sister lives in Leeds."
     )
     assert "I teach chemistry at Hillcrest." in current_texts(facts)
+
+
+def test_moving_house_reschedules_no_plan_in_the_same_town() -> None:
+    facts = history("I'm running the Bath half marathon on March 9.", "And we're moving to Bath in April.")
+    assert "I'm running the Bath half marathon on March 9." in current_texts(facts)
+    later = history(
+        *[f.content for f in facts], "The half marathon got postponed to March 23 because of flooding."
+    )
+    assert "I'm running the Bath half marathon on March 9." not in current_texts(later)
+
+
+def test_a_role_at_a_named_place_is_a_job_with_or_without_an_article() -> None:
+    (head,) = extract_facts("Karim is head of humanities at Clifton College now.")
+    assert head.attribute == "be-a"
+    assert {Slot.JOB, Slot.WORKPLACE} <= head.slots

@@ -177,6 +177,11 @@ _FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECAS
 _AGE = re.compile(r"^\d+\s+(?:years?|months?|weeks?)\s+old\b", re.IGNORECASE)
 #: "I'm Lena, a second-year chemistry student ...": a name, then who the user is
 _NAME_THEN = re.compile(r"^(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}),\s+(?P<rest>(?:an?|the)\s+.+)$")
+#: a role at a named place: "head of humanities at Clifton College", "lead engineer at Paylark"
+_ROLE_AT_PLACE = re.compile(
+    r"^(?:an?\s+|the\s+)?(?!(?:in|at|on|to|for|from|with|by|of)\b)[\w'-]+(?:\s+[\w'-]+){0,5}?"
+    r"\s+(?:at|for)\s+(?:the\s+)?[A-Z]"
+)
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 _FUTURE = frozenset({"will", "'ll", "going", "gonna", "might", "may", "could", "should", "would", "'d"})
 _HAVE_VERBS = frozenset({"have", "get", "own", "buy", "adopt", "keep", "rescue"})
@@ -203,8 +208,8 @@ def _copula_attribute(value: str, noun: str, subject_key: str) -> str:
     if not words:
         return "be"
     first = words[0].lower()
-    if first in ("a", "an") or is_occupation(" ".join(words[:4])):
-        return "be-a"
+    if first in ("a", "an") or is_occupation(" ".join(words[:4])) or _ROLE_AT_PLACE.match(value):
+        return "be-a"  # "a nurse", "head of humanities at Clifton College"
     if len(words) > 1 and words[1].lower() in _PREPOSITIONS and first not in _PREPOSITIONS:
         return "be-" + stem(first)  # "allergic to", "married to", "afraid of"
     if first in _PREPOSITIONS:

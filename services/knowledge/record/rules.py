@@ -22,7 +22,14 @@ from dataclasses import dataclass
 
 from services.knowledge.record.extraction import DATE, Change, ExtractedFact
 from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
-from services.knowledge.record.slots import Slot, attribute_slots, event_words, fact_slots, is_occupation
+from services.knowledge.record.slots import (
+    Slot,
+    attribute_slots,
+    event_kinds,
+    event_words,
+    fact_slots,
+    is_occupation,
+)
 from services.recall.lexical import stem
 from thea.models import Fact
 
@@ -146,15 +153,17 @@ def _rescheduled(new: ExtractedFact, current: Sequence[Fact], taken: set[str]) -
     """A plan told again with a new date replaces the dated fact about the same plan: "we now fly
     out on April 5" after "we're going to Japan, flying out on April 3". Only the one plan that
     shares the most words (kinds of event counted as one: a flight, a wedding)."""
-    if not new.dated or new.change not in (Change.CHANGE, Change.MOVE):
-        return None
-    said = event_words(new.text)
+    if not new.dated or new.change not in (Change.CHANGE, Change.MOVE) or new.attribute == stem("live"):
+        return None  # moving house in April reschedules no plan
+    said, kinds = event_words(new.text), event_kinds(new.text)
     best: tuple[int, Fact] | None = None
     for old in current:
         if old.id in taken or old.subject_key != new.subject_key or not DATE.search(old.content):
             continue
         if not _differs(new.value, old.value or "") or DATE.search(new.text) is None:
             continue
+        if not kinds & event_kinds(old.content):
+            continue  # the same kind of plan (a flight, a wedding), not just the same place
         shared = len(said & event_words(old.content))
         if shared and (best is None or shared > best[0]):
             best = (shared, old)

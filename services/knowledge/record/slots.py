@@ -264,7 +264,11 @@ def question_slots(question: str) -> frozenset[Slot]:
 
 
 #: "a data analyst at Norrland Freight", "a chef at a seafood restaurant": a role at a place
-_ROLE_AT = re.compile(r"^(?:an?\s+)?[\w\s-]{2,40}?\s+(?:at|for|with)\s+(?:an?\s+|the\s+)?[\w]", re.IGNORECASE)
+_ROLE_AT = re.compile(
+    r"^(?:an?\s+|the\s+)?(?!(?:in|at|on|to|for|from|with|by|of)\b)[\w\s'-]{2,40}?\s+(?:at|for|with)\s+"
+    r"(?:an?\s+|the\s+)?\w",
+    re.IGNORECASE,
+)
 
 
 def fact_slots(text: str, attribute: str | None = None, value: str | None = None) -> frozenset[Slot]:

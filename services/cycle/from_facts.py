@@ -152,11 +152,13 @@ def answer_from_facts(
     earlier: bool,
     history: Sequence[Fact] = (),
     similarity: Mapping[str, float] | None = None,
+    current: Sequence[Fact] = (),
 ) -> FactAnswer | None:
     """The answer made of the facts that plainly answer the question, or None (the model answers).
     ``facts`` are the facts recall found, best first, ``known`` the user's facts of record (the
     current ones; the earlier ones when ``earlier``), ``history`` the earlier ones when ``known``
-    is current (asked when nothing current answers)."""
+    is current (asked when nothing current answers), ``current`` the current ones when ``known``
+    is earlier (a "before" question nothing earlier answers is told so, with what is true now)."""
     candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
     people = people_of([*candidates, *history])
     recall = {r.fact.id: r.score for r in facts}
@@ -173,6 +175,15 @@ def answer_from_facts(
     chosen = _chosen(ranked, question)
     if chosen:
         return _answer(chosen, earlier=earlier)
+    if earlier and current:
+        now = _chosen(match_facts(question, current, people=people), question)
+        if now:
+            said = _said([m.fact for m in now])
+            return FactAnswer(
+                text=f"I don't know what it was before: you haven't told me. Now: {lower_first(said)}",
+                facts=tuple(m.fact for m in now),
+                why={m.fact.id: m.why + "; nothing earlier told" for m in now},
+            )
     if earlier or not history:
         return None
     before = _chosen(match_facts(question, history, people=people, similarity=similarity), question)

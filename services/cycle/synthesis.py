@@ -165,7 +165,8 @@ def _from_facts(
     by_id = {f.id: f for f in known}
     ranked = [RankedFact(by_id[h.id], h.score) for h in hits if h.id in by_id]
     question = " ".join(understanding.texts(Act.QUESTION))
-    return answer_from_facts(question, ranked, known, earlier=history, history=earlier)
+    now = [f for f in stored if f.valid_until is None] if history else []
+    return answer_from_facts(question, ranked, known, earlier=history, history=earlier, current=now)
 
 
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)

@@ -90,3 +90,13 @@ def test_a_fact_in_other_words_means_it_was_told() -> None:
     facts = history("I sold the Raleigh and bought a Ridley.", "My bike is an old Raleigh.")
     assert told_of("What bike do I have?", facts)
     assert not told_of("What car do I have?", facts)
+
+
+def test_a_before_question_nothing_earlier_answers_says_so_with_what_is_true_now() -> None:
+    facts = history("I teach maths in Leeds.", "We moved to York last week!")
+    now = [f for f in facts if f.valid_until is None]
+    found = answer_from_facts("Where did we live before?", [], [], earlier=True, current=now)
+    assert found is not None
+    assert found.text.startswith(
+        "I don't know what it was before: you haven't told me. Now: you moved to York"
+    )

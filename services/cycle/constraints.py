@@ -24,7 +24,8 @@ _RULES: tuple[tuple[str, str], ...] = (
     (
         r"coeliac|celiac|gluten",
         "wheat flour bread breadcrumbs pasta spaghetti noodles couscous barley rye semolina pizza "
-        "croutons bulgur seitan beer cake biscuits crackers pastry tortillas",
+        "croutons bulgur seitan beer cake biscuits crackers pastry tortillas sandwich sandwiches toast bagel "
+        "bagels wrap wraps burger pancakes muffin muffins pie dumplings lasagna lasagne ramen udon",
     ),
     (r"peanut", "peanut peanuts satay"),
     (

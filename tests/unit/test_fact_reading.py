@@ -171,3 +171,10 @@ def test_a_role_at_a_named_place_is_a_job_with_or_without_an_article() -> None:
     (head,) = extract_facts("Karim is head of humanities at Clifton College now.")
     assert head.attribute == "be-a"
     assert {Slot.JOB, Slot.WORKPLACE} <= head.slots
+
+
+def test_retraining_as_another_occupation_replaces_the_job() -> None:
+    facts = history(
+        "I work as a paramedic in Bristol.", "I quit the ambulance service, I'm retraining as a nurse now."
+    )
+    assert "I work as a paramedic in Bristol." not in current_texts(facts)

@@ -182,6 +182,8 @@ _ROLE_AT_PLACE = re.compile(
     r"^(?:an?\s+|the\s+)?(?!(?:in|at|on|to|for|from|with|by|of)\b)[\w'-]+(?:\s+[\w'-]+){0,5}?"
     r"\s+(?:at|for)\s+(?:the\s+)?[A-Z]"
 )
+#: what one does as a living, after any verb: "as a nurse", "to become a pilot"
+_AS_ROLE = re.compile(r"^(?:as|to\s+(?:be|become))\s+(?:an?\s+)?", re.IGNORECASE)
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 _FUTURE = frozenset({"will", "'ll", "going", "gonna", "might", "may", "could", "should", "would", "'d"})
 _HAVE_VERBS = frozenset({"have", "get", "own", "buy", "adopt", "keep", "rescue"})
@@ -312,6 +314,8 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return _copula_attribute(clause.value, subject.noun, subject.key)
     if subject.noun:
         return stem(subject.noun.split()[-1])
+    if _AS_ROLE.match(clause.value) and is_occupation(clause.value):
+        return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _HAVE_VERBS and clause.object_words:
         return _object_head(clause.object_words) or stem(clause.verb)
     verb = stem(clause.verb)

@@ -308,9 +308,9 @@ class SynthesisService(CognitiveService):
         constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
         against = conflicts(answer, sorted(constraints, key=lambda f: (f.created_at, f.content)))
         if against:  # a recipe with spaghetti for someone who told they are coeliac
-            note = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
-            answer += note
-            await _send(state, note)
+            careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
+            answer += careful
+            await _send(state, careful)
         if note:
             await _send(state, note)
         outcome = self._outcome(state, prefix + answer, refs, usage, facts)

@@ -265,7 +265,11 @@ async def test_a_request_about_what_the_user_told_starts_from_it(
 async def test_an_answer_against_a_told_constraint_gets_a_note(runtime: Runtime, llm: FakeChatModel) -> None:
     await say(runtime, "I'm coeliac, so no gluten at all for me.")
     llm.reply = "Try spaghetti with tomato sauce and basil."  # what the small model suggested
-    dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s2")
+    shown: list[str] = []
+    dinner = await runtime.orchestrator.handle_impulse(
+        "Can you suggest a quick dinner?", USER, "s2", on_token=shown.append
+    )
+    assert "".join(shown) == dinner.answer  # what the user saw is what was recorded, the note once
     assert dinner.answer == (
         "Try spaghetti with tomato sauce and basil. (Careful: this mentions spaghetti, and you told me: "
         "you're coeliac. No gluten at all for you.)"

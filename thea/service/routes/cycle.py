@@ -60,8 +60,6 @@ async def _cycle(request: Request, chat: ChatSession, text: str, on_token: Token
         on_token=on_token,
         impulse_id=request_id(request, chat.user_id, "impulse"),  # a retry records the same impulse
     )
-    chat.last_impulse_id = cycle.impulse_id
-    chat.last_response_id = cycle.response_id
     return ask_result(cycle, chat.session_id)
 
 
@@ -118,5 +116,6 @@ async def whoami(
 ) -> WhoAmI:
     last = None
     if session_id:
-        last = context_of(request).sessions.get(caller.user_id, session_id).last_impulse_id
+        ctx = context_of(request)
+        last, _ = await ctx.sessions.get(caller.user_id, session_id).alast_ids(ctx.rt.memory)
     return WhoAmI(user_id=caller.user_id, session_id=session_id, last_impulse_id=last)

@@ -49,6 +49,7 @@ from thea.models import (
     Task,
     TaskStatus,
     UserImpulse,
+    cycle_node_id,
     now_ms,
 )
 
@@ -295,7 +296,13 @@ class Orchestrator:
             "session_id": state.session_id,
             "correlation_id": state.correlation_id,
         }
-        task = Task(step=service.step, service=service.name, content=f"{service.step} for impulse", **ids)
+        task = Task(
+            id=cycle_node_id(state.correlation_id, f"task:{service.step}"),
+            step=service.step,
+            service=service.name,
+            content=f"{service.step} for impulse",
+            **ids,
+        )
         started = time.perf_counter()
         outcome: StepOutcome | None = None
         error: str | None = None
@@ -312,6 +319,7 @@ class Orchestrator:
         usage = outcome.usage if outcome else LLMUsage()
         result.usage = result.usage.add(usage)
         report = Report(
+            id=cycle_node_id(state.correlation_id, f"report:{service.step}"),
             step=service.step,
             task_id=task.id,
             status=status,
@@ -379,6 +387,7 @@ class Orchestrator:
         """The user cancelled the cycle during ``task``: a CANCELLED report, the impulse marked."""
         task.status = TaskStatus.CANCELLED
         report = Report(
+            id=cycle_node_id(state.correlation_id, f"report:{task.step}"),
             step=task.step,
             task_id=task.id,
             status=TaskStatus.CANCELLED,

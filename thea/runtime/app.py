@@ -184,6 +184,7 @@ class Runtime:
         for worker in self.workers:
             worker.stop()
         worker_context.clear()
+        self.gate.close()
         self.memory.close()
 
 

@@ -196,6 +196,10 @@ def test_data_lives_in_named_volumes(compose: dict[str, Any], roles: Roles) -> N
             assert target.startswith("/")
     assert used == declared
     assert roles.backends <= {n for n, s in compose["services"].items() if s.get("volumes")}
+    # a thea service locks its data directory: a second replica on a shared volume there would
+    # exit at once (the memory is on the servers; /data holds a socket, a lock and a log)
+    assert "volumes" not in compose["services"][roles.app]
+    assert "volumes" not in compose["services"][roles.worker]
 
 
 def test_app_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -> None:

@@ -148,8 +148,8 @@ def test_the_servers_persist_and_are_waited_for(compose: dict[str, Any]) -> None
 def test_app_and_workers_scale_and_no_replica_shares_a_data_directory(
     raw: dict[str, Any], compose: dict[str, Any]
 ) -> None:
-    """A thea service holds a lock on its data directory: replicas sharing one volume there
-    would leave all but one waiting. The memory is on the servers; /data holds only the
+    """A thea service holds a lock on its data directory: of replicas sharing one volume there,
+    all but one would exit at once. The memory is on the servers; /data holds only the
     replica's socket, lock and log."""
     for name, variable, default in (("app", "THEA_APPS", 2), ("worker", "THEA_WORKERS", 2)):
         service = compose["services"][name]

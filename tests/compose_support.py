@@ -4,8 +4,10 @@ a service, and whether a service's command is a real ``thea`` CLI call."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
@@ -66,3 +68,17 @@ def assert_real_settings(env: dict[str, str], where: str) -> None:
                 assert isinstance(annotation, type)
                 assert issubclass(annotation, BaseModel), f"{name}: {part} has no sub-fields"
                 model = annotation
+
+
+def read_compose(path: Path) -> dict[str, Any]:
+    """A compose file as written (variables not substituted)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def resolve(raw: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    """The compose file as compose would run it with ``env`` (the user's .env)."""
+    resolved = interpolate(raw, env)
+    assert isinstance(resolved, dict)
+    return resolved

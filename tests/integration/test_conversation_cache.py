@@ -4,7 +4,7 @@ server profile's replicas share it), on a real Redis (the embedded FalkorDB serv
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 import redis
@@ -13,7 +13,6 @@ from services.common.tokens import estimate_tokens
 from services.cycle.context import ConversationCache, Exchange
 from services.cycle.context_local import ContextCache
 from thea.errors import QueueUnavailable
-from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.runtime import Runtime
 from thea.testing.service import free_port
 from workers.conversations import RedisConversationCache
@@ -26,21 +25,12 @@ def _ex(i: int, words: int = 40) -> Exchange:
     return Exchange(question=text, answer=text, impulse_id=f"imp{i}", response_id=f"res{i}", at=i)
 
 
-@pytest.fixture
-def connection(falkordb_server: EmbeddedFalkorDB) -> Iterator[redis.Redis]:
-    conn = falkordb_server.client()
-    try:
-        yield conn
-    finally:
-        conn.close()
-
-
 @pytest.fixture(params=["process", "redis"])
 def make(request: pytest.FixtureRequest) -> Make:
     """A cache with the given context window (each call: another replica, on the same store)."""
     if request.param == "process":
         return lambda window: ContextCache(window, 0.7)
-    conn: redis.Redis = request.getfixturevalue("connection")
+    conn: redis.Redis = request.getfixturevalue("redis_connection")
     return lambda window: RedisConversationCache(conn, window, 0.7)
 
 
@@ -105,18 +95,18 @@ def test_sessions_and_users_are_isolated_and_clear_hands_the_exchanges_back(make
     assert cache.clear("ana", "s1") == []
 
 
-def test_replicas_on_one_redis_share_one_conversation(connection: redis.Redis) -> None:
-    a, b = RedisConversationCache(connection, 4096), RedisConversationCache(connection, 4096)
+def test_replicas_on_one_redis_share_one_conversation(redis_connection: redis.Redis) -> None:
+    a, b = RedisConversationCache(redis_connection, 4096), RedisConversationCache(redis_connection, 4096)
     a.add("ana", "s", _ex(1))
     b.add("ana", "s", _ex(2))
     assert b.holds("ana", "s")
     assert [e.impulse_id for e in a.exchanges("ana", "s")] == ["imp1", "imp2"]
 
 
-def test_replicas_making_room_at_once_evict_each_exchange_once(connection: redis.Redis) -> None:
+def test_replicas_making_room_at_once_evict_each_exchange_once(redis_connection: redis.Redis) -> None:
     """Two replicas evicting in one session at the same moment: every exchange is handed to
     distillation by exactly one of them."""
-    replicas = [RedisConversationCache(connection, 10_000) for _ in range(8)]
+    replicas = [RedisConversationCache(redis_connection, 10_000) for _ in range(8)]
     for i in range(60):
         replicas[0].add("ana", "s", _ex(i))
     evicted: list[list[Exchange]] = [[] for _ in replicas]
@@ -139,11 +129,11 @@ def test_replicas_making_room_at_once_evict_each_exchange_once(connection: redis
     assert sorted(ids + left, key=lambda i: int(i[3:])) == [f"imp{i}" for i in range(60)]
 
 
-def test_sessions_expire_when_unused(connection: redis.Redis) -> None:
-    cache = RedisConversationCache(connection, 4096, ttl_s=60)
+def test_sessions_expire_when_unused(redis_connection: redis.Redis) -> None:
+    cache = RedisConversationCache(redis_connection, 4096, ttl_s=60)
     cache.add("ana", "s", _ex(1))
     for key in RedisConversationCache.keys("ana", "s"):
-        assert 0 < connection.ttl(key) <= 60
+        assert 0 < redis_connection.ttl(key) <= 60
 
 
 def _down() -> redis.Redis:

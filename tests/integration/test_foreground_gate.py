@@ -8,31 +8,20 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 
-import pytest
 import redis
 
 from thea.llm.scheduler import RedisForegroundGate, foreground
 from thea.memory.embedded_server import EmbeddedFalkorDB
 
 
-@pytest.fixture
-def connection(falkordb_server: EmbeddedFalkorDB) -> Iterator[redis.Redis]:
-    conn = falkordb_server.client()
-    try:
-        yield conn
-    finally:
-        conn.close()
+def _worker_side(redis_connection: redis.Redis) -> RedisForegroundGate:
+    return RedisForegroundGate(redis_connection, grace_s=0.0, cache_s=0.0)
 
 
-def _worker_side(connection: redis.Redis) -> RedisForegroundGate:
-    return RedisForegroundGate(connection, grace_s=0.0, cache_s=0.0)
-
-
-def test_a_cycle_longer_than_the_lease_keeps_the_gate(connection: redis.Redis) -> None:
-    app = RedisForegroundGate(connection, grace_s=0.0, hold_s=0.6, renew_s=0.1)
-    worker = _worker_side(connection)
+def test_a_cycle_longer_than_the_lease_keeps_the_gate(redis_connection: redis.Redis) -> None:
+    app = RedisForegroundGate(redis_connection, grace_s=0.0, hold_s=0.6, renew_s=0.1)
+    worker = _worker_side(redis_connection)
     try:
         app.enter("cycle-1")
         deadline = time.monotonic() + 2.0  # more than three leases
@@ -45,9 +34,9 @@ def test_a_cycle_longer_than_the_lease_keeps_the_gate(connection: redis.Redis) -
         app.close()
 
 
-async def test_nested_holds_of_one_key_end_with_the_last(connection: redis.Redis) -> None:
-    app = RedisForegroundGate(connection, grace_s=0.0, hold_s=5.0)
-    worker = _worker_side(connection)
+async def test_nested_holds_of_one_key_end_with_the_last(redis_connection: redis.Redis) -> None:
+    app = RedisForegroundGate(redis_connection, grace_s=0.0, hold_s=5.0)
+    worker = _worker_side(redis_connection)
     try:
         async with foreground(app, "k"):
             async with foreground(app, "k"):
@@ -59,7 +48,7 @@ async def test_nested_holds_of_one_key_end_with_the_last(connection: redis.Redis
 
 
 def test_a_replica_killed_mid_cycle_lets_the_workers_go_within_its_lease(
-    connection: redis.Redis, falkordb_server: EmbeddedFalkorDB
+    redis_connection: redis.Redis, falkordb_server: EmbeddedFalkorDB
 ) -> None:
     """A real process enters the gate (as a replica's cycle does) and is killed with SIGKILL:
     the workers see the gate quiet once its lease ran out, not minutes later."""
@@ -75,7 +64,7 @@ def test_a_replica_killed_mid_cycle_lets_the_workers_go_within_its_lease(
         """
     )
     replica = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    worker = _worker_side(connection)
+    worker = _worker_side(redis_connection)
     try:
         assert replica.stdout is not None
         assert replica.stdout.readline().strip() == "entered"

@@ -17,9 +17,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
-from tests.compose_support import assert_real_settings, check_command, interpolate, thea_env
+from tests.compose_support import (
+    assert_real_settings,
+    check_command,
+    interpolate,
+    read_compose,
+    resolve,
+    thea_env,
+)
 from tests.processes import ROOT
 from thea.config import load_settings
 
@@ -34,16 +40,12 @@ USER_ENV = {
 
 @pytest.fixture(scope="module")
 def raw() -> dict[str, Any]:
-    data = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    return read_compose(ROOT / "docker-compose.yml")
 
 
 @pytest.fixture(scope="module")
 def compose(raw: dict[str, Any]) -> dict[str, Any]:
-    resolved = interpolate(raw, USER_ENV)
-    assert isinstance(resolved, dict)
-    return resolved
+    return resolve(raw, USER_ENV)
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
-from tests.compose_support import assert_real_settings, check_command, interpolate, thea_env
+from tests.compose_support import (
+    assert_real_settings,
+    check_command,
+    interpolate,
+    read_compose,
+    resolve,
+    thea_env,
+)
 from tests.processes import ROOT
 from thea.config import Settings, load_settings
 from thea.testing.deployment import ENV_FILE, environment_settings, setup_environment, thea_environment
@@ -31,16 +37,12 @@ PLACE_AND_MODEL = {"data_dir", "log_level", "llm", "web_token", "url", "token"}
 
 @pytest.fixture(scope="module")
 def raw() -> dict[str, Any]:
-    data = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    return read_compose(COMPOSE)
 
 
 @pytest.fixture(scope="module")
 def compose(raw: dict[str, Any]) -> dict[str, Any]:
-    resolved = interpolate(raw, USER_ENV)
-    assert isinstance(resolved, dict)
-    return resolved
+    return resolve(raw, USER_ENV)
 
 
 def service_env(compose: dict[str, Any], name: str) -> dict[str, str]:

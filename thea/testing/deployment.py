@@ -73,7 +73,8 @@ def thea_environment(
 
 
 def environment_settings(env: Mapping[str, str]) -> Settings:
-    """Settings built in this process from ``THEA_*`` variables (not this process's own)."""
+    """Settings built in this process from ``THEA_*`` variables; they win over this process's
+    own environment (a ``THEA_*`` variable of this process they do not set still applies)."""
     return load_settings(env["THEA_PROFILE"], **settings_overrides(env))
 
 

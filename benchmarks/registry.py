@@ -79,6 +79,14 @@ BENCHMARKS: list[Benchmark] = [
         in_all=False,
     ),
     Benchmark(
+        "scaleout",
+        "benchmarks.scaleout",
+        "server mode for real: FalkorDB and Redis servers, 2 thea services, 2 workers, 16 clients "
+        "(32 full); kill -9 of a service and workers under load: records missing or duplicated, "
+        "jobs lost or run twice, p50/p99, two services against one",
+        in_all=False,
+    ),
+    Benchmark(
         "locomo",
         "benchmarks.locomo",
         "LoCoMo retrieval quality (separate: python -m benchmarks.locomo)",

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from tests.service_support import service_pids, stop_services_under
 from thea.config import Settings, load_settings
@@ -45,6 +46,16 @@ def falkordb_server(tmp_path: Path) -> Iterator[EmbeddedFalkorDB]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def redis_connection(falkordb_server: EmbeddedFalkorDB) -> Iterator[redis.Redis]:
+    """A client of the embedded FalkorDB server used as a plain Redis (queues, shared state)."""
+    conn = falkordb_server.client()
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 @pytest.fixture

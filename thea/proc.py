@@ -11,6 +11,7 @@ trusts the record.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import signal
@@ -96,3 +97,16 @@ def signal_if_alive(record: ProcessRecord, sig: signal.Signals) -> bool:
         os.kill(record.pid, sig)
         return True
     return False
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """``preexec_fn`` of a child process that must not outlive the thread that started it: the
+    kernel sends it SIGTERM when that thread ends (``PR_SET_PDEATHSIG``; kept across ``exec``)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass

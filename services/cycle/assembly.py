@@ -6,7 +6,8 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.limits import PROMPT_SHARE
 from services.cycle.budget import recall_budget
-from services.cycle.context import ContextCache
+from services.cycle.context import ConversationCache
+from services.cycle.context_local import ContextCache
 from services.cycle.instinct import InstinctService
 from services.cycle.orchestrator import JobSink, Orchestrator
 from services.cycle.planner import PlannerService
@@ -37,7 +38,7 @@ def build_orchestrator(
     llm: BaseChatModel,
     *,
     jobs: JobSink | None = None,
-    context: ContextCache | None = None,
+    context: ConversationCache | None = None,
     gate: ForegroundGate | None = None,
 ) -> Orchestrator:
     timeout = settings.llm.timeout_s

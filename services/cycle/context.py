@@ -1,15 +1,20 @@
-"""Short-term context: the "Smart FIFO" conversation cache per user and session.
+"""Short-term context: the "Smart FIFO" conversation of each user and session (the port).
 
-When the cache plus a new message would exceed a share of the model's context
-window (default 70 %), the oldest question/answer pairs are evicted (whole pairs,
-oldest first) and handed back to the caller, which sends them to distillation so
-nothing said is lost.
+When the conversation plus a new message would exceed a share of the model's context window
+(default 70 %), the oldest question/answer pairs are evicted (whole pairs, oldest first) and
+handed back to the caller, which sends them to distillation so nothing said is lost.
+
+Two adapters: :class:`services.cycle.context_local.ContextCache` keeps the conversations in
+the process (the embedded service: one process answers every request), and
+:class:`workers.conversations.RedisConversationCache` keeps them in the queue's Redis, so the
+replicas of the server profile share them: a conversation whose turns alternate between two
+services is one conversation on both.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import abc
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.common.tokens import estimate_tokens
@@ -49,86 +54,57 @@ class Conversation:
         return out
 
 
-class ContextCache:
-    """Conversation caches keyed by (user_id, session_id); thread-safe.
+def latest_fitting(exchanges: Sequence[Exchange], budget: int) -> list[Exchange]:
+    """The latest of ``exchanges`` (oldest first) whose tokens fit ``budget`` together."""
+    kept: list[Exchange] = []
+    total = 0
+    for exchange in reversed(exchanges):
+        if total + exchange.tokens > budget:
+            break
+        kept.insert(0, exchange)
+        total += exchange.tokens
+    return kept
 
-    ``max_sessions`` bounds memory: the least recently used session is dropped
-    (its exchanges are returned for distillation too).
-    """
 
-    def __init__(self, context_window: int, share: float = 0.70, max_sessions: int = 1000) -> None:
+class ConversationCache(abc.ABC):
+    """The conversations of (user_id, session_id) pairs, each within ``budget`` tokens.
+
+    An adapter may raise :class:`thea.errors.TheaError` when its store is unreachable; the
+    cycle then answers without the conversation (it never fails for it)."""
+
+    def __init__(self, context_window: int, share: float = 0.70) -> None:
         self.budget = int(context_window * share)
-        self.max_sessions = max_sessions
-        self._sessions: OrderedDict[tuple[str, str], Conversation] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def history(self, user_id: str, session_id: str) -> list[tuple[str, str]]:
-        with self._lock:
-            conv = self._sessions.get((user_id, session_id))
-            return conv.history() if conv else []
-
+    @abc.abstractmethod
     def exchanges(self, user_id: str, session_id: str) -> list[Exchange]:
-        """Every exchange the cache holds for the session (templated ones too), oldest first."""
-        with self._lock:
-            conv = self._sessions.get((user_id, session_id))
-            return list(conv.exchanges) if conv else []
+        """Every exchange held for the session (templated ones too), oldest first."""
 
+    @abc.abstractmethod
+    def holds(self, user_id: str, session_id: str) -> bool:
+        """Whether the session is held (possibly with no exchange left after an eviction)."""
+
+    @abc.abstractmethod
     def make_room(self, user_id: str, session_id: str, incoming: str) -> list[Exchange]:
-        """Evict oldest pairs until cache + ``incoming`` fit the budget; return them."""
-        need = estimate_tokens(incoming)
-        with self._lock:
-            conv = self._sessions.get((user_id, session_id))
-            if conv is None:
-                return []
-            evicted: list[Exchange] = []
-            total = conv.tokens
-            while conv.exchanges and total + need > self.budget:
-                oldest = conv.exchanges.pop(0)
-                total -= oldest.tokens
-                evicted.append(oldest)
-            return evicted
+        """Evict the oldest pairs until the conversation plus ``incoming`` fit the budget; return
+        them (each evicted exchange is returned to exactly one caller)."""
 
+    @abc.abstractmethod
     def add(self, user_id: str, session_id: str, exchange: Exchange) -> list[Exchange]:
         """Append an exchange; returns exchanges of sessions dropped to bound memory."""
-        key = (user_id, session_id)
-        with self._lock:
-            conv = self._sessions.pop(key, None) or Conversation()
-            conv.exchanges.append(exchange)
-            self._sessions[key] = conv
-            dropped: list[Exchange] = []
-            while len(self._sessions) > self.max_sessions:
-                _, old = self._sessions.popitem(last=False)
-                dropped.extend(old.exchanges)
-            return dropped
 
-    def holds(self, user_id: str, session_id: str) -> bool:
-        with self._lock:
-            return (user_id, session_id) in self._sessions
-
+    @abc.abstractmethod
     def restore(self, user_id: str, session_id: str, exchanges: list[Exchange]) -> int:
-        """Fill an absent session's cache with its latest exchanges that fit the budget (a
-        conversation reopened after a restart, or on another replica); nothing is evicted,
-        nothing handed to distillation. Returns how many were kept."""
-        kept: list[Exchange] = []
-        total = 0
-        for exchange in reversed(exchanges):
-            if total + exchange.tokens > self.budget:
-                break
-            kept.insert(0, exchange)
-            total += exchange.tokens
-        with self._lock:
-            full = len(self._sessions) >= self.max_sessions  # (making room would drop another's)
-            if not kept or full or (user_id, session_id) in self._sessions:
-                return 0
-            self._sessions[(user_id, session_id)] = Conversation(exchanges=kept)
-        return len(kept)
+        """Fill an absent session with its latest exchanges that fit the budget (a conversation
+        reopened after a restart, or after it expired); nothing is evicted, nothing handed to
+        distillation. Returns how many were kept (0 when the session is held already)."""
+
+    @abc.abstractmethod
+    def clear(self, user_id: str, session_id: str) -> list[Exchange]:
+        """Forget the session; returns its exchanges."""
+
+    def history(self, user_id: str, session_id: str) -> list[tuple[str, str]]:
+        """The conversation as (role, text) pairs for a prompt (templated exchanges left out)."""
+        return Conversation(self.exchanges(user_id, session_id)).history()
 
     def tokens(self, user_id: str, session_id: str) -> int:
-        with self._lock:
-            conv = self._sessions.get((user_id, session_id))
-            return conv.tokens if conv else 0
-
-    def clear(self, user_id: str, session_id: str) -> list[Exchange]:
-        with self._lock:
-            conv = self._sessions.pop((user_id, session_id), None)
-            return conv.exchanges if conv else []
+        return Conversation(self.exchanges(user_id, session_id)).tokens

@@ -18,7 +18,7 @@ from services.cycle.understanding import Act, asks_history
 from services.prompts import first_look
 from services.prompts import instinct as prompt
 from thea.memory.operations import FactReads
-from thea.models import InstinctiveResponse, LLMUsage, MessageKind
+from thea.models import InstinctiveResponse, LLMUsage, MessageKind, cycle_node_id
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +96,7 @@ class InstinctService(CognitiveService):
         reaction = " ".join(text.split())[:MAX_REACTION_CHARS]
         state.instinct = reaction
         node = InstinctiveResponse(
+            id=cycle_node_id(state.correlation_id, "instinct"),
             content=reaction,
             user_id=state.user_id,
             session_id=state.session_id,

@@ -19,14 +19,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import thea.tracing as tracing
 from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
-from services.cycle.context import ContextCache, Exchange
+from services.cycle.context import ConversationCache, Exchange
 from services.cycle.documents import Paste, is_document, make_paste
 from services.cycle.impulse_input import validate_impulse_text
 from services.cycle.synthesis import SynthesisService
@@ -49,10 +49,12 @@ from thea.models import (
     Task,
     TaskStatus,
     UserImpulse,
+    cycle_node_id,
     now_ms,
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 #: exchanges of a conversation read back from the graph when it is reopened (then cut to the budget)
 RESTORED_EXCHANGES = 20
 
@@ -109,7 +111,7 @@ class Orchestrator:
         planner: CognitiveService,
         recall: CognitiveService,
         synthesis: SynthesisService,
-        context: ContextCache,
+        context: ConversationCache,
         jobs: JobSink | None = None,
         step_timeout_s: float = 120.0,
         max_chars: int = 200_000,
@@ -191,7 +193,7 @@ class Orchestrator:
         # prompts carry a very long message as its head and tail (the graph keeps all of it), and
         # so does the conversation cache: its size per session stays bounded
         prompt_text = clip_for_prompt(text, self.prompt_tokens)
-        evicted = self.context.make_room(user_id, session_id, prompt_text)
+        evicted = await self._conversation(self.context.make_room, user_id, session_id, prompt_text) or []
         if evicted:
             await self._hand_off(lambda jobs: jobs.enqueue_distill(evicted, user_id, session_id), "distill")
 
@@ -200,7 +202,7 @@ class Orchestrator:
             correlation_id=impulse.id,
             user_id=user_id,
             session_id=session_id,
-            history=self.context.history(user_id, session_id),
+            history=await self._conversation(self.context.history, user_id, session_id) or [],
             on_token=on_token,
             prompt_tokens=self.prompt_tokens,
             document=paste.document if paste else None,
@@ -226,7 +228,8 @@ class Orchestrator:
             for hit in state.recall.hits:
                 for stage in hit.stages:
                     result.recall_stage_hits[stage] = result.recall_stage_hits.get(stage, 0) + 1
-        self.context.add(
+        await self._conversation(
+            self.context.add,
             user_id,
             session_id,
             Exchange(
@@ -248,7 +251,10 @@ class Orchestrator:
     async def _restore_context(self, user_id: str, session_id: str) -> None:
         """A conversation this process does not hold (reopened after a restart, or begun on
         another replica) gets its latest exchanges back from the graph, so the model sees it."""
-        if not user_id or not session_id or self.context.holds(user_id, session_id):
+        if not user_id or not session_id:
+            return
+        held = await self._conversation(self.context.holds, user_id, session_id)
+        if held is not False:  # held, or its store is down (then there is nothing to fill)
             return
         try:
             rows = await asyncio.to_thread(
@@ -270,8 +276,17 @@ class Orchestrator:
             for row in rows
             if row.answer
         ]
-        if self.context.restore(user_id, session_id, exchanges):
+        if await self._conversation(self.context.restore, user_id, session_id, exchanges):
             log.info("session %s: %d earlier exchanges restored", session_id, len(exchanges))
+
+    async def _conversation(self, call: Callable[..., T], *args: Any) -> T | None:
+        """A call to the conversation cache (in a thread: it may be Redis). When its store is
+        down the answer comes without the conversation: None, and a warning."""
+        try:
+            return await asyncio.to_thread(call, *args)
+        except TheaError as exc:
+            log.warning("conversation of session %s unavailable (answered without it): %s", args[1], exc)
+            return None
 
     async def _run_step(
         self, service: CognitiveService, state: CycleState, result: CycleResult
@@ -281,7 +296,13 @@ class Orchestrator:
             "session_id": state.session_id,
             "correlation_id": state.correlation_id,
         }
-        task = Task(step=service.step, service=service.name, content=f"{service.step} for impulse", **ids)
+        task = Task(
+            id=cycle_node_id(state.correlation_id, f"task:{service.step}"),
+            step=service.step,
+            service=service.name,
+            content=f"{service.step} for impulse",
+            **ids,
+        )
         started = time.perf_counter()
         outcome: StepOutcome | None = None
         error: str | None = None
@@ -298,6 +319,7 @@ class Orchestrator:
         usage = outcome.usage if outcome else LLMUsage()
         result.usage = result.usage.add(usage)
         report = Report(
+            id=cycle_node_id(state.correlation_id, f"report:{service.step}"),
             step=service.step,
             task_id=task.id,
             status=status,
@@ -365,6 +387,7 @@ class Orchestrator:
         """The user cancelled the cycle during ``task``: a CANCELLED report, the impulse marked."""
         task.status = TaskStatus.CANCELLED
         report = Report(
+            id=cycle_node_id(state.correlation_id, f"report:{task.step}"),
             step=task.step,
             task_id=task.id,
             status=TaskStatus.CANCELLED,

@@ -15,7 +15,7 @@ from services.cycle.plan_fallback import candidate_concepts, detect_window, fall
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput, PartialWriteError
-from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan
+from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, cycle_node_id
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +141,7 @@ class PlannerService(CognitiveService):
             c.strip() for c in out.concepts if 0 < len(c.strip()) <= MAX_CONCEPT_CHARS and grounded(c, text)
         ][:5]
         plan = SearchPlan(
+            id=cycle_node_id(state.correlation_id, "plan"),
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too
             concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)]))[:MAX_PLAN_CONCEPTS],

@@ -46,7 +46,7 @@ from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.memory.operations import FactReads
-from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind
+from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, cycle_node_id
 from thea.tuning import RELATIVE_FLOOR
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
@@ -350,6 +350,7 @@ class SynthesisService(CognitiveService):
         state.answer = answer
         used = [*(f.id for f in facts), *(r.source_id for r in refs)]
         response = FinalResponse(
+            id=cycle_node_id(state.correlation_id, "answer"),
             content=answer,
             recalled_ids=used,
             user_id=state.user_id,

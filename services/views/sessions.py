@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from services.common.tokens import clip_text
 from thea.api.models import ChatSessionList, ChatSessionSummary, ChatSessionView, ExchangeView
-from thea.memory.operations import TraceReads
+from thea.memory.operations import ExchangeRow, TraceReads
 
 #: how long a conversation's title (its first message) may be
 TITLE_CHARS = 80
+#: messages looked at for a conversation's last answer (a few unanswered ones may follow it)
+LAST_LOOKBACK = 5
 
 
 def list_sessions(traces: TraceReads, user_id: str, limit: int) -> ChatSessionList:
@@ -28,6 +30,13 @@ def list_sessions(traces: TraceReads, user_id: str, limit: int) -> ChatSessionLi
             for row in rows
         ]
     )
+
+
+def last_answered(traces: TraceReads, user_id: str, session_id: str) -> ExchangeRow | None:
+    """The conversation's latest message that thea answered, read from the graph: every replica
+    of the service (and a service started again) sees the same one."""
+    rows = traces.session_exchanges(user_id, session_id, LAST_LOOKBACK)
+    return next((row for row in reversed(rows) if row.response_id), None)
 
 
 def session_view(traces: TraceReads, user_id: str, session_id: str, limit: int) -> ChatSessionView:

@@ -100,7 +100,6 @@ async def test_good_and_bad_need_an_answer_and_reweight_what_it_recalled(
     runtime.memory.record([crystal])
     cycle = await runtime.orchestrator.handle_impulse("What do I work on with Redis queues?", "ana", "s1")
     assert crystal.id in cycle.recalled_ids
-    chat.last_impulse_id, chat.last_response_id = cycle.impulse_id, cycle.response_id
     good = await run_command(runtime, chat, "!good")
     assert good.data["changed"] == [crystal.id]
     stronger = runtime.memory.get([crystal.id])[0]

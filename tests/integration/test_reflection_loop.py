@@ -22,7 +22,7 @@ from thea.memory.operations import InsightFilter
 from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrystal, NodeType
 from thea.runtime import Runtime
 from workers.admin import failed_jobs, retry_failed
-from workers.queues import CRYSTALLIZE
+from workers.queues import CRYSTALLIZE, REFLECT
 from workers.worker import run_burst
 
 
@@ -237,6 +237,10 @@ async def test_scheduled_reflection_queues_one_job_per_user_with_insights(runtim
     assert queued == ["reflect-scheduled-slot1-ana"]
     await burst(runtime)
     assert len([k for k in crystals(runtime) if k.active]) == 3
+    # every `thea worker` runs a schedule: another one's round in the same slot adds no job
+    # (the job id derives from the slot, and RQ refuses an id it still keeps)
+    assert queue_reflections(runtime.memory, runtime.jobs, "slot1") == queued
+    assert runtime.jobs.queue(REFLECT).count == 0
 
 
 async def test_insights_reach_the_merge_prompt_only_inside_the_reference_block(

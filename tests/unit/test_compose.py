@@ -17,13 +17,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
-from pydantic import BaseModel
-from typer.testing import CliRunner
 
+from tests.compose_support import (
+    assert_real_settings,
+    check_command,
+    interpolate,
+    read_compose,
+    resolve,
+    thea_env,
+)
 from tests.processes import ROOT
-from thea.cli.main import app as cli_app
-from thea.config import Settings, load_settings
+from thea.config import load_settings
 
 THEA_ROLES = ("app", "worker")
 # what a user puts in .env (the two secrets compose insists on) plus one LLM override
@@ -32,44 +36,16 @@ USER_ENV = {
     "THEA_WEB_TOKEN": "tok-0123456789",
     "THEA_LLM__BASE_URL": "http://llm.example:9000/v1",
 }
-_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}")
-
-
-def interpolate(value: Any, env: dict[str, str]) -> Any:
-    """Compose's variable substitution: ${V}, ${V:-default}, ${V-default}, ${V:?error}, $$."""
-    if isinstance(value, dict):
-        return {k: interpolate(v, env) for k, v in value.items()}
-    if isinstance(value, list):
-        return [interpolate(v, env) for v in value]
-    if not isinstance(value, str):
-        return value
-
-    def sub(match: re.Match[str]) -> str:
-        if match.group(0) == "$$":
-            return "$"
-        name, op, arg = match.group(1), match.group(2), match.group(3)
-        current = env.get(name)
-        if op in (":-", "-"):
-            return current if current or (op == "-" and current is not None) else arg
-        if op in (":?", "?") and not current:
-            raise KeyError(f"compose would refuse to start: {name} is required ({arg})")
-        return current or ""
-
-    return _VAR.sub(sub, value)
 
 
 @pytest.fixture(scope="module")
 def raw() -> dict[str, Any]:
-    data = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    return read_compose(ROOT / "docker-compose.yml")
 
 
 @pytest.fixture(scope="module")
 def compose(raw: dict[str, Any]) -> dict[str, Any]:
-    resolved = interpolate(raw, USER_ENV)
-    assert isinstance(resolved, dict)
-    return resolved
+    return resolve(raw, USER_ENV)
 
 
 @dataclass(frozen=True)
@@ -113,12 +89,6 @@ def roles(compose: dict[str, Any]) -> Roles:
     )
 
 
-def thea_env(compose: dict[str, Any], service: str) -> dict[str, str]:
-    env = compose["services"][service]["environment"]
-    assert isinstance(env, dict), "use the mapping form for environment"
-    return {k: str(v) for k, v in env.items()}
-
-
 def test_server_mode_services(compose: dict[str, Any], roles: Roles) -> None:
     """Neo4j, Qdrant, Redis, the app and one worker definition: nothing else, nothing twice."""
     assert set(compose["services"]) == {*roles.backends, roles.app, roles.worker}
@@ -148,17 +118,7 @@ def test_neo4j_healthcheck_uses_the_configured_password(raw: dict[str, Any], rol
 
 def test_every_thea_variable_is_a_real_setting(compose: dict[str, Any], roles: Roles) -> None:
     for service in (roles.app, roles.worker):
-        for name in thea_env(compose, service):
-            assert name.startswith("THEA_"), f"{service}: {name} is not a thea setting"
-            path = name.removeprefix("THEA_").lower().split("__")
-            model: type[BaseModel] = Settings
-            for depth, part in enumerate(path):
-                assert part in model.model_fields, f"{service}: {name}: no setting {'.'.join(path)}"
-                annotation = model.model_fields[part].annotation
-                if depth < len(path) - 1:
-                    assert isinstance(annotation, type)
-                    assert issubclass(annotation, BaseModel), f"{name}: {part} has no sub-fields"
-                    model = annotation
+        assert_real_settings(thea_env(compose, service), service)
 
 
 @pytest.mark.parametrize("role", THEA_ROLES)
@@ -238,15 +198,10 @@ def test_data_lives_in_named_volumes(compose: dict[str, Any], roles: Roles) -> N
             assert target.startswith("/")
     assert used == declared
     assert roles.backends <= {n for n, s in compose["services"].items() if s.get("volumes")}
-
-
-def _check_command(argv: list[str]) -> None:
-    """The subcommand exists and accepts these options: with ``--help`` appended the CLI
-    parses every option (unknown ones are errors) and then stops without running anything."""
-    assert argv[0] == "thea"
-    result = CliRunner().invoke(cli_app, [*argv[1:], "--help"], prog_name="thea")
-    assert result.exit_code == 0, f"`{' '.join(argv)}` is refused by the CLI: {result.output}"
-    assert f"Usage: thea {argv[1]}" in " ".join(result.output.split())
+    # a thea service locks its data directory: a second replica on a shared volume there would
+    # exit at once (the memory is on the servers; /data holds a socket, a lock and a log)
+    assert "volumes" not in compose["services"][roles.app]
+    assert "volumes" not in compose["services"][roles.worker]
 
 
 def test_app_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -> None:
@@ -256,21 +211,21 @@ def test_app_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -
     assert command[command.index("--host") + 1] == "0.0.0.0"
     assert app["environment"]["THEA_SERVICE__WORKERS"] == "0"  # the slow loop runs in the workers
     assert app["environment"]["THEA_SERVICE__IDLE_STOP_S"] == "0"
-    _check_command(command)
+    check_command(command)
 
 
 def test_worker_command_is_a_real_cli_call(compose: dict[str, Any], roles: Roles) -> None:
     command = compose["services"][roles.worker]["command"]
     assert command[:2] == ["thea", "worker"]
-    _check_command(command)
+    check_command(command)
 
 
 def test_bad_commands_would_be_caught() -> None:
     """The check above is not vacuous: a made-up subcommand or option fails it."""
     with pytest.raises(AssertionError, match="refused by the CLI"):
-        _check_command(["thea", "no-such-command"])
+        check_command(["thea", "no-such-command"])
     with pytest.raises(AssertionError, match="refused by the CLI"):
-        _check_command(["thea", "serve", "--no-such-option"])
+        check_command(["thea", "serve", "--no-such-option"])
 
 
 def test_dockerfile_builds_the_whole_package() -> None:

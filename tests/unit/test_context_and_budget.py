@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from services.common.tokens import estimate_tokens
 from services.cycle.budget import pack, recall_budget
-from services.cycle.context import ContextCache, Exchange
+from services.cycle.context import Exchange
+from services.cycle.context_local import ContextCache
 
 
 def _ex(i: int, words: int = 40) -> Exchange:

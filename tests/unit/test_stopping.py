@@ -142,3 +142,42 @@ def test_sigint_ignored_at_start_stays_ignored_and_sigterm_still_stops() -> None
     assert [x.split(" from ")[0] for x in out.splitlines() if x.startswith("STOP")] == [
         "STOP signal: SIGTERM"
     ]
+
+
+#: ``python -c BOGUS``: the signal wait returns once with a signal number that is none of the
+#: stop signals, as it did when py-spy attached to a running service (ptrace).
+BOGUS = textwrap.dedent(
+    """
+    import signal, threading, types
+    from thea.service.stopping import serve_with_signals
+
+    real, calls = signal.sigtimedwait, []
+
+    def interrupted(signals, timeout):
+        if not calls:
+            calls.append(1)
+            return types.SimpleNamespace(si_signo=1849126648, si_code=0, si_pid=0, si_uid=0)
+        return real(signals, timeout)
+
+    signal.sigtimedwait = interrupted
+
+    def on_stop(reason):
+        print("STOP", reason, flush=True)
+
+    def work():
+        threading.Event().wait(1.0)
+        print("WORKED", flush=True)
+        return 0
+
+    raise SystemExit(serve_with_signals(work, on_stop))
+    """
+)
+
+
+def test_a_signal_wait_interrupted_by_a_debugger_neither_stops_nor_breaks_the_service() -> None:
+    """Before, the main thread died on the unknown signal number: the service went on accepting
+    connections and answered each request with a 500 (its thread pool was shut down)."""
+    done = _run(BOGUS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["WORKED"]
+    assert "Traceback" not in done.stderr

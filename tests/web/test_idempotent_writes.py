@@ -193,6 +193,29 @@ def test_a_write_whose_service_died_before_keeping_its_result_is_not_stored_twic
     assert runtime.jobs.connection.get(dead) is None  # taken over and released
 
 
+def test_a_turn_whose_service_died_before_keeping_its_result_is_answered_once(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """The service ran the whole cycle, then was killed before it kept the response: the retry
+    runs the cycle again on the same impulse and writes the same task, report and answer nodes,
+    not a second set (the turn answered twice, its trace doubled)."""
+    headers = key()
+    asked = f"Where do ferns grow {uuid.uuid4().hex[:6]}?"
+    first = client.post(f"{PREFIX}/ask", json={"text": asked}, headers=headers)
+    assert first.status_code == 200, first.text
+    impulse = first.json()["impulse_id"]
+    written = sorted(n.id for n in runtime.memory.traces.cycle_nodes(impulse))
+    store = IdempotencyStore(runtime.jobs.connection)
+    runtime.jobs.connection.delete(store._name("done", USER, headers[IDEMPOTENCY_HEADER]))
+    _dead_holder_lock(runtime, store, headers[IDEMPOTENCY_HEADER])
+    again = client.post(f"{PREFIX}/ask", json={"text": asked}, headers=headers)
+    assert again.status_code == 200
+    assert again.headers.get("Idempotent-Replayed") is None  # it ran again
+    assert again.json()["impulse_id"] == impulse
+    assert again.json()["response_id"] == first.json()["response_id"]
+    assert sorted(n.id for n in runtime.memory.traces.cycle_nodes(impulse)) == written
+
+
 def _dead_holder_lock(runtime: Runtime, store: IdempotencyStore, request_key: str) -> str:
     """Leave the key's lock held by a process that is gone (as a killed service leaves it)."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])

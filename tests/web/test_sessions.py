@@ -3,11 +3,13 @@ conversation's messages with thea's answers; another user's and unknown sessions
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.service_support import chat, done_of
 from thea.api import PREFIX
 from thea.api.models import ChatSessionList, ChatSessionView
+from thea.errors import GraphUnavailable
 from thea.runtime import Runtime
 from thea.testing.service import service_app
 
@@ -65,3 +67,19 @@ def test_the_session_routes_are_documented(client: TestClient) -> None:
         assert set(paths[path]) == {"get"}
         assert paths[path]["get"]["summary"]
         assert "200" in paths[path]["get"]["responses"]
+
+
+def test_whoami_names_the_session_s_last_message_from_the_graph_and_answers_without_it(
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = done_of(chat(client, "My kettle is blue.", session="web-who-1"))
+    me = client.get(f"{PREFIX}/whoami", params={"session_id": "web-who-1"}).json()
+    assert me["last_impulse_id"] == told["impulse_id"]
+
+    def down(*args: object) -> None:
+        raise GraphUnavailable("the graph server is restarting")
+
+    monkeypatch.setattr(runtime.memory.traces, "session_exchanges", down)
+    me = client.get(f"{PREFIX}/whoami", params={"session_id": "web-who-1"})
+    assert me.status_code == 200  # who the caller is does not wait for the graph
+    assert me.json()["last_impulse_id"] is None

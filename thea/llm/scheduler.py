@@ -61,6 +61,10 @@ class ForegroundGate(Protocol):
         """Block until the gate is quiet; False if it still is not after ``timeout_s``."""
         ...
 
+    def close(self) -> None:
+        """The process is done with the gate."""
+        ...
+
 
 @contextlib.asynccontextmanager
 async def foreground(gate: ForegroundGate | None, key: str | None = None) -> AsyncIterator[None]:
@@ -107,6 +111,9 @@ class LocalForegroundGate:
     def holders(self) -> int:
         return len(self._holders)
 
+    def close(self) -> None:
+        return None
+
     def wait_quiet(self, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s
         with self._cond:
@@ -125,9 +132,12 @@ class LocalForegroundGate:
 class RedisForegroundGate:
     """The gate shared by the app and worker processes of the server profile.
 
-    Each running cycle is a member of a sorted set scored by its deadline (so a crashed app
-    cannot hold the gate for more than ``hold_s``); leaving re-scores the member to now +
-    grace. ``busy()`` is cached for ``cache_s`` so per-token checks cost no round trip.
+    Each running cycle is a member of a sorted set scored by the end of its lease; leaving
+    re-scores the member to now + grace. The lease is short (``hold_s``) and renewed every
+    ``renew_s`` by a thread of the process holding it, so a cycle of any length keeps the gate
+    while a replica that died mid-cycle (``kill -9``, OOM) stops holding it ``hold_s`` later,
+    instead of keeping every worker idle for minutes. ``busy()`` is cached for ``cache_s`` so
+    per-token checks cost no round trip.
     """
 
     def __init__(
@@ -136,31 +146,67 @@ class RedisForegroundGate:
         *,
         key: str = "thea:foreground",
         grace_s: float = DEFAULT_GRACE_S,
-        hold_s: float = 300.0,
+        hold_s: float = 15.0,
+        renew_s: float | None = None,
         cache_s: float = 0.1,
     ) -> None:
         self.connection = connection
         self.key = key
         self.grace_s = grace_s
         self.hold_s = hold_s
+        self.renew_s = renew_s if renew_s is not None else hold_s / 3
         self.cache_s = cache_s
         self._cached: tuple[float, bool] = (0.0, False)
+        #: the members this process holds (a key entered twice counts twice)
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
 
     def _now_ms(self) -> int:
         return int(time.time() * 1000)
 
     def enter(self, key: str) -> None:
-        try:
-            self.connection.zadd(self.key, {key: self._now_ms() + int(self.hold_s * 1000)})
-            self._cached = (time.monotonic(), True)
-        except (redis.RedisError, OSError) as exc:  # the gate is an optimisation: never fail a cycle
-            log.warning("foreground gate unavailable: %s", exc)
+        with self._lock:
+            self._held[key] = self._held.get(key, 0) + 1
+            if self._renewer is None:
+                self._renewer = threading.Thread(
+                    target=self._renew, name="thea-foreground-lease", daemon=True
+                )
+                self._renewer.start()
+            try:
+                self.connection.zadd(self.key, {key: self._now_ms() + int(self.hold_s * 1000)})
+                self._cached = (time.monotonic(), True)
+            except (redis.RedisError, OSError) as exc:  # the gate is an optimisation: never fail a cycle
+                log.warning("foreground gate unavailable: %s", exc)
 
     def leave(self, key: str) -> None:
-        try:
-            self.connection.zadd(self.key, {key: self._now_ms() + int(self.grace_s * 1000)})
-        except (redis.RedisError, OSError) as exc:
-            log.warning("foreground gate unavailable: %s", exc)
+        with self._lock:  # a renewal never lands after the leave
+            count = self._held.get(key, 0) - 1
+            if count > 0:
+                self._held[key] = count
+                return
+            self._held.pop(key, None)
+            try:
+                self.connection.zadd(self.key, {key: self._now_ms() + int(self.grace_s * 1000)})
+            except (redis.RedisError, OSError) as exc:
+                log.warning("foreground gate unavailable: %s", exc)
+
+    def _renew(self) -> None:
+        """Extend the lease of every member this process holds, every ``renew_s``."""
+        while not self._stop.wait(self.renew_s):
+            with self._lock:
+                if not self._held:
+                    continue
+                deadline = self._now_ms() + int(self.hold_s * 1000)
+                try:
+                    self.connection.zadd(self.key, dict.fromkeys(self._held, deadline), xx=True)
+                except (redis.RedisError, OSError) as exc:
+                    log.warning("foreground gate: could not renew the lease of running cycles: %s", exc)
+
+    def close(self) -> None:
+        """Stop renewing (what is held then ends with its lease)."""
+        self._stop.set()
 
     def busy(self) -> bool:
         at, value = self._cached

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import logging
@@ -46,22 +45,13 @@ from redis.retry import Retry
 
 from thea.errors import GraphUnavailable
 from thea.private_files import PRIVATE_UMASK
-from thea.proc import ProcessRecord, alive, parent_pid, signal_if_alive
+from thea.proc import ProcessRecord, alive, die_with_parent, parent_pid, signal_if_alive
 from thea.storage import prepare_data_dir, require_space
 
 log = logging.getLogger(__name__)
 
-_PR_SET_PDEATHSIG = 1
 _MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to ~107 bytes
 _AOF_REWRITE_ON_STOP_BYTES = 4 * 1024 * 1024
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 def _binaries() -> tuple[str, str]:
@@ -239,7 +229,7 @@ class EmbeddedFalkorDB:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
             close_fds=True,
             umask=PRIVATE_UMASK,  # its AOF, RDB and log: 0600 (thea.private_files)
         )

@@ -36,6 +36,14 @@ def stable_id(*parts: str) -> str:
     return str(uuid.uuid5(THEA_NAMESPACE, "\x1f".join(parts)))
 
 
+def cycle_node_id(correlation_id: str | None, role: str) -> str:
+    """The id of the node a cognitive cycle writes in ``role`` (a step's task or report, the
+    instinct, the plan, the answer): derived from the cycle (its impulse's id), so a request run
+    again after it was cut off (the same idempotency key, so the same impulse) writes the same
+    nodes instead of a second task, report and answer. A fresh id outside a cycle."""
+    return stable_id("cycle", correlation_id, role) if correlation_id else new_id()
+
+
 def normalize_name(name: str) -> str:
     """Normalise a concept name: NFKC, case-folded, inner whitespace collapsed."""
     text = unicodedata.normalize("NFKC", name)

@@ -24,6 +24,8 @@ from services.cycle.assembly import (
     build_orchestrator,
     build_reflector,
 )
+from services.cycle.context import ConversationCache
+from services.cycle.context_local import ContextCache
 from services.cycle.orchestrator import Orchestrator
 from services.knowledge.facts import FactKeeper
 from services.reflection.merge import Reflector
@@ -41,6 +43,7 @@ from thea.memory.universal import UniversalMemory
 from thea.models import HealthStatus
 from workers import context as worker_context
 from workers.admin import failure_reason
+from workers.conversations import RedisConversationCache
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
@@ -181,6 +184,7 @@ class Runtime:
         for worker in self.workers:
             worker.stop()
         worker_context.clear()
+        self.gate.close()
         self.memory.close()
 
 
@@ -190,6 +194,16 @@ def foreground_gate(settings: Settings, connection: redis.Redis) -> ForegroundGa
     if settings.embedded_queue:
         return LocalForegroundGate()
     return RedisForegroundGate(connection)
+
+
+def conversation_cache(settings: Settings, connection: redis.Redis) -> ConversationCache:
+    """The sessions' short-term conversations: in this process when one process answers every
+    request (embedded); in the queue's Redis when several replicas do (server profile), so a
+    conversation whose turns go to different replicas is one conversation."""
+    window, share = settings.llm.context_window, settings.context.fifo_share
+    if settings.embedded_queue:
+        return ContextCache(window, share)
+    return RedisConversationCache(connection, window, share)
 
 
 def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Runtime:
@@ -205,7 +219,8 @@ def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Ru
             max_retries=settings.queue.max_retries,
             retry_intervals=settings.queue.retry_backoff_s,
         )
-        orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate)
+        context = conversation_cache(settings, connection)
+        orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate, context=context)
         lock = reflection_lock(connection, lease_s=settings.queue.reflect_lock_s)
         reflector = build_reflector(settings, memory, background, lock)
         facts = build_fact_keeper(settings, memory, model)

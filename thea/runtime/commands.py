@@ -13,19 +13,30 @@ from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
 from services.reflection.merge import ReflectionReport
 from services.views.memories import what_thea_knows
+from services.views.sessions import last_answered
 from services.views.trace import Trace, latest_impulse_id, load_own_trace, trace_json
 from thea.api.models import FactEditResult, FactsOfRecordView, TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
+from thea.memory.universal import UniversalMemory
 from thea.runtime.app import Runtime
 
 
-@dataclass
+@dataclass(frozen=True)
 class ChatSession:
+    """A conversation: its user and id. What it said last is read from the graph when a command
+    needs it (never kept in the process), so every replica of the service sees the same."""
+
     user_id: str
     session_id: str
-    last_impulse_id: str | None = None
-    last_response_id: str | None = None
+
+    def last_ids(self, memory: UniversalMemory) -> tuple[str | None, str | None]:
+        """(impulse id, answer id) of the conversation's latest answered message, or Nones."""
+        last = last_answered(memory.traces, self.user_id, self.session_id)
+        return (last.impulse.id, last.response_id) if last is not None else (None, None)
+
+    async def alast_ids(self, memory: UniversalMemory) -> tuple[str | None, str | None]:
+        return await asyncio.to_thread(self.last_ids, memory)
 
 
 @dataclass
@@ -64,7 +75,7 @@ async def _quit(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 
 async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     def load() -> Trace:
-        key = arg or chat.last_impulse_id or latest_impulse_id(rt.memory, chat.user_id) or ""
+        key = arg or chat.last_ids(rt.memory)[0] or latest_impulse_id(rt.memory, chat.user_id) or ""
         if not key:
             raise NotFoundError("nothing to trace yet: say something first")
         return load_own_trace(rt.memory, key, chat.user_id)
@@ -87,10 +98,9 @@ async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     text = validate_impulse_text(arg, rt.settings.max_impulse_chars) if arg.strip() else ""
     if not text:
         raise InputError("usage: !fact <text>, e.g. !fact Redis streams keep messages after reading")
+    last_impulse, _ = await chat.alast_ids(rt.memory)
     async with foreground(rt.gate):  # the user waits for the fact check: the model is theirs
-        outcome = await rt.facts.add_fact(
-            text, chat.user_id, chat.session_id, source_message_id=chat.last_impulse_id
-        )
+        outcome = await rt.facts.add_fact(text, chat.user_id, chat.session_id, source_message_id=last_impulse)
     return CommandResult(
         outcome.summary(),
         data={
@@ -155,9 +165,9 @@ async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 
 def _feedback(value: int) -> Handler:
     async def handler(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
-        if not chat.last_response_id:
+        _, response_id = await chat.alast_ids(rt.memory)
+        if not response_id:
             raise NotFoundError("no answer to rate yet: ask something first")
-        response_id = chat.last_response_id
         outcome = await asyncio.to_thread(apply_feedback, rt.memory, response_id, value)
         return CommandResult(outcome.summary(), data={"changed": outcome.changed})
 

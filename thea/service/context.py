@@ -24,7 +24,8 @@ ListenFn = Callable[[str, int], Awaitable[str]]
 
 
 class SessionRegistry:
-    """Chat sessions (last impulse and answer per conversation), per user, LRU-bounded."""
+    """The chat sessions this process served (its status counts them), LRU-bounded. What a
+    session said last is in the graph (:class:`ChatSession`), so replicas need not share this."""
 
     def __init__(self, max_sessions: int = 10_000) -> None:
         self.max_sessions = max_sessions

@@ -120,11 +120,10 @@ async def _fresh_conversation(ctx: ServiceContext, user_id: str, session_id: str
     """A request without earlier turns starts its conversation over: the session's context goes
     to distillation (nothing is lost), the prompts start empty."""
     runtime = ctx.rt
-    exchanges = runtime.orchestrator.context.clear(user_id, session_id)
-    if not exchanges:
-        return
     try:
-        await asyncio.to_thread(runtime.jobs.enqueue_distill, exchanges, user_id, session_id)
+        exchanges = await asyncio.to_thread(runtime.orchestrator.context.clear, user_id, session_id)
+        if exchanges:
+            await asyncio.to_thread(runtime.jobs.enqueue_distill, exchanges, user_id, session_id)
     except TheaError as exc:
         log.warning("session %s: could not hand its context to distillation: %s", session_id, exc)
 
@@ -168,7 +167,7 @@ def create_openai_app(ctx: ServiceContext) -> FastAPI:
         session_id = session_of(body, request, user_id)
         if not any(m.role in ("user", "assistant") for m in body.messages[:-1]):
             await _fresh_conversation(ctx, user_id, session_id)
-        chat = ctx.sessions.get(user_id, session_id)
+        ctx.sessions.get(user_id, session_id)  # the replica's status counts it
         impulse_id = new_id()
         created = int(time.time())
         completion_id = f"chatcmpl-{impulse_id}"
@@ -178,7 +177,6 @@ def create_openai_app(ctx: ServiceContext) -> FastAPI:
             result = await runtime.orchestrator.handle_impulse(
                 text, user_id, session_id, on_token=on_token, impulse_id=impulse_id
             )
-            chat.last_impulse_id, chat.last_response_id = result.impulse_id, result.response_id
             return result
 
         if not body.stream:

@@ -145,7 +145,9 @@ def serve_with_signals(work: Callable[[], int], on_stop: Callable[[StopReason], 
     try:
         while thread.is_alive():
             info = signal.sigtimedwait(watched, _WAIT_S)
-            if info is not None:
+            # a debugger attaching (py-spy, gdb) can make the wait return a signal number that
+            # is none of these: not a stop, and no reason to let this thread die
+            if info is not None and info.si_signo in watched:
                 on_stop(StopReason.of_signal(info.si_signo, info))
         thread.join()
         while (info := signal.sigtimedwait(watched, 0)) is not None:  # came during the stop

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -20,12 +21,14 @@ from thea.api.models import (
     Usage,
     WhoAmI,
 )
+from thea.errors import TheaError
 from thea.runtime.commands import ChatSession, command_name, is_command, run_command
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 from thea.service.idempotency import request_id
 from thea.service.streaming import TokenCallback, stream_events
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["cycle"])
 
 
@@ -60,8 +63,6 @@ async def _cycle(request: Request, chat: ChatSession, text: str, on_token: Token
         on_token=on_token,
         impulse_id=request_id(request, chat.user_id, "impulse"),  # a retry records the same impulse
     )
-    chat.last_impulse_id = cycle.impulse_id
-    chat.last_response_id = cycle.response_id
     return ask_result(cycle, chat.session_id)
 
 
@@ -118,5 +119,9 @@ async def whoami(
 ) -> WhoAmI:
     last = None
     if session_id:
-        last = context_of(request).sessions.get(caller.user_id, session_id).last_impulse_id
+        ctx = context_of(request)
+        try:  # who the caller is does not depend on the graph answering (maintenance mode, outage)
+            last, _ = await ctx.sessions.get(caller.user_id, session_id).alast_ids(ctx.memory)
+        except TheaError as exc:
+            log.warning("whoami: the session's last message is unknown: %s", exc)
     return WhoAmI(user_id=caller.user_id, session_id=session_id, last_impulse_id=last)

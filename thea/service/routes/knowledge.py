@@ -61,7 +61,7 @@ async def trace(
     def load() -> TraceView:
         key = impulse
         if impulse == "last":
-            last = ctx.sessions.get(caller.user_id, session_id).last_impulse_id if session_id else None
+            last = ctx.sessions.get(caller.user_id, session_id).last_ids(memory)[0] if session_id else None
             key = last or latest_impulse_id(memory, caller.user_id) or ""
             if not key:
                 raise NotFoundError("nothing to trace yet: say something first")
@@ -146,12 +146,13 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
     if not text:
         raise InputError("the fact is empty")
     chat = ctx.sessions.get(caller.user_id, body.session_id or new_session_id())
+    last_impulse, _ = await chat.alast_ids(runtime.memory)
     async with foreground(runtime.gate):
         outcome = await runtime.facts.add_fact(
             text,
             caller.user_id,
             chat.session_id,
-            source_message_id=chat.last_impulse_id,
+            source_message_id=last_impulse,
             source_id=request_id(request, caller.user_id, "fact"),
         )
     return FactResult(
@@ -181,7 +182,7 @@ async def feedback(
     memory = ctx.rt.memory
     response_id = body.response_id
     if response_id is None and body.session_id:
-        response_id = ctx.sessions.get(caller.user_id, body.session_id).last_response_id
+        _, response_id = await ctx.sessions.get(caller.user_id, body.session_id).alast_ids(memory)
     if not response_id:
         raise NotFoundError("no answer to rate yet: ask something first")
 

@@ -83,13 +83,13 @@ async def remember(
     text = validate_impulse_text(body.text, runtime.settings.max_impulse_chars).strip()
     session_id = body.session_id or new_session_id()
     if body.kind == "fact":
-        chat = ctx.sessions.get(caller.user_id, session_id)
+        last_impulse, _ = await ctx.sessions.get(caller.user_id, session_id).alast_ids(runtime.memory)
         async with foreground(runtime.gate):
             outcome = await runtime.facts.add_fact(
                 text,
                 caller.user_id,
                 session_id,
-                source_message_id=chat.last_impulse_id,
+                source_message_id=last_impulse,
                 source_id=request_id(request, caller.user_id, "fact"),
             )
         return Remembered(

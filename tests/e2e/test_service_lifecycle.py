@@ -48,9 +48,9 @@ BURST_SERVICE = textwrap.dedent(
     workers.worker.MAINTENANCE_S = maintenance
     real_build = thea.runtime.build_runtime
 
-    def build(settings, llm=None):
+    def build(settings, llm=None, **kwargs):
         model = FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=seconds)
-        return real_build(settings, llm=model)
+        return real_build(settings, llm=model, **kwargs)
 
     process.build_runtime = build
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})

@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,8 +193,15 @@ def foreground_gate(settings: Settings, connection: redis.Redis) -> ForegroundGa
     return RedisForegroundGate(connection)
 
 
-def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Runtime:
-    memory = open_memory(settings)
+def build_runtime(
+    settings: Settings,
+    *,
+    llm: BaseChatModel | None = None,
+    on_loading: Callable[[Any], None] | None = None,
+) -> Runtime:
+    """Every part of a service (``on_loading``: told what the embedded graph server loads while
+    the start waits for it)."""
+    memory = open_memory(settings, on_loading=on_loading)
     try:
         model = llm or build_chat_model(settings)
         connection = queue_connection(settings)

@@ -45,6 +45,7 @@ from workers.admin import failure_reason
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
+from workers.vector_catch_up import VectorCatchUp
 from workers.worker import BackgroundWorker
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,8 @@ class Runtime:
     facts: FactKeeper
     workers: list[BackgroundWorker] = field(default_factory=list)
     schedule: ReflectionSchedule | None = None
+    #: computes the vectors large imports left for later (started with the slow loop)
+    catch_up: VectorCatchUp | None = None
     _closed: bool = field(default=False, repr=False)
 
     @property
@@ -120,7 +123,14 @@ class Runtime:
             )
             self.workers.append(worker.start())
         self.start_schedule()
+        self.start_vector_catch_up()
         return self.workers[0]
+
+    def start_vector_catch_up(self) -> VectorCatchUp:
+        """The background thread that computes the vectors large imports left for later."""
+        if self.catch_up is None:
+            self.catch_up = VectorCatchUp(self.memory, self.gate).start()
+        return self.catch_up
 
     def start_schedule(self) -> None:
         """Periodic reflection, when ``queue.reflect_every_s`` is set."""
@@ -179,6 +189,8 @@ class Runtime:
         self._closed = True
         if self.schedule is not None:
             self.schedule.stop()
+        if self.catch_up is not None:
+            self.catch_up.stop()
         for worker in self.workers:
             worker.stop()
         worker_context.clear()

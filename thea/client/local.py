@@ -53,6 +53,10 @@ STOPPING_WAIT_S = 60.0
 #: 5 s and gives up after 60 s without progress)
 STARTING_FRESH_S = 75.0
 
+#: how many times a command starts a service that a signal killed while it started (a kill -9, the
+#: OOM killer) before it gives up; a service that fails by itself is not started again
+START_ATTEMPTS = 3
+
 #: told what a starting service is waiting for (a line for the user), each time it changes
 StatusFn = Callable[[str], None]
 
@@ -221,6 +225,7 @@ def _start_and_wait(
     give_up = deadline + STOPPING_WAIT_S  # whatever happens, a bounded wait
     leaving_since: float | None = None
     told: str | None = None
+    spawned = 0
     while True:
         if probe(paths, timeout_s=1.0):
             return paths
@@ -236,9 +241,19 @@ def _start_and_wait(
             raise ServiceUnavailable(f"no service answered within {give_up - deadline + timeout:.0f} s")
         if child is None and _lock_free(paths.lock):  # nobody holds it (any more): start one
             child = _spawn(settings, paths)
+            spawned += 1
             deadline, leaving_since = now + timeout, None
         elif child is not None and child.poll() is not None:
-            if child.returncode != 0:
+            code = child.returncode
+            if code < 0 and spawned < START_ATTEMPTS:
+                child = None  # killed by a signal while it started (not a failure of its own): again
+                continue
+            if code < 0:
+                name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+                raise ServiceUnavailable(
+                    f"it was killed by {name} while starting, {spawned} times (log: {paths.log_file})"
+                )
+            if code != 0:
                 raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
             child = None  # "already running": another process holds the directory; wait for it
             continue

@@ -1,0 +1,28 @@
+"""A real kill -9 soak of ``remember`` (issue 22): clients keep remembering while the service is
+SIGKILLed again and again and started again by their next call. Before the idempotency keys,
+10 of 3,374 acknowledged records were stored twice across such kills and ``thea.Client`` raised
+raw ``httpx.ReadError``s. Real service processes, fake model, real embedded engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.service_load import run_clients
+
+
+@pytest.mark.slow
+def test_remember_through_repeated_kill_9s_loses_nothing_acknowledged_and_stores_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    result = run_clients(
+        tmp_path / "data", clients=6, seconds=40, soak=True, kills=5, kill_every_s=(3.0, 6.0)
+    )
+    assert result["kills"] == 5
+    assert result["remembered"] > 100
+    assert result["errors"] == 0, result["error_examples"]
+    assert result["lost"] == []  # every acknowledged turn in the graph, the vectors and the log
+    assert result["duplicated"] == []  # no text stored twice, acknowledged or not
+    assert result["consistent"], result["consistency"]  # thea memory check
+    assert result["stopped"] == "stopped"

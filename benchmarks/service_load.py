@@ -83,20 +83,17 @@ def _client_loop(settings: Settings, index: int, deadline: float, tally: Tally, 
             text = f"{user} note {step} {uuid.uuid4().hex[:8]}: I like {rng.choice(TOPICS)}."
             started = time.perf_counter()
             try:
-                if kind == "remember":
-                    with tally.lock:
-                        tally.sent.add(text)
-                    remembered = client.remember(text)
-                    with tally.lock:
-                        tally.remembered[remembered.id] = text
-                elif kind == "ask":
-                    with tally.lock:
-                        tally.sent.add(text)
-                    answered = client.ask(text)
-                    with tally.lock:
-                        tally.asked[answered.impulse_id] = text
-                else:
+                if kind == "recall":
                     client.recall(rng.choice(TOPICS), limit=5)
+                else:
+                    with tally.lock:
+                        tally.sent.add(text)
+                    if kind == "remember":
+                        acknowledged, stored_id = tally.remembered, client.remember(text).id
+                    else:
+                        acknowledged, stored_id = tally.asked, client.ask(text).impulse_id
+                    with tally.lock:
+                        acknowledged[stored_id] = text
                 tally.took(kind, started)
             except TheaError as exc:  # not acknowledged: counted, never sent again with a new key
                 tally.failed(kind, exc)

@@ -236,10 +236,7 @@ class AsyncClient:
         source: str = "file",
         progress: Callable[[int, int], None] | None = None,
     ) -> m.ImportResult:
-        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory;
-        ``progress(done, total)`` is called after every batch of turns. An import that stops
-        before its end (the service stopped) raises :class:`~thea.errors.ImportInterrupted`:
-        the same call again continues where it stopped."""
+        """As :meth:`thea.Client.import_history` (``progress`` is a plain function)."""
         if progress is None:
             return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
         response = await self._send(specs.import_history(text, fmt, source, stream=True), stream=True)

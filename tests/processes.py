@@ -40,8 +40,8 @@ SCRIPTED_SERVICE = textwrap.dedent(
     seconds = float(sys.argv[3])
     real_build = thea.runtime.build_runtime
 
-    def build(settings, llm=None):
-        return real_build(settings, llm=FakeChatModel(slow=slow, slow_seconds=seconds))
+    def build(settings, llm=None, **kwargs):
+        return real_build(settings, llm=FakeChatModel(slow=slow, slow_seconds=seconds), **kwargs)
 
     process.build_runtime = build
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})

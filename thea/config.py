@@ -114,6 +114,9 @@ class EmbeddingSettings(_Section):
     dimension: int = 384
     batch_size: int = 64
     max_tokens: int = 256
+    #: an import of more turns than this writes them first and the service computes their vectors
+    #: in the background (keyword recall finds them meanwhile); a smaller one embeds as it writes
+    background_import_over: int = Field(default=2_000, ge=0)
 
 
 class LLMSettings(_Section):

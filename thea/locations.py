@@ -57,6 +57,13 @@ class ServicePaths:
         return self.run_dir / "stopping.json"
 
     @property
+    def starting_file(self) -> Path:
+        """Written by a starting service while an engine makes it wait (the embedded graph
+        server loading its data: what and how far), gone once it serves: a command waiting for
+        the start shows it and keeps waiting while it moves on."""
+        return self.run_dir / "starting.json"
+
+    @property
     def token_file(self) -> Path:
         """The local access token (0600): what a browser or a TCP client of this machine's
         user presents on TCP (:mod:`thea.local_token`)."""

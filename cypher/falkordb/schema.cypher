@@ -2,6 +2,8 @@ CREATE INDEX FOR (n:Memory) ON (n.id)
 ;
 CREATE INDEX FOR (n:Memory) ON (n.correlation_id)
 ;
+CREATE INDEX FOR (n:Memory) ON (n.embed_pending)
+;
 CREATE INDEX FOR (n:Memory) ON (n.created_at, n.user_id, n.type)
 ;
 CREATE INDEX FOR (n:Concept) ON (n.norm)

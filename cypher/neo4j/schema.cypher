@@ -6,6 +6,8 @@ CREATE CONSTRAINT concept_alias_user_norm IF NOT EXISTS FOR (n:ConceptAlias) REQ
 ;
 CREATE INDEX memory_correlation IF NOT EXISTS FOR (n:Memory) ON (n.correlation_id)
 ;
+CREATE INDEX memory_embed_pending IF NOT EXISTS FOR (n:Memory) ON (n.embed_pending)
+;
 CREATE INDEX memory_time IF NOT EXISTS FOR (n:Memory) ON (n.created_at)
 ;
 CREATE INDEX concept_norm IF NOT EXISTS FOR (n:Concept) ON (n.norm)

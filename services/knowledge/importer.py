@@ -10,6 +10,13 @@ vector upsert, one chronicle append per batch), each sized to take about two sec
 (the service stopping, the caller gone) ends an import promptly at a batch boundary; with a
 checkpoint (services/knowledge/import_checkpoints.py) the same import again continues there.
 
+With ``embed_later`` (what the service does for a large import) the turns are written to the
+graph and the log only, each marked as waiting for its vectors, and the service computes those
+in the background (``UniversalMemory.embed_pending``, with the same embedder: one embedding
+space per store). The embedding model is almost all of an import's time (~20-80 turns/s on two
+cores); without it the import writes thousands of turns per second, keyword recall finds them
+at once, and ``thea memory check`` counts the waiting ones as pending.
+
 A message longer than the turn limit (``document_chars``: the service's ``max_impulse_chars``,
 200,000 characters by default) is stored as a chat paste is (services/cycle/documents.py): the
 turn keeps a summary and a :class:`~thea.models.Document` of numbered chunks holds its text, so
@@ -68,6 +75,8 @@ class ImportResult:
     first_ms: int | None = None
     last_ms: int | None = None
     seconds: float = 0.0
+    #: memories of this import whose vectors were left to the background (``embed_later``)
+    vectors_pending: int = 0
 
 
 def turn_id(user_id: str, conversation: str, key: str) -> str:
@@ -143,8 +152,12 @@ def record_with_concepts(
     *,
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
-) -> None:
-    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text."""
+    embed: bool = True,
+) -> int:
+    """memory.record in batches, each node linked (CONTAINS_CONCEPT) to the concepts of its text
+    (``embed=False``: their vectors and those of new concepts left for later); returns how many
+    nodes were left waiting for their vectors."""
+    pending = 0
     sources = list(texts) if texts is not None else [n.content for n in nodes]
     for start in range(0, len(nodes), batch):
         chunk = nodes[start : start + batch]
@@ -157,7 +170,7 @@ def record_with_concepts(
         for user in sorted(set(users.values()) - {""}):
             wanted = sorted({n for node_id, found in names.items() if users[node_id] == user for n in found})
             if wanted:
-                found_here = memory.get_or_create_concepts(wanted, user)
+                found_here = memory.get_or_create_concepts(wanted, user, embed=embed)
                 concepts.update({(user, name): c for name, c in found_here.items()})
         links = [
             Edge(src=node_id, dst=concepts[users[node_id], name].id, type=EdgeType.CONTAINS_CONCEPT)
@@ -165,9 +178,10 @@ def record_with_concepts(
             for name in found
             if (users[node_id], name) in concepts
         ]
-        memory.record(chunk, links)
+        pending += memory.record(chunk, links, embed=embed).pending
         if progress is not None:
             progress(len(chunk))
+    return pending
 
 
 def import_history(
@@ -182,10 +196,12 @@ def import_history(
     checkpoint: Checkpoint | None = None,
     short_context_only: bool = False,
     document_over: int = DOCUMENT_OVER,
+    embed_later: bool = False,
 ) -> ImportResult:
     """Write validated conversations into ``user_id``'s memory, in batches (``reply_context``
     False leaves out what each turn replies to: for ablations). A message longer than
-    ``document_over`` characters is stored as a document of chunks.
+    ``document_over`` characters is stored as a document of chunks. ``embed_later`` leaves
+    the vectors to :meth:`UniversalMemory.embed_pending` (the service's background).
 
     Batches are sized to take about :data:`BATCH_SECONDS` each (at most ``batch`` turns).
     Before each batch ``should_stop()`` is asked: a reason (the service stops, the caller went
@@ -232,7 +248,9 @@ def import_history(
         nodes = [turn.node for turn in chunk]
         batch_started = time.perf_counter()
         result.already_present += len(memory.exchange.existing_ids([n.id for n in nodes]))
-        record_with_concepts(memory, nodes, [turn.words for turn in chunk], batch=len(chunk))
+        result.vectors_pending += record_with_concepts(
+            memory, nodes, [turn.words for turn in chunk], batch=len(chunk), embed=not embed_later
+        )
         done += len(chunk)
         if checkpoint is not None:
             checkpoint.save(done, total)
@@ -242,10 +260,15 @@ def import_history(
         size = max(MIN_BATCH, min(batch, int(BATCH_SECONDS / max(per_turn, 1e-6))))
     pastes = [turn.paste for turn in turns if turn.paste is not None]
     for paste in pastes:  # after the turns: a paste's first edge starts at its turn
-        memory.record([paste.document], paste.edges[:1])
+        result.vectors_pending += memory.record(
+            [paste.document], paste.edges[:1], embed=not embed_later
+        ).pending
         for start in range(0, len(paste.chunks), batch):
             chunks = paste.chunks[start : start + batch]
-            memory.record(chunks, paste.edges[1 + start : 1 + start + len(chunks)])
+            written = memory.record(
+                chunks, paste.edges[1 + start : 1 + start + len(chunks)], embed=not embed_later
+            )
+            result.vectors_pending += written.pending
     result.documents = len(pastes)
     if checkpoint is not None:
         checkpoint.clear()

@@ -48,9 +48,9 @@ BURST_SERVICE = textwrap.dedent(
     workers.worker.MAINTENANCE_S = maintenance
     real_build = thea.runtime.build_runtime
 
-    def build(settings, llm=None):
+    def build(settings, llm=None, **kwargs):
         model = FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=seconds)
-        return real_build(settings, llm=model)
+        return real_build(settings, llm=model, **kwargs)
 
     process.build_runtime = build
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})
@@ -331,3 +331,31 @@ def test_a_command_right_after_a_maintenance_repair_starts_a_new_service(tmp_pat
     print(f"asked right after the maintenance repair, answered in {took:.1f} s")
     assert _get(data, "/health")["maintenance"] is None
     assert "stop requested (maintenance)" in service_log(data)
+
+
+def test_a_service_killed_while_it_starts_is_started_again(tmp_path: Path) -> None:
+    """Before, the command that had started it failed with "it could not start: see
+    service.log" (the kill -9 soak of `remember` met it: a SIGKILL while a new service started)."""
+    from thea.client.local import StopOutcome, ensure_service, stop_service
+    from thea.config import load_settings
+
+    settings = load_settings("embedded", data_dir=tmp_path / "data", llm={"provider": "fake"})
+    paths = ServicePaths.of(settings.data_dir)
+    killed: list[int] = []
+
+    def kill_the_first_start() -> None:
+        record = wait_for(lambda: ProcessRecord.read(paths.pid_file), 60, "a starting service", poll_s=0.01)
+        os.kill(record.pid, signal.SIGKILL)
+        killed.append(record.pid)
+
+    with ThreadPoolExecutor(1) as pool:
+        killer = pool.submit(kill_the_first_start)
+        ensure_service(settings)
+        killer.result()
+    running = ProcessRecord.read(paths.pid_file)
+    assert running is not None
+    assert alive(running)
+    assert killed
+    assert running.pid != killed[0]
+    assert probe(paths)
+    assert stop_service(settings) is StopOutcome.STOPPED

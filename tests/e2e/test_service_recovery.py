@@ -5,17 +5,24 @@ item 7), with real service processes and the fake model.
   service stop`; the service now starts the child again and the next ask is answered.
 * Its data directory deleted: the old service and its FalkorDB ran on, orphaned and
   unreachable; the service now stops, naming why, and its child with it.
+* A start that waits for the graph server to load a large AOF: the command showed nothing
+  while it waited; it now says what is loaded and how far.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
-from tests.processes import thea, wait_for
+from tests.integration.test_embedded_server_loading import fill
+from tests.processes import ROOT, cli_env, thea, wait_for
 from thea.client.local import StopOutcome, stop_service
 from thea.config import load_settings
 from thea.locations import ServicePaths
@@ -90,3 +97,47 @@ def test_thea_service_stop_says_stopped_only_when_the_service_stopped_by_itself(
     assert not alive(owner)
     wait_for(lambda: not alive(child), 10, "its graph server to go with it")
     assert stop_service(settings) is StopOutcome.NOT_RUNNING
+
+
+#: ``python -c SLOW_LOADING_SERVICE <data dir> <µs per key>``: the real service of that data dir
+#: whose graph server sleeps that long per key while it loads its data (redis' key-load-delay)
+SLOW_LOADING_SERVICE = textwrap.dedent(
+    """
+    import sys
+    import thea.memory.embedded_server as embedded
+    import thea.service.process as process
+    from thea.config import load_settings
+
+    plain = embedded.EmbeddedFalkorDB._command
+    embedded.EmbeddedFalkorDB._command = lambda self: [*plain(self), "--key-load-delay", sys.argv[2]]
+    settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})
+    sys.exit(process.run_service(settings))
+    """
+)
+
+
+def test_a_command_waiting_for_a_start_says_how_much_the_graph_store_loads(tmp_path: Path) -> None:
+    """Before, the service waited for its loading graph server and the command showed only
+    "starting the thea service" until it answered."""
+    data = tmp_path / "data"
+    fill(data)  # 6,000 keys of 1 KB in the graph server's AOF: ~6 s to load at 1 ms a key
+    paths = ServicePaths.of(data)
+    starting = subprocess.Popen(
+        [sys.executable, "-c", SLOW_LOADING_SERVICE, str(data), "1000"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=cli_env(data),
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: ProcessRecord.read(paths.pid_file), 30, "the service to hold the data dir")
+        done = thea(["ask", "hello"], data)
+        assert done.returncode == 0, done.stderr
+        assert re.search(
+            r"starting the thea service: the graph store is loading [56]\.\d MB \(\d+% done\)", done.stderr
+        ), done.stderr
+        assert not paths.starting_file.exists()  # gone once the service answers
+    finally:
+        assert stop_service(load_settings("embedded", data_dir=data)) is not StopOutcome.KILLED
+        starting.wait(30)

@@ -3,6 +3,7 @@ typed results, streaming, errors as thea exceptions, and the local service start
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -152,6 +153,27 @@ async def test_the_async_client_has_the_same_memory_calls(settings: Settings) ->
         assert (await client.outdate_memory(poodle.id)).action == "outdate"
         assert (await client.forget_memory(poodle.id)).action == "forget"
         assert (await client.memories()).count == 0
+        await client.stop_service()
+
+
+async def test_the_async_client_imports_with_progress(settings: Settings) -> None:
+    """Before, only ``thea.Client`` told an import's progress."""
+    lines = [
+        json.dumps({"speaker": "Ana", "text": f"Message {i}: we talked about trip {i}."}) for i in range(80)
+    ]
+    seen: list[tuple[int, int]] = []
+    async with thea.AsyncClient(settings=settings) as client:
+        await client.connect()
+        result = await client.import_history(
+            "\n".join(lines), "jsonl", "trips.jsonl", progress=lambda done, total: seen.append((done, total))
+        )
+        assert (result.turns, result.already_present) == (80, 0)
+        assert seen[0] == (0, 80)
+        assert seen[-1] == (80, 80)
+        assert len(seen) >= 3  # the first batch is of 64 turns at most
+        assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+        again = await client.import_history("\n".join(lines), "jsonl", "trips.jsonl")  # no progress asked
+        assert (again.turns, again.already_present) == (80, 80)
         await client.stop_service()
 
 

@@ -101,6 +101,8 @@ class ServiceStatus(BaseModel):
     idle_stop_s: float
     rss_bytes: int
     maintenance: str | None = None
+    #: imported memories whose vectors the background still computes (found by words meanwhile)
+    vectors_pending: int = 0
 
 
 # -- the cycle -----------------------------------------------------------------------------
@@ -517,6 +519,9 @@ class ImportResult(BaseModel):
     first_ms: int | None
     last_ms: int | None
     seconds: float
+    #: memories of this import whose vectors the service computes in the background (a large
+    #: import); they are found by keywords until then (`thea memory check` shows how many wait)
+    vectors_pending: int = 0
 
 
 class ForgetRequest(_Body):

@@ -75,7 +75,11 @@ def client(ctx: typer.Context, *, user: str | None = None, quiet: bool = False) 
                     "(the first start assembles the offline model)...[/]"
                 )
 
-        return made.connect(on_wait=waiting)
+        def status(line: str) -> None:
+            if not quiet:
+                err_console.print(f"[dim]starting the thea service: {safe(line)}...[/]")
+
+        return made.connect(on_wait=waiting, on_status=status)
 
 
 @contextmanager

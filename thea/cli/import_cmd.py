@@ -87,6 +87,11 @@ def import_history_file(
         f" ({new} new, {result.already_present} already there), dated {_day(result.first_ms)}"
         f" to {_day(result.last_ms)}, in {result.seconds:.1f} s"
     )
+    if result.vectors_pending:
+        console.print(
+            f"{result.vectors_pending:,} of them are found by their words now; the service computes their"
+            " vectors in the background (`thea service status` shows how many still wait)"
+        )
     if result.undated:
         console.print(f"[yellow]{result.undated} turns had no date and are dated now[/yellow]")
     if result.documents:

@@ -120,6 +120,14 @@ def _table(report: dict[str, Any], *, repaired: bool) -> Table:
     return table
 
 
+def _print_pending(report: dict[str, Any]) -> None:
+    if report.get("pending_vectors"):
+        console.print(
+            f"{report['pending_vectors']:,} imported memories wait for their vectors: the service "
+            "computes them in the background (they are found by their words meanwhile)"
+        )
+
+
 @memory_app.command("check")
 def check_cmd(
     ctx: typer.Context,
@@ -137,6 +145,7 @@ def check_cmd(
         console.print(_table(report, repaired=False))
         if report.get("marked_incomplete"):
             console.print(f"[dim]{report['marked_incomplete']} cycles already marked incomplete[/]")
+        _print_pending(report)
         if report["ok"]:
             console.print("[green]memory is consistent[/]")
         else:
@@ -158,6 +167,7 @@ def repair_cmd(
         return
     _print_damage(report)
     console.print(_table(report, repaired=True))
+    _print_pending(report)
     found, fixed = sum(report["found"].values()), sum(report["repaired"].values())
     if found == 0:
         console.print("[green]nothing to repair: memory is consistent[/]")

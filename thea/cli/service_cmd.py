@@ -83,6 +83,11 @@ def status(ctx: typer.Context) -> None:
         for q in info.queues
     )
     table.add_row("queues", queues)
+    if info.vectors_pending:
+        table.add_row(
+            "vectors",
+            f"{info.vectors_pending:,} imported memories wait for theirs (computed in the background)",
+        )
     table.add_row("users", safe(", ".join(info.users) or "-"))
     table.add_row("sessions", str(info.sessions))
     idle = "never" if not info.idle_stop_s else f"after {info.idle_stop_s:.0f} s idle (not while serving TCP)"

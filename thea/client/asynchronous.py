@@ -27,7 +27,7 @@ from thea.client.errors import (
     transport_detail,
     transport_error,
 )
-from thea.client.events import ChatEvent, Done, SSEParser, Token, to_event
+from thea.client.events import ChatEvent, Done, SSEParser, Token, import_event, to_event
 from thea.client.sync import ATTEMPTS, BACKOFF_S
 from thea.config import Settings
 
@@ -229,9 +229,31 @@ class AsyncClient:
     async def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
         return cast(m.FactResult, await self._call(specs.fact(text, session_id)))
 
-    async def import_history(self, text: str, fmt: str = "auto", source: str = "file") -> m.ImportResult:
-        """Import a history file's text (LoCoMo JSON or JSONL) into the caller's memory."""
-        return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
+    async def import_history(
+        self,
+        text: str,
+        fmt: str = "auto",
+        source: str = "file",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> m.ImportResult:
+        """As :meth:`thea.Client.import_history` (``progress`` is a plain function)."""
+        if progress is None:
+            return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
+        response = await self._send(specs.import_history(text, fmt, source, stream=True), stream=True)
+        parser = SSEParser()
+        try:
+            async for line in response.aiter_lines():
+                message = parser.feed(line)
+                if message is None or (event := import_event(*message)) is None:
+                    continue
+                if isinstance(event, m.ImportResult):
+                    return event
+                progress(*event)
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailable(f"the import's progress stream broke off: {exc}") from exc
+        finally:
+            await response.aclose()  # closing early (cancelled) stops the import at its next batch
+        raise ServiceUnavailable("the import's progress stream ended without a result")
 
     async def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
         """The caller's memories that match ``query``, best first (no model call)."""

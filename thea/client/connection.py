@@ -78,9 +78,11 @@ class Connection:
             out[USER_HEADER] = self.user
         return out
 
-    def ensure(self, on_wait: Callable[[], None] | None) -> None:
+    def ensure(
+        self, on_wait: Callable[[], None] | None, on_status: Callable[[str], None] | None = None
+    ) -> None:
         if self.settings is not None:
-            ensure_service(self.settings, on_wait=on_wait)
+            ensure_service(self.settings, on_wait=on_wait, on_status=on_status)
 
     def describe(self, exc: Exception) -> str:
         return f"cannot reach {self.where}: {exc}"

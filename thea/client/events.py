@@ -83,21 +83,25 @@ def parse_lines(lines: Iterable[str]) -> Iterator[ChatEvent]:
             yield event
 
 
+def import_event(name: str, data: str) -> tuple[int, int] | ImportResult | None:
+    """One message of a streamed import: ``(done, total)`` after a batch, or the result; a
+    ``stopped`` event raises :class:`ImportInterrupted`, an ``error`` event the mapped thea error."""
+    payload = json.loads(data)
+    if name == "progress":
+        return int(payload["done"]), int(payload["total"])
+    if name == "done":
+        return ImportResult.model_validate(payload)
+    if name == "stopped":
+        raise ImportInterrupted(str(payload["error"]), int(payload["done"]), int(payload["total"]))
+    if name == "error":
+        raise_for_body(500, payload if isinstance(payload, dict) else {})
+    return None
+
+
 def import_events(lines: Iterable[str]) -> Iterator[tuple[int, int] | ImportResult]:
-    """A streamed import: ``(done, total)`` after each batch, then the result; a ``stopped``
-    event raises :class:`ImportInterrupted`, an ``error`` event the mapped thea error."""
+    """A streamed import's events (:func:`import_event`), line by line."""
     parser = SSEParser()
     for line in lines:
         message = parser.feed(line)
-        if message is None:
-            continue
-        name, data = message
-        payload = json.loads(data)
-        if name == "progress":
-            yield int(payload["done"]), int(payload["total"])
-        elif name == "done":
-            yield ImportResult.model_validate(payload)
-        elif name == "stopped":
-            raise ImportInterrupted(str(payload["error"]), int(payload["done"]), int(payload["total"]))
-        elif name == "error":
-            raise_for_body(500, payload if isinstance(payload, dict) else {})
+        if message is not None and (event := import_event(*message)) is not None:
+            yield event

@@ -12,12 +12,18 @@ until it has closed the engines; it says so in ``service/stopping.json``. A comm
 it waits for it to exit (at most :data:`STOPPING_WAIT_S`) and starts a new one: the lock is
 looked at again on every poll, never only once (before, such a command started nothing and
 waited out the whole start timeout, 120 s, for a service that was not coming).
+
+A service whose start waits for an engine (the embedded graph server loading a large AOF) says
+what it waits for in ``service/starting.json`` every few seconds; a command waiting for it
+shows that ("the graph store is loading 13.2 MB (40% done)") and waits as long as it moves on,
+not only the start timeout.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -43,6 +49,16 @@ _POLL_S = 0.05
 #: lets running answers finish and the running slow-loop job end; ``thea service stop``
 #: SIGKILLs a service still there after 60 s)
 STOPPING_WAIT_S = 60.0
+#: a starting service's report older than this is stale (the graph server reports its load every
+#: 5 s and gives up after 60 s without progress)
+STARTING_FRESH_S = 75.0
+
+#: how many times a command starts a service that a signal killed while it started (a kill -9, the
+#: OOM killer) before it gives up; a service that fails by itself is not started again
+START_ATTEMPTS = 3
+
+#: told what a starting service is waiting for (a line for the user), each time it changes
+StatusFn = Callable[[str], None]
 
 
 def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
@@ -166,8 +182,25 @@ def _why_it_stopped(paths: ServicePaths) -> str:
     return f"see {paths.log_file}"
 
 
-def ensure_service(settings: Settings, *, on_wait: Callable[[], None] | None = None) -> ServicePaths:
-    """Make sure the data directory's service answers (start it if needed); return its paths."""
+def starting_status(paths: ServicePaths) -> str | None:
+    """What a starting service of the data directory waits for (fresh reports only), or None."""
+    try:
+        record = json.loads(paths.starting_file.read_text(encoding="utf-8"))
+        if time.time() - float(record["at"]) > STARTING_FRESH_S:
+            return None
+        return str(record["message"]) or None
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def ensure_service(
+    settings: Settings,
+    *,
+    on_wait: Callable[[], None] | None = None,
+    on_status: StatusFn | None = None,
+) -> ServicePaths:
+    """Make sure the data directory's service answers (start it if needed); return its paths.
+    ``on_wait`` is called once a start is waited for, ``on_status`` with what it waits for."""
     paths = ServicePaths.of(settings.data_dir)
     if probe(paths):
         return paths
@@ -178,28 +211,49 @@ def ensure_service(settings: Settings, *, on_wait: Callable[[], None] | None = N
             return paths
         if on_wait is not None:
             on_wait()
-        return _start_and_wait(settings, paths, timeout)
+        return _start_and_wait(settings, paths, timeout, on_status)
 
 
-def _start_and_wait(settings: Settings, paths: ServicePaths, timeout: float) -> ServicePaths:
+def _start_and_wait(
+    settings: Settings, paths: ServicePaths, timeout: float, on_status: StatusFn | None = None
+) -> ServicePaths:
     """Start a service whenever none holds the directory, and wait until one answers: one that
-    is starting for up to ``timeout``, one on its way out for up to :data:`STOPPING_WAIT_S`
-    (then a new one is started once it has exited)."""
+    is starting for up to ``timeout`` (longer while it reports progress of a load), one on its
+    way out for up to :data:`STOPPING_WAIT_S` (then a new one is started once it has exited)."""
     child: subprocess.Popen[bytes] | None = None
     deadline = time.monotonic() + timeout
     give_up = deadline + STOPPING_WAIT_S  # whatever happens, a bounded wait
     leaving_since: float | None = None
+    told: str | None = None
+    spawned = 0
     while True:
         if probe(paths, timeout_s=1.0):
             return paths
         now = time.monotonic()
+        status = starting_status(paths)
+        if status is not None:  # a load that moves on: waited for as long as it does
+            deadline = max(deadline, now + timeout)
+            give_up = max(give_up, deadline + STOPPING_WAIT_S)
+            if status != told and on_status is not None:
+                on_status(status)
+            told = status
         if now > give_up:
             raise ServiceUnavailable(f"no service answered within {give_up - deadline + timeout:.0f} s")
         if child is None and _lock_free(paths.lock):  # nobody holds it (any more): start one
             child = _spawn(settings, paths)
+            spawned += 1
             deadline, leaving_since = now + timeout, None
         elif child is not None and child.poll() is not None:
-            if child.returncode != 0:
+            code = child.returncode
+            if code < 0 and spawned < START_ATTEMPTS:
+                child = None  # killed by a signal while it started (not a failure of its own): again
+                continue
+            if code < 0:
+                name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+                raise ServiceUnavailable(
+                    f"it was killed by {name} while starting, {spawned} times (log: {paths.log_file})"
+                )
+            if code != 0:
                 raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
             child = None  # "already running": another process holds the directory; wait for it
             continue

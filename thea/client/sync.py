@@ -83,9 +83,15 @@ class Client:
 
     # -- plumbing ----------------------------------------------------------------------
 
-    def connect(self, on_wait: Callable[[], None] | None = None) -> Client:
-        """Make sure the service answers (starting the local one if needed)."""
-        self.connection.ensure(on_wait)
+    def connect(
+        self,
+        on_wait: Callable[[], None] | None = None,
+        on_status: Callable[[str], None] | None = None,
+    ) -> Client:
+        """Make sure the service answers (starting the local one if needed): ``on_wait`` is
+        called when a start is waited for, ``on_status`` with what a starting service waits for
+        ("the graph store is loading 13.2 MB (40% done)")."""
+        self.connection.ensure(on_wait, on_status)
         return self
 
     def _client(self) -> httpx.Client:

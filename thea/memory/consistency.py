@@ -14,6 +14,10 @@ chronicle's records of erasures, ``thea.memory.erasure``, stand for no node by d
 kept), and marks incomplete cycles with ``status = "incomplete"`` (they are then no longer
 reported). Every fix is idempotent, so a second repair finds nothing to do.
 
+Nodes whose vectors a large import left to the background (graph property ``embed_pending``,
+see ``UniversalMemory.embed_pending``) are *pending*, not missing: the scan counts them apart,
+they do not make the memory inconsistent, and ``repair`` leaves them to the background.
+
 A derived layer whose files cannot be read at all (see ``thea.memory.salvage``) arrives as a
 :class:`Damage`: ``check`` skips it and reports it, ``repair`` gets a fresh empty one in its
 place and refills it from the graph like any other missing data.
@@ -34,7 +38,7 @@ from typing import Any
 from thea.errors import TheaError
 from thea.memory.concept_owners import give_owners, is_shared_concept
 from thea.memory.erasure import is_erasure_event
-from thea.memory.universal import UniversalMemory, collection_for
+from thea.memory.universal import EMBED_PENDING, UniversalMemory, collection_for
 from thea.models import Collection, CycleStatus, Node, NodeType, now_ms
 
 log = logging.getLogger(__name__)
@@ -110,6 +114,8 @@ class ConsistencyReport:
     examples: dict[Issue, list[str]] = field(default_factory=lambda: {i: [] for i in Issue})
     #: Cycles marked incomplete by an earlier repair (acknowledged, not an issue any more).
     marked_incomplete: int = 0
+    #: Nodes without vectors that wait for the background to compute them (not an issue).
+    pending_vectors: int = 0
     #: Derived layers that could not be read (and, after repair, where they were moved).
     damaged: list[Damage] = field(default_factory=list)
 
@@ -143,6 +149,7 @@ class ConsistencyReport:
             "examples": {i.value: ids for i, ids in self.examples.items()},
             "meaning": {i.value: ISSUE_HELP[i] for i in Issue},
             "marked_incomplete": self.marked_incomplete,
+            "pending_vectors": self.pending_vectors,
             "damaged": [{**asdict(d), "description": d.describe()} for d in self.damaged],
         }
 
@@ -245,6 +252,7 @@ class _Scan:
             shared = [p for p in props if is_shared_concept(p)]
             self._shared_concepts(shared)
             nodes: list[Node] = []
+            pending = {str(p["id"]) for p in props if p.get(EMBED_PENDING)}
             for p in props:
                 if is_shared_concept(p):
                     continue
@@ -253,7 +261,7 @@ class _Scan:
                 except (TheaError, ValueError) as exc:
                     log.warning("consistency: skipping unreadable node %s: %s", p.get("id"), exc)
             self._check_events(nodes)
-            self._check_vectors(nodes)
+            self._check_vectors(nodes, pending)
             self._check_cycles(props)
             self.report.checked_nodes += len(props)
             self.progress("graph", self.report.checked_nodes, max(total, self.report.checked_nodes))
@@ -277,7 +285,7 @@ class _Scan:
             self.memory.chronicle.append([self.memory.event_of(n) for n in missing])
             self.report.repaired[Issue.MISSING_EVENTS] += len(missing)
 
-    def _check_vectors(self, nodes: Sequence[Node]) -> None:
+    def _check_vectors(self, nodes: Sequence[Node], pending: set[str]) -> None:
         by_collection: dict[Collection, list[Node]] = defaultdict(list)
         for node in nodes:
             text = node.embedding_text()
@@ -287,7 +295,9 @@ class _Scan:
             if collection not in self.collections:
                 continue
             have = self.memory.vectors.existing_ids(collection, [n.id for n in group])
-            missing = [n for n in group if n.id not in have]
+            waiting = [n for n in group if n.id not in have and n.id in pending]
+            self.report.pending_vectors += len(waiting)  # the background computes them
+            missing = [n for n in group if n.id not in have and n.id not in pending]
             self._found(Issue.MISSING_VECTORS, [n.id for n in missing])
             if self.fix and missing:
                 records = self.memory.vector_records(missing)  # re-embedded from graph content

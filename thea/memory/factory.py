@@ -7,13 +7,14 @@ The only place that chooses adapters by backend name; services receive the built
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from thea.config import Settings
 from thea.errors import ConfigError
 from thea.memory.chronicle.base import Chronicle
 from thea.memory.consistency import Damage
-from thea.memory.embedded_server import EmbeddedFalkorDB
+from thea.memory.embedded_server import EmbeddedFalkorDB, Loading
 from thea.memory.graph.base import GraphStore
 from thea.memory.universal import UniversalMemory
 from thea.memory.vector.base import VectorStore
@@ -39,12 +40,16 @@ def uses_data_dir(settings: Settings) -> bool:
     return settings.embedded_graph or embedded_vectors or settings.chronicle.backend == "sqlite"
 
 
-def embedded_server(settings: Settings) -> EmbeddedFalkorDB:
-    """The embedded FalkorDB (redis-server) of this data dir: graph and queue share it."""
+def embedded_server(
+    settings: Settings, on_loading: Callable[[Loading], None] | None = None
+) -> EmbeddedFalkorDB:
+    """The embedded FalkorDB (redis-server) of this data dir: graph and queue share it
+    (``on_loading``: told what it loads while a start waits for it)."""
     return EmbeddedFalkorDB(
         data_dir(settings),
         appendfsync=settings.graph.appendfsync,
         bolt_port=settings.graph.bolt_port,
+        on_loading=on_loading,
     )
 
 
@@ -147,11 +152,17 @@ def _open_graph_and_vectors(
         raise
 
 
-def open_memory(settings: Settings, *, ensure_schema: bool = True) -> UniversalMemory:
-    """Open every memory layer for these settings (starting embedded engines as needed)."""
+def open_memory(
+    settings: Settings,
+    *,
+    ensure_schema: bool = True,
+    on_loading: Callable[[Loading], None] | None = None,
+) -> UniversalMemory:
+    """Open every memory layer for these settings (starting embedded engines as needed;
+    ``on_loading`` is told what the embedded graph server loads while its start waits)."""
     from thea.memory.embeddings import build_embeddings
 
-    server = embedded_server(settings) if settings.embedded_graph else None
+    server = embedded_server(settings, on_loading) if settings.embedded_graph else None
     graph, vectors = _open_graph_and_vectors(settings, server)
     try:
         chronicle = build_chronicle(settings, server)

@@ -6,6 +6,13 @@ idempotently (MERGE on ids; vector point ids and chronicle ids are the node ids)
 If the graph write fails nothing else is attempted and the error propagates; if a
 later layer fails, :class:`PartialWriteError` says which layers hold the data and
 ``thea memory repair`` can re-derive the rest from the graph.
+
+``record(..., embed=False)`` (bulk imports) writes the graph and the log and leaves the vectors
+for later: each recall-worthy node gets the graph property ``embed_pending`` (when it was
+queued), :meth:`UniversalMemory.embed_pending` computes the vectors of the oldest waiting nodes
+and clears it (the service does so in the background), keyword recall finds them meanwhile, and
+``thea memory check`` counts them as pending, not missing. The same embedder computes them: one
+embedding space per store.
 """
 
 from __future__ import annotations
@@ -43,9 +50,13 @@ from thea.models import (
     VectorHit,
     VectorRecord,
     normalize_name,
+    now_ms,
 )
 
 log = logging.getLogger(__name__)
+
+#: graph property of a node whose vectors wait to be computed: when it was queued (epoch ms)
+EMBED_PENDING = "embed_pending"
 
 _NAME_WORD = re.compile(r"[^\W_]+(?:['.-][^\W_]+)*")
 
@@ -70,6 +81,8 @@ class RecordResult:
     edges: int = 0
     vectors: int = 0
     events: int = 0
+    #: nodes whose vectors were left for later (``record(..., embed=False)``)
+    pending: int = 0
     layers: list[str] = field(default_factory=list)
 
 
@@ -107,8 +120,12 @@ class UniversalMemory(OperationGroups):
 
     # -- writes ------------------------------------------------------------------------
 
-    def record(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
-        """Write nodes and links to every layer, in batches, idempotently."""
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Write nodes and links to every layer, in batches, idempotently. ``embed=False``
+        leaves the vectors for :meth:`embed_pending` (the recall-worthy nodes are marked
+        ``embed_pending`` in the graph, in the same call)."""
         for node in nodes:
             if not isinstance(node, Node):
                 raise InputError(f"record() takes Node objects, got {type(node).__name__}")
@@ -118,12 +135,16 @@ class UniversalMemory(OperationGroups):
         result.edges = self.graph.upsert_edges(links) if links else 0
         result.layers.append("graph")
         failed: dict[str, Exception] = {}
-        try:
-            result.vectors = self._embed_and_store(nodes)
-            result.layers.append("vectors")
-        except TheaError as exc:
-            log.error("vector write failed for %d nodes: %s", len(nodes), exc)
-            failed["vectors"] = exc
+        if not embed:
+            waiting = [n.id for n in nodes if (n.embedding_text() or "").strip()]
+            result.pending = self.graph.set_properties(waiting, {EMBED_PENDING: now_ms()}) if waiting else 0
+        else:
+            try:
+                result.vectors = self._embed_and_store(nodes)
+                result.layers.append("vectors")
+            except TheaError as exc:
+                log.error("vector write failed for %d nodes: %s", len(nodes), exc)
+                failed["vectors"] = exc
         try:
             result.events = self.chronicle.append([self.event_of(n) for n in nodes])
             result.layers.append("chronicle")
@@ -200,13 +221,49 @@ class UniversalMemory(OperationGroups):
         records = self.vector_records(nodes)
         return self.vectors.upsert(records) if records else 0
 
-    def get_or_create_concepts(self, names: Sequence[str], user_id: str) -> dict[str, Concept]:
+    def waiting_for_vectors(self, limit: int) -> list[Node]:
+        """At most ``limit`` nodes whose vectors wait to be computed, oldest wait first (a node
+        that no longer reads as one loses its mark: `memory check` reports it)."""
+        nodes: list[Node] = []
+        unreadable: list[str] = []
+        for p in self.admin.pending_vectors(limit):
+            try:
+                nodes.append(Node.from_props(p))
+            except (TheaError, ValueError) as exc:
+                log.warning("cannot embed unreadable node %s: %s", p.get("id"), exc)
+                unreadable.append(str(p.get("id")))
+        if unreadable:
+            self.graph.set_properties(unreadable, {EMBED_PENDING: None})
+        return nodes
+
+    def embed_waiting(self, nodes: Sequence[Node]) -> int:
+        """Compute and store the vectors of nodes that wait for them, then clear their mark."""
+        if not nodes:
+            return 0
+        self.space_guard()
+        self._embed_and_store(nodes)
+        self.graph.set_properties([n.id for n in nodes], {EMBED_PENDING: None})
+        return len(nodes)
+
+    def embed_pending(self, limit: int = 64) -> int:
+        """Compute and store the vectors of at most ``limit`` nodes that wait for them (oldest
+        first) and clear their marks; how many were done (0: none waits)."""
+        return self.embed_waiting(self.waiting_for_vectors(limit))
+
+    def pending_vectors(self) -> int:
+        """How many nodes wait for their vectors (:meth:`embed_pending`)."""
+        return self.admin.count_pending_vectors()
+
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
         """Resolve names (case, spacing and aliases ignored) to one user's concepts, creating
         missing ones.
 
         The result has one key per name given, spelled as given. Concepts are per user: the id
         derives from the user and the normalised name, so two processes creating the same
-        concept at once MERGE into one node, and two users never share a concept.
+        concept at once MERGE into one node, and two users never share a concept. ``embed=False``
+        leaves the vectors of new concepts for :meth:`embed_pending`.
         """
         wanted = {normalize_name(n): n for n in names if normalize_name(n)}
         found = self.graph.concepts_by_norm(list(wanted), user_id)
@@ -220,7 +277,7 @@ class UniversalMemory(OperationGroups):
                 by_norm[norm] = Concept.named(original, user_id)
                 missing.append(by_norm[norm])
         if missing:
-            self.record(missing)
+            self.record(missing, embed=embed)
         # every spelling asked for is a key ("Redis" and "redis" both map to the one concept)
         return {n: by_norm[normalize_name(n)] for n in names if normalize_name(n)}
 

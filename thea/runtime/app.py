@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ from workers.conversations import RedisConversationCache
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
+from workers.vector_catch_up import VectorCatchUp
 from workers.worker import BackgroundWorker
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,8 @@ class Runtime:
     facts: FactKeeper
     workers: list[BackgroundWorker] = field(default_factory=list)
     schedule: ReflectionSchedule | None = None
+    #: computes the vectors large imports left for later (started with the slow loop)
+    catch_up: VectorCatchUp | None = None
     _closed: bool = field(default=False, repr=False)
 
     @property
@@ -122,7 +126,14 @@ class Runtime:
             )
             self.workers.append(worker.start())
         self.start_schedule()
+        self.start_vector_catch_up()
         return self.workers[0]
+
+    def start_vector_catch_up(self) -> VectorCatchUp:
+        """The background thread that computes the vectors large imports left for later."""
+        if self.catch_up is None:
+            self.catch_up = VectorCatchUp(self.memory, self.gate).start()
+        return self.catch_up
 
     def start_schedule(self) -> None:
         """Periodic reflection, when ``queue.reflect_every_s`` is set."""
@@ -181,6 +192,8 @@ class Runtime:
         self._closed = True
         if self.schedule is not None:
             self.schedule.stop()
+        if self.catch_up is not None:
+            self.catch_up.stop()
         for worker in self.workers:
             worker.stop()
         worker_context.clear()
@@ -206,8 +219,15 @@ def conversation_cache(settings: Settings, connection: redis.Redis) -> Conversat
     return RedisConversationCache(connection, window, share)
 
 
-def build_runtime(settings: Settings, *, llm: BaseChatModel | None = None) -> Runtime:
-    memory = open_memory(settings)
+def build_runtime(
+    settings: Settings,
+    *,
+    llm: BaseChatModel | None = None,
+    on_loading: Callable[[Any], None] | None = None,
+) -> Runtime:
+    """Every part of a service (``on_loading``: told what the embedded graph server loads while
+    the start waits for it)."""
+    memory = open_memory(settings, on_loading=on_loading)
     try:
         model = llm or build_chat_model(settings)
         connection = queue_connection(settings)

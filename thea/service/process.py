@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import json
 import logging
 import logging.handlers
 import os
@@ -53,7 +54,7 @@ from thea.errors import (
 )
 from thea.locations import ServicePaths
 from thea.memory.factory import open_for_maintenance
-from thea.private_files import DIR_MODE, PRIVATE_UMASK, open_private, private_dir
+from thea.private_files import DIR_MODE, PRIVATE_UMASK, open_private, private_dir, write_private
 from thea.proc import ProcessRecord
 from thea.runtime import Runtime, build_runtime
 from thea.service.app import create_app, serve_app
@@ -181,14 +182,14 @@ class ServiceProcess:
             try:
                 return serve_with_signals(self._run_owned, self.request_stop)
             finally:
-                for done in (self.paths.pid_file, self.paths.stopping_file):
+                for done in (self.paths.pid_file, self.paths.stopping_file, self.paths.starting_file):
                     with contextlib.suppress(FileNotFoundError):
                         done.unlink()
 
     def _run_owned(self) -> int:
         started = time.monotonic()
         try:
-            runtime = build_runtime(self.settings)
+            runtime = build_runtime(self.settings, on_loading=self._loading)
         except (ChronicleDamaged, VectorStoreDamaged) as exc:
             return self._run_maintenance(exc)
         except ConfigError as exc:
@@ -197,6 +198,8 @@ class ServiceProcess:
             return self._fail(EXIT_BACKEND, exc)
         except TheaError as exc:
             return self._fail(EXIT_FAILED, exc)
+        finally:
+            self._started()
         try:
             if self.stop_reason is not None:  # asked to stop while it was starting
                 return EXIT_OK
@@ -223,9 +226,23 @@ class ServiceProcess:
                 self.paths.socket.unlink()
             log.info("service stopped")
 
+    def _loading(self, state: object) -> None:
+        """The embedded graph server is loading its data: say what and how far to the commands
+        waiting for this start (``service/starting.json``; they show it and wait on)."""
+        record = {"pid": os.getpid(), "message": f"the graph store is {state}", "at": time.time()}
+        try:
+            write_private(self.paths.starting_file, json.dumps(record).encode())
+        except OSError as exc:
+            log.warning("cannot write %s: %s", self.paths.starting_file, exc)
+
+    def _started(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.paths.starting_file.unlink()
+
     def _run_maintenance(self, damaged: TheaError) -> int:
         """A derived store cannot be opened: serve check and repair only (everything else gets
         a 503 naming the store) until `thea memory repair` rebuilds it and stops the service."""
+        self._started()
         log.warning("a store is damaged (%s): serving check and repair only", damaged)
         try:
             memory, damage = open_for_maintenance(self.settings, fix=False)

@@ -45,6 +45,7 @@ def run_worker(settings: Settings, *, burst: bool = False) -> int:
     try:
         runtime.install_worker_context()
         runtime.start_schedule()
+        runtime.start_vector_catch_up()
         worker = make_worker(runtime.jobs.connection, ALL_QUEUES, gate=runtime.gate)
         print(f"thea worker {worker.name} on {', '.join(ALL_QUEUES)}" + (" (burst)" if burst else ""))
         worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")

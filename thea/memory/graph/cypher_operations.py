@@ -334,6 +334,13 @@ class CypherAdminOperations(_Group, AdminOperations):
     def memory_page(self, after_id: str, limit: int) -> list[PropertyMap]:
         return [dict(r["props"]) for r in self._run("memory_page", {"after_id": after_id, "limit": limit})]
 
+    def pending_vectors(self, limit: int) -> list[PropertyMap]:
+        return [dict(r["props"]) for r in self._run("pending_vectors", {"limit": limit})]
+
+    def count_pending_vectors(self) -> int:
+        found = self._run("count_pending_vectors", {})
+        return int(found[0]["pending"]) if found else 0
+
     def cycles_without_response(self, ids: Sequence[str]) -> list[str]:
         if not ids:
             return []

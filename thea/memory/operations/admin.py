@@ -50,6 +50,14 @@ class AdminOperations(abc.ABC):
         """Memory nodes after an id cursor, in id order (keyset pagination)."""
 
     @abc.abstractmethod
+    def pending_vectors(self, limit: int) -> list[PropertyMap]:
+        """At most ``limit`` memory nodes whose vectors wait to be computed, oldest wait first."""
+
+    @abc.abstractmethod
+    def count_pending_vectors(self) -> int:
+        """How many memory nodes wait for their vectors."""
+
+    @abc.abstractmethod
     def cycles_without_response(self, ids: Sequence[str]) -> list[str]:
         """Of these cycle ids, the ones that recorded no final response."""
 

@@ -88,17 +88,19 @@ async def health(request: Request) -> Health:
     )
 
 
-def _counts(ctx: ServiceContext) -> list[QueueCountsView]:
+def _counts(ctx: ServiceContext) -> tuple[list[QueueCountsView], int]:
+    """The queues' counts and how many memories wait for their vectors."""
     if ctx.runtime is None:
-        return []
-    return [QueueCountsView(**c.__dict__) for c in queue_counts(ctx.runtime.jobs.connection)]
+        return [], 0
+    queues = [QueueCountsView(**c.__dict__) for c in queue_counts(ctx.runtime.jobs.connection)]
+    return queues, ctx.runtime.memory.pending_vectors()
 
 
 @router.get("/status", response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
 async def status(request: Request, caller: Caller = Depends(caller_of)) -> ServiceStatus:
     ctx = context_of(request)
     settings = ctx.config
-    queues = await asyncio.to_thread(_counts, ctx)
+    queues, pending = await asyncio.to_thread(_counts, ctx)
     runtime = ctx.runtime
     return ServiceStatus(
         pid=os.getpid(),
@@ -122,6 +124,7 @@ async def status(request: Request, caller: Caller = Depends(caller_of)) -> Servi
         idle_stop_s=settings.service.idle_stop_s,
         rss_bytes=_rss_bytes(),
         maintenance=ctx.maintenance.reason if ctx.maintenance else None,
+        vectors_pending=pending,
     )
 
 

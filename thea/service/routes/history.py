@@ -4,7 +4,9 @@ The import runs in a thread, batch by batch (services/knowledge/importer.py). Be
 it asks whether to stop: when the service is stopping, or the caller went away (a streamed
 request whose client closed it), it ends at that batch boundary, within a batch's time (about
 2 s), and records how far it got; the same import again continues from there. With
-``stream`` the caller gets ``progress`` events after every batch.
+``stream`` the caller gets ``progress`` events after every batch. An import of more than
+``embedding.background_import_over`` turns leaves their vectors to the service's background
+(workers/vector_catch_up.py).
 """
 
 from __future__ import annotations
@@ -52,17 +54,25 @@ def _importer(
     def run(progress: ProgressFn | None) -> ImportResult:
         # the whole file is validated before anything is written: a bad file changes nothing
         conversations = parse_history_text(body.text, body.source, body.format)
-        result = import_history(
-            memory,
-            conversations,
-            user_id,
-            progress=progress,
-            should_stop=should_stop,
-            checkpoint=checkpoint,
-            # a message over the turn limit is stored as a document of chunks, as a chat paste is
-            short_context_only=settings.tuning.short_reply_context,
-            document_over=settings.max_impulse_chars,
-        )
+        # a large import leaves the embedding to the background (VectorCatchUp): it is almost all
+        # of an import's time, and keyword recall finds the turns meanwhile
+        embed_later = sum(len(c.turns) for c in conversations) > settings.embedding.background_import_over
+        try:
+            result = import_history(
+                memory,
+                conversations,
+                user_id,
+                progress=progress,
+                should_stop=should_stop,
+                checkpoint=checkpoint,
+                short_context_only=settings.tuning.short_reply_context,
+                # a message over the turn limit is stored as a document of chunks, as a chat paste is
+                document_over=settings.max_impulse_chars,
+                embed_later=embed_later,
+            )
+        finally:
+            if embed_later and ctx.rt.catch_up is not None:
+                ctx.rt.catch_up.wake()
         return ImportResult(user_id=user_id, **dataclasses.asdict(result))
 
     return run

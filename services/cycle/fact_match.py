@@ -30,6 +30,7 @@ from services.knowledge.record.slots import (
     question_slots,
     relation_covers,
     relation_word,
+    relation_word_typed,
     relations_in,
     word_stems,
     words_of,
@@ -106,16 +107,26 @@ class FactMatch:
     relevant: bool = False
 
 
+#: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
+_GONE = re.compile(
+    r"^(?P<subject>[A-Z][\w'-]+)\s+(?:died|passed\s+away|was\s+put\s+down)\b"
+    r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)",
+)
+
+
 def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
     """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
-    Felix ..." -> felix: brother)."""
+    Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")."""
     found: dict[str, set[str]] = {}
+    gone: set[str] = set()
     for fact in facts:
         for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
             relation = relation_word(match.group("relation"))
             if relation:
                 found.setdefault(match.group("name").lower(), set()).add(relation)
-    return {name: frozenset(relations) for name, relations in found.items()}
+        for match in _GONE.finditer(fact.content):
+            gone.add((match.group("subject") or match.group("object")).lower())
+    return {name: frozenset(relations) for name, relations in found.items() if name not in gone}
 
 
 def _names_in(text: str) -> set[str]:
@@ -135,7 +146,7 @@ def focus_of(question: str, known_names: Collection[str]) -> Focus:
         low = word.lower().removesuffix("'s").removesuffix("\u2019s")
         if low in _OWN or low in _QUESTION_WORDS:
             continue
-        relation = relation_word(low)
+        relation = relation_word_typed(low) if low not in known_names else None
         if relation:
             relations.add(relation)
         elif low in known_names or (word[:1].isupper() and i > 0 and low != "i" and not user):
@@ -184,8 +195,25 @@ def _possessed(focus: Focus, fact: Fact) -> bool:
 def _topic(question: str, focus: Focus) -> frozenset[str]:
     """The question's topic stems without whom it is about."""
     ignore = set(focus.names)
-    words = [w for w in topic_words(question) if w not in ignore and not relation_word(w)]
-    return frozenset(stem(w) for w in words)
+    words = [w for w in topic_words(question) if w not in ignore and not relation_word_typed(w)]
+    return frozenset(stem(w) for w in words) - _ASKING
+
+
+#: question words typed without their apostrophe ("whats", "wheres")
+_ASKING = frozenset({"what", "where", "who", "how", "when", "why"})
+
+
+def named_relatives(question: str, people: Mapping[str, frozenset[str]]) -> list[str]:
+    """The names of the people a question asks the name of by relation ("What's my husband's
+    name?" -> Karim, when the user told of "my husband Karim"), as the user wrote them."""
+    focus = focus_of(question, set(people))
+    if focus.names or not focus.relations or Slot.NAME not in question_slots(question):
+        return []
+    return [
+        name
+        for name, relations in people.items()
+        if any(relation_covers(asked, told) for asked in focus.relations for told in relations)
+    ]
 
 
 def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
-from services.cycle.fact_match import FactMatch, match_facts, people_of, who_is
+from services.cycle.fact_match import FactMatch, focus_of, match_facts, named_relatives, people_of, who_is
 from services.cycle.statements import lower_first, turn_round
 from services.knowledge.record.slots import SINGLE_VALUED
 from services.prompts.quoting import without_any_order
@@ -128,6 +128,17 @@ def _introduction(name: str, facts: Sequence[Fact]) -> str:
     return ""
 
 
+def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
+    """The relation in the user's own word ("mum", "best friend"), else its plain name."""
+    for name in names:
+        pattern = re.compile(_INTRODUCED.format(name=re.escape(name)), re.IGNORECASE)
+        for fact in facts:
+            found = pattern.search(fact.content)
+            if found:
+                return found.group("relation").lower()
+    return relation
+
+
 def _said(facts: Sequence[Fact]) -> str:
     return " ".join(told_sentence(f) for f in facts)
 
@@ -162,6 +173,12 @@ def answer_from_facts(
     candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
     people = people_of([*candidates, *history])
     recall = {r.fact.id: r.score for r in facts}
+    named = named_relatives(question, people) if not earlier else []
+    if named:  # "What's my husband's name?" -> "Your husband is Karim."
+        focus = focus_of(question, set(people))
+        relation = _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named)
+        names = " and ".join(n.title() for n in named[:3])
+        return FactAnswer(text=f"Your {relation} {'is' if len(named) == 1 else 'are'} {names}.", facts=())
     name = who_is(question)
     if name and not earlier:
         intro = _introduction(name, [*candidates, *history])

@@ -26,6 +26,13 @@ _WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
 #: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").
 _ASKING_OPENERS = frozenset(
     [
+        # typed without the apostrophe ("whats my husbands name")
+        "whats",
+        "wheres",
+        "whos",
+        "hows",
+        "whens",
+        "whys",
         "what",
         "when",
         "where",

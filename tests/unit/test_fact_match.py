@@ -100,3 +100,16 @@ def test_a_before_question_nothing_earlier_answers_says_so_with_what_is_true_now
     assert found.text.startswith(
         "I don't know what it was before: you haven't told me. Now: you moved to York"
     )
+
+
+def test_a_question_typed_in_a_hurry_is_still_a_question_about_the_right_person() -> None:
+    from services.cycle.understanding import understand
+    from thea.models import MessageKind
+
+    assert understand("whats my husbnds name").kind is MessageKind.QUESTION
+    said = answer("whats my husbnds name", "My husband Karim teaches history.", "My mum's name is Ingrid.")
+    assert said == "Your husband is Karim."
+    assert (
+        answer("What's my mother's name?", "I'm Noah.", "My mum's name is Ingrid.")
+        == "Your mum's name is Ingrid."
+    )

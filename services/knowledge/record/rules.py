@@ -41,6 +41,7 @@ SINGLE_VALUED = frozenset(
             "name", "live", "job", "drive", "commute", "age", "birthday", "deadline", "appointment",
             "rent", "salary", "address", "phone", "email", "surname", "nationality", "hometown",
             "partner", "husband", "wife", "boss", "manager", "team", "school", "employer", "title",
+            "anniversary",
         )
     }
 )  # fmt: skip
@@ -146,6 +147,8 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     single = new.attribute in SINGLE_VALUED
     if (single or new.change is Change.CHANGE) and _differs(new.value, old.value or ""):
         return f"changed: {new.text}"
+    if new.dated and DATE.search(old.content) and _differs(new.value, old.value or ""):
+        return f"changed: {new.text}"  # the same thing on another date ("the exam is on July 21")
     return None
 
 

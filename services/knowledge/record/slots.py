@@ -22,6 +22,7 @@ Pure functions, no store and no model.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from enum import StrEnum
@@ -403,6 +404,15 @@ def relation_word(word: str) -> str | None:
 #: a relation word counts when it is someone's: "my sister", "our two kids", "I have twin boys",
 #: "a cat called Miso", "Felix, my brother" (not "the children's hospital")
 _OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "had", "got", "adopted"})
+
+
+def relation_word_typed(word: str) -> str | None:
+    """As :func:`relation_word`, forgiving a typing slip in a longer word ("husbnd", "dauhgter")."""
+    found = relation_word(word)
+    if found or len(word) < 5:
+        return found
+    close = difflib.get_close_matches(word.lower(), _RELATION_OF.keys(), n=1, cutoff=0.8)
+    return _RELATION_OF[close[0]] if close else None
 
 
 def relations_in(text: str) -> frozenset[str]:

@@ -241,7 +241,7 @@ def slots_of(text: str) -> frozenset[Slot]:
 #: "What does Mia do?", "What do I do for a living?" (not "What do I do on Sundays?")
 _WHAT_DOES_DO = re.compile(
     r"\bwhat\s+(?:do|does|did)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+do\b"
-    r"(?!\s+(?:on|at|in|with|about|to|when|if|after|before)\b)",
+    r"(?!\s+(?:on|at|in|with|about|to|when|if|after)\b)",
     re.IGNORECASE,
 )
 _WHERE_WORK = re.compile(
@@ -306,7 +306,7 @@ _HEADS: dict[Slot, str] = {
     Slot.CAR: "car drive",
     Slot.BIKE: "bike ride cycle",
     Slot.COMMUTE: "commute get",
-    Slot.HEALTH: "health condition conditions medical",
+    Slot.HEALTH: "health condition conditions medical allergy allergies allergic intolerance intolerances",
     Slot.DIET: "diet eat food meat fish dairy milk gluten vegetarian vegan sugar salt alcohol drink",
     Slot.LIKES: "like favourite favorite",
     Slot.HOBBY: "hobby hobbies play",

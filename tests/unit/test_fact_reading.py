@@ -190,3 +190,11 @@ def test_a_correction_replaces_what_it_corrects() -> None:
         "Our wedding anniversary is on March 14.", "Scratch that, our anniversary is actually March 15."
     )
     assert current_texts(facts) == ["Our anniversary is actually March 15."]
+
+
+def test_a_new_job_replaces_the_job_of_someone_introduced_by_their_relation() -> None:
+    facts = history(
+        "My husband Karim teaches history at a sixth-form college.",
+        "Karim got a new job, he's head of humanities at Clifton College now.",
+    )
+    assert "My husband Karim teaches history at a sixth-form college." not in current_texts(facts)

@@ -102,9 +102,10 @@ def _names_most(about: Sequence[str], old: Fact) -> bool:
 
 
 def _single_slots(fact: Fact | ExtractedFact) -> frozenset[Slot]:
-    if isinstance(fact, Fact):
-        return fact_slots(fact.content, fact.attribute, fact.value) & SINGLE_SLOTS
-    return fact.slots & SINGLE_SLOTS
+    """Its one-at-a-time slots, but not who its subject is ("My husband Karim teaches history"
+    says what Karim does; "husband" is who he is, not a second thing it says)."""
+    found = fact_slots(fact.content, fact.attribute, fact.value) if isinstance(fact, Fact) else fact.slots
+    return (found & SINGLE_SLOTS) - {Slot.PARTNER}
 
 
 def _same_slot(new: ExtractedFact, old: Fact) -> bool:

@@ -49,8 +49,11 @@ _RELATED_NAME = re.compile(
     r"\b(?i:my|our|his|her|their)\s+(?i:(?:best|old|older|younger|little|big|new|eldest|youngest|oldest|twin)\s+)?"
     r"(?P<relation>[\w'-]+)\s*,?\s+(?P<name>[A-Z][\w'-]+)"
 )
-#: "a tabby cat called Miso", "a beagle named Kaffe", "a rescue greyhound called Pepper"
-_CALLED_NAME = re.compile(r"\b(?P<relation>[\w'-]+)\s+(?:called|named)\s+(?P<name>[A-Z][\w'-]+)")
+#: "a tabby cat called Miso", "a beagle named Kaffe", "My cat is called Tom", "my mum's name is Ingrid"
+_CALLED_NAME = re.compile(
+    r"\b(?P<relation>[\w'-]+?)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named))\s+"
+    r"(?P<name>[A-Z][\w'-]+)"
+)
 #: "Who is Omar?", "Who's Hollie?"
 _WHO_IS = re.compile(r"^\s*who(?:'s|\s+is|\s+was)\s+(?P<name>[A-Z][\w'-]+)\s*\??\s*$", re.IGNORECASE)
 #: a question asking what thea thinks: the model answers it, with the facts ("Is Sam happy with the
@@ -112,6 +115,22 @@ _GONE = re.compile(
     r"^(?P<subject>[A-Z][\w'-]+)\s+(?:died|passed\s+away|was\s+put\s+down)\b"
     r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)",
 )
+
+
+#: words around a relation that are not part of it ("my", "is called")
+_NOT_RELATION = frozenset({"my", "our", "his", "her", "their", "is", "called", "named", "name", "s"})
+
+
+def relation_said(name: str, facts: Sequence[Fact]) -> str:
+    """The words the user named someone's relation with ("best friend", "mum"), or ""."""
+    for fact in facts:
+        for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
+            if match.group("name").lower() == name.lower() and relation_word(match.group("relation")):
+                said = match.group(0)[: match.start("name") - match.start()]
+                words = re.findall(r"[\w'-]+", said)
+                kept = [w for w in words if w.lower() not in _NOT_RELATION]
+                return " ".join(kept).lower().removesuffix("'s")
+    return ""
 
 
 def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:

@@ -30,7 +30,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
-from services.cycle.fact_match import FactMatch, focus_of, match_facts, named_relatives, people_of, who_is
+from services.cycle.fact_match import (
+    FactMatch,
+    focus_of,
+    match_facts,
+    named_relatives,
+    people_of,
+    relation_said,
+    who_is,
+)
 from services.cycle.statements import lower_first, turn_round
 from services.knowledge.record.slots import SINGLE_VALUED
 from services.prompts.quoting import without_any_order
@@ -120,23 +128,13 @@ def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:
 
 def _introduction(name: str, facts: Sequence[Fact]) -> str:
     """How the user introduced someone ("Omar is your best friend."), or ""."""
-    pattern = re.compile(_INTRODUCED.format(name=re.escape(name)), re.IGNORECASE)
-    for fact in facts:
-        found = pattern.search(fact.content)
-        if found:
-            return f"{name} is your {found.group('relation').lower()}."
-    return ""
+    relation = relation_said(name, facts)
+    return f"{name} is your {relation}." if relation else ""
 
 
 def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
     """The relation in the user's own word ("mum", "best friend"), else its plain name."""
-    for name in names:
-        pattern = re.compile(_INTRODUCED.format(name=re.escape(name)), re.IGNORECASE)
-        for fact in facts:
-            found = pattern.search(fact.content)
-            if found:
-                return found.group("relation").lower()
-    return relation
+    return next((said for said in (relation_said(n, facts) for n in names) if said), relation)
 
 
 def _said(facts: Sequence[Fact]) -> str:
@@ -178,7 +176,8 @@ def answer_from_facts(
         focus = focus_of(question, set(people))
         relation = _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named)
         names = " and ".join(n.title() for n in named[:3])
-        return FactAnswer(text=f"Your {relation} {'is' if len(named) == 1 else 'are'} {names}.", facts=())
+        verb = "is called" if len(named) == 1 else "are called"
+        return FactAnswer(text=f"Your {relation} {verb} {names}.", facts=())
     name = who_is(question)
     if name and not earlier:
         intro = _introduction(name, [*candidates, *history])

@@ -108,10 +108,10 @@ def test_a_question_typed_in_a_hurry_is_still_a_question_about_the_right_person(
 
     assert understand("whats my husbnds name").kind is MessageKind.QUESTION
     said = answer("whats my husbnds name", "My husband Karim teaches history.", "My mum's name is Ingrid.")
-    assert said == "Your husband is Karim."
+    assert said == "Your husband is called Karim."
     assert (
         answer("What's my mother's name?", "I'm Noah.", "My mum's name is Ingrid.")
-        == "Your mum's name is Ingrid."
+        == "Your mum is called Ingrid."
     )
 
 

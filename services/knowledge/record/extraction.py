@@ -267,8 +267,8 @@ def _time_phrase(phrase: str) -> bool:
 def _ended(clause: Clause) -> bool:
     if _USED_TO.search(clause.text) or _END_PHRASES.search(clause.text):
         return True
-    if clause.negated and _NOT_ANYMORE.search(clause.text):
-        return True
+    if clause.negated and _NOT_ANYMORE.search(clause.text) and not clause.copula:
+        return True  # "doesn't volunteer there anymore" ended; "is not a vegetarian anymore" is a new state
     if re.search(r"\bno\s+longer\b", clause.text, re.IGNORECASE) and not clause.copula:
         return True
     # "I quit the bakery": a past that looks like a present

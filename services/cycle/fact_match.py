@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.cycle.not_told import topic_words
 from services.knowledge.record.extraction import DATE
@@ -235,13 +236,21 @@ def named_relatives(question: str, people: Mapping[str, frozenset[str]]) -> list
     ]
 
 
+@lru_cache(maxsize=16_384)
+def _dated(text: str) -> bool:
+    return DATE.search(text) is not None
+
+
 def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
     """The stems of the words naming these kinds of event."""
     return frozenset(stem(k) for k in kinds)
 
 
+_SLOT_VALUES = frozenset(s.value for s in Slot)
+
+
 def _slots_of(fact: Fact) -> frozenset[Slot]:
-    stored = frozenset(Slot(s) for s in (fact.slots or []) if s in Slot.__members__.values())
+    stored = frozenset(Slot(s) for s in (fact.slots or []) if s in _SLOT_VALUES)
     found = stored | fact_slots(fact.content, fact.attribute, fact.value)
     if fact.category == "constraint":  # a health constraint is what a diet must mind
         found |= {Slot.DIET, Slot.HEALTH}
@@ -276,12 +285,21 @@ def match_facts(
     out: list[FactMatch] = []
     for fact in facts:
         agreeing = agrees(focus, fact, people)
+        if not agreeing:  # about someone else: never an answer, ranked by recall alone
+            recalled = (recall or {}).get(fact.id, 0.0) / top_recall
+            out.append(
+                FactMatch(
+                    fact=fact, agrees=False, slots=frozenset(), main=frozenset(), share=0.0, similarity=0.0,
+                    score=RECALL * recalled, plain=False, why="about someone else",
+                )
+            )  # fmt: skip
+            continue
         stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
         slots = asked & _slots_of(fact)
         main = asked & attribute_slots(fact.attribute, fact.value)
         kinds = event_kinds(question) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
         shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
-        if when and not DATE.search(fact.content):
+        if when and not _dated(fact.content):
             shared = frozenset()  # a "when" question is answered by a fact that says when
         share = len(shared) / len(topic) if topic else 0.0
         meaning = (similarity or {}).get(fact.id, 0.0)

@@ -403,14 +403,16 @@ _OPENING = re.compile(
 )
 
 
-def _without_opening(sentence: str) -> str:
+def without_opening(sentence: str) -> str:
+    """The sentence without a label or joining word before what it tells ("Quick update: ...",
+    "And ...", "Scratch that, ...")."""
     rest = _OPENING.sub("", sentence, count=1)
     return rest[:1].upper() + rest[1:] if rest and rest != sentence else sentence
 
 
 def acknowledge(text: str) -> str:
     """A short acknowledgement restating only what the message said, persons turned round."""
-    parts = [_without_opening(p) for p in sentences(" ".join(text.split()))]
+    parts = [without_opening(p) for p in sentences(" ".join(text.split()))]
     kept: list[str] = []
     used = 0
     for part in parts:

@@ -134,6 +134,18 @@ def relation_said(name: str, facts: Sequence[Fact]) -> str:
     return ""
 
 
+def naming_facts(name: str, facts: Sequence[Fact]) -> list[Fact]:
+    """The facts in which the user named ``name`` by a relation ("My cat is called Tom.")."""
+    return [
+        fact
+        for fact in facts
+        if any(
+            m.group("name").lower() == name.lower() and relation_word(m.group("relation"))
+            for m in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]
+        )
+    ]
+
+
 def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
     """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
     Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")."""

@@ -35,6 +35,7 @@ from services.cycle.fact_match import (
     focus_of,
     match_facts,
     named_relatives,
+    naming_facts,
     people_of,
     relation_said,
     who_is,
@@ -177,7 +178,13 @@ def answer_from_facts(
         relation = _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named)
         names = " and ".join(n.title() for n in named[:3])
         verb = "is called" if len(named) == 1 else "are called"
-        return FactAnswer(text=f"Your {relation} {verb} {names}.", facts=())
+        told = {f.id: f for n in named[:3] for f in naming_facts(n, [*candidates, *history])}
+        sources = sorted(told.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
+        return FactAnswer(
+            text=f"Your {relation} {verb} {names}.",
+            facts=tuple(sources[:MAX_FACTS]),
+            why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
+        )
     name = who_is(question)
     if name and not earlier:
         intro = _introduction(name, [*candidates, *history])

@@ -55,6 +55,12 @@ _CALLED_NAME = re.compile(
     r"\b(?P<relation>[\w'-]+?)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named))\s+"
     r"(?P<name>[A-Z][\w'-]+)"
 )
+#: "we have a little girl, Noor", "two springer spaniels, Basil and Thyme", "adopted a cat, Miso"
+_HAVE_NAMED = re.compile(
+    r"\b(?i:have|has|had|got|adopted|welcomed|rescued)\s+(?P<count>(?i:a|an|two|three|four|five|\d+))\s+"
+    r"(?P<relation>(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s*,\s*(?P<name>[A-Z][\w'-]+)"
+    r"(?:\s*(?:,|and|&)\s*(?P<name2>[A-Z][\w'-]+))?"
+)
 #: "Who is Omar?", "Who's Hollie?"
 _WHO_IS = re.compile(r"^\s*who(?:'s|\s+is|\s+was)\s+(?P<name>[A-Z][\w'-]+)\s*\??\s*$", re.IGNORECASE)
 #: a question asking what thea thinks: the model answers it, with the facts ("Is Sam happy with the
@@ -122,43 +128,54 @@ _GONE = re.compile(
 _NOT_RELATION = frozenset({"my", "our", "his", "her", "their", "is", "called", "named", "name", "s"})
 
 
+def _namings(content: str) -> list[tuple[str, str]]:
+    """(the relation as the user said it, the name) of each person or pet a fact names by their
+    relation: "my best friend Omar" -> (best friend, Omar), "a tabby cat called Miso" -> (tabby
+    cat, Miso), "two springer spaniels, Basil and Thyme" -> (springer spaniel, Basil), (..., Thyme)."""
+    out: list[tuple[str, str]] = []
+    for match in [*_RELATED_NAME.finditer(content), *_CALLED_NAME.finditer(content)]:
+        if relation_word(match.group("relation")):
+            said = match.group(0)[: match.start("name") - match.start()]
+            kept = [w for w in re.findall(r"[\w'-]+", said) if w.lower() not in _NOT_RELATION]
+            out.append((" ".join(kept).lower().removesuffix("'s"), match.group("name")))
+    for match in _HAVE_NAMED.finditer(content):
+        relation = match.group("relation")
+        several = match.group("name2") is not None
+        one = match.group("count").lower() in ("a", "an")
+        if relation_word(relation.split()[-1]) and several != one:
+            shown = relation[:-1] if several and relation.endswith("s") else relation
+            out += [(shown.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
+    return out
+
+
 def relation_said(name: str, facts: Sequence[Fact]) -> str:
     """The words the user named someone's relation with ("best friend", "mum"), or ""."""
     for fact in facts:
-        for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
-            if match.group("name").lower() == name.lower() and relation_word(match.group("relation")):
-                said = match.group(0)[: match.start("name") - match.start()]
-                words = re.findall(r"[\w'-]+", said)
-                kept = [w for w in words if w.lower() not in _NOT_RELATION]
-                return " ".join(kept).lower().removesuffix("'s")
+        for said, named in _namings(fact.content):
+            if named.lower() == name.lower():
+                return said
     return ""
 
 
 def naming_facts(name: str, facts: Sequence[Fact]) -> list[Fact]:
     """The facts in which the user named ``name`` by a relation ("My cat is called Tom.")."""
-    return [
-        fact
-        for fact in facts
-        if any(
-            m.group("name").lower() == name.lower() and relation_word(m.group("relation"))
-            for m in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]
-        )
-    ]
+    return [f for f in facts if any(n.lower() == name.lower() for _, n in _namings(f.content))]
 
 
-def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
+def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, frozenset[str]]:
     """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
-    Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")."""
+    Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")
+    unless ``gone_too``."""
     found: dict[str, set[str]] = {}
     gone: set[str] = set()
     for fact in facts:
-        for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
-            relation = relation_word(match.group("relation"))
+        for said, name in _namings(fact.content):
+            relation = relation_word(said.split()[-1])
             if relation:
-                found.setdefault(match.group("name").lower(), set()).add(relation)
+                found.setdefault(name.lower(), set()).add(relation)
         for match in _GONE.finditer(fact.content):
             gone.add((match.group("subject") or match.group("object")).lower())
-    return {name: frozenset(relations) for name, relations in found.items() if name not in gone}
+    return {n: frozenset(relations) for n, relations in found.items() if gone_too or n not in gone}
 
 
 def _names_in(text: str) -> set[str]:

@@ -41,7 +41,7 @@ from services.cycle.fact_match import (
     who_is,
 )
 from services.cycle.statements import lower_first, turn_round
-from services.knowledge.record.slots import SINGLE_VALUED
+from services.knowledge.record.slots import SINGLE_VALUED, Slot, question_slots, relation_covers
 from services.prompts.quoting import without_any_order
 from thea.models import Fact
 
@@ -148,6 +148,15 @@ def _earlier(facts: Sequence[Fact]) -> str:
     return f"Earlier you told me: {lower_first(_said(facts))}{changed}"
 
 
+def _asks_unnamed_relative(question: str, people: Mapping[str, frozenset[str]]) -> bool:
+    """The question asks the name of a relative by relation and no one ever named has it."""
+    focus = focus_of(question, set(people))
+    if not focus.relations or focus.names or Slot.NAME not in question_slots(question):
+        return False
+    told = {relation for relations in people.values() for relation in relations}
+    return not any(relation_covers(asked, t) for asked in focus.relations for t in told)
+
+
 def may_answer(question: str, known: Sequence[Fact]) -> bool:
     """Some fact of ``known`` could answer the question plainly (no recall needed: the instinct
     step asks this to spare the model call when the answer will be the facts themselves)."""
@@ -185,6 +194,8 @@ def answer_from_facts(
             facts=tuple(sources[:MAX_FACTS]),
             why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
         )
+    if not earlier and _asks_unnamed_relative(question, people_of([*candidates, *history], gone_too=True)):
+        return None  # "What's my son's name?" when no son was named: not the daughter's fact
     name = who_is(question)
     if name and not earlier:
         intro = _introduction(name, [*candidates, *history])

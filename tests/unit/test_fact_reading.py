@@ -198,3 +198,53 @@ def test_a_new_job_replaces_the_job_of_someone_introduced_by_their_relation() ->
         "Karim got a new job, he's head of humanities at Clifton College now.",
     )
     assert "My husband Karim teaches history at a sixth-form college." not in current_texts(facts)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Yusuf, 41, I'm a ferry engineer in Dover.", "Yusuf here, 41, I fix ferry engines in Dover."],
+)
+def test_a_name_and_an_age_before_the_sentence_are_the_users_and_the_rest_is_kept(message: str) -> None:
+    name, age, work = extract_facts(message)
+    assert (name.subject_key, name.value, Slot.NAME in name.slots) == (USER, "Yusuf", True)
+    assert (age.subject_key, age.attribute, age.value, Slot.AGE in age.slots) == (USER, "age", "41", True)
+    assert work.subject_key == USER
+    assert "Dover" in work.text
+
+
+def test_a_name_and_an_age_before_a_verb_are_someone_elses() -> None:
+    (fact,) = extract_facts("Pickle, 6, hates the vacuum cleaner.")
+    assert fact.subject_key == "pickle"
+
+
+def test_a_name_given_after_a_noun_is_whom_the_next_pronoun_means() -> None:
+    had, turned = extract_facts("My husband and I have a baby boy, Idris, he turned one in May.")
+    assert "Idris" in had.text
+    assert turned.subject_key == "idris"
+    assert turned.text.startswith("Idris turned one")
+
+
+def test_a_business_one_runs_is_ones_work() -> None:
+    (shop,) = extract_facts("We own a tiny bookshop in Hay.")
+    assert shop.attribute == "job"
+    assert Slot.JOB in shop.slots
+    (club,) = extract_facts("I run a chess club on Tuesdays.")
+    assert Slot.JOB not in club.slots
+
+
+def test_a_switch_from_one_thing_to_another_replaces_the_first() -> None:
+    facts = history("My son Ollie is studying law at Durham.", "Ollie switched from law to history.")
+    assert current_texts(facts) == ["Ollie switched to history."]
+    (now,) = [f for f in facts if f.valid_until is None]
+    assert "study" in (now.slots or [])  # what the switch replaced was a course of study
+
+
+def test_a_move_by_those_who_do_the_work_moves_that_work() -> None:
+    facts = history("The kitchen painting is booked for June 3.", "The painters postponed to June 17.")
+    assert current_texts(facts) == ["The painters postponed to June 17."]
+
+
+def test_a_change_of_plan_label_is_not_part_of_the_fact() -> None:
+    (flight,) = extract_facts("Change of plan, our ferry to Bilbao now leaves on May 2.")
+    assert not flight.text.lower().startswith("change of plan")
+    assert flight.change is Change.CHANGE

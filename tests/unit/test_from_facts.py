@@ -150,3 +150,25 @@ def test_a_name_asked_by_relation_is_said_back_with_the_fact_that_named_it() -> 
     assert answer.text == "Your mum is called Ingrid."
     assert answer.facts == (named,)  # the trace shows what the answer says back
     assert "mum" in answer.why[named.id]
+
+
+def test_a_relative_named_after_what_the_user_has_is_said_back_by_that_name() -> None:
+    (kid,) = facts_of("We have a baby boy, Idris.")
+    answer = answer_from_facts("What's my son called?", [], [kid], earlier=False)
+    assert answer is not None
+    assert "Idris" in answer.text
+    assert answer.facts == (kid,)
+
+
+def test_the_name_of_a_relative_never_named_is_not_answered_with_another_relatives() -> None:
+    (kid,) = facts_of("We have a baby boy, Idris.")
+    assert answer_from_facts("What's my daughter's name?", [], [kid], earlier=False) is None
+
+
+def test_of_pets_told_together_the_one_still_there_answers_which_one_is_had_now() -> None:
+    (pets,) = facts_of("We have two tabby cats, Pip and Dot.")
+    gone, kept = facts_of("Dot died in May, we still have Pip.")
+    answer = answer_from_facts("Which cat do we have now?", [], [kept], earlier=False, history=[pets, gone])
+    assert answer is not None
+    assert "Pip" in answer.text
+    assert "Dot" not in answer.text

@@ -109,13 +109,13 @@ _LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening)|well|so|oh|ok(?:ay)?|also|anyway"
     r"|by the way|btw|sadly|unfortunately|luckily|fortunately|finally|guess what|actually|sorry"
-    r"|scratch\s+that|correction|i\s+meant|i\s+mean|wait|no\s+wait"
+    r"|scratch\s+that|correction|i\s+meant|i\s+mean|wait|no\s+wait|change\s+of\s+plans?"
     r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|update|quick\s+update)\b[\s,!.:-]*",
     re.IGNORECASE,
 )
 _CHANGE_WORDS = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|instead|new|newly|switched|changed|update[ds]?|these\s+days"
-    r"|actually|scratch\s+that|correction|i\s+meant|not\s+\w+\s+(?:but|as\s+i\s+said)"
+    r"|actually|scratch\s+that|correction|i\s+meant|change\s+of\s+plans?|not\s+\w+\s+(?:but|as\s+i\s+said)"
     r"|from\s+now\s+on|as\s+of|starting\s+(?:from|on|next|this)|from\s+next\s+(?:week|month|year))\b",
     re.IGNORECASE,
 )
@@ -142,6 +142,8 @@ _MOVE_VERBS = frozenset(
 _RELOCATE = frozenset({"move", "relocate", "emigrate"})
 #: "we swapped the Clio for a Tesla": the object is replaced by what follows "for"
 _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
+#: verbs whose "from X to Y" says Y replaced X ("Amelie switched from medicine to biology")
+_FROM_TO_VERBS = _SWAP | {"go", "upgrade", "downgrade", "transfer", "convert", "move", "shift", "swap"}
 _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|gluten|lactose|coeliac|celiac|diabet\w*"
     r"|kosher|halal|can't\s+eat|cannot\s+eat|don't\s+eat|do\s+not\s+eat|avoid\w*|pregnan\w*|asthma\w*"
@@ -176,7 +178,10 @@ _DATE_START = re.compile(
     re.IGNORECASE,
 )
 _FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECASE)
-_AGE = re.compile(r"^\d+\s+(?:years?|months?|weeks?)\s+old\b", re.IGNORECASE)
+_AGE = re.compile(
+    r"^\d+\s+(?:years?|months?|weeks?)\s+old\b|^\d{1,3}(?:\s+(?:now|today|this\s+year|next\s+\w+))?$",
+    re.IGNORECASE,
+)
 #: "I'm Lena, a second-year chemistry student ...": a name, then who the user is
 _NAME_THEN = re.compile(r"^(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}),\s+(?P<rest>(?:an?|the)\s+.+)$")
 #: a role at a named place: "head of humanities at Clifton College", "lead engineer at Paylark"
@@ -190,6 +195,14 @@ _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 _FUTURE = frozenset({"will", "'ll", "going", "gonna", "might", "may", "could", "should", "would", "'d"})
 _HAVE_VERBS = frozenset({"have", "get", "own", "buy", "adopt", "keep", "rescue"})
 _ALIASES = {"work": "job", "employ": "job"}
+#: "I run a small bed and breakfast", "we own a bakery": a business one runs is one's work
+_RUN_VERBS = frozenset({"run", "own", "manage"})
+_BUSINESS = re.compile(
+    r"\b(?:business|company|firm|shop|store|caf[eé]|restaurant|bakery|pub|bar|hotel|b&b|bed\s+and\s+breakfast"
+    r"|guest\s*house|farm|salon|studio|agency|practice|clinic|nursery|garage|start-?up|consultancy|bookshop"
+    r"|boutique|brewery|gym)s?\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+", re.UNICODE)
 
 
@@ -318,6 +331,8 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return stem(subject.noun.split()[-1])
     if _AS_ROLE.match(clause.value) and is_occupation(clause.value):
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
+    if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
+        return "job"
     if clause.verb in _HAVE_VERBS and clause.object_words:
         return _object_head(clause.object_words) or stem(clause.verb)
     verb = stem(clause.verb)
@@ -343,7 +358,8 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         old_value = next(g for g in replaced.groups() if g)
         text = (text[: replaced.start()] + text[replaced.end() :]).strip(" ,")
         value = _REPLACED.sub("", value).strip(" ,")
-    from_to = _FROM_TO.search(value) if moved or relocation else None
+    # "moved from March 3 to May 9", "switched from medicine to biology": the new value, the old one
+    from_to = _FROM_TO.search(value) if moved or relocation or clause.verb in _FROM_TO_VERBS else None
     if from_to:
         old_value = from_to.group("old")
         value = from_to.group("new")

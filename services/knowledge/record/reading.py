@@ -58,6 +58,21 @@ _HERE = re.compile(
     r"|^\s*this\s+is\s+(?P<name2>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s*[.!]?\s*$"
 )
 
+#: an introduction before what the user says: "Hamid, 34, I'm a bus driver", "Claire here, 52, I
+#: run a B&B", "It's Daniel here": a name said with "here" or an age (else "Noor, she ..." is
+#: about Noor)
+_LEADING_INTRO = re.compile(
+    r"^\s*(?:(?i:it's|it\s+is)\s+)?(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
+    r"(?:(?P<here>\s+here)\s*(?:[,.!:;-]\s*|$)|\s*,\s*(?P<age>\d{1,3})\s*(?:[,.!:;-]\s*|$))"
+    r"(?:(?P<also>\d{1,3})\s*(?:[,.!:;-]\s*|$))?(?P<rest>.*)$",
+)
+#: what may follow an introduction with an age: the user's own clause or who they are
+_ABOUT_USER = re.compile(r"^(?:I\b|I['\u2019]|me\b|my\b|a\b|an\b|$)")
+#: "a little girl, Noor, she turned 2": the pronoun is the name just given
+_NAME_THEN_PRONOUN = re.compile(
+    r",\s*(?P<name>[A-Z][\w'-]+)\s*,\s*(?P<pronoun>she|he)\b(?P<c>['\u2019](?:s|ll|d))?"
+)
+
 
 @dataclass(frozen=True)
 class Subject:
@@ -269,6 +284,20 @@ def _clause(tokens: list[Any], head: Any, subject: Subject, subject_ids: set[int
     )
 
 
+def _names_a_role(text: str) -> bool:
+    """ "bus driver in Glasgow": a noun phrase (who someone is), not a verb ("loves walks")."""
+    first = parse(text)[0] if text else None
+    return first is not None and first.text[:1].islower() and first.pos_ in ("NOUN", "ADJ", "PROPN")
+
+
+def _user_says(text: str, value: str) -> Clause:
+    """A clause of the user's own introduction ("I'm Hamid.", "I'm 34.")."""
+    return Clause(
+        text=text, subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP", value=value,
+        copula=True, passive=False, negated=False,
+    )  # fmt: skip
+
+
 def _introduction(sentence: str, doc: Any) -> Clause | None:
     """A verbless introduction: "Daniel here.", "Ines Duarte, freelance graphic designer, based
     in Porto.", "Software dev at a fintech startup called Paylark."."""
@@ -328,6 +357,16 @@ class Reader:
 
     def clauses(self, sentence: str) -> list[Clause]:
         sentence = _NAME_IS.sub(r"\1 is", sentence)
+        lead = self._leading_introduction(sentence)
+        if lead is not None:
+            return lead
+        then = _NAME_THEN_PRONOUN.search(sentence)
+        if then is not None:  # "... a little girl, Noor, she turned 2": two sentences, the second about Noor
+            name = then.group("name")
+            rest = name + _EXPANDED.get((then.group("c") or "").replace("\u2019", "'"), "")
+            first = self.clauses(sentence[: then.start("pronoun")].rstrip(" ,") + ".")
+            self.last_person = name
+            return first + self.clauses(rest + sentence[then.end() :])
         doc = parse(sentence)
         if not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS:
             # "Margaret volunteers at ...": a small parser can take a name's verb for a plural noun;
@@ -375,6 +414,25 @@ class Reader:
                     text = _named(text, subject_token.text, self.last_person)
             out.append(_clause(tokens, head, subject, subject_ids, text))
             self._remember_person(subject, tokens)
+        return out
+
+    def _leading_introduction(self, sentence: str) -> list[Clause] | None:
+        """ "Hamid, 34, I'm a bus driver in Glasgow.": the name, the age, then the rest as said."""
+        found = _LEADING_INTRO.match(sentence)
+        if found is None:
+            return None
+        rest = found.group("rest").strip()
+        age = found.group("age") or found.group("also")
+        if not found.group("here") and not _ABOUT_USER.match(rest) and not _names_a_role(rest):
+            return None  # "Basil, 3, loves walks": about Basil
+        if parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:
+            return None  # "Today, 3 ..." is no name
+        name = found.group("name")
+        out = [_user_says(f"I'm {name}.", name)]
+        if age:
+            out.append(_user_says(f"I'm {age}.", age))
+        if rest:
+            out += self.clauses(rest)
         return out
 
     def _remember_person(self, subject: Subject, tokens: list[Any]) -> None:

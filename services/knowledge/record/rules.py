@@ -78,12 +78,24 @@ def _differs(new_value: str, old_value: str) -> bool:
     return bool(a) and a not in b and b not in a
 
 
+def _roots(said: set[str]) -> set[str]:
+    return {stem(w) for w in said}
+
+
+def _does(word: str, roots: set[str]) -> bool:
+    """The word names who does what the old fact names ("the roofers" of "the roof repair", "the
+    builders" of "the building work", "the painter" of "painting the hall")."""
+    root = stem(word)
+    return len(root) > 5 and root.endswith("er") and root[:-2] in roots
+
+
 def _names_all(about: Sequence[str], old: Fact) -> bool:
     """Every word of what ended or moved is in the old fact ("the wedding" in "Omar is getting
-    married": the same kind of event)."""
+    married": the same kind of event; "the roofers" in "the roof repair": who does it)."""
     said = words(old.content) | words(old.subject or "")
     kinds = event_words(f"{old.content} {old.subject or ''}")
-    return bool(about) and all(w in said or _same_kind(w, kinds) for w in about)
+    roots = _roots(said)
+    return bool(about) and all(w in said or _same_kind(w, kinds) or _does(w, roots) for w in about)
 
 
 def _same_kind(word: str, kinds: frozenset[str]) -> bool:
@@ -97,7 +109,8 @@ def _names_most(about: Sequence[str], old: Fact) -> bool:
     appointment got moved" is about "Pixel has a vet appointment")."""
     said = words(old.content) | words(old.subject or "")
     kinds = event_words(f"{old.content} {old.subject or ''}")
-    named = [w for w in about if w in said or _same_kind(w, kinds)]
+    roots = _roots(said)
+    named = [w for w in about if w in said or _same_kind(w, kinds) or _does(w, roots)]
     return bool(about) and len(named) * 2 >= len(about)
 
 

@@ -85,6 +85,9 @@ def told_sentence(fact: Fact) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+#: a fact saying what is no longer so: not said beside one saying what is
+_NO_LONGER = re.compile(r"\bno\s+longer\b|\b(?:not|n't)\b.*\b(?:anymore|any\s+more)\b", re.IGNORECASE)
+_ASKS_YES_NO = re.compile(r"^\s*(?:am|is|are|do|does|have|has)\b", re.IGNORECASE)
 _WHO = re.compile(r"^\s*(?:who|whom)\b", re.IGNORECASE)
 
 
@@ -115,7 +118,8 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         if len(chosen) >= MAX_FACTS or other.score < best.score * JOIN_SHARE:
             break
         chosen.append(other)
-    return chosen
+    said = [m for m in chosen if not _NO_LONGER.search(m.fact.content)]
+    return said or chosen  # "Your new manager is Kwame." without "Deborah's no longer your boss."
 
 
 def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:
@@ -221,4 +225,9 @@ def answer_from_facts(
     if earlier or not history:
         return None
     before = _chosen(match_facts(question, history, people=people, similarity=similarity), question)
-    return _answer(before, earlier=True) if before else None
+    if not before:
+        return None
+    answer = _answer(before, earlier=True)
+    if _ASKS_YES_NO.match(question):  # "Am I still in the choir?" when that ended: no
+        return FactAnswer(text=f"Not any more. {answer.text}", facts=answer.facts, why=answer.why)
+    return answer

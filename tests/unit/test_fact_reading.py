@@ -248,3 +248,24 @@ def test_a_change_of_plan_label_is_not_part_of_the_fact() -> None:
     (flight,) = extract_facts("Change of plan, our ferry to Bilbao now leaves on May 2.")
     assert not flight.text.lower().startswith("change of plan")
     assert flight.change is Change.CHANGE
+
+
+def test_a_new_name_for_a_one_at_a_time_relation_replaces_the_old_but_a_second_sibling_does_not() -> None:
+    facts = history("My supervisor is called Harriet.", "My new boss is Tunde.")
+    assert current_texts(facts) == ["My new boss is Tunde."]
+    siblings = history("My sister is called Ama.", "My sister is called Efua.")
+    assert len(current_texts(siblings)) == 2  # two sisters
+
+
+def test_a_name_an_age_and_a_role_without_a_verb_are_three_facts() -> None:
+    name, age, role = extract_facts("Tomasz, 38, site welder from Gdansk.")
+    assert (name.value, age.value) == ("Tomasz", "38")
+    assert Slot.JOB in role.slots
+    assert "welder" in role.text
+
+
+def test_a_question_about_what_the_user_cannot_have_asks_about_diet_and_health() -> None:
+    from services.knowledge.record.slots import question_slots
+
+    assert {Slot.DIET, Slot.HEALTH} <= question_slots("What can't I have?")
+    assert Slot.DIET not in question_slots("Where can I have lunch?")

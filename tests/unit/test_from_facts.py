@@ -172,3 +172,27 @@ def test_of_pets_told_together_the_one_still_there_answers_which_one_is_had_now(
     assert answer is not None
     assert "Pip" in answer.text
     assert "Dot" not in answer.text
+
+
+def test_a_relation_with_a_new_name_is_answered_without_the_old_one() -> None:
+    current = facts_of("Harriet is no longer my boss, my new boss is Tunde.")
+    assert len(current) == 2
+    answer = answer_from_facts("Who is my boss?", [], current, earlier=False)
+    assert answer is not None
+    assert "Tunde" in answer.text
+    assert "Harriet" not in answer.text
+
+
+def test_asked_whether_something_still_holds_when_it_ended_the_answer_says_no() -> None:
+    (choir,) = facts_of("I sing in a gospel choir.")
+    ended = choir.model_copy(update={"valid_until": choir.created_at + 1})
+    answer = answer_from_facts("Am I still in the gospel choir?", [], [], earlier=False, history=[ended])
+    assert answer is not None
+    assert answer.text.startswith("Not any more.")
+
+
+def test_a_question_about_what_must_be_avoided_is_answered_with_the_constraint() -> None:
+    (constraint,) = facts_of("I'm allergic to sesame.")
+    answer = answer_from_facts("What can't I eat?", [], [constraint], earlier=False)
+    assert answer is not None
+    assert "sesame" in answer.text

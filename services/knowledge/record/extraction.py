@@ -29,13 +29,14 @@ fact supersedes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from services.common.text import STOPWORDS
 from services.cycle.statements import telling_sentences
 from services.knowledge.record.reading import USER, Clause, Reader
-from services.knowledge.record.slots import Slot, fact_slots, is_occupation
+from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 
@@ -214,12 +215,24 @@ def _is_name(word: str) -> bool:
     return word[:1].isupper() and word.lower() not in STOPWORDS and word.replace("'", "").isalpha()
 
 
+def _names_a_relative(subject_key: str, words: Sequence[str]) -> bool:
+    """The words are the name of someone known by their relation ("my manager" ... "Kwame")."""
+    return (
+        subject_key != USER
+        and bool(relation_word(subject_key))
+        and 0 < len(words) <= 3
+        and all(_is_name(w) for w in words)
+    )
+
+
 def _copula_attribute(value: str, noun: str, subject_key: str) -> str:
     if noun:
         return stem(noun.split()[-1])
     words = value.split()
     if subject_key == USER and words and len(words) <= 3 and all(_is_name(w) for w in words):
         return stem("name")  # "I'm Raj Mehta"
+    if _names_a_relative(subject_key, words):
+        return stem("name")  # "my new manager is Kwame"
     if _AGE.match(value):
         return "age"
     if not words:
@@ -329,6 +342,9 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return _copula_attribute(clause.value, subject.noun, subject.key)
     if subject.noun:
         return stem(subject.noun.split()[-1])
+    named = clause.verb in ("call", "name") and clause.passive
+    if named and _names_a_relative(subject.key, clause.value.split()):
+        return stem("name")  # "my manager is called Deborah"
     if _AS_ROLE.match(clause.value) and is_occupation(clause.value):
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):

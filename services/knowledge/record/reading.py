@@ -431,7 +431,10 @@ class Reader:
         out = [_user_says(f"I'm {name}.", name)]
         if age:
             out.append(_user_says(f"I'm {age}.", age))
-        if rest:
+        if rest and _names_a_role(rest):  # "software tester from Leicester": who the user is
+            role = rest.rstrip(".!")
+            out.append(_user_says(f"I'm {role}.", role))
+        elif rest:
             out += self.clauses(rest)
         return out
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.knowledge.record.extraction import DATE, Change, ExtractedFact
+from services.knowledge.record.extraction import DATE, USER, Change, ExtractedFact
 from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
 from services.knowledge.record.slots import (
     Slot,
@@ -29,6 +29,7 @@ from services.knowledge.record.slots import (
     event_words,
     fact_slots,
     is_occupation,
+    relation_word,
 )
 from services.recall.lexical import stem
 from thea.models import Fact
@@ -45,6 +46,11 @@ SINGLE_VALUED = frozenset(
         )
     }
 )  # fmt: skip
+#: relations one has one of at a time: a new name for them replaces the old ("my new manager is
+#: Kwame"); a second brother or friend is another person
+_ONE_AT_A_TIME = frozenset(
+    {"boss", "partner", "husband", "wife", "girlfriend", "boyfriend", "mother", "father"}
+)
 #: attributes that describe what someone is or does for a living: one replaces another on a change
 _ROLE = frozenset({"be-a", "job"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -131,13 +137,24 @@ def _same_slot(new: ExtractedFact, old: Fact) -> bool:
     return _single_slots(old) <= _single_slots(new) | main
 
 
+def _same_subject(new: ExtractedFact, old: Fact) -> bool:
+    """The same subject, or the same relation in other words ("my boss" / "my manager")."""
+    if old.subject_key == new.subject_key:
+        return True
+    relation = relation_word(new.subject_key)
+    return relation is not None and relation == relation_word(old.subject_key or "")
+
+
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why ``new`` supersedes ``old`` (a current fact of the same user), or None."""
     if new.change is Change.END:
         if _names_all(new.about, old):
             return f"ended: {new.text}"
         return None
-    same = old.subject_key == new.subject_key and _same_attribute(new, old)
+    same = _same_subject(new, old) and _same_attribute(new, old)
+    name = same and new.attribute == stem("name") and new.subject_key != USER
+    if name and relation_word(new.subject_key) not in _ONE_AT_A_TIME:
+        return None  # "my brother is called Sam" after "... Tom": two brothers
     if new.change is Change.MOVE:
         head = new.about[-1:] if new.about else ()
         about_it = _names_all(head, old) and (_names_most(new.about, old) or same)

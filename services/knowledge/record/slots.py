@@ -91,7 +91,11 @@ _OCCUPATIONS = (
     "officer specialist coordinator director executive supervisor ceo cto founder contractor intern "
     "apprentice trainee recruiter marketer strategist auditor banker broker cleaner courier dispatcher "
     "estimator forester geologist inspector instructor janitor miner nanny carer caregiver radiographer "
-    "surveyor lifeguard porter"
+    "surveyor lifeguard porter tester planner buyer chemist biologist statistician ranger steward stewardess "
+    "bartender barber florist welder roofer joiner plasterer decorator locksmith solicitor barrister "
+    "paralegal dietitian nutritionist counsellor counselor worker illustrator animator copywriter producer "
+    "presenter dancer hygienist optometrist vicar priest chaplain headteacher principal postdoc sysadmin "
+    "operator machinist labourer laborer handyman guard detective constable groomer trainer"
 )
 _CAR_MAKES = (
     "audi bmw citroen citroën dacia fiat ford golf honda hyundai jeep kia lexus mazda mercedes mini nissan "
@@ -252,6 +256,13 @@ _WHERE_WORK = re.compile(
 )
 
 
+_CANNOT_HAVE = re.compile(
+    r"\b(?:can't|cannot|shouldn't|mustn't)\s+(?:i\s+|we\s+)?(?:have|eat|drink|take)\b"
+    r"|\bcan\s+(?:i|we)\s+not\s+(?:have|eat|drink|take)\b|\bwhat\s+(?:do|should)\s+(?:i|we)\s+avoid\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=16_384)
 def question_slots(question: str) -> frozenset[Slot]:
     """The slots a question asks about ("Where do I work?" asks the workplace as well as the job)."""
@@ -265,6 +276,8 @@ def question_slots(question: str) -> frozenset[Slot]:
         extra.add(Slot.JOB)
     if re.search(r"\bhow\s+old\b", question, re.I):
         extra.add(Slot.AGE)
+    if _CANNOT_HAVE.search(question):  # "What can't I have?": what the user must avoid
+        extra |= {Slot.DIET, Slot.HEALTH}
     return slots_of(question) | extra
 
 

@@ -299,7 +299,10 @@ class SynthesisService(CognitiveService):
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
         answer = in_voice(answer, sources) or "I have no answer to that yet."
-        await _send(state, voice.finish(answer))
+        rest = voice.finish(answer)
+        await _send(state, rest)
+        if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
+            await _send(state, note)
         known = _told_for(question, stored, history) if _NOT_KNOWN.match(answer) and not request else []
         if known:  # "I don't know" only when it was never told: the model missed the facts it was given
             added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
@@ -311,8 +314,6 @@ class SynthesisService(CognitiveService):
             careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
             answer += careful
             await _send(state, careful)
-        if note:
-            await _send(state, note)
         outcome = self._outcome(state, prefix + answer, refs, usage, facts)
         outcome.output["prompt"] = prompt_record(prompt.PROMPT, messages)
         if note:

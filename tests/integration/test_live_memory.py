@@ -277,3 +277,16 @@ async def test_an_answer_against_a_told_constraint_gets_a_note(runtime: Runtime,
     llm.reply = "Try gluten-free spaghetti with tomato sauce."  # it minded it: nothing to add
     minded = await runtime.orchestrator.handle_impulse("Another dinner idea?", USER, "s3")
     assert minded.answer == "Try gluten-free spaghetti with tomato sauce."
+
+
+async def test_an_answer_cut_by_the_length_limit_shows_the_note_once(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    runtime.orchestrator.synthesis.max_tokens = 6  # the model used all it was allowed
+    llm.reply = "Grill some salmon with lemon and serve it with a big green"
+    shown: list[str] = []
+    dinner = await runtime.orchestrator.handle_impulse(
+        "Can you suggest a quick dinner?", USER, "s1", on_token=shown.append
+    )
+    assert dinner.answer.count("cut off") == 1
+    assert "".join(shown) == dinner.answer  # what the user saw is what was recorded

@@ -57,7 +57,7 @@ _CALLED_NAME = re.compile(
 )
 #: "we have a little girl, Noor", "two springer spaniels, Basil and Thyme", "adopted a cat, Miso"
 _HAVE_NAMED = re.compile(
-    r"\b(?i:have|has|had|got|adopted|welcomed|rescued)\s+(?P<count>(?i:a|an|two|three|four|five|\d+))\s+"
+    r"\b(?i:have|has|had|got|adopted|welcomed|rescued)\s+(?:(?P<count>(?i:a|an|two|three|four|five|\d+))\s+)?"
     r"(?P<relation>(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s*,\s*(?P<name>[A-Z][\w'-]+)"
     r"(?:\s*(?:,|and|&)\s*(?P<name2>[A-Z][\w'-]+))?"
 )
@@ -141,7 +141,7 @@ def _namings(content: str) -> list[tuple[str, str]]:
     for match in _HAVE_NAMED.finditer(content):
         relation = match.group("relation")
         several = match.group("name2") is not None
-        one = match.group("count").lower() in ("a", "an")
+        one = (match.group("count") or "two").lower() in ("a", "an")
         if relation_word(relation.split()[-1]) and several != one:
             shown = relation[:-1] if several and relation.endswith("s") else relation
             out += [(shown.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
@@ -209,6 +209,8 @@ def _fact_relations(fact: Fact, people: Mapping[str, frozenset[str]]) -> set[str
         found |= people.get(name, frozenset())
     if fact.subject_key and relation_word(fact.subject_key.split()[-1]):
         found.add(relation_word(fact.subject_key.split()[-1]) or "")
+    # a fact that replaced one about them ("The school start got moved" after "The boys start ...")
+    found |= {r for r in (relation_word(k) for k in fact.keywords or []) if r}
     return found
 
 
@@ -353,7 +355,8 @@ def match_facts(
                 share=share,
                 similarity=meaning,
                 score=score,
-                plain=not opinion and (not yes_no or share == 1.0) and relevant,
+                # a yes/no question about someone alone ("Do we still have a dog?") needs no words
+                plain=not opinion and (not yes_no or share == 1.0 or not topic) and relevant,
                 relevant=relevant,
             )
         )

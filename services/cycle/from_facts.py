@@ -97,6 +97,12 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
     plain = [m for m in matches if m.plain]
     if not plain:
         return []
+    asked = question_slots(question) & SINGLE_VALUED
+    if len(asked) > 1 and not _WHO.match(question):  # "What's my name and how old am I?": each
+        each = [_newest([m for m in plain if slot in m.main]) for slot in sorted(asked)]
+        found = list({m.fact.id: m for m in each if m is not None}.values())
+        if len(found) > 1:
+            return found
     best = plain[0]
     single = best.main & SINGLE_VALUED if not _WHO.match(question) else frozenset()
     if single:  # the newest fact whose main slot it is ("I just got promoted" over "I'm a developer")
@@ -120,6 +126,10 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         chosen.append(other)
     said = [m for m in chosen if not _NO_LONGER.search(m.fact.content)]
     return said or chosen  # "Your new manager is Kwame." without "Deborah's no longer your boss."
+
+
+def _newest(matches: Sequence[FactMatch]) -> FactMatch | None:
+    return max(matches, key=lambda m: (m.fact.created_at, len(m.fact.content))) if matches else None
 
 
 def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:

@@ -398,7 +398,8 @@ def lower_first(text: str) -> str:
 #: what opens a told sentence without being told: a label ("Quick update:", "Big news:") or a
 #: joining word ("And we're moving ...")
 _OPENING = re.compile(
-    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh|scratch\s+that|actually|sorry)\b[\s,]*)",
+    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh|scratch\s+that|actually|sorry|sadly|unfortunately|luckily|fortunately"
+    r"|anyway|by\s+the\s+way|btw|change\s+of\s+plans?)\b[\s,]*)",
     re.IGNORECASE,
 )
 

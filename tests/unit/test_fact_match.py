@@ -124,3 +124,45 @@ def test_everyday_words_for_health_and_work_find_the_told_facts() -> None:
     found = answer_from_facts("What did I do before?", [], earlier, earlier=True)
     assert found is not None
     assert "paramedic" in found.text
+
+
+def test_a_question_asking_two_things_of_one_value_gets_both() -> None:
+    said = answer("What's my name and how old am I?", "Hi! Ewa, 52, I'm a tram driver in Krakow.")
+    assert said is not None
+    assert "Ewa" in said
+    assert "52" in said
+
+
+def test_children_named_after_a_plural_are_found_and_a_daughter_never_told_of_is_not_them() -> None:
+    told = ("Me and my wife have twin girls, Ada and Bea.",)
+    said = answer("What are my daughters called?", *told)
+    assert said is not None
+    assert "Ada" in said
+    assert "Bea" in said
+    assert never_told_of("What's my son's name?", history(*told), told)
+
+
+def test_a_moved_date_of_something_about_the_kids_answers_when_it_is_for_them() -> None:
+    said = answer(
+        "When do the kids start swimming lessons?",
+        "My kids Ada and Bea start swimming lessons on May 4.",
+        "The swimming lessons got moved to May 11.",
+    )
+    assert said is not None
+    assert "May 11" in said
+    assert "May 4" not in said
+
+
+def test_still_having_someone_who_died_is_answered_no() -> None:
+    said = answer("Do we still have a cat?", "We have a cat called Mog.", "Mog died on Sunday.")
+    assert said is not None
+    assert said.startswith("Not any more.")
+
+
+def test_a_job_said_as_an_abbreviation_is_a_job_a_new_one_replaces() -> None:
+    facts = history("I'm a GP in Leeds.", "I'm now working as a locum GP.")
+    earlier = [f for f in facts if f.valid_until is not None]
+    assert [f.content for f in earlier] == ["I'm a GP in Leeds."]
+    said = answer_from_facts("What did I do before?", [], earlier, earlier=True)
+    assert said is not None
+    assert "GP in Leeds" in said.text

@@ -125,3 +125,4 @@ def test_labels_and_joining_words_are_not_restated() -> None:
         "The user's anniversary is actually March 15. The user moves in April."
     )
     assert acknowledge("Quick update: we move in April.") == "Noted: you move in April. I'll remember that."
+    assert acknowledge("Sadly Rex died on Monday.") == "Noted: Rex died on Monday. I'll remember that."

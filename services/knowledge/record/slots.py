@@ -95,7 +95,7 @@ _OCCUPATIONS = (
     "bartender barber florist welder roofer joiner plasterer decorator locksmith solicitor barrister "
     "paralegal dietitian nutritionist counsellor counselor worker illustrator animator copywriter producer "
     "presenter dancer hygienist optometrist vicar priest chaplain headteacher principal postdoc sysadmin "
-    "operator machinist labourer laborer handyman guard detective constable groomer trainer"
+    "operator machinist labourer laborer handyman guard detective constable groomer trainer gp locum"
 )
 _CAR_MAKES = (
     "audi bmw citroen citroën dacia fiat ford golf honda hyundai jeep kia lexus mazda mercedes mini nissan "
@@ -442,6 +442,8 @@ def relations_in(text: str) -> frozenset[str]:
         relation = relation_word(word)
         if relation is None:
             continue
+        if i + 1 < len(words) and relation_word(words[i + 1]):
+            continue  # "twin boys", "baby girl": the noun after says who they are
         before = {w.lower() for w in words[max(0, i - 4) : i]}
         after = words[i + 1 : i + 3]
         named = bool(after) and (after[0][:1].isupper() or after[0].lower() in ("called", "named"))

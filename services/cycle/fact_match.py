@@ -143,8 +143,7 @@ def _namings(content: str) -> list[tuple[str, str]]:
         several = match.group("name2") is not None
         one = (match.group("count") or "two").lower() in ("a", "an")
         if relation_word(relation.split()[-1]) and several != one:
-            shown = relation[:-1] if several and relation.endswith("s") else relation
-            out += [(shown.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
+            out += [(relation.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
     return out
 
 

@@ -41,7 +41,13 @@ from services.cycle.fact_match import (
     who_is,
 )
 from services.cycle.statements import lower_first, turn_round
-from services.knowledge.record.slots import SINGLE_VALUED, Slot, question_slots, relation_covers
+from services.knowledge.record.slots import (
+    SINGLE_VALUED,
+    Slot,
+    question_slots,
+    relation_covers,
+    relation_word,
+)
 from services.prompts.quoting import without_any_order
 from thea.models import Fact
 
@@ -99,7 +105,7 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         return []
     asked = question_slots(question) & SINGLE_VALUED
     if len(asked) > 1 and not _WHO.match(question):  # "What's my name and how old am I?": each
-        each = [_newest([m for m in plain if slot in m.main]) for slot in sorted(asked)]
+        each = [_newest([m for m in plain if slot in m.main]) for slot in Slot if slot in asked]
         found = list({m.fact.id: m for m in each if m is not None}.values())
         if len(found) > 1:
             return found
@@ -145,6 +151,16 @@ def _introduction(name: str, facts: Sequence[Fact]) -> str:
     """How the user introduced someone ("Omar is your best friend."), or ""."""
     relation = relation_said(name, facts)
     return f"{name} is your {relation}." if relation else ""
+
+
+def _number(relation: str, count: int) -> str:
+    """ "twin boy" said of two, "springer spaniels" of one: the relation in the right number."""
+    plural = relation.endswith("s") and not relation.endswith("ss")
+    if count > 1 and not plural:
+        return relation + "s"
+    if count == 1 and plural and relation_word(relation.split()[-1][:-1]):
+        return relation[:-1]
+    return relation
 
 
 def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
@@ -198,7 +214,9 @@ def answer_from_facts(
     named = named_relatives(question, people) if not earlier else []
     if named:  # "What's my husband's name?" -> "Your husband is Karim."
         focus = focus_of(question, set(people))
-        relation = _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named)
+        relation = _number(
+            _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named), len(named)
+        )
         names = " and ".join(n.title() for n in named[:3])
         verb = "is called" if len(named) == 1 else "are called"
         told = {f.id: f for n in named[:3] for f in naming_facts(n, [*candidates, *history])}

@@ -196,3 +196,10 @@ def test_a_question_about_what_must_be_avoided_is_answered_with_the_constraint()
     answer = answer_from_facts("What can't I eat?", [], [constraint], earlier=False)
     assert answer is not None
     assert "sesame" in answer.text
+
+
+def test_a_relation_said_back_is_in_the_number_of_the_names() -> None:
+    (kids,) = facts_of("My wife and I have twin girls, Ada and Bea.")
+    both = answer_from_facts("What are my daughters called?", [], [kids], earlier=False)
+    assert both is not None
+    assert both.text == "Your twin girls are called Ada and Bea."

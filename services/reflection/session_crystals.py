@@ -9,6 +9,10 @@ reach the turns through the model's knowledge.
 
 Idempotent: the crystal id derives from the user and the session, and an existing crystal is
 left alone.
+
+An experiment, not part of the product: only ``benchmarks/locomo.py --with-crystals`` (and its
+tests) run it; imports are crystallized by nothing (docs/benchmarks.md, "The slow loop's
+knowledge in recall").
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
-from services.cycle.understanding import Understanding
+from services.common.understanding import Understanding
 from services.knowledge.record.extraction import ExtractedFact
 from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
@@ -46,7 +46,7 @@ class CycleState:
     prompt_tokens: int | None = None
     #: the document a paste was stored as (services/cycle/documents.py); the impulse holds its summary
     document: Document | None = None
-    #: what the message is, sentence by sentence (services/cycle/understanding.py)
+    #: what the message is, sentence by sentence (services/common/understanding.py)
     understanding: Understanding | None = None
     #: the facts of record its statements tell, read before the steps run
     told: list[ExtractedFact] = field(default_factory=list)

@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
+from services.common.statements import lower_first, turn_round
 from services.cycle.fact_match import FactMatch, match_facts, people_of, who_is
-from services.cycle.statements import lower_first, turn_round
 from services.knowledge.record.slots import SINGLE_VALUED
 from services.prompts.quoting import without_any_order
 from thea.models import Fact

@@ -23,14 +23,14 @@ from typing import Any, Protocol, TypeVar
 
 import thea.tracing as tracing
 from services.common.base import CognitiveService, CycleState, StepOutcome
+from services.common.impulse_input import validate_impulse_text
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
+from services.common.understanding import understand
 from services.cycle.context import ConversationCache, Exchange
 from services.cycle.documents import Paste, is_document, make_paste
-from services.cycle.impulse_input import validate_impulse_text
 from services.cycle.synthesis import SynthesisService
-from services.cycle.understanding import understand
 from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError

@@ -7,8 +7,8 @@ from typing import Protocol
 from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import TRACE_TEXT_CHARS
 from services.common.tokens import clip_text
+from services.common.understanding import asks_conversation, asks_history
 from services.cycle.plan_fallback import fallback_plan
-from services.cycle.understanding import asks_conversation, asks_history
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 
 

@@ -1,6 +1,6 @@
 """Synthesis: the final answer, grounded in the user's facts of record and recalled memories.
 
-What the message is decides how it is answered (services/cycle/understanding.py):
+What the message is decides how it is answered (services/common/understanding.py):
 
 * only statements (and perhaps a greeting): a template restating what was told, persons turned
   round, and what it replaced; the model never embellishes a user's fact;
@@ -25,7 +25,9 @@ from langchain_core.language_models import BaseChatModel
 from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
+from services.common.statements import acknowledge, lower_first, turn_round
 from services.common.text import TextEmbedder
+from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import caution, conflicts
 from services.cycle.documents import acknowledgement as paste_acknowledgement
@@ -39,8 +41,6 @@ from services.cycle.not_told import (
     topic_words,
     unknown_to_me,
 )
-from services.cycle.statements import acknowledge, lower_first, turn_round
-from services.cycle.understanding import Act, Understanding, asks_history, understand
 from services.cycle.voice import VoiceStream, in_voice
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt

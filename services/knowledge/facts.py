@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.impulse_input import storable_text
 from services.common.limits import MAX_FACT_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
-from services.cycle.impulse_input import storable_text
 from services.knowledge.contradiction import heuristic_verdict
 from services.knowledge.record.extraction import ExtractedFact, extract_facts
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts, fact_id

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from services.cycle.impulse_input import as_stored, unstorable
+from services.common.impulse_input import as_stored, unstorable
 from thea.errors import InputError
 
 Format = Literal["auto", "locomo", "jsonl"]

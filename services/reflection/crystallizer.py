@@ -32,14 +32,14 @@ from langchain_core.language_models import BaseChatModel
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import Triple, parse_notation
+from services.common.restate import restate
+from services.common.statements import tells_anything
 from services.common.tokens import clip_for_prompt
-from services.cycle.statements import tells_anything
-from services.cycle.understanding import understand
+from services.common.understanding import understand
 from services.prompts import crystallize as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
-from services.reflection.restate import restate
 from services.reflection.revision import revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace

@@ -26,8 +26,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.common.statements import sentences
 from services.common.text import STOPWORDS, TextEmbedder
-from services.cycle.statements import sentences
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 from thea.models import Claim, EdgeType, Evidence

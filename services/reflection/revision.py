@@ -24,7 +24,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.cycle.statements import sentences
+from services.common.restate import restate_sentence
+from services.common.statements import sentences
 from services.knowledge.contradiction import conflicting_attribute, heuristic_verdict
 from services.reflection.grounding import (
     Sources,
@@ -33,7 +34,6 @@ from services.reflection.grounding import (
     evidence_strength,
     proof_count,
 )
-from services.reflection.restate import restate_sentence
 from thea.memory.universal import UniversalMemory
 from thea.models import (
     Collection,

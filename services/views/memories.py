@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 
 from services.common.dates import day_text
 from services.common.ownership import own_node
+from services.common.statements import lower_first, turn_round
 from services.common.tokens import clip_text
-from services.cycle.statements import lower_first, turn_round
 from services.knowledge.record.extraction import USER
 from thea.api.models import (
     EarlierValueView,

@@ -90,7 +90,7 @@ class CycleStatus(StrEnum):
 
 
 class MessageKind(StrEnum):
-    """What a user's message does (services/cycle/understanding.py): only statements (and the
+    """What a user's message does (services/common/understanding.py): only statements (and the
     statement parts of a mix) tell thea anything; questions, requests and small talk are
     recorded but never evidence."""
 

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.cycle.impulse_input import validate_impulse_text
+from services.common.impulse_input import validate_impulse_text
 from services.knowledge import memory_edits
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget

@@ -33,8 +33,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.common.impulse_input import validate_impulse_text
 from services.common.llm_calls import TokenSink
-from services.cycle.impulse_input import validate_impulse_text
 from services.cycle.orchestrator import CycleResult
 from thea.api import IMPULSE_HEADER
 from thea.api.openai import (

@@ -9,9 +9,9 @@ import asyncio
 
 from fastapi import APIRouter, Depends, Request
 
+from services.common.impulse_input import unstorable, validate_impulse_text
 from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.documents import is_document, make_paste
-from services.cycle.impulse_input import unstorable, validate_impulse_text
 from services.cycle.plan_fallback import fallback_plan
 from services.cycle.recall_step import Recaller, RecallStep
 from services.knowledge.importer import record_with_concepts

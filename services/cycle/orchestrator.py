@@ -23,12 +23,13 @@ from typing import Any, Protocol, TypeVar
 
 import thea.tracing as tracing
 from services.common.base import CognitiveService, CycleState, StepOutcome
+from services.common.exchange import Exchange
 from services.common.impulse_input import validate_impulse_text
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import understand
-from services.cycle.context import ConversationCache, Exchange
+from services.cycle.context import ConversationCache
 from services.cycle.documents import Paste, is_document, make_paste
 from services.cycle.synthesis import SynthesisService
 from services.knowledge.record.extraction import extract_facts

@@ -11,10 +11,10 @@ import logging
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.llm_calls import ask_structured, ask_text
 from services.common.understanding import Act, asks_history
 from services.cycle.from_facts import may_answer
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.prompts import first_look
 from services.prompts import instinct as prompt
 from thea.memory.operations import FactReads

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import thea.tracing as tracing
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.exchange import Exchange
 from services.common.impulse_input import validate_impulse_text
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
@@ -30,8 +29,9 @@ from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import understand
 from services.cycle.context import ConversationCache
-from services.cycle.documents import Paste, is_document, make_paste
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
+from services.knowledge.documents import Paste, is_document, make_paste
 from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError

@@ -8,10 +8,10 @@ import re
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_PLAN_CONCEPTS
 from services.common.llm_calls import ask_structured
-from services.cycle.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.common.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput, PartialWriteError

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import TRACE_TEXT_CHARS
+from services.common.plan_fallback import fallback_plan
 from services.common.tokens import clip_text
 from services.common.understanding import asks_conversation, asks_history
-from services.cycle.plan_fallback import fallback_plan
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 
 

@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
 from services.common.statements import acknowledge, lower_first, turn_round
@@ -30,7 +29,6 @@ from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import caution, conflicts
-from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
@@ -41,7 +39,9 @@ from services.cycle.not_told import (
     topic_words,
     unknown_to_me,
 )
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
+from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult

@@ -10,10 +10,10 @@ import asyncio
 from fastapi import APIRouter, Depends, Request
 
 from services.common.impulse_input import unstorable, validate_impulse_text
-from services.cycle.documents import acknowledgement as paste_acknowledgement
-from services.cycle.documents import is_document, make_paste
-from services.cycle.plan_fallback import fallback_plan
+from services.common.plan_fallback import fallback_plan
 from services.cycle.recall_step import Recaller, RecallStep
+from services.knowledge.documents import acknowledgement as paste_acknowledgement
+from services.knowledge.documents import is_document, make_paste
 from services.knowledge.importer import record_with_concepts
 from services.recall.types import RecallQuery
 from thea.api.models import MemoryHit, RecallRequest, RecallView, Remembered, RememberRequest

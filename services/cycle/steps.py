@@ -44,7 +44,7 @@ class CycleState:
     answer: str | None = None
     #: how many tokens of the user's message a prompt may carry (None: all of it)
     prompt_tokens: int | None = None
-    #: the document a paste was stored as (services/cycle/documents.py); the impulse holds its summary
+    #: the document a paste was stored as (services/knowledge/documents.py); the impulse holds its summary
     document: Document | None = None
     #: what the message is, sentence by sentence (services/common/understanding.py)
     understanding: Understanding | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from services.common.statements import telling_sentences
+from services.common.statements import telling_sentences, without_opening
 
 _TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
 #: first-person words and what "the user" says instead
@@ -153,7 +153,7 @@ def restate(message: str, limit: int = MAX_CHARS) -> str:
     """The telling sentences of a message, restated; "" when it tells nothing."""
     out = ""
     for sentence in telling_sentences(message):
-        restated = restate_sentence(sentence)
+        restated = restate_sentence(without_opening(sentence))
         if out and len(out) + 1 + len(restated) > limit:
             break
         out = f"{out} {restated}".strip()

@@ -26,6 +26,13 @@ _WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
 #: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").
 _ASKING_OPENERS = frozenset(
     [
+        # typed without the apostrophe ("whats my husbands name")
+        "whats",
+        "wheres",
+        "whos",
+        "hows",
+        "whens",
+        "whys",
         "what",
         "when",
         "where",
@@ -391,18 +398,21 @@ def lower_first(text: str) -> str:
 #: what opens a told sentence without being told: a label ("Quick update:", "Big news:") or a
 #: joining word ("And we're moving ...")
 _OPENING = re.compile(
-    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh)\b[\s,]*)", re.IGNORECASE
+    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh|scratch\s+that|actually|sorry)\b[\s,]*)",
+    re.IGNORECASE,
 )
 
 
-def _without_opening(sentence: str) -> str:
+def without_opening(sentence: str) -> str:
+    """The sentence without a label or joining word before what it tells ("Quick update: ...",
+    "And ...", "Scratch that, ...")."""
     rest = _OPENING.sub("", sentence, count=1)
     return rest[:1].upper() + rest[1:] if rest and rest != sentence else sentence
 
 
 def acknowledge(text: str) -> str:
     """A short acknowledgement restating only what the message said, persons turned round."""
-    parts = [_without_opening(p) for p in sentences(" ".join(text.split()))]
+    parts = [without_opening(p) for p in sentences(" ".join(text.split()))]
     kept: list[str] = []
     used = 0
     for part in parts:

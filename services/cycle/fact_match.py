@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.cycle.not_told import topic_words
 from services.knowledge.record.extraction import DATE
@@ -30,6 +31,7 @@ from services.knowledge.record.slots import (
     question_slots,
     relation_covers,
     relation_word,
+    relation_word_typed,
     relations_in,
     word_stems,
     words_of,
@@ -48,8 +50,11 @@ _RELATED_NAME = re.compile(
     r"\b(?i:my|our|his|her|their)\s+(?i:(?:best|old|older|younger|little|big|new|eldest|youngest|oldest|twin)\s+)?"
     r"(?P<relation>[\w'-]+)\s*,?\s+(?P<name>[A-Z][\w'-]+)"
 )
-#: "a tabby cat called Miso", "a beagle named Kaffe", "a rescue greyhound called Pepper"
-_CALLED_NAME = re.compile(r"\b(?P<relation>[\w'-]+)\s+(?:called|named)\s+(?P<name>[A-Z][\w'-]+)")
+#: "a tabby cat called Miso", "a beagle named Kaffe", "My cat is called Tom", "my mum's name is Ingrid"
+_CALLED_NAME = re.compile(
+    r"\b(?P<relation>[\w'-]+?)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named))\s+"
+    r"(?P<name>[A-Z][\w'-]+)"
+)
 #: "Who is Omar?", "Who's Hollie?"
 _WHO_IS = re.compile(r"^\s*who(?:'s|\s+is|\s+was)\s+(?P<name>[A-Z][\w'-]+)\s*\??\s*$", re.IGNORECASE)
 #: a question asking what thea thinks: the model answers it, with the facts ("Is Sam happy with the
@@ -106,16 +111,54 @@ class FactMatch:
     relevant: bool = False
 
 
+#: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
+_GONE = re.compile(
+    r"^(?P<subject>[A-Z][\w'-]+)\s+(?:died|passed\s+away|was\s+put\s+down)\b"
+    r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)",
+)
+
+
+#: words around a relation that are not part of it ("my", "is called")
+_NOT_RELATION = frozenset({"my", "our", "his", "her", "their", "is", "called", "named", "name", "s"})
+
+
+def relation_said(name: str, facts: Sequence[Fact]) -> str:
+    """The words the user named someone's relation with ("best friend", "mum"), or ""."""
+    for fact in facts:
+        for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
+            if match.group("name").lower() == name.lower() and relation_word(match.group("relation")):
+                said = match.group(0)[: match.start("name") - match.start()]
+                words = re.findall(r"[\w'-]+", said)
+                kept = [w for w in words if w.lower() not in _NOT_RELATION]
+                return " ".join(kept).lower().removesuffix("'s")
+    return ""
+
+
+def naming_facts(name: str, facts: Sequence[Fact]) -> list[Fact]:
+    """The facts in which the user named ``name`` by a relation ("My cat is called Tom.")."""
+    return [
+        fact
+        for fact in facts
+        if any(
+            m.group("name").lower() == name.lower() and relation_word(m.group("relation"))
+            for m in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]
+        )
+    ]
+
+
 def people_of(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
     """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
-    Felix ..." -> felix: brother)."""
+    Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")."""
     found: dict[str, set[str]] = {}
+    gone: set[str] = set()
     for fact in facts:
         for match in [*_RELATED_NAME.finditer(fact.content), *_CALLED_NAME.finditer(fact.content)]:
             relation = relation_word(match.group("relation"))
             if relation:
                 found.setdefault(match.group("name").lower(), set()).add(relation)
-    return {name: frozenset(relations) for name, relations in found.items()}
+        for match in _GONE.finditer(fact.content):
+            gone.add((match.group("subject") or match.group("object")).lower())
+    return {name: frozenset(relations) for name, relations in found.items() if name not in gone}
 
 
 def _names_in(text: str) -> set[str]:
@@ -135,7 +178,7 @@ def focus_of(question: str, known_names: Collection[str]) -> Focus:
         low = word.lower().removesuffix("'s").removesuffix("\u2019s")
         if low in _OWN or low in _QUESTION_WORDS:
             continue
-        relation = relation_word(low)
+        relation = relation_word_typed(low) if low not in known_names else None
         if relation:
             relations.add(relation)
         elif low in known_names or (word[:1].isupper() and i > 0 and low != "i" and not user):
@@ -184,8 +227,30 @@ def _possessed(focus: Focus, fact: Fact) -> bool:
 def _topic(question: str, focus: Focus) -> frozenset[str]:
     """The question's topic stems without whom it is about."""
     ignore = set(focus.names)
-    words = [w for w in topic_words(question) if w not in ignore and not relation_word(w)]
-    return frozenset(stem(w) for w in words)
+    words = [w for w in topic_words(question) if w not in ignore and not relation_word_typed(w)]
+    return frozenset(stem(w) for w in words) - _ASKING
+
+
+#: question words typed without their apostrophe ("whats", "wheres")
+_ASKING = frozenset({"what", "where", "who", "how", "when", "why"})
+
+
+def named_relatives(question: str, people: Mapping[str, frozenset[str]]) -> list[str]:
+    """The names of the people a question asks the name of by relation ("What's my husband's
+    name?" -> Karim, when the user told of "my husband Karim"), as the user wrote them."""
+    focus = focus_of(question, set(people))
+    if focus.names or not focus.relations or Slot.NAME not in question_slots(question):
+        return []
+    return [
+        name
+        for name, relations in people.items()
+        if any(relation_covers(asked, told) for asked in focus.relations for told in relations)
+    ]
+
+
+@lru_cache(maxsize=16_384)
+def _dated(text: str) -> bool:
+    return DATE.search(text) is not None
 
 
 def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
@@ -193,8 +258,11 @@ def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
     return frozenset(stem(k) for k in kinds)
 
 
+_SLOT_VALUES = frozenset(s.value for s in Slot)
+
+
 def _slots_of(fact: Fact) -> frozenset[Slot]:
-    stored = frozenset(Slot(s) for s in (fact.slots or []) if s in Slot.__members__.values())
+    stored = frozenset(Slot(s) for s in (fact.slots or []) if s in _SLOT_VALUES)
     found = stored | fact_slots(fact.content, fact.attribute, fact.value)
     if fact.category == "constraint":  # a health constraint is what a diet must mind
         found |= {Slot.DIET, Slot.HEALTH}
@@ -229,12 +297,21 @@ def match_facts(
     out: list[FactMatch] = []
     for fact in facts:
         agreeing = agrees(focus, fact, people)
+        if not agreeing:  # about someone else: never an answer, ranked by recall alone
+            recalled = (recall or {}).get(fact.id, 0.0) / top_recall
+            out.append(
+                FactMatch(
+                    fact=fact, agrees=False, slots=frozenset(), main=frozenset(), share=0.0, similarity=0.0,
+                    score=RECALL * recalled, plain=False, why="about someone else",
+                )
+            )  # fmt: skip
+            continue
         stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
         slots = asked & _slots_of(fact)
         main = asked & attribute_slots(fact.attribute, fact.value)
         kinds = event_kinds(question) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
         shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
-        if when and not DATE.search(fact.content):
+        if when and not _dated(fact.content):
             shared = frozenset()  # a "when" question is answered by a fact that says when
         share = len(shared) / len(topic) if topic else 0.0
         meaning = (similarity or {}).get(fact.id, 0.0)

@@ -31,7 +31,16 @@ from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
 from services.common.statements import lower_first, turn_round
-from services.cycle.fact_match import FactMatch, match_facts, people_of, who_is
+from services.cycle.fact_match import (
+    FactMatch,
+    focus_of,
+    match_facts,
+    named_relatives,
+    naming_facts,
+    people_of,
+    relation_said,
+    who_is,
+)
 from services.knowledge.record.slots import SINGLE_VALUED
 from services.prompts.quoting import without_any_order
 from thea.models import Fact
@@ -120,12 +129,13 @@ def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:
 
 def _introduction(name: str, facts: Sequence[Fact]) -> str:
     """How the user introduced someone ("Omar is your best friend."), or ""."""
-    pattern = re.compile(_INTRODUCED.format(name=re.escape(name)), re.IGNORECASE)
-    for fact in facts:
-        found = pattern.search(fact.content)
-        if found:
-            return f"{name} is your {found.group('relation').lower()}."
-    return ""
+    relation = relation_said(name, facts)
+    return f"{name} is your {relation}." if relation else ""
+
+
+def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
+    """The relation in the user's own word ("mum", "best friend"), else its plain name."""
+    return next((said for said in (relation_said(n, facts) for n in names) if said), relation)
 
 
 def _said(facts: Sequence[Fact]) -> str:
@@ -162,6 +172,19 @@ def answer_from_facts(
     candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
     people = people_of([*candidates, *history])
     recall = {r.fact.id: r.score for r in facts}
+    named = named_relatives(question, people) if not earlier else []
+    if named:  # "What's my husband's name?" -> "Your husband is Karim."
+        focus = focus_of(question, set(people))
+        relation = _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named)
+        names = " and ".join(n.title() for n in named[:3])
+        verb = "is called" if len(named) == 1 else "are called"
+        told = {f.id: f for n in named[:3] for f in naming_facts(n, [*candidates, *history])}
+        sources = sorted(told.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
+        return FactAnswer(
+            text=f"Your {relation} {verb} {names}.",
+            facts=tuple(sources[:MAX_FACTS]),
+            why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
+        )
     name = who_is(question)
     if name and not earlier:
         intro = _introduction(name, [*candidates, *history])

@@ -48,6 +48,8 @@ FRAME_WORDS = frozenset(
     {
         "name",
         "names",
+        "many",
+        "much",
         "named",
         "call",
         "called",

@@ -39,9 +39,13 @@ async def test_questions_answered_from_memory_and_general_questions_still_reach_
 ) -> None:
     await tell(runtime)
     # what a fact of record answers plainly is said back (services/cycle/from_facts.py)
-    for question, told in (("What is my cat called?", "grey cat named Pepper"), ("What is my job?", "nurse")):
+    for question, told in (
+        ("What is my cat called?", "Your cat is called Pepper."),
+        ("What is my job?", "nurse"),
+    ):
         result = await runtime.orchestrator.handle_impulse(question, "ana", "ask")
         assert told in result.answer, question
+        assert result.recalled_ids, question  # the trace shows the fact the answer says back
     # the rest reaches the model
     for question in ("Does my cat like the snow, do you think?", "What is the capital of France?"):
         llm.calls.clear()

@@ -100,3 +100,27 @@ def test_a_before_question_nothing_earlier_answers_says_so_with_what_is_true_now
     assert found.text.startswith(
         "I don't know what it was before: you haven't told me. Now: you moved to York"
     )
+
+
+def test_a_question_typed_in_a_hurry_is_still_a_question_about_the_right_person() -> None:
+    from services.common.understanding import understand
+    from thea.models import MessageKind
+
+    assert understand("whats my husbnds name").kind is MessageKind.QUESTION
+    said = answer("whats my husbnds name", "My husband Karim teaches history.", "My mum's name is Ingrid.")
+    assert said == "Your husband is called Karim."
+    assert (
+        answer("What's my mother's name?", "I'm Noah.", "My mum's name is Ingrid.")
+        == "Your mum is called Ingrid."
+    )
+
+
+def test_everyday_words_for_health_and_work_find_the_told_facts() -> None:
+    said = answer("Do I have any allergies?", "I'm coeliac, so no gluten at all for me.")
+    assert said is not None
+    assert "coeliac" in said
+    facts = history("I work as a paramedic in Bristol.", "I'm retraining as a nurse now.")
+    earlier = [f for f in facts if f.valid_until is not None]
+    found = answer_from_facts("What did I do before?", [], earlier, earlier=True)
+    assert found is not None
+    assert "paramedic" in found.text

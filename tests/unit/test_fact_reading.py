@@ -178,3 +178,23 @@ def test_retraining_as_another_occupation_replaces_the_job() -> None:
         "I work as a paramedic in Bristol.", "I quit the ambulance service, I'm retraining as a nurse now."
     )
     assert "I work as a paramedic in Bristol." not in current_texts(facts)
+
+
+def test_a_relations_name_is_theirs_not_the_users() -> None:
+    facts = history("I'm Noah Fischer.", "My mum's name is Ingrid.")
+    assert current_texts(facts) == ["I'm Noah Fischer.", "My mum's name is Ingrid."]
+
+
+def test_a_correction_replaces_what_it_corrects() -> None:
+    facts = history(
+        "Our wedding anniversary is on March 14.", "Scratch that, our anniversary is actually March 15."
+    )
+    assert current_texts(facts) == ["Our anniversary is actually March 15."]
+
+
+def test_a_new_job_replaces_the_job_of_someone_introduced_by_their_relation() -> None:
+    facts = history(
+        "My husband Karim teaches history at a sixth-form college.",
+        "Karim got a new job, he's head of humanities at Clifton College now.",
+    )
+    assert "My husband Karim teaches history at a sixth-form college." not in current_texts(facts)

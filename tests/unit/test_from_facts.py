@@ -141,3 +141,12 @@ def test_a_fact_said_back_carries_no_chat_template_token() -> None:
     answer = answer_from_facts("Where do I work?", ranked([work], [300]), [work], earlier=False)
     assert answer is not None
     assert answer.text == "You work at a bakery."
+
+
+def test_a_name_asked_by_relation_is_said_back_with_the_fact_that_named_it() -> None:
+    named, job = facts_of("My mum's name is Ingrid.", "I work as a nurse.")
+    answer = answer_from_facts("What is my mum called?", [], [named, job], earlier=False)
+    assert answer is not None
+    assert answer.text == "Your mum is called Ingrid."
+    assert answer.facts == (named,)  # the trace shows what the answer says back
+    assert "mum" in answer.why[named.id]

@@ -116,3 +116,12 @@ def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
     # once "the user" is said, "my" is "their"; an irregular past tense stays past
     assert restate("I sold my car to my brother.") == "The user sold their car to their brother."
     assert restate("What is my name?") == ""
+
+
+def test_labels_and_joining_words_are_not_restated() -> None:
+    from services.common.restate import restate
+
+    assert restate("Scratch that, our anniversary is actually March 15. And we move in April.") == (
+        "The user's anniversary is actually March 15. The user moves in April."
+    )
+    assert acknowledge("Quick update: we move in April.") == "Noted: you move in April. I'll remember that."

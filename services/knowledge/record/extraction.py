@@ -108,12 +108,14 @@ DATE = _DATE = re.compile(
 _LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening)|well|so|oh|ok(?:ay)?|also|anyway"
-    r"|by the way|btw|sadly|unfortunately|luckily|fortunately|finally|guess what"
+    r"|by the way|btw|sadly|unfortunately|luckily|fortunately|finally|guess what|actually|sorry"
+    r"|scratch\s+that|correction|i\s+meant|i\s+mean|wait|no\s+wait"
     r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|update|quick\s+update)\b[\s,!.:-]*",
     re.IGNORECASE,
 )
 _CHANGE_WORDS = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|instead|new|newly|switched|changed|update[ds]?|these\s+days"
+    r"|actually|scratch\s+that|correction|i\s+meant|not\s+\w+\s+(?:but|as\s+i\s+said)"
     r"|from\s+now\s+on|as\s+of|starting\s+(?:from|on|next|this)|from\s+next\s+(?:week|month|year))\b",
     re.IGNORECASE,
 )
@@ -265,8 +267,8 @@ def _time_phrase(phrase: str) -> bool:
 def _ended(clause: Clause) -> bool:
     if _USED_TO.search(clause.text) or _END_PHRASES.search(clause.text):
         return True
-    if clause.negated and _NOT_ANYMORE.search(clause.text):
-        return True
+    if clause.negated and _NOT_ANYMORE.search(clause.text) and not clause.copula:
+        return True  # "doesn't volunteer there anymore" ended; "is not a vegetarian anymore" is a new state
     if re.search(r"\bno\s+longer\b", clause.text, re.IGNORECASE) and not clause.copula:
         return True
     # "I quit the bakery": a past that looks like a present
@@ -351,6 +353,7 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     if moved:
         value = re.sub(r"^(?:back\s+|forward\s+)?(?:to|until|till)\s+", "", value, flags=re.IGNORECASE)
     value = re.split(r"\s+(?:because|since|as|due\s+to)\b", value, maxsplit=1)[0]
+    value = re.sub(r"^(?:actually|really|still|also|just|now)\s+", "", value, flags=re.IGNORECASE)
     value = _TRAILING.sub("", value).strip(" ,.")
     if end:
         change = Change.END
@@ -412,6 +415,9 @@ def extract_facts(message: str) -> list[ExtractedFact]:
         label = _LABEL.match(sentence.strip())
         label_change = bool(label and _CHANGE_WORDS.search(label.group()))
         text = _LABEL.sub("", sentence.strip(), count=1)
+        opener = _GREETING.match(text)
+        # "Scratch that, ...", "Actually, ...": a correction of what was said before
+        label_change = label_change or bool(opener and _CHANGE_WORDS.search(opener.group()))
         text = _GREETING.sub("", text, count=1).strip()
         if not text:
             continue

@@ -214,6 +214,10 @@ def _read_subject(subject: Any, last_person: str) -> Subject | None:
     if name:  # "my brother Felix", "our neighbour Jonas"
         return Subject(name.lower(), name, said=said)
     relation = relation_word(noun)
+    owner_relation = relation_word(owner.lower_) if owner is not None else None
+    if owner is not None and owner_relation and any(c.lower_ in _USER_OWNER for c in owner.children):
+        # "my mum's name", "our dog's vet": the relation is the subject, what follows its noun
+        return Subject(owner.lower_, f"your {owner.text}", noun=subject.text.lower(), said=said)
     if owner is not None and owner.pos_ in _NAME_POS:
         owner_name = _name_of(owner)
         if relation:  # "Erik's mother"

@@ -41,6 +41,7 @@ SINGLE_VALUED = frozenset(
             "name", "live", "job", "drive", "commute", "age", "birthday", "deadline", "appointment",
             "rent", "salary", "address", "phone", "email", "surname", "nationality", "hometown",
             "partner", "husband", "wife", "boss", "manager", "team", "school", "employer", "title",
+            "anniversary",
         )
     }
 )  # fmt: skip
@@ -101,9 +102,10 @@ def _names_most(about: Sequence[str], old: Fact) -> bool:
 
 
 def _single_slots(fact: Fact | ExtractedFact) -> frozenset[Slot]:
-    if isinstance(fact, Fact):
-        return fact_slots(fact.content, fact.attribute, fact.value) & SINGLE_SLOTS
-    return fact.slots & SINGLE_SLOTS
+    """Its one-at-a-time slots, but not who its subject is ("My husband Karim teaches history"
+    says what Karim does; "husband" is who he is, not a second thing it says)."""
+    found = fact_slots(fact.content, fact.attribute, fact.value) if isinstance(fact, Fact) else fact.slots
+    return (found & SINGLE_SLOTS) - {Slot.PARTNER}
 
 
 def _same_slot(new: ExtractedFact, old: Fact) -> bool:
@@ -146,6 +148,8 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     single = new.attribute in SINGLE_VALUED
     if (single or new.change is Change.CHANGE) and _differs(new.value, old.value or ""):
         return f"changed: {new.text}"
+    if new.dated and DATE.search(old.content) and _differs(new.value, old.value or ""):
+        return f"changed: {new.text}"  # the same thing on another date ("the exam is on July 21")
     return None
 
 

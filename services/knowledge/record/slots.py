@@ -22,9 +22,11 @@ Pure functions, no store and no model.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from enum import StrEnum
+from functools import lru_cache
 
 from services.recall.lexical import stem
 
@@ -213,11 +215,13 @@ def words_of(text: str) -> list[str]:
     return [w.lower().removesuffix("'s").removesuffix("\u2019s") for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=16_384)
 def word_stems(text: str) -> frozenset[str]:
     """The stems of a text's words (the same stemmer recall uses)."""
     return _stems(words_of(text))
 
 
+@lru_cache(maxsize=16_384)
 def slots_of(text: str) -> frozenset[Slot]:
     """The slots a sentence (a fact or a question) speaks of."""
     stems = word_stems(text)
@@ -240,7 +244,7 @@ def slots_of(text: str) -> frozenset[Slot]:
 #: "What does Mia do?", "What do I do for a living?" (not "What do I do on Sundays?")
 _WHAT_DOES_DO = re.compile(
     r"\bwhat\s+(?:do|does|did)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+do\b"
-    r"(?!\s+(?:on|at|in|with|about|to|when|if|after|before)\b)",
+    r"(?!\s+(?:on|at|in|with|about|to|when|if|after)\b)",
     re.IGNORECASE,
 )
 _WHERE_WORK = re.compile(
@@ -248,6 +252,7 @@ _WHERE_WORK = re.compile(
 )
 
 
+@lru_cache(maxsize=16_384)
 def question_slots(question: str) -> frozenset[Slot]:
     """The slots a question asks about ("Where do I work?" asks the workplace as well as the job)."""
     stems = word_stems(question)
@@ -271,6 +276,7 @@ _ROLE_AT = re.compile(
 )
 
 
+@lru_cache(maxsize=16_384)
 def fact_slots(text: str, attribute: str | None = None, value: str | None = None) -> frozenset[Slot]:
     """The slots of a fact: from its words, and its attribute key ("nam" of "I'm Raj Mehta" is a
     name, "be-a" of "Mia's a vet" a job when the value is an occupation or a role at a place)."""
@@ -305,7 +311,7 @@ _HEADS: dict[Slot, str] = {
     Slot.CAR: "car drive",
     Slot.BIKE: "bike ride cycle",
     Slot.COMMUTE: "commute get",
-    Slot.HEALTH: "health condition conditions medical",
+    Slot.HEALTH: "health condition conditions medical allergy allergies allergic intolerance intolerances",
     Slot.DIET: "diet eat food meat fish dairy milk gluten vegetarian vegan sugar salt alcohol drink",
     Slot.LIKES: "like favourite favorite",
     Slot.HOBBY: "hobby hobbies play",
@@ -405,6 +411,16 @@ def relation_word(word: str) -> str | None:
 _OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "had", "got", "adopted"})
 
 
+def relation_word_typed(word: str) -> str | None:
+    """As :func:`relation_word`, forgiving a typing slip in a longer word ("husbnd", "dauhgter")."""
+    found = relation_word(word)
+    if found or len(word) < 5:
+        return found
+    close = difflib.get_close_matches(word.lower(), _RELATION_OF.keys(), n=1, cutoff=0.8)
+    return _RELATION_OF[close[0]] if close else None
+
+
+@lru_cache(maxsize=16_384)
 def relations_in(text: str) -> frozenset[str]:
     """Every relation a text gives someone."""
     words = re.findall(r"[^\W\d_][\w'-]*|\d+", text)
@@ -466,6 +482,7 @@ _GOING_TO = re.compile(
 )
 
 
+@lru_cache(maxsize=16_384)
 def event_kinds(text: str) -> frozenset[str]:
     """The kinds of event a text names ("married" and "wedding" are one kind; going to a place is
     a trip)."""
@@ -475,6 +492,7 @@ def event_kinds(text: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
+@lru_cache(maxsize=16_384)
 def event_words(text: str) -> frozenset[str]:
     """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
     a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan

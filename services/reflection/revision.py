@@ -39,6 +39,7 @@ from thea.models import (
     Collection,
     Edge,
     EdgeType,
+    Fact,
     KnowledgeCrystal,
     Revision,
     VectorFilter,
@@ -205,3 +206,23 @@ def revise_insights(
         memory.close_insight_relations(outcome.superseded, now)
         log.info("revised insights of %s by %s: %s", user_id, by, outcome.as_dict())
     return outcome
+
+
+@dataclass(frozen=True)
+class FactRevision:
+    """What a told fact (``!fact``) does to the user's insights: the reviser
+    :class:`services.knowledge.facts.FactKeeper` is given by the composition
+    (services/cycle/assembly.py), so the knowledge services never import reflection."""
+
+    memory: UniversalMemory
+    #: when an insight's claims count as supported
+    grounding: GroundingTuning | None = None
+
+    def __call__(self, user_id: str, fact: Fact) -> RevisionOutcome:
+        return revise_insights(
+            self.memory,
+            user_id,
+            [(fact.id, fact.type.value, fact.content)],
+            by=fact.id,
+            grounding=self.grounding,
+        )

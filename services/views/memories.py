@@ -18,7 +18,6 @@ from services.common.dates import day_text
 from services.common.ownership import own_node
 from services.common.statements import lower_first, turn_round
 from services.common.tokens import clip_text
-from services.knowledge.record.extraction import USER
 from thea.api.models import (
     EarlierValueView,
     FactOfRecordView,
@@ -29,7 +28,7 @@ from thea.api.models import (
 from thea.errors import NotFoundError
 from thea.memory.operations import FactReads
 from thea.memory.universal import UniversalMemory
-from thea.models import Fact, FactOrigin, Node, UserImpulse
+from thea.models import USER_SUBJECT, Fact, FactOrigin, Node, UserImpulse
 
 #: ``Fact.change`` of a fact that corrects another (services/knowledge/memory_edits.py)
 CORRECTION = "correction"
@@ -158,7 +157,7 @@ class FactBook:
 
 
 def subject_name(key: str | None, shown: str | None) -> str:
-    if key is None or key == USER:
+    if key is None or key == USER_SUBJECT:
         return "You"
     name = (shown or key).strip()
     return name[:1].upper() + name[1:]
@@ -168,8 +167,8 @@ def group_by_subject(facts: Sequence[FactOfRecordView]) -> list[SubjectFactsView
     """The user's facts first, then each other subject's by name; within a subject newest first."""
     groups: dict[str, list[FactOfRecordView]] = {}
     for fact in sorted(facts, key=lambda f: -f.since):
-        groups.setdefault(fact.subject_key or USER, []).append(fact)
-    order = sorted(groups, key=lambda k: (k != USER, groups[k][0].subject.casefold(), k))
+        groups.setdefault(fact.subject_key or USER_SUBJECT, []).append(fact)
+    order = sorted(groups, key=lambda k: (k != USER_SUBJECT, groups[k][0].subject.casefold(), k))
     return [SubjectFactsView(key=k, name=groups[k][0].subject, facts=groups[k]) for k in order]
 
 

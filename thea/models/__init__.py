@@ -4,6 +4,7 @@ from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
     MAX_RATING,
     NODE_CLASSES,
+    USER_SUBJECT,
     AnyNode,
     Claim,
     Concept,
@@ -50,6 +51,7 @@ __all__ = [
     "CONCEPT_RELATIONS",
     "MAX_RATING",
     "NODE_CLASSES",
+    "USER_SUBJECT",
     "AnyNode",
     "ChronicleEvent",
     "Claim",

@@ -279,6 +279,10 @@ class FinalResponse(Node):
         return False  # thea's own words are never evidence (found only when asked for)
 
 
+#: the subject key of facts about the user themselves (``Fact.subject_key``)
+USER_SUBJECT = "user"
+
+
 class Fact(Node):
     node_type: ClassVar[NodeType] = NodeType.FACT
     type: Literal[NodeType.FACT] = NodeType.FACT
@@ -289,7 +293,7 @@ class Fact(Node):
     valid_from: int | None = None
     valid_until: int | None = None
     # facts of record (services/knowledge/record): set when the fact was read from a statement
-    #: "user" or another subject's normalised name
+    #: ``USER_SUBJECT`` ("user") or another subject's normalised name
     subject_key: str | None = None
     #: the subject as shown ("you", "Tomás")
     subject: str | None = None

@@ -38,6 +38,7 @@ from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.universal import UniversalMemory
 from thea.models import (
+    FIRST_LOOK,
     CycleStatus,
     Edge,
     EdgeType,
@@ -47,6 +48,7 @@ from thea.models import (
     Node,
     NodeType,
     Report,
+    Step,
     Task,
     TaskStatus,
     UserImpulse,
@@ -58,9 +60,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 #: exchanges of a conversation read back from the graph when it is reopened (then cut to the budget)
 RESTORED_EXCHANGES = 20
-
-#: the steps before the answer: a timeout there costs the step, not the answer
-FIRST_LOOK = frozenset({"instinct", "plan"})
 
 FALLBACK_ANSWER = "I could not compose a full answer just now ({reason}). Please try again."
 
@@ -75,7 +74,7 @@ class JobSink(Protocol):
 
 @dataclass
 class StepRecord:
-    step: str
+    step: Step
     status: TaskStatus
     duration_ms: float
     task_id: str
@@ -214,7 +213,7 @@ class Orchestrator:
         for service in self.steps:
             record = await self._run_step(service, state, result)
             result.steps.append(record)
-            if service.step == "plan" and state.plan is not None and record.status is TaskStatus.SUCCESS:
+            if service.step is Step.PLAN and state.plan is not None and record.status is TaskStatus.SUCCESS:
                 await self._link_concepts(state)
 
         if state.answer is None:

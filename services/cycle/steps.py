@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
@@ -20,7 +20,7 @@ from services.knowledge.record.extraction import ExtractedFact
 from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
-from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, UserImpulse
+from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, Step, UserImpulse
 
 
 @dataclass
@@ -76,8 +76,8 @@ class StepOutcome:
 class CognitiveService(abc.ABC):
     """One step of the cycle."""
 
-    #: Step name as it appears in traces: instinct, plan, recall, synthesis.
-    step: str = ""
+    #: the step as it appears in traces: instinct, plan, recall, synthesis
+    step: ClassVar[Step]
     #: Service name recorded on the Task node.
     name: str = ""
 

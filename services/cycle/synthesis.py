@@ -46,7 +46,7 @@ from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.memory.operations import FactReads
-from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, cycle_node_id
+from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
 from thea.tuning import RELATIVE_FLOOR
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
@@ -197,7 +197,7 @@ def acknowledgement(state: CycleState, understanding: Understanding) -> str:
 
 
 class SynthesisService(CognitiveService):
-    step = "synthesis"
+    step = Step.SYNTHESIS
     name = "synthesis"
 
     def __init__(

@@ -54,6 +54,7 @@ from thea.models import (
     Node,
     NodeType,
     Revision,
+    Step,
     TaskStatus,
     UserImpulse,
     is_evidence,
@@ -167,7 +168,7 @@ class Crystallizer:
         )
         known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
         job = JobTrace(
-            step="crystallize",
+            step=Step.CRYSTALLIZE,
             service="crystallizer",
             key=impulse_id,
             user_id=impulse.user_id,

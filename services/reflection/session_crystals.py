@@ -36,6 +36,7 @@ from thea.models import (
     Edge,
     EdgeType,
     KnowledgeCrystal,
+    Step,
     TaskStatus,
     normalize_name,
     stable_id,
@@ -81,7 +82,7 @@ class SessionCrystallizer:
         first = min(t.event_time or t.created_at for t in turns)
         when = datetime.fromtimestamp(first / 1000, tz=UTC).strftime("%d %B %Y")
         job = JobTrace(
-            step="crystallize_session",
+            step=Step.CRYSTALLIZE_SESSION,
             service="session_crystallizer",
             key=f"{user_id}/{session_id}",
             user_id=user_id,

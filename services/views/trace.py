@@ -11,7 +11,7 @@ from services.common.tokens import clip_text
 from services.views.explain import explain, fact_ids
 from thea.errors import NotFoundError
 from thea.memory.universal import UniversalMemory
-from thea.models import Node, Report, Task, TaskStatus, UserImpulse
+from thea.models import CYCLE_STEPS, Node, Report, Task, TaskStatus, UserImpulse
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Trace:
     @property
     def complete(self) -> bool:
         names = {s.task.step for s in self.steps if s.report is not None}
-        return {"instinct", "plan", "recall", "synthesis"} <= names
+        return set(CYCLE_STEPS) <= names
 
 
 def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thea.models import AnyNode, HealthStatus, Report, Task, TaskStatus, UserImpulse
+from thea.models import AnyNode, HealthStatus, Report, Step, Task, TaskStatus, UserImpulse
 
 #: ids people and programs pass around: uuids, prefixes, session names
 Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
@@ -121,7 +121,7 @@ class Usage(BaseModel):
 
 
 class StepSummary(BaseModel):
-    step: str
+    step: Step
     status: TaskStatus
     duration_ms: float
     error: str | None = None

@@ -18,7 +18,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from thea.api.models import TraceExplanation, TraceStepView, TraceView
-from thea.models import TaskStatus
+from thea.models import Step, TaskStatus
 from thea.text import printable
 
 
@@ -195,13 +195,13 @@ def _add_step(root: Tree, step: TraceStepView, explained: TraceExplanation | Non
         style = "red" if step.status is TaskStatus.FAILURE else "yellow"
         branch.add(f"[{style}]{_short(report.error, 160)}[/]")
     output = report.output if report else {}
-    if step.step == "plan":
+    if step.step == Step.PLAN:
         _plan_output(branch, output)
         if explained is not None:
             _explain_plan(branch, explained)
-    if step.step == "recall" and output:
+    if step.step == Step.RECALL and output:
         _recall_output(branch, output, explained)
-    if step.step == "synthesis" and explained is not None and report is not None:
+    if step.step == Step.SYNTHESIS and explained is not None and report is not None:
         _explain_synthesis(branch, explained)
     for node in step.outputs:
         branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")

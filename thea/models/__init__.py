@@ -2,6 +2,8 @@
 
 from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
+    CYCLE_STEPS,
+    FIRST_LOOK,
     MAX_RATING,
     NODE_CLASSES,
     USER_SUBJECT,
@@ -24,6 +26,7 @@ from thea.models.nodes import (
     Report,
     Revision,
     SearchPlan,
+    Step,
     Task,
     TaskStatus,
     UserImpulse,
@@ -49,6 +52,8 @@ from thea.models.records import (
 
 __all__ = [
     "CONCEPT_RELATIONS",
+    "CYCLE_STEPS",
+    "FIRST_LOOK",
     "MAX_RATING",
     "NODE_CLASSES",
     "USER_SUBJECT",
@@ -77,6 +82,7 @@ __all__ = [
     "Report",
     "Revision",
     "SearchPlan",
+    "Step",
     "Subgraph",
     "Task",
     "TaskStatus",

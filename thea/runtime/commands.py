@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from services.common.impulse_input import validate_impulse_text
 from services.knowledge import memory_edits
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
-from services.reflection.merge import ReflectionReport
 from services.views.memories import what_thea_knows
 from services.views.sessions import last_answered
 from services.views.trace import Trace, latest_impulse_id, load_own_trace, trace_json
@@ -19,7 +18,7 @@ from thea.api.models import FactEditResult, FactsOfRecordView, TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import UniversalMemory
-from thea.runtime.app import Runtime
+from thea.runtime.app import ReflectionQueued, Runtime
 
 
 @dataclass(frozen=True)
@@ -85,13 +84,12 @@ async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
 
 
 async def _reflect(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
-    data = await rt.reflect(chat.user_id)
-    if "queued" in data:
+    done = await rt.reflect(chat.user_id)
+    if isinstance(done, ReflectionQueued):
         return CommandResult(
-            f"reflection queued as job {data['queued']}; no worker finished it yet", data=data
+            f"reflection queued as job {done.job_id}; no worker finished it yet", data=asdict(done)
         )
-    fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
-    return CommandResult(ReflectionReport(**fields).summary(), data=data)
+    return CommandResult(done.summary(), data=done.as_dict())
 
 
 async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import asdict
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -12,7 +13,6 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from services.common.ownership import own_node
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
-from services.reflection.merge import ReflectionReport
 from services.views.export import count_impulses, iter_export
 from services.views.insights import insight_detail, list_insights
 from services.views.trace import latest_impulse_id, load_own_trace, trace_json
@@ -37,6 +37,7 @@ from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import unknown_id
 from thea.models import FinalResponse
+from thea.runtime.app import ReflectionQueued
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 from thea.service.errors import Forbidden
@@ -209,30 +210,14 @@ async def reflect(
 ) -> JSONResponse:
     runtime = context_of(request).rt
     wait_s = body.wait_s if body and body.wait_s is not None else runtime.settings.queue.reflect_wait_s
-    data = await runtime.reflect(caller.user_id, wait_s=wait_s)
-    if "queued" in data:
+    done = await runtime.reflect(caller.user_id, wait_s=wait_s)
+    if isinstance(done, ReflectionQueued):
         result = ReflectionResult(
-            status="queued",
-            job_id=str(data["queued"]),
-            user_id=caller.user_id,
-            summary=not_finished_message(data, wait_s),
+            status="queued", job_id=done.job_id, user_id=caller.user_id, summary=done.message(wait_s)
         )
         return JSONResponse(result.model_dump(mode="json"), status_code=202)
-    fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
-    report = ReflectionReport(**fields)
-    result = ReflectionResult(status="done", summary=report.summary(), **fields)
+    result = ReflectionResult(status="done", summary=done.summary(), **asdict(done))
     return JSONResponse(result.model_dump(mode="json"))
-
-
-def not_finished_message(data: dict[str, object], waited_s: float) -> str:
-    """One line for a reflection that did not finish while its caller waited."""
-    status = {"queued": "waiting for a worker", "started": "running", "scheduled": "waiting to be retried"}
-    state = status.get(str(data.get("status", "")), str(data.get("status", "queued")))
-    reason = f" (last attempt: {data['reason']})" if data.get("reason") else ""
-    return (
-        f"not finished: reflection job {data['queued']} is still {state} after {waited_s:.0f} s{reason}; "
-        "it stays queued for the next worker: see `thea jobs`"
-    )
 
 
 @router.get(

@@ -36,6 +36,7 @@ from pathlib import Path
 import httpx
 
 from thea.api import PREFIX
+from thea.api.paths import HEALTH, SERVICE_STOP
 from thea.client.errors import ServiceUnavailable
 from thea.config import Settings, settings_json
 from thea.locations import ServicePaths
@@ -68,7 +69,7 @@ def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
     transport = httpx.HTTPTransport(uds=str(paths.socket))
     try:
         with httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=timeout_s) as client:
-            return client.get(f"{PREFIX}/health").status_code == 200
+            return client.get(PREFIX + HEALTH).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -327,7 +328,7 @@ def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> StopOutcome:
             contextlib.suppress(httpx.HTTPError),
             httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=5) as client,
         ):
-            asked = client.post(f"{PREFIX}/service/stop").status_code == 200
+            asked = client.post(PREFIX + SERVICE_STOP).status_code == 200
     if not asked and record is not None:
         signal_if_alive(record, signal.SIGTERM)
 

@@ -21,6 +21,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from thea.api import PREFIX, paths
+
 MAX_BODY_BYTES = 512 * 1024
 #: default seconds a request body may stall between two reads
 BODY_TIMEOUT_S = 30.0
@@ -28,7 +30,7 @@ TRANSPORT_KEY = "thea.transport"
 Transport = Literal["unix", "tcp"]
 #: what a TCP client may fetch without a token: the page's files (it then authenticates with
 #: its cookie) and the health check (no data in it)
-PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/api/v1/health"})
+PUBLIC_PATHS = frozenset({"/", "/favicon.ico", PREFIX + paths.HEALTH})
 PUBLIC_PREFIXES = ("/static/",)
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _CLOSE = {"Connection": "close"}

@@ -16,6 +16,7 @@ from services.knowledge.forgetting import forget
 from services.views.export import count_impulses, iter_export
 from services.views.insights import insight_detail, list_insights
 from services.views.trace import latest_impulse_id, load_own_trace, trace_json
+from thea.api import paths
 from thea.api.models import (
     FactRequest,
     FactResult,
@@ -48,7 +49,7 @@ from thea.service.serialize import graph_json, insight_detail_json, insight_json
 router = APIRouter(tags=["knowledge"])
 
 
-@router.get("/traces/{impulse}", response_model=TraceView, summary="One cycle's Tasks and Reports")
+@router.get(paths.TRACE, response_model=TraceView, summary="One cycle's Tasks and Reports")
 async def trace(
     impulse: str,
     request: Request,
@@ -72,7 +73,7 @@ async def trace(
     return await asyncio.to_thread(load)
 
 
-@router.get("/insights", response_model=InsightList, summary="The caller's insights, strongest first")
+@router.get(paths.INSIGHTS, response_model=InsightList, summary="The caller's insights, strongest first")
 async def insights(
     request: Request,
     state: InsightState = Query("active"),
@@ -94,7 +95,7 @@ async def insights(
     return InsightList(insights=[InsightSummary(**insight_json(r.insight, r.concepts)) for r in rows])
 
 
-@router.get("/insights/{insight_id}", response_model=InsightDetailView, summary="One insight with lineage")
+@router.get(paths.INSIGHT, response_model=InsightDetailView, summary="One insight with lineage")
 async def insight(
     insight_id: str, request: Request, caller: Caller = Depends(caller_of)
 ) -> InsightDetailView:
@@ -109,7 +110,7 @@ async def insight(
     return await asyncio.to_thread(load)
 
 
-@router.get("/graph", response_model=GraphView, summary="A node's or concept's neighbourhood")
+@router.get(paths.GRAPH, response_model=GraphView, summary="A node's or concept's neighbourhood")
 async def graph(
     request: Request,
     node: str | None = Query(None, max_length=128),
@@ -139,7 +140,7 @@ async def graph(
     return await asyncio.to_thread(load)
 
 
-@router.post("/facts", response_model=FactResult, summary="Remember a claim (confidence estimated)")
+@router.post(paths.FACTS, response_model=FactResult, summary="Remember a claim (confidence estimated)")
 async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends(caller_of)) -> FactResult:
     ctx = context_of(request)
     runtime = ctx.rt
@@ -166,7 +167,7 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
     )
 
 
-@router.post("/forget", response_model=ForgetResult, summary="Archive a memory (kept in history)")
+@router.post(paths.FORGET, response_model=ForgetResult, summary="Archive a memory (kept in history)")
 async def forget_memory(
     body: ForgetRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> ForgetResult:
@@ -175,7 +176,7 @@ async def forget_memory(
     return ForgetResult(id=outcome.id, kind=outcome.kind, summary=outcome.summary())
 
 
-@router.post("/feedback", response_model=FeedbackResult, summary="!good / !bad on an answer")
+@router.post(paths.FEEDBACK, response_model=FeedbackResult, summary="!good / !bad on an answer")
 async def feedback(
     body: FeedbackRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> FeedbackResult:
@@ -200,7 +201,7 @@ async def feedback(
 
 
 @router.post(
-    "/reflect",
+    paths.REFLECT,
     response_model=ReflectionResult,
     summary="Merge the caller's insights about the same concepts",
     responses={202: {"model": ReflectionResult, "description": "queued: no worker finished it in time"}},
@@ -221,7 +222,7 @@ async def reflect(
 
 
 @router.get(
-    "/export",
+    paths.EXPORT,
     summary="Completed cycles as JSON lines (the golden dataset, docs/export.md)",
     response_class=StreamingResponse,
 )

@@ -31,7 +31,7 @@ from thea.memory.chronicle.base import Chronicle
 from thea.memory.chunking import MAX_CHUNKS, Chunker, char_chunks, spread_evenly
 from thea.memory.graph.base import GraphStore
 from thea.memory.operation_groups import OperationGroups
-from thea.memory.recall_port import RecallPort
+from thea.memory.recall_port import MemoryRecallPort, RecallPort
 from thea.memory.vector.base import VectorStore
 from thea.memory.vector.indexing import IndexKeeper
 from thea.models import (
@@ -112,7 +112,7 @@ class UniversalMemory(OperationGroups):
         #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
         self.space_guard = space_guard or (lambda: None)
         self.max_chunks = max_chunks
-        self.recall_port = RecallPort(self)
+        self.recall_port: RecallPort = MemoryRecallPort(self)
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()

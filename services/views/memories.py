@@ -27,7 +27,7 @@ from thea.api.models import (
 )
 from thea.errors import NotFoundError
 from thea.memory.operations import FactReads
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import FactSource
 from thea.models import USER_SUBJECT, Fact, FactOrigin, Node, UserImpulse
 
 #: ``Fact.change`` of a fact that corrects another (services/knowledge/memory_edits.py)
@@ -206,7 +206,7 @@ def memories_view(
     return FactsOfRecordView(summary=summary_of(subjects), subjects=subjects, count=len(views))
 
 
-def read_book(memory: UniversalMemory, user_id: str, *, current_only: bool = False) -> FactBook:
+def read_book(memory: FactSource, user_id: str, *, current_only: bool = False) -> FactBook:
     """The user's facts of record (and, unless ``current_only``, their earlier values) and the
     messages they came from, in one read each."""
     reads: FactReads = memory.facts
@@ -215,15 +215,13 @@ def read_book(memory: UniversalMemory, user_id: str, *, current_only: bool = Fal
     return FactBook(facts, [m for m in messages if m.user_id == user_id])
 
 
-def what_thea_knows(
-    memory: UniversalMemory, user_id: str, *, include_history: bool = True
-) -> FactsOfRecordView:
+def what_thea_knows(memory: FactSource, user_id: str, *, include_history: bool = True) -> FactsOfRecordView:
     """The view "What I know about you" of one user."""
     book = read_book(memory, user_id, current_only=not include_history)
     return memories_view(book.facts, list(book.messages.values()), include_history=include_history)
 
 
-def own_fact(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Fact:
+def own_fact(memory: FactSource, id_or_prefix: str, user_id: str) -> Fact:
     """The caller's fact with this id or prefix; another user's, or anything else, is not found
     (the same answer as an id that does not exist)."""
     node = own_node(memory, id_or_prefix, user_id, what="fact")
@@ -234,7 +232,7 @@ def own_fact(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Fact:
     return node
 
 
-def fact_detail(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactOfRecordView:
+def fact_detail(memory: FactSource, id_or_prefix: str, user_id: str) -> FactOfRecordView:
     """One of the user's facts (current or earlier) with the message it came from and its history."""
     fact = own_fact(memory, id_or_prefix, user_id)
     book = read_book(memory, user_id)

@@ -41,6 +41,7 @@ from services.knowledge.documents import Paste, is_document, make_paste
 from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
 from services.knowledge.import_checkpoints import Checkpoint
 from thea.errors import ImportInterrupted, InputError
+from thea.memory.ports import ImportTarget, MemoryWriter
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, DialogueTurn, Edge, EdgeType, Node, stable_id
 
@@ -146,7 +147,7 @@ def concepts_in(text: str) -> list[str]:
 
 
 def record_with_concepts(
-    memory: UniversalMemory,
+    memory: MemoryWriter,
     nodes: Sequence[Node],
     texts: Sequence[str] | None = None,
     *,
@@ -185,7 +186,7 @@ def record_with_concepts(
 
 
 def import_history(
-    memory: UniversalMemory,
+    memory: ImportTarget,
     conversations: Sequence[HistoryConversation],
     user_id: str,
     *,

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from services.common.ownership import own_node
+from services.knowledge.forgetting import forget
 from services.views.export import count_impulses
 from thea.errors import NotFoundError
-from thea.memory.ports import ExportSource, NodeLookup, ReflectionSource, VectorBacklog
-from thea.models import DialogueTurn, Node
+from thea.memory.ports import ExportSource, Forgetting, NodeLookup, ReflectionSource, VectorBacklog
+from thea.models import DialogueTurn, Fact, Node
 from workers.schedule import queue_reflections
 from workers.vector_catch_up import catch_up_window
 
@@ -112,3 +114,29 @@ def test_catch_up_embeds_the_shortest_first_in_batches_and_stops_when_asked() ->
     again = Backlog(turns)
     answers = iter([True, False])
     assert catch_up_window(again, window=10, batch=2, before_batch=lambda: next(answers)) == 2
+
+
+@dataclass
+class Forgets(Nodes):
+    inactive: list[str] = field(default_factory=list)
+    props: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def set_active(self, nodes: Sequence[Node], active: bool) -> None:
+        assert not active
+        self.inactive += [n.id for n in nodes]
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        for i in ids:
+            self.props.setdefault(i, {}).update(props)
+        return len(ids)
+
+
+def test_forgetting_a_fact_archives_it_and_ends_it() -> None:
+    memory = Forgets({"f1": Fact(id="f1", content="I live in York", user_id="ana")})
+    target: Forgetting = memory
+    outcome = forget(target, "f1", "ana")
+    assert (outcome.id, outcome.kind) == ("f1", "Fact")
+    assert memory.inactive == ["f1"]
+    assert memory.props["f1"]["valid_until"] > 0
+    with pytest.raises(NotFoundError):
+        forget(target, "f1", "bob")

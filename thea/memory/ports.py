@@ -7,16 +7,20 @@ all (mypy checks it where the composition passes it). The recall cascade's port 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from thea.memory.operations import (
     ExchangeOperations,
     FactReads,
     InsightViews,
+    KnowledgeWrites,
     ReflectionOperations,
     TraceReads,
 )
-from thea.models import Node
+from thea.models import Collection, Concept, Edge, Node
+
+if TYPE_CHECKING:
+    from thea.memory.universal import RecordResult
 
 
 class NodeReads(Protocol):
@@ -68,6 +72,52 @@ class ReflectionSource(Protocol):
 
     @property
     def reflection(self) -> ReflectionOperations: ...
+
+
+class Forgetting(NodeLookup, Protocol):
+    """What forgetting a memory writes: it leaves recall, a fact stops holding."""
+
+    def set_active(self, nodes: Sequence[Node], active: bool) -> None:
+        """Mark nodes active or not, in the graph and in the vector store."""
+        ...
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set properties of nodes; how many were found."""
+        ...
+
+
+class FeedbackTarget(NodeReads, Protocol):
+    """What feedback on an answer reweighs: the answer and what it recalled."""
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Mark points of a collection active or not (recall skips inactive ones)."""
+        ...
+
+
+class MemoryWriter(Protocol):
+    """What recording new memories with their concepts writes (imports, ``remember``)."""
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
+        ...
+
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
+        """The user's concepts with these names, created when missing."""
+        ...
+
+
+class ImportTarget(MemoryWriter, Protocol):
+    """What importing history writes, and reads to skip what is already there."""
+
+    @property
+    def exchange(self) -> ExchangeOperations: ...
 
 
 class VectorBacklog(Protocol):

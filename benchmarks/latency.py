@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import percentile, row, standalone_main
-from services.cycle.assembly import build_orchestrator
 from thea.config import Settings, load_settings
 from thea.llm.fake import StreamingFakeChatModel
 from thea.models import CYCLE_STEPS
 from thea.runtime import Runtime, build_runtime
+from thea.runtime.assembly import build_orchestrator
 
 USER = "bench"
 

@@ -61,7 +61,7 @@ class InsightChanges(Protocol):
 
 class InsightReviser(Protocol):
     """Revises the user's insights a told fact bears on: services/reflection/revision.py's
-    ``FactRevision``, wired by the composition (services/cycle/assembly.py)."""
+    ``FactRevision``, wired by the composition (thea/runtime/assembly.py)."""
 
     def __call__(self, user_id: str, fact: Fact) -> InsightChanges: ...
 

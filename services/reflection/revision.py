@@ -212,7 +212,7 @@ def revise_insights(
 class FactRevision:
     """What a told fact (``!fact``) does to the user's insights: the reviser
     :class:`services.knowledge.facts.FactKeeper` is given by the composition
-    (services/cycle/assembly.py), so the knowledge services never import reflection."""
+    (thea/runtime/assembly.py), so the knowledge services never import reflection."""
 
     memory: UniversalMemory
     #: when an insight's claims count as supported

@@ -18,13 +18,6 @@ import redis
 from langchain_core.language_models import BaseChatModel
 from rq.job import Job, JobStatus
 
-from services.cycle.assembly import (
-    build_crystallizer,
-    build_distiller,
-    build_fact_keeper,
-    build_orchestrator,
-    build_reflector,
-)
 from services.cycle.context import ConversationCache
 from services.cycle.context_local import ContextCache
 from services.cycle.orchestrator import Orchestrator
@@ -42,6 +35,13 @@ from thea.llm.scheduler import (
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
 from thea.models import HealthStatus
+from thea.runtime.assembly import (
+    build_crystallizer,
+    build_distiller,
+    build_fact_keeper,
+    build_orchestrator,
+    build_reflector,
+)
 from workers import context as worker_context
 from workers.admin import failure_reason
 from workers.conversations import RedisConversationCache

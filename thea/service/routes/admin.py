@@ -83,7 +83,7 @@ async def health(request: Request) -> Health:
     return Health(
         version=thea_version(),
         api_version=API_VERSION,
-        profile=ctx.config.profile,
+        profile=ctx.settings.profile,
         pid=os.getpid(),
         auth=request.scope.get(TRANSPORT_KEY, "tcp") == "tcp",
         maintenance=ctx.maintenance.reason if ctx.maintenance else None,
@@ -101,7 +101,7 @@ def _counts(ctx: ServiceContext) -> tuple[list[QueueCountsView], int]:
 @router.get(paths.STATUS, response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
 async def status(request: Request, caller: Caller = Depends(caller_of)) -> ServiceStatus:
     ctx = context_of(request)
-    settings = ctx.config
+    settings = ctx.settings
     queues, pending = await asyncio.to_thread(_counts, ctx)
     runtime = ctx.runtime
     return ServiceStatus(
@@ -168,7 +168,7 @@ def _maintenance_repair(ctx: ServiceContext, grace_ms: int, progress: ProgressFn
     the service (the next command starts it again, with every store)."""
     assert ctx.maintenance is not None
     ctx.maintenance.memory.close()
-    memory, damage = open_for_maintenance(ctx.config, fix=True)
+    memory, damage = open_for_maintenance(ctx.settings, fix=True)
     ctx.maintenance.memory = memory
     try:
         return repair(memory, grace_ms=grace_ms, progress=progress, damage=damage)

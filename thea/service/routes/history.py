@@ -42,7 +42,7 @@ def _importer(
     ctx: ServiceContext, body: ImportRequest, user_id: str, gone: threading.Event
 ) -> Callable[[ProgressFn | None], ImportResult]:
     memory = ctx.rt.memory
-    settings = ctx.config
+    settings = ctx.settings
     checkpoint = file_checkpoint(settings.data_dir, user_id, body.text, body.format, body.source)
 
     def should_stop() -> str | None:

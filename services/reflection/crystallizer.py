@@ -40,7 +40,7 @@ from services.prompts import crystallize as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
-from services.reflection.revision import revise_insights
+from services.reflection.revision import Item, revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace
 from thea.errors import JobError
@@ -282,7 +282,7 @@ class Crystallizer:
                 revise_insights,
                 self.memory,
                 user_id,
-                [(impulse_id, impulse.type.value, impulse.content)],
+                [Item(impulse_id, impulse.type.value, impulse.content)],
                 concept_ids=[c.id for c in concepts.values()],
                 by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
                 exclude=[crystal.id, stated_id(impulse_id)],

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from services.common.restate import restate_sentence
 from services.common.statements import sentences
@@ -63,8 +64,14 @@ SINGLE_VALUED = frozenset(
      "husband", "wife", "partner", "boss", "manager", "favourite colour", "favorite color"}
 )  # fmt: skip
 
+
 #: one piece of new evidence: (memory id, node type, text)
-Item = tuple[str, str, str]
+class Item(NamedTuple):
+    """One piece of new evidence: the memory's id, its node type and its text."""
+
+    id: str
+    type: str
+    text: str
 
 
 @dataclass
@@ -222,7 +229,7 @@ class FactRevision:
         return revise_insights(
             self.memory,
             user_id,
-            [(fact.id, fact.type.value, fact.content)],
+            [Item(fact.id, fact.type.value, fact.content)],
             by=fact.id,
             grounding=self.grounding,
         )

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import percentile, row, standalone_main
-from services.cycle.assembly import build_orchestrator
 from thea.config import load_settings
 from thea.llm.fake import StreamingFakeChatModel
 from thea.runtime import Runtime, build_runtime
+from thea.runtime.assembly import build_orchestrator
 from workers.admin import queue_counts
 
 USER = "bench"

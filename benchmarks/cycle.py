@@ -22,9 +22,9 @@ from langchain_core.embeddings import Embeddings
 
 from benchmarks import synthetic
 from benchmarks.common import fresh_stack, percentile, record_with_concepts, row, shared_embedder
-from services.cycle.assembly import build_orchestrator
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.universal import UniversalMemory
+from thea.runtime.assembly import build_orchestrator
 
 USER = "bench"
 

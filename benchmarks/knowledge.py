@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import console, result_table, row, write_json
-from services.cycle.statements import sentences
+from services.common.statements import sentences
 from services.reflection.grounding import content_terms
 from services.views.insights import list_insights
 from thea.config import load_settings

@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import percentile, row, standalone_main
-from services.cycle.assembly import build_orchestrator
 from thea.config import Settings, load_settings
 from thea.llm.fake import StreamingFakeChatModel
+from thea.models import CYCLE_STEPS
 from thea.runtime import Runtime, build_runtime
+from thea.runtime.assembly import build_orchestrator
 
 USER = "bench"
 
@@ -233,7 +234,7 @@ def rows_for(ours: dict[str, list[Sample]], raw: dict[str, list[Sample]] | None)
                         "ms",
                     )
                 )
-        for step in ("instinct", "plan", "recall", "synthesis"):
+        for step in CYCLE_STEPS:
             base = percentile(_step(old, step), 50) if old else None
             out.append(row(f"{phase}: {step} step p50", percentile(_step(mine, step), 50), base, "ms"))
         for label, attr in (

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.live_memory import Persona, default_data, load_scenarios, score_answer
+from services.common.understanding import asks_history, understand
 from services.cycle.from_facts import answer_from_facts
-from services.cycle.understanding import asks_history, understand
 from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import Superseded, build_facts, inherit_slots
 from services.knowledge.record.rules import supersessions

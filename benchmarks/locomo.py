@@ -60,7 +60,7 @@ from benchmarks.locomo_data import (
 )
 from benchmarks.locomo_report import METRICS, chart, markdown, rich_table, summarise
 from benchmarks.metrics import Aggregate, score_query
-from services.cycle.plan_fallback import fallback_plan
+from services.common.plan_fallback import fallback_plan
 from services.knowledge.importer import import_history, turn_id
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage

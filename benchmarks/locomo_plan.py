@@ -25,9 +25,9 @@ from benchmarks.common import RESULTS_DIR, console, fresh_memory, machine, stamp
 from benchmarks.locomo import _DAY_MS, DEPTH, KS, ingest, thea_query
 from benchmarks.locomo_data import default_data, load_conversations
 from benchmarks.metrics import Aggregate, score_query
-from services.common.base import CycleState
 from services.cycle.instinct import InstinctService
 from services.cycle.planner import PlannerService
+from services.cycle.steps import CycleState
 from services.recall.cascade import RecallConfig, RecallService
 from services.recall.types import RecallQuery
 from thea.config import default_cache_dir, load_settings

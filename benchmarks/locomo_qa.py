@@ -51,7 +51,6 @@ from benchmarks.qa_metrics import score_answer
 from benchmarks.qa_report import print_report, summarise, write_results
 from services.common.llm_calls import ask_text
 from services.common.tokens import cautious_tokens
-from services.cycle.assembly import build_orchestrator
 from services.cycle.budget import pack, recall_budget
 from services.cycle.orchestrator import Orchestrator
 from services.cycle.recall_step import Recaller, RecallStep
@@ -63,6 +62,7 @@ from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 from thea.config import Settings, load_settings
 from thea.llm.factory import build_chat_model
 from thea.memory.factory import open_memory
+from thea.runtime.assembly import build_orchestrator
 
 DEFAULT_DATA = default_data()
 METHODS = ("thea", "no memory", "BM25 top-10", "dense top-10", "full conversation")

@@ -26,7 +26,7 @@ from typing import Any
 from benchmarks import synthetic
 from benchmarks.common import console, fresh_memory, percentile, record_with_concepts, row, shared_embedder
 from benchmarks.raw import RawGraph, RawVectors
-from services.cycle.plan_fallback import fallback_plan
+from services.common.plan_fallback import fallback_plan
 from services.recall.cascade import RecallService, keyword_query
 from services.recall.types import RecallQuery
 

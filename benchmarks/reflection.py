@@ -26,13 +26,13 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from benchmarks.common import bench_settings, machine, row, standalone_main
-from services.cycle.assembly import build_orchestrator
 from services.reflection.crystallizer import Crystallizer
 from services.reflection.merge import ReflectionConfig, Reflector
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, Edge, EdgeType, KnowledgeCrystal
+from thea.runtime.assembly import build_orchestrator
 from workers import context as worker_context
 from workers.queues import CRYSTALLIZE, RQJobSink
 from workers.worker import make_worker

@@ -81,8 +81,8 @@ def _rss_mb() -> float:
 
 def child(shape: str) -> dict[str, Any]:
     """One shape in this (fresh) process: cycle + crystallize, then the same text as a fact."""
-    from services.cycle.assembly import build_crystallizer, build_fact_keeper, build_orchestrator
     from thea.llm.fake import StreamingFakeChatModel
+    from thea.runtime.assembly import build_crystallizer, build_fact_keeper, build_orchestrator
 
     length, make = SHAPES[shape]
     text = make()[:length]

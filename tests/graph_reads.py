@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.reflection.merge import ReflectionReport
 from thea.memory.universal import UniversalMemory
+from thea.runtime import Runtime
 
 
 def cycle_props(memory: UniversalMemory, correlation_id: str) -> list[dict[str, Any]]:
@@ -20,3 +22,10 @@ def reports_by_step(memory: UniversalMemory, correlation_id: str) -> dict[str, d
 def asserted(memory: UniversalMemory, source_id: str) -> list[tuple[str, str, str]]:
     """(subject, relation, object) of the concept relations one memory asserted."""
     return [(r.subject, r.relation, r.object) for r in memory.insight_views.relations_by_source(source_id)]
+
+
+async def reflected(runtime: Runtime, user_id: str = "ana") -> ReflectionReport:
+    """A reflection a worker finished within a minute (its report; failing when it only queued)."""
+    done = await runtime.reflect(user_id, wait_s=60)
+    assert isinstance(done, ReflectionReport), done
+    return done

@@ -247,7 +247,7 @@ MAX_TERM_CHARS = 40
 PROMPT_SHARE = 0.4
 #: A message longer than this many characters is a document (a paste): stored as numbered chunks
 #: with provenance, while the impulse, the prompts and the conversation cache carry only a
-#: summary of at most ``DOCUMENT_SUMMARY_CHARS`` (services/cycle/documents.py).
+#: summary of at most ``DOCUMENT_SUMMARY_CHARS`` (services/knowledge/documents.py).
 DOCUMENT_CHARS = 8_000
 #: Characters per document chunk: about one embedding window (256 tokens) of English text.
 DOCUMENT_CHUNK_CHARS = 1_000

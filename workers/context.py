@@ -8,7 +8,6 @@ holds at a time).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
@@ -31,7 +30,6 @@ class WorkerContext:
 
 _lock = threading.Lock()
 _current: WorkerContext | None = None
-_factory: Callable[[], WorkerContext] | None = None
 
 
 def install(ctx: WorkerContext) -> None:
@@ -40,20 +38,10 @@ def install(ctx: WorkerContext) -> None:
         _current = ctx
 
 
-def set_factory(factory: Callable[[], WorkerContext]) -> None:
-    """How to build the context lazily in a worker process (called once)."""
-    global _factory
-    with _lock:
-        _factory = factory
-
-
 def current() -> WorkerContext:
-    global _current
     with _lock:
         if _current is None:
-            if _factory is None:
-                raise RuntimeError("no worker context: run jobs through `thea worker` or the chat's worker")
-            _current = _factory()
+            raise RuntimeError("no worker context: run jobs through `thea worker` or the chat's worker")
         return _current
 
 

@@ -23,8 +23,9 @@ from typing import Any
 
 import redis
 
+from services.common.exchange import Exchange
 from services.common.tokens import estimate_tokens
-from services.cycle.context import ConversationCache, Exchange, latest_fitting
+from services.cycle.context import ConversationCache, latest_fitting
 from thea.errors import QueueUnavailable
 
 #: how long an unused session is kept (seconds)

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from typing import Any
 
-from services.cycle.context import Exchange
+from services.common.exchange import Exchange
 from workers.context import current
 
 log = logging.getLogger(__name__)

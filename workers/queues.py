@@ -10,7 +10,7 @@ import redis
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError
 
-from services.cycle.context import Exchange
+from services.common.exchange import Exchange
 from thea.errors import QueueUnavailable
 from thea.tuning import RETRY_BACKOFF_S
 

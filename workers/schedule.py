@@ -10,20 +10,20 @@ import logging
 import threading
 import time
 
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import ReflectionSource
 from workers.queues import RQJobSink
 
 log = logging.getLogger(__name__)
 
 
-def queue_reflections(memory: UniversalMemory, jobs: RQJobSink, slot: str) -> list[str]:
+def queue_reflections(memory: ReflectionSource, jobs: RQJobSink, slot: str) -> list[str]:
     """Queue one reflection per user with 2+ active insights; ``slot`` names the round."""
     users = memory.reflection.users_with_insights()
     return [jobs.enqueue_reflect(user, f"scheduled-{slot}-{user}") for user in users]
 
 
 class ReflectionSchedule:
-    def __init__(self, memory: UniversalMemory, jobs: RQJobSink, every_s: float) -> None:
+    def __init__(self, memory: ReflectionSource, jobs: RQJobSink, every_s: float) -> None:
         self.memory = memory
         self.jobs = jobs
         self.every_s = every_s

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from thea.errors import TheaError
 from thea.llm.scheduler import ForegroundGate
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import VectorBacklog
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ WINDOW = 512
 
 
 def catch_up_window(
-    memory: UniversalMemory,
+    memory: VectorBacklog,
     *,
     window: int = WINDOW,
     batch: int = BATCH,
@@ -60,7 +60,7 @@ REPORT_EVERY_S = 30.0
 class VectorCatchUp:
     def __init__(
         self,
-        memory: UniversalMemory,
+        memory: VectorBacklog,
         gate: ForegroundGate | None = None,
         *,
         batch: int = BATCH,

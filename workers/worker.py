@@ -243,7 +243,6 @@ class BackgroundWorker:
         self.idle_every_s = idle_every_s
         self._last_idle_task = time.monotonic()
         self._stop = threading.Event()
-        self._idle = threading.Event()
         self._busy = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self.due_jobs = DueJobs(connection, self.queues)
@@ -256,7 +255,6 @@ class BackgroundWorker:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self._idle.clear()
             worked = True
             try:
                 self._busy.set()
@@ -269,7 +267,6 @@ class BackgroundWorker:
                 self._busy.clear()
             if not worked:
                 self._idle_task()
-            self._idle.set()
             self._stop.wait(self.poll_s)
 
     def _idle_task(self) -> None:
@@ -286,11 +283,6 @@ class BackgroundWorker:
     def busy(self) -> bool:
         """True while a pass over the queues runs (a job may be executing)."""
         return self._busy.is_set()
-
-    def drain(self, timeout_s: float = 60.0) -> bool:
-        """Wait until a pass over the queues finished after this call."""
-        self._idle.clear()
-        return self._idle.wait(timeout_s)
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Let the running job finish (waiting up to ``timeout_s``) and take no other: jobs still

@@ -88,35 +88,42 @@ def parse_notation(text: str, limit: int = MAX_NOTATION_TRIPLES) -> list[Triple]
     """The relations a text asserts in plain notation, in order, at most ``limit``."""
     out: list[Triple] = []
     seen: set[tuple[str, str, str]] = set()
-
-    def add(a: str | None, rel: EdgeType, b: str | None) -> bool:
-        """Record one relation; False once the limit is reached."""
-        if a and b and a.lower() != b.lower():
-            key = (a.lower(), rel.value, b.lower())
-            if key not in seen:
-                seen.add(key)
-                out.append(Triple(a, rel, b))
-        return len(out) < limit
-
+    if limit <= 0:
+        return out
     for line in _lines(text):
-        for m in _around(_ARROW, _ARROW_OP, line):
-            if not add(_clean(_tail(m["a"])), EdgeType.CAUSES, _clean(m["b"])):
-                return out
-        for m in _around(_ISA, _ISA_OP, line):
-            if not add(_clean(_tail(m["a"])), EdgeType.IS_A, _clean(m["b"])):
-                return out
-        for m in _around(_TILDE, _TILDE_OP, line):
-            names: list[str] = []
-            for part in m["chain"].split("~", MAX_CHAIN_NAMES * 4):
-                name = _clean(part)
-                if name and name not in names:
-                    names.append(name)
-                if len(names) == MAX_CHAIN_NAMES:
-                    break
-            for a, b in combinations(names, 2):
-                if not add(a, EdgeType.RELATED_TO, b):
-                    return out
+        for a, rel, b in _asserted(line):
+            if a and b and a.lower() != b.lower():
+                key = (a.lower(), rel.value, b.lower())
+                if key not in seen:
+                    seen.add(key)
+                    out.append(Triple(a, rel, b))
+                    if len(out) >= limit:
+                        return out
     return out
+
+
+def _asserted(line: str) -> Iterator[tuple[str | None, EdgeType, str | None]]:
+    """Every (subject, relation, object) a line's notation names, in order: arrows, then
+    ``::``, then each pair of a ``~`` chain (ends not yet checked)."""
+    for m in _around(_ARROW, _ARROW_OP, line):
+        yield _clean(_tail(m["a"])), EdgeType.CAUSES, _clean(m["b"])
+    for m in _around(_ISA, _ISA_OP, line):
+        yield _clean(_tail(m["a"])), EdgeType.IS_A, _clean(m["b"])
+    for m in _around(_TILDE, _TILDE_OP, line):
+        for a, b in combinations(_chain_names(m["chain"]), 2):
+            yield a, EdgeType.RELATED_TO, b
+
+
+def _chain_names(chain: str) -> list[str]:
+    """The distinct names of a ``a~b~c`` chain, at most ``MAX_CHAIN_NAMES``."""
+    names: list[str] = []
+    for part in chain.split("~", MAX_CHAIN_NAMES * 4):
+        name = _clean(part)
+        if name and name not in names:
+            names.append(name)
+        if len(names) == MAX_CHAIN_NAMES:
+            break
+    return names
 
 
 def within_concepts(triples: Iterable[Triple], max_concepts: int) -> list[Triple]:

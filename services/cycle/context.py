@@ -17,25 +17,7 @@ import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.common.tokens import estimate_tokens
-
-
-@dataclass
-class Exchange:
-    """One question/answer pair and the graph ids it came from."""
-
-    question: str
-    answer: str
-    impulse_id: str
-    response_id: str
-    at: int = 0
-    #: an exchange the model did not answer (a statement's acknowledgement, a fixed "I don't
-    #: know"): kept for distillation, never shown to the model as history (it copies templates)
-    templated: bool = False
-
-    @property
-    def tokens(self) -> int:
-        return estimate_tokens(self.question) + estimate_tokens(self.answer)
+from services.common.exchange import Exchange
 
 
 @dataclass

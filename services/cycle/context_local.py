@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from services.common.exchange import Exchange
 from services.common.tokens import estimate_tokens
-from services.cycle.context import Conversation, ConversationCache, Exchange, latest_fitting
+from services.cycle.context import Conversation, ConversationCache, latest_fitting
 
 
 class ContextCache(ConversationCache):

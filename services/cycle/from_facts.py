@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
+from services.common.statements import lower_first, turn_round
 from services.cycle.fact_match import (
     FactMatch,
     focus_of,
@@ -40,7 +41,6 @@ from services.cycle.fact_match import (
     relation_said,
     who_is,
 )
-from services.cycle.statements import lower_first, turn_round
 from services.knowledge.record.slots import (
     SINGLE_VALUED,
     Slot,

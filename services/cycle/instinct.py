@@ -11,14 +11,14 @@ import logging
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.llm_calls import ask_structured, ask_text
+from services.common.understanding import Act, asks_history
 from services.cycle.from_facts import may_answer
-from services.cycle.understanding import Act, asks_history
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.prompts import first_look
 from services.prompts import instinct as prompt
 from thea.memory.operations import FactReads
-from thea.models import InstinctiveResponse, LLMUsage, MessageKind, cycle_node_id
+from thea.models import InstinctiveResponse, LLMUsage, MessageKind, Step, cycle_node_id
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ FACTS_READ = 1000
 
 
 class InstinctService(CognitiveService):
-    step = "instinct"
+    step = Step.INSTINCT
     name = "instinct"
 
     def __init__(
@@ -96,7 +96,7 @@ class InstinctService(CognitiveService):
         reaction = " ".join(text.split())[:MAX_REACTION_CHARS]
         state.instinct = reaction
         node = InstinctiveResponse(
-            id=cycle_node_id(state.correlation_id, "instinct"),
+            id=cycle_node_id(state.correlation_id, Step.INSTINCT),
             content=reaction,
             user_id=state.user_id,
             session_id=state.session_id,

@@ -5,7 +5,7 @@ never said ("Which car do I drive?"), it answered every time with an invented fa
 Camry"), whatever the prompt said. So the decision is made before the model is asked, without
 it:
 
-* the message is a **personal question**: it asks (services/cycle/statements.py) and speaks in the
+* the message is a **personal question**: it asks (services/common/statements.py) and speaks in the
   first person ("my ...", "I ...", "me");
 * its **topic words** are its content words (stemmed, stopwords dropped) without the words
   that only frame a question ("name", "called", "kind"...); "What is my name?" keeps "name";
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from services.common.statements import asks, is_statement, sentences, tells_anything
 from services.common.text import STOPWORDS, TextEmbedder
-from services.cycle.statements import asks, is_statement, sentences, tells_anything
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
 

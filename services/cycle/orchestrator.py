@@ -22,21 +22,23 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import thea.tracing as tracing
-from services.common.base import CognitiveService, CycleState, StepOutcome
+from services.common.exchange import Exchange
+from services.common.impulse_input import validate_impulse_text
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
-from services.cycle.context import ConversationCache, Exchange
-from services.cycle.documents import Paste, is_document, make_paste
-from services.cycle.impulse_input import validate_impulse_text
+from services.common.understanding import understand
+from services.cycle.context import ConversationCache
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
-from services.cycle.understanding import understand
+from services.knowledge.documents import Paste, is_document, make_paste
 from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.universal import UniversalMemory
 from thea.models import (
+    FIRST_LOOK,
     CycleStatus,
     Edge,
     EdgeType,
@@ -46,6 +48,7 @@ from thea.models import (
     Node,
     NodeType,
     Report,
+    Step,
     Task,
     TaskStatus,
     UserImpulse,
@@ -57,9 +60,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 #: exchanges of a conversation read back from the graph when it is reopened (then cut to the budget)
 RESTORED_EXCHANGES = 20
-
-#: the steps before the answer: a timeout there costs the step, not the answer
-FIRST_LOOK = frozenset({"instinct", "plan"})
 
 FALLBACK_ANSWER = "I could not compose a full answer just now ({reason}). Please try again."
 
@@ -74,7 +74,7 @@ class JobSink(Protocol):
 
 @dataclass
 class StepRecord:
-    step: str
+    step: Step
     status: TaskStatus
     duration_ms: float
     task_id: str
@@ -213,7 +213,7 @@ class Orchestrator:
         for service in self.steps:
             record = await self._run_step(service, state, result)
             result.steps.append(record)
-            if service.step == "plan" and state.plan is not None and record.status is TaskStatus.SUCCESS:
+            if service.step is Step.PLAN and state.plan is not None and record.status is TaskStatus.SUCCESS:
                 await self._link_concepts(state)
 
         if state.answer is None:

@@ -8,14 +8,14 @@ import re
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_PLAN_CONCEPTS
 from services.common.llm_calls import ask_structured
-from services.cycle.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.common.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput, PartialWriteError
-from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, cycle_node_id
+from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, Step, cycle_node_id
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def grounded(concept: str, text: str) -> bool:
 
 
 class PlannerService(CognitiveService):
-    step = "plan"
+    step = Step.PLAN
     name = "planner"
 
     def __init__(
@@ -141,7 +141,7 @@ class PlannerService(CognitiveService):
             c.strip() for c in out.concepts if 0 < len(c.strip()) <= MAX_CONCEPT_CHARS and grounded(c, text)
         ][:5]
         plan = SearchPlan(
-            id=cycle_node_id(state.correlation_id, "plan"),
+            id=cycle_node_id(state.correlation_id, Step.PLAN),
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too
             concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)]))[:MAX_PLAN_CONCEPTS],

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.limits import TRACE_TEXT_CHARS
+from services.common.plan_fallback import fallback_plan
 from services.common.tokens import clip_text
-from services.cycle.plan_fallback import fallback_plan
-from services.cycle.understanding import asks_conversation, asks_history
+from services.common.understanding import asks_conversation, asks_history
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
+from thea.models import Step
 
 
 class Recaller(Protocol):
@@ -17,7 +18,7 @@ class Recaller(Protocol):
 
 
 class RecallStep(CognitiveService):
-    step = "recall"
+    step = Step.RECALL
     name = "recall"
 
     def __init__(self, recaller: Recaller, limit: int = 8) -> None:

@@ -1,6 +1,6 @@
 """Synthesis: the final answer, grounded in the user's facts of record and recalled memories.
 
-What the message is decides how it is answered (services/cycle/understanding.py):
+What the message is decides how it is answered (services/common/understanding.py):
 
 * only statements (and perhaps a greeting): a template restating what was told, persons turned
   round, and what it replaced; the model never embellishes a user's fact;
@@ -22,13 +22,13 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.base import CognitiveService, CycleState, StepOutcome
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
+from services.common.statements import acknowledge, lower_first, turn_round
 from services.common.text import TextEmbedder
+from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import caution, conflicts
-from services.cycle.documents import acknowledgement as paste_acknowledgement
 from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
@@ -39,14 +39,14 @@ from services.cycle.not_told import (
     topic_words,
     unknown_to_me,
 )
-from services.cycle.statements import acknowledge, lower_first, turn_round
-from services.cycle.understanding import Act, Understanding, asks_history, understand
+from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
+from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.memory.operations import FactReads
-from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, cycle_node_id
+from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
 from thea.tuning import RELATIVE_FLOOR
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
@@ -197,7 +197,7 @@ def acknowledgement(state: CycleState, understanding: Understanding) -> str:
 
 
 class SynthesisService(CognitiveService):
-    step = "synthesis"
+    step = Step.SYNTHESIS
     name = "synthesis"
 
     def __init__(

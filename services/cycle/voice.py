@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from services.cycle.statements import turn_round
+from services.common.statements import turn_round
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
 _THEA_SPEAKS = re.compile(

@@ -5,7 +5,7 @@ Two kinds of contradiction are found:
 * **an attribute with another value**: the same subject and attribute, a different value:
   "My name is Anna Kowalski." against "The user's name is Priya Ramanathan." (possessive
   forms: "my X is", "the user's X is", "Priya's X is"; the user's first person is read as
-  "the user" through :func:`services.reflection.restate.restate_sentence`). A value that contains the
+  "the user" through :func:`services.common.restate.restate_sentence`). A value that contains the
   other ("blue" / "blue and green") is no contradiction.
 * **opposite polarity on the same topic**: :func:`heuristic_verdict`, which ``!fact`` uses
   without a model (one says "not"/"never", the other does not, and they are close in meaning).
@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from services.cycle.statements import sentences
+from services.common.restate import restate_sentence
+from services.common.statements import sentences
 from services.knowledge.record.extraction import REPLACED_VALUE
-from services.reflection.restate import restate_sentence
 
 _ATTRIBUTE = re.compile(
     r"\b(?P<owner>(?i:the user's|my)|[A-Z][\w-]*(?: [A-Z][\w-]*)?'s) "

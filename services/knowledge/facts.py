@@ -12,20 +12,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.impulse_input import storable_text
 from services.common.limits import MAX_FACT_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
-from services.cycle.impulse_input import storable_text
 from services.knowledge.contradiction import heuristic_verdict
 from services.knowledge.record.extraction import ExtractedFact, extract_facts
 from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts, fact_id
 from services.prompts import fact_check as prompt
 from services.prompts.quoting import without_any_order
-from services.reflection.revision import RevisionOutcome, revise_insights
 from thea.errors import InputError, LLMError
 from thea.memory.operations import NodePatch
 from thea.memory.universal import UniversalMemory
@@ -41,13 +41,29 @@ from thea.models import (
     now_ms,
     relation,
 )
-from thea.tuning import GroundingTuning
 
 log = logging.getLogger(__name__)
 
 BASE_CONFIDENCE = 0.5
 STEP = 0.15
 NEIGHBOUR_SIMILARITY = 0.55
+
+
+class InsightChanges(Protocol):
+    """The insights a told fact promoted, weakened or superseded (by id)."""
+
+    promoted: list[str]
+    weakened: list[str]
+    superseded: list[str]
+
+    def as_dict(self) -> dict[str, list[str]]: ...
+
+
+class InsightReviser(Protocol):
+    """Revises the user's insights a told fact bears on: services/reflection/revision.py's
+    ``FactRevision``, wired by the composition (thea/runtime/assembly.py)."""
+
+    def __call__(self, user_id: str, fact: Fact) -> InsightChanges: ...
 
 
 @dataclass
@@ -58,7 +74,7 @@ class FactOutcome:
     superseded: list[str] = field(default_factory=list)
     judged_by: str = "model"
     #: insights the fact promoted, weakened or superseded (services/reflection/revision.py)
-    revised: RevisionOutcome = field(default_factory=RevisionOutcome)
+    revised: InsightChanges | None = None
 
     def summary(self) -> str:
         text = f"noted fact {self.fact.id[:8]} (confidence {self.fact.confidence:.2f}"
@@ -69,7 +85,7 @@ class FactOutcome:
         text += ")"
         if self.superseded:
             text += "; supersedes " + ", ".join(i[:8] for i in self.superseded)
-        for word, ids in self.revised.as_dict().items():
+        for word, ids in (self.revised.as_dict() if self.revised else {}).items():
             if ids:
                 text += f"; {word} insight " + ", ".join(i[:8] for i in ids)
         return text
@@ -80,13 +96,13 @@ class FactKeeper:
         self,
         memory: UniversalMemory,
         llm: BaseChatModel | None,
+        revise: InsightReviser,
         timeout_s: float = 60.0,
         prompt_tokens: int | None = None,
-        grounding: GroundingTuning | None = None,
     ) -> None:
         self.memory = memory
-        #: when an insight's claims count as supported, for insights this fact revises
-        self.grounding = grounding
+        #: what a told fact does to the user's insights (promote, weaken, supersede)
+        self.revise = revise
         self.llm = llm
         self.timeout_s = timeout_s
         self.prompt_tokens = prompt_tokens
@@ -161,14 +177,7 @@ class FactKeeper:
         outcome.superseded = list(
             dict.fromkeys([*outcome.superseded, *(r.fact.id for r in recorded.superseded)])
         )
-        outcome.revised = await asyncio.to_thread(
-            revise_insights,
-            self.memory,
-            user_id,
-            [(fact.id, fact.type.value, fact.content)],
-            by=fact.id,
-            grounding=self.grounding,
-        )
+        outcome.revised = await asyncio.to_thread(self.revise, user_id, fact)
         log.info("fact %s for user %s: %s", fact.id, user_id, outcome.summary())
         return outcome
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from thea.errors import InputError, NotFoundError
 from thea.memory.operations import NodePatch
 from thea.memory.operations.knowledge import PropertyValue
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import FeedbackTarget
 from thea.models import (
     MAX_RATING,
     Collection,
@@ -76,7 +76,7 @@ class FeedbackOutcome:
         return f"marked {word}: " + "; ".join(parts)
 
 
-def _crystal_of(memory: UniversalMemory, response: FinalResponse) -> KnowledgeCrystal | None:
+def _crystal_of(memory: FeedbackTarget, response: FinalResponse) -> KnowledgeCrystal | None:
     """The insight crystallized from the exchange this answer belongs to, if any."""
     impulse_id = response.correlation_id
     if not impulse_id:
@@ -103,7 +103,7 @@ def _reweigh(node: Node, delta: int) -> tuple[dict[str, PropertyValue], str] | N
     return {"rating": rating}, f"{name} {short} rating {node.rating:g} -> {rating:g}"
 
 
-def apply_feedback(memory: UniversalMemory, response_id: str, feedback: int) -> FeedbackOutcome:
+def apply_feedback(memory: FeedbackTarget, response_id: str, feedback: int) -> FeedbackOutcome:
     if feedback not in (1, -1):
         raise InputError("feedback is +1 (good) or -1 (bad)")
     found = memory.get([response_id])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.common.ownership import own_node
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import Forgetting
 from thea.models import Fact, KnowledgeCrystal, now_ms
 
 
@@ -18,7 +18,7 @@ class ForgetOutcome:
         return f"forgot {self.kind} {self.id[:8]}: archived, kept in history, no longer recalled"
 
 
-def forget(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> ForgetOutcome:
+def forget(memory: Forgetting, id_or_prefix: str, user_id: str) -> ForgetOutcome:
     node = own_node(memory, id_or_prefix, user_id)
     memory.set_active([node], False)
     if isinstance(node, Fact):

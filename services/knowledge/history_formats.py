@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from services.cycle.impulse_input import as_stored, unstorable
+from services.common.impulse_input import as_stored, unstorable
 from thea.errors import InputError
 
 Format = Literal["auto", "locomo", "jsonl"]
@@ -208,32 +208,9 @@ def parse_jsonl(lines: Iterable[str], source: str = "file") -> HistoryConversati
         if not line.strip():
             continue
         at = f"{source} line {number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{at}: not valid JSON ({exc.msg})") from None
-        except ValueError:  # a number of more than 4,300 digits
-            raise ImportFormatError(f"{at}: not valid JSON (a number too long to read)") from None
-        except RecursionError:
-            raise ImportFormatError(f"{at}: {_TOO_DEEP}") from None
-        if not isinstance(row, Mapping):
-            raise ImportFormatError(f"{at}: expected a JSON object per line, got {type(row).__name__}")
-        _, speaker = _first(row, _SPEAKER_KEYS)
-        _, text = _first(row, _TEXT_KEYS)
-        if not isinstance(speaker, str) or not speaker.strip():
-            raise ImportFormatError(f'{at}: needs "speaker" or "role" (a non-empty string)')
-        if not isinstance(text, str):
-            raise ImportFormatError(f'{at}: needs "text" or "content" (a string)')
-        _check_storable(text, at, speaker)
-        time_key, raw_time = _first(row, _TIME_KEYS)
-        when: int | None = None
-        if time_key is not None:
-            try:
-                when = parse_time(raw_time)
-            except ValueError:
-                raise ImportFormatError(
-                    f'{at}: "{time_key}" {_short(raw_time)} is not a date (ISO 8601 or epoch seconds)'
-                ) from None
+        row = _json_row(line, at)
+        speaker, text = _message(row, at)
+        when = _row_time(row, at)
         _, session = _first(row, _SESSION_KEYS)
         if session is None:
             session = datetime.fromtimestamp(when / 1000, tz=UTC).strftime("%Y-%m-%d") if when else "1"
@@ -252,6 +229,46 @@ def parse_jsonl(lines: Iterable[str], source: str = "file") -> HistoryConversati
     if not result.turns:
         raise ImportFormatError(f"{source}: no messages in the file")
     return result
+
+
+def _json_row(line: str, at: str) -> Mapping[str, Any]:
+    """One JSONL line as its object; a line that is not one is refused in one line."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"{at}: not valid JSON ({exc.msg})") from None
+    except ValueError:  # a number of more than 4,300 digits
+        raise ImportFormatError(f"{at}: not valid JSON (a number too long to read)") from None
+    except RecursionError:
+        raise ImportFormatError(f"{at}: {_TOO_DEEP}") from None
+    if not isinstance(row, Mapping):
+        raise ImportFormatError(f"{at}: expected a JSON object per line, got {type(row).__name__}")
+    return row
+
+
+def _message(row: Mapping[str, Any], at: str) -> tuple[str, str]:
+    """(speaker, text) of a row, both checked storable."""
+    _, speaker = _first(row, _SPEAKER_KEYS)
+    _, text = _first(row, _TEXT_KEYS)
+    if not isinstance(speaker, str) or not speaker.strip():
+        raise ImportFormatError(f'{at}: needs "speaker" or "role" (a non-empty string)')
+    if not isinstance(text, str):
+        raise ImportFormatError(f'{at}: needs "text" or "content" (a string)')
+    _check_storable(text, at, speaker)
+    return speaker, text
+
+
+def _row_time(row: Mapping[str, Any], at: str) -> int | None:
+    """When a row's message was said (epoch ms), or None when it does not say."""
+    time_key, raw_time = _first(row, _TIME_KEYS)
+    if time_key is None:
+        return None
+    try:
+        return parse_time(raw_time)
+    except ValueError:
+        raise ImportFormatError(
+            f'{at}: "{time_key}" {_short(raw_time)} is not a date (ISO 8601 or epoch seconds)'
+        ) from None
 
 
 def _check_storable(text: str, at: str, speaker: str = "") -> None:

@@ -18,7 +18,7 @@ cores); without it the import writes thousands of turns per second, keyword reca
 at once, and ``thea memory check`` counts the waiting ones as pending.
 
 A message longer than the turn limit (``document_chars``: the service's ``max_impulse_chars``,
-200,000 characters by default) is stored as a chat paste is (services/cycle/documents.py): the
+200,000 characters by default) is stored as a chat paste is (services/knowledge/documents.py): the
 turn keeps a summary and a :class:`~thea.models.Document` of numbered chunks holds its text, so
 a file with a 349,000-character message imports whole and every part of that message is
 recallable (through its chunks).
@@ -36,11 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.cycle.documents import Paste, is_document, make_paste
-from services.cycle.plan_fallback import candidate_concepts
+from services.common.plan_fallback import candidate_concepts
+from services.knowledge.documents import Paste, is_document, make_paste
 from services.knowledge.history_formats import Format, HistoryConversation, HistoryTurn, parse_history
 from services.knowledge.import_checkpoints import Checkpoint
 from thea.errors import ImportInterrupted, InputError
+from thea.memory.ports import ImportTarget, MemoryWriter
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, DialogueTurn, Edge, EdgeType, Node, stable_id
 
@@ -146,7 +147,7 @@ def concepts_in(text: str) -> list[str]:
 
 
 def record_with_concepts(
-    memory: UniversalMemory,
+    memory: MemoryWriter,
     nodes: Sequence[Node],
     texts: Sequence[str] | None = None,
     *,
@@ -185,7 +186,7 @@ def record_with_concepts(
 
 
 def import_history(
-    memory: UniversalMemory,
+    memory: ImportTarget,
     conversations: Sequence[HistoryConversation],
     user_id: str,
     *,

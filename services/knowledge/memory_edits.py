@@ -26,8 +26,8 @@ from __future__ import annotations
 import logging
 import re
 
-from services.cycle.impulse_input import validate_impulse_text
-from services.cycle.statements import turn_round
+from services.common.impulse_input import validate_impulse_text
+from services.common.statements import turn_round
 from services.knowledge.record.extraction import USER, Category, ExtractedFact, extract_facts
 from services.knowledge.record.keeper import FactRecorder, build_facts
 from services.views.memories import CORRECTION, FactBook, own_fact, read_book, second_person

@@ -44,7 +44,8 @@ from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
 from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import KeywordMatch
-from thea.memory.universal import UniversalMemory, collection_for
+from thea.memory.recall_port import RecallSource
+from thea.memory.universal import collection_for
 from thea.models import (
     CONCEPT_RELATIONS,
     Collection,
@@ -111,7 +112,7 @@ def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
 
 class RecallService:
     def __init__(
-        self, memory: UniversalMemory, config: RecallConfig | None = None, reranker: Reranker | None = None
+        self, memory: RecallSource, config: RecallConfig | None = None, reranker: Reranker | None = None
     ) -> None:
         self.memory = memory
         self.config = config or RecallConfig()

@@ -32,15 +32,15 @@ from langchain_core.language_models import BaseChatModel
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import Triple, parse_notation
+from services.common.restate import restate
+from services.common.statements import tells_anything
 from services.common.tokens import clip_for_prompt
-from services.cycle.statements import tells_anything
-from services.cycle.understanding import understand
+from services.common.understanding import understand
 from services.prompts import crystallize as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
-from services.reflection.restate import restate
-from services.reflection.revision import revise_insights
+from services.reflection.revision import Item, revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace
 from thea.errors import JobError
@@ -54,6 +54,7 @@ from thea.models import (
     Node,
     NodeType,
     Revision,
+    Step,
     TaskStatus,
     UserImpulse,
     is_evidence,
@@ -167,7 +168,7 @@ class Crystallizer:
         )
         known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
         job = JobTrace(
-            step="crystallize",
+            step=Step.CRYSTALLIZE,
             service="crystallizer",
             key=impulse_id,
             user_id=impulse.user_id,
@@ -281,7 +282,7 @@ class Crystallizer:
                 revise_insights,
                 self.memory,
                 user_id,
-                [(impulse_id, impulse.type.value, impulse.content)],
+                [Item(impulse_id, impulse.type.value, impulse.content)],
                 concept_ids=[c.id for c in concepts.values()],
                 by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
                 exclude=[crystal.id, stated_id(impulse_id)],

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.exchange import Exchange
 from services.common.llm_calls import ask_text
-from services.cycle.context import Exchange
 from services.prompts import distill as prompt
 from thea.errors import LLMError
 from thea.memory.universal import UniversalMemory

@@ -26,8 +26,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.common.statements import sentences
 from services.common.text import STOPWORDS, TextEmbedder
-from services.cycle.statements import sentences
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 from thea.models import Claim, EdgeType, Evidence
@@ -189,48 +189,25 @@ def check_claims(
     vectors: list[list[float]] = []
     if embedder is not None:
         vectors = embedder.embed_documents(claims + [s for _, _, s in spans])
-    best_for: dict[str, tuple[int, str, str]] = {}  # source id -> (overlap, kind, best span)
+    best_for: dict[str, _Span] = {}  # source id -> (overlap, kind, best span)
     checked: list[Claim] = []
     for index, claim in enumerate(claims):
         terms = content_terms(claim, sources.neutral)
         found = [t for t in terms if t in sources.terms]
         lexical = len(found) / len(terms) if terms else 1.0
-        own: dict[str, tuple[int, str, str]] = {}  # this claim's best span per source
-        for (sid, kind, span), span_set in zip(spans, span_terms, strict=True):
-            n = len(set(terms) & span_set)
-            if n and n > own.get(sid, (0, "", ""))[0]:
-                own[sid] = (n, kind, span)
-            if n and n > best_for.get(sid, (0, "", ""))[0]:
-                best_for[sid] = (n, kind, span)
+        own = _overlaps(terms, spans, span_terms, best_for)
         cosine = 1.0
         if vectors:
             claim_vec = vectors[index]
             cosine = max(cosine_similarity(claim_vec, vectors[len(claims) + i]) for i in range(len(spans)))
-        score = max(0.0, min(1.0, lexical if cosine >= tuning.min_cosine else min(lexical, cosine)))
-        reason = ""
-        if is_order(claim):
-            score, reason = 0.0, ORDER_REASON
-        elif in_first_person(claim):
-            score, reason = min(score, tuning.min_lexical / 2), FIRST_PERSON_REASON
-        elif score < tuning.min_lexical:
-            missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
-            if lexical < tuning.min_lexical:
-                reason = f"not in its evidence: {', '.join(missing[:8])}"
-            else:
-                reason = f"far in meaning from its evidence (similarity {cosine:.2f})"
-        # a claim's evidence: spans holding at least half its words (else its single best span)
-        ranked_own = sorted(own.items(), key=lambda item: -item[1][0])
-        enough = [item for item in ranked_own if 2 * item[1][0] >= len(set(terms))]
-        ranked_own = (enough or ranked_own[:1])[:MAX_CLAIM_EVIDENCE]
+        score, reason = _judged(claim, terms, found, lexical, cosine, tuning)
         checked.append(
             Claim(
                 text=claim,
                 status="supported" if score >= tuning.min_lexical else "unsupported",
                 support=round(score, 3),
                 reason=reason,
-                evidence=[
-                    Evidence(source_id=sid, kind=kind, quote=_quote(sp)) for sid, (_, kind, sp) in ranked_own
-                ],
+                evidence=_claim_evidence(own, terms),
             )
         )
     weakest = min(checked, key=lambda c: c.support)
@@ -242,3 +219,51 @@ def check_claims(
     ranked = sorted(best_for.items(), key=lambda item: -item[1][0])
     evidence = [Evidence(source_id=sid, kind=kind, quote=_quote(span)) for sid, (_, kind, span) in ranked]
     return Verdict(supported, weakest.support, "" if supported else weakest.reason, evidence, checked)
+
+
+#: a source's span that shares words with a claim: (words shared, source kind, the span)
+_Span = tuple[int, str, str]
+
+
+def _overlaps(
+    terms: list[str],
+    spans: list[tuple[str, str, str]],
+    span_terms: list[set[str]],
+    best_for: dict[str, _Span],
+) -> dict[str, _Span]:
+    """The claim's best span per source (by words shared); ``best_for`` keeps the best span
+    per source over all claims."""
+    own: dict[str, _Span] = {}
+    for (sid, kind, span), span_set in zip(spans, span_terms, strict=True):
+        n = len(set(terms) & span_set)
+        if n and n > own.get(sid, (0, "", ""))[0]:
+            own[sid] = (n, kind, span)
+        if n and n > best_for.get(sid, (0, "", ""))[0]:
+            best_for[sid] = (n, kind, span)
+    return own
+
+
+def _judged(
+    claim: str, terms: list[str], found: list[str], lexical: float, cosine: float, tuning: GroundingTuning
+) -> tuple[float, str]:
+    """A claim's support (its words found in the sources, lowered when it is far in meaning)
+    and why it falls short, if it does."""
+    score = max(0.0, min(1.0, lexical if cosine >= tuning.min_cosine else min(lexical, cosine)))
+    if is_order(claim):
+        return 0.0, ORDER_REASON
+    if in_first_person(claim):
+        return min(score, tuning.min_lexical / 2), FIRST_PERSON_REASON
+    if score >= tuning.min_lexical:
+        return score, ""
+    if lexical < tuning.min_lexical:
+        missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
+        return score, f"not in its evidence: {', '.join(missing[:8])}"
+    return score, f"far in meaning from its evidence (similarity {cosine:.2f})"
+
+
+def _claim_evidence(own: dict[str, _Span], terms: list[str]) -> list[Evidence]:
+    """A claim's evidence: the spans holding at least half its words (else its single best)."""
+    ranked_own = sorted(own.items(), key=lambda item: -item[1][0])
+    enough = [item for item in ranked_own if 2 * item[1][0] >= len(set(terms))]
+    ranked_own = (enough or ranked_own[:1])[:MAX_CLAIM_EVIDENCE]
+    return [Evidence(source_id=sid, kind=kind, quote=_quote(sp)) for sid, (_, kind, sp) in ranked_own]

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from thea.models import Edge, EdgeType, LLMUsage, Node, Report, Task, TaskStatus, stable_id
+from thea.models import Edge, EdgeType, LLMUsage, Node, Report, Step, Task, TaskStatus, stable_id
 
 
 @dataclass
 class JobTrace:
     """Collects what a job did; ``nodes()``/``edges()`` give its Task and Report."""
 
-    step: str
+    step: Step
     service: str
     key: str
     user_id: str | None

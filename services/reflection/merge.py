@@ -44,6 +44,7 @@ from thea.models import (
     EdgeType,
     Evidence,
     KnowledgeCrystal,
+    Step,
     TaskStatus,
     VectorFilter,
     now_ms,
@@ -157,7 +158,7 @@ class Reflector:
 
     async def _reflect_locked(self, user_id: str, request_id: str) -> ReflectionReport:
         job = JobTrace(
-            step="reflect", service="reflector", key=request_id, user_id=user_id, correlation_id=request_id
+            step=Step.REFLECT, service="reflector", key=request_id, user_id=user_id, correlation_id=request_id
         )
         candidates = await asyncio.to_thread(self.load_candidates, user_id)
         report = ReflectionReport(user_id=user_id, insights=len(candidates))

@@ -23,8 +23,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from services.cycle.statements import sentences
+from services.common.restate import restate_sentence
+from services.common.statements import sentences
 from services.knowledge.contradiction import conflicting_attribute, heuristic_verdict
 from services.reflection.grounding import (
     Sources,
@@ -33,12 +35,12 @@ from services.reflection.grounding import (
     evidence_strength,
     proof_count,
 )
-from services.reflection.restate import restate_sentence
 from thea.memory.universal import UniversalMemory
 from thea.models import (
     Collection,
     Edge,
     EdgeType,
+    Fact,
     KnowledgeCrystal,
     Revision,
     VectorFilter,
@@ -62,8 +64,14 @@ SINGLE_VALUED = frozenset(
      "husband", "wife", "partner", "boss", "manager", "favourite colour", "favorite color"}
 )  # fmt: skip
 
+
 #: one piece of new evidence: (memory id, node type, text)
-Item = tuple[str, str, str]
+class Item(NamedTuple):
+    """One piece of new evidence: the memory's id, its node type and its text."""
+
+    id: str
+    type: str
+    text: str
 
 
 @dataclass
@@ -205,3 +213,23 @@ def revise_insights(
         memory.close_insight_relations(outcome.superseded, now)
         log.info("revised insights of %s by %s: %s", user_id, by, outcome.as_dict())
     return outcome
+
+
+@dataclass(frozen=True)
+class FactRevision:
+    """What a told fact (``!fact``) does to the user's insights: the reviser
+    :class:`services.knowledge.facts.FactKeeper` is given by the composition
+    (thea/runtime/assembly.py), so the knowledge services never import reflection."""
+
+    memory: UniversalMemory
+    #: when an insight's claims count as supported
+    grounding: GroundingTuning | None = None
+
+    def __call__(self, user_id: str, fact: Fact) -> RevisionOutcome:
+        return revise_insights(
+            self.memory,
+            user_id,
+            [Item(fact.id, fact.type.value, fact.content)],
+            by=fact.id,
+            grounding=self.grounding,
+        )

@@ -9,6 +9,10 @@ reach the turns through the model's knowledge.
 
 Idempotent: the crystal id derives from the user and the session, and an existing crystal is
 left alone.
+
+An experiment, not part of the product: only ``benchmarks/locomo.py --with-crystals`` (and its
+tests) run it; imports are crystallized by nothing (docs/benchmarks.md, "The slow loop's
+knowledge in recall").
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from thea.models import (
     Edge,
     EdgeType,
     KnowledgeCrystal,
+    Step,
     TaskStatus,
     normalize_name,
     stable_id,
@@ -77,7 +82,7 @@ class SessionCrystallizer:
         first = min(t.event_time or t.created_at for t in turns)
         when = datetime.fromtimestamp(first / 1000, tz=UTC).strftime("%d %B %Y")
         job = JobTrace(
-            step="crystallize_session",
+            step=Step.CRYSTALLIZE_SESSION,
             service="session_crystallizer",
             key=f"{user_id}/{session_id}",
             user_id=user_id,

@@ -19,7 +19,7 @@ from thea.api.models import (
     SupersededView,
     TraceExplanation,
 )
-from thea.models import Report, TaskStatus
+from thea.models import Report, Step, TaskStatus
 
 #: the answer's mode when the model wrote it (the synthesis report names no mode then)
 MODEL = "model"
@@ -45,7 +45,7 @@ def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
-def _last(reports: Iterable[Report], step: str) -> Report | None:
+def _last(reports: Iterable[Report], step: Step) -> Report | None:
     found = [r for r in reports if r.step == step]
     return found[-1] if found else None
 
@@ -115,7 +115,7 @@ def explain(
     very message recorded and recalled facts need none. ``prompts`` includes the prompt's
     messages (large: left out by default)."""
     reports = list(reports)
-    plan, recall, synthesis = (_last(reports, s) for s in ("plan", "recall", "synthesis"))
+    plan, recall, synthesis = (_last(reports, s) for s in (Step.PLAN, Step.RECALL, Step.SYNTHESIS))
     plan_out = plan.output if plan is not None else {}
     synth_out = synthesis.output if synthesis is not None else {}
     # a recalled memory reaches the prompt as a reference, or as a fact of record
@@ -162,5 +162,5 @@ def explain(
 
 def fact_ids(reports: Iterable[Report]) -> list[str]:
     """The ids of the facts of record the answering prompt held (to look their texts up)."""
-    synthesis = _last(reports, "synthesis")
+    synthesis = _last(reports, Step.SYNTHESIS)
     return _ids(synthesis.output.get("facts")) if synthesis is not None else []

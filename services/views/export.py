@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from thea.api.export import ExportedMemory, ExportedPlan, ExportRecord, export_schema
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import ExportSource
 from thea.models import FinalResponse, InstinctiveResponse, Node, Report, SearchPlan, UserImpulse
 
 __all__ = ["ExportRecord", "count_impulses", "export_schema", "iter_export"]
@@ -58,7 +58,7 @@ def _record(
 
 
 def iter_export(
-    memory: UniversalMemory, *, since_ms: int = 0, user_id: str | None = None, page_size: int = 200
+    memory: ExportSource, *, since_ms: int = 0, user_id: str | None = None, page_size: int = 200
 ) -> Iterator[ExportRecord]:
     after_time, after_id = since_ms - 1, ""
     while True:
@@ -84,6 +84,6 @@ def iter_export(
             return
 
 
-def count_impulses(memory: UniversalMemory) -> int:
+def count_impulses(memory: ExportSource) -> int:
     """All impulses stored (an upper bound for the number of exported cycles)."""
     return memory.node_counts().get("UserImpulse", 0)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from thea.errors import NotFoundError
 from thea.memory.operations import AssertedRelation, InsightFilter, Verification
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import InsightSource
 from thea.models import KnowledgeCrystal, Node, normalize_name
 
 #: ``archived``: merged into another insight; ``unverified``: its evidence does not support it
@@ -31,7 +31,7 @@ class InsightDetail:
 
 
 def list_insights(
-    memory: UniversalMemory,
+    memory: InsightSource,
     *,
     state: State = "active",
     concept: str | None = None,
@@ -53,7 +53,7 @@ def list_insights(
     return [InsightRow(insight=r.insight, concepts=r.concepts) for r in memory.insight_views.matching(flt)]
 
 
-def insight_detail(memory: UniversalMemory, insight_id: str) -> InsightDetail:
+def insight_detail(memory: InsightSource, insight_id: str) -> InsightDetail:
     lineage = memory.insight_views.lineage(insight_id)
     if lineage is None:
         raise NotFoundError(f"no insight with id {insight_id}")

@@ -16,9 +16,8 @@ from datetime import UTC, datetime
 
 from services.common.dates import day_text
 from services.common.ownership import own_node
+from services.common.statements import lower_first, turn_round
 from services.common.tokens import clip_text
-from services.cycle.statements import lower_first, turn_round
-from services.knowledge.record.extraction import USER
 from thea.api.models import (
     EarlierValueView,
     FactOfRecordView,
@@ -28,8 +27,8 @@ from thea.api.models import (
 )
 from thea.errors import NotFoundError
 from thea.memory.operations import FactReads
-from thea.memory.universal import UniversalMemory
-from thea.models import Fact, FactOrigin, Node, UserImpulse
+from thea.memory.ports import FactSource
+from thea.models import USER_SUBJECT, Fact, FactOrigin, Node, UserImpulse
 
 #: ``Fact.change`` of a fact that corrects another (services/knowledge/memory_edits.py)
 CORRECTION = "correction"
@@ -158,7 +157,7 @@ class FactBook:
 
 
 def subject_name(key: str | None, shown: str | None) -> str:
-    if key is None or key == USER:
+    if key is None or key == USER_SUBJECT:
         return "You"
     name = (shown or key).strip()
     return name[:1].upper() + name[1:]
@@ -168,8 +167,8 @@ def group_by_subject(facts: Sequence[FactOfRecordView]) -> list[SubjectFactsView
     """The user's facts first, then each other subject's by name; within a subject newest first."""
     groups: dict[str, list[FactOfRecordView]] = {}
     for fact in sorted(facts, key=lambda f: -f.since):
-        groups.setdefault(fact.subject_key or USER, []).append(fact)
-    order = sorted(groups, key=lambda k: (k != USER, groups[k][0].subject.casefold(), k))
+        groups.setdefault(fact.subject_key or USER_SUBJECT, []).append(fact)
+    order = sorted(groups, key=lambda k: (k != USER_SUBJECT, groups[k][0].subject.casefold(), k))
     return [SubjectFactsView(key=k, name=groups[k][0].subject, facts=groups[k]) for k in order]
 
 
@@ -207,7 +206,7 @@ def memories_view(
     return FactsOfRecordView(summary=summary_of(subjects), subjects=subjects, count=len(views))
 
 
-def read_book(memory: UniversalMemory, user_id: str, *, current_only: bool = False) -> FactBook:
+def read_book(memory: FactSource, user_id: str, *, current_only: bool = False) -> FactBook:
     """The user's facts of record (and, unless ``current_only``, their earlier values) and the
     messages they came from, in one read each."""
     reads: FactReads = memory.facts
@@ -216,15 +215,13 @@ def read_book(memory: UniversalMemory, user_id: str, *, current_only: bool = Fal
     return FactBook(facts, [m for m in messages if m.user_id == user_id])
 
 
-def what_thea_knows(
-    memory: UniversalMemory, user_id: str, *, include_history: bool = True
-) -> FactsOfRecordView:
+def what_thea_knows(memory: FactSource, user_id: str, *, include_history: bool = True) -> FactsOfRecordView:
     """The view "What I know about you" of one user."""
     book = read_book(memory, user_id, current_only=not include_history)
     return memories_view(book.facts, list(book.messages.values()), include_history=include_history)
 
 
-def own_fact(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Fact:
+def own_fact(memory: FactSource, id_or_prefix: str, user_id: str) -> Fact:
     """The caller's fact with this id or prefix; another user's, or anything else, is not found
     (the same answer as an id that does not exist)."""
     node = own_node(memory, id_or_prefix, user_id, what="fact")
@@ -235,7 +232,7 @@ def own_fact(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Fact:
     return node
 
 
-def fact_detail(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactOfRecordView:
+def fact_detail(memory: FactSource, id_or_prefix: str, user_id: str) -> FactOfRecordView:
     """One of the user's facts (current or earlier) with the message it came from and its history."""
     fact = own_fact(memory, id_or_prefix, user_id)
     book = read_book(memory, user_id)

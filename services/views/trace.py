@@ -10,8 +10,8 @@ from services.common.ownership import own_node
 from services.common.tokens import clip_text
 from services.views.explain import explain, fact_ids
 from thea.errors import NotFoundError
-from thea.memory.universal import UniversalMemory
-from thea.models import Node, Report, Task, TaskStatus, UserImpulse
+from thea.memory.ports import TraceSource
+from thea.models import CYCLE_STEPS, Node, Report, Task, TaskStatus, UserImpulse
 
 
 @dataclass
@@ -40,10 +40,10 @@ class Trace:
     @property
     def complete(self) -> bool:
         names = {s.task.step for s in self.steps if s.report is not None}
-        return {"instinct", "plan", "recall", "synthesis"} <= names
+        return set(CYCLE_STEPS) <= names
 
 
-def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
+def load_trace(memory: TraceSource, impulse_id: str) -> Trace:
     """The cycle of an impulse (full id) from the graph."""
     nodes = memory.traces.cycle_nodes(impulse_id)
     impulse = next((n for n in nodes if isinstance(n, UserImpulse) and n.id == impulse_id), None)
@@ -75,7 +75,7 @@ def load_trace(memory: UniversalMemory, impulse_id: str) -> Trace:
     return trace
 
 
-def load_own_trace(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> Trace:
+def load_own_trace(memory: TraceSource, id_or_prefix: str, user_id: str) -> Trace:
     """The trace of one of the user's impulses; another user's is reported as not existing."""
     node = own_node(memory, id_or_prefix, user_id)
     if not isinstance(node, UserImpulse):
@@ -83,7 +83,7 @@ def load_own_trace(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> 
     return load_trace(memory, node.id)
 
 
-def latest_impulse_id(memory: UniversalMemory, user_id: str | None = None) -> str | None:
+def latest_impulse_id(memory: TraceSource, user_id: str | None = None) -> str | None:
     return memory.traces.latest_impulse_id(user_id)
 
 

@@ -81,7 +81,7 @@ FRAGMENTS = CYPHER + JSON_BITS + INJECTION + UNICODE + REJECTED[:-1]
 
 
 def expected_refusal(text: str) -> str | None:
-    """The documented rule (services/cycle/impulse_input.py), in the order it is applied."""
+    """The documented rule (services/common/impulse_input.py), in the order it is applied."""
     if not text.strip():
         return "empty"
     if len(text) > LIMIT:

@@ -24,11 +24,11 @@ from services.common.limits import (
     MAX_NOTATION_TRIPLES,
 )
 from services.common.tokens import estimate_tokens
-from services.cycle.assembly import prompt_tokens
 from thea.llm.fake import FakeChatModel
 from thea.memory.universal import MAX_CHUNKS
 from thea.models import CONCEPT_RELATIONS, Collection, UserImpulse
 from thea.runtime import Runtime
+from thea.runtime.assembly import prompt_tokens
 from thea.runtime.commands import ChatSession, run_command
 from workers import jobs
 

@@ -9,8 +9,9 @@ from collections.abc import Callable
 import pytest
 import redis
 
+from services.common.exchange import Exchange
 from services.common.tokens import estimate_tokens
-from services.cycle.context import ConversationCache, Exchange
+from services.cycle.context import ConversationCache
 from services.cycle.context_local import ContextCache
 from thea.errors import QueueUnavailable
 from thea.runtime import Runtime

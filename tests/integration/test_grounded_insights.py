@@ -10,7 +10,7 @@ import pytest
 from services.knowledge.feedback import apply_feedback
 from services.reflection.crystallizer import crystal_id
 from services.views.insights import insight_detail, list_insights
-from tests.graph_reads import asserted, cycle_props
+from tests.graph_reads import asserted, cycle_props, reflected
 from tests.recalling import recall_found
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
@@ -191,8 +191,8 @@ async def test_a_merge_keeps_the_union_of_evidence_and_counts_its_proofs(
     assert a is not None
     assert b is not None
     runtime.start_background_worker()
-    report = await runtime.reflect("ana", wait_s=60)
-    assert report["merged"] == 1
+    report = await reflected(runtime)
+    assert report.merged == 1
     (row,) = list_insights(runtime.memory, user_id="ana", state="active")
     merged = row.insight
     assert {e.source_id for e in merged.evidence} == {first, second}

@@ -13,6 +13,7 @@ from rich.console import Console
 from services.knowledge.record.keeper import fact_id
 from services.reflection.crystallizer import crystal_id, stated_id
 from services.views.insights import insight_detail, list_insights
+from tests.graph_reads import reflected
 from tests.recalling import recall_found
 from thea.api.models import InsightDetailView
 from thea.cli.insights_cmd import detail_tree
@@ -293,8 +294,8 @@ async def test_strength_counts_distinct_evidence_not_how_often_the_model_restate
     ]
     runtime.memory.record([again], edges)
     runtime.start_background_worker()
-    report = await runtime.reflect("ana", wait_s=60)
-    assert report["merged"] == 1
+    report = await reflected(runtime)
+    assert report.merged == 1
     (row,) = list_insights(runtime.memory, user_id="ana", state="active")
     assert {e.source_id for e in row.insight.evidence} == {first, second}
     # two distinct messages: strength 2, not 3 (the sum counted the first message twice)
@@ -322,7 +323,7 @@ async def test_a_merge_whose_synthesis_adds_to_its_evidence_keeps_the_sources_wo
     await say(runtime, "I run Redis queues at work.", "ana")
     await say(runtime, "I run Redis queues on two servers.", "ana")
     runtime.start_background_worker()
-    assert (await runtime.reflect("ana", wait_s=60))["merged"] == 1
+    assert (await reflected(runtime)).merged == 1
     (row,) = list_insights(runtime.memory, user_id="ana", state="active")
     assert row.insight.content == "The user runs Redis queues."
     assert [c.status for c in row.insight.claims] == ["supported"]

@@ -18,7 +18,7 @@ import re
 import pytest
 from langchain_core.messages import BaseMessage
 
-from services.cycle.statements import turn_round
+from services.common.statements import turn_round
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import quote, without_any_order, without_orders
 from services.prompts.synthesis import EARLIER_HEADING, FACTS_HEADING, MEMORIES_HEADING

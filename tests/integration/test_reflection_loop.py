@@ -14,7 +14,7 @@ from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from services.reflection.crystallizer import crystal_id
 from services.reflection.merge import Reflector
-from tests.graph_reads import asserted, cycle_props
+from tests.graph_reads import asserted, cycle_props, reflected
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
@@ -163,10 +163,10 @@ async def test_reflect_merges_exactly_the_groups_about_the_same_concepts(runtime
     seeded = seed(runtime, "ana", SEEDED)
     other_user = seed(runtime, "bob", [("Bob uses Redis queues.", ["Redis", "queues"])] * 2)
     runtime.start_background_worker()
-    report = await runtime.reflect("ana", wait_s=60)
-    assert report["groups_found"] == 2
-    assert report["merged"] == 2
-    assert report["archived"] == 5
+    report = await reflected(runtime)
+    assert report.groups_found == 2
+    assert report.merged == 2
+    assert report.archived == 5
     merged = {k.id: k for k in crystals(runtime) if k.active}
     assert len(merged) == 3  # two merged insights + the lone tea insight
     by_strength = sorted(k.strength for k in merged.values())
@@ -180,8 +180,8 @@ async def test_reflect_merges_exactly_the_groups_about_the_same_concepts(runtime
     assert all(k.merged_into in merged for k in archived)
     assert all(k.active for k in crystals(runtime, "bob")), "another user's insights were touched"
     assert len(other_user) == 2
-    again = await runtime.reflect("ana", wait_s=60)
-    assert again["merged"] == 0
+    again = await reflected(runtime)
+    assert again.merged == 0
 
 
 @pytest.mark.parametrize("with_lock", [True, False])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from services.common.exchange import Exchange
 from services.common.tokens import estimate_tokens
 from services.cycle.budget import pack, recall_budget
-from services.cycle.context import Exchange
 from services.cycle.context_local import ContextCache
 
 

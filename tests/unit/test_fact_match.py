@@ -103,7 +103,7 @@ def test_a_before_question_nothing_earlier_answers_says_so_with_what_is_true_now
 
 
 def test_a_question_typed_in_a_hurry_is_still_a_question_about_the_right_person() -> None:
-    from services.cycle.understanding import understand
+    from services.common.understanding import understand
     from thea.models import MessageKind
 
     assert understand("whats my husbnds name").kind is MessageKind.QUESTION

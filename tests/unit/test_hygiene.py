@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from services.common.base import CycleState
 from services.cycle.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, tidy
+from services.cycle.steps import CycleState
 from services.cycle.synthesis import SynthesisService
 from thea.llm.fake import StreamingFakeChatModel
 from thea.models import UserImpulse

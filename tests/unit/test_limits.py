@@ -12,8 +12,8 @@ from services.common.limits import (
     MAX_TERM_CHARS,
 )
 from services.common.notation import parse_notation, within_concepts
+from services.common.plan_fallback import candidate_concepts
 from services.common.tokens import cautious_tokens, clip_for_prompt, estimate_tokens
-from services.cycle.plan_fallback import candidate_concepts
 from services.recall.cascade import keyword_words
 from thea.memory.universal import spread_evenly
 from thea.models import EdgeType, normalize_name

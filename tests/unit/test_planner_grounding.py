@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from services.common.base import CycleState
 from services.cycle.planner import PlannerService, grounded
+from services.cycle.steps import CycleState
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import UserImpulse

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.cycle.impulse_input import validate_impulse_text
-from services.cycle.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
+from services.common.impulse_input import validate_impulse_text
+from services.common.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN, ReferenceItem, reference_block
 from services.prompts import synthesis as synthesis_prompt
 from services.prompts.quoting import ORDER_LEFT_OUT, is_order, quote, without_orders

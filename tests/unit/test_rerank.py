@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import httpx
 import pytest
 
-from services.cycle.assembly import build_reranker
 from services.recall.rerank import CrossEncoderReranker, HttpReranker, RerankError, apply_rerank
 from thea.config import load_settings
 from thea.errors import ConfigError
+from thea.runtime.assembly import build_reranker
 
 
 class StubEncoder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.cycle.statements import acknowledge, is_statement, telling_sentences, tells_anything
+from services.common.statements import acknowledge, is_statement, telling_sentences, tells_anything
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_a_long_statement_is_restated_in_part_and_the_rest_counted() -> None:
 
 
 def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
-    from services.reflection.restate import restate
+    from services.common.restate import restate
 
     assert (
         restate("My name is Priya Ramanathan and I work on Tidewatch.")
@@ -119,7 +119,7 @@ def test_a_statement_is_restated_about_the_user_in_the_third_person() -> None:
 
 
 def test_labels_and_joining_words_are_not_restated() -> None:
-    from services.reflection.restate import restate
+    from services.common.restate import restate
 
     assert restate("Scratch that, our anniversary is actually March 15. And we move in April.") == (
         "The user's anniversary is actually March 15. The user moves in April."

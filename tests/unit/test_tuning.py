@@ -7,10 +7,10 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from services.cycle.assembly import build_recall
 from thea.config import load_settings
 from thea.errors import ConfigError
 from thea.models import EdgeType, NodeType
+from thea.runtime.assembly import build_recall
 from thea.tuning import RECALL_PRESETS, RecallTuning, Stage
 
 

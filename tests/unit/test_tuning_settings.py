@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from services.cycle.assembly import build_crystallizer, build_orchestrator
 from services.cycle.synthesis import references_for
 from services.recall.types import RecallHit
 from services.reflection.grounding import Sources, check_claims
 from thea.config import load_settings
 from thea.errors import ConfigError
+from thea.runtime.assembly import build_crystallizer, build_orchestrator
 from thea.tuning import GroundingTuning
 
 
@@ -63,8 +63,8 @@ def test_an_out_of_range_threshold_is_a_one_line_error(tmp_path: Path) -> None:
 
 
 def test_the_rerank_depth_has_one_name(tmp_path: Path) -> None:
-    from services.cycle.assembly import build_recall
     from thea.memory.factory import open_memory
+    from thea.runtime.assembly import build_recall
 
     settings = load_settings("embedded", data_dir=tmp_path / "data", tuning={"recall": {"rerank_depth": 7}})
     memory = open_memory(settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.cycle.understanding import Act, asks_conversation, asks_history, understand
+from services.common.understanding import Act, asks_conversation, asks_history, understand
 from thea.models import MessageKind
 
 

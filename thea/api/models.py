@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thea.models import AnyNode, HealthStatus, Report, Task, TaskStatus, UserImpulse
+from thea.models import AnyNode, HealthStatus, Report, Step, Task, TaskStatus, UserImpulse
 
 #: ids people and programs pass around: uuids, prefixes, session names
 Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
@@ -121,7 +121,7 @@ class Usage(BaseModel):
 
 
 class StepSummary(BaseModel):
-    step: str
+    step: Step
     status: TaskStatus
     duration_ms: float
     error: str | None = None
@@ -471,19 +471,23 @@ class RecallView(BaseModel):
     elapsed_ms: float = 0.0
 
 
+#: what ``remember`` stores: a message kept verbatim, or a fact
+MemoryKind = Literal["message", "fact"]
+
+
 class RememberRequest(_Body):
     """Store something for the caller without running a cycle: a message (kept verbatim,
     recallable at once, no model call) or a fact (its confidence checked against what thea
     already knows: one model call)."""
 
     text: str = Field(max_length=MAX_TEXT_CHARS)
-    kind: Literal["message", "fact"] = "message"
+    kind: MemoryKind = "message"
     session_id: Ident | None = None
 
 
 class Remembered(BaseModel):
     id: str
-    kind: Literal["message", "fact"]
+    kind: MemoryKind
     summary: str
     confidence: float | None = None
 
@@ -597,6 +601,18 @@ class ScanProgress(BaseModel):
 
 class OptimizeResult(BaseModel):
     seconds: float
+
+
+class Stopping(BaseModel):
+    """The service is stopping (running answers finish first)."""
+
+    stopping: bool = True
+
+
+class Listening(BaseModel):
+    """The TCP listener the service opened (for the web page)."""
+
+    url: str
 
 
 class DoctorView(BaseModel):

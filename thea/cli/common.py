@@ -7,9 +7,8 @@ calls the API and renders the answer. None opens an engine or loads a model.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
 
 import typer
 from rich.console import Console
@@ -24,8 +23,6 @@ from thea.text import printable
 
 console = Console()
 err_console = Console(stderr=True)
-
-T = TypeVar("T")
 
 EXIT_FAILED = 1
 EXIT_INPUT = 2
@@ -112,8 +109,3 @@ def friendly_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         err_console.print("[yellow]cancelled[/]")
         raise typer.Exit(EXIT_CANCELLED) from None
-
-
-def run_friendly(fn: Callable[[], T]) -> T:
-    with friendly_errors():
-        return fn()

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from thea.api.models import InsightDetailView, InsightSummary, LineageEntry
+from thea.api.models import EvidenceView, InsightDetailView, InsightSummary, LineageEntry
 from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import safe
 
@@ -87,47 +87,73 @@ def detail_tree(d: InsightDetailView) -> Tree:
     if d.verification_reason:
         grounded += f" ({safe(d.verification_reason)})"
     root.add(grounded)
-    if d.evidence:
-        ev = root.add(f"evidence ({len(d.evidence)})")
-        for e in d.evidence:
-            ev.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
-    else:
-        root.add("evidence: -")
-    if d.claims:
-        branch = root.add(f"claims ({len(d.claims)})")
-        for c in d.claims:
-            mark = "[green]supported[/]" if c.status == "supported" else "[yellow]unsupported[/]"
-            line = branch.add(f"{mark} {c.support:g}  {safe(c.text)}")
-            if c.reason:
-                line.add(f"why: {safe(c.reason)}")
-            for e in c.evidence:
-                line.add(f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d")
-    if d.revisions:
-        history = root.add(f"revisions ({len(d.revisions)})")
-        for rev in d.revisions:
-            by = ", ".join(i[:8] for i in rev.evidence) or "-"
-            history.add(f"{_date(rev.at)} {safe(rev.kind)} by {by}: {safe(rev.reason)}")
+    _evidence(root, d)
+    _claims(root, d)
+    _revisions(root, d)
     if d.seed and d.seed != d.content:
         root.add(f"seed: {safe(d.seed)}")
     if d.tags:
         root.add(f"tags: {safe(', '.join(d.tags))}")
     root.add(f"concepts: {safe(', '.join(d.concepts) or '-')}")
-    if d.relations:
-        rel = root.add("relations asserted")
-        for r in d.relations:
-            valid = "" if r.valid_until is None else " [dim](superseded)[/]"
-            rel.add(safe(f"{r.subject} {r.relation} {r.object} ({r.confidence})") + valid)
-    else:
-        root.add("relations asserted: -")
-    if d.source_impulses:
-        src = root.add("source impulses")
-        for node in d.source_impulses:
-            src.add(f"{node.id[:8]} {safe(node.content[:120])}")
-    else:
-        root.add("source impulses: -")
+    _relations(root, d)
+    _source_impulses(root, d)
     _lineage(root, "merged from", d.merged_from)
     _lineage(root, "merged into", d.merged_into)
     return root
+
+
+def _quote(e: EvidenceView) -> str:
+    return f"{e.source_id[:8]} {safe(e.kind)}: \u201c{safe(e.quote)}\u201d"
+
+
+def _evidence(root: Tree, d: InsightDetailView) -> None:
+    if not d.evidence:
+        root.add("evidence: -")
+        return
+    ev = root.add(f"evidence ({len(d.evidence)})")
+    for e in d.evidence:
+        ev.add(_quote(e))
+
+
+def _claims(root: Tree, d: InsightDetailView) -> None:
+    if not d.claims:
+        return
+    branch = root.add(f"claims ({len(d.claims)})")
+    for c in d.claims:
+        mark = "[green]supported[/]" if c.status == "supported" else "[yellow]unsupported[/]"
+        line = branch.add(f"{mark} {c.support:g}  {safe(c.text)}")
+        if c.reason:
+            line.add(f"why: {safe(c.reason)}")
+        for e in c.evidence:
+            line.add(_quote(e))
+
+
+def _revisions(root: Tree, d: InsightDetailView) -> None:
+    if not d.revisions:
+        return
+    history = root.add(f"revisions ({len(d.revisions)})")
+    for rev in d.revisions:
+        by = ", ".join(i[:8] for i in rev.evidence) or "-"
+        history.add(f"{_date(rev.at)} {safe(rev.kind)} by {by}: {safe(rev.reason)}")
+
+
+def _relations(root: Tree, d: InsightDetailView) -> None:
+    if not d.relations:
+        root.add("relations asserted: -")
+        return
+    rel = root.add("relations asserted")
+    for r in d.relations:
+        valid = "" if r.valid_until is None else " [dim](superseded)[/]"
+        rel.add(safe(f"{r.subject} {r.relation} {r.object} ({r.confidence})") + valid)
+
+
+def _source_impulses(root: Tree, d: InsightDetailView) -> None:
+    if not d.source_impulses:
+        root.add("source impulses: -")
+        return
+    src = root.add("source impulses")
+    for node in d.source_impulses:
+        src.add(f"{node.id[:8]} {safe(node.content[:120])}")
 
 
 @insights_app.command("show")

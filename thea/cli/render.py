@@ -17,8 +17,8 @@ from rich.rule import Rule
 from rich.text import Text
 from rich.tree import Tree
 
-from thea.api.models import TraceExplanation, TraceView
-from thea.models import TaskStatus
+from thea.api.models import TraceExplanation, TraceStepView, TraceView
+from thea.models import Step, TaskStatus
 from thea.text import printable
 
 
@@ -150,63 +150,95 @@ def trace_tree(trace: TraceView) -> Tree:
         f"[bold]impulse[/] {imp.id[:8]}  {when(imp.created_at)}  [dim]user={safe(imp.user_id or '-')}[/]"
     )
     root.add(f"[italic]{_short(imp.content, 140)}[/]")
+    root.add(_steps_summary(trace))
+    for step in trace.steps:
+        _add_step(root, step, trace.explanation)
+    for node in trace.related:
+        root.add(f"[magenta]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
+    ending = _cycle_ending(trace)
+    if ending:
+        root.add(ending)
+    return root
+
+
+def _steps_summary(trace: TraceView) -> str:
+    """How many steps ran in how long, and which failed."""
     failed = trace.failed_steps
     total_ms = sum(s.report.duration_ms for s in trace.steps if s.report)
     summary = f"{len(trace.steps)} steps in {total_ms:.0f} ms"
-    if failed:
-        summary += f", [bold red]{len(failed)} failed: {safe(', '.join(failed))}[/]"
-    root.add(f"[dim]{summary}[/]" if not failed else summary)
-    explained = trace.explanation
-    for step in trace.steps:
-        report = step.report
-        colour, mark = _STYLE.get(step.status, ("yellow", "?"))
-        timing = f"{report.duration_ms:.0f} ms" if report else "no report"
-        tokens = f"  tokens {report.tokens_in}->{report.tokens_out}" if report and report.llm_calls else ""
-        model = f"  [dim]{safe(report.model or '')} {safe(report.prompt_name or '')}" if report else ""
-        if report and report.prompt_version:
-            model += f" v{safe(report.prompt_version)}"
-        if model:
-            model += "[/]"
-        branch = root.add(
-            f"[bold]{safe(step.step)}[/] [{colour}]{mark} {step.status.value}[/] {timing}{tokens}{model}  "
-            f"[dim]task {step.task.id[:8]}[/]"
-        )
-        if report and report.error:
-            style = "red" if step.status is TaskStatus.FAILURE else "yellow"
-            branch.add(f"[{style}]{_short(report.error, 160)}[/]")
-        output = report.output if report else {}
-        if step.step == "plan" and output:
-            branch.add(f"queries: {safe(str(output.get('queries', [])))[:160]}")
-            branch.add(f"concepts: {safe(str(output.get('concepts', [])))[:160]}")
-            if output.get("time_from"):
-                branch.add(
-                    f"time window: {when(int(output['time_from']))} .. {when(int(output['time_to'] or 0))}"
-                )
-            if output.get("triple_pattern"):
-                branch.add(f"triple: {safe(str(output['triple_pattern']))}")
-        if step.step == "plan" and explained is not None:
+    if not failed:
+        return f"[dim]{summary}[/]"
+    return summary + f", [bold red]{len(failed)} failed: {safe(', '.join(failed))}[/]"
+
+
+def _step_line(step: TraceStepView) -> str:
+    """A step's head line: its status, time, tokens, model and prompt, and its task."""
+    report = step.report
+    colour, mark = _STYLE.get(step.status, ("yellow", "?"))
+    timing = f"{report.duration_ms:.0f} ms" if report else "no report"
+    tokens = f"  tokens {report.tokens_in}->{report.tokens_out}" if report and report.llm_calls else ""
+    model = f"  [dim]{safe(report.model or '')} {safe(report.prompt_name or '')}" if report else ""
+    if report and report.prompt_version:
+        model += f" v{safe(report.prompt_version)}"
+    if model:
+        model += "[/]"
+    return (
+        f"[bold]{safe(step.step)}[/] [{colour}]{mark} {step.status.value}[/] {timing}{tokens}{model}  "
+        f"[dim]task {step.task.id[:8]}[/]"
+    )
+
+
+def _add_step(root: Tree, step: TraceStepView, explained: TraceExplanation | None) -> None:
+    report = step.report
+    branch = root.add(_step_line(step))
+    if report and report.error:
+        style = "red" if step.status is TaskStatus.FAILURE else "yellow"
+        branch.add(f"[{style}]{_short(report.error, 160)}[/]")
+    output = report.output if report else {}
+    if step.step == Step.PLAN:
+        _plan_output(branch, output)
+        if explained is not None:
             _explain_plan(branch, explained)
-        if step.step == "recall" and output:
-            counts = output.get("stage_counts", {})
-            if explained is not None:
-                _explain_recall(branch, explained, counts)
-            else:  # a service older than the explanation
-                hits = output.get("hits", [])
-                hit_branch = branch.add(f"{len(hits)} memories recalled  [dim]{safe(str(counts))}[/]")
-                for hit in hits[:10]:
-                    via = safe(",".join(hit["stages"]))
-                    hit_branch.add(f"{hit['id'][:8]} {safe(hit['type'])} score={hit['score']} via {via}")
-        if step.step == "synthesis" and explained is not None and report is not None:
-            _explain_synthesis(branch, explained)
-        for node in step.outputs:
-            branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
-    for node in trace.related:
-        root.add(f"[magenta]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
-    # the cancelled step's report is written before the impulse is marked: a trace read between
-    # the two (`!trace` right after Ctrl-C) knows from the report alone
+    if step.step == Step.RECALL and output:
+        _recall_output(branch, output, explained)
+    if step.step == Step.SYNTHESIS and explained is not None and report is not None:
+        _explain_synthesis(branch, explained)
+    for node in step.outputs:
+        branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
+
+
+def _plan_output(branch: Tree, output: dict[str, Any]) -> None:
+    if not output:
+        return
+    branch.add(f"queries: {safe(str(output.get('queries', [])))[:160]}")
+    branch.add(f"concepts: {safe(str(output.get('concepts', [])))[:160]}")
+    if output.get("time_from"):
+        branch.add(f"time window: {when(int(output['time_from']))} .. {when(int(output['time_to'] or 0))}")
+    if output.get("triple_pattern"):
+        branch.add(f"triple: {safe(str(output['triple_pattern']))}")
+
+
+def _recall_output(branch: Tree, output: dict[str, Any], explained: TraceExplanation | None) -> None:
+    counts = output.get("stage_counts", {})
+    if explained is not None:
+        _explain_recall(branch, explained, counts)
+        return
+    # a service older than the explanation
+    hits = output.get("hits", [])
+    hit_branch = branch.add(f"{len(hits)} memories recalled  [dim]{safe(str(counts))}[/]")
+    for hit in hits[:10]:
+        via = safe(",".join(hit["stages"]))
+        hit_branch.add(f"{hit['id'][:8]} {safe(hit['type'])} score={hit['score']} via {via}")
+
+
+def _cycle_ending(trace: TraceView) -> str | None:
+    """A cancelled or incomplete cycle says so. The cancelled step's report is written before
+    the impulse is marked: a trace read between the two (`!trace` right after Ctrl-C) knows
+    from the report alone."""
+    imp = trace.impulse
     cancelled = any(step.status is TaskStatus.CANCELLED for step in trace.steps)
     if cancelled or (imp.status is not None and imp.status.value == "cancelled"):
-        root.add("[bold yellow]cycle cancelled[/] by the user")
-    elif not trace.complete:
-        root.add("[bold yellow]cycle incomplete[/] (a step has no report)")
-    return root
+        return "[bold yellow]cycle cancelled[/] by the user"
+    if not trace.complete:
+        return "[bold yellow]cycle incomplete[/] (a step has no report)"
+    return None

@@ -10,7 +10,7 @@ import typer
 from thea.api.models import TraceView
 from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import print_prompt, trace_tree
-from thea.models import FinalResponse, TaskStatus
+from thea.models import FinalResponse, Step, TaskStatus
 
 
 class TraceFormat(StrEnum):
@@ -50,7 +50,7 @@ def trace_mermaid(trace: TraceView) -> str:
         lines.append(f"    {svc}{arrow}O: {label}")
         if report.error:
             lines.append(f"    Note over {svc}: {_mermaid_text(report.error)}")
-        if name == "recall":
+        if name == Step.RECALL:
             hits = report.output.get("hits", []) if isinstance(report.output, dict) else []
             lines.append(f"    {svc}->>M: cascade query ({len(hits)} hits)")
     final = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)

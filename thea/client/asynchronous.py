@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -70,7 +70,7 @@ class AsyncClient:
             )
         return self._http
 
-    async def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
+    async def _send(self, spec: specs.Spec[Any], *, stream: bool = False) -> httpx.Response:
         """Send ``spec``; after a transport failure send it again (same idempotency key), up to
         :data:`ATTEMPTS` times, starting the local service again if it is gone."""
         for attempt in range(1, ATTEMPTS + 1):
@@ -106,13 +106,10 @@ class AsyncClient:
         else:
             await asyncio.sleep(BACKOFF_S * attempt)
 
-    async def _call(self, spec: specs.Spec) -> Any:
-        response = await self._send(spec)
-        if spec.model is None:
-            return response.json() if response.content else None
-        return spec.model.model_validate(response.json())
+    async def _call(self, spec: specs.Spec[T]) -> T:
+        return spec.parse((await self._send(spec)).json())
 
-    async def _events(self, spec: specs.Spec) -> AsyncGenerator[ChatEvent, None]:
+    async def _events(self, spec: specs.Spec[Any]) -> AsyncGenerator[ChatEvent, None]:
         response = await self._send(spec, stream=True)
         parser = SSEParser()
         try:
@@ -141,13 +138,13 @@ class AsyncClient:
     # -- the cycle ---------------------------------------------------------------------
 
     async def health(self) -> m.Health:
-        return cast(m.Health, await self._call(specs.health()))
+        return await self._call(specs.health())
 
     async def status(self) -> m.ServiceStatus:
-        return cast(m.ServiceStatus, await self._call(specs.status()))
+        return await self._call(specs.status())
 
     async def whoami(self, session_id: str | None = None) -> m.WhoAmI:
-        return cast(m.WhoAmI, await self._call(specs.whoami(session_id)))
+        return await self._call(specs.whoami(session_id))
 
     async def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
         """One cycle, the whole answer; a broken connection is retried with the same key."""
@@ -193,11 +190,11 @@ class AsyncClient:
 
     async def sessions(self, limit: int = 50) -> m.ChatSessionList:
         """The caller's conversations, the latest first (their first message as a title)."""
-        return cast(m.ChatSessionList, await self._call(specs.sessions(limit)))
+        return await self._call(specs.sessions(limit))
 
     async def session(self, session_id: str, limit: int = 200) -> m.ChatSessionView:
         """One conversation's last ``limit`` messages with thea's answers, oldest first."""
-        return cast(m.ChatSessionView, await self._call(specs.session(session_id, limit)))
+        return await self._call(specs.session(session_id, limit))
 
     # -- knowledge ---------------------------------------------------------------------
 
@@ -205,7 +202,7 @@ class AsyncClient:
         self, impulse: str = "last", session_id: str | None = None, prompts: bool = False
     ) -> m.TraceView:
         """One cycle's trace; ``prompts`` adds the exact messages of the prompt the model got."""
-        return cast(m.TraceView, await self._call(specs.trace(impulse, session_id, prompts)))
+        return await self._call(specs.trace(impulse, session_id, prompts))
 
     async def insights(
         self,
@@ -215,19 +212,19 @@ class AsyncClient:
         limit: int = 100,
     ) -> list[m.InsightSummary]:
         found = await self._call(specs.insights(state, concept, min_strength, limit))
-        return cast(m.InsightList, found).insights
+        return found.insights
 
     async def insight(self, insight_id: str) -> m.InsightDetailView:
-        return cast(m.InsightDetailView, await self._call(specs.insight(insight_id)))
+        return await self._call(specs.insight(insight_id))
 
     async def graph(self, node: str | None = None, concept: str | None = None, depth: int = 2) -> m.GraphView:
-        return cast(m.GraphView, await self._call(specs.graph(node, concept, depth)))
+        return await self._call(specs.graph(node, concept, depth))
 
     async def reflect(self, wait_s: float | None = None) -> m.ReflectionResult:
-        return cast(m.ReflectionResult, await self._call(specs.reflect(wait_s)))
+        return await self._call(specs.reflect(wait_s))
 
     async def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
-        return cast(m.FactResult, await self._call(specs.fact(text, session_id)))
+        return await self._call(specs.fact(text, session_id))
 
     async def import_history(
         self,
@@ -238,7 +235,7 @@ class AsyncClient:
     ) -> m.ImportResult:
         """As :meth:`thea.Client.import_history` (``progress`` is a plain function)."""
         if progress is None:
-            return cast(m.ImportResult, await self._call(specs.import_history(text, fmt, source)))
+            return await self._call(specs.import_history(text, fmt, source))
         response = await self._send(specs.import_history(text, fmt, source, stream=True), stream=True)
         parser = SSEParser()
         try:
@@ -257,41 +254,41 @@ class AsyncClient:
 
     async def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
         """The caller's memories that match ``query``, best first (no model call)."""
-        return cast(m.RecallView, await self._call(specs.recall(query, limit))).memories
+        return (await self._call(specs.recall(query, limit))).memories
 
     async def remember(
-        self, text: str, kind: Literal["message", "fact"] = "message", session_id: str | None = None
+        self, text: str, kind: m.MemoryKind = "message", session_id: str | None = None
     ) -> m.Remembered:
         """Store a message (verbatim, no model call) or a fact (confidence checked) for the caller."""
-        return cast(m.Remembered, await self._call(specs.remember(text, kind, session_id)))
+        return await self._call(specs.remember(text, kind, session_id))
 
     async def forget(self, node_id: str) -> m.ForgetResult:
-        return cast(m.ForgetResult, await self._call(specs.forget(node_id)))
+        return await self._call(specs.forget(node_id))
 
     async def memories(self, include_history: bool = True) -> m.FactsOfRecordView:
         """What thea knows about the caller: current facts by subject, with a summary."""
-        return cast(m.FactsOfRecordView, await self._call(specs.memories(include_history)))
+        return await self._call(specs.memories(include_history))
 
     async def memory(self, fact_id: str) -> m.FactOfRecordView:
         """One fact (id or prefix) with the message it came from and its earlier values."""
-        return cast(m.FactOfRecordView, await self._call(specs.memory(fact_id)))
+        return await self._call(specs.memory(fact_id))
 
     async def correct_memory(self, fact_id: str, text: str) -> m.FactEditResult:
         """Replace a fact by what is true instead (the fact stays in history)."""
-        return cast(m.FactEditResult, await self._call(specs.correct_memory(fact_id, text)))
+        return await self._call(specs.correct_memory(fact_id, text))
 
     async def outdate_memory(self, fact_id: str) -> m.FactEditResult:
         """A fact no longer holds; nothing replaces it (kept in history)."""
-        return cast(m.FactEditResult, await self._call(specs.outdate_memory(fact_id)))
+        return await self._call(specs.outdate_memory(fact_id))
 
     async def forget_memory(self, fact_id: str) -> m.FactEditResult:
         """Delete a fact for good: graph, vectors, answers, recall, insights."""
-        return cast(m.FactEditResult, await self._call(specs.forget_memory(fact_id)))
+        return await self._call(specs.forget_memory(fact_id))
 
     async def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:
-        return cast(m.FeedbackResult, await self._call(specs.feedback(value, response_id, session_id)))
+        return await self._call(specs.feedback(value, response_id, session_id))
 
     async def export(self, since_ms: int = 0, all_users: bool = False) -> AsyncIterator[str]:
         response = await self._send(specs.export(since_ms, all_users), stream=True)
@@ -307,13 +304,13 @@ class AsyncClient:
     # -- operations --------------------------------------------------------------------
 
     async def jobs(self) -> m.JobsView:
-        return cast(m.JobsView, await self._call(specs.jobs()))
+        return await self._call(specs.jobs())
 
     async def retry_jobs(self, job_id: str | None = None, all_jobs: bool = False) -> m.RetryResult:
-        return cast(m.RetryResult, await self._call(specs.retry_jobs(job_id, all_jobs)))
+        return await self._call(specs.retry_jobs(job_id, all_jobs))
 
     async def memory_stats(self) -> m.MemoryStats:
-        return cast(m.MemoryStats, await self._call(specs.memory_stats()))
+        return await self._call(specs.memory_stats())
 
     async def scan(
         self,
@@ -340,13 +337,13 @@ class AsyncClient:
         raise ServiceUnavailable(f"the {kind} ended without a result")
 
     async def optimize(self) -> m.OptimizeResult:
-        return cast(m.OptimizeResult, await self._call(specs.optimize()))
+        return await self._call(specs.optimize())
 
     async def doctor(self) -> m.DoctorView:
-        return cast(m.DoctorView, await self._call(specs.doctor()))
+        return await self._call(specs.doctor())
 
     async def listen(self, host: str = "127.0.0.1", port: int = 8765) -> str:
-        return str((await self._call(specs.listen(host, port)))["url"])
+        return (await self._call(specs.listen(host, port))).url
 
     async def stop_service(self) -> None:
         await self._call(specs.stop())

@@ -36,6 +36,7 @@ from pathlib import Path
 import httpx
 
 from thea.api import PREFIX
+from thea.api.paths import HEALTH, SERVICE_STOP
 from thea.client.errors import ServiceUnavailable
 from thea.config import Settings, settings_json
 from thea.locations import ServicePaths
@@ -68,7 +69,7 @@ def probe(paths: ServicePaths, timeout_s: float = 2.0) -> bool:
     transport = httpx.HTTPTransport(uds=str(paths.socket))
     try:
         with httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=timeout_s) as client:
-            return client.get(f"{PREFIX}/health").status_code == 200
+            return client.get(PREFIX + HEALTH).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -220,55 +221,88 @@ def _start_and_wait(
     """Start a service whenever none holds the directory, and wait until one answers: one that
     is starting for up to ``timeout`` (longer while it reports progress of a load), one on its
     way out for up to :data:`STOPPING_WAIT_S` (then a new one is started once it has exited)."""
-    child: subprocess.Popen[bytes] | None = None
-    deadline = time.monotonic() + timeout
-    give_up = deadline + STOPPING_WAIT_S  # whatever happens, a bounded wait
-    leaving_since: float | None = None
-    told: str | None = None
-    spawned = 0
+    wait = _StartWait(settings, paths, timeout, on_status)
     while True:
         if probe(paths, timeout_s=1.0):
             return paths
         now = time.monotonic()
-        status = starting_status(paths)
-        if status is not None:  # a load that moves on: waited for as long as it does
-            deadline = max(deadline, now + timeout)
-            give_up = max(give_up, deadline + STOPPING_WAIT_S)
-            if status != told and on_status is not None:
-                on_status(status)
-            told = status
-        if now > give_up:
-            raise ServiceUnavailable(f"no service answered within {give_up - deadline + timeout:.0f} s")
-        if child is None and _lock_free(paths.lock):  # nobody holds it (any more): start one
-            child = _spawn(settings, paths)
-            spawned += 1
-            deadline, leaving_since = now + timeout, None
-        elif child is not None and child.poll() is not None:
-            code = child.returncode
-            if code < 0 and spawned < START_ATTEMPTS:
-                child = None  # killed by a signal while it started (not a failure of its own): again
-                continue
-            if code < 0:
-                name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
-                raise ServiceUnavailable(
-                    f"it was killed by {name} while starting, {spawned} times (log: {paths.log_file})"
-                )
-            if code != 0:
-                raise ServiceUnavailable(f"it could not start: {_why_it_stopped(paths)}")
-            child = None  # "already running": another process holds the directory; wait for it
+        wait.follow_load(now)
+        if now > wait.give_up:
+            raise ServiceUnavailable(
+                f"no service answered within {wait.give_up - wait.deadline + timeout:.0f} s"
+            )
+        if wait.tend_child(now):
             continue
-        leaving = stopping_record(paths) if child is None else None
-        if leaving is not None:  # on its way out: wait for it to exit, then start a new one
-            leaving_since = now if leaving_since is None else leaving_since
-            if now - leaving_since > STOPPING_WAIT_S:
-                raise ServiceUnavailable(
-                    f"the service (pid {leaving.pid}) has been stopping for more than "
-                    f"{STOPPING_WAIT_S:.0f} s; `thea service stop` ends it (log: {paths.log_file})"
-                )
-            deadline = max(deadline, now + timeout)
-        elif now > deadline:
-            raise ServiceUnavailable(f"it did not answer within {timeout:.0f} s (log: {paths.log_file})")
+        wait.wait_for_leaving(now)
         time.sleep(_POLL_S)
+
+
+class _StartWait:
+    """The state of one wait for a service: the service this command started (if any), how
+    often, until when it waits, and what a starting service last reported."""
+
+    def __init__(
+        self, settings: Settings, paths: ServicePaths, timeout: float, on_status: StatusFn | None
+    ) -> None:
+        self.settings, self.paths, self.timeout, self.on_status = settings, paths, timeout, on_status
+        self.child: subprocess.Popen[bytes] | None = None
+        self.deadline = time.monotonic() + timeout
+        self.give_up = self.deadline + STOPPING_WAIT_S  # whatever happens, a bounded wait
+        self.leaving_since: float | None = None
+        self.told: str | None = None
+        self.spawned = 0
+
+    def follow_load(self, now: float) -> None:
+        """A load that moves on is waited for as long as it does (and told once per report)."""
+        status = starting_status(self.paths)
+        if status is None:
+            return
+        self.deadline = max(self.deadline, now + self.timeout)
+        self.give_up = max(self.give_up, self.deadline + STOPPING_WAIT_S)
+        if status != self.told and self.on_status is not None:
+            self.on_status(status)
+        self.told = status
+
+    def tend_child(self, now: float) -> bool:
+        """Start a service when nobody holds the directory (any more); True when the service
+        this command started has just ended and the wait looks again at once."""
+        if self.child is None and _lock_free(self.paths.lock):
+            self.child = _spawn(self.settings, self.paths)
+            self.spawned += 1
+            self.deadline, self.leaving_since = now + self.timeout, None
+            return False
+        if self.child is None or self.child.poll() is None:
+            return False
+        code = self.child.returncode
+        self.child = None
+        if code < 0 and self.spawned < START_ATTEMPTS:
+            return True  # killed by a signal while it started (not a failure of its own): again
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+            raise ServiceUnavailable(
+                f"it was killed by {name} while starting, {self.spawned} times (log: {self.paths.log_file})"
+            )
+        if code != 0:
+            raise ServiceUnavailable(f"it could not start: {_why_it_stopped(self.paths)}")
+        return True  # "already running": another process holds the directory; wait for it
+
+    def wait_for_leaving(self, now: float) -> None:
+        """A service on its way out is waited for (then a new one starts); otherwise the wait
+        ends at its deadline."""
+        leaving = stopping_record(self.paths) if self.child is None else None
+        if leaving is None:
+            if now > self.deadline:
+                raise ServiceUnavailable(
+                    f"it did not answer within {self.timeout:.0f} s (log: {self.paths.log_file})"
+                )
+            return
+        self.leaving_since = now if self.leaving_since is None else self.leaving_since
+        if now - self.leaving_since > STOPPING_WAIT_S:
+            raise ServiceUnavailable(
+                f"the service (pid {leaving.pid}) has been stopping for more than "
+                f"{STOPPING_WAIT_S:.0f} s; `thea service stop` ends it (log: {self.paths.log_file})"
+            )
+        self.deadline = max(self.deadline, now + self.timeout)
 
 
 class StopOutcome(StrEnum):
@@ -294,7 +328,7 @@ def stop_service(settings: Settings, *, timeout_s: float = 60.0) -> StopOutcome:
             contextlib.suppress(httpx.HTTPError),
             httpx.Client(transport=transport, base_url=LOCAL_BASE_URL, timeout=5) as client,
         ):
-            asked = client.post(f"{PREFIX}/service/stop").status_code == 200
+            asked = client.post(PREFIX + SERVICE_STOP).status_code == 200
     if not asked and record is not None:
         signal_if_alive(record, signal.SIGTERM)
 

@@ -7,26 +7,39 @@ a POST that is not JSON (a web page elsewhere could send it without asking the b
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import quote
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from thea.api import IDEMPOTENCY_HEADER, PREFIX
+from thea.api import IDEMPOTENCY_HEADER, PREFIX, paths
 from thea.api import models as m
 from thea.errors import InputError
 
+M = TypeVar("M", bound=BaseModel)
+
 
 @dataclass(frozen=True)
-class Spec:
+class Spec(Generic[M]):
+    """One API call: ``route`` is a path of :mod:`thea.api.paths` (``{name}`` filled from
+    ``path_params``, already quoted), ``model`` what the answer parses into (None: a stream
+    the client reads line by line)."""
+
     method: Literal["GET", "POST", "PATCH", "DELETE"]
-    path: str
-    model: type[BaseModel] | None = None
+    route: str
+    model: type[M] | None = None
     json: dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    path_params: dict[str, str] = field(default_factory=dict)
     #: one per logical request: its retries send the same key, so a write happens once
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def path(self) -> str:
+        return self.route.format(**self.path_params)
 
     @property
     def url(self) -> str:
@@ -35,6 +48,23 @@ class Spec:
     @property
     def headers(self) -> dict[str, str]:
         return {} if self.method == "GET" else {IDEMPOTENCY_HEADER: self.key}
+
+    def parse(self, body: object) -> M:
+        """The answer as its model."""
+        if self.model is None:
+            raise TypeError(f"{self.method} {self.route} answers with a stream, not one result")
+        return self.model.model_validate(body)
+
+
+@contextmanager
+def _checked() -> Iterator[None]:
+    """A request model the caller's values do not fit: one line, as the service would say it."""
+    try:
+        yield
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "the request"
+        raise InputError(f"{where}: {first.get('msg', 'invalid')}") from exc
 
 
 def sendable_text(value: str, what: str) -> str:
@@ -58,35 +88,41 @@ def _clean(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
 
 
-def health() -> Spec:
-    return Spec("GET", "/health", m.Health)
+def health() -> Spec[m.Health]:
+    return Spec("GET", paths.HEALTH, m.Health)
 
 
-def status() -> Spec:
-    return Spec("GET", "/status", m.ServiceStatus)
+def status() -> Spec[m.ServiceStatus]:
+    return Spec("GET", paths.STATUS, m.ServiceStatus)
 
 
-def whoami(session_id: str | None) -> Spec:
-    return Spec("GET", "/whoami", m.WhoAmI, params=_clean({"session_id": session_id}))
+def whoami(session_id: str | None) -> Spec[m.WhoAmI]:
+    return Spec("GET", paths.WHOAMI, m.WhoAmI, params=_clean({"session_id": session_id}))
 
 
-def ask(text: str, session_id: str | None, stream: bool) -> Spec:
-    body = m.AskRequest(text=sendable_text(text, "the message"), session_id=session_id, stream=stream)
-    return Spec("POST", "/ask", m.AskResult, json=body.model_dump(exclude_none=True))
+def ask(text: str, session_id: str | None, stream: bool) -> Spec[m.AskResult]:
+    with _checked():
+        body = m.AskRequest(text=sendable_text(text, "the message"), session_id=session_id, stream=stream)
+    return Spec("POST", paths.ASK, m.AskResult, json=body.model_dump(exclude_none=True))
 
 
-def chat(text: str, session_id: str | None) -> Spec:
-    body = m.ChatRequest(text=sendable_text(text, "the message"), session_id=session_id)
-    return Spec("POST", "/chat", None, json=body.model_dump(exclude_none=True))
+def chat(text: str, session_id: str | None) -> Spec[BaseModel]:
+    with _checked():
+        body = m.ChatRequest(text=sendable_text(text, "the message"), session_id=session_id)
+    return Spec("POST", paths.CHAT, None, json=body.model_dump(exclude_none=True))
 
 
-def sessions(limit: int) -> Spec:
-    return Spec("GET", "/sessions", m.ChatSessionList, params={"limit": limit})
+def sessions(limit: int) -> Spec[m.ChatSessionList]:
+    return Spec("GET", paths.SESSIONS, m.ChatSessionList, params={"limit": limit})
 
 
-def session(session_id: str, limit: int) -> Spec:
+def session(session_id: str, limit: int) -> Spec[m.ChatSessionView]:
     return Spec(
-        "GET", f"/sessions/{_id(session_id, 'a session')}", m.ChatSessionView, params={"limit": limit}
+        "GET",
+        paths.SESSION,
+        m.ChatSessionView,
+        params={"limit": limit},
+        path_params={"session_id": _id(session_id, "a session")},
     )
 
 
@@ -96,116 +132,144 @@ def _id(value: str, what: str) -> str:
     return quote(sendable_text(value.strip(), "the id"), safe="")
 
 
-def trace(impulse: str, session_id: str | None, prompts: bool = False) -> Spec:
-    path = f"/traces/{_id(impulse, 'an impulse')}"
+def trace(impulse: str, session_id: str | None, prompts: bool = False) -> Spec[m.TraceView]:
     params = _clean({"session_id": session_id, "prompts": "true" if prompts else None})
-    return Spec("GET", path, m.TraceView, params=params)
-
-
-def insights(state: str, concept: str | None, min_strength: float, limit: int) -> Spec:
-    params = _clean({"state": state, "concept": concept, "min_strength": min_strength, "limit": limit})
-    return Spec("GET", "/insights", m.InsightList, params=params)
-
-
-def insight(insight_id: str) -> Spec:
-    return Spec("GET", f"/insights/{_id(insight_id, 'an insight')}", m.InsightDetailView)
-
-
-def graph(node: str | None, concept: str | None, depth: int) -> Spec:
     return Spec(
-        "GET", "/graph", m.GraphView, params=_clean({"node": node, "concept": concept, "depth": depth})
+        "GET", paths.TRACE, m.TraceView, params=params, path_params={"impulse": _id(impulse, "an impulse")}
     )
 
 
-def reflect(wait_s: float | None) -> Spec:
-    return Spec("POST", "/reflect", m.ReflectionResult, json=m.ReflectRequest(wait_s=wait_s).model_dump())
+def insights(state: str, concept: str | None, min_strength: float, limit: int) -> Spec[m.InsightList]:
+    params = _clean({"state": state, "concept": concept, "min_strength": min_strength, "limit": limit})
+    return Spec("GET", paths.INSIGHTS, m.InsightList, params=params)
 
 
-def fact(text: str, session_id: str | None) -> Spec:
-    body = m.FactRequest(text=sendable_text(text, "the fact"), session_id=session_id)
-    return Spec("POST", "/facts", m.FactResult, json=body.model_dump(exclude_none=True))
+def insight(insight_id: str) -> Spec[m.InsightDetailView]:
+    return Spec(
+        "GET", paths.INSIGHT, m.InsightDetailView, path_params={"insight_id": _id(insight_id, "an insight")}
+    )
 
 
-def recall(query: str, limit: int) -> Spec:
-    body = m.RecallRequest(query=sendable_text(query, "the query"), limit=limit)
-    return Spec("POST", "/recall", m.RecallView, json=body.model_dump())
+def graph(node: str | None, concept: str | None, depth: int) -> Spec[m.GraphView]:
+    return Spec(
+        "GET", paths.GRAPH, m.GraphView, params=_clean({"node": node, "concept": concept, "depth": depth})
+    )
 
 
-def remember(text: str, kind: str, session_id: str | None) -> Spec:
+def reflect(wait_s: float | None) -> Spec[m.ReflectionResult]:
+    with _checked():
+        body = m.ReflectRequest(wait_s=wait_s)
+    return Spec("POST", paths.REFLECT, m.ReflectionResult, json=body.model_dump())
+
+
+def fact(text: str, session_id: str | None) -> Spec[m.FactResult]:
+    with _checked():
+        body = m.FactRequest(text=sendable_text(text, "the fact"), session_id=session_id)
+    return Spec("POST", paths.FACTS, m.FactResult, json=body.model_dump(exclude_none=True))
+
+
+def recall(query: str, limit: int) -> Spec[m.RecallView]:
+    with _checked():
+        body = m.RecallRequest(query=sendable_text(query, "the query"), limit=limit)
+    return Spec("POST", paths.RECALL, m.RecallView, json=body.model_dump())
+
+
+def remember(text: str, kind: m.MemoryKind, session_id: str | None) -> Spec[m.Remembered]:
     text = sendable_text(text, "the text")
-    body = m.RememberRequest.model_validate({"text": text, "kind": kind, "session_id": session_id})
-    return Spec("POST", "/remember", m.Remembered, json=body.model_dump(exclude_none=True))
+    with _checked():
+        body = m.RememberRequest(text=text, kind=kind, session_id=session_id)
+    return Spec("POST", paths.REMEMBER, m.Remembered, json=body.model_dump(exclude_none=True))
 
 
-def import_history(text: str, fmt: str = "auto", source: str = "file", *, stream: bool = False) -> Spec:
+def import_history(
+    text: str, fmt: str = "auto", source: str = "file", *, stream: bool = False
+) -> Spec[m.ImportResult]:
     text = sendable_text(text, "the file")
-    body = m.ImportRequest.model_validate({"text": text, "format": fmt, "source": source, "stream": stream})
-    return Spec("POST", "/import", None if stream else m.ImportResult, json=body.model_dump())
+    with _checked():
+        body = m.ImportRequest.model_validate(
+            {"text": text, "format": fmt, "source": source, "stream": stream}
+        )
+    return Spec("POST", paths.IMPORT, None if stream else m.ImportResult, json=body.model_dump())
 
 
-def forget(node_id: str) -> Spec:
-    return Spec("POST", "/forget", m.ForgetResult, json={"id": node_id})
+def forget(node_id: str) -> Spec[m.ForgetResult]:
+    with _checked():
+        body = m.ForgetRequest(id=node_id)
+    return Spec("POST", paths.FORGET, m.ForgetResult, json=body.model_dump())
 
 
-def memories(include_history: bool = True) -> Spec:
+def memories(include_history: bool = True) -> Spec[m.FactsOfRecordView]:
     params = {"include_history": "true" if include_history else "false"}
-    return Spec("GET", "/facts", m.FactsOfRecordView, params=params)
+    return Spec("GET", paths.FACTS, m.FactsOfRecordView, params=params)
 
 
-def memory(fact_id: str) -> Spec:
-    return Spec("GET", f"/facts/{_id(fact_id, 'a fact')}", m.FactOfRecordView)
+def _fact_id(fact_id: str) -> dict[str, str]:
+    return {"fact_id": _id(fact_id, "a fact")}
 
 
-def correct_memory(fact_id: str, text: str) -> Spec:
-    body = m.CorrectFactRequest(action="correct", text=sendable_text(text, "the correction"))
-    return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
+def memory(fact_id: str) -> Spec[m.FactOfRecordView]:
+    return Spec("GET", paths.FACT, m.FactOfRecordView, path_params=_fact_id(fact_id))
 
 
-def outdate_memory(fact_id: str) -> Spec:
+def correct_memory(fact_id: str, text: str) -> Spec[m.FactEditResult]:
+    with _checked():
+        body = m.CorrectFactRequest(action="correct", text=sendable_text(text, "the correction"))
+    return Spec("PATCH", paths.FACT, m.FactEditResult, json=body.model_dump(), path_params=_fact_id(fact_id))
+
+
+def outdate_memory(fact_id: str) -> Spec[m.FactEditResult]:
     body = m.OutdateFactRequest(action="outdate")
-    return Spec("PATCH", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult, json=body.model_dump())
+    return Spec("PATCH", paths.FACT, m.FactEditResult, json=body.model_dump(), path_params=_fact_id(fact_id))
 
 
-def forget_memory(fact_id: str) -> Spec:
-    return Spec("DELETE", f"/facts/{_id(fact_id, 'a fact')}", m.FactEditResult)
+def forget_memory(fact_id: str) -> Spec[m.FactEditResult]:
+    return Spec("DELETE", paths.FACT, m.FactEditResult, path_params=_fact_id(fact_id))
 
 
-def feedback(value: int, response_id: str | None, session_id: str | None) -> Spec:
-    body = _clean({"value": value, "response_id": response_id, "session_id": session_id})
-    return Spec("POST", "/feedback", m.FeedbackResult, json=body)
+def feedback(value: int, response_id: str | None, session_id: str | None) -> Spec[m.FeedbackResult]:
+    with _checked():
+        body = m.FeedbackRequest.model_validate(
+            {"value": value, "response_id": response_id, "session_id": session_id}
+        )  # value: an int the service checks is 1 or -1
+    return Spec("POST", paths.FEEDBACK, m.FeedbackResult, json=body.model_dump(exclude_none=True))
 
 
-def jobs() -> Spec:
-    return Spec("GET", "/jobs", m.JobsView)
+def jobs() -> Spec[m.JobsView]:
+    return Spec("GET", paths.JOBS, m.JobsView)
 
 
-def retry_jobs(job_id: str | None, all_jobs: bool) -> Spec:
-    return Spec("POST", "/jobs/retry", m.RetryResult, json=_clean({"job_id": job_id, "all": all_jobs}))
+def retry_jobs(job_id: str | None, all_jobs: bool) -> Spec[m.RetryResult]:
+    with _checked():
+        body = m.RetryRequest(job_id=job_id, all=all_jobs)
+    return Spec("POST", paths.JOBS_RETRY, m.RetryResult, json=body.model_dump(exclude_none=True))
 
 
-def memory_stats() -> Spec:
-    return Spec("GET", "/memory/stats", m.MemoryStats)
+def memory_stats() -> Spec[m.MemoryStats]:
+    return Spec("GET", paths.MEMORY_STATS, m.MemoryStats)
 
 
-def scan(kind: Literal["check", "repair"], grace_minutes: float) -> Spec:
-    return Spec("POST", f"/memory/{kind}", None, json={"grace_minutes": grace_minutes})
+def scan(kind: Literal["check", "repair"], grace_minutes: float) -> Spec[BaseModel]:
+    with _checked():
+        body = m.ScanRequest(grace_minutes=grace_minutes)
+    route = paths.MEMORY_CHECK if kind == "check" else paths.MEMORY_REPAIR
+    return Spec("POST", route, None, json=body.model_dump())
 
 
-def optimize() -> Spec:
-    return Spec("POST", "/memory/optimize", m.OptimizeResult, json={})
+def optimize() -> Spec[m.OptimizeResult]:
+    return Spec("POST", paths.MEMORY_OPTIMIZE, m.OptimizeResult, json={})
 
 
-def doctor() -> Spec:
-    return Spec("GET", "/doctor", m.DoctorView)
+def doctor() -> Spec[m.DoctorView]:
+    return Spec("GET", paths.DOCTOR, m.DoctorView)
 
 
-def export(since_ms: int, all_users: bool) -> Spec:
-    return Spec("GET", "/export", None, params={"since_ms": since_ms, "all_users": all_users})
+def export(since_ms: int, all_users: bool) -> Spec[BaseModel]:
+    return Spec("GET", paths.EXPORT, None, params={"since_ms": since_ms, "all_users": all_users})
 
 
-def stop() -> Spec:
-    return Spec("POST", "/service/stop", json={})
+def stop() -> Spec[m.Stopping]:
+    return Spec("POST", paths.SERVICE_STOP, m.Stopping, json={})
 
 
-def listen(host: str, port: int) -> Spec:
-    return Spec("POST", "/service/listen", json={}, params={"host": host, "port": port})
+def listen(host: str, port: int) -> Spec[m.Listening]:
+    return Spec("POST", paths.SERVICE_LISTEN, m.Listening, json={}, params={"host": host, "port": port})

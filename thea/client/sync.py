@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -104,7 +104,7 @@ class Client:
             )
         return self._http
 
-    def _send(self, spec: specs.Spec, *, stream: bool = False) -> httpx.Response:
+    def _send(self, spec: specs.Spec[Any], *, stream: bool = False) -> httpx.Response:
         """Send ``spec``; after a transport failure send it again (same idempotency key), up to
         :data:`ATTEMPTS` times, starting the local service again if it is gone."""
         for attempt in range(1, ATTEMPTS + 1):
@@ -141,13 +141,10 @@ class Client:
         else:
             time.sleep(BACKOFF_S * attempt)
 
-    def _call(self, spec: specs.Spec) -> Any:
-        response = self._send(spec)
-        if spec.model is None:
-            return response.json() if response.content else None
-        return spec.model.model_validate(response.json())
+    def _call(self, spec: specs.Spec[T]) -> T:
+        return spec.parse(self._send(spec).json())
 
-    def _events(self, spec: specs.Spec) -> Generator[ChatEvent, None, None]:
+    def _events(self, spec: specs.Spec[Any]) -> Generator[ChatEvent, None, None]:
         response = self._send(spec, stream=True)
         try:
             yield from parse_lines(response.iter_lines())
@@ -172,13 +169,13 @@ class Client:
     # -- the cycle ---------------------------------------------------------------------
 
     def health(self) -> m.Health:
-        return cast(m.Health, self._call(specs.health()))
+        return self._call(specs.health())
 
     def status(self) -> m.ServiceStatus:
-        return cast(m.ServiceStatus, self._call(specs.status()))
+        return self._call(specs.status())
 
     def whoami(self, session_id: str | None = None) -> m.WhoAmI:
-        return cast(m.WhoAmI, self._call(specs.whoami(session_id)))
+        return self._call(specs.whoami(session_id))
 
     def ask(self, text: str, session_id: str | None = None) -> m.AskResult:
         """One cognitive cycle; the whole answer at once. A connection that breaks during the
@@ -225,11 +222,11 @@ class Client:
 
     def sessions(self, limit: int = 50) -> m.ChatSessionList:
         """The caller's conversations, the latest first (their first message as a title)."""
-        return cast(m.ChatSessionList, self._call(specs.sessions(limit)))
+        return self._call(specs.sessions(limit))
 
     def session(self, session_id: str, limit: int = 200) -> m.ChatSessionView:
         """One conversation's last ``limit`` messages with thea's answers, oldest first."""
-        return cast(m.ChatSessionView, self._call(specs.session(session_id, limit)))
+        return self._call(specs.session(session_id, limit))
 
     # -- knowledge ---------------------------------------------------------------------
 
@@ -237,7 +234,7 @@ class Client:
         self, impulse: str = "last", session_id: str | None = None, prompts: bool = False
     ) -> m.TraceView:
         """One cycle's trace; ``prompts`` adds the exact messages of the prompt the model got."""
-        return cast(m.TraceView, self._call(specs.trace(impulse, session_id, prompts)))
+        return self._call(specs.trace(impulse, session_id, prompts))
 
     def insights(
         self,
@@ -246,19 +243,19 @@ class Client:
         min_strength: float = 0.0,
         limit: int = 100,
     ) -> list[m.InsightSummary]:
-        return cast(m.InsightList, self._call(specs.insights(state, concept, min_strength, limit))).insights
+        return self._call(specs.insights(state, concept, min_strength, limit)).insights
 
     def insight(self, insight_id: str) -> m.InsightDetailView:
-        return cast(m.InsightDetailView, self._call(specs.insight(insight_id)))
+        return self._call(specs.insight(insight_id))
 
     def graph(self, node: str | None = None, concept: str | None = None, depth: int = 2) -> m.GraphView:
-        return cast(m.GraphView, self._call(specs.graph(node, concept, depth)))
+        return self._call(specs.graph(node, concept, depth))
 
     def reflect(self, wait_s: float | None = None) -> m.ReflectionResult:
-        return cast(m.ReflectionResult, self._call(specs.reflect(wait_s)))
+        return self._call(specs.reflect(wait_s))
 
     def fact(self, text: str, session_id: str | None = None) -> m.FactResult:
-        return cast(m.FactResult, self._call(specs.fact(text, session_id)))
+        return self._call(specs.fact(text, session_id))
 
     def import_history(
         self,
@@ -272,7 +269,7 @@ class Client:
         before its end (the service stopped) raises :class:`~thea.errors.ImportInterrupted`:
         the same call again continues where it stopped."""
         if progress is None:
-            return cast(m.ImportResult, self._call(specs.import_history(text, fmt, source)))
+            return self._call(specs.import_history(text, fmt, source))
         response = self._send(specs.import_history(text, fmt, source, stream=True), stream=True)
         try:
             for event in import_events(response.iter_lines()):
@@ -287,41 +284,41 @@ class Client:
 
     def recall(self, query: str, limit: int = 8) -> list[m.MemoryHit]:
         """The caller's memories that match ``query``, best first (no model call)."""
-        return cast(m.RecallView, self._call(specs.recall(query, limit))).memories
+        return self._call(specs.recall(query, limit)).memories
 
     def remember(
-        self, text: str, kind: Literal["message", "fact"] = "message", session_id: str | None = None
+        self, text: str, kind: m.MemoryKind = "message", session_id: str | None = None
     ) -> m.Remembered:
         """Store a message (verbatim, no model call) or a fact (confidence checked) for the caller."""
-        return cast(m.Remembered, self._call(specs.remember(text, kind, session_id)))
+        return self._call(specs.remember(text, kind, session_id))
 
     def forget(self, node_id: str) -> m.ForgetResult:
-        return cast(m.ForgetResult, self._call(specs.forget(node_id)))
+        return self._call(specs.forget(node_id))
 
     def memories(self, include_history: bool = True) -> m.FactsOfRecordView:
         """What thea knows about the caller: current facts by subject, with a summary."""
-        return cast(m.FactsOfRecordView, self._call(specs.memories(include_history)))
+        return self._call(specs.memories(include_history))
 
     def memory(self, fact_id: str) -> m.FactOfRecordView:
         """One fact (id or prefix) with the message it came from and its earlier values."""
-        return cast(m.FactOfRecordView, self._call(specs.memory(fact_id)))
+        return self._call(specs.memory(fact_id))
 
     def correct_memory(self, fact_id: str, text: str) -> m.FactEditResult:
         """Replace a fact by what is true instead (the fact stays in history)."""
-        return cast(m.FactEditResult, self._call(specs.correct_memory(fact_id, text)))
+        return self._call(specs.correct_memory(fact_id, text))
 
     def outdate_memory(self, fact_id: str) -> m.FactEditResult:
         """A fact no longer holds; nothing replaces it (kept in history)."""
-        return cast(m.FactEditResult, self._call(specs.outdate_memory(fact_id)))
+        return self._call(specs.outdate_memory(fact_id))
 
     def forget_memory(self, fact_id: str) -> m.FactEditResult:
         """Delete a fact for good: graph, vectors, answers, recall, insights."""
-        return cast(m.FactEditResult, self._call(specs.forget_memory(fact_id)))
+        return self._call(specs.forget_memory(fact_id))
 
     def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:
-        return cast(m.FeedbackResult, self._call(specs.feedback(value, response_id, session_id)))
+        return self._call(specs.feedback(value, response_id, session_id))
 
     def export(self, since_ms: int = 0, all_users: bool = False) -> ExportStream:
         """Completed cycles as JSON lines (docs/export.md); iterate it, then close it."""
@@ -330,13 +327,13 @@ class Client:
     # -- operations --------------------------------------------------------------------
 
     def jobs(self) -> m.JobsView:
-        return cast(m.JobsView, self._call(specs.jobs()))
+        return self._call(specs.jobs())
 
     def retry_jobs(self, job_id: str | None = None, all_jobs: bool = False) -> m.RetryResult:
-        return cast(m.RetryResult, self._call(specs.retry_jobs(job_id, all_jobs)))
+        return self._call(specs.retry_jobs(job_id, all_jobs))
 
     def memory_stats(self) -> m.MemoryStats:
-        return cast(m.MemoryStats, self._call(specs.memory_stats()))
+        return self._call(specs.memory_stats())
 
     def scan(
         self,
@@ -362,13 +359,13 @@ class Client:
         raise ServiceUnavailable(f"the {kind} ended without a result")
 
     def optimize(self) -> m.OptimizeResult:
-        return cast(m.OptimizeResult, self._call(specs.optimize()))
+        return self._call(specs.optimize())
 
     def doctor(self) -> m.DoctorView:
-        return cast(m.DoctorView, self._call(specs.doctor()))
+        return self._call(specs.doctor())
 
     def listen(self, host: str = "127.0.0.1", port: int = 8765) -> str:
-        return str(self._call(specs.listen(host, port))["url"])
+        return self._call(specs.listen(host, port)).url
 
     def stop_service(self) -> None:
         self._call(specs.stop())

@@ -12,9 +12,9 @@ resource error whose first word is its kind (``input:``, ``not_found:``, ``auth:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -26,6 +26,8 @@ from thea.client import AsyncClient
 from thea.client.errors import AccessDenied
 from thea.config import Settings
 from thea.errors import InputError, NotFoundError, TheaError
+
+R = TypeVar("R")
 
 #: the client for one MCP request (entered per call)
 ClientFactory = Callable[[Context], AbstractAsyncContextManager[AsyncClient]]
@@ -118,14 +120,14 @@ class _Tools:
     def __init__(self, clients: ClientFactory) -> None:
         self.clients = clients
 
-    async def call(self, ctx: Context, fn: Callable[[AsyncClient], Any]) -> Any:
+    async def call(self, ctx: Context, fn: Callable[[AsyncClient], Awaitable[R]]) -> R:
         try:
             async with self.clients(ctx) as client:
                 return await fn(client)
         except TheaError as exc:
             raise ToolError(f"{_kind(exc)}: {exc}") from None
 
-    async def read(self, ctx: Context, fn: Callable[[AsyncClient], Any]) -> Any:
+    async def read(self, ctx: Context, fn: Callable[[AsyncClient], Awaitable[R]]) -> R:
         try:
             async with self.clients(ctx) as client:
                 return await fn(client)
@@ -147,13 +149,26 @@ def strict_tool(fn: Callable[..., Any]) -> Tool:
 
 def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
     tools = _Tools(clients)
+    server = MCPServer(
+        name="thea",
+        instructions=INSTRUCTIONS,
+        version=version,
+        log_level="WARNING",
+        tools=[strict_tool(fn) for fn in (*_memory_tools(tools), *_fact_tools(tools))],
+    )
+    _add_resources(server, tools)
+    return server
+
+
+def _memory_tools(tools: _Tools) -> tuple[Callable[..., Any], ...]:
+    """The tools over the whole memory: remember, recall, ask, trace, insights, reflect, forget."""
 
     async def remember(
         text: Annotated[Text, Field(description="what to remember, in the user's words")],
         ctx: Context,
         kind: Annotated[Literal["message", "fact"], Field(description="message or fact")] = "message",
     ) -> m.Remembered:
-        return await tools.call(ctx, lambda c: c.remember(text, kind))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.remember(text, kind))
 
     async def recall(
         query: Annotated[str, Field(min_length=1, max_length=m.MAX_QUERY_CHARS, description="what to find")],
@@ -167,7 +182,7 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
         ctx: Context,
         session_id: Annotated[Id | None, Field(description="conversation id; new when omitted")] = None,
     ) -> m.AskResult:
-        return await tools.call(ctx, lambda c: c.ask(question, session_id))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.ask(question, session_id))
 
     async def trace(
         ctx: Context,
@@ -175,7 +190,7 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
             str, Field(min_length=1, max_length=128, description="id, prefix or 'last'")
         ] = "last",
     ) -> m.TraceView:
-        return await tools.call(ctx, lambda c: c.trace(impulse_id))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.trace(impulse_id))
 
     async def insights(
         ctx: Context,
@@ -193,18 +208,24 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
     async def reflect(
         ctx: Context, wait_s: Annotated[float, Field(ge=0, le=3600)] = 60.0
     ) -> m.ReflectionResult:
-        return await tools.call(ctx, lambda c: c.reflect(wait_s))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.reflect(wait_s))
 
     async def forget(
         id: Annotated[Id, Field(description="the memory's id or prefix")], ctx: Context
     ) -> m.ForgetResult:
-        return await tools.call(ctx, lambda c: c.forget(id))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.forget(id))
+
+    return remember, recall, ask, trace, insights, reflect, forget
+
+
+def _fact_tools(tools: _Tools) -> tuple[Callable[..., Any], ...]:
+    """The tools over the facts of record: list, correct, outdate, forget one."""
 
     async def memories(
         ctx: Context,
         include_history: Annotated[bool, Field(description="each fact's earlier values")] = True,
     ) -> m.FactsOfRecordView:
-        return await tools.call(ctx, lambda c: c.memories(include_history))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.memories(include_history))
 
     async def correct_memory(
         id: Annotated[Id, Field(description="the fact's id or prefix")],
@@ -214,40 +235,23 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
         ],
         ctx: Context,
     ) -> m.FactEditResult:
-        return await tools.call(ctx, lambda c: c.correct_memory(id, text))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.correct_memory(id, text))
 
     async def outdate_memory(
         id: Annotated[Id, Field(description="the fact's id or prefix")], ctx: Context
     ) -> m.FactEditResult:
-        return await tools.call(ctx, lambda c: c.outdate_memory(id))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.outdate_memory(id))
 
     async def forget_memory(
         id: Annotated[Id, Field(description="the fact's id or prefix")], ctx: Context
     ) -> m.FactEditResult:
-        return await tools.call(ctx, lambda c: c.forget_memory(id))  # type: ignore[no-any-return]
+        return await tools.call(ctx, lambda c: c.forget_memory(id))
 
-    server = MCPServer(
-        name="thea",
-        instructions=INSTRUCTIONS,
-        version=version,
-        log_level="WARNING",
-        tools=[
-            strict_tool(fn)
-            for fn in (
-                remember,
-                recall,
-                ask,
-                trace,
-                insights,
-                reflect,
-                forget,
-                memories,
-                correct_memory,
-                outdate_memory,
-                forget_memory,
-            )
-        ],
-    )
+    return memories, correct_memory, outdate_memory, forget_memory
+
+
+def _add_resources(server: MCPServer, tools: _Tools) -> None:
+    """The resources: the facts of record, an insight, a concept's neighbourhood."""
 
     # a template (an optional query), not a static resource: only templates get the request's
     # context, which names the client (and so the user) to read with
@@ -265,8 +269,6 @@ def build_mcp_server(clients: ClientFactory, version: str = "") -> MCPServer:
     async def concept_resource(name: str, ctx: Context) -> str:
         view = await tools.read(ctx, lambda c: c.graph(concept=name))
         return str(view.model_dump_json())
-
-    return server
 
 
 def shared_client(client: AsyncClient) -> ClientFactory:

@@ -297,24 +297,33 @@ class LocalChatModel(BaseChatModel):
         threading.Thread(target=produce, name="thea-llm-stream", daemon=True).start()
         try:
             while (item := chunks.get()) is not _DONE:
-                if isinstance(item, Exception):
-                    raise item
-                if isinstance(item, dict) and "error" in item:
-                    raise LLMError(f"local model error: {_error_text(item['error'])}")
-                if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
+                chunk = _chunk_of(item)
+                if chunk is None:
                     continue
-                choices = item.get("choices") or [{}]
-                piece = (choices[0].get("delta") or {}).get("content") or ""
-                usage = _usage(item["usage"]) if item.get("usage") else None
-                if piece or usage:
-                    chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
-                    if run_manager and piece:
-                        run_manager.on_llm_new_token(piece, chunk=chunk)
-                    yield chunk
+                if run_manager and chunk.text:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
         finally:
             # the consumer stopped early (cancelled answer, preempted background job):
             # stop decoding at the next token instead of finishing the generation unseen
             stop_decoding.set()
+
+
+def _chunk_of(item: Any) -> ChatGenerationChunk | None:
+    """A streamed piece of llama.cpp's answer as a LangChain chunk (text, or the token counts of
+    the last one); None for a piece that carries neither. Raises what the stream reported."""
+    if isinstance(item, Exception):
+        raise item
+    if isinstance(item, dict) and "error" in item:
+        raise LLMError(f"local model error: {_error_text(item['error'])}")
+    if not isinstance(item, dict) or not (item.get("choices") or item.get("usage")):
+        return None
+    choices = item.get("choices") or [{}]
+    piece = (choices[0].get("delta") or {}).get("content") or ""
+    usage = _usage(item["usage"]) if item.get("usage") else None
+    if not (piece or usage):
+        return None
+    return ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
 
 
 def _error_text(error: Any) -> str:

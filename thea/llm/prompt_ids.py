@@ -8,11 +8,10 @@ wording. :func:`prompt_config` also names the prompt in the run's metadata, for 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import StrEnum
-from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
@@ -39,15 +38,6 @@ class PromptId(StrEnum):
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:
     """The run config that tells the model (and any tracer) which prompt this call is."""
     return {"metadata": {PROMPT_KEY: prompt.value, PROMPT_VERSION_KEY: version}}
-
-
-def prompt_in(metadata: Mapping[str, Any] | None) -> PromptId | None:
-    """The prompt id a call's run metadata names (None: a call from outside thea's prompts)."""
-    value = (metadata or {}).get(PROMPT_KEY)
-    try:
-        return PromptId(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
 
 
 _CURRENT: ContextVar[PromptId | None] = ContextVar(PROMPT_KEY, default=None)

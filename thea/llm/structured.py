@@ -114,14 +114,3 @@ async def ainvoke_structured(
             ]
     assert last_error is not None
     raise last_error
-
-
-def invoke_structured(
-    model: BaseChatModel,
-    schema: type[T],
-    messages: list[BaseMessage],
-    *,
-    retries: int = 1,
-    timeout_s: float = 120.0,
-) -> StructuredResult[T]:
-    return asyncio.run(ainvoke_structured(model, schema, messages, retries=retries, timeout_s=timeout_s))

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from thea.memory.operations import LegacyLink, LegacyRelation
 from thea.memory.universal import UniversalMemory
 from thea.models import Collection, Concept, Edge, EdgeType, normalize_name
 
@@ -64,42 +65,12 @@ def give_owners(memory: UniversalMemory, shared: Sequence[dict[str, Any]]) -> Ow
     relations = memory.admin.legacy_relations(ids)
     aliases = memory.admin.legacy_aliases(ids)
 
-    need: dict[str, set[str]] = defaultdict(set)  # user -> concept names they get
-    users_of: dict[str, set[str]] = defaultdict(set)  # shared concept id -> users
-    for link in links:
-        need[link.user_id].add(names[link.concept_id])
-        users_of[link.concept_id].add(link.user_id)
-    for rel in relations:
-        if rel.user_id:
-            need[rel.user_id].update((rel.subject, rel.object))
-    own: dict[tuple[str, str], Concept] = {}
-    for user, wanted in need.items():
-        made = memory.get_or_create_concepts(sorted(n for n in wanted if normalize_name(n)), user)
-        own.update({(user, normalize_name(name)): concept for name, concept in made.items()})
-        out.copies += len({c.id for c in made.values()})
-
-    def mine(user: str, name: str) -> Concept | None:
-        return own.get((user, normalize_name(name)))
-
-    edges: list[Edge] = []
-    for link in links:
-        target = mine(link.user_id, names[link.concept_id])
-        if target is not None:
-            edges.append(_edge(link.src, target.id, link.type, link.props))
-            out.links += 1
-    for rel in relations:
-        owner = rel.user_id
-        src = mine(owner, rel.subject) if owner else None
-        dst = mine(owner, rel.object) if owner else None
-        if owner is None or src is None or dst is None or src.id == dst.id:
-            out.dropped_relations += 1
-            continue
-        edges.append(_edge(src.id, dst.id, rel.relation, rel.props, user_id=owner))
-        out.relations += 1
-    memory.link(edges)
+    copies = _Copies.made(memory, links, relations, names)
+    out.copies = copies.count
+    memory.link(_link_edges(copies, links, names, out) + _relation_edges(copies, relations, out))
     for cid, norms in aliases.items():
-        for user in users_of.get(cid, ()):
-            target = mine(user, names[cid])
+        for user in copies.users_of.get(cid, ()):
+            target = copies.mine(user, names[cid])
             if target is not None:
                 memory.graph.add_aliases(target.id, norms, user)
 
@@ -115,6 +86,72 @@ def give_owners(memory: UniversalMemory, shared: Sequence[dict[str, Any]]) -> Ow
         out.dropped_relations,
     )
     return out
+
+
+@dataclass
+class _Copies:
+    """Each user's own copies of the shared concepts their memories link to or their relations
+    name, by (user, normalised name); and the users of each shared concept."""
+
+    own: dict[tuple[str, str], Concept]
+    users_of: dict[str, set[str]]
+    count: int
+
+    @classmethod
+    def made(
+        cls,
+        memory: UniversalMemory,
+        links: Sequence[LegacyLink],
+        relations: Sequence[LegacyRelation],
+        names: dict[str, str],
+    ) -> _Copies:
+        need: dict[str, set[str]] = defaultdict(set)  # user -> concept names they get
+        users_of: dict[str, set[str]] = defaultdict(set)  # shared concept id -> users
+        for link in links:
+            need[link.user_id].add(names[link.concept_id])
+            users_of[link.concept_id].add(link.user_id)
+        for rel in relations:
+            if rel.user_id:
+                need[rel.user_id].update((rel.subject, rel.object))
+        own: dict[tuple[str, str], Concept] = {}
+        count = 0
+        for user, wanted in need.items():
+            made = memory.get_or_create_concepts(sorted(n for n in wanted if normalize_name(n)), user)
+            own.update({(user, normalize_name(name)): concept for name, concept in made.items()})
+            count += len({c.id for c in made.values()})
+        return cls(own, users_of, count)
+
+    def mine(self, user: str, name: str) -> Concept | None:
+        return self.own.get((user, normalize_name(name)))
+
+
+def _link_edges(
+    copies: _Copies, links: Sequence[LegacyLink], names: dict[str, str], out: OwnerMigration
+) -> list[Edge]:
+    """Each memory's link to a shared concept, now to its user's copy."""
+    edges: list[Edge] = []
+    for link in links:
+        target = copies.mine(link.user_id, names[link.concept_id])
+        if target is not None:
+            edges.append(_edge(link.src, target.id, link.type, link.props))
+            out.links += 1
+    return edges
+
+
+def _relation_edges(copies: _Copies, relations: Sequence[LegacyRelation], out: OwnerMigration) -> list[Edge]:
+    """Each relation a user's memory asserted, between that user's copies (a relation of no
+    one's, or between one concept and itself, is dropped)."""
+    edges: list[Edge] = []
+    for rel in relations:
+        owner = rel.user_id
+        src = copies.mine(owner, rel.subject) if owner else None
+        dst = copies.mine(owner, rel.object) if owner else None
+        if owner is None or src is None or dst is None or src.id == dst.id:
+            out.dropped_relations += 1
+            continue
+        edges.append(_edge(src.id, dst.id, rel.relation, rel.props, user_id=owner))
+        out.relations += 1
+    return edges
 
 
 __all__ = ["OwnerMigration", "give_owners", "is_shared_concept"]

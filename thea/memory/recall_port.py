@@ -1,15 +1,18 @@
-"""The read port recall uses: every store lookup of the recall cascade behind one object
+"""The read port recall uses: every store lookup of the recall cascade behind one interface
 (reflection's near-duplicate search uses its similarity reads too).
 
-:class:`~thea.memory.universal.UniversalMemory` hands it out (``memory.recall_port``), so
-the cascade never touches the graph, the vector store or the embedder itself. It reads the
-facade's current embedder on every call (benchmarks swap it).
+:class:`RecallPort` is the interface (a ``Protocol``: the cascade's unit tests give it a small
+in-memory fake); :class:`MemoryRecallPort` implements it over the stores.
+:class:`~thea.memory.universal.UniversalMemory` hands one out (``memory.recall_port``), so the
+cascade takes a :class:`RecallSource` and never touches the graph, the vector store or the
+embedder itself. The implementation reads the facade's current embedder on every call
+(benchmarks swap it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from thea.memory.operations import ConceptNeighbour, KeywordMatch, TripleMatch
 from thea.models import Collection, EdgeType, Node, NodeType, VectorFilter, VectorHit
@@ -21,7 +24,88 @@ if TYPE_CHECKING:
 RECALL_COLLECTIONS = (Collection.EXPERIENCE, Collection.INSIGHTS)
 
 
-class RecallPort:
+class RecallPort(Protocol):
+    """Every store read of the recall cascade."""
+
+    def recallable_count(self) -> int:
+        """How many points the recall collections hold (all users): the N of idf."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Query embeddings, one per text."""
+        ...
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Document embeddings, one per text."""
+        ...
+
+    def nearest(
+        self,
+        collection: Collection,
+        vector: list[float],
+        limit: int,
+        flt: VectorFilter | None = None,
+        floor: float | None = None,
+    ) -> list[VectorHit]:
+        """The ``limit`` points nearest ``vector`` that pass the filter and the similarity floor."""
+        ...
+
+    def keyword_matches(
+        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+    ) -> list[KeywordMatch]:
+        """Full-text matches of one word."""
+        ...
+
+    def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
+        """The user's concepts whose normalised name or alias is in ``norms``, by that norm."""
+        ...
+
+    def triple_matches(
+        self,
+        relation: str,
+        known: str,
+        *,
+        known_is_subject: bool,
+        other: str | None,
+        user_id: str,
+        now: int,
+    ) -> list[TripleMatch]:
+        """Current concept relations of one kind with one end known."""
+        ...
+
+    def linked_memories(
+        self,
+        concept_ids: Sequence[str],
+        user_id: str | None,
+        time_from: int | None,
+        time_to: int | None,
+        limit: int,
+    ) -> list[str]:
+        """Ids of the memories linked to the concepts, within the time window."""
+        ...
+
+    def concept_neighbours(
+        self, concept_ids: Sequence[str], relations: Sequence[EdgeType], user_id: str | None, now: int
+    ) -> list[ConceptNeighbour]:
+        """The concepts one current relation away."""
+        ...
+
+    def nodes(self, ids: Sequence[str]) -> list[Node]:
+        """The nodes with these ids (those that exist)."""
+        ...
+
+
+class RecallSource(Protocol):
+    """What the recall cascade is given: anything that hands out a :class:`RecallPort`
+    (:class:`~thea.memory.universal.UniversalMemory` does)."""
+
+    @property
+    def recall_port(self) -> RecallPort: ...
+
+
+class MemoryRecallPort:
+    """:class:`RecallPort` over the stores of a :class:`~thea.memory.universal.UniversalMemory`."""
+
     def __init__(self, memory: UniversalMemory) -> None:
         self._memory = memory
 

@@ -31,7 +31,7 @@ from thea.memory.chronicle.base import Chronicle
 from thea.memory.chunking import MAX_CHUNKS, Chunker, char_chunks, spread_evenly
 from thea.memory.graph.base import GraphStore
 from thea.memory.operation_groups import OperationGroups
-from thea.memory.recall_port import RecallPort
+from thea.memory.recall_port import MemoryRecallPort, RecallPort
 from thea.memory.vector.base import VectorStore
 from thea.memory.vector.indexing import IndexKeeper
 from thea.models import (
@@ -112,7 +112,7 @@ class UniversalMemory(OperationGroups):
         #: raises (e.g. :class:`~thea.errors.DiskFullError`) when a write must not start
         self.space_guard = space_guard or (lambda: None)
         self.max_chunks = max_chunks
-        self.recall_port = RecallPort(self)
+        self.recall_port: RecallPort = MemoryRecallPort(self)
 
     def ensure_schema(self) -> None:
         self.graph.ensure_schema()
@@ -287,12 +287,6 @@ class UniversalMemory(OperationGroups):
         norms = [n for n in dict.fromkeys(normalize_name(name) for name in names) if n]
         return self.graph.concepts_by_norm(norms, user_id) if norms else {}
 
-    def add_alias(self, concept: Concept, alias: str) -> None:
-        if not concept.user_id:
-            raise InputError("only a user's concept can have aliases")
-        self.space_guard()
-        self.graph.add_aliases(concept.id, [normalize_name(alias)], concept.user_id)
-
     def set_active(self, nodes: Sequence[Node], active: bool) -> None:
         """Archive (active=False) or revive nodes in the graph and the vector payloads."""
         self.space_guard()
@@ -384,11 +378,6 @@ class UniversalMemory(OperationGroups):
             return []
         vector = self.embedder.embed_query(text)
         return self.vectors.search(collection, vector, limit, flt, score_threshold)
-
-    async def asearch(
-        self, text: str, collection: Collection = Collection.EXPERIENCE, **kw: Any
-    ) -> list[VectorHit]:
-        return await asyncio.to_thread(self.search, text, collection, **kw)
 
     def resolve_id(self, prefix: str, *, user_id: str | None = None) -> str:
         """A full id from a unique prefix (people type short ids). With ``user_id`` only that

@@ -2,8 +2,11 @@
 
 from thea.models.edges import CONCEPT_RELATIONS, Edge, EdgeType, relation
 from thea.models.nodes import (
+    CYCLE_STEPS,
+    FIRST_LOOK,
     MAX_RATING,
     NODE_CLASSES,
+    USER_SUBJECT,
     AnyNode,
     Claim,
     Concept,
@@ -23,6 +26,7 @@ from thea.models.nodes import (
     Report,
     Revision,
     SearchPlan,
+    Step,
     Task,
     TaskStatus,
     UserImpulse,
@@ -48,8 +52,11 @@ from thea.models.records import (
 
 __all__ = [
     "CONCEPT_RELATIONS",
+    "CYCLE_STEPS",
+    "FIRST_LOOK",
     "MAX_RATING",
     "NODE_CLASSES",
+    "USER_SUBJECT",
     "AnyNode",
     "ChronicleEvent",
     "Claim",
@@ -75,6 +82,7 @@ __all__ = [
     "Report",
     "Revision",
     "SearchPlan",
+    "Step",
     "Subgraph",
     "Task",
     "TaskStatus",

@@ -80,6 +80,24 @@ class TaskStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+class Step(StrEnum):
+    """A step a Task and its Report record: the cycle's four, then the slow loop's jobs."""
+
+    INSTINCT = "instinct"
+    PLAN = "plan"
+    RECALL = "recall"
+    SYNTHESIS = "synthesis"
+    CRYSTALLIZE = "crystallize"
+    CRYSTALLIZE_SESSION = "crystallize_session"
+    REFLECT = "reflect"
+
+
+#: the cycle's steps, in order
+CYCLE_STEPS: tuple[Step, ...] = (Step.INSTINCT, Step.PLAN, Step.RECALL, Step.SYNTHESIS)
+#: the steps before the answer: a timeout there costs the step, not the answer
+FIRST_LOOK: frozenset[Step] = frozenset({Step.INSTINCT, Step.PLAN})
+
+
 class CycleStatus(StrEnum):
     """Set on an impulse whose cycle did not end with an answer (``None`` while running or done)."""
 
@@ -90,7 +108,7 @@ class CycleStatus(StrEnum):
 
 
 class MessageKind(StrEnum):
-    """What a user's message does (services/cycle/understanding.py): only statements (and the
+    """What a user's message does (services/common/understanding.py): only statements (and the
     statement parts of a mix) tell thea anything; questions, requests and small talk are
     recorded but never evidence."""
 
@@ -223,6 +241,7 @@ class Task(Node):
     node_type: ClassVar[NodeType] = NodeType.TASK
     json_fields: ClassVar[frozenset[str]] = frozenset({"input"})
     type: Literal[NodeType.TASK] = NodeType.TASK
+    #: a :class:`Step`'s value (a string: graphs written by other versions may name others)
     step: str
     service: str
     input: dict[str, Any] = Field(default_factory=dict)
@@ -233,6 +252,7 @@ class Report(Node):
     node_type: ClassVar[NodeType] = NodeType.REPORT
     json_fields: ClassVar[frozenset[str]] = frozenset({"output"})
     type: Literal[NodeType.REPORT] = NodeType.REPORT
+    #: a :class:`Step`'s value (as the Task's)
     step: str
     task_id: str
     status: TaskStatus
@@ -279,6 +299,10 @@ class FinalResponse(Node):
         return False  # thea's own words are never evidence (found only when asked for)
 
 
+#: the subject key of facts about the user themselves (``Fact.subject_key``)
+USER_SUBJECT = "user"
+
+
 class Fact(Node):
     node_type: ClassVar[NodeType] = NodeType.FACT
     type: Literal[NodeType.FACT] = NodeType.FACT
@@ -289,7 +313,7 @@ class Fact(Node):
     valid_from: int | None = None
     valid_until: int | None = None
     # facts of record (services/knowledge/record): set when the fact was read from a statement
-    #: "user" or another subject's normalised name
+    #: ``USER_SUBJECT`` ("user") or another subject's normalised name
     subject_key: str | None = None
     #: the subject as shown ("you", "Tomás")
     subject: str | None = None

@@ -18,18 +18,11 @@ import redis
 from langchain_core.language_models import BaseChatModel
 from rq.job import Job, JobStatus
 
-from services.cycle.assembly import (
-    build_crystallizer,
-    build_distiller,
-    build_fact_keeper,
-    build_orchestrator,
-    build_reflector,
-)
 from services.cycle.context import ConversationCache
 from services.cycle.context_local import ContextCache
 from services.cycle.orchestrator import Orchestrator
 from services.knowledge.facts import FactKeeper
-from services.reflection.merge import Reflector
+from services.reflection.merge import ReflectionReport, Reflector
 from thea.config import Settings
 from thea.errors import JobError, QueueUnavailable
 from thea.llm.factory import build_chat_model
@@ -42,6 +35,13 @@ from thea.llm.scheduler import (
 from thea.memory.factory import embedded_server, open_memory
 from thea.memory.universal import UniversalMemory
 from thea.models import HealthStatus
+from thea.runtime.assembly import (
+    build_crystallizer,
+    build_distiller,
+    build_fact_keeper,
+    build_orchestrator,
+    build_reflector,
+)
 from workers import context as worker_context
 from workers.admin import failure_reason
 from workers.conversations import RedisConversationCache
@@ -71,6 +71,39 @@ def model_loaded(llm: BaseChatModel) -> bool:
     """Whether a local model's weights are in memory (remote models are always 'loaded')."""
     loaded = getattr(llm, "loaded", None)
     return bool(loaded) if loaded is not None else True
+
+
+@dataclass(frozen=True)
+class ReflectionQueued:
+    """A reflection no worker finished while its caller waited: it stays queued."""
+
+    job_id: str
+    #: RQ's status: queued, started, scheduled (for a retry)
+    status: str
+    #: the last attempt's failure, if any
+    reason: str = ""
+
+    def message(self, waited_s: float) -> str:
+        """One line for the caller."""
+        states = {
+            "queued": "waiting for a worker",
+            "started": "running",
+            "scheduled": "waiting to be retried",
+        }
+        state = states.get(self.status, self.status or "queued")
+        reason = f" (last attempt: {self.reason})" if self.reason else ""
+        return (
+            f"not finished: reflection job {self.job_id} is still {state} after {waited_s:.0f} s{reason}; "
+            "it stays queued for the next worker: see `thea jobs`"
+        )
+
+
+def reflection_report(result: object) -> ReflectionReport:
+    """The report a reflection job returned (workers/jobs.py: its fields as a dict)."""
+    if not isinstance(result, dict):
+        raise JobError(f"a reflection job returned {type(result).__name__}, not its report")
+    fields = {k: v for k, v in result.items() if k in ReflectionReport.__dataclass_fields__}
+    return ReflectionReport(**fields)
 
 
 @dataclass
@@ -141,28 +174,27 @@ class Runtime:
         if every and self.schedule is None:
             self.schedule = ReflectionSchedule(self.memory, self.jobs, every).start()
 
-    async def reflect(self, user_id: str, *, wait_s: float | None = None) -> dict[str, Any]:
+    async def reflect(
+        self, user_id: str, *, wait_s: float | None = None
+    ) -> ReflectionReport | ReflectionQueued:
         """Queue a reflection and wait for its report (a worker runs it).
 
-        Returns the report, or ``{"queued": job_id, "status": ..., "reason": ...}`` when no
-        worker finished it in time (``status`` is RQ's: queued, started, scheduled for a retry;
-        ``reason`` the last failure, if any). Raises :class:`JobError` with the job's reason
-        when it failed for good.
+        Returns the report, or :class:`ReflectionQueued` when no worker finished it in time.
+        Raises :class:`JobError` with the job's reason when it failed for good.
         """
         request_id = uuid.uuid4().hex[:12]
         job_id = await asyncio.to_thread(self.jobs.enqueue_reflect, user_id, request_id)
         wait = self.settings.queue.reflect_wait_s if wait_s is None else wait_s
         return await asyncio.to_thread(self._wait_for, job_id, wait)
 
-    def _wait_for(self, job_id: str, wait_s: float) -> dict[str, Any]:
+    def _wait_for(self, job_id: str, wait_s: float) -> ReflectionReport | ReflectionQueued:
         deadline = time.monotonic() + wait_s
         try:
             job = Job.fetch(job_id, connection=self.jobs.connection)
             while time.monotonic() < deadline:
                 status = job.get_status(refresh=True)
                 if status == JobStatus.FINISHED:
-                    result = job.return_value()
-                    return dict(result) if isinstance(result, dict) else {"result": result}
+                    return reflection_report(job.return_value())
                 if status == JobStatus.FAILED:
                     raise JobError(f"reflection job {job_id} failed: {failure_reason(job)}")
                 time.sleep(0.1)
@@ -170,7 +202,7 @@ class Runtime:
             reason = failure_reason(job) if job.latest_result() is not None else ""
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise QueueUnavailable(str(exc)) from exc
-        return {"queued": job_id, "status": str(status.value if status else "unknown"), "reason": reason}
+        return ReflectionQueued(job_id, str(status.value if status else "unknown"), reason)
 
     def health(self) -> list[HealthStatus]:
         """Every layer, the queue and the model; never raises."""

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from services.cycle.impulse_input import validate_impulse_text
+from services.common.impulse_input import validate_impulse_text
 from services.knowledge import memory_edits
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
-from services.reflection.merge import ReflectionReport
 from services.views.memories import what_thea_knows
 from services.views.sessions import last_answered
 from services.views.trace import Trace, latest_impulse_id, load_own_trace, trace_json
@@ -19,7 +18,7 @@ from thea.api.models import FactEditResult, FactsOfRecordView, TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import UniversalMemory
-from thea.runtime.app import Runtime
+from thea.runtime.app import ReflectionQueued, Runtime
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,10 @@ class ChatSession:
 
 
 @dataclass
-class CommandResult:
+class CommandOutcome:
+    """What a ``!`` command did, in the runtime; the API answers with it as
+    :class:`thea.api.models.CommandResult`."""
+
     text: str
     trace: Trace | None = None
     data: dict[str, Any] = field(default_factory=dict)
@@ -50,7 +52,7 @@ class CommandResult:
         return TraceView.model_validate(trace_json(self.trace)) if self.trace is not None else None
 
 
-Handler = Callable[[Runtime, ChatSession, str], Awaitable[CommandResult]]
+Handler = Callable[[Runtime, ChatSession, str], Awaitable[CommandOutcome]]
 
 HELP = """Commands:
   !help              this list
@@ -65,15 +67,15 @@ HELP = """Commands:
   !quit              leave the chat"""
 
 
-async def _help(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
-    return CommandResult(HELP)
+async def _help(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
+    return CommandOutcome(HELP)
 
 
-async def _quit(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
-    return CommandResult("bye", quit=True)
+async def _quit(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
+    return CommandOutcome("bye", quit=True)
 
 
-async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     def load() -> Trace:
         key = arg or chat.last_ids(rt.memory)[0] or latest_impulse_id(rt.memory, chat.user_id) or ""
         if not key:
@@ -81,27 +83,26 @@ async def _trace(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
         return load_own_trace(rt.memory, key, chat.user_id)
 
     trace = await asyncio.to_thread(load)
-    return CommandResult(f"trace of {trace.impulse.id}", trace=trace)
+    return CommandOutcome(f"trace of {trace.impulse.id}", trace=trace)
 
 
-async def _reflect(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
-    data = await rt.reflect(chat.user_id)
-    if "queued" in data:
-        return CommandResult(
-            f"reflection queued as job {data['queued']}; no worker finished it yet", data=data
+async def _reflect(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
+    done = await rt.reflect(chat.user_id)
+    if isinstance(done, ReflectionQueued):
+        return CommandOutcome(
+            f"reflection queued as job {done.job_id}; no worker finished it yet", data=asdict(done)
         )
-    fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
-    return CommandResult(ReflectionReport(**fields).summary(), data=data)
+    return CommandOutcome(done.summary(), data=done.as_dict())
 
 
-async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     text = validate_impulse_text(arg, rt.settings.max_impulse_chars) if arg.strip() else ""
     if not text:
         raise InputError("usage: !fact <text>, e.g. !fact Redis streams keep messages after reading")
     last_impulse, _ = await chat.alast_ids(rt.memory)
     async with foreground(rt.gate):  # the user waits for the fact check: the model is theirs
         outcome = await rt.facts.add_fact(text, chat.user_id, chat.session_id, source_message_id=last_impulse)
-    return CommandResult(
+    return CommandOutcome(
         outcome.summary(),
         data={
             "fact_id": outcome.fact.id,
@@ -113,11 +114,11 @@ async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
     )
 
 
-async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     if not arg:
         raise InputError("usage: !forget <id or id prefix> (ids are shown by !trace and `thea insights`)")
     outcome = await asyncio.to_thread(forget, rt.memory, arg, chat.user_id)
-    return CommandResult(outcome.summary(), data={"id": outcome.id, "kind": outcome.kind})
+    return CommandOutcome(outcome.summary(), data={"id": outcome.id, "kind": outcome.kind})
 
 
 MEMORIES_USAGE = (
@@ -140,12 +141,12 @@ def memories_text(view: FactsOfRecordView) -> str:
     return "\n".join(lines)
 
 
-async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     action, _, rest = arg.partition(" ")
     action = action.lower()
     if not action or action == "list":
         view = await asyncio.to_thread(what_thea_knows, rt.memory, chat.user_id)
-        return CommandResult(memories_text(view), data=view.model_dump(mode="json"))
+        return CommandOutcome(memories_text(view), data=view.model_dump(mode="json"))
     fact_id, _, text = rest.strip().partition(" ")
     if not fact_id:
         raise InputError(MEMORIES_USAGE)
@@ -160,16 +161,16 @@ async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
         result = await asyncio.to_thread(memory_edits.forget, rt.memory, fact_id, chat.user_id)
     else:
         raise InputError(MEMORIES_USAGE)
-    return CommandResult(result.summary, data=result.model_dump(mode="json"))
+    return CommandOutcome(result.summary, data=result.model_dump(mode="json"))
 
 
 def _feedback(value: int) -> Handler:
-    async def handler(rt: Runtime, chat: ChatSession, arg: str) -> CommandResult:
+    async def handler(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
         _, response_id = await chat.alast_ids(rt.memory)
         if not response_id:
             raise NotFoundError("no answer to rate yet: ask something first")
         outcome = await asyncio.to_thread(apply_feedback, rt.memory, response_id, value)
-        return CommandResult(outcome.summary(), data={"changed": outcome.changed})
+        return CommandOutcome(outcome.summary(), data={"changed": outcome.changed})
 
     return handler
 
@@ -196,7 +197,7 @@ def command_name(text: str) -> str:
     return text.strip()[1:].partition(" ")[0].lower()
 
 
-async def run_command(rt: Runtime, chat: ChatSession, text: str) -> CommandResult:
+async def run_command(rt: Runtime, chat: ChatSession, text: str) -> CommandOutcome:
     name, _, arg = text.strip()[1:].partition(" ")
     handler = COMMANDS.get(name.lower())
     if handler is None:

@@ -92,7 +92,7 @@ def create_app(ctx: ServiceContext) -> FastAPI:
             )
         return response
 
-    metrics = ServiceMetrics(ctx.config.profile)
+    metrics = ServiceMetrics(ctx.settings.profile)
     if ctx.runtime is not None:
         metrics.watch(ctx.runtime)
     app.state.metrics = metrics
@@ -116,7 +116,7 @@ def serve_app(
 ) -> ASGIApp:
     """The app as one listener serves it (outermost first: transport tag, host check, ...).
     ``bind_host`` (the address a TCP listener listens on) is accepted as a Host name."""
-    settings = ctx.config
+    settings = ctx.settings
     hosts = allowed_hosts(settings.web_allowed_hosts, bind_host=bind_host, token=ctx.auth.configured_tokens)
     wrapped: ASGIApp = SecurityHeaders(app)
     wrapped = IdempotentWrites(wrapped, ctx)  # a retried write gets the first result

@@ -72,8 +72,8 @@ class Maintenance:
 class ServiceContext:
     runtime: Runtime | None
     auth: Authenticator
-    #: the service's settings (the runtime's unless a test hands others)
-    settings: Settings | None = None
+    #: the service's settings (the runtime's, or those maintenance mode started with)
+    settings: Settings
     #: set instead of a runtime when the service started in maintenance mode
     maintenance: Maintenance | None = None
     sessions: SessionRegistry = field(default_factory=SessionRegistry)
@@ -85,10 +85,6 @@ class ServiceContext:
     listen: ListenFn | None = None
     #: why the service is stopping, once it is: new requests get 503 "stopping"
     stopping: StopReason | None = None
-
-    def __post_init__(self) -> None:
-        if self.settings is None and self.runtime is not None:
-            self.settings = self.runtime.settings
 
     @property
     def rt(self) -> Runtime:
@@ -104,11 +100,6 @@ class ServiceContext:
         if self.maintenance is not None:
             return self.maintenance.memory
         raise StoreDamaged("the service is not ready")
-
-    @property
-    def config(self) -> Settings:
-        assert self.settings is not None
-        return self.settings
 
 
 def context_of(request: Request) -> ServiceContext:

@@ -21,6 +21,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from thea.api import PREFIX, paths
+
 MAX_BODY_BYTES = 512 * 1024
 #: default seconds a request body may stall between two reads
 BODY_TIMEOUT_S = 30.0
@@ -28,7 +30,7 @@ TRANSPORT_KEY = "thea.transport"
 Transport = Literal["unix", "tcp"]
 #: what a TCP client may fetch without a token: the page's files (it then authenticates with
 #: its cookie) and the health check (no data in it)
-PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/api/v1/health"})
+PUBLIC_PATHS = frozenset({"/", "/favicon.ico", PREFIX + paths.HEALTH})
 PUBLIC_PREFIXES = ("/static/",)
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _CLOSE = {"Connection": "close"}
@@ -253,44 +255,52 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > max_bytes):
             await send_error(send, 413, message, "input", _CLOSE, openai=openai)
             return
-        seen = 0
-        started = False
-        complete = False  # the whole body is in: later receives only wait for a disconnect
-        refused = False
-
-        async def limited_receive() -> Message:
-            nonlocal seen, complete, refused
-            if complete:
-                return await receive()
-            try:
-                received = await asyncio.wait_for(receive(), self.timeout_s)
-            except TimeoutError:
-                refused = True
-                raise BodyTimeout(self.timeout_s) from None
-            if received["type"] == "http.request":
-                seen += len(received.get("body", b""))
-                complete = not received.get("more_body", False)
-                if seen > max_bytes:
-                    refused = True
-                    raise BodyTooLarge(max_bytes)
-            return received
-
-        async def tracking_send(out: Message) -> None:
-            nonlocal started
-            if out["type"] == "http.response.start":
-                started = True
-                if refused:  # the rest of the body is not wanted: drop the connection
-                    MutableHeaders(scope=out)["Connection"] = "close"
-            await send(out)
-
+        body = _LimitedBody(receive, send, max_bytes, self.timeout_s)
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, body.receive, body.send)
         except BodyTooLarge:
-            if not started:
+            if not body.started:
                 await send_error(send, 413, message, "input", _CLOSE, openai=openai)
         except BodyTimeout as exc:
-            if not started:
+            if not body.started:
                 await send_error(send, 408, str(exc.detail), "input", _CLOSE, openai=openai)
+
+
+class _LimitedBody:
+    """One request's body read under :class:`BodyLimit`: counted, timed, and the connection
+    closed after the response when the body was refused."""
+
+    def __init__(self, receive: Receive, send: Send, max_bytes: int, timeout_s: float) -> None:
+        self._receive, self._send = receive, send
+        self.max_bytes, self.timeout_s = max_bytes, timeout_s
+        self.seen = 0
+        self.started = False
+        #: the whole body is in: later receives only wait for a disconnect
+        self.complete = False
+        self.refused = False
+
+    async def receive(self) -> Message:
+        if self.complete:
+            return await self._receive()
+        try:
+            received = await asyncio.wait_for(self._receive(), self.timeout_s)
+        except TimeoutError:
+            self.refused = True
+            raise BodyTimeout(self.timeout_s) from None
+        if received["type"] == "http.request":
+            self.seen += len(received.get("body", b""))
+            self.complete = not received.get("more_body", False)
+            if self.seen > self.max_bytes:
+                self.refused = True
+                raise BodyTooLarge(self.max_bytes)
+        return received
+
+    async def send(self, out: Message) -> None:
+        if out["type"] == "http.response.start":
+            self.started = True
+            if self.refused:  # the rest of the body is not wanted: drop the connection
+                MutableHeaders(scope=out)["Connection"] = "close"
+        await self._send(out)
 
 
 class SecurityHeaders:

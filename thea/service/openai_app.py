@@ -25,6 +25,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -32,7 +33,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.cycle.impulse_input import validate_impulse_text
+from services.common.impulse_input import validate_impulse_text
+from services.common.llm_calls import TokenSink
 from services.cycle.orchestrator import CycleResult
 from thea.api import IMPULSE_HEADER
 from thea.api.openai import (
@@ -44,6 +46,8 @@ from thea.api.openai import (
     CompletionUsage,
     ModelCard,
     ModelList,
+    OpenAIError,
+    OpenAIErrorDetail,
     chunk,
 )
 from thea.errors import InputError, NotFoundError, TheaError
@@ -65,21 +69,20 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permi
 def openai_error(
     status: int, message: str, code: str | None = None, param: str | None = None
 ) -> JSONResponse:
-    kind = _TYPES.get(status, "server_error")
-    body = {"error": {"message": safe_text(message), "type": kind, "param": param, "code": code}}
-    response = JSONResponse(body, status_code=status)
+    detail = OpenAIErrorDetail(
+        message=safe_text(message), type=_TYPES.get(status, "server_error"), param=param, code=code
+    )
+    response = JSONResponse(OpenAIError(error=detail).model_dump(mode="json"), status_code=status)
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response
 
 
-def error_of(exc: BaseException) -> tuple[int, dict[str, Any]]:
+def error_of(exc: BaseException) -> tuple[int, OpenAIErrorDetail]:
     status, body = error_body(exc)
-    return status, {
-        "message": body["error"],
-        "type": _TYPES.get(status, "server_error"),
-        "code": body["kind"],
-    }
+    return status, OpenAIErrorDetail(
+        message=body["error"], type=_TYPES.get(status, "server_error"), code=body["kind"]
+    )
 
 
 def user_of(caller: Caller, named: str | None) -> str:
@@ -131,6 +134,22 @@ async def _fresh_conversation(ctx: ServiceContext, user_id: str, session_id: str
 def create_openai_app(ctx: ServiceContext) -> FastAPI:
     app = FastAPI(title="thea (OpenAI-compatible)", openapi_url=None, docs_url=None, redoc_url=None)
     app.state.ctx = ctx
+    _install_error_handlers(app)
+
+    @app.get("/models")
+    async def models(request: Request) -> ModelList:
+        ctx.auth.caller(request)
+        return ModelList(data=[ModelCard(created=int(ctx.started_at))])
+
+    @app.post("/chat/completions")
+    async def completions(body: ChatCompletionRequest, request: Request) -> Response:
+        return await _completion(ctx, body, request)
+
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    """Every error in OpenAI's shape."""
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -143,83 +162,99 @@ def create_openai_app(ctx: ServiceContext) -> FastAPI:
     @app.exception_handler(TheaError)
     async def thea_error(request: Request, exc: TheaError) -> JSONResponse:
         status, detail = error_of(exc)
-        return openai_error(status, detail["message"], detail["code"])
+        return openai_error(status, detail.message, detail.code)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:
         log.error("%s %s: internal error", request.method, request.url.path, exc_info=exc)
         status, detail = error_of(exc)
-        return openai_error(status, detail["message"], detail["code"])
+        return openai_error(status, detail.message, detail.code)
 
-    @app.get("/models")
-    async def models(request: Request) -> ModelList:
-        ctx.auth.caller(request)
-        return ModelList(data=[ModelCard(created=int(ctx.started_at))])
 
-    @app.post("/chat/completions")
-    async def completions(body: ChatCompletionRequest, request: Request) -> Response:
-        caller = ctx.auth.caller(request)
-        if body.model != MODEL_ID:
-            raise NotFoundError(f"unknown model {body.model[:60]!r}: thea serves one model, {MODEL_ID!r}")
-        runtime = ctx.rt
-        user_id = user_of(caller, body.user)
-        text = impulse_text(body, runtime.settings.max_impulse_chars)
-        session_id = session_of(body, request, user_id)
-        if not any(m.role in ("user", "assistant") for m in body.messages[:-1]):
-            await _fresh_conversation(ctx, user_id, session_id)
-        ctx.sessions.get(user_id, session_id)  # the replica's status counts it
-        impulse_id = new_id()
-        created = int(time.time())
-        completion_id = f"chatcmpl-{impulse_id}"
-        headers = {IMPULSE_HEADER: impulse_id, SESSION_HEADER: session_id}
+@dataclass(frozen=True)
+class _Completion:
+    """One completion request as a cycle: who asks what in which conversation, and the ids its
+    answer goes out under."""
 
-        async def cycle(on_token: Any = None) -> CycleResult:
-            result = await runtime.orchestrator.handle_impulse(
-                text, user_id, session_id, on_token=on_token, impulse_id=impulse_id
-            )
-            return result
+    ctx: ServiceContext
+    text: str
+    user_id: str
+    session_id: str
+    impulse_id: str = field(default_factory=new_id)
+    created: int = field(default_factory=lambda: int(time.time()))
 
-        if not body.stream:
-            result = await cycle()
-            completion = ChatCompletion(
-                id=completion_id,
-                created=created,
-                choices=[Choice(message=AssistantMessage(content=result.answer))],
-                usage=usage_of(result),
-                impulse_id=impulse_id,
-                session_id=session_id,
-            )
-            return JSONResponse(completion.model_dump(mode="json"), headers=headers)
+    @property
+    def completion_id(self) -> str:
+        return f"chatcmpl-{self.impulse_id}"
 
-        include_usage = bool(body.stream_options and body.stream_options.include_usage)
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    @property
+    def headers(self) -> dict[str, str]:
+        return {IMPULSE_HEADER: self.impulse_id, SESSION_HEADER: self.session_id}
 
-        def piece(delta: dict[str, Any], finish: bool = False) -> dict[str, Any]:
-            return chunk(completion_id, created, impulse_id, delta, finish)
-
-        async def run() -> None:
-            try:
-                result = await cycle(lambda text_piece: queue.put_nowait(piece({"content": text_piece})))
-                queue.put_nowait(piece({}, finish=True))
-                if include_usage:
-                    queue.put_nowait({**piece({}), "choices": [], "usage": usage_of(result).model_dump()})
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # never leave a client hanging; the error in OpenAI's shape
-                if not isinstance(exc, TheaError):
-                    log.exception("streamed completion failed")
-                queue.put_nowait({"error": error_of(exc)[1]})
-            finally:
-                queue.put_nowait(None)
-
-        task = asyncio.create_task(run())
-        return StreamingResponse(
-            _events(task, queue, piece({"role": "assistant", "content": ""})),
-            media_type="text/event-stream",
-            headers={**headers, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    async def cycle(self, on_token: TokenSink | None = None) -> CycleResult:
+        return await self.ctx.rt.orchestrator.handle_impulse(
+            self.text, self.user_id, self.session_id, on_token=on_token, impulse_id=self.impulse_id
         )
 
-    return app
+    def piece(self, delta: dict[str, Any], finish: bool = False) -> dict[str, Any]:
+        return chunk(self.completion_id, self.created, self.impulse_id, delta, finish)
+
+
+async def _completion(ctx: ServiceContext, body: ChatCompletionRequest, request: Request) -> Response:
+    caller = ctx.auth.caller(request)
+    if body.model != MODEL_ID:
+        raise NotFoundError(f"unknown model {body.model[:60]!r}: thea serves one model, {MODEL_ID!r}")
+    user_id = user_of(caller, body.user)
+    text = impulse_text(body, ctx.rt.settings.max_impulse_chars)
+    session_id = session_of(body, request, user_id)
+    if not any(m.role in ("user", "assistant") for m in body.messages[:-1]):
+        await _fresh_conversation(ctx, user_id, session_id)
+    ctx.sessions.get(user_id, session_id)  # the replica's status counts it
+    completion = _Completion(ctx, text, user_id, session_id)
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        return _streamed(completion, include_usage)
+    result = await completion.cycle()
+    whole = ChatCompletion(
+        id=completion.completion_id,
+        created=completion.created,
+        choices=[Choice(message=AssistantMessage(content=result.answer))],
+        usage=usage_of(result),
+        impulse_id=completion.impulse_id,
+        session_id=session_id,
+    )
+    return JSONResponse(whole.model_dump(mode="json"), headers=completion.headers)
+
+
+def _streamed(completion: _Completion, include_usage: bool) -> StreamingResponse:
+    """The answer as ``chat.completion.chunk`` events while the cycle runs."""
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    async def run() -> None:
+        try:
+            result = await completion.cycle(
+                lambda text_piece: queue.put_nowait(completion.piece({"content": text_piece}))
+            )
+            queue.put_nowait(completion.piece({}, finish=True))
+            if include_usage:
+                queue.put_nowait(
+                    {**completion.piece({}), "choices": [], "usage": usage_of(result).model_dump()}
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never leave a client hanging; the error in OpenAI's shape
+            if not isinstance(exc, TheaError):
+                log.exception("streamed completion failed")
+            queue.put_nowait(OpenAIError(error=error_of(exc)[1]).model_dump(mode="json"))
+        finally:
+            queue.put_nowait(None)
+
+    task = asyncio.create_task(run())
+    return StreamingResponse(
+        _events(task, queue, completion.piece({"role": "assistant", "content": ""})),
+        media_type="text/event-stream",
+        headers={**completion.headers, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 async def _events(

@@ -208,7 +208,10 @@ class ServiceProcess:
             threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
             threading.Thread(target=self._watch, args=(runtime,), name="thea-watch", daemon=True).start()
             self.ctx = ServiceContext(
-                runtime=runtime, auth=Authenticator(self.settings), stopping=self.stop_reason
+                runtime=runtime,
+                auth=Authenticator(self.settings),
+                settings=self.settings,
+                stopping=self.stop_reason,
             )
             log.info("service for %s ready in %.1f s", self.paths.data_dir, time.monotonic() - started)
             return asyncio.run(self._serve())

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from services.common.statements import telling_sentences
 from services.common.text import STOPWORDS
-from services.cycle.statements import telling_sentences
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order

@@ -29,9 +29,10 @@ from typing import Any
 
 from services.knowledge.record.slots import is_occupation, relation_word
 from thea.language import parse
+from thea.models import USER_SUBJECT
 
 #: the subject key of facts about the user themselves
-USER = "user"
+USER = USER_SUBJECT
 
 _FIRST_PERSON = frozenset({"i", "we", "me", "us"})
 _USER_OWNER = frozenset({"my", "our"})

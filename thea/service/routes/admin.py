@@ -19,13 +19,14 @@ from pathlib import Path
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
-from thea.api import API_VERSION
+from thea.api import API_VERSION, paths
 from thea.api.models import (
     DoctorView,
     ErrorBody,
     FailedJobView,
     Health,
     JobsView,
+    Listening,
     MemoryStats,
     ModelStatus,
     OptimizeResult,
@@ -35,6 +36,7 @@ from thea.api.models import (
     ScanProgress,
     ScanRequest,
     ServiceStatus,
+    Stopping,
 )
 from thea.errors import InputError, TheaError
 from thea.memory.consistency import ConsistencyReport, ProgressFn, check, repair
@@ -75,13 +77,13 @@ def _rss_bytes() -> int:
     return 0
 
 
-@router.get("/health", response_model=Health, summary="Is the service up (no token needed)")
+@router.get(paths.HEALTH, response_model=Health, summary="Is the service up (no token needed)")
 async def health(request: Request) -> Health:
     ctx = context_of(request)
     return Health(
         version=thea_version(),
         api_version=API_VERSION,
-        profile=ctx.config.profile,
+        profile=ctx.settings.profile,
         pid=os.getpid(),
         auth=request.scope.get(TRANSPORT_KEY, "tcp") == "tcp",
         maintenance=ctx.maintenance.reason if ctx.maintenance else None,
@@ -96,10 +98,10 @@ def _counts(ctx: ServiceContext) -> tuple[list[QueueCountsView], int]:
     return queues, ctx.runtime.memory.pending_vectors()
 
 
-@router.get("/status", response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
+@router.get(paths.STATUS, response_model=ServiceStatus, summary="pid, uptime, model, queues, users")
 async def status(request: Request, caller: Caller = Depends(caller_of)) -> ServiceStatus:
     ctx = context_of(request)
-    settings = ctx.config
+    settings = ctx.settings
     queues, pending = await asyncio.to_thread(_counts, ctx)
     runtime = ctx.runtime
     return ServiceStatus(
@@ -128,7 +130,7 @@ async def status(request: Request, caller: Caller = Depends(caller_of)) -> Servi
     )
 
 
-@router.get("/jobs", response_model=JobsView, summary="Queue counts and failed jobs with reasons")
+@router.get(paths.JOBS, response_model=JobsView, summary="Queue counts and failed jobs with reasons")
 async def jobs(request: Request, caller: Caller = Depends(caller_of)) -> JobsView:
     _local(caller, "the job list")
     connection = context_of(request).rt.jobs.connection
@@ -144,7 +146,7 @@ async def jobs(request: Request, caller: Caller = Depends(caller_of)) -> JobsVie
     return await asyncio.to_thread(load)
 
 
-@router.post("/jobs/retry", response_model=RetryResult, summary="Requeue failed jobs")
+@router.post(paths.JOBS_RETRY, response_model=RetryResult, summary="Requeue failed jobs")
 async def retry(body: RetryRequest, request: Request, caller: Caller = Depends(caller_of)) -> RetryResult:
     _local(caller, "retrying jobs")
     if body.job_id is None and not body.all:
@@ -154,7 +156,7 @@ async def retry(body: RetryRequest, request: Request, caller: Caller = Depends(c
     return RetryResult(retried=done)
 
 
-@router.get("/memory/stats", response_model=MemoryStats, summary="Counts per layer and per type")
+@router.get(paths.MEMORY_STATS, response_model=MemoryStats, summary="Counts per layer and per type")
 async def stats(request: Request, caller: Caller = Depends(caller_of)) -> MemoryStats:
     _local(caller, "memory statistics")
     data = await asyncio.to_thread(context_of(request).memory.stats)
@@ -166,7 +168,7 @@ def _maintenance_repair(ctx: ServiceContext, grace_ms: int, progress: ProgressFn
     the service (the next command starts it again, with every store)."""
     assert ctx.maintenance is not None
     ctx.maintenance.memory.close()
-    memory, damage = open_for_maintenance(ctx.config, fix=True)
+    memory, damage = open_for_maintenance(ctx.settings, fix=True)
     ctx.maintenance.memory = memory
     try:
         return repair(memory, grace_ms=grace_ms, progress=progress, damage=damage)
@@ -217,21 +219,21 @@ def _scan(request: Request, caller: Caller, body: ScanRequest, fix: bool) -> Str
     return StreamingResponse(lines, media_type="application/x-ndjson")
 
 
-@router.post("/memory/check", summary="Compare the layers (streamed progress, then the result)")
+@router.post(paths.MEMORY_CHECK, summary="Compare the layers (streamed progress, then the result)")
 async def memory_check(
     body: ScanRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> StreamingResponse:
     return _scan(request, caller, body, fix=False)
 
 
-@router.post("/memory/repair", summary="Re-derive what is missing from the graph (streamed)")
+@router.post(paths.MEMORY_REPAIR, summary="Re-derive what is missing from the graph (streamed)")
 async def memory_repair(
     body: ScanRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> StreamingResponse:
     return _scan(request, caller, body, fix=True)
 
 
-@router.post("/memory/optimize", response_model=OptimizeResult, summary="Build the vector indexes now")
+@router.post(paths.MEMORY_OPTIMIZE, response_model=OptimizeResult, summary="Build the vector indexes now")
 async def optimize(request: Request, caller: Caller = Depends(caller_of)) -> OptimizeResult:
     _local(caller, "optimizing the vector store")
     started = time.perf_counter()
@@ -239,7 +241,7 @@ async def optimize(request: Request, caller: Caller = Depends(caller_of)) -> Opt
     return OptimizeResult(seconds=time.perf_counter() - started)
 
 
-@router.get("/doctor", response_model=DoctorView, summary="Health of every layer, the queue and the model")
+@router.get(paths.DOCTOR, response_model=DoctorView, summary="Health of every layer, the queue and the model")
 async def doctor(request: Request, caller: Caller = Depends(caller_of)) -> DoctorView:
     _local(caller, "the doctor")
     ctx = context_of(request)
@@ -248,8 +250,8 @@ async def doctor(request: Request, caller: Caller = Depends(caller_of)) -> Docto
     return DoctorView(statuses=await asyncio.to_thread(ctx.runtime.health))
 
 
-@router.post("/service/stop", summary="Stop the service (gracefully: running answers finish first)")
-async def stop(request: Request, caller: Caller = Depends(caller_of)) -> dict[str, bool]:
+@router.post(paths.SERVICE_STOP, summary="Stop the service (gracefully: running answers finish first)")
+async def stop(request: Request, caller: Caller = Depends(caller_of)) -> Stopping:
     _local(caller, "stopping the service")
     ctx = context_of(request)
     if ctx.request_stop is None:
@@ -262,15 +264,15 @@ async def stop(request: Request, caller: Caller = Depends(caller_of)) -> dict[st
     )
     reason = StopReason(StopCause.API, f"POST /service/stop by {caller.user_id} on {where}")
     asyncio.get_running_loop().call_later(0.05, ctx.request_stop, reason)
-    return {"stopping": True}
+    return Stopping()
 
 
-@router.post("/service/listen", summary="Also listen on TCP (for the web page)")
+@router.post(paths.SERVICE_LISTEN, summary="Also listen on TCP (for the web page)")
 async def listen(
     request: Request, host: str = "127.0.0.1", port: int = 8765, caller: Caller = Depends(caller_of)
-) -> dict[str, str]:
+) -> Listening:
     _local(caller, "opening a TCP listener")
     ctx = context_of(request)
     if ctx.listen is None:
         raise InputError("this service cannot open listeners through the API")
-    return {"url": await ctx.listen(host, port)}
+    return Listening(url=await ctx.listen(host, port))

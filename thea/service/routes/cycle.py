@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from services.cycle.orchestrator import CycleResult
-from thea.api import IMPULSE_HEADER
+from thea.api import IMPULSE_HEADER, paths
 from thea.api.models import (
     AskRequest,
     AskResult,
@@ -67,7 +67,7 @@ async def _cycle(request: Request, chat: ChatSession, text: str, on_token: Token
 
 
 @router.post(
-    "/ask",
+    paths.ASK,
     response_model=AskResult,
     summary="Run one cognitive cycle and answer",
     description="With `stream: true` the answer comes as server-sent events: `token` {text}, then "
@@ -86,7 +86,7 @@ async def ask(body: AskRequest, request: Request, caller: Caller = Depends(calle
 
 
 @router.post(
-    "/chat",
+    paths.CHAT,
     summary="A chat line: a message (streamed answer) or a ! command",
     description="Always server-sent events: `token`, then `done` (AskResult) for a message, or "
     "`command` (CommandResult) for a ! command; `error` (ErrorBody) on failure.",
@@ -111,7 +111,7 @@ async def chat_line(body: ChatRequest, request: Request, caller: Caller = Depend
     return stream_events(work)
 
 
-@router.get("/whoami", response_model=WhoAmI, summary="The caller's user (and a session's last impulse)")
+@router.get(paths.WHOAMI, response_model=WhoAmI, summary="The caller's user (and a session's last impulse)")
 async def whoami(
     request: Request,
     session_id: Ident | None = Query(None),

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
 from services.knowledge import memory_edits
 from services.views.memories import fact_detail, what_thea_knows
+from thea.api import paths
 from thea.api.models import (
     CorrectFactRequest,
     ErrorBody,
@@ -40,7 +41,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 @router.get(
-    "/facts",
+    paths.FACTS,
     response_model=FactsOfRecordView,
     summary="What thea knows about the caller: current facts by subject, with a summary",
     description="The caller's current facts of record, the user's own first, then each person, pet, "
@@ -58,7 +59,7 @@ async def list_facts(
 
 
 @router.get(
-    "/facts/{fact_id}",
+    paths.FACT,
     response_model=FactOfRecordView,
     summary="One fact with the message it came from and its earlier values",
     responses=NOT_FOUND,
@@ -71,7 +72,7 @@ async def get_fact(
 
 
 @router.patch(
-    "/facts/{fact_id}",
+    paths.FACT,
     response_model=FactEditResult,
     summary="Correct a fact, or mark it outdated (history kept)",
     description='`{"action": "correct", "text": "I live in York."}`: the correction supersedes the '
@@ -92,7 +93,7 @@ async def edit_fact(
 
 
 @router.delete(
-    "/facts/{fact_id}",
+    paths.FACT,
     response_model=FactEditResult,
     summary="Forget a fact for good: graph, vectors, answers, recall, insights",
     description="The fact is deleted from the graph and the vector store; the temporal log keeps "

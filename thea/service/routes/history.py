@@ -23,6 +23,7 @@ from fastapi.responses import StreamingResponse
 from services.knowledge.history_formats import parse_history_text
 from services.knowledge.import_checkpoints import file_checkpoint
 from services.knowledge.importer import import_history
+from thea.api import paths
 from thea.api.models import ImportRequest, ImportResult
 from thea.errors import ImportInterrupted, TheaError
 from thea.service.auth import Caller
@@ -41,7 +42,7 @@ def _importer(
     ctx: ServiceContext, body: ImportRequest, user_id: str, gone: threading.Event
 ) -> Callable[[ProgressFn | None], ImportResult]:
     memory = ctx.rt.memory
-    settings = ctx.config
+    settings = ctx.settings
     checkpoint = file_checkpoint(settings.data_dir, user_id, body.text, body.format, body.source)
 
     def should_stop() -> str | None:
@@ -116,7 +117,7 @@ def _streamed(run: Callable[[ProgressFn | None], ImportResult], gone: threading.
 
 
 @router.post(
-    "/import",
+    paths.IMPORT,
     response_model=ImportResult,
     summary="Import conversation history (LoCoMo JSON or JSONL) with its dates",
 )

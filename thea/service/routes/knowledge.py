@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import asdict
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -12,10 +13,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from services.common.ownership import own_node
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
-from services.reflection.merge import ReflectionReport
 from services.views.export import count_impulses, iter_export
 from services.views.insights import insight_detail, list_insights
 from services.views.trace import latest_impulse_id, load_own_trace, trace_json
+from thea.api import paths
 from thea.api.models import (
     FactRequest,
     FactResult,
@@ -37,6 +38,7 @@ from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import unknown_id
 from thea.models import FinalResponse
+from thea.runtime.app import ReflectionQueued
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 from thea.service.errors import Forbidden
@@ -47,7 +49,7 @@ from thea.service.serialize import graph_json, insight_detail_json, insight_json
 router = APIRouter(tags=["knowledge"])
 
 
-@router.get("/traces/{impulse}", response_model=TraceView, summary="One cycle's Tasks and Reports")
+@router.get(paths.TRACE, response_model=TraceView, summary="One cycle's Tasks and Reports")
 async def trace(
     impulse: str,
     request: Request,
@@ -71,7 +73,7 @@ async def trace(
     return await asyncio.to_thread(load)
 
 
-@router.get("/insights", response_model=InsightList, summary="The caller's insights, strongest first")
+@router.get(paths.INSIGHTS, response_model=InsightList, summary="The caller's insights, strongest first")
 async def insights(
     request: Request,
     state: InsightState = Query("active"),
@@ -93,7 +95,7 @@ async def insights(
     return InsightList(insights=[InsightSummary(**insight_json(r.insight, r.concepts)) for r in rows])
 
 
-@router.get("/insights/{insight_id}", response_model=InsightDetailView, summary="One insight with lineage")
+@router.get(paths.INSIGHT, response_model=InsightDetailView, summary="One insight with lineage")
 async def insight(
     insight_id: str, request: Request, caller: Caller = Depends(caller_of)
 ) -> InsightDetailView:
@@ -108,7 +110,7 @@ async def insight(
     return await asyncio.to_thread(load)
 
 
-@router.get("/graph", response_model=GraphView, summary="A node's or concept's neighbourhood")
+@router.get(paths.GRAPH, response_model=GraphView, summary="A node's or concept's neighbourhood")
 async def graph(
     request: Request,
     node: str | None = Query(None, max_length=128),
@@ -138,7 +140,7 @@ async def graph(
     return await asyncio.to_thread(load)
 
 
-@router.post("/facts", response_model=FactResult, summary="Remember a claim (confidence estimated)")
+@router.post(paths.FACTS, response_model=FactResult, summary="Remember a claim (confidence estimated)")
 async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends(caller_of)) -> FactResult:
     ctx = context_of(request)
     runtime = ctx.rt
@@ -165,7 +167,7 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
     )
 
 
-@router.post("/forget", response_model=ForgetResult, summary="Archive a memory (kept in history)")
+@router.post(paths.FORGET, response_model=ForgetResult, summary="Archive a memory (kept in history)")
 async def forget_memory(
     body: ForgetRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> ForgetResult:
@@ -174,7 +176,7 @@ async def forget_memory(
     return ForgetResult(id=outcome.id, kind=outcome.kind, summary=outcome.summary())
 
 
-@router.post("/feedback", response_model=FeedbackResult, summary="!good / !bad on an answer")
+@router.post(paths.FEEDBACK, response_model=FeedbackResult, summary="!good / !bad on an answer")
 async def feedback(
     body: FeedbackRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> FeedbackResult:
@@ -199,7 +201,7 @@ async def feedback(
 
 
 @router.post(
-    "/reflect",
+    paths.REFLECT,
     response_model=ReflectionResult,
     summary="Merge the caller's insights about the same concepts",
     responses={202: {"model": ReflectionResult, "description": "queued: no worker finished it in time"}},
@@ -209,34 +211,18 @@ async def reflect(
 ) -> JSONResponse:
     runtime = context_of(request).rt
     wait_s = body.wait_s if body and body.wait_s is not None else runtime.settings.queue.reflect_wait_s
-    data = await runtime.reflect(caller.user_id, wait_s=wait_s)
-    if "queued" in data:
+    done = await runtime.reflect(caller.user_id, wait_s=wait_s)
+    if isinstance(done, ReflectionQueued):
         result = ReflectionResult(
-            status="queued",
-            job_id=str(data["queued"]),
-            user_id=caller.user_id,
-            summary=not_finished_message(data, wait_s),
+            status="queued", job_id=done.job_id, user_id=caller.user_id, summary=done.message(wait_s)
         )
         return JSONResponse(result.model_dump(mode="json"), status_code=202)
-    fields = {k: v for k, v in data.items() if k in ReflectionReport.__dataclass_fields__}
-    report = ReflectionReport(**fields)
-    result = ReflectionResult(status="done", summary=report.summary(), **fields)
+    result = ReflectionResult(status="done", summary=done.summary(), **asdict(done))
     return JSONResponse(result.model_dump(mode="json"))
 
 
-def not_finished_message(data: dict[str, object], waited_s: float) -> str:
-    """One line for a reflection that did not finish while its caller waited."""
-    status = {"queued": "waiting for a worker", "started": "running", "scheduled": "waiting to be retried"}
-    state = status.get(str(data.get("status", "")), str(data.get("status", "queued")))
-    reason = f" (last attempt: {data['reason']})" if data.get("reason") else ""
-    return (
-        f"not finished: reflection job {data['queued']} is still {state} after {waited_s:.0f} s{reason}; "
-        "it stays queued for the next worker: see `thea jobs`"
-    )
-
-
 @router.get(
-    "/export",
+    paths.EXPORT,
     summary="Completed cycles as JSON lines (the golden dataset, docs/export.md)",
     response_class=StreamingResponse,
 )

@@ -9,13 +9,14 @@ import asyncio
 
 from fastapi import APIRouter, Depends, Request
 
-from services.cycle.documents import acknowledgement as paste_acknowledgement
-from services.cycle.documents import is_document, make_paste
-from services.cycle.impulse_input import unstorable, validate_impulse_text
-from services.cycle.plan_fallback import fallback_plan
+from services.common.impulse_input import unstorable, validate_impulse_text
+from services.common.plan_fallback import fallback_plan
 from services.cycle.recall_step import Recaller, RecallStep
+from services.knowledge.documents import acknowledgement as paste_acknowledgement
+from services.knowledge.documents import is_document, make_paste
 from services.knowledge.importer import record_with_concepts
 from services.recall.types import RecallQuery
+from thea.api import paths
 from thea.api.models import MemoryHit, RecallRequest, RecallView, Remembered, RememberRequest
 from thea.errors import InputError
 from thea.llm.scheduler import foreground
@@ -35,7 +36,7 @@ def recaller_of(runtime: Runtime) -> Recaller:
     return step.recaller
 
 
-@router.post("/recall", response_model=RecallView, summary="The caller's memories that match a query")
+@router.post(paths.RECALL, response_model=RecallView, summary="The caller's memories that match a query")
 async def recall(body: RecallRequest, request: Request, caller: Caller = Depends(caller_of)) -> RecallView:
     text = body.query.strip()
     if not text:
@@ -74,7 +75,7 @@ async def recall(body: RecallRequest, request: Request, caller: Caller = Depends
     )
 
 
-@router.post("/remember", response_model=Remembered, summary="Store a message or a fact for the caller")
+@router.post(paths.REMEMBER, response_model=Remembered, summary="Store a message or a fact for the caller")
 async def remember(
     body: RememberRequest, request: Request, caller: Caller = Depends(caller_of)
 ) -> Remembered:

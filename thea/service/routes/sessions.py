@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from services.views.sessions import list_sessions, session_view
+from thea.api import paths
 from thea.api.models import ChatSessionList, ChatSessionView
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
@@ -22,7 +23,7 @@ SessionId = Annotated[
 
 
 @router.get(
-    "/sessions",
+    paths.SESSIONS,
     response_model=ChatSessionList,
     summary="The caller's conversations, the latest first",
     description="Each conversation (the `session_id` of its chat lines) with its first message "
@@ -38,7 +39,7 @@ async def sessions(
 
 
 @router.get(
-    "/sessions/{session_id}",
+    paths.SESSION,
     response_model=ChatSessionView,
     summary="One conversation's messages and answers, oldest first",
     description="The last `limit` messages of the conversation, each with thea's answer (`!` "

@@ -20,6 +20,7 @@ from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.reflection.crystallizer import Crystallizer
 from services.reflection.distiller import Distiller
 from services.reflection.merge import LockFactory, Reflector
+from services.reflection.revision import FactRevision
 from services.reflection.verification import verification_enabled
 from thea.config import Settings
 from thea.errors import ConfigError
@@ -125,7 +126,7 @@ def build_fact_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChat
     return FactKeeper(
         memory,
         llm,
+        FactRevision(memory, grounding=settings.tuning.grounding),
         timeout_s=settings.llm.timeout_s,
         prompt_tokens=prompt_tokens(settings),
-        grounding=settings.tuning.grounding,
     )

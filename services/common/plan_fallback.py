@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from services.common.limits import MAX_CONCEPT_CHARS
 from services.common.text import STOPWORDS
-from thea.models import SearchPlan, cycle_node_id
+from thea.models import SearchPlan, Step, cycle_node_id
 
 _DAY_MS = 86_400_000
 _WINDOWS = {
@@ -95,7 +95,7 @@ def fallback_plan(
     window = detect_window(text)
     start, end = time_window(window, now_ms)
     return SearchPlan(
-        id=cycle_node_id(correlation_id, "plan"),
+        id=cycle_node_id(correlation_id, Step.PLAN),
         content=f"fallback plan ({window})",
         queries=[text.strip()[:500]],
         concepts=candidate_concepts(text),

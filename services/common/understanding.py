@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.cycle.statements import asks, is_greeting, sentences, tells
+from services.common.statements import asks, is_greeting, sentences, tells
 from thea.models import MessageKind
 
 

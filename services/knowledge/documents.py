@@ -30,8 +30,8 @@ from services.common.limits import (
     MAX_CHUNK_TERMS,
     MAX_EMBEDDED_CHUNKS,
 )
+from services.common.statements import sentences
 from services.common.text import STOPWORDS
-from services.cycle.statements import sentences
 from services.recall.lexical import terms
 from thea.memory.chunking import spread_evenly
 from thea.models import (

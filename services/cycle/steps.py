@@ -11,16 +11,16 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
-from services.cycle.understanding import Understanding
+from services.common.understanding import Understanding
 from services.knowledge.record.extraction import ExtractedFact
 from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
-from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, UserImpulse
+from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, Step, UserImpulse
 
 
 @dataclass
@@ -44,9 +44,9 @@ class CycleState:
     answer: str | None = None
     #: how many tokens of the user's message a prompt may carry (None: all of it)
     prompt_tokens: int | None = None
-    #: the document a paste was stored as (services/cycle/documents.py); the impulse holds its summary
+    #: the document a paste was stored as (services/knowledge/documents.py); the impulse holds its summary
     document: Document | None = None
-    #: what the message is, sentence by sentence (services/cycle/understanding.py)
+    #: what the message is, sentence by sentence (services/common/understanding.py)
     understanding: Understanding | None = None
     #: the facts of record its statements tell, read before the steps run
     told: list[ExtractedFact] = field(default_factory=list)
@@ -76,8 +76,8 @@ class StepOutcome:
 class CognitiveService(abc.ABC):
     """One step of the cycle."""
 
-    #: Step name as it appears in traces: instinct, plan, recall, synthesis.
-    step: str = ""
+    #: the step as it appears in traces: instinct, plan, recall, synthesis
+    step: ClassVar[Step]
     #: Service name recorded on the Task node.
     name: str = ""
 

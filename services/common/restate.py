@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from services.cycle.statements import telling_sentences, without_opening
+from services.common.statements import telling_sentences, without_opening
 
 _TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
 #: first-person words and what "the user" says instead

@@ -1,0 +1,136 @@
+"""Narrow views of :class:`~thea.memory.universal.UniversalMemory`: what one view, job or
+service reads, as a ``Protocol``. Each function takes the narrowest one it uses, so its
+signature says what it touches and a test can hand it a small fake; the memory satisfies them
+all (mypy checks it where the composition passes it). The recall cascade's port is in
+``recall_port.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from thea.memory.operations import (
+    ExchangeOperations,
+    FactReads,
+    InsightViews,
+    KnowledgeWrites,
+    ReflectionOperations,
+    TraceReads,
+)
+from thea.models import Collection, Concept, Edge, Node
+
+if TYPE_CHECKING:
+    from thea.memory.universal import RecordResult
+
+
+class NodeReads(Protocol):
+    def get(self, ids: Sequence[str]) -> list[Node]:
+        """The nodes with these ids (those that exist)."""
+        ...
+
+
+class NodeLookup(NodeReads, Protocol):
+    def resolve_id(self, prefix: str, *, user_id: str | None = None) -> str:
+        """A full id from a unique prefix (among ``user_id``'s memories when given)."""
+        ...
+
+
+class TraceSource(NodeLookup, Protocol):
+    """What the trace view reads: cycles, and the user's own nodes by id or prefix."""
+
+    @property
+    def traces(self) -> TraceReads: ...
+
+
+class InsightSource(NodeReads, Protocol):
+    """What the insight views read."""
+
+    @property
+    def insight_views(self) -> InsightViews: ...
+
+
+class FactSource(NodeLookup, Protocol):
+    """What "What I know about you" reads: the facts of record and their messages."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+
+class ExportSource(NodeReads, Protocol):
+    """What an export reads: pages of conversations, and how many there are."""
+
+    @property
+    def exchange(self) -> ExchangeOperations: ...
+
+    def node_counts(self) -> dict[str, int]:
+        """Graph node counts per type, plus ``edges``."""
+        ...
+
+
+class ReflectionSource(Protocol):
+    """What the reflection schedule reads: who has insights to merge."""
+
+    @property
+    def reflection(self) -> ReflectionOperations: ...
+
+
+class Forgetting(NodeLookup, Protocol):
+    """What forgetting a memory writes: it leaves recall, a fact stops holding."""
+
+    def set_active(self, nodes: Sequence[Node], active: bool) -> None:
+        """Mark nodes active or not, in the graph and in the vector store."""
+        ...
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set properties of nodes; how many were found."""
+        ...
+
+
+class FeedbackTarget(NodeReads, Protocol):
+    """What feedback on an answer reweighs: the answer and what it recalled."""
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Mark points of a collection active or not (recall skips inactive ones)."""
+        ...
+
+
+class MemoryWriter(Protocol):
+    """What recording new memories with their concepts writes (imports, ``remember``)."""
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
+        ...
+
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
+        """The user's concepts with these names, created when missing."""
+        ...
+
+
+class ImportTarget(MemoryWriter, Protocol):
+    """What importing history writes, and reads to skip what is already there."""
+
+    @property
+    def exchange(self) -> ExchangeOperations: ...
+
+
+class VectorBacklog(Protocol):
+    """The memories whose vectors a large import left for later (workers/vector_catch_up.py)."""
+
+    def waiting_for_vectors(self, limit: int) -> list[Node]:
+        """At most ``limit`` nodes waiting for their vectors, oldest wait first."""
+        ...
+
+    def embed_waiting(self, nodes: Sequence[Node]) -> int:
+        """Compute and store their vectors; how many were stored."""
+        ...
+
+    def pending_vectors(self) -> int:
+        """How many memories still wait."""
+        ...

@@ -224,11 +224,17 @@ def _read_subject(subject: Any, last_person: str) -> Subject | None:
         # a name (a small parser can take an unusual one for a noun: "Miso is 7 years old")
         name = _name_of(subject)
         return Subject(name.lower(), name, said=said)
-    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
-    noun = subject.lemma_.lower()
     name = _appositive_name(subject)
     if name:  # "my brother Felix", "our neighbour Jonas"
         return Subject(name.lower(), name, said=said)
+    return _owned_subject(subject, said)
+
+
+def _owned_subject(subject: Any, said: str) -> Subject:
+    """A subject known by its owner, relation or trade ("my mum's name", "Erik's mother", "my
+    sister", "the builder"), or something of the user's ("my name", "the deadline")."""
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    noun = subject.lemma_.lower()
     relation = relation_word(noun)
     owner_relation = relation_word(owner.lower_) if owner is not None else None
     if owner is not None and owner_relation and any(c.lower_ in _USER_OWNER for c in owner.children):
@@ -368,13 +374,7 @@ class Reader:
             first = self.clauses(sentence[: then.start("pronoun")].rstrip(" ,") + ".")
             self.last_person = name
             return first + self.clauses(rest + sentence[then.end() :])
-        doc = parse(sentence)
-        if not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS:
-            # "Margaret volunteers at ...": a small parser can take a name's verb for a plural noun;
-            # read it as "She volunteers at ..." with "she" being the name
-            again = parse("She" + sentence[len(doc[0].text) :])
-            if any(t.pos_ in _VERB_POS and t.dep_ == "ROOT" for t in again):
-                doc, self.last_person = again, doc[0].text
+        doc = self._parsed(sentence)
         intro = _introduction(sentence, doc)
         if intro is not None:
             return [intro]
@@ -383,39 +383,57 @@ class Reader:
         out: list[Clause] = []
         for head in sorted(heads, key=lambda t: t.i):
             tokens = _clause_tokens(head, head_ids - {head.i})
-            if not tokens:
-                continue
-            subject_token = _subject_token(head) or _inherited_subject(head)
-            if subject_token is not None and subject_token.lower_ in _THING_PRONOUNS and out:
-                # "..., it's called Maré", "..., they're 3": part of what was just said
-                previous = out[-1]
-                out[-1] = Clause(
-                    **{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}, {_text(tokens)}"}
-                )
-                continue
-            if subject_token is None:
-                if head.pos_ not in _VERB_POS:
-                    continue  # a fragment ("Sad news.")
-                subject = Subject(USER, "you", implicit=True)
-                subject_ids: set[int] = set()
-                text = _implicit_text(tokens) if _subject_token(head) is None and not out else _text(tokens)
-                if out and head.dep_ == "conj":  # "... and bought a Skoda": the first clause's subject
-                    subject = out[-1].subject
-                    text = f"{out[-1].subject.said or 'I'} {_text(tokens)}"
-            else:
-                read = _read_subject(subject_token, self.last_person)
-                if read is None:
-                    continue
-                subject = read
-                subject_ids = {t.i for t in subject_token.subtree}
-                text = _text(tokens)
-                if subject_token.i not in {t.i for t in tokens}:  # inherited: said before the verb
-                    text = f"{read.said} {text}"
-                elif subject_token.lower_ in _PERSON_PRONOUNS and self.last_person:
-                    text = _named(text, subject_token.text, self.last_person)
-            out.append(_clause(tokens, head, subject, subject_ids, text))
-            self._remember_person(subject, tokens)
+            if tokens:
+                self._read_clause(head, tokens, out)
         return out
+
+    def _parsed(self, sentence: str) -> Any:
+        doc = parse(sentence)
+        if not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS:
+            # "Margaret volunteers at ...": a small parser can take a name's verb for a plural noun;
+            # read it as "She volunteers at ..." with "she" being the name
+            again = parse("She" + sentence[len(doc[0].text) :])
+            if any(t.pos_ in _VERB_POS and t.dep_ == "ROOT" for t in again):
+                doc, self.last_person = again, doc[0].text
+        return doc
+
+    def _read_clause(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
+        """The clause of one verb, added to ``out`` (or joined to the clause before it)."""
+        subject_token = _subject_token(head) or _inherited_subject(head)
+        if subject_token is not None and subject_token.lower_ in _THING_PRONOUNS and out:
+            # "..., it's called Maré", "..., they're 3": part of what was just said
+            previous = out[-1]
+            out[-1] = Clause(
+                **{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}, {_text(tokens)}"}
+            )
+            return
+        if subject_token is None:
+            if head.pos_ not in _VERB_POS:
+                return  # a fragment ("Sad news.")
+            subject = Subject(USER, "you", implicit=True)
+            subject_ids: set[int] = set()
+            text = _implicit_text(tokens) if _subject_token(head) is None and not out else _text(tokens)
+            if out and head.dep_ == "conj":  # "... and bought a Skoda": the first clause's subject
+                subject = out[-1].subject
+                text = f"{out[-1].subject.said or 'I'} {_text(tokens)}"
+        else:
+            read = _read_subject(subject_token, self.last_person)
+            if read is None:
+                return
+            subject = read
+            subject_ids = {t.i for t in subject_token.subtree}
+            text = self._subject_text(subject_token, read, tokens)
+        out.append(_clause(tokens, head, subject, subject_ids, text))
+        self._remember_person(subject, tokens)
+
+    def _subject_text(self, subject_token: Any, read: Subject, tokens: list[Any]) -> str:
+        """The clause as said, its subject said when it was inherited, "she" as the name it means."""
+        text = _text(tokens)
+        if subject_token.i not in {t.i for t in tokens}:  # inherited: said before the verb
+            return f"{read.said} {text}"
+        if subject_token.lower_ in _PERSON_PRONOUNS and self.last_person:
+            return _named(text, subject_token.text, self.last_person)
+        return text
 
     def _leading_introduction(self, sentence: str) -> list[Clause] | None:
         """ "Hamid, 34, I'm a bus driver in Glasgow.": the name, the age, then the rest as said."""

@@ -44,7 +44,7 @@ async def test_a_statement_is_acknowledged_without_invented_facts(runtime: Runti
     result = await runtime.orchestrator.handle_impulse(said, "priya", "s1")
     assert words(result.answer) <= words(said) | TEMPLATE_WORDS, result.answer
     crystal = await crystallize(runtime, result.impulse_id)
-    assert crystal is not None, "a telling statement is always crystallized (the model's insight or its own words)"
+    assert crystal is not None, "a telling statement is always crystallized"
     sources = Sources([(result.impulse_id, "UserImpulse", said)], frozenset({"priya"}))
     # whatever the model wrote, what is kept is the user's: concepts, relation ends and tags
     island = runtime.memory.neighbourhood(crystal.id, depth=1)

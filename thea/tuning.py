@@ -111,12 +111,21 @@ class RecallTuning(BaseModel):
     #: "score" (each stage's scores scaled to [0, 1], weighted sum) or "rrf" (reciprocal rank:
     #: flat, so memories several weak stages mention outrank one strong keyword match)
     fusion: Literal["rrf", "score"] = "score"
+    #: score fusion: each stage scaled on its own best this many scores (its top score 1, the
+    #: next one after them 0), so bunched similarities count as much as spread BM25 scores
+    #: (0 = scaled from the stage's fixed floor)
+    fusion_depth: int = Field(default=0, ge=0, le=500)
     rrf_k: int = Field(default=RRF_K, ge=1)
     #: best candidates per other stage that get an exact similarity when the vector search missed
     #: them, so fusion sees both scores for every strong candidate (0 = off)
     dense_fill: int = Field(default=20, ge=0, le=500)
-    #: the keyword stage also matches the words a turn replies to (its ``context``)
+    #: the keyword stage also matches the words a turn replies to (its ``context``) ...
     reply_context: bool = True
+    #: ... as a second field whose words count this much of the turn's own (BM25F)
+    context_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    #: a memory longer than this many words is scored by the keyword stage by its best window of
+    #: that many words (a long reply is no better a match for holding more words; 0 = whole)
+    passage_terms: int = Field(default=0, ge=0)
     #: ... and the month and year a memory happened in
     index_dates: bool = True
     #: for a question asking when, memories that mention a time rank this much higher

@@ -38,7 +38,7 @@ from services.common.text import STOPWORDS
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
-from services.recall.lexical import bm25, idf_weight, stem, terms
+from services.recall.lexical import LexicalDoc, bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
@@ -196,7 +196,8 @@ class RecallService:
             # a concept match counts in full only for a concept as rare as one memory in the collection
             rare = idf_weight(1, self.collection_size())
             scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
-            return score_fusion(raw, weights, {Stage.VECTORS.value: cfg.min_similarity}, scales)
+            floors = {Stage.VECTORS.value: cfg.min_similarity}
+            return score_fusion(raw, weights, floors, scales, depth=cfg.fusion_depth)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
         return rrf(rankings, k=cfg.rrf_k, weights=weights)
 
@@ -286,7 +287,7 @@ class RecallService:
         more memories than the candidate limit.
         """
         words = keyword_words(query.texts)
-        docs: dict[str, list[str]] = {}
+        docs: dict[str, LexicalDoc] = {}
         port = self.memory.recall_port
         for word in words:
             matches = port.keyword_matches(
@@ -300,19 +301,24 @@ class RecallService:
                 if in_window(match.event_time, window):
                     docs[match.id] = self._document(match)
                     kinds[match.id] = match.type
-        scores = bm25([stem(w) for w in words], docs, self.collection_size())
+        cfg = self.config
+        scores = bm25(
+            [stem(w) for w in words],
+            docs,
+            self.collection_size(),
+            context_weight=cfg.context_weight,
+            passage=cfg.passage_terms,
+        )
         return list(scores.items())
 
-    def _document(self, match: KeywordMatch) -> list[str]:
-        """What the keyword stage matches: the memory's words, the words it replies to, and the
-        month and year it happened in."""
-        text = match.content
-        if self.config.reply_context and match.context:
-            text = f"{text} {match.context}"
-        words = terms(text, STOPWORDS)
+    def _document(self, match: KeywordMatch) -> LexicalDoc:
+        """What the keyword stage matches: the memory's words and the month and year it happened
+        in, and as a second field weighing less, the words it replies to."""
+        words = terms(match.content, STOPWORDS)
         if self.config.index_dates:
             words += date_terms(match.event_time)
-        return words
+        around = match.context if self.config.reply_context and match.context else ""
+        return LexicalDoc(words, terms(around, STOPWORDS))
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
         """The asking user's concepts named by the query, plus those matching its triple pattern

@@ -87,7 +87,7 @@ def _type_weights() -> dict[NodeType, float]:
 
 
 def _stage_weights() -> dict[Stage, float]:
-    return {Stage.VECTORS: 0.7, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 0.25, Stage.ACTIVATION: 0.25}
+    return {Stage.VECTORS: 1.0, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 0.25, Stage.ACTIVATION: 0.25}
 
 
 class RecallTuning(BaseModel):
@@ -102,10 +102,10 @@ class RecallTuning(BaseModel):
     #: a memory's score is multiplied by its kind's weight
     type_weights: dict[NodeType, float] = Field(default_factory=_type_weights)
     #: Stage weights in fusion. Score fusion (the default) scales each stage to [0, 1] first;
-    #: keywords weigh most (BM25 over the memory and what it replies to is the strongest single
-    #: stage on conversation data), vectors 0.7 (0.5-1.0 measured within 0.01 of each other on
-    #: LoCoMo dev), and the concept stages little: without an LLM-built concept graph they mostly
-    #: match names said everywhere (docs/benchmarks.md has the ablations).
+    #: keywords and vectors weigh the same (keywords are the stronger stage on short social turns,
+    #: vectors on user-assistant chats with long replies: issue 26; 0.5-1.0 for vectors measured
+    #: within 0.01 of each other on LoCoMo dev), the concept stages little: without an LLM-built
+    #: concept graph they mostly match names said everywhere (docs/benchmarks.md has the ablations).
     stage_weights: dict[Stage, float] = Field(default_factory=_stage_weights)
     activation: ActivationTuning = Field(default_factory=ActivationTuning)
     #: "score" (each stage's scores scaled to [0, 1], weighted sum) or "rrf" (reciprocal rank:
@@ -119,6 +119,14 @@ class RecallTuning(BaseModel):
     #: best candidates per other stage that get an exact similarity when the vector search missed
     #: them, so fusion sees both scores for every strong candidate (0 = off)
     dense_fill: int = Field(default=20, ge=0, le=500)
+    #: the vector stage scores a memory by its best chunk; a memory longer than one embedding
+    #: window (``window_chars``) loses this much similarity per doubling of its length, so a
+    #: long reply's many chunks do not outrank the short message that holds the fact (0 = off)
+    long_penalty: float = Field(default=0.12, ge=0.0, le=1.0)
+    window_chars: int = Field(default=700, ge=1)
+    #: memories the vector search returns (at least ``per_stage``): with ``long_penalty`` a short
+    #: message that many chunks of long replies outscore before the penalty must still be found
+    vector_candidates: int = Field(default=60, ge=1, le=500)
     #: the keyword stage also matches the words a turn replies to (its ``context``) ...
     reply_context: bool = True
     #: ... as a second field whose words count this much of the turn's own (BM25F)
@@ -150,6 +158,8 @@ RECALL_PRESETS: dict[str, RecallTuning] = {
         reply_context=False,
         index_dates=False,
         when_boost=0.0,
+        long_penalty=0.0,
+        vector_candidates=20,
         stage_weights={Stage.VECTORS: 1.0, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 1.0, Stage.ACTIVATION: 0.7},
     ),
 }

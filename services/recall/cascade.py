@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import time
 from collections import defaultdict
@@ -156,6 +157,7 @@ class RecallService:
         failed: list[str] = []
         vectors: list[list[float]] = []
         kinds: dict[str, str] = {}  # node id -> type, for keyword candidates
+        lengths: dict[str, int] = {}  # node id -> characters, for keyword candidates
         if Stage.VECTORS in stages and query.texts:
             # the vector store is one layer among several: if it is down, the graph stages still
             # recall (graph failures do propagate: the graph is the source of truth)
@@ -166,7 +168,7 @@ class RecallService:
                 log.warning("recall without vectors for user %s: %s", query.user_id, exc)
                 failed.append(Stage.VECTORS.value)
         if Stage.KEYWORDS in stages and query.texts:
-            take(Stage.KEYWORDS, self._keywords(query, window, kinds))
+            take(Stage.KEYWORDS, self._keywords(query, window, kinds, lengths))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
         if Stage.TRIPLES in stages and seeds:
             take(Stage.TRIPLES, self._linked(query, dict.fromkeys(seeds, 1.0), window))
@@ -178,6 +180,8 @@ class RecallService:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
         if vectors and Stage.VECTORS.value not in failed and self.config.dense_fill:
             self._fill_dense(query, vectors, raw, stage_of, window, kinds)
+        if self.config.long_penalty > 0 and raw.get(Stage.VECTORS.value):
+            self._penalise_long(raw[Stage.VECTORS.value], lengths)
 
         fused = self._fuse(raw)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
@@ -232,6 +236,22 @@ class RecallService:
                 dense[node_id] = score
                 stage_of[node_id].append(Stage.VECTORS.value)
 
+    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int]) -> None:
+        """A long memory's similarity is that of its best chunk, and the more chunks it has the
+        likelier one of them is close to any question by chance: a 4 kB assistant reply
+        outranked the short user message that holds the fact. Its similarity loses
+        ``long_penalty`` per doubling of its length beyond one embedding window
+        (``window_chars``); memories of one window or less are untouched."""
+        cfg = self.config
+        unknown = [i for i in dense if i not in lengths]
+        if unknown:
+            for node in self.memory.recall_port.nodes(unknown):
+                lengths[node.id] = len(node.content or "")
+        for node_id, score in dense.items():
+            windows = lengths.get(node_id, 0) / cfg.window_chars
+            if windows > 1:
+                dense[node_id] = score - cfg.long_penalty * math.log2(windows)
+
     # -- stages ------------------------------------------------------------------------
 
     def _embed_queries(self, texts: list[str]) -> list[list[float]]:
@@ -274,11 +294,16 @@ class RecallService:
         self, query: RecallQuery, vectors: list[list[float]], window: tuple[int | None, int | None]
     ) -> list[tuple[str, float]]:
         cfg = self.config
-        scores = self._vector_scores(query, vectors, window, limit=cfg.per_stage, floor=cfg.min_similarity)
+        limit = max(cfg.per_stage, cfg.vector_candidates)
+        scores = self._vector_scores(query, vectors, window, limit=limit, floor=cfg.min_similarity)
         return list(scores.items())
 
     def _keywords(
-        self, query: RecallQuery, window: tuple[int | None, int | None], kinds: dict[str, str]
+        self,
+        query: RecallQuery,
+        window: tuple[int | None, int | None],
+        kinds: dict[str, str],
+        lengths: dict[str, int],
     ) -> list[tuple[str, float]]:
         """Full-text candidates, ranked by BM25 (see services/recall/lexical.py).
 
@@ -301,6 +326,7 @@ class RecallService:
                 if in_window(match.event_time, window):
                     docs[match.id] = self._document(match)
                     kinds[match.id] = match.type
+                    lengths[match.id] = len(match.content)
         cfg = self.config
         scores = bm25(
             [stem(w) for w in words],

@@ -65,3 +65,45 @@ def test_fusion_depth_calibrates_each_stage_on_its_top_band() -> None:
 def test_fusion_depth_leaves_a_short_stage_on_its_floor() -> None:
     raw = {"vectors": {"a": 0.5, "b": 0.4}}
     assert score_fusion(raw, floors={"vectors": 0.3}, depth=20) == score_fusion(raw, floors={"vectors": 0.3})
+
+
+def test_a_long_memory_loses_similarity_per_doubling_beyond_one_window() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallConfig, RecallService
+    from thea.models import DialogueTurn
+
+    reply = DialogueTurn(id="reply", content="x" * 2800)  # four windows of 700
+    port = SimpleNamespace(nodes=lambda ids: [reply] if "reply" in ids else [])
+    memory = cast(Any, SimpleNamespace(recall_port=port))
+    dense = {"reply": 0.60, "user": 0.56}
+    lengths = {"user": 500}  # known from the keyword stage: one window, untouched
+    RecallService(memory, RecallConfig(long_penalty=0.05))._penalise_long(dense, lengths)
+    assert dense["reply"] == pytest.approx(0.60 - 0.05 * 2)
+    assert dense["user"] == 0.56
+    assert dense["user"] > dense["reply"]
+
+
+def test_the_vector_search_reads_vector_candidates_deep() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallConfig, RecallService
+    from services.recall.types import RecallQuery
+
+    asked: list[int] = []
+
+    def nearest(collection: Any, vector: Any, limit: int, flt: Any, floor: Any) -> list[Any]:
+        asked.append(limit)
+        return []
+
+    memory = cast(Any, SimpleNamespace(recall_port=SimpleNamespace(nearest=nearest)))
+    query = RecallQuery(texts=["q"], user_id="u")
+    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=1))._vectors(
+        query, [[1.0]], (None, None)
+    )
+    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=60))._vectors(
+        query, [[1.0]], (None, None)
+    )
+    assert asked == [20, 20, 60, 60]  # two collections each

@@ -82,8 +82,9 @@ class Memory:
 
     reply_context: bool = True
     embedder: str = "minilm"
-    #: reply context only from a replied-to turn that fits it whole (issue 26)
-    short_context_only: bool = False
+    #: reply context only from a replied-to turn that fits it whole (issue 26; the product's
+    #: default, ``tuning.short_reply_context``)
+    short_context_only: bool = True
 
 
 @dataclass(frozen=True)
@@ -146,22 +147,15 @@ def explore_methods() -> dict[str, Method]:
     def vec(weight: float) -> dict[Stage, float]:
         return {**base.stage_weights, Stage.VECTORS: weight}
 
-    lp = {"long_penalty": 0.08, "vector_candidates": 60}
     grid: dict[str, dict[str, Any]] = {
-        "lp0.08 vc60": lp,
-        "lp0.12 vc60": {**lp, "long_penalty": 0.12},
-        "lp0.16 vc60": {**lp, "long_penalty": 0.16},
-        "lp0.08 vc60 vec1.0": {**lp, "stage_weights": vec(1.0)},
-        "lp0.12 vc60 vec1.0": {**lp, "long_penalty": 0.12, "stage_weights": vec(1.0)},
-        "lp0.08 vc60 nowhen": {**lp, "when_boost": 0.0},
-        "lp0.08 vc60 win1000": {**lp, "window_chars": 1000},
-        "lp0.08 vc60 cw0.5": {**lp, "context_weight": 0.5},
-        "lp0.08 vc60 sim0.2": {**lp, "min_similarity": 0.2},
+        "vec0.85": {"stage_weights": vec(0.85)},
+        "cw0.5": {"context_weight": 0.5},
+        "depth20": {"fusion_depth": 20},
+        "p128": {"passage_terms": 128},
     }
     out = {f"x {name}": Method(changed(**fields)) for name, fields in grid.items()}
     vectors_only = frozenset({Stage.VECTORS, Stage.TEMPORAL})
     out["x vectors only"] = Method(base, vectors_only)
-    out["x vectors only lp0.05 vc60"] = Method(changed(**lp), vectors_only)
     return out
 
 
@@ -181,20 +175,25 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     methods["thea without reply context (keywords and vectors)"] = Method(
         changed(reply_context=False), memory=Memory(reply_context=False)
     )
-    methods["thea with reply context only from short turns (≤ 400 characters)"] = Method(
-        base, memory=Memory(short_context_only=True)
+    methods["thea with reply context from every turn (as before issue 26)"] = Method(
+        base, memory=Memory(short_context_only=False)
     )
     methods["thea without the long-memory penalty of the vector stage"] = Method(changed(long_penalty=0.0))
     methods["thea with 20 vector candidates (as before issue 26)"] = Method(changed(vector_candidates=20))
     methods["thea with vectors weighted 0.7 (as before issue 26)"] = Method(
         changed(stage_weights={**base.stage_weights, Stage.VECTORS: 0.7})
     )
-    methods["thea as before issue 26 (vectors 0.7, 20 candidates, no long-memory penalty)"] = Method(
+    before_26 = (
+        "thea as before issue 26 (vectors 0.7, 20 candidates, no long-memory penalty, "
+        "context from every turn)"
+    )
+    methods[before_26] = Method(
         changed(
             long_penalty=0.0,
             vector_candidates=20,
             stage_weights={**base.stage_weights, Stage.VECTORS: 0.7},
-        )
+        ),
+        memory=Memory(short_context_only=False),
     )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))

@@ -201,8 +201,9 @@ class Tuning(BaseModel):
     grounding: GroundingTuning = Field(default_factory=GroundingTuning)
     #: an imported turn is searched with the words of the turn it replies to only when that turn
     #: is short (at most 400 characters, the context's bound): the tail of a long assistant reply
-    #: would drown the short user message after it (issue 26; docs/benchmarks.md)
-    short_reply_context: bool = False
+    #: would drown the short user message after it (issue 26; docs/benchmarks.md: a gain on BEAM,
+    #: level on LoCoMo, where almost every turn is short)
+    short_reply_context: bool = True
     #: a recalled memory enters the answer's prompt only when its score is at least this share of
     #: the best memory's (weak distractors mislead a small model)
     relevance_floor: float = Field(default=RELATIVE_FLOOR, ge=0.0, le=1.0)

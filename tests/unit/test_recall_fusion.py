@@ -107,3 +107,17 @@ def test_the_vector_search_reads_vector_candidates_deep() -> None:
         query, [[1.0]], (None, None)
     )
     assert asked == [20, 20, 60, 60]  # two collections each
+
+
+def test_issue_26_defaults_and_the_presets_that_keep_the_old_cascade() -> None:
+    from services.recall.types import Stage
+    from thea.tuning import RECALL_PRESETS, Tuning
+
+    default = RECALL_PRESETS["default"]
+    assert default.long_penalty > 0
+    assert default.vector_candidates > default.per_stage
+    assert default.stage_weights[Stage.VECTORS] == default.stage_weights[Stage.KEYWORDS]
+    assert Tuning().short_reply_context  # reply context only from short turns
+    before = RECALL_PRESETS["rank-fusion"]
+    assert before.long_penalty == 0
+    assert before.vector_candidates == before.per_stage

@@ -149,7 +149,6 @@ def explore_methods() -> dict[str, Method]:
 
     grid: dict[str, dict[str, Any]] = {
         "vec0.85": {"stage_weights": vec(0.85)},
-        "cw0.5": {"context_weight": 0.5},
         "depth20": {"fusion_depth": 20},
         "p128": {"passage_terms": 128},
     }
@@ -180,6 +179,9 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     )
     methods["thea without the long-memory penalty of the vector stage"] = Method(changed(long_penalty=0.0))
     methods["thea with 20 vector candidates (as before issue 26)"] = Method(changed(vector_candidates=20))
+    methods["thea with reply context weighing as much as the turn's own words (as before issue 26)"] = Method(
+        changed(context_weight=1.0)
+    )
     methods["thea with vectors weighted 0.7 (as before issue 26)"] = Method(
         changed(stage_weights={**base.stage_weights, Stage.VECTORS: 0.7})
     )
@@ -191,6 +193,7 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
         changed(
             long_penalty=0.0,
             vector_candidates=20,
+            context_weight=1.0,
             stage_weights={**base.stage_weights, Stage.VECTORS: 0.7},
         ),
         memory=Memory(short_context_only=False),

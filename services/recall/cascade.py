@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import time
 from collections import defaultdict
@@ -38,7 +39,7 @@ from services.common.text import STOPWORDS
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
-from services.recall.lexical import bm25, idf_weight, stem, terms
+from services.recall.lexical import LexicalDoc, bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
@@ -157,6 +158,7 @@ class RecallService:
         failed: list[str] = []
         vectors: list[list[float]] = []
         kinds: dict[str, str] = {}  # node id -> type, for keyword candidates
+        lengths: dict[str, int] = {}  # node id -> characters, for keyword candidates
         if Stage.VECTORS in stages and query.texts:
             # the vector store is one layer among several: if it is down, the graph stages still
             # recall (graph failures do propagate: the graph is the source of truth)
@@ -167,7 +169,7 @@ class RecallService:
                 log.warning("recall without vectors for user %s: %s", query.user_id, exc)
                 failed.append(Stage.VECTORS.value)
         if Stage.KEYWORDS in stages and query.texts:
-            take(Stage.KEYWORDS, self._keywords(query, window, kinds))
+            take(Stage.KEYWORDS, self._keywords(query, window, kinds, lengths))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
         if Stage.TRIPLES in stages and seeds:
             take(Stage.TRIPLES, self._linked(query, dict.fromkeys(seeds, 1.0), window))
@@ -179,6 +181,8 @@ class RecallService:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
         if vectors and Stage.VECTORS.value not in failed and self.config.dense_fill:
             self._fill_dense(query, vectors, raw, stage_of, window, kinds)
+        if self.config.long_penalty > 0 and raw.get(Stage.VECTORS.value):
+            self._penalise_long(raw[Stage.VECTORS.value], lengths)
 
         fused = self._fuse(raw)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
@@ -197,7 +201,8 @@ class RecallService:
             # a concept match counts in full only for a concept as rare as one memory in the collection
             rare = idf_weight(1, self.collection_size())
             scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
-            return score_fusion(raw, weights, {Stage.VECTORS.value: cfg.min_similarity}, scales)
+            floors = {Stage.VECTORS.value: cfg.min_similarity}
+            return score_fusion(raw, weights, floors, scales, depth=cfg.fusion_depth)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
         return rrf(rankings, k=cfg.rrf_k, weights=weights)
 
@@ -231,6 +236,22 @@ class RecallService:
             if score > self.config.min_similarity:
                 dense[node_id] = score
                 stage_of[node_id].append(Stage.VECTORS.value)
+
+    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int]) -> None:
+        """A long memory's similarity is that of its best chunk, and the more chunks it has the
+        likelier one of them is close to any question by chance: a 4 kB assistant reply
+        outranked the short user message that holds the fact. Its similarity loses
+        ``long_penalty`` per doubling of its length beyond one embedding window
+        (``window_chars``); memories of one window or less are untouched."""
+        cfg = self.config
+        unknown = [i for i in dense if i not in lengths]
+        if unknown:
+            for node in self.memory.recall_port.nodes(unknown):
+                lengths[node.id] = len(node.content or "")
+        for node_id, score in dense.items():
+            windows = lengths.get(node_id, 0) / cfg.window_chars
+            if windows > 1:
+                dense[node_id] = score - cfg.long_penalty * math.log2(windows)
 
     # -- stages ------------------------------------------------------------------------
 
@@ -274,11 +295,16 @@ class RecallService:
         self, query: RecallQuery, vectors: list[list[float]], window: tuple[int | None, int | None]
     ) -> list[tuple[str, float]]:
         cfg = self.config
-        scores = self._vector_scores(query, vectors, window, limit=cfg.per_stage, floor=cfg.min_similarity)
+        limit = max(cfg.per_stage, cfg.vector_candidates)
+        scores = self._vector_scores(query, vectors, window, limit=limit, floor=cfg.min_similarity)
         return list(scores.items())
 
     def _keywords(
-        self, query: RecallQuery, window: tuple[int | None, int | None], kinds: dict[str, str]
+        self,
+        query: RecallQuery,
+        window: tuple[int | None, int | None],
+        kinds: dict[str, str],
+        lengths: dict[str, int],
     ) -> list[tuple[str, float]]:
         """Full-text candidates, ranked by BM25 (see services/recall/lexical.py).
 
@@ -287,7 +313,7 @@ class RecallService:
         more memories than the candidate limit.
         """
         words = keyword_words(query.texts)
-        docs: dict[str, list[str]] = {}
+        docs: dict[str, LexicalDoc] = {}
         port = self.memory.recall_port
         for word in words:
             matches = port.keyword_matches(
@@ -301,19 +327,25 @@ class RecallService:
                 if in_window(match.event_time, window):
                     docs[match.id] = self._document(match)
                     kinds[match.id] = match.type
-        scores = bm25([stem(w) for w in words], docs, self.collection_size())
+                    lengths[match.id] = len(match.content)
+        cfg = self.config
+        scores = bm25(
+            [stem(w) for w in words],
+            docs,
+            self.collection_size(),
+            context_weight=cfg.context_weight,
+            passage=cfg.passage_terms,
+        )
         return list(scores.items())
 
-    def _document(self, match: KeywordMatch) -> list[str]:
-        """What the keyword stage matches: the memory's words, the words it replies to, and the
-        month and year it happened in."""
-        text = match.content
-        if self.config.reply_context and match.context:
-            text = f"{text} {match.context}"
-        words = terms(text, STOPWORDS)
+    def _document(self, match: KeywordMatch) -> LexicalDoc:
+        """What the keyword stage matches: the memory's words and the month and year it happened
+        in, and as a second field weighing less, the words it replies to."""
+        words = terms(match.content, STOPWORDS)
         if self.config.index_dates:
             words += date_terms(match.event_time)
-        return words
+        around = match.context if self.config.reply_context and match.context else ""
+        return LexicalDoc(words, terms(around, STOPWORDS))
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
         """The asking user's concepts named by the query, plus those matching its triple pattern

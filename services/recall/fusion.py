@@ -50,6 +50,8 @@ def score_fusion(
     weights: Mapping[str, float] | None = None,
     floors: Mapping[str, float] | None = None,
     scales: Mapping[str, float] | None = None,
+    *,
+    depth: int = 0,
 ) -> dict[str, float]:
     """Fuse stages by their scores: each stage scaled to [0, 1] by (s - floor) / (max - floor)
     (floor: the stage's score that means "no evidence", e.g. the similarity floor of the vector
@@ -58,7 +60,12 @@ def score_fusion(
 
     ``scales`` gives a stage a fixed least span: its scores are then read on that absolute scale
     when they are all weak (e.g. concept matches on a name linked to half of all memories must
-    not count as a perfect match just because nothing better matched)."""
+    not count as a perfect match just because nothing better matched).
+
+    ``depth`` > 0 calibrates every stage on its own best ``depth`` scores instead: the floor is
+    raised to the stage's ``depth``-th best score (min-max over each stage's top band). Stages
+    whose scores are bunched (cosine similarities of 0.55-0.62) then separate their candidates as
+    much as stages whose scores are spread (BM25), so neither dominates by its scale alone."""
     fused: dict[str, float] = {}
     for stage, stage_scores in scores.items():
         if not stage_scores:
@@ -66,6 +73,8 @@ def score_fusion(
         w = (weights or {}).get(stage, 1.0)
         floor = (floors or {}).get(stage, 0.0)
         top = max(stage_scores.values())
+        if depth > 0 and len(stage_scores) > depth:
+            floor = max(floor, sorted(stage_scores.values(), reverse=True)[depth])
         span = max(top - floor, (scales or {}).get(stage, 0.0))
         for node_id, score in stage_scores.items():
             scaled = (score - floor) / span if span > 0 else 1.0

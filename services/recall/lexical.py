@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -56,39 +57,77 @@ def terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:
     return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in stop]
 
 
+@dataclass(frozen=True)
+class LexicalDoc:
+    """What the keyword stage scores of one memory: its own words (stemmed tokens) and the
+    words around it (an imported turn's reply context), a second field that weighs less."""
+
+    own: Sequence[str]
+    context: Sequence[str] = ()
+
+
+def passages(tokens: Sequence[str], size: int) -> list[Sequence[str]]:
+    """A long token list as overlapping windows of ``size`` (half a window apart); a short one
+    whole. ``size`` 0: never split."""
+    if size <= 0 or len(tokens) <= size:
+        return [tokens]
+    step = max(1, size // 2)
+    return [tokens[start : start + size] for start in range(0, len(tokens) - step, step)]
+
+
 def bm25(
-    query_terms: Sequence[str],
-    docs: Mapping[str, Sequence[str]],
+    query_terms: Sequence[str] | Mapping[str, float],
+    docs: Mapping[str, Sequence[str] | LexicalDoc],
     total_docs: int,
     *,
     k1: float = 1.2,
     b: float = 0.75,
+    context_weight: float = 1.0,
+    passage: int = 0,
 ) -> dict[str, float]:
-    """Okapi BM25 of each candidate doc (id -> stemmed tokens) for the query terms.
+    """Okapi BM25 of each candidate doc (id -> stemmed tokens, or a :class:`LexicalDoc`) for
+    the query terms (a mapping gives each term a weight: expansion terms weigh less).
+
+    A :class:`LexicalDoc`'s context is a second field (BM25F): its term counts and its length
+    count ``context_weight`` times, so a turn's own words outweigh those of the turn it
+    replies to. With ``passage`` a document longer than that many tokens is scored by its
+    best window of that size (a long reply is not a better match for holding more words).
 
     Document frequencies are counted over the candidates, which hold every memory
     containing any query term (exact unless the candidate list was cut);
     ``total_docs`` is the size of the whole collection. Docs with no query term
     score 0 and are left out.
     """
-    wanted = list(dict.fromkeys(query_terms))
-    if not wanted or not docs:
+    weights = dict(query_terms) if isinstance(query_terms, Mapping) else dict.fromkeys(query_terms, 1.0)
+    if not weights or not docs:
         return {}
-    counts = {doc_id: Counter(tokens) for doc_id, tokens in docs.items()}
-    df = {t: sum(1 for c in counts.values() if c[t]) for t in wanted}
+    fields = {doc_id: doc if isinstance(doc, LexicalDoc) else LexicalDoc(doc) for doc_id, doc in docs.items()}
+    windows = {doc_id: passages(doc.own, passage) for doc_id, doc in fields.items()}
+    own = {doc_id: [Counter(w) for w in ws] for doc_id, ws in windows.items()}
+    ctx = {doc_id: Counter(doc.context) for doc_id, doc in fields.items()}
+    df = {
+        t: sum(1 for d in fields if any(c[t] for c in own[d]) or (context_weight > 0 and ctx[d][t]))
+        for t in weights
+    }
     n = max(total_docs, len(docs))
-    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
-    avgdl = sum(len(tokens) for tokens in docs.values()) / len(docs) or 1.0
+    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in weights}
+    lengths = {d: len(windows[d][0]) + context_weight * len(fields[d].context) for d in fields}
+    avgdl = sum(lengths.values()) / len(lengths) or 1.0
     scores: dict[str, float] = {}
-    for doc_id, tf in counts.items():
-        length = len(docs[doc_id])
-        score = 0.0
-        for t in wanted:
-            f = tf[t]
-            if f:
-                score += idf[t] * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avgdl))
-        if score > 0:
-            scores[doc_id] = score
+    for doc_id, counts in own.items():
+        around = ctx[doc_id]
+        extra = context_weight * len(fields[doc_id].context)
+        best = 0.0
+        for window, tf in zip(windows[doc_id], counts, strict=True):
+            norm = k1 * (1 - b + b * (len(window) + extra) / avgdl)
+            score = 0.0
+            for t, weight in weights.items():
+                f = tf[t] + context_weight * around[t]
+                if f:
+                    score += weight * idf[t] * f * (k1 + 1) / (f + norm)
+            best = max(best, score)
+        if best > 0:
+            scores[doc_id] = best
     return scores
 
 

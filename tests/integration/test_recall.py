@@ -134,7 +134,9 @@ async def test_a_short_reply_is_found_by_what_it_answers(runtime: Runtime) -> No
     service = RecallService(runtime.memory)
     keywords = frozenset({Stage.KEYWORDS})
     scores = {h.id: h.score for h in (await service.recall(query, keywords)).hits}
-    assert scores[reply] > 0.8 * max(scores.values())  # as good a match as the question itself
+    # nearly as good a match as the question itself: the words it answers weigh half its own
+    # (tuning.recall.context_weight 0.5, issue 26), so the question's own turn stays ahead
+    assert scores[reply] > 0.6 * max(scores.values())
     plain = RecallService(runtime.memory, RecallConfig(reply_context=False))
     scores = {h.id: h.score for h in (await plain.recall(query, keywords)).hits}
     assert scores[reply] < 0.5 * max(scores.values())  # without what it replies to: "Wembley" only

@@ -1,0 +1,125 @@
+"""Issue 26: the keyword stage's second field and best passage, and fusion calibrated per stage."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.recall.fusion import score_fusion
+from services.recall.lexical import LexicalDoc, bm25, passages
+
+
+def test_context_words_weigh_less_than_the_turns_own() -> None:
+    # "a" says the query word itself; "b" only replies to a turn that said it
+    docs = {
+        "a": LexicalDoc(["garden", "tomato"], ["weather", "rain"]),
+        "b": LexicalDoc(["sure", "thing"], ["garden", "tomato"]),
+    }
+    full = bm25(["tomato"], docs, total_docs=10, context_weight=1.0)
+    assert full["a"] == pytest.approx(full["b"])
+    light = bm25(["tomato"], docs, total_docs=10, context_weight=0.25)
+    assert light["a"] > light["b"] > 0
+    assert "b" not in bm25(["tomato"], docs, total_docs=10, context_weight=0.0)
+
+
+def test_a_plain_token_list_scores_as_before() -> None:
+    docs = {"a": ["camp", "camp", "lake"], "b": ["lake"]}
+    assert bm25(["camp"], docs, 4) == bm25(["camp"], {k: LexicalDoc(v) for k, v in docs.items()}, 4)
+
+
+def test_a_long_document_scores_by_its_best_passage() -> None:
+    filler = [f"w{i}" for i in range(400)]
+    long_doc = [*filler[:200], "tomato", "garden", *filler[200:]]
+    docs = {"long": long_doc, "short": ["tomato", "soup", "recipe", "pot"]}
+    whole = bm25(["tomato", "garden"], docs, total_docs=10)
+    best = bm25(["tomato", "garden"], docs, total_docs=10, passage=32)
+    # whole, the long reply is penalised for its length; by its best window it is not
+    assert best["long"] > whole["long"]
+    assert best["long"] > best["short"]
+
+
+def test_passages_overlap_and_cover_the_text() -> None:
+    tokens = [str(i) for i in range(10)]
+    assert passages(tokens, 0) == [tokens]
+    assert passages(tokens, 20) == [tokens]
+    windows = passages(tokens, 4)
+    assert windows[0] == ["0", "1", "2", "3"]
+    assert windows[1][0] == "2"
+    assert {t for w in windows for t in w} == set(tokens)
+
+
+def test_fusion_depth_calibrates_each_stage_on_its_top_band() -> None:
+    # vectors: bunched similarities, "v" a little ahead; keywords: "k" far ahead, "v" weak
+    vectors = {"v": 0.62, "k": 0.55, **{f"x{i}": 0.54 for i in range(30)}}
+    keywords = {"k": 12.0, "v": 4.0, **{f"x{i}": 1.0 for i in range(30)}}
+    raw = {"vectors": vectors, "keywords": keywords}
+    floors = {"vectors": 0.30}
+    fixed = score_fusion(raw, {"vectors": 1.0, "keywords": 1.0}, floors)
+    # from the fixed floor, the vectors hardly tell "v" from "k": keywords decide
+    assert fixed["k"] > fixed["v"]
+    calibrated = score_fusion(raw, {"vectors": 1.0, "keywords": 1.0}, floors, depth=20)
+    # on each stage's top band, "v" is the vectors' clear best and the keywords' second
+    assert calibrated["v"] > calibrated["k"]
+    assert calibrated["x0"] == pytest.approx(0.0)
+
+
+def test_fusion_depth_leaves_a_short_stage_on_its_floor() -> None:
+    raw = {"vectors": {"a": 0.5, "b": 0.4}}
+    assert score_fusion(raw, floors={"vectors": 0.3}, depth=20) == score_fusion(raw, floors={"vectors": 0.3})
+
+
+def test_a_long_memory_loses_similarity_per_doubling_beyond_one_window() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallConfig, RecallService
+    from thea.models import DialogueTurn
+
+    reply = DialogueTurn(id="reply", content="x" * 2800)  # four windows of 700
+    port = SimpleNamespace(nodes=lambda ids: [reply] if "reply" in ids else [])
+    memory = cast(Any, SimpleNamespace(recall_port=port))
+    dense = {"reply": 0.60, "user": 0.56}
+    lengths = {"user": 500}  # known from the keyword stage: one window, untouched
+    RecallService(memory, RecallConfig(long_penalty=0.05))._penalise_long(dense, lengths)
+    assert dense["reply"] == pytest.approx(0.60 - 0.05 * 2)
+    assert dense["user"] == 0.56
+    assert dense["user"] > dense["reply"]
+
+
+def test_the_vector_search_reads_vector_candidates_deep() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallConfig, RecallService
+    from services.recall.types import RecallQuery
+
+    asked: list[int] = []
+
+    def nearest(collection: Any, vector: Any, limit: int, flt: Any, floor: Any) -> list[Any]:
+        asked.append(limit)
+        return []
+
+    memory = cast(Any, SimpleNamespace(recall_port=SimpleNamespace(nearest=nearest)))
+    query = RecallQuery(texts=["q"], user_id="u")
+    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=1))._vectors(
+        query, [[1.0]], (None, None)
+    )
+    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=60))._vectors(
+        query, [[1.0]], (None, None)
+    )
+    assert asked == [20, 20, 60, 60]  # two collections each
+
+
+def test_issue_26_defaults_and_the_presets_that_keep_the_old_cascade() -> None:
+    from services.recall.types import Stage
+    from thea.tuning import RECALL_PRESETS, Tuning
+
+    default = RECALL_PRESETS["default"]
+    assert default.long_penalty > 0
+    assert 0 < default.context_weight < 1
+    assert default.vector_candidates > default.per_stage
+    assert default.stage_weights[Stage.VECTORS] == default.stage_weights[Stage.KEYWORDS]
+    assert Tuning().short_reply_context  # reply context only from short turns
+    before = RECALL_PRESETS["rank-fusion"]
+    assert before.long_penalty == 0
+    assert before.context_weight == 1
+    assert before.vector_candidates == before.per_stage

@@ -166,3 +166,10 @@ def test_a_job_said_as_an_abbreviation_is_a_job_a_new_one_replaces() -> None:
     said = answer_from_facts("What did I do before?", [], earlier, earlier=True)
     assert said is not None
     assert "GP in Leeds" in said.text
+
+
+def test_a_word_of_its_own_is_no_typing_slip_of_a_relation() -> None:
+    # "hobby" is one letter from "hubby": the question is about the user's hobby, not a husband
+    said = answer("What is my hobby?", "My hobby is chess.")
+    assert said == "Your hobby is chess."
+    assert answer("What's my husbnd called?", "My husband Karim teaches history.") is not None

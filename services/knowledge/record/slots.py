@@ -424,11 +424,17 @@ def relation_word(word: str) -> str | None:
 _OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "had", "got", "adopted"})
 
 
+def _known_word(word: str) -> bool:
+    """A word the slot vocabulary knows (a cue, an occupation): never a typing slip."""
+    stems = word_stems(word)
+    return any(stems & cues for cues in _CUE_STEMS.values()) or is_occupation(word)
+
+
 def relation_word_typed(word: str) -> str | None:
     """As :func:`relation_word`, forgiving a typing slip in a longer word ("husbnd", "dauhgter")."""
     found = relation_word(word)
-    if found or len(word) < 5:
-        return found
+    if found or len(word) < 5 or _known_word(word):
+        return found  # a word of its own ("hobby" is no slip of "hubby")
     close = difflib.get_close_matches(word.lower(), _RELATION_OF.keys(), n=1, cutoff=0.8)
     return _RELATION_OF[close[0]] if close else None
 

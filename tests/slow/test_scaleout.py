@@ -27,6 +27,7 @@ pytestmark = pytest.mark.slow
 TOKEN = "tok-ana-slow-scaleout-0123456789"
 
 
+@pytest.mark.timeout(1200)  # processes started, killed and drained: minutes on a loaded machine
 def test_replicas_and_workers_killed_under_load_lose_nothing_and_do_nothing_twice(tmp_path: Path) -> None:
     d = scaleout(QUICK, tmp_path)
     report = json.dumps({k: v for k, v in d.items() if k not in ("check", "repair")}, indent=1, default=str)

@@ -145,5 +145,5 @@ def test_stalled_connections_are_closed_and_memory_returns_to_its_baseline(tmp_p
     # a few MB the allocator keeps after the first round (reused by the second), never more; a
     # leak of what the flood's 500+ connections held would be hundreds of MB (488 MB before issue 22)
     assert rounds[0] < baseline + 25, f"RSS {rounds[0]:.0f} MB after the floods, {baseline:.0f} MB before"
-    assert rounds[1] < rounds[0] + 15, f"RSS grew from {rounds[0]:.0f} to {rounds[1]:.0f} MB in a second round"
+    assert rounds[1] < rounds[0] + 15, f"RSS grew from {rounds[0]:.0f} to {rounds[1]:.0f} MB in round two"
     assert answers(port, token) < 5

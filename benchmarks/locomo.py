@@ -64,10 +64,10 @@ from benchmarks.locomo_report import METRICS, chart, markdown, rich_table, summa
 from benchmarks.metrics import Aggregate, score_query
 from services.common.plan_fallback import fallback_plan
 from services.knowledge.importer import import_history, turn_id
-from services.recall.cascade import RecallConfig, RecallService
+from services.recall.cascade import RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, Stage
 from thea.memory.universal import UniversalMemory
-from thea.tuning import RECALL_PRESETS
+from thea.tuning import RECALL_PRESETS, RecallTuning
 
 DEFAULT_DATA = default_data()
 KS = (5, 10)
@@ -91,7 +91,7 @@ class Memory:
 class Method:
     """One row: a recall configuration with some stages, on one kind of memory."""
 
-    config: RecallConfig
+    config: RecallTuning
     stages: frozenset[Stage] = ALL_STAGES
     memory: Memory = Memory()
     kind: str = "ablation"
@@ -139,9 +139,9 @@ BEFORE = RECALL_PRESETS["rank-fusion"]
 
 def explore_methods() -> dict[str, Method]:
     """Candidate settings measured side by side (``--explore``; issue 26's fusion search)."""
-    base = RecallConfig()
+    base = RecallTuning()
 
-    def changed(**fields: Any) -> RecallConfig:
+    def changed(**fields: Any) -> RecallTuning:
         return base.model_copy(update=fields)
 
     def vec(weight: float) -> dict[Stage, float]:
@@ -160,9 +160,9 @@ def explore_methods() -> dict[str, Method]:
 
 def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     """thea's product configuration, each stage and mechanism switched off in turn, and how it was."""
-    base = RecallConfig()
+    base = RecallTuning()
 
-    def changed(**fields: Any) -> RecallConfig:
+    def changed(**fields: Any) -> RecallTuning:
         return base.model_copy(update=fields)
 
     methods = {"thea (full cascade)": Method(base, kind="thea")}

@@ -28,11 +28,12 @@ from benchmarks.metrics import Aggregate, score_query
 from services.cycle.instinct import InstinctService
 from services.cycle.planner import PlannerService
 from services.cycle.steps import CycleState
-from services.recall.cascade import RecallConfig, RecallService
+from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery
 from thea.config import default_cache_dir, load_settings
 from thea.llm.factory import build_chat_model
 from thea.models import UserImpulse
+from thea.tuning import RecallTuning
 
 
 async def model_query(
@@ -74,7 +75,7 @@ def evaluate(data: Path, conversations: int, questions: int) -> dict[str, Any]:
         now = conv.end_ms + _DAY_MS
         with fresh_memory(prefix="thea-locomo-plan-") as memory:
             id_to_dia = ingest(memory, conv, user_id)
-            recall = RecallService(memory, RecallConfig())
+            recall = RecallService(memory, RecallTuning())
             for question in [q for q in conv.questions if q.evidence][:questions]:
                 rules = thea_query(question.question, user_id, now)
                 queries = {"rules": rules}

@@ -78,10 +78,6 @@ _CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
-#: the cascade's weights and thresholds: thea.tuning.RecallTuning (settings: ``tuning.recall``)
-RecallConfig = RecallTuning
-
-
 def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
     """Content words of the query texts (lower-cased, stopwords and words longer than
     ``MAX_TERM_CHARS`` dropped), first seen first, at most ``max_terms``."""
@@ -113,10 +109,10 @@ def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
 
 class RecallService:
     def __init__(
-        self, memory: RecallSource, config: RecallConfig | None = None, reranker: Reranker | None = None
+        self, memory: RecallSource, config: RecallTuning | None = None, reranker: Reranker | None = None
     ) -> None:
         self.memory = memory
-        self.config = config or RecallConfig()
+        self.config = config or RecallTuning()
         self.reranker = reranker
         self._size: tuple[float, int] = (-1e9, 0)
 

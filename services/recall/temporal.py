@@ -3,7 +3,7 @@
 - :func:`asks_when` spots a question about time ("When did ...", "How long ago ...",
   "What year ..."). Such a question is answered by a memory that says when something
   happened ("yesterday", "last Friday", "in 2022"), so recall ranks memories that mention
-  a time a little higher for it (``RecallConfig.when_boost``).
+  a time a little higher for it (``RecallTuning.when_boost``).
 - :func:`mentions_time` spots such a mention in a memory.
 - :func:`date_terms` are the words of the month and year a memory happened in, added to
   what the keyword stage matches, so "camping in June" prefers the June session's turns.

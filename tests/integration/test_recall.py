@@ -7,10 +7,11 @@ import pytest
 from services.knowledge.history_formats import HistoryConversation, HistoryTurn
 from services.knowledge.importer import import_history, turn_id
 from services.recall.activation import ActivationConfig, spread
-from services.recall.cascade import RecallConfig, RecallService
+from services.recall.cascade import RecallService
 from services.recall.types import RecallQuery, Stage
 from thea.models import DialogueTurn, Edge, EdgeType, KnowledgeCrystal, UserImpulse, relation
 from thea.runtime import Runtime
+from thea.tuning import RecallTuning
 
 DAY = 86_400_000
 NOW = 1_790_000_000_000
@@ -28,7 +29,7 @@ def plant(rt: Runtime) -> dict[str, str]:
 
 
 async def ids_for(rt: Runtime, query: RecallQuery, **config: object) -> list[str]:
-    result = await RecallService(rt.memory, RecallConfig(**config)).recall(query)  # type: ignore[arg-type]
+    result = await RecallService(rt.memory, RecallTuning(**config)).recall(query)  # type: ignore[arg-type]
     return [h.id for h in result.hits]
 
 
@@ -76,7 +77,7 @@ async def test_spreading_activation_reaches_two_hops_and_stops_below_threshold(r
     result = await RecallService(runtime.memory).recall(query, frozenset({Stage.ACTIVATION}))
     assert [h.id for h in result.hits] == [insight.id]  # outage -> memory leak -> cron job
     # the same graph with a high threshold stops after one hop
-    strict = RecallConfig(activation=ActivationConfig(threshold=0.6))
+    strict = RecallTuning(activation=ActivationConfig(threshold=0.6))
     result = await RecallService(runtime.memory, strict).recall(query, frozenset({Stage.ACTIVATION}))
     assert result.hits == []
 
@@ -137,7 +138,7 @@ async def test_a_short_reply_is_found_by_what_it_answers(runtime: Runtime) -> No
     # nearly as good a match as the question itself: the words it answers weigh half its own
     # (tuning.recall.context_weight 0.5, issue 26), so the question's own turn stays ahead
     assert scores[reply] > 0.6 * max(scores.values())
-    plain = RecallService(runtime.memory, RecallConfig(reply_context=False))
+    plain = RecallService(runtime.memory, RecallTuning(reply_context=False))
     scores = {h.id: h.score for h in (await plain.recall(query, keywords)).hits}
     assert scores[reply] < 0.5 * max(scores.values())  # without what it replies to: "Wembley" only
 
@@ -152,7 +153,7 @@ async def test_a_when_question_prefers_the_memory_that_says_when(runtime: Runtim
     dated, other = turn_id("ana", "chat", "D1:2"), turn_id("ana", "chat", "D1:0")
 
     async def ratio(text: str, **config: float) -> float:
-        service = RecallService(runtime.memory, RecallConfig(**config))  # type: ignore[arg-type]
+        service = RecallService(runtime.memory, RecallTuning(**config))  # type: ignore[arg-type]
         scores = {
             h.id: h.score for h in (await service.recall(RecallQuery(texts=[text], user_id="ana"))).hits
         }

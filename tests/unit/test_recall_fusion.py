@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from services.recall.cascade import RecallConfig, RecallService
+from services.recall.cascade import RecallService
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import ConceptNeighbour, KeywordMatch, TripleMatch
@@ -29,6 +29,7 @@ from thea.models import (
     VectorFilter,
     VectorHit,
 )
+from thea.tuning import RecallTuning
 
 DAY_MS = 86_400_000
 T0 = 1_700_000_000_000
@@ -175,7 +176,7 @@ class FakeSource:
 
 
 def cascade(port: FakeRecallPort, **config: object) -> RecallService:
-    return RecallService(FakeSource(port), RecallConfig.model_validate(config))
+    return RecallService(FakeSource(port), RecallTuning.model_validate(config))
 
 
 def recall(

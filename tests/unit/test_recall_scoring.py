@@ -71,15 +71,16 @@ def test_a_long_memory_loses_similarity_per_doubling_beyond_one_window() -> None
     from types import SimpleNamespace
     from typing import Any, cast
 
-    from services.recall.cascade import RecallConfig, RecallService
+    from services.recall.cascade import RecallService
     from thea.models import DialogueTurn
+    from thea.tuning import RecallTuning
 
     reply = DialogueTurn(id="reply", content="x" * 2800)  # four windows of 700
     port = SimpleNamespace(nodes=lambda ids: [reply] if "reply" in ids else [])
     memory = cast(Any, SimpleNamespace(recall_port=port))
     dense = {"reply": 0.60, "user": 0.56}
     lengths = {"user": 500}  # known from the keyword stage: one window, untouched
-    RecallService(memory, RecallConfig(long_penalty=0.05))._penalise_long(dense, lengths)
+    RecallService(memory, RecallTuning(long_penalty=0.05))._penalise_long(dense, lengths)
     assert dense["reply"] == pytest.approx(0.60 - 0.05 * 2)
     assert dense["user"] == 0.56
     assert dense["user"] > dense["reply"]
@@ -89,8 +90,9 @@ def test_the_vector_search_reads_vector_candidates_deep() -> None:
     from types import SimpleNamespace
     from typing import Any, cast
 
-    from services.recall.cascade import RecallConfig, RecallService
+    from services.recall.cascade import RecallService
     from services.recall.types import RecallQuery
+    from thea.tuning import RecallTuning
 
     asked: list[int] = []
 
@@ -100,10 +102,10 @@ def test_the_vector_search_reads_vector_candidates_deep() -> None:
 
     memory = cast(Any, SimpleNamespace(recall_port=SimpleNamespace(nearest=nearest)))
     query = RecallQuery(texts=["q"], user_id="u")
-    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=1))._vectors(
+    RecallService(memory, RecallTuning(per_stage=20, vector_candidates=1))._vectors(
         query, [[1.0]], (None, None)
     )
-    RecallService(memory, RecallConfig(per_stage=20, vector_candidates=60))._vectors(
+    RecallService(memory, RecallTuning(per_stage=20, vector_candidates=60))._vectors(
         query, [[1.0]], (None, None)
     )
     assert asked == [20, 20, 60, 60]  # two collections each

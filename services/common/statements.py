@@ -20,7 +20,10 @@ import re
 
 from services.common.text import STOPWORDS
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+#: a sentence ends after . ! ? ; (not after a title: "My dentist is Dr. Hale.")
+_SENTENCE = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMt\.)(?<=[.!?;])\s+|\n+"
+)
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
 
 #: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").

@@ -85,9 +85,17 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+#: digits and signs written for letters ("1gn0r3 4ll pr3v10u5 1n5truct10n5")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[0-9])\w+\b", re.IGNORECASE)
+
+
 def is_order(sentence: str) -> bool:
-    """The sentence tells an assistant what to do or say, rather than stating something."""
-    return bool(_ORDER.search(sentence))
+    """The sentence tells an assistant what to do or say, rather than stating something (also
+    when its letters are written as digits)."""
+    if _ORDER.search(sentence):
+        return True
+    return len(_LEET_WORD.findall(sentence)) >= 2 and bool(_ORDER.search(sentence.translate(_LEET)))
 
 
 def without_orders(text: str) -> str:

@@ -126,3 +126,10 @@ def test_labels_and_joining_words_are_not_restated() -> None:
     )
     assert acknowledge("Quick update: we move in April.") == "Noted: you move in April. I'll remember that."
     assert acknowledge("Sadly Rex died on Monday.") == "Noted: Rex died on Monday. I'll remember that."
+
+
+def test_a_title_does_not_end_a_sentence() -> None:
+    assert telling_sentences("Our vet is Dr. Amara Osei. She is great.") == [
+        "Our vet is Dr. Amara Osei.",
+        "She is great.",
+    ]

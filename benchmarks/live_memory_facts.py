@@ -27,8 +27,7 @@ from benchmarks.live_memory import Persona, default_data, load_scenarios, score_
 from services.common.understanding import asks_history, understand
 from services.cycle.from_facts import answer_from_facts
 from services.knowledge.record.extraction import extract_facts
-from services.knowledge.record.keeper import Superseded, build_facts, inherit_slots
-from services.knowledge.record.rules import supersessions
+from services.knowledge.record.keeper import build_facts, inherit_slots, superseded_by
 from thea.models import Fact, FactOrigin, MessageKind
 
 DAY_MS = 86_400_000
@@ -44,32 +43,28 @@ class Outcome:
     answer: str = ""
 
 
-def told_facts(persona: Persona) -> list[Fact]:
-    """Every fact of record the persona's statements leave, superseded ones closed."""
+def replay(messages: Sequence[str], start_ms: int = START_MS) -> list[Fact]:
+    """Every fact of record the messages leave, one message a day, superseded ones closed as
+    the fact keeper closes them (``valid_until``: when the newer fact was said)."""
     facts: list[Fact] = []
-    for day, message in enumerate(persona.messages):
-        if understand(message.text).kind in (MessageKind.QUESTION, MessageKind.REQUEST):
-            continue
-        said_at = START_MS + day * DAY_MS
-        extracted = extract_facts(message.text)
+    for day, message in enumerate(messages):
+        said_at = start_ms + day * DAY_MS
+        extracted = extract_facts(message)
         new = build_facts(
-            extracted,
-            source_id=f"m{day}",
-            user_id="u",
-            session_id="s",
-            said_at=said_at,
+            extracted, source_id=f"m{day}", user_id="u", session_id="s", said_at=said_at,
             origin=FactOrigin.SAID,
-        )
-        current = [f for f in facts if f.valid_until is None]
-        closed = [
-            Superseded(next(c for c in current if c.id == r.old_id), fact.id, r.reason)
-            for fact, item in zip(new, extracted, strict=True)
-            for r in supersessions(item, current)
-        ]
+        )  # fmt: skip
+        closed = superseded_by(new, extracted, [f for f in facts if f.valid_until is None])
         new = inherit_slots(new, extracted, closed)
         ended = {s.fact.id for s in closed}
         facts = [f.model_copy(update={"valid_until": said_at}) if f.id in ended else f for f in facts] + new
     return facts
+
+
+def told_facts(persona: Persona) -> list[Fact]:
+    """The facts of record the persona's statements leave (questions and requests tell nothing)."""
+    kinds = (MessageKind.QUESTION, MessageKind.REQUEST)
+    return replay([m.text for m in persona.messages if understand(m.text).kind not in kinds])
 
 
 def answer_persona(persona: Persona) -> list[Outcome]:

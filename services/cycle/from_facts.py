@@ -122,7 +122,7 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         ]
         # the newest; of one message's, the one that says most ("he's now head of X at Y" over
         # "Karim got a new job")
-        newest = max(rivals, key=lambda m: (m.fact.created_at, len(m.fact.content)))
+        newest = _newest(rivals) or best
         note = f"; the newest of {len(rivals)} facts of one value at a time" if len(rivals) > 1 else ""
         return [FactMatch(**{**newest.__dict__, "why": newest.why + note})]
     chosen = [best]

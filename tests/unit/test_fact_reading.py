@@ -12,35 +12,16 @@ from collections.abc import Sequence
 
 import pytest
 
+from benchmarks.live_memory_facts import replay
 from services.knowledge.record.extraction import USER, Change, extract_facts
-from services.knowledge.record.keeper import Superseded, build_facts, inherit_slots
-from services.knowledge.record.rules import supersessions
 from services.knowledge.record.slots import Slot
 from services.recall.lexical import stem
-from thea.models import Fact, FactOrigin
-
-DAY_MS = 86_400_000
+from thea.models import Fact
 
 
 def history(*messages: str) -> list[Fact]:
     """Every fact the messages told, one message a day, superseded ones closed (as the keeper does)."""
-    facts: list[Fact] = []
-    for i, message in enumerate(messages):
-        extracted = extract_facts(message)
-        said_at = 1_000_000 + i * DAY_MS
-        new = build_facts(
-            extracted, source_id=f"m{i}", user_id="u", session_id="s", said_at=said_at, origin=FactOrigin.SAID
-        )
-        current = [f for f in facts if f.valid_until is None]
-        closed = [
-            Superseded(next(c for c in current if c.id == r.old_id), fact.id, r.reason)
-            for fact, item in zip(new, extracted, strict=True)
-            for r in supersessions(item, current)
-        ]
-        new = inherit_slots(new, extracted, closed)
-        ended = {s.fact.id for s in closed}
-        facts = [f.model_copy(update={"valid_until": said_at}) if f.id in ended else f for f in facts] + new
-    return facts
+    return replay(messages, start_ms=1_000_000)
 
 
 def current_texts(facts: Sequence[Fact]) -> list[str]:

@@ -154,14 +154,7 @@ class FactRecorder:
             for f in self.memory.facts.facts_of_record(user_id, current_only=True, limit=self.current_limit)
             if f.source_message_id != source
         ]
-        closed: dict[str, Superseded] = {}
-        for fact, item in zip(facts, extracted, strict=True):
-            if item.change is Change.NONE and not item.old_value and not _maybe_single(item):
-                continue
-            for replacement in supersessions(item, [f for f in current if f.id not in closed]):
-                old = next(f for f in current if f.id == replacement.old_id)
-                closed[old.id] = Superseded(old, fact.id, replacement.reason)
-        outcome.superseded = list(closed.values())
+        outcome.superseded = superseded_by(facts, extracted, current)
         facts = inherit_slots(facts, extracted, outcome.superseded)
         outcome.facts = list(facts)
         edges = [Edge(src=s.by, dst=s.fact.id, type=EdgeType.SUPERSEDES) for s in outcome.superseded]
@@ -211,6 +204,20 @@ class FactRecorder:
 
 #: verbs of getting something that takes the place of what just ended ("sold the Golf and got a Skoda")
 _ACQUIRE = frozenset({"buy", "get", "adopt", "rescue", "lease", "order", "pick"})
+
+
+def superseded_by(
+    facts: Sequence[Fact], extracted: Sequence[ExtractedFact], current: Sequence[Fact]
+) -> list[Superseded]:
+    """The current facts that ``facts`` (built from ``extracted``) replace, each once, with why."""
+    closed: dict[str, Superseded] = {}
+    for fact, item in zip(facts, extracted, strict=True):
+        if item.change is Change.NONE and not item.old_value and not _maybe_single(item):
+            continue
+        for replacement in supersessions(item, [f for f in current if f.id not in closed]):
+            old = next(f for f in current if f.id == replacement.old_id)
+            closed[old.id] = Superseded(old, fact.id, replacement.reason)
+    return list(closed.values())
 
 
 def inherit_slots(

@@ -387,6 +387,11 @@ def turn_round(sentence: str) -> str:
     return "".join(out)
 
 
+def upper_first(text: str) -> str:
+    """The text with its first letter upper-cased ("you work ..." -> "You work ...")."""
+    return text[:1].upper() + text[1:]
+
+
 def lower_first(text: str) -> str:
     """Lower-case the first letter unless it starts a name or acronym ("My" -> "my",
     "Priya" stays, "I" stays)."""
@@ -398,19 +403,27 @@ def lower_first(text: str) -> str:
     return text
 
 
-#: what opens a told sentence without being told: a label ("Quick update:", "Big news:") or a
-#: joining word ("And we're moving ...")
-_OPENING = re.compile(
-    r"^(?:(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+|(?:and|but|so|also|plus|oh|scratch\s+that|actually|sorry|sadly|unfortunately|luckily|fortunately"
-    r"|anyway|by\s+the\s+way|btw|change\s+of\s+plans?)\b[\s,]*)",
-    re.IGNORECASE,
+#: words that open a told sentence without telling anything: greetings, joining words, news labels
+#: ("Hey, ...", "And ...", "Scratch that, ...", "Quick update - ...")
+OPENING_WORDS = (
+    r"hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening)|(?:well|so)(?=\s*,)|oh|ok(?:ay)?|and|but|also|plus"
+    r"|anyway|by\s+the\s+way|btw|sadly|unfortunately|luckily|fortunately|finally|guess\s+what|actually"
+    r"|sorry|scratch\s+that|correction|i\s+meant|(?:i\s+mean|wait|no\s+wait)(?=\s*,)|change\s+of\s+plans?"
+    r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|(?:quick\s+)?update"
 )
+#: one or more opening words, each with what follows it (",", "!", " - "), not the start of a
+#: longer word ("Well-known ..." keeps its "Well")
+OPENERS = re.compile(
+    rf"^\s*(?:(?:{OPENING_WORDS})(?![\w'-])(?:\s*[,!.:]+|\s+[-\u2013\u2014]+)*\s*)+", re.IGNORECASE
+)
+#: a short label before a colon: "Big news:", "Update:", "Bad luck:", "The hospital rang:"
+LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 
 
 def without_opening(sentence: str) -> str:
     """The sentence without a label or joining word before what it tells ("Quick update: ...",
     "And ...", "Scratch that, ...")."""
-    rest = _OPENING.sub("", sentence, count=1)
+    rest = OPENERS.sub("", LABEL.sub("", sentence, count=1), count=1)
     return rest[:1].upper() + rest[1:] if rest and rest != sentence else sentence
 
 
@@ -424,7 +437,7 @@ def acknowledge(text: str) -> str:
             break
         kept.append(part)
         used += len(part) + 1
-    restated = " ".join(turn_round(p) for p in kept)
+    restated = " ".join(upper_first(turn_round(p)) for p in kept)
     if len(restated) > MAX_RESTATED_CHARS + 40:
         restated = restated[:MAX_RESTATED_CHARS].rsplit(" ", 1)[0] + " …"
     restated = lower_first(restated).rstrip()

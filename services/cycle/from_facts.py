@@ -122,7 +122,8 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         ]
         # the newest; of one message's, the one that says most ("he's now head of X at Y" over
         # "Karim got a new job")
-        newest = _newest(rivals) or best
+        # "Dev is a teacher" answers what Dev did before, not "Dev's not teaching anymore"
+        newest = _newest([m for m in rivals if not _NO_LONGER.search(m.fact.content)] or rivals) or best
         note = f"; the newest of {len(rivals)} facts of one value at a time" if len(rivals) > 1 else ""
         return [FactMatch(**{**newest.__dict__, "why": newest.why + note})]
     chosen = [best]

@@ -250,3 +250,42 @@ def test_a_question_about_what_the_user_cannot_have_asks_about_diet_and_health()
 
     assert {Slot.DIET, Slot.HEALTH} <= question_slots("What can't I have?")
     assert Slot.DIET not in question_slots("Where can I have lunch?")
+
+
+def test_a_clauses_own_not_anymore_is_kept_and_the_earlier_role_answers_what_came_before() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history(
+        "My partner Dev is a teacher.", "And Dev's not teaching anymore, he's retraining as a nurse."
+    )
+    assert "Dev's not teaching anymore." in [f.content for f in facts]  # was read as "Dev's."
+    earlier = [f for f in facts if f.valid_until is not None]
+    answer = answer_from_facts("What did Dev do before?", [], earlier, earlier=True)
+    assert answer is not None
+    assert "teacher" in answer.text
+    assert "not teaching" not in answer.text
+    # a value replaced beside the new one is still taken out of the current fact
+    assert current_texts(history("We live in Munich, not Berlin anymore.")) == ["We live in Munich."]
+
+
+@pytest.mark.parametrize("message", ["Everyone calls me Maggie.", "My friends call me Maggie."])
+def test_a_name_others_call_the_user_is_the_users_name(message: str) -> None:
+    (called,) = extract_facts(message)
+    assert (called.subject_key, called.value) == (USER, "Maggie")
+    assert Slot.NAME in called.slots
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm starting at a hospital pharmacy in Bath next month.",
+        "I'm starting a new job at Lidl on Monday.",
+        "I joined a law firm.",
+    ],
+)
+def test_starting_at_a_workplace_is_a_new_job_that_replaces_the_old(message: str) -> None:
+    facts = history("I work as a pharmacist in Bristol.", message)
+    assert current_texts(facts) == [message]
+    (job,) = extract_facts(message)
+    assert Slot.JOB in job.slots
+    assert Slot.JOB not in extract_facts("We started a new school project.")[0].slots

@@ -126,6 +126,15 @@ def test_labels_and_joining_words_are_not_restated() -> None:
     )
     assert acknowledge("Quick update: we move in April.") == "Noted: you move in April. I'll remember that."
     assert acknowledge("Sadly Rex died on Monday.") == "Noted: Rex died on Monday. I'll remember that."
+    assert acknowledge("Quick update - we move in April.") == "Noted: you move in April. I'll remember that."
+    assert acknowledge("Hey, I'm Maggie.") == "Noted: you're Maggie. I'll remember that."
+    # only joining words go: "So far ..." and "Well-known ..." keep their first word
+    assert acknowledge("So far so good, I passed.").startswith("Noted: so far so good")
+
+
+def test_every_restated_sentence_starts_with_a_capital() -> None:
+    said = acknowledge("I'm Maggie. I work as a pharmacist in Bristol.")
+    assert said == "Noted: you're Maggie. You work as a pharmacist in Bristol. I'll remember that."
 
 
 def test_a_title_does_not_end_a_sentence() -> None:

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import telling_sentences
+from services.common.statements import LABEL, OPENERS, telling_sentences
 from services.common.text import STOPWORDS
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
@@ -105,15 +105,8 @@ DATE = _DATE = re.compile(
     rf"|\bin\s+{_MONTH}\b",
     re.IGNORECASE,
 )
-#: a short label before a colon: "Big news:", "Update:", "Bad luck:", "The hospital rang:"
-_LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
-_GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening)|well|so|oh|ok(?:ay)?|also|anyway"
-    r"|by the way|btw|sadly|unfortunately|luckily|fortunately|finally|guess what|actually|sorry"
-    r"|scratch\s+that|correction|i\s+meant|i\s+mean|wait|no\s+wait|change\s+of\s+plans?"
-    r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|update|quick\s+update)\b[\s,!.:-]*",
-    re.IGNORECASE,
-)
+_LABEL = LABEL
+_GREETING = OPENERS
 _CHANGE_WORDS = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|instead|new|newly|switched|changed|update[ds]?|these\s+days"
     r"|actually|scratch\s+that|correction|i\s+meant|change\s+of\s+plans?|not\s+\w+\s+(?:but|as\s+i\s+said)"
@@ -166,9 +159,10 @@ _TRAILING = re.compile(
     r"(?:[\s,]+(?:now|anymore|any\s+more|for\s+now|these\s+days|at\s+the\s+moment|again|too|as\s+well))+\s*$",
     re.IGNORECASE,
 )
-#: a replaced value named beside the new one (", not Berlin anymore", "instead of X")
+#: a replaced value named beside the new one (", not Berlin anymore", "instead of X"); a clause's own
+#: "not ... anymore" ("Dev's not teaching anymore") is an end, not a replaced value
 REPLACED_VALUE = _REPLACED = re.compile(
-    r",?\s*(?:(?:and\s+)?not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
+    r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
     r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+))",
     re.IGNORECASE,
 )
@@ -192,16 +186,21 @@ _ROLE_AT_PLACE = re.compile(
 )
 #: what one does as a living, after any verb: "as a nurse", "to become a pilot"
 _AS_ROLE = re.compile(r"^(?:as|to\s+(?:be|become))\s+(?:an?\s+)?", re.IGNORECASE)
+#: "(everyone calls) me Maggie": the name the user goes by
+_CALLS_ME = re.compile(r"^(?:me|us)\s+(?=[A-Z])")
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 _FUTURE = frozenset({"will", "'ll", "going", "gonna", "might", "may", "could", "should", "would", "'d"})
 _HAVE_VERBS = frozenset({"have", "get", "own", "buy", "adopt", "keep", "rescue"})
 _ALIASES = {"work": "job", "employ": "job"}
 #: "I run a small bed and breakfast", "we own a bakery": a business one runs is one's work
 _RUN_VERBS = frozenset({"run", "own", "manage"})
+_START_VERBS = frozenset({"start", "begin", "join"})
+_JOB_NOUNS = re.compile(r"\b(?:job|position|role|post|placement|internship|apprenticeship|residency)\b", re.I)
 _BUSINESS = re.compile(
     r"\b(?:business|company|firm|shop|store|caf[eé]|restaurant|bakery|pub|bar|hotel|b&b|bed\s+and\s+breakfast"
     r"|guest\s*house|farm|salon|studio|agency|practice|clinic|nursery|garage|start-?up|consultancy|bookshop"
-    r"|boutique|brewery|gym)s?\b",
+    r"|boutique|brewery|gym|pharmacy|pharmacies|hospital|school|university|college|bank|office|lab|laboratory"
+    r"|surgery|charity|council|newspaper|magazine)s?\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*|\d+", re.UNICODE)
@@ -340,6 +339,8 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return stem("live")
     if clause.copula or not clause.verb:
         return _copula_attribute(clause.value, subject.noun, subject.key)
+    if clause.verb == "call" and not clause.passive and _CALLS_ME.match(clause.value):
+        return stem("name")  # "everyone calls me Maggie": a name the user goes by
     if subject.noun:
         return stem(subject.noun.split()[-1])
     named = clause.verb in ("call", "name") and clause.passive
@@ -349,10 +350,20 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
         return "job"
+    if clause.verb in _START_VERBS and _starts_work(clause):
+        return "job"  # "I'm starting at a hospital pharmacy in Bath", "she joined a law firm"
     if clause.verb in _HAVE_VERBS and clause.object_words:
         return _object_head(clause.object_words) or stem(clause.verb)
     verb = stem(clause.verb)
     return _ALIASES.get(verb, verb)
+
+
+def _starts_work(clause: Clause) -> bool:
+    """A new job begins: "starting a new job", "starting at a hospital pharmacy", "joined a law firm"."""
+    said = " ".join(clause.object_words)
+    if _JOB_NOUNS.search(said) or (clause.verb == "join" and _BUSINESS.search(said)):
+        return True
+    return any(prep == "at" and _BUSINESS.search(obj) for prep, obj in clause.preps)
 
 
 def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
@@ -387,6 +398,8 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     value = re.split(r"\s+(?:because|since|as|due\s+to)\b", value, maxsplit=1)[0]
     value = re.sub(r"^(?:actually|really|still|also|just|now)\s+", "", value, flags=re.IGNORECASE)
     value = _TRAILING.sub("", value).strip(" ,.")
+    if attribute == stem("name"):
+        value = _CALLS_ME.sub("", value)
     if end:
         change = Change.END
     elif moved:
@@ -403,9 +416,11 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         about = _content(_words(old_value))
     else:
         about = ()
+    goes_by = attribute == stem("name") and clause.verb == "call" and not clause.passive
     return ExtractedFact(
-        subject_key=clause.subject.key,
-        subject=clause.subject.shown,
+        # "my friends call me Jo": a name of the user's, whoever uses it
+        subject_key=USER if goes_by else clause.subject.key,
+        subject="you" if goes_by else clause.subject.shown,
         attribute=attribute,
         value=value,
         text=_sentence(text),

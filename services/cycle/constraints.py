@@ -17,44 +17,63 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services.common.statements import lower_first
+from services.cycle.from_facts import told_sentence
 from thea.models import Fact
 
 #: (what in a told fact names the constraint, what an answer must not suggest)
-_RULES: tuple[tuple[str, str], ...] = (
+_RULES: tuple[tuple[str, str, str], ...] = (
     (
         r"coeliac|celiac|gluten",
         "wheat flour bread breadcrumbs pasta spaghetti noodles couscous barley rye semolina pizza "
         "croutons bulgur seitan beer cake biscuits crackers pastry tortillas sandwich sandwiches toast bagel "
         "bagels wrap wraps burger pancakes muffin muffins pie dumplings lasagna lasagne ramen udon",
+        "gluten",
     ),
-    (r"peanut", "peanut peanuts satay"),
+    (r"peanut", "peanut peanuts satay", "peanuts"),
     (
         r"\bnut allerg|allergic to nuts|tree nut",
-        "almond almonds walnut walnuts cashew cashews hazelnut hazelnuts pecan pecans pistachio pistachios",
+        "almond almonds walnut walnuts cashew cashews hazelnut hazelnuts pecan pecans pistachio pistachios "
+        "praline marzipan nutella",
+        "nuts",
     ),
-    (r"lactose|dairy", "milk cheese butter cream yogurt yoghurt parmesan mozzarella feta ice-cream"),
+    (
+        r"lactose|dairy",
+        "milk cheese butter cream yogurt yoghurt parmesan mozzarella feta ice-cream latte lattes cappuccino "
+        "cappuccinos milkshake milkshakes custard cheesecake",
+        "dairy",
+    ),
     (
         r"vegetarian|don't eat meat|do not eat meat",
         "meat chicken beef pork lamb bacon ham sausage sausages turkey duck fish tuna salmon cod prawns "
-        "shrimp anchovies gelatin",
+        "shrimp anchovies gelatin steak burger burgers",
+        "meat or fish",
     ),
     (
         r"\bvegan\b",
         "meat chicken beef pork lamb bacon ham fish tuna salmon egg eggs honey milk cheese butter cream "
-        "yogurt yoghurt",
+        "yogurt yoghurt steak latte lattes",
+        "animal products",
     ),
-    (r"shellfish", "shrimp prawn prawns crab lobster mussels oysters clams scallops"),
-    (r"allergic to fish|fish allergy", "fish tuna salmon cod anchovies sardines"),
-    (r"diabet|low[- ]sugar|no sugar", "sugar honey syrup candy sweets"),
-    (r"blood pressure|salt|sodium", "salt soy"),
-    (r"sober|don't drink|do not drink|alcohol", "wine beer vodka rum whisky whiskey gin cocktail alcohol"),
-    (r"halal", "pork bacon ham wine beer"),
+    (r"shellfish", "shrimp prawn prawns crab lobster mussels oysters clams scallops", "shellfish"),
+    (r"allergic to fish|fish allergy", "fish tuna salmon cod anchovies sardines sushi", "fish"),
+    (r"diabet|low[- ]sugar|no sugar", "sugar honey syrup candy sweets cake doughnut doughnuts soda", "sugar"),
+    (r"blood pressure|salt|sodium", "salt soy crisps", "salt"),
+    (
+        r"sober|don't drink|do not drink|alcohol",
+        "wine beer vodka rum whisky whiskey gin cocktail cocktails alcohol prosecco champagne cider",
+        "alcohol",
+    ),
+    (r"halal", "pork bacon ham wine beer", "pork or alcohol"),
 )
-_COMPILED = tuple((re.compile(told, re.IGNORECASE), frozenset(words.split())) for told, words in _RULES)
+_COMPILED = tuple(
+    (re.compile(told, re.IGNORECASE), frozenset(words.split()), what) for told, words, what in _RULES
+)
 _WORD = re.compile(r"[a-z][a-z'-]*")
 #: an answer that already minds it ("gluten-free pasta", "without cheese", "no peanuts")
 _MINDED = re.compile(
-    r"\b(?:free|without|no|not|instead of|avoid|skip|substitute|swap|replace|allerg\w*|intoleran\w*)\b",
+    r"\b(?:free|without|no|not|instead of|avoid|skip|substitute|swap|replace|allerg\w*|intoleran\w*|oat"
+    r"|plant-based)\b",
     re.IGNORECASE,
 )
 
@@ -74,7 +93,7 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     out: list[Conflict] = []
     for fact in constraints:
         ruled_out: set[str] = set()
-        for told, words in _COMPILED:
+        for told, words, _what in _COMPILED:
             if told.search(fact.content):
                 # a sentence naming the constraint itself minds it ("as a coeliac, ...")
                 named = {w for s in careless if not told.search(s) for w in _WORD.findall(s.lower())}
@@ -88,3 +107,56 @@ def caution(found: Sequence[Conflict], told: str) -> str:
     """The note after the answer: what it names, and which told fact that goes against."""
     named = ", ".join(sorted({w for c in found for w in c.words})[:4])
     return f" (Careful: this mentions {named}, and you told me: {told})"
+
+
+#: "Can I have a latte?", "Should we order pizza tonight?", "Is cheesecake OK for me?"
+_MAY_I = re.compile(
+    r"^\s*(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+)?(?:have|eat|drink|try|order|get|make|cook)\b"
+    r"|\b(?:ok|okay|safe|fine|alright|allowed)\s+for\s+(?:me|us)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Advice:
+    text: str
+    facts: tuple[Fact, ...]
+
+
+def may_i_have(question: str, constraints: Sequence[Fact]) -> Advice | None:
+    """ "Can I have a latte?" asked by someone who told they are lactose intolerant: "Better
+    not", with the told fact and why (what the thing usually has), no model call. None when the
+    question asks no such thing, names nothing a constraint rules out or already minds it ("Can I
+    have a latte with oat milk?" is left to the model, which gets the constraints)."""
+    if not _MAY_I.search(question):
+        return None
+    found = conflicts(question, constraints)
+    if not found:
+        return None
+    named = set(_WORD.findall(question.lower()))
+    reasons: list[str] = []
+    for conflict in found[:2]:
+        for told, words, what in _COMPILED:
+            thing = sorted(named & words & set(conflict.words))
+            said = conflict.fact.content.lower()
+            if told.search(conflict.fact.content) and thing and not any(w in said for w in [*thing, what]):
+                reasons.append(f"{thing[0][:1].upper()}{thing[0][1:]} usually means {what}.")
+    facts = tuple(c.fact for c in found[:2])
+    told_text = " ".join(told_sentence(f) for f in facts)
+    because = f" {' '.join(dict.fromkeys(reasons))}" if reasons else ""
+    text = f"Better not, going by what you told me: {lower_first(told_text)}{because}"
+    return Advice(text=text, facts=facts)
+
+
+_FOOD = re.compile(
+    r"\b(?:eat|eating|ate|drink|drinking|food|foods|meal|meals|dinner|lunch|breakfast|brunch|snack|snacks"
+    r"|recipe|recipes|cook|cooking|bake|baking|restaurant|restaurants|menu|diet|dessert|coffee|takeaway)\b",
+    re.IGNORECASE,
+)
+
+
+def about_food(text: str) -> bool:
+    """The message bears on what the user eats or drinks: every told constraint belongs in its
+    prompt ("Can I have a latte?" for someone lactose intolerant)."""
+    named = set(_WORD.findall(text.lower()))
+    return bool(_FOOD.search(text)) or any(named & words for _told, words, _what in _COMPILED)

@@ -28,7 +28,7 @@ from services.common.statements import acknowledge, lower_first, turn_round
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
-from services.cycle.constraints import caution, conflicts
+from services.cycle.constraints import about_food, caution, conflicts, may_i_have
 from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
@@ -258,14 +258,21 @@ class SynthesisService(CognitiveService):
     ) -> StepOutcome:
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
+        constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
         if understanding.kind is MessageKind.QUESTION:
+            asked = " ".join(understanding.texts(Act.QUESTION))
+            careful = may_i_have(asked, sorted(constraints, key=lambda f: (f.created_at, f.content)))
+            if careful is not None:  # "Can I have a latte?" from someone lactose intolerant
+                return await self._fixed(state, careful.text, "constraints", careful.facts)
             direct = _from_facts(understanding, stored, recall.hits, history)
             if direct is not None:
                 # the facts of record answer it plainly: said back as told (a greeting greeted back)
                 said = f"{greeting_of(understanding)} {direct.text}".strip()
                 return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
         question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
-        facts = select_facts(stored, recall.hits, history=history, request=request, question=question)
+        # a request for help, or a question about food, gets the constraints too
+        minds = request or about_food(question)
+        facts = select_facts(stored, recall.hits, history=history, request=minds, question=question)
         recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
         # facts of record are shown as facts (or, replaced, not at all); insights learnt from the
         # same messages stay: the slow loop's reading, strength and feedback go with them
@@ -308,7 +315,6 @@ class SynthesisService(CognitiveService):
             added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
             answer += added
             await _send(state, added)
-        constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
         against = conflicts(answer, sorted(constraints, key=lambda f: (f.created_at, f.content)))
         if against:  # a recipe with spaghetti for someone who told they are coeliac
             careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))

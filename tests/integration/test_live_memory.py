@@ -241,10 +241,17 @@ async def test_a_model_that_says_it_does_not_know_what_was_told_gets_the_facts_a
     await say(runtime, "I became vegetarian last year.")
     llm.reply = "I don't know."  # what the small model said with the fact in its prompt
     asked = await runtime.orchestrator.handle_impulse(
-        "Could I eat a burger tonight, do you think?", USER, "s2"
+        "Could I eat at the barbecue tonight, do you think?", USER, "s2"
     )
     last_year = datetime.now(UTC).year - 1  # "last year" is spelled out against when it was said
     assert asked.answer == f"I don't know. But you told me: you became vegetarian last year ({last_year})."
+    # what the constraint rules out by name needs no model at all
+    burger = await runtime.orchestrator.handle_impulse(
+        "Could I eat a burger tonight, do you think?", USER, "s3"
+    )
+    assert burger.answer.startswith(
+        f"Better not, going by what you told me: you became vegetarian last year ({last_year})."
+    )
 
 
 async def test_a_request_about_what_the_user_told_starts_from_it(
@@ -290,3 +297,18 @@ async def test_an_answer_cut_by_the_length_limit_shows_the_note_once(
     )
     assert dinner.answer.count("cut off") == 1
     assert "".join(shown) == dinner.answer  # what the user saw is what was recorded
+
+
+async def test_may_i_have_what_a_told_constraint_rules_out_is_answered_from_it(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await say(runtime, "I'm lactose intolerant, so no milk for me.")
+    llm.calls.clear()
+    latte = await runtime.orchestrator.handle_impulse("Can I have a latte?", USER, "s2")
+    # recall finds nothing ("latte" shares no word with the fact): the constraint answers, no model
+    assert latte.answer.startswith("Better not, going by what you told me: you're lactose intolerant")
+    assert report(runtime, latte.impulse_id, "synthesis").output.get("mode") == "constraints"
+    assert not llm.prompts_for(PromptId.SYNTHESIS)
+    # a question about food the constraint does not settle goes to the model, with the constraint
+    await runtime.orchestrator.handle_impulse("What should I have for breakfast?", USER, "s3")
+    assert "lactose intolerant" in synthesis_system_prompt(llm)

@@ -21,3 +21,21 @@ def test_an_answer_that_minds_the_constraint_or_names_it_is_left_alone() -> None
     assert conflicts("Use gluten-free pasta and skip the cheese.", facts) == []
     assert conflicts("As a coeliac you should check the pasta label.", facts) == []
     assert conflicts("A bowl of rice with roasted vegetables.", facts) == []
+
+
+def test_may_i_have_something_a_told_constraint_rules_out_gets_better_not_with_the_fact() -> None:
+    from benchmarks.live_memory_facts import replay
+    from services.cycle.constraints import about_food, may_i_have
+
+    told = [f for f in replay(["I'm lactose intolerant, so no milk for me."]) if f.category == "constraint"]
+    advice = may_i_have("Can I have a latte?", told)
+    assert advice is not None
+    assert advice.text.startswith("Better not, going by what you told me: you're lactose intolerant")
+    assert "dairy" in advice.text
+    assert advice.facts == tuple(told)
+    # minded, unrelated, or not asking leave it to the model (which gets the constraint: about food)
+    assert may_i_have("Can I have a latte with oat milk?", told) is None
+    assert may_i_have("Can I have a cup of tea?", told) is None
+    assert may_i_have("What's a latte?", told) is None
+    assert about_food("Can I have a latte?")
+    assert not about_food("When is my dentist appointment?")

@@ -128,11 +128,18 @@ _GONE = re.compile(
 _NOT_RELATION = frozenset({"my", "our", "his", "her", "their", "is", "called", "named", "name", "s"})
 
 
+#: "a cat, a grey one called Mochi": "one" is the noun just said (not a child, "my little one")
+_ONE_AGAIN = re.compile(
+    r"\b(?P<noun>[a-z][\w'-]*)\s*,\s*(?:an?|the)\s+(?P<between>(?:[\w'-]+\s+){0,2}?)one\b"
+)
+
+
 def _namings(content: str) -> list[tuple[str, str]]:
     """(the relation as the user said it, the name) of each person or pet a fact names by their
     relation: "my best friend Omar" -> (best friend, Omar), "a tabby cat called Miso" -> (tabby
     cat, Miso), "two springer spaniels, Basil and Thyme" -> (springer spaniel, Basil), (..., Thyme)."""
     out: list[tuple[str, str]] = []
+    content = _ONE_AGAIN.sub(lambda m: f"{m.group('noun')}, a {m.group('between')}{m.group('noun')}", content)
     for match in [*_RELATED_NAME.finditer(content), *_CALLED_NAME.finditer(content)]:
         if relation_word(match.group("relation")):
             said = match.group(0)[: match.start("name") - match.start()]

@@ -261,9 +261,9 @@ class SynthesisService(CognitiveService):
         constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
         if understanding.kind is MessageKind.QUESTION:
             asked = " ".join(understanding.texts(Act.QUESTION))
-            careful = may_i_have(asked, sorted(constraints, key=lambda f: (f.created_at, f.content)))
-            if careful is not None:  # "Can I have a latte?" from someone lactose intolerant
-                return await self._fixed(state, careful.text, "constraints", careful.facts)
+            advice = may_i_have(asked, sorted(constraints, key=lambda f: (f.created_at, f.content)))
+            if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
+                return await self._fixed(state, advice.text, "constraints", advice.facts)
             direct = _from_facts(understanding, stored, recall.hits, history)
             if direct is not None:
                 # the facts of record answer it plainly: said back as told (a greeting greeted back)

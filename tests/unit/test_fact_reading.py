@@ -289,3 +289,28 @@ def test_starting_at_a_workplace_is_a_new_job_that_replaces_the_old(message: str
     (job,) = extract_facts(message)
     assert Slot.JOB in job.slots
     assert Slot.JOB not in extract_facts("We started a new school project.")[0].slots
+
+
+def test_and_then_a_relative_with_a_verb_is_a_clause_of_its_own() -> None:
+    shop, age = extract_facts("My wife Ingrid runs a flower shop and our daughter Astrid is 16.")
+    assert shop.text == "My wife Ingrid runs a flower shop."  # was "... and our daughter Astrid."
+    assert (age.subject_key, age.value) == ("astrid", "16")
+    (love,) = extract_facts("I love my wife and my son Tom very much.")  # no verb after: one clause
+    assert love.subject_key == USER
+
+
+def test_a_role_said_without_an_article_gets_one_when_said_back() -> None:
+    *_, role = extract_facts("Morning! Henrik here, 52, carpenter from Aarhus.")
+    assert role.text == "I'm a carpenter from Aarhus."
+    *_, head = extract_facts("Tom here, 33, head of sales at Lidl.")
+    assert head.text == "I'm head of sales at Lidl."
+
+
+def test_a_pet_named_as_one_of_its_kind_is_that_pet_and_no_child() -> None:
+    from services.cycle.fact_match import people_of
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history("We also got a cat, a grey one called Mochi.")
+    assert people_of(facts) == {"mochi": frozenset({"cat"})}
+    son = answer_from_facts("What's my son's name?", [], facts, earlier=False)
+    assert son is None or "Mochi" not in son.text  # it was "Your one is called Mochi."

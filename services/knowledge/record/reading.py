@@ -36,6 +36,7 @@ USER = USER_SUBJECT
 
 _FIRST_PERSON = frozenset({"i", "we", "me", "us"})
 _USER_OWNER = frozenset({"my", "our"})
+_OWNERS = frozenset({"my", "our", "his", "her", "their"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her"})
 #: pronouns that refer to a thing or a group just named: their clause stays with the one before
 _THING_PRONOUNS = frozenset({"it", "they", "this", "that", "these", "those", "there"})
@@ -291,6 +292,26 @@ def _clause(tokens: list[Any], head: Any, subject: Subject, subject_ids: set[int
     )
 
 
+def _new_subject_after_and(doc: Any) -> tuple[int, int] | None:
+    """Where "and my/our <relative> [Name] <verb>" starts a clause of its own, as (end of the
+    first part, start of the second) in characters: a small parser hangs "our daughter Astrid"
+    on the object before it ("runs a flower shop and our daughter") and leaves "is 16" without
+    a subject. None when there is no such joint."""
+    tokens = list(doc)
+    for i, token in enumerate(tokens[:-3]):
+        if token.lower_ != "and" or i == 0 or tokens[i + 1].lower_ not in _OWNERS:
+            continue
+        j = i + 2
+        if not relation_word(tokens[j].lower_):
+            continue
+        j += 1
+        while j < len(tokens) and tokens[j].pos_ in _NAME_POS:
+            j += 1
+        if j < len(tokens) and tokens[j].pos_ in _VERB_POS and _subject_token(tokens[j]) is None:
+            return token.idx, tokens[i + 1].idx
+    return None
+
+
 def _names_a_role(text: str) -> bool:
     """ "bus driver in Glasgow": a noun phrase (who someone is), not a verb ("loves walks")."""
     first = parse(text)[0] if text else None
@@ -303,6 +324,17 @@ def _user_says(text: str, value: str) -> Clause:
         text=text, subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP", value=value,
         copula=True, passive=False, negated=False,
     )  # fmt: skip
+
+
+_DETERMINED = re.compile(r"^(?:(?i:an?|the|my|our|one)\b|[A-Z]|\d)")
+_BARE_TITLE = re.compile(r"^(?:head|chief|director|principal|deputy)\b", re.IGNORECASE)
+
+
+def _with_article(role: str) -> str:
+    """ "carpenter from Aarhus" said as "a carpenter from Aarhus" ("head of sales" stays)."""
+    if _DETERMINED.match(role) or _BARE_TITLE.match(role) or not role[:1].islower():
+        return role
+    return ("an " if role[:1] in "aeiou" else "a ") + role
 
 
 def _introduction(sentence: str, doc: Any) -> Clause | None:
@@ -331,8 +363,8 @@ def _introduction(sentence: str, doc: Any) -> Clause | None:
     if root.pos_ == "NOUN" and is_occupation(_text(sorted(root.subtree, key=lambda t: t.i))):
         value = body[:1].lower() + body[1:]
         return Clause(
-            text=f"I'm {value}.", subject=Subject(USER, "you", implicit=True), verb="be", tag="VBP",
-            value=value, copula=True, passive=False, negated=False,
+            text=f"I'm {_with_article(value)}.", subject=Subject(USER, "you", implicit=True), verb="be",
+            tag="VBP", value=value, copula=True, passive=False, negated=False,
         )  # fmt: skip
     return None
 
@@ -375,6 +407,10 @@ class Reader:
             self.last_person = name
             return first + self.clauses(rest + sentence[then.end() :])
         doc = self._parsed(sentence)
+        split = _new_subject_after_and(doc)
+        if split is not None:  # "... runs a flower shop and our daughter Astrid is 16": two clauses
+            cut, start = split
+            return self.clauses(sentence[:cut].rstrip(" ,") + ".") + self.clauses(sentence[start:])
         intro = _introduction(sentence, doc)
         if intro is not None:
             return [intro]
@@ -452,7 +488,7 @@ class Reader:
             out.append(_user_says(f"I'm {age}.", age))
         if rest and _names_a_role(rest):  # "software tester from Leicester": who the user is
             role = rest.rstrip(".!")
-            out.append(_user_says(f"I'm {role}.", role))
+            out.append(_user_says(f"I'm {_with_article(role)}.", role))
         elif rest:
             out += self.clauses(rest)
         return out

@@ -57,7 +57,12 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ),
     (r"shellfish", "shrimp prawn prawns crab lobster mussels oysters clams scallops", "shellfish"),
     (r"allergic to fish|fish allergy", "fish tuna salmon cod anchovies sardines sushi", "fish"),
-    (r"diabet|low[- ]sugar|no sugar", "sugar honey syrup candy sweets cake doughnut doughnuts soda", "sugar"),
+    (
+        r"diabet|low[- ]sugar|no sugar",
+        "sugar honey syrup candy sweets cake cakes doughnut doughnuts soda cookie cookies biscuits brownie "
+        "brownies chocolate fudge jam pudding ice-cream caramel",
+        "sugar",
+    ),
     (r"blood pressure|salt|sodium", "salt soy crisps", "salt"),
     (
         r"sober|don't drink|do not drink|alcohol",

@@ -314,3 +314,20 @@ def test_a_pet_named_as_one_of_its_kind_is_that_pet_and_no_child() -> None:
     assert people_of(facts) == {"mochi": frozenset({"cat"})}
     son = answer_from_facts("What's my son's name?", [], facts, earlier=False)
     assert son is None or "Mochi" not in son.text  # it was "Your one is called Mochi."
+
+
+def test_being_in_a_place_now_is_where_the_user_lives_now() -> None:
+    facts = history("I live in Manchester.", "We moved in together, we're in Salford now.")
+    assert "We're in Salford now." in current_texts(facts)
+    assert "I live in Manchester." not in current_texts(facts)
+    assert current_texts(history("I live in Leeds.", "I'm in Paris this week.")) == [
+        "I live in Leeds.",
+        "I'm in Paris this week.",
+    ]
+
+
+def test_a_pet_that_died_ends_facts_about_it_but_not_where_the_user_lives() -> None:
+    home = "I live in a cottage near Inverness with my husband Alasdair and our two collies, Bran and Skye."
+    facts = history(home, "Sad news, Skye passed away on Sunday.")
+    assert current_texts(facts) == [home]
+    assert current_texts(history("We have a dog called Rex.", "Rex died last week.")) == []

@@ -186,6 +186,8 @@ _ROLE_AT_PLACE = re.compile(
 )
 #: what one does as a living, after any verb: "as a nurse", "to become a pilot"
 _AS_ROLE = re.compile(r"^(?:as|to\s+(?:be|become))\s+(?:an?\s+)?", re.IGNORECASE)
+#: "(we're) in Salford now": a place the user is in now (not "in Paris this week")
+_IN_PLACE_NOW = re.compile(r"^in\s+[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?\s*,?\s+now$")
 #: "(everyone calls) me Maggie": the name the user goes by
 _CALLS_ME = re.compile(r"^(?:me|us)\s+(?=[A-Z])")
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
@@ -337,6 +339,8 @@ def _attribute(clause: Clause, relocation: bool) -> str:
     subject = clause.subject
     if relocation:
         return stem("live")
+    if clause.copula and subject.key == USER and _IN_PLACE_NOW.match(clause.value):
+        return stem("live")  # "we're in Salford now": where the user lives now
     if clause.copula or not clause.verb:
         return _copula_attribute(clause.value, subject.noun, subject.key)
     if clause.verb == "call" and not clause.passive and _CALLS_ME.match(clause.value):

@@ -104,6 +104,15 @@ def _names_all(about: Sequence[str], old: Fact) -> bool:
     return bool(about) and all(w in said or _same_kind(w, kinds) or _does(w, roots) for w in about)
 
 
+def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
+    """Someone who left or died ("Skye passed away") is only part of an older fact that says
+    where the user lives or works ("I live near Inverness with ... our collies, Bran and Skye"):
+    that fact stays; facts about them, or about having them, end."""
+    if new.subject_key == USER or old.subject_key == new.subject_key:
+        return False
+    return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
+
+
 def _same_kind(word: str, kinds: frozenset[str]) -> bool:
     """The word names a kind of event the old fact names too ("wedding" / "married")."""
     kind = event_words(word)
@@ -148,7 +157,7 @@ def _same_subject(new: ExtractedFact, old: Fact) -> bool:
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why ``new`` supersedes ``old`` (a current fact of the same user), or None."""
     if new.change is Change.END:
-        if _names_all(new.about, old):
+        if _names_all(new.about, old) and not _ends_only_part(new, old):
             return f"ended: {new.text}"
         return None
     same = _same_subject(new, old) and _same_attribute(new, old)

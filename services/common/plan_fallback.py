@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from services.common.limits import MAX_CONCEPT_CHARS
-from services.common.text import STOPWORDS
 from thea.models import SearchPlan, Step, cycle_node_id
+from thea.words import STOPWORDS
 
 _DAY_MS = 86_400_000
 _WINDOWS = {

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from services.common.text import STOPWORDS
+from thea.words import STOPWORDS
 
 #: a sentence ends after . ! ? ; (not after a title: "My dentist is Dr. Hale.")
 _SENTENCE = re.compile(

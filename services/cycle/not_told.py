@@ -27,9 +27,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from services.common.statements import asks, is_statement, sentences, tells_anything
-from services.common.text import STOPWORDS, TextEmbedder
+from services.common.text import TextEmbedder
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
+from thea.words import STOPWORDS
 
 #: measured with MiniLM on single words: job~work 0.77, spouse~husband 0.87, pets~dog 0.70,
 #: kid~son 0.65; unrelated pairs mostly below 0.55 (sister~husband 0.54, car~app 0.35)

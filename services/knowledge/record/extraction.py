@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from services.common.statements import LABEL, OPENERS, telling_sentences
-from services.common.text import STOPWORDS
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
+from thea.words import STOPWORDS
 
 __all__ = ["USER", "Category", "Change", "ExtractedFact", "extract_facts"]
 

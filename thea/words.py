@@ -18,6 +18,7 @@ sentence's full stop is no part of its last word. Everything here reads words wi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 #: THE word: letters/digits, with inner apostrophes, hyphens or full stops joining runs of them
 WORD = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*")
@@ -143,6 +144,11 @@ def words(text: str) -> list[str]:
     return WORD.findall(text)
 
 
+def iter_words(text: str) -> Iterator[str]:
+    """The words of a text as written, taken one by one (a long text need not be read to its end)."""
+    return (match.group() for match in WORD.finditer(text))
+
+
 def terms(text: str) -> list[str]:
     """Lower-cased runs of letters and digits: each word, split at its inner joiners
     ("Don't go" -> "don", "t", "go"). What recall's keyword stage indexes and matches."""
@@ -155,9 +161,14 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def is_content(word: str) -> bool:
+    """The word carries meaning: no stopword, three letters or more."""
+    return len(word) > 2 and word.lower() not in STOPWORDS
+
+
 def content_words(text: str) -> list[str]:
-    """Lower-cased words that carry meaning: stopwords and 1-2 letter words dropped."""
-    return [w for w in (w.lower() for w in WORD.findall(text)) if len(w) > 2 and w not in STOPWORDS]
+    """Lower-cased words that carry meaning (:func:`is_content`)."""
+    return [w.lower() for w in WORD.findall(text) if is_content(w)]
 
 
 def pieces(text: str) -> list[str]:

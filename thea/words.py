@@ -144,6 +144,11 @@ def words(text: str) -> list[str]:
     return WORD.findall(text)
 
 
+def lower_words(text: str) -> list[str]:
+    """The words of a text lower-cased, a curly apostrophe written straight ("I\u2019m" -> "i'm")."""
+    return WORD.findall(text.lower().replace("\u2019", "'"))
+
+
 def iter_words(text: str) -> Iterator[str]:
     """The words of a text as written, taken one by one (a long text need not be read to its end)."""
     return (match.group() for match in WORD.finditer(text))
@@ -173,7 +178,8 @@ def content_words(text: str) -> list[str]:
 
 def pieces(text: str) -> list[str]:
     """The text as alternating pieces, words and what lies between them; joined they give the
-    text back exactly. A piece is a word when :func:`is_word` says so."""
+    text back exactly. A piece is a word when its first character is a letter or a digit (what
+    lies between words has none)."""
     out: list[str] = []
     end = 0
     for match in WORD.finditer(text):

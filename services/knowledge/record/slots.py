@@ -29,6 +29,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from services.recall.lexical import stem
+from thea.words import lower_words, without_possessive
+from thea.words import words as read_words
 
 
 class Slot(StrEnum):
@@ -183,8 +185,6 @@ _CUES: dict[Slot, str] = {
     Slot.LANGUAGE: "speak speaks language languages fluent learning",
 }
 
-_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
-
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
     return frozenset(stem(w.lower().removesuffix("'s")) for w in words)
@@ -215,8 +215,8 @@ _WORK_AT = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b", re.I)
 
 
 def words_of(text: str) -> list[str]:
-    """The words of a text, lower-cased, possessive "'s" dropped."""
-    return [w.lower().removesuffix("'s").removesuffix("\u2019s") for w in _WORD.findall(text)]
+    """The words of a text that start with a letter, lower-cased, possessive "'s" dropped."""
+    return [without_possessive(w) for w in lower_words(text) if w[0].isalpha()]
 
 
 @lru_cache(maxsize=16_384)
@@ -442,7 +442,7 @@ def relation_word_typed(word: str) -> str | None:
 @lru_cache(maxsize=16_384)
 def relations_in(text: str) -> frozenset[str]:
     """Every relation a text gives someone."""
-    words = re.findall(r"[^\W\d_][\w'-]*|\d+", text)
+    words = read_words(text)
     found: set[str] = set()
     for i, word in enumerate(words):
         relation = relation_word(word)

@@ -29,7 +29,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from services.recall.lexical import stem
-from thea.words import lower_words, without_possessive
+from thea.words import WORD, lower_words, without_possessive
 from thea.words import words as read_words
 
 
@@ -513,14 +513,25 @@ def event_kinds(text: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
+def _names_in(text: str) -> list[str]:
+    """Capitalised words that start no sentence ("Omar", "Japan")."""
+    return [
+        m.group()
+        for m in WORD.finditer(text)
+        if len(m.group()) > 1
+        and m.group()[0].isupper()
+        and m.start() > 0
+        and not (text[m.start() - 2 : m.start() - 1] in (".", "!", "?") and text[m.start() - 1].isspace())
+    ]
+
+
 @lru_cache(maxsize=16_384)
 def event_words(text: str) -> frozenset[str]:
     """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
     a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan
     share words and two plans in the same month do not."""
     kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
-    names = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", text.strip())
-    proper = {stem(n.lower().removesuffix("'s")) for n in names} - _DATE_WORDS
+    proper = {stem(without_possessive(n.lower())) for n in _names_in(text.strip())} - _DATE_WORDS
     return frozenset(kinds | proper)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
+from tests.processes import ROOT
 from thea.words import (
     STOPWORDS,
     WORD,
@@ -127,16 +127,15 @@ def test_without_possessive() -> None:
 def test_one_word_pattern_in_the_code() -> None:
     """No module defines a word pattern of its own: the standalone tokenisers that were there
     (``[^\\W_]+``, ``[\\w][\\w'\\-]*``, ``[A-Za-z']+``, ...) read words from thea.words."""
-    root = Path(__file__).resolve().parents[2]
     old = re.compile(
         r"""re\.(?:compile|findall|finditer)\(\s*r?["'](?:\[\^\\W_\]\+|\[\^\\W_\]\{3,\}|\[\\w\]\[\\w'\\-\]\*"""
         r"""|\[A-Za-z'\]\+|\[\^\\W\\d_\]\[\\w'-?\]\*|\[a-z\]\[a-z'-\]\*|\\w\+|\[\\w'\]\+|\[\\w'-\]\+)"""
     )
     found = [
-        f"{path.relative_to(root)}: {m.group()}"
+        f"{path.relative_to(ROOT)}: {m.group()}"
         for folder in ("services", "thea", "workers", "benchmarks")
-        for path in sorted((root / folder).rglob("*.py"))
-        if path != root / "thea" / "words.py"
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path != ROOT / "thea" / "words.py"
         for m in old.finditer(path.read_text(encoding="utf-8"))
     ]
     assert found == []

@@ -7,12 +7,12 @@ A word is a run of letters and digits (any script; ``_`` is no letter), with an 
 sentence's full stop is no part of its last word. Everything here reads words with
 :data:`WORD`; no other module defines a word pattern of its own.
 
-- :func:`words`: the words as written;
+- :func:`words`, :func:`iter_words`: the words as written; :func:`lower_words` lower-cased;
 - :func:`terms`: lower-cased letter-and-digit runs, a word's inner joiners splitting it
-  ("don't" -> "don", "t"): what recall indexes and matches;
-- :func:`content_words`: lower-cased words that carry meaning (no stopword, three letters or more);
+  ("don't" -> "don", "t"): what recall indexes and grounding matches;
+- :func:`is_content`: a word that carries meaning (no stopword, three letters or more);
 - :func:`pieces`: the text cut into words and what lies between them, for rewriting it in place;
-- :func:`first_word`, :func:`is_word`, :func:`without_possessive`: small helpers on the same reading.
+- :func:`first_word`, :func:`without_possessive`: small helpers on the same reading.
 """
 
 from __future__ import annotations
@@ -171,11 +171,6 @@ def is_content(word: str) -> bool:
     return len(word) > 2 and word.lower() not in STOPWORDS
 
 
-def content_words(text: str) -> list[str]:
-    """Lower-cased words that carry meaning (:func:`is_content`)."""
-    return [w.lower() for w in WORD.findall(text) if is_content(w)]
-
-
 def pieces(text: str) -> list[str]:
     """The text as alternating pieces, words and what lies between them; joined they give the
     text back exactly. A piece is a word when its first character is a letter or a digit (what
@@ -190,11 +185,6 @@ def pieces(text: str) -> list[str]:
     if end < len(text):
         out.append(text[end:])
     return out
-
-
-def is_word(piece: str) -> bool:
-    """The piece is one whole word."""
-    return WORD.fullmatch(piece) is not None
 
 
 def first_word(text: str) -> str:

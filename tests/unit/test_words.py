@@ -12,10 +12,8 @@ from tests.processes import ROOT
 from thea.words import (
     STOPWORDS,
     WORD,
-    content_words,
     first_word,
     is_content,
-    is_word,
     iter_words,
     lower_words,
     pieces,
@@ -61,12 +59,14 @@ def test_accented_and_other_letters() -> None:
 
 def test_underscore_is_no_word_character() -> None:
     assert words("foo_bar _x_") == ["foo", "bar", "x"]
-    assert not is_word("foo_bar")
 
 
-def test_is_word_and_first_word() -> None:
-    assert all(is_word(w) for w in ("don't", "3.5", "Zoë"))
-    assert not any(is_word(p) for p in ("don't go", "-", ""))
+def test_a_word_is_whole() -> None:
+    assert all(words(w) == [w] for w in ("don't", "3.5", "Zoë", "O'Brien", "well-known"))
+    assert [words(p) for p in ("don't go", "-", "", "_")] == [["don't", "go"], [], [], []]
+
+
+def test_first_word() -> None:
     assert first_word("  -- Hello, world") == "Hello"
     assert first_word("...") == ""
 
@@ -100,9 +100,9 @@ def test_terms_split_a_word_at_its_joiners() -> None:
     ]
 
 
-def test_content_words_drop_stopwords_and_short_words() -> None:
-    assert content_words("What did I tell you about my trip to Lisbon in June?") == ["trip", "lisbon", "june"]
-    assert content_words("I'm at an ox farm") == ["i'm", "farm"]
+def test_content_words_are_no_stopwords_nor_short() -> None:
+    said = "What did I tell you about my trip to Lisbon in June? I'm at an ox farm"
+    assert [w for w in words(said) if is_content(w)] == ["trip", "Lisbon", "June", "I'm", "farm"]
     assert is_content("Lisbon")
     assert not any(is_content(w) for w in ("The", "ox"))
     assert "the" in STOPWORDS

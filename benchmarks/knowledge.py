@@ -37,6 +37,8 @@ from services.views.insights import list_insights
 from thea.config import load_settings
 from thea.runtime import build_runtime
 from thea.tuning import MIN_LEXICAL
+from thea.words import lower_words
+from thea.words import words as read_words
 from workers.worker import run_burst
 
 USER = "ines"
@@ -75,14 +77,14 @@ _NOT_KNOWING = re.compile(
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[\w']+", text)}
+    return set(lower_words(text))
 
 
 def _names(text: str) -> set[str]:
     """Capitalised words not at a sentence start: the names an answer mentions."""
     out: set[str] = set()
     for sentence in sentences(text):
-        words = re.findall(r"[\w']+", sentence)
+        words = read_words(sentence)
         out |= {w.lower() for w in words[1:] if w[:1].isupper() and w.lower() != "i"}
     return out
 

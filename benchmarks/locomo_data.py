@@ -20,8 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from services.common.text import STOPWORDS
 from services.knowledge.history_formats import HistoryConversation, parse_locomo
+from thea.words import STOPWORDS, terms
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,7 +82,6 @@ def default_data(data_set: DataSet = DataSet.LOCOMO) -> Path:
     return next((c for c in candidates if c.is_file()), candidates[0])
 
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _DIA_SPLIT = re.compile(r"[;,\s]+")
 
 
@@ -182,4 +181,4 @@ def resolve_data(value: str) -> tuple[Path, DataSet]:
 
 
 def tokens(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    return [t for t in terms(text) if t not in STOPWORDS]

@@ -9,12 +9,12 @@ phrases, content words) and keeps the whole text as the main query.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from services.common.limits import MAX_CONCEPT_CHARS
-from services.common.text import STOPWORDS
 from thea.models import SearchPlan, Step, cycle_node_id
+from thea.words import STOPWORDS, is_content, iter_words, without_possessive
 
 _DAY_MS = 86_400_000
 _WINDOWS = {
@@ -31,8 +31,6 @@ _PHRASES = [
     (re.compile(r"\b(last|past|this) month\b", re.I), "last_month"),
     (re.compile(r"\b(last|past|this) year\b", re.I), "last_year"),
 ]
-_WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
-_POSSESSIVE = re.compile(r"'s$|'$", re.IGNORECASE)
 # single quotes count only around words, not as apostrophes ("Caroline's ... Ana's")
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|(?<!\w)'([^']{2,60})'(?!\w)")
 
@@ -64,7 +62,7 @@ def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> l
     distinct ones, in that order; reading stops there (a long text is not read to its end)."""
     unique: dict[str, str] = {}
 
-    def add(names: Iterator[str]) -> None:
+    def add(names: Iterable[str]) -> None:
         for name in names:
             if len(unique) >= limit:
                 return
@@ -73,14 +71,10 @@ def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> l
 
     add(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
     # "Caroline's" is the concept "Caroline"
-    words = (_POSSESSIVE.sub("", m.group()) for m in _WORD.finditer(text))
-    add(w for i, w in enumerate(words) if i > 0 and w and w[0].isupper() and w.lower() not in STOPWORDS)
+    names = (without_possessive(w) for w in iter_words(text))
+    add(w for i, w in enumerate(names) if i > 0 and w[0].isupper() and w.lower() not in STOPWORDS)
     if content:
-        add(
-            w.lower()
-            for w in (m.group() for m in _WORD.finditer(text))
-            if len(w) > 2 and w.lower() not in STOPWORDS
-        )
+        add(w.lower() for w in iter_words(text) if is_content(w))
     return list(unique.values())
 
 

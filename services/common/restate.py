@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from services.common.statements import telling_sentences, without_opening
+from thea.words import pieces
 
-_TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
 #: first-person words and what "the user" says instead
 _SUBJECT = {"i": "the user", "we": "the user"}
 _OTHER = {
@@ -116,13 +116,13 @@ def third_person_verb(word: str) -> str:
 
 def restate_sentence(sentence: str) -> str:
     """One sentence in the third person, about "the user"."""
-    tokens = _TOKEN.findall(" ".join(sentence.split()))
+    tokens = pieces(" ".join(sentence.split()))
     out: list[str] = []
     conjugate = False
     named = False  # "the user" already said in this sentence: "my" is then "their"
     for tok in tokens:
-        low = tok.lower()
-        if not tok[0].isalpha() and tok[0] != "'":
+        low = tok.lower().replace("\u2019", "'")
+        if not tok[0].isalpha():
             out.append(tok)
             continue
         if conjugate:

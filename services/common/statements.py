@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 
-from services.common.text import STOPWORDS
+from thea.words import STOPWORDS, first_word, lower_words, pieces
 
 #: a sentence ends after . ! ? ; (not after a title: "My dentist is Dr. Hale.")
 _SENTENCE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMt\.)(?<=[.!?;])\s+|\n+"
 )
-_WORD = re.compile(r"[A-Za-z\u00c0-\u024f']+|\d+")
 
 #: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").
 _ASKING_OPENERS = frozenset(
@@ -211,7 +210,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _words(sentence: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(sentence)]
+    return lower_words(sentence)
 
 
 def _word_count(words: list[str]) -> int:
@@ -306,7 +305,6 @@ _SECOND_TO_FIRST = {
     "you'll": "I'll",
     "you'd": "I'd",
 }
-_TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z']+")
 #: Words before a "you" that make it a subject ("... and you said" -> "and I said").
 _CLAUSE_OPENERS = frozenset(
     ["and", "but", "or", "so", "because", "that", "when", "if", "while", "as", "then", "think", "know"]
@@ -356,12 +354,12 @@ MAX_RESTATED_CHARS = 280
 def turn_round(sentence: str) -> str:
     """First person becomes second and second becomes first: "I told you my plan" ->
     "you told me your plan". Word by word; case of the first letter kept."""
-    tokens = _TOKEN.findall(sentence)
+    tokens = pieces(sentence)
     out: list[str] = []
     previous = ""  # the last word token, lower case
     for i, tok in enumerate(tokens):
-        low = tok.lower()
-        if not tok[0].isalpha() and tok[0] != "'":
+        low = tok.lower().replace("\u2019", "'")
+        if not tok[0].isalpha():
             out.append(tok)
             continue
         if low == "was" and previous == "i":
@@ -396,8 +394,7 @@ def lower_first(text: str) -> str:
     """Lower-case the first letter unless it starts a name or acronym ("My" -> "my",
     "Priya" stays, "I" stays)."""
     if len(text) > 1 and text[0].isupper() and text[1].islower():
-        first = _WORD.match(text)
-        word = first.group(0) if first else ""
+        word = first_word(text).replace("\u2019", "'")
         if word.lower() in {*_FIRST_TO_SECOND.values(), *_SECOND_TO_FIRST.values(), *STOPWORDS}:
             return text[0].lower() + text[1:]
     return text

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from services.common.statements import lower_first
 from services.cycle.from_facts import told_sentence
 from thea.models import Fact
+from thea.words import lower_words
 
 #: (what in a told fact names the constraint, what an answer must not suggest)
 _RULES: tuple[tuple[str, str, str], ...] = (
@@ -74,7 +75,6 @@ _RULES: tuple[tuple[str, str, str], ...] = (
 _COMPILED = tuple(
     (re.compile(told, re.IGNORECASE), frozenset(words.split()), what) for told, words, what in _RULES
 )
-_WORD = re.compile(r"[a-z][a-z'-]*")
 #: an answer that already minds it ("gluten-free pasta", "without cheese", "no peanuts")
 _MINDED = re.compile(
     r"\b(?:free|without|no|not|instead of|avoid|skip|substitute|swap|replace|allerg\w*|intoleran\w*|oat"
@@ -101,7 +101,7 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
         for told, words, _what in _COMPILED:
             if told.search(fact.content):
                 # a sentence naming the constraint itself minds it ("as a coeliac, ...")
-                named = {w for s in careless if not told.search(s) for w in _WORD.findall(s.lower())}
+                named = {w for s in careless if not told.search(s) for w in lower_words(s)}
                 ruled_out |= words & named
         if ruled_out:
             out.append(Conflict(fact=fact, words=tuple(sorted(ruled_out))))
@@ -138,7 +138,7 @@ def may_i_have(question: str, constraints: Sequence[Fact]) -> Advice | None:
     found = conflicts(question, constraints)
     if not found:
         return None
-    named = set(_WORD.findall(question.lower()))
+    named = set(lower_words(question))
     reasons: list[str] = []
     for conflict in found[:2]:
         for told, words, what in _COMPILED:
@@ -163,5 +163,5 @@ _FOOD = re.compile(
 def about_food(text: str) -> bool:
     """The message bears on what the user eats or drinks: every told constraint belongs in its
     prompt ("Can I have a latte?" for someone lactose intolerant)."""
-    named = set(_WORD.findall(text.lower()))
+    named = set(lower_words(text))
     return bool(_FOOD.search(text)) or any(named & words for _told, words, _what in _COMPILED)

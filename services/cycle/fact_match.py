@@ -38,6 +38,8 @@ from services.knowledge.record.slots import (
 )
 from services.recall.lexical import stem
 from thea.models import Fact
+from thea.words import without_possessive
+from thea.words import words as read_words
 
 #: the words that make a question about the user (or the user's household)
 _OWN = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
@@ -143,7 +145,7 @@ def _namings(content: str) -> list[tuple[str, str]]:
     for match in [*_RELATED_NAME.finditer(content), *_CALLED_NAME.finditer(content)]:
         if relation_word(match.group("relation")):
             said = match.group(0)[: match.start("name") - match.start()]
-            kept = [w for w in re.findall(r"[\w'-]+", said) if w.lower() not in _NOT_RELATION]
+            kept = [w for w in read_words(said) if w.lower() not in _NOT_RELATION]
             out.append((" ".join(kept).lower().removesuffix("'s"), match.group("name")))
     for match in _HAVE_NAMED.finditer(content):
         relation = match.group("relation")
@@ -185,7 +187,7 @@ def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, fro
 
 
 def _names_in(text: str) -> set[str]:
-    return {w.lower().removesuffix("'s") for w in re.findall(r"\b[A-Z][\w'-]+", text)}
+    return {without_possessive(w.lower()) for w in read_words(text) if len(w) > 1 and w[0].isupper()}
 
 
 def focus_of(question: str, known_names: Collection[str]) -> Focus:
@@ -193,12 +195,12 @@ def focus_of(question: str, known_names: Collection[str]) -> Focus:
     relations it names, and whether it speaks of the user. Another capitalised word is whom it
     asks about only when the question is not about the user ("Who is Zelda?"); in "When is our
     Lisbon trip?" it is what it asks about."""
-    words = re.findall(r"[^\W\d_][\w'-]*", question)
+    words = [w for w in read_words(question) if w[0].isalpha()]
     user = any(w.lower() in _OWN for w in words)
     names: set[str] = set()
     relations: set[str] = set()
     for i, word in enumerate(words):
-        low = word.lower().removesuffix("'s").removesuffix("\u2019s")
+        low = without_possessive(word.lower())
         if low in _OWN or low in _QUESTION_WORDS:
             continue
         relation = relation_word_typed(low) if low not in known_names else None

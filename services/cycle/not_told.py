@@ -27,9 +27,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from services.common.statements import asks, is_statement, sentences, tells_anything
-from services.common.text import STOPWORDS, TextEmbedder
+from services.common.text import TextEmbedder
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
+from thea.words import STOPWORDS, lower_words, without_possessive
 
 #: measured with MiniLM on single words: job~work 0.77, spouse~husband 0.87, pets~dog 0.70,
 #: kid~son 0.65; unrelated pairs mostly below 0.55 (sister~husband 0.54, car~app 0.35)
@@ -93,11 +94,10 @@ _ADVICE = re.compile(
 )
 #: requests to recall something about the user ("tell me about my job", "remind me where I ...")
 _RECALL_REQUEST = re.compile(r"\b(tell me|remind me)\b.*\b(my|mine|i)\b")
-_WORD = re.compile(r"[^\W\d_][\w']*|\d+", re.UNICODE)
 
 
 def _raw_words(text: str) -> list[str]:
-    return [w.lower().removesuffix("'s").removesuffix("'") for w in _WORD.findall(text)]
+    return [without_possessive(w) for w in lower_words(text)]
 
 
 def is_personal_question(text: str) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 
 from langchain_core.language_models import BaseChatModel
 
@@ -16,6 +15,7 @@ from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput, PartialWriteError
 from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, Step, cycle_node_id
+from thea.words import terms
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ def _relation(value: str | None) -> str | None:
 
 def grounded(concept: str, text: str) -> bool:
     """Every word of the concept (3+ letters) occurs in the text, ignoring case."""
-    words = [w for w in re.findall(r"\w+", concept.lower()) if len(w) >= 3]
+    words = [w for w in terms(concept) if len(w) >= 3]
     lowered = text.lower()
     return bool(words) and all(w in lowered for w in words)
 

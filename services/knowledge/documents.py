@@ -31,7 +31,6 @@ from services.common.limits import (
     MAX_EMBEDDED_CHUNKS,
 )
 from services.common.statements import sentences
-from services.common.text import STOPWORDS
 from services.recall.lexical import terms
 from thea.memory.chunking import spread_evenly
 from thea.models import (
@@ -44,6 +43,7 @@ from thea.models import (
     UserImpulse,
     stable_id,
 )
+from thea.words import STOPWORDS
 
 #: where a chunk prefers to end, best first: a blank line, a line end, a sentence end, a space
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"), re.compile(r"[.!?]\s"), re.compile(r"\s"))

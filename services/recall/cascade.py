@@ -29,13 +29,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import re
 import time
 from collections import defaultdict
 from typing import Any
 
 from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
-from services.common.text import STOPWORDS
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
@@ -43,6 +41,7 @@ from services.recall.lexical import LexicalDoc, bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
+from thea import words as word_reader
 from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import KeywordMatch
 from thea.memory.recall_port import RecallSource
@@ -59,6 +58,7 @@ from thea.models import (
     now_ms,
 )
 from thea.tuning import RecallTuning
+from thea.words import STOPWORDS
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,6 @@ RECALLABLE = frozenset(
 _RECALLABLE_TYPES = tuple(sorted(RECALLABLE))
 #: sorted, so the query text and its parameters are the same on every call
 _CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
-_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
 def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
@@ -83,9 +82,8 @@ def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[
     ``MAX_TERM_CHARS`` dropped), first seen first, at most ``max_terms``."""
     words: dict[str, None] = {}
     for text in texts:
-        for match in _WORD.finditer(text):
-            word = match.group().lower()
-            if word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
+        for word in word_reader.terms(text):
+            if len(word) >= 3 and word not in STOPWORDS and len(word) <= MAX_TERM_CHARS:
                 words.setdefault(word, None)
                 if len(words) >= max_terms:
                     return list(words)

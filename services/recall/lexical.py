@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+from thea import words
+
 _DOUBLE = re.compile(r"([b-df-hj-np-rtv-z])\1$")  # doubled final consonant (not l, s, z)
 
 
@@ -54,7 +55,7 @@ def stem(word: str) -> str:
 def terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:
     """Stemmed tokens of a text, stopwords dropped (before stemming)."""
     stop = set(stopwords)
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in stop]
+    return [stem(t) for t in words.terms(text) if t not in stop]
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ from thea.models import (
     stable_id,
 )
 from thea.tuning import MAX_INSIGHT_CHARS, MAX_RECALLED_SOURCES, GroundingTuning
+from thea.words import terms
 
 log = logging.getLogger(__name__)
 
@@ -363,7 +364,7 @@ class Crystallizer:
                 # a fact this very message told is the message again, not a second proof
                 and getattr(n, "source_message_id", None) != impulse.id
             ]
-        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", impulse.user_id or ""))
+        speaker = frozenset(terms(impulse.user_id or ""))
         return Sources(items, speaker)
 
 

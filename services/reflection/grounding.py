@@ -27,15 +27,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.common.statements import sentences
-from services.common.text import STOPWORDS, TextEmbedder
+from services.common.text import TextEmbedder
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
+from thea import words as word_reader
 from thea.models import Claim, EdgeType, Evidence
 from thea.tuning import MAX_QUOTE_CHARS, MAX_SPANS, GroundingTuning
+from thea.words import STOPWORDS
 
 #: evidence spans kept per claim (the best one of each source, most shared words first)
 MAX_CLAIM_EVIDENCE = 3
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: words that only say who spoke: never evidence of anything, never missing
 NEUTRAL = frozenset(
     (
@@ -74,7 +75,7 @@ SCHEMA_WORDS = frozenset(
 
 def content_terms(text: str, neutral: frozenset[str] = NEUTRAL) -> list[str]:
     """Stemmed content words of a text (numbers kept, stopwords and speaker words dropped)."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in neutral and (len(w) > 2 or w.isdigit())]
+    return [stem(w) for w in word_reader.terms(text) if w not in neutral and (len(w) > 2 or w.isdigit())]
 
 
 @dataclass
@@ -256,7 +257,7 @@ def _judged(
     if score >= tuning.min_lexical:
         return score, ""
     if lexical < tuning.min_lexical:
-        missing = sorted({w for w in _WORD.findall(claim.lower()) if stem(w) in set(terms) - set(found)})
+        missing = sorted({w for w in word_reader.terms(claim) if stem(w) in set(terms) - set(found)})
         return score, f"not in its evidence: {', '.join(missing[:8])}"
     return score, f"far in meaning from its evidence (similarity {cosine:.2f})"
 

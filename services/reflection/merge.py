@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -51,6 +50,7 @@ from thea.models import (
     stable_id,
 )
 from thea.tuning import GroundingTuning
+from thea.words import terms
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class Reflector:
         if merged.verification != "supported" or not merged.evidence:
             return
         items = [(e.source_id, e.kind, e.quote) for e in merged.evidence]
-        speaker = frozenset(w.lower() for w in re.findall(r"[^\W_]+", user_id))
+        speaker = frozenset(terms(user_id))
         verdict = check_claims(
             merged.content, Sources(items, speaker), self.memory.recall_port, self.grounding
         )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,13 +51,12 @@ from thea.models import (
     normalize_name,
     now_ms,
 )
+from thea.words import words as read_words
 
 log = logging.getLogger(__name__)
 
 #: graph property of a node whose vectors wait to be computed: when it was queued (epoch ms)
 EMBED_PENDING = "embed_pending"
-
-_NAME_WORD = re.compile(r"[^\W_]+(?:['.-][^\W_]+)*")
 
 _COLLECTION_OF: dict[NodeType, Collection] = {
     NodeType.CONCEPT: Collection.CONCEPTS,
@@ -316,7 +314,7 @@ class UniversalMemory(OperationGroups):
     ) -> list[Concept]:
         """One user's concepts whose name (or alias) is a run of up to ``max_words`` words of
         ``text``: indexed lookups of at most ``limit`` candidate names, no scan."""
-        words = _NAME_WORD.findall(text)
+        words = read_words(text)
         norms: dict[str, None] = {}
         for size in range(1, max_words + 1):
             for start in range(len(words) - size + 1):

@@ -34,11 +34,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from services.common.statements import LABEL, OPENERS, telling_sentences
-from services.common.text import STOPWORDS
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
+from thea.words import STOPWORDS
+from thea.words import words as read_words
 
 __all__ = ["USER", "Category", "Change", "ExtractedFact", "extract_facts"]
 
@@ -205,11 +206,10 @@ _BUSINESS = re.compile(
     r"|surgery|charity|council|newspaper|magazine)s?\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W\d_][\w'-]*|\d+", re.UNICODE)
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.replace("\u2019", "'"))
+    return read_words(text.replace("\u2019", "'"))
 
 
 def _is_name(word: str) -> bool:

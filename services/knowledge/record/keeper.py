@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from services.common.text import STOPWORDS
 from services.knowledge.record.extraction import Change, ExtractedFact
 from services.knowledge.record.rules import SINGLE_VALUED, supersessions
 from services.knowledge.record.slots import word_stems, words_of
@@ -34,6 +33,7 @@ from thea.models import (
     now_ms,
     stable_id,
 )
+from thea.words import STOPWORDS
 
 log = logging.getLogger(__name__)
 

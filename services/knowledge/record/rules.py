@@ -16,7 +16,6 @@ contains the other ("Berlin" / "Berlin, in Kreuzberg").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +32,7 @@ from services.knowledge.record.slots import (
 )
 from services.recall.lexical import stem
 from thea.models import Fact
+from thea.words import terms
 
 #: attributes (stems) that hold one value at a time
 SINGLE_VALUED = frozenset(
@@ -53,11 +53,10 @@ _ONE_AT_A_TIME = frozenset(
 )
 #: attributes that describe what someone is or does for a living: one replaces another on a change
 _ROLE = frozenset({"be-a", "job"})
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    return set(terms(text))
 
 
 @dataclass(frozen=True)

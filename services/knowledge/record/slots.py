@@ -29,6 +29,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from services.recall.lexical import stem
+from thea.words import WORD, lower_words, without_possessive
+from thea.words import words as read_words
 
 
 class Slot(StrEnum):
@@ -183,8 +185,6 @@ _CUES: dict[Slot, str] = {
     Slot.LANGUAGE: "speak speaks language languages fluent learning",
 }
 
-_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
-
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
     return frozenset(stem(w.lower().removesuffix("'s")) for w in words)
@@ -215,8 +215,8 @@ _WORK_AT = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b", re.I)
 
 
 def words_of(text: str) -> list[str]:
-    """The words of a text, lower-cased, possessive "'s" dropped."""
-    return [w.lower().removesuffix("'s").removesuffix("\u2019s") for w in _WORD.findall(text)]
+    """The words of a text that start with a letter, lower-cased, possessive "'s" dropped."""
+    return [without_possessive(w) for w in lower_words(text) if w[0].isalpha()]
 
 
 @lru_cache(maxsize=16_384)
@@ -442,7 +442,7 @@ def relation_word_typed(word: str) -> str | None:
 @lru_cache(maxsize=16_384)
 def relations_in(text: str) -> frozenset[str]:
     """Every relation a text gives someone."""
-    words = re.findall(r"[^\W\d_][\w'-]*|\d+", text)
+    words = read_words(text)
     found: set[str] = set()
     for i, word in enumerate(words):
         relation = relation_word(word)
@@ -513,14 +513,25 @@ def event_kinds(text: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
+def _names_in(text: str) -> list[str]:
+    """Capitalised words that start no sentence ("Omar", "Japan")."""
+    return [
+        m.group()
+        for m in WORD.finditer(text)
+        if len(m.group()) > 1
+        and m.group()[0].isupper()
+        and m.start() > 0
+        and not (text[m.start() - 2 : m.start() - 1] in (".", "!", "?") and text[m.start() - 1].isspace())
+    ]
+
+
 @lru_cache(maxsize=16_384)
 def event_words(text: str) -> frozenset[str]:
     """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
     a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan
     share words and two plans in the same month do not."""
     kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
-    names = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", text.strip())
-    proper = {stem(n.lower().removesuffix("'s")) for n in names} - _DATE_WORDS
+    proper = {stem(without_possessive(n.lower())) for n in _names_in(text.strip())} - _DATE_WORDS
     return frozenset(kinds | proper)
 
 

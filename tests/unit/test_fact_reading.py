@@ -331,3 +331,28 @@ def test_a_pet_that_died_ends_facts_about_it_but_not_where_the_user_lives() -> N
     facts = history(home, "Sad news, Skye passed away on Sunday.")
     assert current_texts(facts) == [home]
     assert current_texts(history("We have a dog called Rex.", "Rex died last week.")) == []
+
+
+def test_an_all_lower_case_introduction_is_read_as_if_cased() -> None:
+    name, age, role = extract_facts("yo im jake, 24, bartender in austin")
+    assert (name.value, age.value) == ("Jake", "24")
+    assert role.text == "I'm a bartender in austin."
+    # a word before a comma and a number is no name when the number starts something else
+    assert all(f.attribute != stem("name") for f in extract_facts("im tired, 2 kids keep me up"))
+    assert extract_facts("im vegetarian btw")[0].value == "vegetarian"
+
+
+def test_i_am_a_name_and_an_age_then_and_what_i_do() -> None:
+    name, age, job = extract_facts("I'm Anna, 31, and I work as a nurse.")
+    assert (name.value, age.value, job.attribute) == ("Anna", "31", "job")
+
+
+def test_someone_who_moved_out_ends_and_a_birthday_passed_is_the_new_age() -> None:
+    facts = history("My roommate is called Luis.", "Luis moved out, my new roommate is Priya.")
+    assert current_texts(facts) == ["My new roommate is Priya."]
+    facts = history("My daughter Ada is 5.", "Ada turned 6 yesterday!")
+    assert current_texts(facts) == ["Ada turned 6 yesterday."]
+    assert [f.value for f in facts if f.valid_until is None] == ["6"]
+    # a birthday to come is no age yet
+    facts = history("Tom is 39.", "Tom turns 40 on May 3.")
+    assert "Tom is 39." in current_texts(facts)

@@ -123,7 +123,8 @@ _END_VERBS = frozenset(
 _INTRANSITIVE_ENDS = frozenset({"die", "pass", "retire", "resign", "split", "crash"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
-    r"\b(?:passed\s+away|broke\s+up\s+with|gave\s+up|moved\s+out\s+of|got\s+rid\s+of|no\s+longer\s+(?:have|own)"
+    r"\b(?:passed\s+away|broke\s+up\s+with|gave\s+up|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
+    r"|no\s+longer\s+(?:have|own)"
     r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up)\b",
     re.IGNORECASE,
 )
@@ -157,7 +158,8 @@ _TIME_WORDS = frozenset(
 )  # fmt: skip
 #: value words that say when or how long rather than what ("now", "anymore", "for now")
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:now|anymore|any\s+more|for\s+now|these\s+days|at\s+the\s+moment|again|too|as\s+well))+\s*$",
+    r"(?:[\s,]+(?:now|anymore|any\s+more|for\s+now|these\s+days|at\s+the\s+moment|again|too|as\s+well|btw"
+    r"|by\s+the\s+way|lol|haha))+\s*$",
     re.IGNORECASE,
 )
 #: a replaced value named beside the new one (", not Berlin anymore", "instead of X"); a clause's own
@@ -354,6 +356,8 @@ def _attribute(clause: Clause, relocation: bool) -> str:
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
         return "job"
+    if clause.verb == "turn" and clause.tag in ("VBD", "VBN") and re.match(r"\d{1,3}\b", clause.value):
+        return "age"  # "Ada turned 6 yesterday" (not "turns 40 on May 3": a birthday to come)
     if clause.verb in _START_VERBS and _starts_work(clause):
         return "job"  # "I'm starting at a hospital pharmacy in Bath", "she joined a law firm"
     if clause.verb in _HAVE_VERBS and clause.object_words:
@@ -368,6 +372,19 @@ def _starts_work(clause: Clause) -> bool:
     if _JOB_NOUNS.search(said) or (clause.verb == "join" and _BUSINESS.search(said)):
         return True
     return any(prep == "at" and _BUSINESS.search(obj) for prep, obj in clause.preps)
+
+
+def _clean_value(value: str, attribute: str) -> str:
+    """The value without its reason, hedges and time words ("6 yesterday" -> "6", "me Maggie" ->
+    "Maggie")."""
+    value = re.split(r"\s+(?:because|since|as|due\s+to)\b", value, maxsplit=1)[0]
+    value = re.sub(r"^(?:actually|really|still|also|just|now)\s+", "", value, flags=re.IGNORECASE)
+    value = _TRAILING.sub("", value).strip(" ,.")
+    if attribute == stem("name"):
+        value = _CALLS_ME.sub("", value)
+    if attribute == "age":
+        value = re.sub(r"^(\d{1,3})\b.*$", r"\1", value)
+    return value
 
 
 def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
@@ -399,11 +416,7 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         old_value, value = swap
     if moved:
         value = re.sub(r"^(?:back\s+|forward\s+)?(?:to|until|till)\s+", "", value, flags=re.IGNORECASE)
-    value = re.split(r"\s+(?:because|since|as|due\s+to)\b", value, maxsplit=1)[0]
-    value = re.sub(r"^(?:actually|really|still|also|just|now)\s+", "", value, flags=re.IGNORECASE)
-    value = _TRAILING.sub("", value).strip(" ,.")
-    if attribute == stem("name"):
-        value = _CALLS_ME.sub("", value)
+    value = _clean_value(value, attribute)
     if end:
         change = Change.END
     elif moved:
@@ -456,11 +469,38 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
     return [named, role]
 
 
+_CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've", "i'll": "I'll", "i'd": "I'd"}
+_CASUAL_I_WORD = re.compile(r"\b(?:i|im|i'm|ive|i've|i'll|i'd)\b")
+#: a name in an all-lower-case introduction: "im jake, 24", "jake here", "my name is jake"
+_CASUAL_NAME = re.compile(
+    r"(?:\b(?:I'm|I am|this is)\s+|^\s*)(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b)"
+    r"|\b(?:my name is|my name's|call me)\s+(?P<named>[a-z][a-z'-]+)"
+)
+
+
+def casual_case(text: str) -> str:
+    """A message typed all in lower case read as if cased: "i"/"im" as "I"/"I'm", and the name
+    of an introduction ("yo im jake, 24, bartender" -> "yo I'm Jake, 24, bartender")."""
+    if any(c.isupper() for c in text):
+        return text
+    text = _CASUAL_I_WORD.sub(lambda m: _CASUAL_I[m.group()], text)
+
+    def named(found: re.Match[str]) -> str:
+        group = "name" if found.group("name") else "named"
+        word = found.group(group)
+        if word in STOPWORDS or is_occupation(word):
+            return found.group()
+        start = found.start(group) - found.start()
+        return found.group()[:start] + word.capitalize() + found.group()[start + len(word) :]
+
+    return _CASUAL_NAME.sub(named, text)
+
+
 def extract_facts(message: str) -> list[ExtractedFact]:
     """Every fact the telling sentences of a message state, in order."""
     reader = Reader()
     out: list[ExtractedFact] = []
-    for sentence in telling_sentences(message):
+    for sentence in telling_sentences(casual_case(message)):
         if is_order(sentence):  # an order to the assistant is never a fact about anyone
             continue
         label = _LABEL.match(sentence.strip())

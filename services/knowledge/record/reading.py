@@ -64,7 +64,8 @@ _HERE = re.compile(
 #: run a B&B", "It's Daniel here": a name said with "here" or an age (else "Noor, she ..." is
 #: about Noor)
 _LEADING_INTRO = re.compile(
-    r"^\s*(?:(?i:it's|it\s+is)\s+)?(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
+    r"^\s*(?:(?i:it's|it\s+is)\s+|(?P<me>(?i:i'm|i\s+am|my\s+name\s+is))\s+)?"
+    r"(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
     r"(?:(?P<here>\s+here)\s*(?:[,.!:;-]\s*|$)|\s*,\s*(?P<age>\d{1,3})\s*(?:[,.!:;-]\s*|$))"
     r"(?:(?P<also>\d{1,3})\s*(?:[,.!:;-]\s*|$))?(?P<rest>.*)$",
 )
@@ -476,11 +477,11 @@ class Reader:
         found = _LEADING_INTRO.match(sentence)
         if found is None:
             return None
-        rest = found.group("rest").strip()
+        rest = re.sub(r"^(?:and|but|so)\s+", "", found.group("rest").strip(), flags=re.IGNORECASE)
         age = found.group("age") or found.group("also")
         if not found.group("here") and not _ABOUT_USER.match(rest) and not _names_a_role(rest):
             return None  # "Basil, 3, loves walks": about Basil
-        if parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:
+        if not found.group("me") and parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:
             return None  # "Today, 3 ..." is no name
         name = found.group("name")
         out = [_user_says(f"I'm {name}.", name)]

@@ -356,3 +356,36 @@ def test_someone_who_moved_out_ends_and_a_birthday_passed_is_the_new_age() -> No
     # a birthday to come is no age yet
     facts = history("Tom is 39.", "Tom turns 40 on May 3.")
     assert "Tom is 39." in current_texts(facts)
+
+
+@pytest.mark.parametrize(
+    ("first", "correction", "now"),
+    [
+        (
+            "My dentist appointment is on the 12th of June.",
+            "Actually it's the 14th of June, not the 12th.",
+            "My dentist appointment is on the 14th of June.",
+        ),
+        (
+            "My wife Karin and I are going to Crete on September 9.",
+            "Sorry, I meant Rhodes, not Crete.",
+            "My wife Karin and I are going to Rhodes on September 9.",
+        ),
+        ("I like coffee.", "I like tea, not coffee.", "I like tea."),
+    ],
+)
+def test_a_correction_that_names_only_the_new_value_rewrites_what_it_corrects(
+    first: str, correction: str, now: str
+) -> None:
+    facts = history(first, correction)
+    assert current_texts(facts) == [now]
+    assert [f.content for f in facts if f.valid_until is not None] == [first]
+
+
+def test_retiring_replaces_the_job_and_is_what_one_does_now() -> None:
+    facts = history("I work as a nurse.", "I retired in May.")
+    assert current_texts(facts) == ["I retired in May."]
+    assert current_texts(history("I work as a nurse.", "I'm going to retire next year.")) == [
+        "I work as a nurse.",
+        "I'm going to retire next year.",
+    ]

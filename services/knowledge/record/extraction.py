@@ -116,11 +116,11 @@ _CHANGE_WORDS = re.compile(
 )
 #: verbs whose past says something ended ("sold the Golf", "Biscuit died")
 _END_VERBS = frozenset(
-    {"sell", "quit", "leave", "lose", "stop", "cancel", "end", "retire", "resign", "steal", "die", "dump",
+    {"sell", "quit", "leave", "lose", "stop", "cancel", "end", "resign", "steal", "die", "dump",
      "divorce", "close", "finish", "crash", "wreck", "total", "scrap", "pass", "split", "drop", "abandon"}
 )  # fmt: skip
 #: of those, the ones whose subject is what ended ("Rex died", "I retired")
-_INTRANSITIVE_ENDS = frozenset({"die", "pass", "retire", "resign", "split", "crash"})
+_INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
     r"\b(?:passed\s+away|broke\s+up\s+with|gave\s+up|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
@@ -166,8 +166,12 @@ _TRAILING = re.compile(
 #: "not ... anymore" ("Dev's not teaching anymore") is an end, not a replaced value
 REPLACED_VALUE = _REPLACED = re.compile(
     r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
-    r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+))",
+    r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$)",
     re.IGNORECASE,
+)
+#: a correction without a verb: "(Sorry, I meant) Rhodes, not Crete."
+_BARE_CORRECTION = re.compile(
+    r"^(?P<new>[^,.;]{1,60}),\s*not\s+(?P<old>[^,.;]{1,60}?)\s*[.!]?$", re.IGNORECASE
 )
 #: the new value of a move starts with a date ("moved to May 9", "pushed back to July 5")
 _DATE_START = re.compile(
@@ -352,18 +356,29 @@ def _attribute(clause: Clause, relocation: bool) -> str:
     named = clause.verb in ("call", "name") and clause.passive
     if named and _names_a_relative(subject.key, clause.value.split()):
         return stem("name")  # "my manager is called Deborah"
-    if _AS_ROLE.match(clause.value) and is_occupation(clause.value):
-        return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
-    if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
-        return "job"
-    if clause.verb == "turn" and clause.tag in ("VBD", "VBN") and re.match(r"\d{1,3}\b", clause.value):
-        return "age"  # "Ada turned 6 yesterday" (not "turns 40 on May 3": a birthday to come)
-    if clause.verb in _START_VERBS and _starts_work(clause):
-        return "job"  # "I'm starting at a hospital pharmacy in Bath", "she joined a law firm"
+    said = _work_or_age(clause)
+    if said:
+        return said
     if clause.verb in _HAVE_VERBS and clause.object_words:
         return _object_head(clause.object_words) or stem(clause.verb)
     verb = stem(clause.verb)
     return _ALIASES.get(verb, verb)
+
+
+def _work_or_age(clause: Clause) -> str:
+    """ "job" or "age" when the verb says one whatever its words, else ""."""
+    past = clause.tag in ("VBD", "VBN")
+    if _AS_ROLE.match(clause.value) and is_occupation(clause.value):
+        return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
+    if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
+        return "job"  # "I run a small bed and breakfast"
+    if clause.verb == "retire" and past:
+        return "job"  # "I retired last month": a new state of work that replaces the job
+    if clause.verb == "turn" and past and re.match(r"\d{1,3}\b", clause.value):
+        return "age"  # "Ada turned 6 yesterday" (not "turns 40 on May 3": a birthday to come)
+    if clause.verb in _START_VERBS and _starts_work(clause):
+        return "job"  # "I'm starting at a hospital pharmacy in Bath", "she joined a law firm"
+    return ""
 
 
 def _starts_work(clause: Clause) -> bool:
@@ -512,6 +527,15 @@ def extract_facts(message: str) -> list[ExtractedFact]:
         text = _GREETING.sub("", text, count=1).strip()
         if not text:
             continue
-        for clause in reader.clauses(text[:1].upper() + text[1:]):
+        clauses = reader.clauses(text[:1].upper() + text[1:])
+        bare = _BARE_CORRECTION.match(text) if not clauses else None
+        if bare:  # the value it replaces is found by the keeper (keeper.inherit_slots rewrites it)
+            new, old = bare.group("new").strip(), bare.group("old").strip()
+            told = ExtractedFact(
+                subject_key=USER, subject="you", attribute="be", value=new, text=_sentence(text),
+                change=Change.CHANGE, old_value=old, slots=fact_slots(text, "be", new),
+            )  # fmt: skip
+            out.append(told)
+        for clause in clauses:
             out += _split_name(_reading(clause, label_change))
     return out

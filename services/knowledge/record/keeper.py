@@ -13,6 +13,7 @@ those) are superseded with it, so recall never hands out the old value as curren
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -246,17 +247,58 @@ def inherit_slots(
             for item in ended:
                 take(fact.id, item.fact)
     out: list[Fact] = []
-    for fact in facts:
-        update = {
+    for fact, told in zip(facts, extracted, strict=True):
+        update: dict[str, object] = {
             "slots": sorted(slots[fact.id]),
             "keywords": sorted(words[fact.id] - word_stems(fact.content)),
         }
+        replaced = [s.fact for s in superseded if s.by == fact.id]
+        update |= _correction(told, replaced)
         out.append(
             fact.model_copy(update=update)
             if update != {"slots": fact.slots, "keywords": fact.keywords}
             else fact
         )
     return out
+
+
+#: what says nothing of its own but the corrected value: "It's the 14th of June, not the 12th",
+#: "(Sorry, I meant) Rhodes, not Crete"
+_BARE_SUBJECTS = frozenset({"it", "that", "this"})
+
+
+def _correction(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """A bare correction becomes the sentence it corrects with the new value in place of the old:
+    "My wife Karin and I are going to Rhodes on September 9." (as told, "Rhodes, not Crete." said
+    neither who goes nor when). Nothing when the correction says its own sentence."""
+    if not told.old_value or (told.verb and told.attribute not in _BARE_SUBJECTS):
+        return {}
+    for old in replaced:
+        content = swapped(old.content, told.old_value, told.value)
+        if content is not None:
+            value = swapped(old.value or "", told.old_value, told.value)
+            return {"content": content, "value": value or told.value, "attribute": old.attribute}
+    return {}
+
+
+def swapped(text: str, old_value: str, new_value: str) -> str | None:
+    """``text`` with ``old_value`` replaced by ``new_value``, the words after it that the new value
+    repeats taken too ("on the 12th of June" -> "on the 14th of June" for "the 14th of June"), or
+    None when ``old_value`` is not in it."""
+    found = re.search(rf"\b{re.escape(old_value)}\b", text, re.IGNORECASE)
+    if found is None:
+        return None
+    after = text[found.end() :]
+    tail_words = after.split()
+    taken = 0
+    for count in range(len(tail_words), 0, -1):
+        tail = [w.rstrip(".!,;") for w in tail_words[:count]]
+        if new_value.lower().endswith(" " + " ".join(tail).lower()):
+            pattern = r"\s+" + r"\s+".join(re.escape(w) for w in tail)
+            repeated = re.match(pattern, after)
+            taken = repeated.end() if repeated else 0
+            break
+    return text[: found.start()] + new_value + after[taken:]
 
 
 def inherited_words(old: Fact) -> set[str]:

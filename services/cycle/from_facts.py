@@ -41,12 +41,14 @@ from services.cycle.fact_match import (
     relation_said,
     who_is,
 )
+from services.knowledge.record.extraction import Change
 from services.knowledge.record.slots import (
     SINGLE_VALUED,
     Slot,
     question_slots,
     relation_covers,
     relation_word,
+    word_stems,
 )
 from services.prompts.quoting import without_any_order
 from thea.models import Fact
@@ -133,6 +135,36 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         chosen.append(other)
     said = [m for m in chosen if not _NO_LONGER.search(m.fact.content)]
     return said or chosen  # "Your new manager is Kwame." without "Deborah's no longer your boss."
+
+
+#: "What happened to my Brompton?": what ended is the answer
+_WHAT_HAPPENED = re.compile(r"^\s*what\s+happened\s+(?:to|with)\b", re.IGNORECASE)
+_STILL = re.compile(r"\bstill\b", re.IGNORECASE)
+
+
+def _what_ended(
+    question: str, chosen: Sequence[FactMatch], history: Sequence[Fact], people: Mapping[str, frozenset[str]]
+) -> FactAnswer | None:
+    """An ended fact answers "What happened to my Brompton?" ("Your Brompton got stolen last
+    night."), and "Do I still work from home?" when it speaks of the question's words more than
+    what is true now ("Not any more. Now: you've started working at an agency in town.")."""
+    if not history or not (_WHAT_HAPPENED.match(question) or (_STILL.search(question) and chosen)):
+        return None
+    if _WHAT_HAPPENED.match(question):  # what ended it, else what it was
+        ends = [f for f in history if f.change == Change.END.value]
+        found = _chosen(match_facts(question, ends, people=people), question)
+        found = found or _chosen(match_facts(question, history, people=people), question)
+        return _answer(found, earlier=False) if found else None
+    before = _chosen(match_facts(question, history, people=people), question)
+    if not before or not _ASKS_YES_NO.match(question):
+        return None
+    asked = word_stems(question)
+    if max(len(asked & word_stems(m.fact.content)) for m in before) <= max(
+        len(asked & word_stems(m.fact.content)) for m in chosen
+    ):
+        return None
+    now = _answer(chosen, earlier=False)
+    return FactAnswer(text=f"Not any more. Now: {lower_first(now.text)}", facts=now.facts, why=now.why)
 
 
 def _newest(matches: Sequence[FactMatch]) -> FactMatch | None:
@@ -240,6 +272,9 @@ def answer_from_facts(
             )
     ranked = match_facts(question, candidates, people=people, similarity=similarity, recall=recall)
     chosen = _chosen(ranked, question)
+    ended = _what_ended(question, chosen, history, people) if not earlier else None
+    if ended is not None:
+        return ended
     if chosen:
         return _answer(chosen, earlier=earlier)
     if earlier and current:

@@ -389,3 +389,38 @@ def test_retiring_replaces_the_job_and_is_what_one_does_now() -> None:
         "I work as a nurse.",
         "I'm going to retire next year.",
     ]
+
+
+def test_what_happened_and_do_i_still_are_answered_from_what_ended() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history(
+        "I ride a Brompton to work.", "My Brompton got stolen last night.", "Got a new bike - a Trek FX 3."
+    )
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    happened = answer_from_facts("What happened to my Brompton?", [], now, earlier=False, history=ended)
+    assert happened is not None
+    assert happened.text.startswith("Your Brompton got stolen last night (")  # the date spelled out
+    facts = history(
+        "I'm a translator and I work from home in Valencia.",
+        "I've started working at an agency in town, no more working from home.",
+    )
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    still = answer_from_facts("Do I still work from home?", [], now, earlier=False, history=ended)
+    assert still is not None
+    assert still.text == "Not any more. Now: you've started working at an agency in town."
+
+
+def test_an_age_said_alone_after_a_name_is_the_users_age() -> None:
+    name, age, role = extract_facts("Sam here. 41. Software engineer at Monzo.")
+    assert (name.value, age.value, age.attribute) == ("Sam", "41", "age")
+    assert "Monzo" in role.text
+    assert [f.attribute for f in extract_facts("I have 2 cats. 3 dogs.")] == [stem("cat")]
+
+
+def test_a_who_is_clause_stays_with_the_name_it_describes() -> None:
+    (kids,) = extract_facts("I have two kids: Leo who's 9 and Maya who's 6.")
+    assert kids.subject_key == USER
+    assert "Maya who is 6" in kids.text

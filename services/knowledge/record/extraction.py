@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import LABEL, OPENERS, telling_sentences
+from services.common.statements import LABEL, OPENERS, sentences, tells
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
@@ -166,7 +166,8 @@ _TRAILING = re.compile(
 #: "not ... anymore" ("Dev's not teaching anymore") is an end, not a replaced value
 REPLACED_VALUE = _REPLACED = re.compile(
     r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
-    r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$)",
+    r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$"
+    r"|,\s*no\s+more\s+(?P<f>[^,.;]+))",
     re.IGNORECASE,
 )
 #: a correction without a verb: "(Sorry, I meant) Rhodes, not Crete."
@@ -199,11 +200,12 @@ _IN_PLACE_NOW = re.compile(r"^in\s+[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?\s*,?\s+now$"
 _CALLS_ME = re.compile(r"^(?:me|us)\s+(?=[A-Z])")
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 _FUTURE = frozenset({"will", "'ll", "going", "gonna", "might", "may", "could", "should", "would", "'d"})
-_HAVE_VERBS = frozenset({"have", "get", "own", "buy", "adopt", "keep", "rescue"})
+_HAVE_VERBS = frozenset({"have", "get", "got", "own", "buy", "adopt", "keep", "rescue"})
 _ALIASES = {"work": "job", "employ": "job"}
 #: "I run a small bed and breakfast", "we own a bakery": a business one runs is one's work
 _RUN_VERBS = frozenset({"run", "own", "manage"})
 _START_VERBS = frozenset({"start", "begin", "join"})
+_WORKING_AT = re.compile(r"^(?:working|work|to\s+work)\s+(?:at|for|in)\b", re.IGNORECASE)
 _JOB_NOUNS = re.compile(r"\b(?:job|position|role|post|placement|internship|apprenticeship|residency)\b", re.I)
 _BUSINESS = re.compile(
     r"\b(?:business|company|firm|shop|store|caf[eé]|restaurant|bakery|pub|bar|hotel|b&b|bed\s+and\s+breakfast"
@@ -386,6 +388,8 @@ def _starts_work(clause: Clause) -> bool:
     said = " ".join(clause.object_words)
     if _JOB_NOUNS.search(said) or (clause.verb == "join" and _BUSINESS.search(said)):
         return True
+    if _WORKING_AT.match(clause.value):
+        return True  # "I've started working at an agency in town"
     return any(prep == "at" and _BUSINESS.search(obj) for prep, obj in clause.preps)
 
 
@@ -511,31 +515,51 @@ def casual_case(text: str) -> str:
     return _CASUAL_NAME.sub(named, text)
 
 
+_BARE_NUMBER = re.compile(r"^\s*(?:1[0-1]\d|[1-9]?\d)\s*[.!]?\s*$")
+
+
+def _bare_age(text: str) -> ExtractedFact:
+    age = text.strip(" .!")
+    return ExtractedFact(
+        subject_key=USER, subject="you", attribute="age", value=age, text=f"I'm {age}.",
+        slots=frozenset({Slot.AGE}),
+    )  # fmt: skip
+
+
 def extract_facts(message: str) -> list[ExtractedFact]:
     """Every fact the telling sentences of a message state, in order."""
     reader = Reader()
     out: list[ExtractedFact] = []
-    for sentence in telling_sentences(casual_case(message)):
-        if is_order(sentence):  # an order to the assistant is never a fact about anyone
-            continue
-        label = _LABEL.match(sentence.strip())
-        label_change = bool(label and _CHANGE_WORDS.search(label.group()))
-        text = _LABEL.sub("", sentence.strip(), count=1)
-        opener = _GREETING.match(text)
-        # "Scratch that, ...", "Actually, ...": a correction of what was said before
-        label_change = label_change or bool(opener and _CHANGE_WORDS.search(opener.group()))
-        text = _GREETING.sub("", text, count=1).strip()
-        if not text:
-            continue
-        clauses = reader.clauses(text[:1].upper() + text[1:])
-        bare = _BARE_CORRECTION.match(text) if not clauses else None
-        if bare:  # the value it replaces is found by the keeper (keeper.inherit_slots rewrites it)
-            new, old = bare.group("new").strip(), bare.group("old").strip()
-            told = ExtractedFact(
-                subject_key=USER, subject="you", attribute="be", value=new, text=_sentence(text),
-                change=Change.CHANGE, old_value=old, slots=fact_slots(text, "be", new),
-            )  # fmt: skip
-            out.append(told)
-        for clause in clauses:
-            out += _split_name(_reading(clause, label_change))
+    for sentence in sentences(casual_case(message)):
+        if _BARE_NUMBER.match(sentence) and any(
+            f.subject_key == USER and f.attribute == stem("name") for f in out
+        ):
+            out.append(_bare_age(sentence))  # "Sam here. 41. Software engineer at Monzo."
+        elif tells(sentence) and not is_order(sentence):  # an order is never a fact about anyone
+            out += _sentence_facts(reader, sentence)
+    return out
+
+
+def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
+    label = _LABEL.match(sentence.strip())
+    label_change = bool(label and _CHANGE_WORDS.search(label.group()))
+    text = _LABEL.sub("", sentence.strip(), count=1)
+    opener = _GREETING.match(text)
+    # "Scratch that, ...", "Actually, ...": a correction of what was said before
+    label_change = label_change or bool(opener and _CHANGE_WORDS.search(opener.group()))
+    text = _GREETING.sub("", text, count=1).strip()
+    if not text:
+        return []
+    out: list[ExtractedFact] = []
+    clauses = reader.clauses(text[:1].upper() + text[1:])
+    bare = _BARE_CORRECTION.match(text) if not clauses else None
+    if bare:  # the value it replaces is found by the keeper (keeper.inherit_slots rewrites it)
+        new, old = bare.group("new").strip(), bare.group("old").strip()
+        told = ExtractedFact(
+            subject_key=USER, subject="you", attribute="be", value=new, text=_sentence(text),
+            change=Change.CHANGE, old_value=old, slots=fact_slots(text, "be", new),
+        )  # fmt: skip
+        out.append(told)
+    for clause in clauses:
+        out += _split_name(_reading(clause, label_change))
     return out

@@ -54,6 +54,7 @@ _LINKERS = frozenset({"so", "and", "but", "then", "also", "plus"})
 _NAME_POS = frozenset({"PROPN"})
 #: "name's George", "surname's Kowalski": the "'s" is "is" (the parser reads a possessive)
 _NAME_IS = re.compile(r"\b((?:sur|nick|first|last|full)?name)['\u2019]s\b(?=\s+[A-Z])", re.IGNORECASE)
+_WHO_IS = re.compile(r"\b([Ww]ho)['\u2019]s\b(?!\s+(?:been|got|had)\b)")
 #: "Daniel here.", "It's Daniel here", "This is Daniel."
 _HERE = re.compile(
     r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s+here\b"
@@ -397,6 +398,7 @@ class Reader:
 
     def clauses(self, sentence: str) -> list[Clause]:
         sentence = _NAME_IS.sub(r"\1 is", sentence)
+        sentence = _WHO_IS.sub(r"\1 is", sentence)  # "Maya who's 6": a parser reads a possessive
         lead = self._leading_introduction(sentence)
         if lead is not None:
             return lead

@@ -323,7 +323,7 @@ class Orchestrator:
             step=service.step,
             task_id=task.id,
             status=status,
-            output=outcome.output if outcome else {},
+            output=outcome.output.wire() if outcome and outcome.output else {},
             error=error or (outcome.degraded if outcome else None),
             duration_ms=duration,
             model=usage.model,

@@ -130,7 +130,7 @@ class PlannerService(CognitiveService):
         # text, and a concept must be made of words the user actually wrote.
         said = detect_window(text)
         window = out.time_window if said != "none" and out.time_window != "none" else said
-        start, end = time_window(window)
+        span = time_window(window)
         relation = _relation(out.triple_relation)
         # a pattern's known ends must be the user's words (the prompt's example leaked otherwise)
         ends = [e for e in (out.triple_subject, out.triple_object) if e]
@@ -148,8 +148,8 @@ class PlannerService(CognitiveService):
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too
             concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)]))[:MAX_PLAN_CONCEPTS],
-            time_from=start,
-            time_to=end,
+            time_from=span.start,
+            time_to=span.end,
             triple_pattern=triple,
             **ids,
         )

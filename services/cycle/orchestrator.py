@@ -36,7 +36,7 @@ from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import CycleMemory
 from thea.models import (
     FIRST_LOOK,
     CycleStatus,
@@ -105,7 +105,7 @@ CycleObserver = Callable[[CycleResult | None, float, str], None]
 class Orchestrator:
     def __init__(
         self,
-        memory: UniversalMemory,
+        memory: CycleMemory,
         *,
         instinct: CognitiveService,
         planner: CognitiveService,

@@ -17,7 +17,7 @@ from thea.memory.operations import (
     ReflectionOperations,
     TraceReads,
 )
-from thea.models import Collection, Concept, Edge, Node
+from thea.models import Collection, Concept, Edge, Node, VectorFilter, VectorHit
 
 if TYPE_CHECKING:
     from thea.memory.universal import RecordResult
@@ -133,4 +133,69 @@ class VectorBacklog(Protocol):
 
     def pending_vectors(self) -> int:
         """How many memories still wait."""
+        ...
+
+
+class ConceptSource(Protocol):
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
+        """The user's concepts with these names, created when missing."""
+        ...
+
+
+class AsyncRecorder(Protocol):
+    """What a slow-loop job writes from its event loop (distilled turns)."""
+
+    async def arecord(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
+        """Store nodes and edges (in a thread)."""
+        ...
+
+
+class CrystalWriter(AsyncRecorder, NodeReads, ConceptSource, Protocol):
+    """What crystallizing a session writes: its crystal, the crystal's concepts and its trace."""
+
+
+class CycleMemory(AsyncRecorder, ConceptSource, Protocol):
+    """What the orchestrator writes and reads: the cycle's nodes, the impulse's concepts and
+    status, and a session's earlier exchanges (to restore its conversation)."""
+
+    @property
+    def traces(self) -> TraceReads: ...
+
+    def link(self, links: Sequence[Edge]) -> int:
+        """Add edges between nodes already recorded."""
+        ...
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set properties of nodes; how many were found."""
+        ...
+
+
+class FactStore(NodeReads, ConceptSource, Protocol):
+    """What the fact keeper reads and writes: similar facts and insights, the facts it records
+    with their concepts, and what a new value supersedes."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def search(
+        self,
+        text: str,
+        collection: Collection = Collection.EXPERIENCE,
+        *,
+        flt: VectorFilter | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        """The nearest memories of a collection to ``text``."""
+        ...
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges."""
         ...

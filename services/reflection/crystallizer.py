@@ -40,7 +40,7 @@ from services.prompts import crystallize as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
-from services.reflection.revision import Item, revise_insights
+from services.reflection.revision import Item, RevisionRequest, revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace
 from thea.errors import JobError
@@ -278,9 +278,7 @@ class Crystallizer:
         nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
         await self.memory.arecord([*produced, *nodes], edges + job_edges)
         if user_id:  # what this message says may support or contradict older insights
-            revised = await asyncio.to_thread(
-                revise_insights,
-                self.memory,
+            request = RevisionRequest(
                 user_id,
                 [Item(impulse_id, impulse.type.value, impulse.content)],
                 concept_ids=[c.id for c in concepts.values()],
@@ -289,6 +287,7 @@ class Crystallizer:
                 speaker_words=sources.speaker_words,
                 grounding=self.grounding,
             )
+            revised = await asyncio.to_thread(revise_insights, self.memory, request)
             outcome.revised = revised.as_dict()
         log.info(
             "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",

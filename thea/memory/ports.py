@@ -17,9 +17,10 @@ from thea.memory.operations import (
     ReflectionOperations,
     TraceReads,
 )
-from thea.models import Collection, Concept, Edge, Node, VectorFilter, VectorHit
+from thea.models import Collection, Concept, Edge, KnowledgeCrystal, Node, VectorFilter, VectorHit
 
 if TYPE_CHECKING:
+    from thea.memory.recall_port import RecallPort
     from thea.memory.universal import RecordResult
 
 
@@ -198,4 +199,74 @@ class FactStore(NodeReads, ConceptSource, Protocol):
         self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
     ) -> RecordResult:
         """Store nodes and edges."""
+        ...
+
+
+class InsightSupersession(Protocol):
+    """What superseding the insights that rest on a fact reads and writes."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges."""
+        ...
+
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Close the concept relations these insights asserted."""
+        ...
+
+
+class FactEdits(FactSource, InsightSupersession, Protocol):
+    """What correcting or outdating a fact of record reads and writes."""
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def link(self, links: Sequence[Edge]) -> int:
+        """Add edges between nodes already recorded."""
+        ...
+
+
+class InsightRevisionSource(NodeReads, Protocol):
+    """What revising insights on new evidence reads and writes: the insights about what it names
+    or nearest to it, embeddings to compare claims, and the revised insights."""
+
+    @property
+    def recall_port(self) -> RecallPort: ...
+
+    def concepts_named_in(
+        self, text: str, user_id: str, max_words: int = 3, limit: int = 400
+    ) -> list[Concept]:
+        """The user's concepts whose name is a run of words of ``text``."""
+        ...
+
+    def insights_about(
+        self, concept_ids: Sequence[str], user_id: str, *, exclude: Sequence[str] = (), limit: int = 20
+    ) -> list[KnowledgeCrystal]:
+        """The user's insights linked to any of the concepts."""
+        ...
+
+    def search(
+        self,
+        text: str,
+        collection: Collection = Collection.EXPERIENCE,
+        *,
+        flt: VectorFilter | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        """The nearest memories of a collection to ``text``."""
+        ...
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges."""
+        ...
+
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Close the concept relations these insights asserted."""
         ...

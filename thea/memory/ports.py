@@ -17,7 +17,17 @@ from thea.memory.operations import (
     ReflectionOperations,
     TraceReads,
 )
-from thea.models import Collection, Concept, Edge, KnowledgeCrystal, Node, VectorFilter, VectorHit
+from thea.models import (
+    Collection,
+    Concept,
+    Edge,
+    EdgeType,
+    KnowledgeCrystal,
+    Node,
+    Subgraph,
+    VectorFilter,
+    VectorHit,
+)
 
 if TYPE_CHECKING:
     from thea.memory.recall_port import RecallPort
@@ -269,4 +279,21 @@ class InsightRevisionSource(NodeReads, Protocol):
 
     def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
         """Close the concept relations these insights asserted."""
+        ...
+
+
+class CrystallizerMemory(TraceSource, AsyncRecorder, ConceptSource, InsightRevisionSource, Protocol):
+    """What crystallizing a message reads and writes: its cycle, the concepts it links, the
+    crystal with its trace, and the older insights it revises."""
+
+    def neighbourhood(
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+        *,
+        user_id: str | None = None,
+    ) -> Subgraph:
+        """The nodes and edges around a node."""
         ...

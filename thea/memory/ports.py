@@ -297,3 +297,21 @@ class CrystallizerMemory(TraceSource, AsyncRecorder, ConceptSource, InsightRevis
     ) -> Subgraph:
         """The nodes and edges around a node."""
         ...
+
+
+class ReflectionMemory(AsyncRecorder, NodeReads, ReflectionSource, Protocol):
+    """What merging a user's insights reads and writes: candidate groups, their claims, the
+    merged insights, and the sources archived from the vector store."""
+
+    @property
+    def recall_port(self) -> RecallPort: ...
+
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges."""
+        ...
+
+    def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Mark points of a collection active or not (recall skips inactive ones)."""
+        ...

@@ -46,6 +46,36 @@ class NodeLookup(NodeReads, Protocol):
         ...
 
 
+class Recorder(Protocol):
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
+        ...
+
+
+class ConceptSource(Protocol):
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
+        """The user's concepts with these names, created when missing."""
+        ...
+
+
+class VectorSearch(Protocol):
+    def search(
+        self,
+        text: str,
+        collection: Collection = Collection.EXPERIENCE,
+        *,
+        flt: VectorFilter | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        """The nearest memories of a collection to ``text``."""
+        ...
+
+
 class TraceSource(NodeLookup, Protocol):
     """What the trace view reads: cycles, and the user's own nodes by id or prefix."""
 
@@ -108,20 +138,8 @@ class FeedbackTarget(NodeReads, Protocol):
         ...
 
 
-class MemoryWriter(Protocol):
+class MemoryWriter(Recorder, ConceptSource, Protocol):
     """What recording new memories with their concepts writes (imports, ``remember``)."""
-
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
-        ...
-
-    def get_or_create_concepts(
-        self, names: Sequence[str], user_id: str, *, embed: bool = True
-    ) -> dict[str, Concept]:
-        """The user's concepts with these names, created when missing."""
-        ...
 
 
 class ImportTarget(MemoryWriter, Protocol):
@@ -144,14 +162,6 @@ class VectorBacklog(Protocol):
 
     def pending_vectors(self) -> int:
         """How many memories still wait."""
-        ...
-
-
-class ConceptSource(Protocol):
-    def get_or_create_concepts(
-        self, names: Sequence[str], user_id: str, *, embed: bool = True
-    ) -> dict[str, Concept]:
-        """The user's concepts with these names, created when missing."""
         ...
 
 
@@ -183,7 +193,7 @@ class CycleMemory(AsyncRecorder, ConceptSource, Protocol):
         ...
 
 
-class FactStore(NodeReads, ConceptSource, Protocol):
+class FactStore(NodeReads, ConceptSource, Recorder, VectorSearch, Protocol):
     """What the fact keeper reads and writes: similar facts and insights, the facts it records
     with their concepts, and what a new value supersedes."""
 
@@ -193,36 +203,12 @@ class FactStore(NodeReads, ConceptSource, Protocol):
     @property
     def knowledge(self) -> KnowledgeWrites: ...
 
-    def search(
-        self,
-        text: str,
-        collection: Collection = Collection.EXPERIENCE,
-        *,
-        flt: VectorFilter | None = None,
-        limit: int = 10,
-        score_threshold: float | None = None,
-    ) -> list[VectorHit]:
-        """The nearest memories of a collection to ``text``."""
-        ...
 
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges."""
-        ...
-
-
-class InsightSupersession(Protocol):
+class InsightSupersession(Recorder, Protocol):
     """What superseding the insights that rest on a fact reads and writes."""
 
     @property
     def facts(self) -> FactReads: ...
-
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges."""
-        ...
 
     def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
         """Close the concept relations these insights asserted."""
@@ -240,7 +226,7 @@ class FactEdits(FactSource, InsightSupersession, Protocol):
         ...
 
 
-class InsightRevisionSource(NodeReads, Protocol):
+class InsightRevisionSource(NodeReads, Recorder, VectorSearch, Protocol):
     """What revising insights on new evidence reads and writes: the insights about what it names
     or nearest to it, embeddings to compare claims, and the revised insights."""
 
@@ -257,24 +243,6 @@ class InsightRevisionSource(NodeReads, Protocol):
         self, concept_ids: Sequence[str], user_id: str, *, exclude: Sequence[str] = (), limit: int = 20
     ) -> list[KnowledgeCrystal]:
         """The user's insights linked to any of the concepts."""
-        ...
-
-    def search(
-        self,
-        text: str,
-        collection: Collection = Collection.EXPERIENCE,
-        *,
-        flt: VectorFilter | None = None,
-        limit: int = 10,
-        score_threshold: float | None = None,
-    ) -> list[VectorHit]:
-        """The nearest memories of a collection to ``text``."""
-        ...
-
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges."""
         ...
 
     def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
@@ -299,18 +267,12 @@ class CrystallizerMemory(TraceSource, AsyncRecorder, ConceptSource, InsightRevis
         ...
 
 
-class ReflectionMemory(AsyncRecorder, NodeReads, ReflectionSource, Protocol):
+class ReflectionMemory(AsyncRecorder, NodeReads, ReflectionSource, Recorder, Protocol):
     """What merging a user's insights reads and writes: candidate groups, their claims, the
     merged insights, and the sources archived from the vector store."""
 
     @property
     def recall_port(self) -> RecallPort: ...
-
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges."""
-        ...
 
     def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
         """Mark points of a collection active or not (recall skips inactive ones)."""

@@ -39,7 +39,6 @@ from thea.runtime import build_runtime
 from thea.tuning import MIN_LEXICAL
 from thea.words import lower_words
 from thea.words import words as read_words
-from workers.worker import run_burst
 
 USER = "ines"
 STATEMENTS = [
@@ -101,7 +100,6 @@ def measure(model: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="thea-bench-knowledge-") as tmp:
         settings = load_settings("embedded", data_dir=Path(tmp) / "data", llm={"provider": model})
         runtime = build_runtime(settings)
-        runtime.install_worker_context()
         log: list[dict[str, Any]] = []
         started = time.perf_counter()
         try:
@@ -112,10 +110,10 @@ def measure(model: str) -> dict[str, Any]:
                 return result.answer
 
             acks = [asyncio.run(say(s, "tell")) for s in STATEMENTS]
-            run_burst(runtime.jobs.connection)  # the slow loop: crystallize every exchange
+            runtime.run_jobs()  # the slow loop: crystallize every exchange
             answers = [asyncio.run(say(q, "ask")) for q, _ in QUESTIONS]
             unknown = [asyncio.run(say(q, "ask")) for q in NEVER_SAID]
-            run_burst(runtime.jobs.connection)
+            runtime.run_jobs()
             insights = [
                 r.insight for r in list_insights(runtime.memory, user_id=USER, state="all", limit=1000)
             ]

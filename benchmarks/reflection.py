@@ -33,7 +33,7 @@ from thea.memory.factory import open_memory
 from thea.memory.universal import UniversalMemory
 from thea.models import Concept, Edge, EdgeType, KnowledgeCrystal
 from thea.runtime.assembly import build_orchestrator
-from workers import context as worker_context
+from workers.context import WorkerContext
 from workers.queues import CRYSTALLIZE, RQJobSink
 from workers.worker import make_worker
 
@@ -115,25 +115,22 @@ def crystallize_throughput(jobs: int) -> tuple[float, float]:
                 asyncio.run(orchestrator.handle_impulse(f"note {i}: cache -> speed", "bench", "s")).impulse_id
                 for i in range(jobs)
             ]
-            worker_context.install(
-                worker_context.WorkerContext(
-                    memory=memory,
-                    llm=llm,
-                    distiller=None,  # type: ignore[arg-type]
-                    crystallizer=Crystallizer(memory, llm),
-                    reflector=Reflector(memory, llm),
-                )
+            context = WorkerContext(
+                memory=memory,
+                llm=llm,
+                distiller=None,  # type: ignore[arg-type]
+                crystallizer=Crystallizer(memory, llm),
+                reflector=Reflector(memory, llm),
             )
             sink = RQJobSink(conn, max_retries=0)
             for impulse_id in impulses:
                 sink.enqueue_crystallize(impulse_id, "bench", "s")
-            ours = _burst_rate(conn, jobs)
+            ours = _burst_rate(conn, jobs, context)
             queue = sink.queue(CRYSTALLIZE)
             for _ in range(jobs):
                 queue.enqueue("builtins.len", "x")
-            raw = _burst_rate(conn, jobs)
+            raw = _burst_rate(conn, jobs, context)
         finally:
-            worker_context.clear()
             memory.close()
     return ours, raw
 
@@ -144,8 +141,8 @@ def memory_server_client(settings: Any) -> Any:
     return embedded_server(settings).start().client()
 
 
-def _burst_rate(conn: Any, jobs: int) -> float:
-    worker = make_worker(conn, [CRYSTALLIZE], threaded=True)
+def _burst_rate(conn: Any, jobs: int, context: WorkerContext) -> float:
+    worker = make_worker(conn, [CRYSTALLIZE], threaded=True, context=context)
     started = time.perf_counter()
     worker.work(burst=True, logging_level="ERROR")
     return jobs / (time.perf_counter() - started)

@@ -24,7 +24,6 @@ from services.reflection.crystallizer import stated_id
 from thea.llm.fake import StreamingFakeChatModel
 from thea.memory.consistency import check
 from thea.runtime import build_runtime
-from workers.worker import run_burst
 
 TOPICS = ["Redis queues", "Postgres invoices", "green tea", "the cat Miso", "FalkorDB graphs", "hiking"]
 
@@ -52,7 +51,6 @@ async def _user(rt: Any, user: str, deadline: float, out: StressResult, rng: ran
 def stress(users: int, seconds: float, data_dir: Path) -> dict[str, Any]:
     rt = build_runtime(bench_settings(data_dir), llm=StreamingFakeChatModel.minimal())
     try:
-        rt.install_worker_context()
         out = StressResult()
         rng = random.Random(7)
 
@@ -64,7 +62,7 @@ def stress(users: int, seconds: float, data_dir: Path) -> dict[str, Any]:
 
         wall = asyncio.run(main())
         drain_started = time.perf_counter()
-        run_burst(rt.jobs.connection)
+        rt.run_jobs()
         drain_s = time.perf_counter() - drain_started
         rows = rt.memory.admin.cycle_outcomes("stress-")
         consistency = check(rt.memory, grace_ms=0)

@@ -1,13 +1,17 @@
 """What jobs run with: memory, model and services of this worker process.
 
-A standalone worker builds them from settings on first use; the embedded chat
-installs its own (it already owns the embedded vector store, which one process
-holds at a time).
+The composition root (``thea.runtime``) builds one :class:`WorkerContext` and gives it to each
+worker it starts (``make_worker``, ``run_burst``, ``BackgroundWorker``). A worker holds it and
+hands it to each job it runs: for the job's duration only, through a context variable (RQ calls
+job functions by name, with the arguments stored in the queue). Nothing is installed for the
+process: a job run by a worker given no context fails with a clear error.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
@@ -18,7 +22,7 @@ from services.reflection.merge import Reflector
 from thea.memory.universal import UniversalMemory
 
 
-@dataclass
+@dataclass(frozen=True)
 class WorkerContext:
     memory: UniversalMemory
     llm: BaseChatModel | None
@@ -28,24 +32,24 @@ class WorkerContext:
     timeout_s: float = 120.0
 
 
-_lock = threading.Lock()
-_current: WorkerContext | None = None
+#: the context of the job running in this thread (set by its worker while the job runs)
+_running: ContextVar[WorkerContext | None] = ContextVar("thea_worker_context", default=None)
 
 
-def install(ctx: WorkerContext) -> None:
-    global _current
-    with _lock:
-        _current = ctx
+@contextmanager
+def running(ctx: WorkerContext | None) -> Iterator[None]:
+    """Jobs run inside this block (in this thread, or tasks and threads it starts with a copy of
+    its context) see ``ctx`` as :func:`current`."""
+    token = _running.set(ctx)
+    try:
+        yield
+    finally:
+        _running.reset(token)
 
 
 def current() -> WorkerContext:
-    with _lock:
-        if _current is None:
-            raise RuntimeError("no worker context: run jobs through `thea worker` or the chat's worker")
-        return _current
-
-
-def clear() -> None:
-    global _current
-    with _lock:
-        _current = None
+    """The running job's context."""
+    ctx = _running.get()
+    if ctx is None:
+        raise RuntimeError("no worker context: run jobs through `thea worker` or the chat's worker")
+    return ctx

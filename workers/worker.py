@@ -2,7 +2,8 @@
 inside the embedded chat, so crystallization needs no second terminal.
 
 Workers are RQ ``SimpleWorker``s (no fork per job): the job context (memory,
-model) is built once per process, and the embedded vector store can only be
+model, ``workers.context.WorkerContext``) is built once per process by the composition root and
+given to each worker, which hands it to the jobs it runs; the embedded vector store can only be
 open in one process. Scale out by running more worker processes (server profile).
 
 Each worker is named after its process and renews a short lease on the job it runs,
@@ -30,6 +31,7 @@ from rq.worker import WorkerStatus
 
 import thea.tracing as tracing
 from thea.llm.scheduler import ForegroundGate
+from workers.context import WorkerContext, running
 from workers.due_jobs import DueJobs
 from workers.liveness import worker_name
 from workers.queues import ALL_QUEUES
@@ -59,6 +61,8 @@ class LeasedWorker(SimpleWorker):
 
     job_lease_s: int = JOB_LEASE_S
     job_heartbeat_s: float = JOB_HEARTBEAT_S
+    #: what this worker's jobs run with (``workers.jobs`` reads it while a job runs)
+    context: WorkerContext | None = None
     #: RQ's scheduler duty in this process (set by ``work(with_scheduler=True)`` or the owner)
     due_jobs: DueJobs | None = None
     _due_jobs_each_maintenance: bool = False
@@ -117,7 +121,7 @@ class LeasedWorker(SimpleWorker):
         )
         beat.start()
         try:
-            with tracing.span("thea.job", job_span_attributes(job)):
+            with running(self.context), tracing.span("thea.job", job_span_attributes(job)):
                 self.perform_job(job, queue, execution)
         finally:
             stop.set()
@@ -183,9 +187,11 @@ def make_worker(
     *,
     threaded: bool = False,
     gate: ForegroundGate | None = None,
+    context: WorkerContext | None = None,
     job_lease_s: int | None = None,
     job_heartbeat_s: float | None = None,
 ) -> GatedWorker:
+    """A worker on ``queues`` whose jobs run with ``context`` (thea's jobs need one)."""
     cls = ThreadWorker if threaded else GatedWorker
     worker = cls(
         [Queue(q, connection=connection) for q in queues],
@@ -194,6 +200,7 @@ def make_worker(
         maintenance_interval=MAINTENANCE_S,
     )
     worker.gate = gate
+    worker.context = context
     if job_lease_s is not None:
         worker.job_lease_s = job_lease_s
     if job_heartbeat_s is not None:
@@ -207,13 +214,14 @@ def run_burst(
     *,
     threaded: bool = True,
     gate: ForegroundGate | None = None,
+    context: WorkerContext | None = None,
     stop: threading.Event | None = None,
     move_due_jobs: bool = True,
 ) -> bool:
     """Process everything queued now (and, with ``move_due_jobs``, retries whose time has come:
     pass False when a ``DueJobs`` thread moves them already), then return; when ``stop`` is
     set, return after the job that is running instead. Nothing is forked."""
-    worker = make_worker(connection, queues, threaded=threaded, gate=gate)
+    worker = make_worker(connection, queues, threaded=threaded, gate=gate, context=context)
     worker.stop_event = stop
     return bool(worker.work(burst=True, with_scheduler=move_due_jobs, logging_level="WARNING"))
 
@@ -233,10 +241,12 @@ class BackgroundWorker:
         when_idle: Callable[[], object] | None = None,
         idle_every_s: float = 60.0,
         gate: ForegroundGate | None = None,
+        context: WorkerContext | None = None,
         name: str = "thea-worker",
     ) -> None:
         self.connection = connection
         self.gate = gate
+        self.context = context
         self.queues = list(queues)
         self.poll_s = poll_s
         self.when_idle = when_idle
@@ -259,7 +269,12 @@ class BackgroundWorker:
             try:
                 self._busy.set()
                 worked = run_burst(
-                    self.connection, self.queues, gate=self.gate, stop=self._stop, move_due_jobs=False
+                    self.connection,
+                    self.queues,
+                    gate=self.gate,
+                    context=self.context,
+                    stop=self._stop,
+                    move_due_jobs=False,
                 )
             except Exception as exc:  # keep the service alive whatever a job does
                 log.warning("background worker: %s", exc)

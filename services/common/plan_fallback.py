@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from services.common.limits import MAX_CONCEPT_CHARS
+from services.common.time_window import TimeWindow
 from thea.models import SearchPlan, Step, cycle_node_id
 from thea.words import STOPWORDS, is_content, iter_words, without_possessive
 
@@ -35,18 +36,18 @@ _PHRASES = [
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|(?<!\w)'([^']{2,60})'(?!\w)")
 
 
-def time_window(name: str, now_ms: int | None = None) -> tuple[int | None, int | None]:
-    """[from, to) in epoch ms for a named window ending now; (None, None) for "none"."""
+def time_window(name: str, now_ms: int | None = None) -> TimeWindow:
+    """[from, to) in epoch ms for a named window ending now; open at both ends for "none"."""
     days = _WINDOWS.get(name)
     if days is None:
-        return None, None
+        return TimeWindow()
     now = datetime.fromtimestamp((now_ms or _now_ms()) / 1000, tz=UTC)
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if name == "yesterday":
         start = midnight - timedelta(days=1)
-        return int(start.timestamp() * 1000), int(midnight.timestamp() * 1000)
+        return TimeWindow(int(start.timestamp() * 1000), int(midnight.timestamp() * 1000))
     start = midnight - timedelta(days=days - 1)
-    return int(start.timestamp() * 1000), int(now.timestamp() * 1000) + 1
+    return TimeWindow(int(start.timestamp() * 1000), int(now.timestamp() * 1000) + 1)
 
 
 def detect_window(text: str) -> str:
@@ -87,14 +88,14 @@ def fallback_plan(
     correlation_id: str | None = None,
 ) -> SearchPlan:
     window = detect_window(text)
-    start, end = time_window(window, now_ms)
+    span = time_window(window, now_ms)
     return SearchPlan(
         id=cycle_node_id(correlation_id, Step.PLAN),
         content=f"fallback plan ({window})",
         queries=[text.strip()[:500]],
         concepts=candidate_concepts(text),
-        time_from=start,
-        time_to=end,
+        time_from=span.start,
+        time_to=span.end,
         user_id=user_id,
         session_id=session_id,
         correlation_id=correlation_id,

@@ -19,6 +19,7 @@ from services.prompts import first_look
 from services.prompts import instinct as prompt
 from thea.memory.operations import FactReads
 from thea.models import InstinctiveResponse, LLMUsage, MessageKind, Step, cycle_node_id
+from thea.models.step_outputs import InstinctOutput
 
 log = logging.getLogger(__name__)
 
@@ -102,4 +103,6 @@ class InstinctService(CognitiveService):
             session_id=state.session_id,
             correlation_id=state.correlation_id,
         )
-        return StepOutcome(output={"reaction": reaction, "node_id": node.id}, nodes=[node], usage=usage)
+        return StepOutcome(
+            output=InstinctOutput(reaction=reaction, node_id=node.id), nodes=[node], usage=usage
+        )

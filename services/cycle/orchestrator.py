@@ -36,7 +36,7 @@ from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import CycleMemory
 from thea.models import (
     FIRST_LOOK,
     CycleStatus,
@@ -102,37 +102,62 @@ class CycleResult:
 CycleObserver = Callable[[CycleResult | None, float, str], None]
 
 
+@dataclass(frozen=True)
+class CycleSteps:
+    """The cycle's four steps, run in this order."""
+
+    instinct: CognitiveService
+    planner: CognitiveService
+    recall: CognitiveService
+    synthesis: SynthesisService
+
+    def in_order(self) -> list[CognitiveService]:
+        return [self.instinct, self.planner, self.recall, self.synthesis]
+
+
+@dataclass(frozen=True)
+class CycleParts:
+    """What the orchestrator works with, built by the composition root (thea/runtime/assembly.py)."""
+
+    memory: CycleMemory
+    steps: CycleSteps
+    #: the sessions' short-term conversations
+    context: ConversationCache
+    #: where slow-loop work is queued (None: nothing is handed off)
+    jobs: JobSink | None = None
+    #: held while a cycle runs, so background work yields the model
+    gate: ForegroundGate | None = None
+
+
+@dataclass(frozen=True)
+class CycleLimits:
+    """How long and how large a cycle may be."""
+
+    step_timeout_s: float = 120.0
+    #: the steps before the answer (instinct, plan) fail after this long (None: as any step)
+    first_look_timeout_s: float | None = None
+    max_chars: int = 200_000
+    handoff_timeout_s: float = 2.0
+    #: how much of a message prompts (and the conversation cache) carry, in tokens
+    prompt_tokens: int | None = None
+
+
 class Orchestrator:
-    def __init__(
-        self,
-        memory: UniversalMemory,
-        *,
-        instinct: CognitiveService,
-        planner: CognitiveService,
-        recall: CognitiveService,
-        synthesis: SynthesisService,
-        context: ConversationCache,
-        jobs: JobSink | None = None,
-        step_timeout_s: float = 120.0,
-        max_chars: int = 200_000,
-        handoff_timeout_s: float = 2.0,
-        gate: ForegroundGate | None = None,
-        prompt_tokens: int | None = None,
-        first_look_timeout_s: float | None = None,
-    ) -> None:
-        self.memory = memory
-        self.steps: list[CognitiveService] = [instinct, planner, recall, synthesis]
-        self.synthesis = synthesis
-        self.context = context
-        self.jobs = jobs
-        self.step_timeout_s = step_timeout_s
+    def __init__(self, parts: CycleParts, limits: CycleLimits | None = None) -> None:
+        limits = limits or CycleLimits()
+        self.memory = parts.memory
+        self.steps: list[CognitiveService] = parts.steps.in_order()
+        self.synthesis = parts.steps.synthesis
+        self.context = parts.context
+        self.jobs = parts.jobs
+        self.step_timeout_s = limits.step_timeout_s
         #: the steps before the answer (instinct, plan) fail after this long (default: as any step)
-        self.first_look_timeout_s = first_look_timeout_s or step_timeout_s
-        self.max_chars = max_chars
-        self.handoff_timeout_s = handoff_timeout_s
-        self.gate = gate
+        self.first_look_timeout_s = limits.first_look_timeout_s or limits.step_timeout_s
+        self.max_chars = limits.max_chars
+        self.handoff_timeout_s = limits.handoff_timeout_s
+        self.gate = parts.gate
         #: how much of a message prompts (and the conversation cache) carry, in tokens
-        self.prompt_tokens = prompt_tokens
+        self.prompt_tokens = limits.prompt_tokens
         #: metrics and tracing hooks (thea.service.metrics); an observer's failure is only logged
         self.observers: list[CycleObserver] = []
 
@@ -323,7 +348,7 @@ class Orchestrator:
             step=service.step,
             task_id=task.id,
             status=status,
-            output=outcome.output if outcome else {},
+            output=outcome.output.wire() if outcome and outcome.output else {},
             error=error or (outcome.degraded if outcome else None),
             duration_ms=duration,
             model=usage.model,

@@ -15,6 +15,7 @@ from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_
 from services.prompts import planner as prompt
 from thea.errors import MalformedOutput, PartialWriteError
 from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, Step, cycle_node_id
+from thea.models.step_outputs import MessagePart, PlanOutput
 from thea.words import terms
 
 log = logging.getLogger(__name__)
@@ -60,15 +61,17 @@ class PlannerService(CognitiveService):
     async def handle(self, state: CycleState) -> StepOutcome:
         told = await self._record_facts(state)
         outcome = await self._plan(state)
-        outcome.output.update(told)
+        if isinstance(outcome.output, PlanOutput):
+            set_by_told = {name: getattr(told, name) for name in told.model_fields_set}
+            outcome.output = outcome.output.model_copy(update=set_by_told)
         return outcome
 
-    async def _record_facts(self, state: CycleState) -> dict[str, object]:
+    async def _record_facts(self, state: CycleState) -> PlanOutput:
         """The message's kind and the facts it told (recorded here, first)."""
-        out: dict[str, object] = {}
+        out = PlanOutput()
         if state.understanding is not None:
-            out["act"] = state.understanding.kind.value
-            out["parts"] = [{"text": p.text, "act": p.act.value} for p in state.understanding.parts]
+            out.act = state.understanding.kind.value
+            out.parts = [MessagePart(text=p.text, act=p.act.value) for p in state.understanding.parts]
         if not state.told or self.facts is None:
             return out
         facts = build_facts(
@@ -84,8 +87,8 @@ class PlannerService(CognitiveService):
         except PartialWriteError as exc:  # the graph holds them; `thea memory repair` re-derives the rest
             log.error("impulse %s: facts of record partly written: %s", state.impulse.id, exc)
             state.recorded = RecordedFacts(facts=facts)
-        out.update(state.recorded.as_output())
-        return out
+        recorded = state.recorded.as_output()
+        return out.model_copy(update={name: getattr(recorded, name) for name in recorded.model_fields_set})
 
     async def _plan(self, state: CycleState) -> StepOutcome:
         text = state.impulse.content
@@ -96,7 +99,7 @@ class PlannerService(CognitiveService):
                 text, user_id=state.user_id, session_id=state.session_id, correlation_id=state.correlation_id
             )
             state.plan = plan
-            return StepOutcome(output={**self._summary(plan), "source": "rules"}, nodes=[plan])
+            return StepOutcome(output=self._summary(plan, "rules"), nodes=[plan])
         try:
             out, usage = await ask_structured(
                 self.llm,
@@ -127,7 +130,7 @@ class PlannerService(CognitiveService):
         # text, and a concept must be made of words the user actually wrote.
         said = detect_window(text)
         window = out.time_window if said != "none" and out.time_window != "none" else said
-        start, end = time_window(window)
+        span = time_window(window)
         relation = _relation(out.triple_relation)
         # a pattern's known ends must be the user's words (the prompt's example leaked otherwise)
         ends = [e for e in (out.triple_subject, out.triple_object) if e]
@@ -145,21 +148,24 @@ class PlannerService(CognitiveService):
             content=f"plan ({window})",
             queries=[text.strip()[:500], *queries],  # the literal text always searches too
             concepts=list(dict.fromkeys([*concepts, *candidate_concepts(text, limit=4)]))[:MAX_PLAN_CONCEPTS],
-            time_from=start,
-            time_to=end,
+            time_from=span.start,
+            time_to=span.end,
             triple_pattern=triple,
             **ids,
         )
         state.plan = plan
-        return StepOutcome(output={**self._summary(plan), "source": source}, nodes=[plan], usage=usage)
+        return StepOutcome(output=self._summary(plan, source), nodes=[plan], usage=usage)
 
     @staticmethod
-    def _summary(plan: SearchPlan) -> dict[str, object]:
-        return {
-            "node_id": plan.id,
-            "queries": plan.queries,
-            "concepts": plan.concepts,
-            "time_from": plan.time_from,
-            "time_to": plan.time_to,
-            "triple_pattern": plan.triple_pattern,
-        }
+    def _summary(plan: SearchPlan, source: str | None = None) -> PlanOutput:
+        summary = PlanOutput(
+            node_id=plan.id,
+            queries=plan.queries,
+            concepts=plan.concepts,
+            time_from=plan.time_from,
+            time_to=plan.time_to,
+            triple_pattern=plan.triple_pattern,
+        )
+        if source is not None:
+            summary.source = source
+        return summary

@@ -11,6 +11,7 @@ from services.common.understanding import asks_conversation, asks_history
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.recall.types import ALL_STAGES, RecallQuery, RecallResult, Stage
 from thea.models import Step
+from thea.models.step_outputs import RecalledHit, RecallOutput
 
 
 class Recaller(Protocol):
@@ -27,7 +28,9 @@ class RecallStep(CognitiveService):
 
     async def handle(self, state: CycleState) -> StepOutcome:
         if state.document is not None:  # a paste is acknowledged, not answered from memory
-            return StepOutcome(output={"hits": [], "skipped": "a pasted document is stored, not answered"})
+            return StepOutcome(
+                output=RecallOutput(hits=[], skipped="a pasted document is stored, not answered")
+            )
         plan = state.plan or fallback_plan(state.impulse.content)
         pattern = plan.triple_pattern
         triple = (pattern[0], pattern[1], pattern[2]) if pattern and len(pattern) == 3 else None
@@ -45,23 +48,23 @@ class RecallStep(CognitiveService):
         )
         result = await self.recaller.recall(query)
         state.recall = result
-        output = {
-            "hits": [
-                {
-                    "id": h.id,
-                    "type": h.type,
-                    "score": round(h.score, 4),
-                    "stages": h.stages,
-                    "stage_scores": h.stage_scores,
-                    "text": clip_text(h.text, TRACE_TEXT_CHARS),
-                }
+        output = RecallOutput(
+            hits=[
+                RecalledHit(
+                    id=h.id,
+                    type=h.type,
+                    score=round(h.score, 4),
+                    stages=h.stages,
+                    stage_scores=h.stage_scores,
+                    text=clip_text(h.text, TRACE_TEXT_CHARS),
+                )
                 for h in result.hits
             ],
-            "stage_counts": result.stage_counts,
-            "elapsed_ms": round(result.elapsed_ms, 2),
-        }
+            stage_counts=result.stage_counts,
+            elapsed_ms=round(result.elapsed_ms, 2),
+        )
         degraded = None
         if result.failed_stages:
-            output["failed_stages"] = result.failed_stages
+            output.failed_stages = result.failed_stages
             degraded = f"recalled without {', '.join(result.failed_stages)} (backend unavailable)"
         return StepOutcome(output=output, degraded=degraded)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
@@ -21,6 +21,7 @@ from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
 from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, Step, UserImpulse
+from thea.models.step_outputs import StepOutput
 
 
 @dataclass
@@ -65,7 +66,8 @@ class CycleState:
 class StepOutcome:
     """What a service returns: a summary for the Report plus nodes/edges to record."""
 
-    output: dict[str, Any] = field(default_factory=dict)
+    #: the step's typed output (its Report stores ``output.wire()``)
+    output: StepOutput | None = None
     nodes: list[Node] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)

@@ -47,6 +47,7 @@ from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.memory.operations import FactReads
 from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
+from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutput
 from thea.tuning import RELATIVE_FLOOR
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
@@ -101,13 +102,13 @@ def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact
     return [m.fact for m in match_facts(question, wanted) if m.relevant][:TOLD_SHOWN]
 
 
-def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> dict[str, object]:
+def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> PromptRecord:
     """The prompt as the model got it, for the trace: its id, version and every message."""
-    return {
-        "id": spec.name,
-        "version": spec.version,
-        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
-    }
+    return PromptRecord(
+        id=spec.name,
+        version=spec.version,
+        messages=[PromptMessage(role=m.type, content=str(m.content)) for m in messages],
+    )
 
 
 def fact_line(fact: Fact) -> prompt.FactLine:
@@ -320,11 +321,11 @@ class SynthesisService(CognitiveService):
             careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
             answer += careful
             await _send(state, careful)
-        outcome = self._outcome(state, prefix + answer, refs, usage, facts)
-        outcome.output["prompt"] = prompt_record(prompt.PROMPT, messages)
+        output = self._output(state, prefix + answer, refs, facts)
+        output.prompt = prompt_record(prompt.PROMPT, messages)
         if note:
-            outcome.output["cut"] = note.strip(" …()")
-        return outcome
+            output.cut = note.strip(" …()")
+        return self._outcome(state, output, refs, usage, facts)
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:
         """Every fact of record of the user, earlier values included (newest first)."""
@@ -344,21 +345,37 @@ class SynthesisService(CognitiveService):
         facts of record it says back, each with why it answers)."""
         state.templated = True
         await _send(state, answer)
-        outcome = self._outcome(state, answer, [], LLMUsage(), facts)
-        outcome.output["mode"] = mode
+        output = self._output(state, answer, [], facts)
+        output.mode = mode
         if why:  # why each fact said back answers (the trace shows it)
-            outcome.output["facts_why"] = {f.id: why.get(f.id, "") for f in facts}
-        return outcome
+            output.facts_why = {f.id: why.get(f.id, "") for f in facts}
+        return self._outcome(state, output, [], LLMUsage(), facts)
+
+    @staticmethod
+    def _output(
+        state: CycleState, answer: str, refs: Sequence[ReferenceItem], facts: Sequence[Fact]
+    ) -> SynthesisOutput:
+        """The step's output: the answer (kept as the cycle's), the references and the facts."""
+        state.answer = answer
+        return SynthesisOutput(
+            node_id=cycle_node_id(state.correlation_id, "answer"),
+            answer=answer,
+            references=[r.source_id for r in refs],
+            facts=[f.id for f in facts],
+        )
 
     @staticmethod
     def _outcome(
-        state: CycleState, answer: str, refs: list[ReferenceItem], usage: LLMUsage, facts: Sequence[Fact]
+        state: CycleState,
+        output: SynthesisOutput,
+        refs: Sequence[ReferenceItem],
+        usage: LLMUsage,
+        facts: Sequence[Fact],
     ) -> StepOutcome:
-        state.answer = answer
         used = [*(f.id for f in facts), *(r.source_id for r in refs)]
         response = FinalResponse(
-            id=cycle_node_id(state.correlation_id, "answer"),
-            content=answer,
+            id=output.node_id,
+            content=output.answer,
             recalled_ids=used,
             user_id=state.user_id,
             session_id=state.session_id,
@@ -366,10 +383,4 @@ class SynthesisService(CognitiveService):
         )
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
-        output = {
-            "node_id": response.id,
-            "answer": answer,
-            "references": [r.source_id for r in refs],
-            "facts": [f.id for f in facts],
-        }
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)

@@ -28,7 +28,7 @@ from services.prompts import fact_check as prompt
 from services.prompts.quoting import without_any_order
 from thea.errors import InputError, LLMError
 from thea.memory.operations import NodePatch
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import FactStore
 from thea.models import (
     Collection,
     Edge,
@@ -94,7 +94,7 @@ class FactOutcome:
 class FactKeeper:
     def __init__(
         self,
-        memory: UniversalMemory,
+        memory: FactStore,
         llm: BaseChatModel | None,
         revise: InsightReviser,
         timeout_s: float = 60.0,

@@ -35,6 +35,7 @@ from thea.api.models import MAX_FACT_TEXT_CHARS, FactEditResult
 from thea.errors import InputError
 from thea.memory.erasure import erase
 from thea.memory.operations import NodePatch
+from thea.memory.ports import FactEdits, InsightSupersession
 from thea.memory.universal import UniversalMemory
 from thea.models import Edge, EdgeType, Fact, FactOrigin, Revision, now_ms, stable_id
 
@@ -99,7 +100,7 @@ def _sources(fact: Fact) -> list[str]:
 
 
 def supersede_insights(
-    memory: UniversalMemory, fact: Fact, at: int, reason: str, *, by: str | None = None
+    memory: InsightSupersession, fact: Fact, at: int, reason: str, *, by: str | None = None
 ) -> list[str]:
     """Supersede the user's active insights resting on ``fact``; return their ids."""
     user_id = fact.user_id or ""
@@ -137,7 +138,7 @@ def _require_current(fact: Fact, verb: str) -> None:
 
 
 def correct(
-    memory: UniversalMemory,
+    memory: FactEdits,
     id_or_prefix: str,
     text: str,
     user_id: str,
@@ -191,7 +192,7 @@ def correct(
     )
 
 
-def outdate(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactEditResult:
+def outdate(memory: FactEdits, id_or_prefix: str, user_id: str) -> FactEditResult:
     """One of the user's current facts no longer holds; nothing replaces it (kept in history)."""
     fact = own_fact(memory, id_or_prefix, user_id)
     _require_current(fact, "outdate")
@@ -228,7 +229,7 @@ def forget(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactEdit
     )
 
 
-def _relink(memory: UniversalMemory, book: FactBook, fact: Fact) -> None:
+def _relink(memory: FactEdits, book: FactBook, fact: Fact) -> None:
     """The values a deleted fact had replaced now belong to the history of the fact that
     replaced it (or to none, when it was current)."""
     earlier = book.replaced.get(fact.id, [])

@@ -40,7 +40,7 @@ from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, sc
 from services.recall.lexical import LexicalDoc, bm25, idf_weight, stem, terms
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, date_terms, mentions_time
-from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage
+from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage, TimeWindow
 from thea import words as word_reader
 from thea.errors import VectorStoreUnavailable
 from thea.memory.operations import KeywordMatch
@@ -101,10 +101,6 @@ def event_time(props: dict[str, Any]) -> int:
     return int(when if when is not None else props.get("created_at", 0))
 
 
-def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
-    return not ((window[0] is not None and when < window[0]) or (window[1] is not None and when >= window[1]))
-
-
 class RecallService:
     def __init__(
         self, memory: RecallSource, config: RecallTuning | None = None, reranker: Reranker | None = None
@@ -138,7 +134,7 @@ class RecallService:
         query = query.model_copy(
             update={"texts": [t[:MAX_QUERY_CHARS] for t in query.texts[:MAX_QUERY_TEXTS]]}
         )
-        window = (query.time_from, query.time_to) if Stage.TEMPORAL in stages else (None, None)
+        window = query.window if Stage.TEMPORAL in stages else TimeWindow()
         excluded = set(query.exclude_ids)
         raw: dict[str, dict[str, float]] = {}
         stage_of: dict[str, list[str]] = defaultdict(list)
@@ -206,7 +202,7 @@ class RecallService:
         vectors: list[list[float]],
         raw: dict[str, dict[str, float]],
         stage_of: dict[str, list[str]],
-        window: tuple[int | None, int | None],
+        window: TimeWindow,
         kinds: dict[str, str],
     ) -> None:
         """Exact similarity for the best keyword candidates that the vector search did not return
@@ -257,7 +253,7 @@ class RecallService:
         self,
         query: RecallQuery,
         vectors: list[list[float]],
-        window: tuple[int | None, int | None],
+        window: TimeWindow,
         *,
         limit: int = 0,
         floor: float | None = None,
@@ -275,8 +271,8 @@ class RecallService:
                 types=sorted(RECALLABLE),
                 user_id=query.user_id,
                 active=True if collection is Collection.INSIGHTS or not query.conversation else None,
-                created_from=window[0],
-                created_to=window[1],
+                created_from=window.start,
+                created_to=window.end,
                 node_ids=node_ids,
             )
             size = len(node_ids) if node_ids is not None else limit
@@ -286,7 +282,7 @@ class RecallService:
         return best
 
     def _vectors(
-        self, query: RecallQuery, vectors: list[list[float]], window: tuple[int | None, int | None]
+        self, query: RecallQuery, vectors: list[list[float]], window: TimeWindow
     ) -> list[tuple[str, float]]:
         cfg = self.config
         limit = max(cfg.per_stage, cfg.vector_candidates)
@@ -296,7 +292,7 @@ class RecallService:
     def _keywords(
         self,
         query: RecallQuery,
-        window: tuple[int | None, int | None],
+        window: TimeWindow,
         kinds: dict[str, str],
         lengths: dict[str, int],
     ) -> list[tuple[str, float]]:
@@ -318,7 +314,7 @@ class RecallService:
                     continue
                 if not (match.evidence or query.conversation):
                     continue
-                if in_window(match.event_time, window):
+                if window.holds(match.event_time):
                     docs[match.id] = self._document(match)
                     kinds[match.id] = match.type
                     lengths[match.id] = len(match.content)
@@ -372,7 +368,7 @@ class RecallService:
         return seeds
 
     def _linked(
-        self, query: RecallQuery, concepts: dict[str, float], window: tuple[int | None, int | None]
+        self, query: RecallQuery, concepts: dict[str, float], window: TimeWindow
     ) -> list[tuple[str, float]]:
         """Memories linked to the concepts, each concept weighted by its activation times its
         idf: a concept linked to most memories (a speaker's name) says little, a rare one a lot.
@@ -385,7 +381,7 @@ class RecallService:
         score: dict[str, float] = defaultdict(float)
         for cid in strongest:
             linked = self.memory.recall_port.linked_memories(
-                [cid], query.user_id, window[0], window[1], limit
+                [cid], query.user_id, window.start, window.end, limit
             )
             weight = concepts[cid] * idf_weight(len(linked), size)
             for memory_id in linked:
@@ -404,7 +400,7 @@ class RecallService:
         fused: dict[str, float],
         stage_of: dict[str, list[str]],
         raw: dict[str, dict[str, float]],
-        window: tuple[int | None, int | None],
+        window: TimeWindow,
     ) -> list[RecallHit]:
         if not fused:
             return []
@@ -470,10 +466,10 @@ class RecallService:
         return head + [by_id[i] for i in order[depth:]]
 
     @staticmethod
-    def _allowed(node: Node, query: RecallQuery, window: tuple[int | None, int | None]) -> bool:
+    def _allowed(node: Node, query: RecallQuery, window: TimeWindow) -> bool:
         if node.type not in RECALLABLE or node.user_id != query.user_id or node.id in query.exclude_ids:
             return False
         if not (query.conversation or is_evidence(node.to_props())):
             return False
         earlier = query.history and isinstance(node, Fact) and node.subject_key is not None
-        return (node.holds(now_ms()) or earlier) and in_window(node.happened_at(), window)
+        return (node.holds(now_ms()) or earlier) and window.holds(node.happened_at())

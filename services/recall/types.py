@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from services.common.time_window import TimeWindow
 from thea.tuning import ALL_STAGES, Stage
 
-__all__ = ["ALL_STAGES", "RecallHit", "RecallQuery", "RecallResult", "Stage"]
+__all__ = ["ALL_STAGES", "RecallHit", "RecallQuery", "RecallResult", "Stage", "TimeWindow"]
 
 
 class RecallQuery(BaseModel):
@@ -25,6 +26,11 @@ class RecallQuery(BaseModel):
     #: also the conversation itself: the user's questions and thea's answers ("what did I ask
     #: you about Lisbon?"); otherwise only evidence of what the user told is recalled
     conversation: bool = False
+
+    @property
+    def window(self) -> TimeWindow:
+        """The time the query asks about (``time_from``, ``time_to``)."""
+        return TimeWindow(self.time_from, self.time_to)
 
 
 class RecallHit(BaseModel):

@@ -40,12 +40,13 @@ from services.prompts import crystallize as prompt
 from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.job_trace import JobTrace
-from services.reflection.revision import Item, revise_insights
+from services.reflection.revision import Item, RevisionOutcome, RevisionRequest, revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace
 from thea.errors import JobError
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import CrystallizerMemory
 from thea.models import (
+    Concept,
     Edge,
     EdgeType,
     Fact,
@@ -136,10 +137,41 @@ class CrystallizeOutcome:
         return asdict(self)
 
 
+@dataclass
+class _Reading:
+    """What crystallizing one message starts from."""
+
+    impulse: UserImpulse
+    response: FinalResponse | None
+    #: the names of the concepts the message already links
+    known: list[str]
+    job: JobTrace
+    #: what the message told ("" when nothing)
+    told: str
+
+    @property
+    def user_id(self) -> str | None:
+        return self.impulse.user_id
+
+
+@dataclass
+class _Drafted:
+    """The crystal before it is stored, with what it links."""
+
+    crystal: KnowledgeCrystal
+    #: the user's own words, kept when the model's insight was unsupported
+    stated: KnowledgeCrystal | None
+    concepts: Mapping[str, Concept]
+    #: the concept relations the message's grounded triples assert
+    asserted: list[Edge]
+    #: facts the message told that newer ones already replaced
+    replaced: list[Fact]
+
+
 class Crystallizer:
     def __init__(
         self,
-        memory: UniversalMemory,
+        memory: CrystallizerMemory,
         llm: BaseChatModel,
         timeout_s: float = 120.0,
         prompt_tokens: int | None = None,
@@ -160,6 +192,32 @@ class Crystallizer:
         if await asyncio.to_thread(self.memory.get, [cid]):
             log.info("impulse %s: already crystallized as %s", impulse_id, cid)
             return CrystallizeOutcome(impulse_id, cid, created=False)
+        read = await self._read(impulse_id)
+        if not read.told:
+            outcome = CrystallizeOutcome(impulse_id, cid, False, skipped="the message tells nothing new")
+            nodes, job_edges = read.job.build(TaskStatus.SUCCESS, output=outcome.as_dict())
+            await self.memory.arecord(nodes, job_edges)
+            log.info("impulse %s: nothing to crystallize (it tells nothing new)", impulse_id)
+            return outcome
+        sources = await asyncio.to_thread(self._sources, read.impulse, read.response)
+        out = await self._ask_model(read)
+        drafted = await self._draft(read, out, sources)
+        outcome = await self._store(read, drafted)
+        if read.user_id:  # what this message says may support or contradict older insights
+            outcome.revised = (await self._revise(read, drafted, sources)).as_dict()
+        log.info(
+            "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
+            impulse_id,
+            cid,
+            drafted.crystal.verification,
+            len(drafted.concepts),
+            len(drafted.asserted),
+            f"; stored the user's own words as {drafted.stated.id}" if drafted.stated else "",
+        )
+        return outcome
+
+    async def _read(self, impulse_id: str) -> _Reading:
+        """The message, its answer, the concepts it already links and what it told."""
         trace = await asyncio.to_thread(load_trace, self.memory, impulse_id)
         impulse = trace.impulse
         response = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
@@ -167,7 +225,6 @@ class Crystallizer:
         island = await asyncio.to_thread(
             lambda: self.memory.neighbourhood(impulse_id, 1, [EdgeType.CONTAINS_CONCEPT], user_id=user_id)
         )
-        known = [n.content for n in island.nodes if n.type is NodeType.CONCEPT]
         job = JobTrace(
             step=Step.CRYSTALLIZE,
             service="crystallizer",
@@ -177,29 +234,36 @@ class Crystallizer:
             correlation_id=impulse_id,
             impulse_id=impulse_id,
         )
-        told = statements_of(impulse)
-        if not told:
-            outcome = CrystallizeOutcome(impulse_id, cid, False, skipped="the message tells nothing new")
-            nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict())
-            await self.memory.arecord(nodes, job_edges)
-            log.info("impulse %s: nothing to crystallize (it tells nothing new)", impulse_id)
-            return outcome
-        sources = await asyncio.to_thread(self._sources, impulse, response)
+        return _Reading(
+            impulse=impulse,
+            response=response,
+            known=[n.content for n in island.nodes if n.type is NodeType.CONCEPT],
+            job=job,
+            told=statements_of(impulse),
+        )
+
+    async def _ask_model(self, read: _Reading) -> prompt.CrystalOutput:
+        """The model's insight, triples, tags and seed; a failure is recorded and raised (RQ retries)."""
         try:
-            out, job.usage = await ask_structured(
+            out, read.job.usage = await ask_structured(
                 self.llm,
                 prompt.CrystalOutput,
-                prompt.build(clip_for_prompt(told, self.prompt_tokens), known),
+                prompt.build(clip_for_prompt(read.told, self.prompt_tokens), read.known),
                 prompt.PROMPT,
                 timeout_s=self.timeout_s,
             )
         except Exception as exc:  # any model/transport error: record it, let RQ retry
-            nodes, edges = job.build(TaskStatus.FAILURE, error=f"{type(exc).__name__}: {exc}")
+            nodes, edges = read.job.build(TaskStatus.FAILURE, error=f"{type(exc).__name__}: {exc}")
             await self.memory.arecord(nodes, edges)
             raise JobError(
-                f"crystallize {impulse_id}: the model failed ({type(exc).__name__}: {exc})"
+                f"crystallize {read.impulse.id}: the model failed ({type(exc).__name__}: {exc})"
             ) from exc
+        return out
 
+    async def _draft(self, read: _Reading, out: prompt.CrystalOutput, sources: Sources) -> _Drafted:
+        """The crystal (and the user's own words when the model's insight is unsupported), its
+        concepts and the relations its grounded triples assert."""
+        impulse, user_id = read.impulse, read.user_id
         modelled = [
             Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
         ]
@@ -209,14 +273,14 @@ class Crystallizer:
             for t in modelled
             if sources.grounds(t.subject) and sources.grounds(t.object) and not _same(t.subject, t.object)
         ] + parse_notation(impulse.content)
-        known = [k for k in known if sources.grounds(k)]
+        known = [k for k in read.known if sources.grounds(k)]
         names = _concept_names(known, triples) if user_id else []
         concepts = (
             await asyncio.to_thread(self.memory.get_or_create_concepts, names, user_id) if user_id else {}
         )
         # triples may spell a concept differently from the name kept for it ("redis" / "Redis")
         by_norm = {normalize_name(k): v for k, v in concepts.items()}
-        content = compact(without_thea_words(out.insight)) or restate(told)
+        content = compact(without_thea_words(out.insight)) or restate(read.told)
         verdict = await asyncio.to_thread(
             check_claims, content, sources, self.memory.recall_port, self.grounding
         )
@@ -228,7 +292,7 @@ class Crystallizer:
         seed = ", ".join(w for w in (p.strip() for p in out.seed.split(",")) if w and sources.grounds(w))
         replaced = await asyncio.to_thread(self._replaced_facts, impulse)
         crystal = KnowledgeCrystal(
-            id=cid,
+            id=crystal_id(impulse.id),
             content=content,
             seed=seed,
             tags=tags,
@@ -242,65 +306,63 @@ class Crystallizer:
             claims=verdict.claims,
             revisions=_superseded_revisions(replaced),
             valid_until=replaced[0].valid_until if replaced else None,
-            source_impulse_id=impulse_id,
+            source_impulse_id=impulse.id,
             user_id=impulse.user_id,
             session_id=impulse.session_id,
-            correlation_id=impulse_id,
+            correlation_id=impulse.id,
         )
         stated = (
             None if verdict.supported else await asyncio.to_thread(self._stated, crystal, impulse, sources)
         )
+        asserted = triple_relations(triples, by_norm, source=crystal.id, user_id=user_id)
+        return _Drafted(crystal, stated, concepts, asserted, replaced)
+
+    async def _store(self, read: _Reading, drafted: _Drafted) -> CrystallizeOutcome:
+        """Record the crystal, its links and the job's trace (as history when the message's
+        facts were replaced or withdrawn meanwhile)."""
+        impulse_id = read.impulse.id
+        crystal, stated, concepts = drafted.crystal, drafted.stated, drafted.concepts
         edges = []
         for node in (crystal, stated):
             if node is None:
                 continue
             edges.append(Edge(src=node.id, dst=impulse_id, type=EdgeType.DERIVED_FROM))
             edges += concept_links(node.id, concepts)
-        asserted = triple_relations(triples, by_norm, source=crystal.id, user_id=user_id)
-        for edge in asserted:
+        for edge in drafted.asserted:
             edges.append(edge)
             edges.append(Edge(src=impulse_id, dst=edge.src, type=EdgeType.CONTAINS_CONCEPT))
             edges.append(Edge(src=impulse_id, dst=edge.dst, type=EdgeType.CONTAINS_CONCEPT))
-        kept = len(asserted)
         outcome = CrystallizeOutcome(
             impulse_id,
-            cid,
+            crystal.id,
             True,
             sorted(c.content for c in concepts.values()),
-            kept,
+            len(drafted.asserted),
             verification=crystal.verification,
             stated_id=stated.id if stated else "",
         )
         produced = [crystal] if stated is None else [crystal, stated]
         # a newer fact already replaced what this message told, or the user withdrew it: history
-        withdrawn = bool(replaced) or await asyncio.to_thread(self._withdrawn, impulse)
+        withdrawn = bool(drafted.replaced) or await asyncio.to_thread(self._withdrawn, read.impulse)
         if withdrawn:
             produced = [k.model_copy(update={"active": False}) for k in produced]
-        nodes, job_edges = job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
+        nodes, job_edges = read.job.build(TaskStatus.SUCCESS, output=outcome.as_dict(), produced=produced)
         await self.memory.arecord([*produced, *nodes], edges + job_edges)
-        if user_id:  # what this message says may support or contradict older insights
-            revised = await asyncio.to_thread(
-                revise_insights,
-                self.memory,
-                user_id,
-                [Item(impulse_id, impulse.type.value, impulse.content)],
-                concept_ids=[c.id for c in concepts.values()],
-                by=stated.id if stated else (crystal.id if verdict.supported else impulse_id),
-                exclude=[crystal.id, stated_id(impulse_id)],
-                speaker_words=sources.speaker_words,
-                grounding=self.grounding,
-            )
-            outcome.revised = revised.as_dict()
-        log.info(
-            "impulse %s: crystal %s (%s) with %d concepts, %d triples%s",
-            impulse_id,
-            cid,
-            crystal.verification,
-            len(concepts),
-            kept,
-            f"; stored the user's own words as {stated.id}" if stated else "",
-        )
         return outcome
+
+    async def _revise(self, read: _Reading, drafted: _Drafted, sources: Sources) -> RevisionOutcome:
+        """Older insights this message supports or contradicts (services/reflection/revision.py)."""
+        impulse, crystal, stated = read.impulse, drafted.crystal, drafted.stated
+        request = RevisionRequest(
+            read.user_id or "",
+            [Item(impulse.id, impulse.type.value, impulse.content)],
+            concept_ids=[c.id for c in drafted.concepts.values()],
+            by=stated.id if stated else (crystal.id if crystal.verification == "supported" else impulse.id),
+            exclude=[crystal.id, stated_id(impulse.id)],
+            speaker_words=sources.speaker_words,
+            grounding=self.grounding,
+        )
+        return await asyncio.to_thread(revise_insights, self.memory, request)
 
     def _stated(
         self, crystal: KnowledgeCrystal, impulse: UserImpulse, sources: Sources

@@ -17,7 +17,7 @@ from services.common.exchange import Exchange
 from services.common.llm_calls import ask_text
 from services.prompts import distill as prompt
 from thea.errors import LLMError
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import AsyncRecorder
 from thea.models import DialogueTurn, Edge, EdgeType, stable_id
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def fallback_summary(ex: Exchange) -> str:
 
 
 class Distiller:
-    def __init__(self, memory: UniversalMemory, llm: BaseChatModel | None, timeout_s: float = 60.0) -> None:
+    def __init__(self, memory: AsyncRecorder, llm: BaseChatModel | None, timeout_s: float = 60.0) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s

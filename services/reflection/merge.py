@@ -36,7 +36,7 @@ from services.reflection.grouping import Candidate, Group, group_by_concepts, gr
 from services.reflection.job_trace import JobTrace
 from thea.errors import LLMError
 from thea.memory.operations import MergeClaim
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import ReflectionMemory
 from thea.models import (
     Collection,
     Edge,
@@ -131,7 +131,7 @@ def _no_lock(_: str) -> Iterator[None]:
 class Reflector:
     def __init__(
         self,
-        memory: UniversalMemory,
+        memory: ReflectionMemory,
         llm: BaseChatModel | None,
         *,
         lock: LockFactory | None = None,

@@ -35,7 +35,7 @@ from services.reflection.grounding import (
     evidence_strength,
     proof_count,
 )
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import InsightRevisionSource
 from thea.models import (
     Collection,
     Edge,
@@ -108,25 +108,66 @@ def _contradiction(
     return None
 
 
-def revise_insights(
-    memory: UniversalMemory,
-    user_id: str,
-    items: Sequence[Item],
-    *,
-    concept_ids: Sequence[str] = (),
-    by: str,
-    exclude: Sequence[str] = (),
-    speaker_words: frozenset[str] = frozenset(),
-    grounding: GroundingTuning | None = None,
-) -> RevisionOutcome:
-    """Promote or weaken the user's insights about what ``items`` (new evidence) talk about.
-    ``by`` is the memory that newer knowledge lives in (the SUPERSEDES edge starts there)."""
+@dataclass(frozen=True)
+class RevisionRequest:
+    """New evidence about one user, and how to weigh it."""
+
+    user_id: str
+    items: Sequence[Item]
+    #: the memory newer knowledge lives in (the SUPERSEDES edge starts there)
+    by: str
+    #: concepts the evidence is known to be about (a crystal's), beside those its text names
+    concept_ids: Sequence[str] = ()
+    #: insights left alone (e.g. the crystal that brought the evidence)
+    exclude: Sequence[str] = ()
+    speaker_words: frozenset[str] = frozenset()
+    #: when an insight's claims count as supported
+    grounding: GroundingTuning | None = None
+
+    @property
+    def evidence_ids(self) -> set[str]:
+        return {sid for sid, _, _ in self.items}
+
+
+@dataclass
+class _Revised:
+    """The insights changed so far, and the SUPERSEDES edges of those superseded."""
+
+    changed: list[KnowledgeCrystal] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+
+
+def revise_insights(memory: InsightRevisionSource, request: RevisionRequest) -> RevisionOutcome:
+    """Promote or weaken the user's insights about what ``request.items`` (new evidence) talk
+    about."""
     outcome = RevisionOutcome()
-    if not user_id or not items:
+    if not request.user_id or not request.items:
         return outcome
+    candidates = _candidates(memory, request)
+    if not candidates:
+        return outcome
+    spans, claims = _embedded(memory, request.items, candidates)
+    now = now_ms()
+    revised = _Revised()
+    for insight in candidates:
+        contradiction = _contradiction(insight, request.items, spans, claims)
+        if contradiction:
+            _weaken(insight, contradiction, request, now, revised, outcome)
+        elif insight.verification == "unverified":
+            _promote(memory, insight, request, now, revised, outcome)
+    if revised.changed:
+        memory.record(revised.changed, revised.edges)
+        memory.close_insight_relations(outcome.superseded, now)
+        log.info("revised insights of %s by %s: %s", request.user_id, request.by, outcome.as_dict())
+    return outcome
+
+
+def _candidates(memory: InsightRevisionSource, request: RevisionRequest) -> list[KnowledgeCrystal]:
+    """The user's insights the evidence may bear on: those about the concepts it names, and the
+    nearest by meaning; not archived, not already resting on this evidence."""
+    user_id, items, exclude = request.user_id, request.items, request.exclude
     named = [c.id for _, _, text in items for c in memory.concepts_named_in(text, user_id)]
-    concepts = list(dict.fromkeys([*concept_ids, *named]))
-    new_ids = {sid for sid, _, _ in items}
+    concepts = list(dict.fromkeys([*request.concept_ids, *named]))
     found = {k.id: k for k in memory.insights_about(concepts, user_id, exclude=exclude, limit=MAX_CANDIDATES)}
     # "my name is Anna" shares no concept with "The user's name is Priya": its nearest insights
     # (the vector index, restated in the third person as insights are written) are asked too
@@ -137,82 +178,94 @@ def revise_insights(
     for node in memory.get(near) if near else []:
         if isinstance(node, KnowledgeCrystal) and node.valid_until is None:
             found[node.id] = node
-    candidates = [
+    new_ids = request.evidence_ids
+    return [
         k
         for k in found.values()
         # archived by a merge: its merged insight stands for it; already resting on this evidence
         if (k.active or k.verification == "unverified") and not new_ids & {e.source_id for e in k.evidence}
     ]
-    if not candidates:
-        return outcome
-    # one embedding batch for every evidence sentence and every candidate claim
+
+
+def _embedded(
+    memory: InsightRevisionSource, items: Sequence[Item], candidates: Sequence[KnowledgeCrystal]
+) -> tuple[list[tuple[str, list[float]]], dict[str, list[float]]]:
+    """The evidence sentences and the candidates' claims with their vectors (one batch)."""
     spans = [s for _, _, text in items for s in sentences(text)]
     claims = list(dict.fromkeys(c for k in candidates for c in sentences(k.content)))
     embedded = memory.recall_port.embed_documents(spans + claims) if spans and claims else []
     span_vectors = list(zip(spans, embedded[: len(spans)], strict=True)) if embedded else []
     claim_vectors = dict(zip(claims, embedded[len(spans) :], strict=True)) if embedded else {}
-    now = now_ms()
-    changed: list[KnowledgeCrystal] = []
-    edges: list[Edge] = []
-    for insight in candidates:
-        contradiction = _contradiction(insight, items, span_vectors, claim_vectors)
-        if contradiction:
-            drop, reason = contradiction
-            confidence = round(max(0.0, insight.confidence - drop), 3)
-            superseded = confidence < SUPERSEDE_BELOW
-            revision = Revision(
-                kind="superseded" if superseded else "weakened",
-                at=now,
-                reason=reason,
-                evidence=sorted(new_ids),
-            )
-            update: dict[str, object] = {
-                "confidence": confidence,
+    return span_vectors, claim_vectors
+
+
+def _weaken(
+    insight: KnowledgeCrystal,
+    contradiction: tuple[float, str],
+    request: RevisionRequest,
+    now: int,
+    revised: _Revised,
+    outcome: RevisionOutcome,
+) -> None:
+    """A contradicted insight loses confidence; below SUPERSEDE_BELOW it is superseded."""
+    drop, reason = contradiction
+    confidence = round(max(0.0, insight.confidence - drop), 3)
+    superseded = confidence < SUPERSEDE_BELOW
+    revision = Revision(
+        kind="superseded" if superseded else "weakened",
+        at=now,
+        reason=reason,
+        evidence=sorted(request.evidence_ids),
+    )
+    update: dict[str, object] = {
+        "confidence": confidence,
+        "revisions": [*insight.revisions, revision],
+    }
+    if superseded:
+        update.update(valid_until=now, active=False)
+        revised.edges.append(Edge(src=request.by, dst=insight.id, type=EdgeType.SUPERSEDES))
+        outcome.superseded.append(insight.id)
+    else:
+        outcome.weakened.append(insight.id)
+    revised.changed.append(insight.model_copy(update=update))
+
+
+def _promote(
+    memory: InsightRevisionSource,
+    insight: KnowledgeCrystal,
+    request: RevisionRequest,
+    now: int,
+    revised: _Revised,
+    outcome: RevisionOutcome,
+) -> None:
+    """An unverified insight whose claims the old and new evidence now support is promoted."""
+    old = [(e.source_id, e.kind, e.quote) for e in insight.evidence]
+    sources = Sources([*old, *request.items], request.speaker_words)
+    verdict = check_claims(insight.content, sources, memory.recall_port, request.grounding)
+    if not verdict.supported:
+        return
+    reason = f"supported by later evidence: {_quote(request.items)}"
+    revision = Revision(kind="promoted", at=now, reason=reason, evidence=sorted(request.evidence_ids))
+    evidence = verdict.evidence
+    proofs = proof_count(evidence, verdict.claims)
+    # strength follows the evidence; what feedback added or took stays
+    bonus = insight.strength - evidence_strength(insight.proofs)
+    revised.changed.append(
+        insight.model_copy(
+            update={
+                "active": True,
+                "verification": "promoted",
+                "support": verdict.support,
+                "verification_reason": "",
+                "claims": verdict.claims,
+                "evidence": evidence,
+                "proofs": proofs,
+                "strength": max(0.1, evidence_strength(proofs) + bonus),
                 "revisions": [*insight.revisions, revision],
             }
-            if superseded:
-                update.update(valid_until=now, active=False)
-                edges.append(Edge(src=by, dst=insight.id, type=EdgeType.SUPERSEDES))
-                outcome.superseded.append(insight.id)
-            else:
-                outcome.weakened.append(insight.id)
-            changed.append(insight.model_copy(update=update))
-            continue
-        if insight.verification != "unverified":
-            continue
-        old = [(e.source_id, e.kind, e.quote) for e in insight.evidence]
-        verdict = check_claims(
-            insight.content, Sources([*old, *items], speaker_words), memory.recall_port, grounding
         )
-        if not verdict.supported:
-            continue
-        reason = f"supported by later evidence: {_quote(items)}"
-        revision = Revision(kind="promoted", at=now, reason=reason, evidence=sorted(new_ids))
-        evidence = verdict.evidence
-        proofs = proof_count(evidence, verdict.claims)
-        # strength follows the evidence; what feedback added or took stays
-        bonus = insight.strength - evidence_strength(insight.proofs)
-        changed.append(
-            insight.model_copy(
-                update={
-                    "active": True,
-                    "verification": "promoted",
-                    "support": verdict.support,
-                    "verification_reason": "",
-                    "claims": verdict.claims,
-                    "evidence": evidence,
-                    "proofs": proofs,
-                    "strength": max(0.1, evidence_strength(proofs) + bonus),
-                    "revisions": [*insight.revisions, revision],
-                }
-            )
-        )
-        outcome.promoted.append(insight.id)
-    if changed:
-        memory.record(changed, edges)
-        memory.close_insight_relations(outcome.superseded, now)
-        log.info("revised insights of %s by %s: %s", user_id, by, outcome.as_dict())
-    return outcome
+    )
+    outcome.promoted.append(insight.id)
 
 
 @dataclass(frozen=True)
@@ -221,15 +274,12 @@ class FactRevision:
     :class:`services.knowledge.facts.FactKeeper` is given by the composition
     (thea/runtime/assembly.py), so the knowledge services never import reflection."""
 
-    memory: UniversalMemory
+    memory: InsightRevisionSource
     #: when an insight's claims count as supported
     grounding: GroundingTuning | None = None
 
     def __call__(self, user_id: str, fact: Fact) -> RevisionOutcome:
-        return revise_insights(
-            self.memory,
-            user_id,
-            [Item(fact.id, fact.type.value, fact.content)],
-            by=fact.id,
-            grounding=self.grounding,
+        request = RevisionRequest(
+            user_id, [Item(fact.id, fact.type.value, fact.content)], by=fact.id, grounding=self.grounding
         )
+        return revise_insights(self.memory, request)

@@ -30,7 +30,7 @@ from services.prompts import crystallize_session as prompt
 from services.reflection.crystallizer import CrystallizeOutcome, compact, concept_links, triple_relations
 from services.reflection.job_trace import JobTrace
 from thea.errors import JobError
-from thea.memory.universal import UniversalMemory
+from thea.memory.ports import CrystalWriter
 from thea.models import (
     DialogueTurn,
     Edge,
@@ -66,7 +66,7 @@ def session_lines(turns: Sequence[DialogueTurn], limit: int = MAX_SESSION_CHARS)
 
 
 class SessionCrystallizer:
-    def __init__(self, memory: UniversalMemory, llm: BaseChatModel, timeout_s: float = 120.0) -> None:
+    def __init__(self, memory: CrystalWriter, llm: BaseChatModel, timeout_s: float = 120.0) -> None:
         self.memory = memory
         self.llm = llm
         self.timeout_s = timeout_s

@@ -12,6 +12,7 @@ from services.views.explain import explain, fact_ids
 from thea.errors import NotFoundError
 from thea.memory.ports import TraceSource
 from thea.models import CYCLE_STEPS, Node, Report, Task, TaskStatus, UserImpulse
+from thea.models.step_outputs import StepOutputModel
 
 
 @dataclass
@@ -55,8 +56,8 @@ def load_trace(memory: TraceSource, impulse_id: str) -> Trace:
     used = {impulse.id}
     output_ids: dict[str, list[str]] = {}
     for done in reports.values():
-        node_id = done.output.get("node_id") if isinstance(done.output, dict) else None
-        if isinstance(node_id, str):
+        node_id = StepOutputModel.of(done.output).node_id
+        if node_id:
             output_ids.setdefault(done.task_id, []).append(node_id)
     by_id = {n.id: n for n in nodes}
     for task in tasks:

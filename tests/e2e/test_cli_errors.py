@@ -24,7 +24,6 @@ from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.memory.factory import embedded_server
 from thea.runtime import build_runtime
-from workers.worker import run_burst
 
 #: Things a terminal would act on: ESC (clear screen, set title, colours, reset), BEL, CR, RLO.
 RAW = ("\x1b", "\x07", "\r", "\u202e")
@@ -171,8 +170,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
         asyncio.run(
             runtime.orchestrator.handle_impulse("I like red\r\u202e things. Do you?", settings.user_id, "s1")
         )
-        runtime.install_worker_context()
-        run_burst(runtime.jobs.connection)
+        runtime.run_jobs()
     except BaseException:
         server.stop()
         raise

@@ -31,6 +31,7 @@ from thea.runtime import Runtime
 from thea.runtime.assembly import prompt_tokens
 from thea.runtime.commands import ChatSession, run_command
 from workers import jobs
+from workers.context import running
 
 LIMIT = 200_000
 
@@ -87,8 +88,8 @@ async def test_a_worst_case_message_through_the_cycle_and_the_crystallize_job_st
     before = _count(runtime)
     result = await runtime.orchestrator.handle_impulse(text, "ana", "s1")
     assert result.failed_steps == []
-    runtime.install_worker_context()
-    out: dict[str, Any] = await asyncio.to_thread(jobs.crystallize, result.impulse_id)
+    with running(runtime.worker_context):  # the job as a worker runs it (to_thread copies the context)
+        out: dict[str, Any] = await asyncio.to_thread(jobs.crystallize, result.impulse_id)
     after = _count(runtime)
 
     concepts = after["concepts"] - before["concepts"]

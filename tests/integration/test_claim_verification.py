@@ -15,7 +15,6 @@ from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime
-from workers.worker import run_burst
 
 
 def script(llm: FakeChatModel, insight: str, verdicts: list[str]) -> None:
@@ -33,13 +32,12 @@ def settings(tmp_path) -> Settings:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def runtime(runtime: Runtime) -> Runtime:
     """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
-    runtime.install_worker_context()
     return runtime
 
 
 async def crystallized(rt: Runtime, text: str) -> tuple[str, KnowledgeCrystal]:
     result = await rt.orchestrator.handle_impulse(text, "priya", "s1")
-    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    await asyncio.to_thread(rt.run_jobs)
     (found,) = rt.memory.get([crystal_id(result.impulse_id)])
     assert isinstance(found, KnowledgeCrystal)
     return result.impulse_id, found

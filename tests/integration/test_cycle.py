@@ -15,7 +15,6 @@ from thea.llm.fake import FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, NodeType, TaskStatus, UserImpulse
 from thea.runtime import Runtime, build_runtime
-from workers.worker import run_burst
 
 
 async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(
@@ -125,12 +124,11 @@ async def test_fifo_eviction_sends_old_turns_to_distillation(settings: Settings,
     settings.llm.context_window = 600  # budget 420 tokens: a few long turns overflow it
     rt = build_runtime(settings, llm=llm)
     try:
-        rt.install_worker_context()
         long_text = "I keep notes about Redis streams and consumer groups. " * 12
         first = await rt.orchestrator.handle_impulse(long_text, "ana", "s1")
         for _ in range(3):
             await rt.orchestrator.handle_impulse(long_text, "ana", "s1")
-        await asyncio.to_thread(run_burst, rt.jobs.connection)  # workers run outside the event loop
+        await asyncio.to_thread(rt.run_jobs)  # workers run outside the event loop
         turns = rt.memory.by_time(0, 2**62, node_type=NodeType.DIALOGUE_TURN, user_id="ana")
         assert turns, "evicted turns were not distilled"
         assert turns[-1].content == "The user talked about their work on Redis queues."

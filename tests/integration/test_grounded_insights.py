@@ -16,7 +16,6 @@ from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.models import KnowledgeCrystal
 from thea.runtime import Runtime
-from workers.worker import run_burst
 
 #: what a small model answered when asked to crystallize: general knowledge, schema words as tags
 REDIS_CRYSTAL = {
@@ -35,7 +34,6 @@ def crystal_saying(crystal: dict[str, object]) -> str:
 @pytest.fixture
 def runtime(runtime: Runtime) -> Runtime:
     """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
-    runtime.install_worker_context()
     return runtime
 
 
@@ -43,7 +41,7 @@ async def cycle_and_crystallize(
     rt: Runtime, text: str, user: str = "priya"
 ) -> tuple[str, KnowledgeCrystal | None]:
     result = await rt.orchestrator.handle_impulse(text, user, "s1")
-    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    await asyncio.to_thread(rt.run_jobs)
     found = rt.memory.get([crystal_id(result.impulse_id)])
     crystal = found[0] if found else None
     assert crystal is None or isinstance(crystal, KnowledgeCrystal)

@@ -22,7 +22,6 @@ from thea.llm.prompt_ids import PromptId
 from thea.models import Edge, EdgeType, KnowledgeCrystal
 from thea.runtime import Runtime
 from thea.service.serialize import insight_detail_json
-from workers.worker import run_burst
 
 ACTRESS = {
     "insight": "Priya Ramanathan is a renowned Indian actress who works on Tidewatch.",
@@ -39,13 +38,12 @@ def crystal_saying(crystal: dict[str, object]) -> Handler:
 @pytest.fixture
 def runtime(runtime: Runtime) -> Runtime:
     """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
-    runtime.install_worker_context()
     return runtime
 
 
 async def say(rt: Runtime, text: str, user: str = "priya", session: str = "s1") -> str:
     result = await rt.orchestrator.handle_impulse(text, user, session)
-    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    await asyncio.to_thread(rt.run_jobs)
     return result.impulse_id
 
 

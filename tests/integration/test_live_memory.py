@@ -17,7 +17,6 @@ from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, Fact, KnowledgeCrystal, NodeType, Report
 from thea.runtime import Runtime
 from thea.runtime.commands import ChatSession, run_command
-from workers.worker import run_burst
 
 USER = "lena"
 
@@ -38,7 +37,7 @@ def active_insight(runtime: Runtime, impulse_id: str) -> KnowledgeCrystal:
 
 async def slow_loop(runtime: Runtime) -> None:
     """Run every queued slow-loop job to the end (crystallize, revise)."""
-    await asyncio.to_thread(run_burst, runtime.jobs.connection)
+    await asyncio.to_thread(runtime.run_jobs)
 
 
 def facts(runtime: Runtime, *, current_only: bool) -> list[Fact]:
@@ -118,7 +117,6 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_in_history(
 
 
 async def test_an_insight_stating_a_replaced_value_is_superseded_with_it(runtime: Runtime) -> None:
-    runtime.install_worker_context()
     first = await say(runtime, "I drive an old Fiat Panda.")
     await slow_loop(runtime)
     insight = active_insight(runtime, first)
@@ -142,7 +140,6 @@ async def test_questions_and_thea_words_are_never_recalled_as_evidence(runtime: 
 
 
 async def test_an_insight_never_holds_thea_words_nor_counts_them_as_proof(runtime: Runtime) -> None:
-    runtime.install_worker_context()
     told = await say(runtime, "I keep bees in my garden.")
     await say(runtime, "Do I keep bees?", "s2")
     await slow_loop(runtime)
@@ -196,7 +193,6 @@ async def test_answers_speak_to_the_user_and_give_dates_as_told(runtime: Runtime
 
 
 async def test_fact_command_takes_the_same_path_and_never_weakens_itself(runtime: Runtime) -> None:
-    runtime.install_worker_context()
     first = await say(runtime, "I live in Leeds.")
     moved = await say(runtime, "From next month we live in York, not Leeds anymore.", "s2")
     await slow_loop(runtime)

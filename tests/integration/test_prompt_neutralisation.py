@@ -29,7 +29,6 @@ from thea.llm.fake import FakeChatModel
 from thea.models import Edge, EdgeType, KnowledgeCrystal, UserImpulse
 from thea.runtime import Runtime
 from thea.text import neutralise
-from workers.worker import run_burst
 
 BLOCK_HEADINGS = (FACTS_HEADING, MEMORIES_HEADING, EARLIER_HEADING)
 ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_check", "reflect")
@@ -44,7 +43,6 @@ def settings(settings: Settings) -> Settings:
 @pytest.fixture
 def runtime(runtime: Runtime) -> Runtime:
     """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
-    runtime.install_worker_context()
     return runtime
 
 
@@ -86,7 +84,7 @@ async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
     for case in CASES:  # as chat messages of one session: history, then distillation
         await runtime.orchestrator.handle_impulse(case.payload, "ana", "s1")
     runtime.jobs.enqueue_distill(runtime.orchestrator.context.clear("ana", "s1"), "ana", "s1")
-    await asyncio.to_thread(run_burst, runtime.jobs.connection)  # crystallize and distill jobs
+    await asyncio.to_thread(runtime.run_jobs)  # crystallize and distill jobs
     _seed_insights(runtime, [case.payload for case in CASES])
     for case in CASES:
         await runtime.facts.add_fact(case.payload, "ana", "s2")  # checked against the insight

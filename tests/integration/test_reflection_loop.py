@@ -23,7 +23,6 @@ from thea.models import Collection, Edge, EdgeType, FinalResponse, KnowledgeCrys
 from thea.runtime import Runtime
 from workers.admin import failed_jobs, retry_failed
 from workers.queues import CRYSTALLIZE, REFLECT
-from workers.worker import run_burst
 
 
 @pytest.fixture
@@ -37,7 +36,6 @@ def settings(settings: Settings) -> Settings:
 @pytest.fixture
 def runtime(runtime: Runtime) -> Runtime:
     """The shared runtime (tests/conftest.py), with slow-loop jobs run in this process."""
-    runtime.install_worker_context()
     return runtime
 
 
@@ -60,7 +58,7 @@ def seed(rt: Runtime, user: str, specs: list[tuple[str, list[str]]]) -> list[Kno
 
 
 async def burst(rt: Runtime) -> None:
-    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    await asyncio.to_thread(rt.run_jobs)
 
 
 async def test_a_chat_turn_becomes_a_crystal_with_concepts_and_triples(runtime: Runtime) -> None:

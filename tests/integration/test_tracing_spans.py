@@ -16,7 +16,6 @@ from opentelemetry.trace import StatusCode
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
-from workers.worker import run_burst
 
 _EXPORTER = InMemorySpanExporter()
 
@@ -38,8 +37,7 @@ def test_a_cycle_and_its_job_are_spans_linked_by_the_impulse_id(runtime: Runtime
     result = asyncio.run(
         runtime.orchestrator.handle_impulse("Where does Ana keep her notes? In Redis.", "ana", "s1")
     )
-    runtime.install_worker_context()
-    run_burst(runtime.jobs.connection)
+    runtime.run_jobs()
 
     spans = {s.name: s for s in _EXPORTER.get_finished_spans()}
     assert {"thea.cycle", "thea.instinct", "thea.plan", "thea.recall", "thea.synthesis", "thea.job"} <= set(

@@ -33,7 +33,7 @@ from thea.runtime import build_runtime
 from workers.admin import failed_jobs
 from workers.queues import CRYSTALLIZE
 from workers.recovery import recover_abandoned_jobs
-from workers.worker import make_worker, run_burst
+from workers.worker import make_worker
 
 WORKER = textwrap.dedent(
     """
@@ -49,10 +49,15 @@ WORKER = textwrap.dedent(
         liveness.current_node = lambda: "elsewhere000"
     settings = load_settings("embedded", data_dir=sys.argv[1], llm={"provider": "fake"})
     rt = build_runtime(settings, llm=FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=120))
-    rt.install_worker_context()
     print("worker ready", flush=True)
     lease = int(sys.argv[3])
-    worker = make_worker(rt.jobs.connection, ["thea-crystallize"], job_lease_s=lease, job_heartbeat_s=0.5)
+    worker = make_worker(
+        rt.jobs.connection,
+        ["thea-crystallize"],
+        context=rt.worker_context,
+        job_lease_s=lease,
+        job_heartbeat_s=0.5,
+    )
     worker.work(burst=True)
     """
 )
@@ -123,9 +128,8 @@ def test_a_worker_killed_mid_crystallization_loses_nothing_and_its_job_is_requeu
 
     rt = build_runtime(settings, llm=FakeChatModel())
     try:
-        rt.install_worker_context()
         assert not rt.memory.get([crystal_id(impulse_id)])  # died before writing
-        run_burst(rt.jobs.connection)
+        rt.run_jobs()
         found = rt.memory.get([crystal_id(impulse_id)])
         assert len(found) == 1
         assert isinstance(found[0], KnowledgeCrystal)
@@ -154,8 +158,7 @@ def test_the_job_of_a_worker_that_died_on_another_machine_is_requeued_when_its_l
         assert 6 <= waited < 20, waited
         rt = build_runtime(settings, llm=FakeChatModel())
         try:
-            rt.install_worker_context()
-            run_burst(rt.jobs.connection)
+            rt.run_jobs()
             assert len(rt.memory.get([crystal_id(impulse_id)])) == 1
         finally:
             rt.close()
@@ -168,12 +171,13 @@ def test_a_running_job_keeps_its_lease_and_runs_once(settings: Settings) -> None
     llm = FakeChatModel(slow={PromptId.CRYSTALLIZE}, slow_seconds=8)
     rt = build_runtime(settings, llm=llm)
     try:
-        rt.install_worker_context()
         impulse_id = asyncio.run(
             rt.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
         ).impulse_id
         conn = rt.jobs.connection
-        worker = make_worker(conn, [CRYSTALLIZE], threaded=True, job_lease_s=3, job_heartbeat_s=0.3)
+        worker = make_worker(
+            conn, [CRYSTALLIZE], threaded=True, context=rt.worker_context, job_lease_s=3, job_heartbeat_s=0.3
+        )
         thread = threading.Thread(target=worker.work, kwargs={"burst": True, "logging_level": "WARNING"})
         thread.start()
         registry = StartedJobRegistry(queue=Queue(CRYSTALLIZE, connection=conn))

@@ -15,7 +15,6 @@ from services.reflection.grounding import SCHEMA_WORDS, Sources
 from tests.graph_reads import asserted
 from thea.models import KnowledgeCrystal, NodeType
 from thea.runtime import Runtime
-from workers.worker import run_burst
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -28,7 +27,7 @@ def words(text: str) -> set[str]:
 
 
 async def crystallize(rt: Runtime, impulse_id: str) -> KnowledgeCrystal | None:
-    await asyncio.to_thread(run_burst, rt.jobs.connection)
+    await asyncio.to_thread(rt.run_jobs)
     found = rt.memory.get([crystal_id(impulse_id)])
     return found[0] if found and isinstance(found[0], KnowledgeCrystal) else None
 

@@ -15,7 +15,6 @@ from tests.graph_reads import asserted, cycle_props
 from thea.errors import LLMError
 from thea.models import KnowledgeCrystal, TaskStatus
 from thea.runtime import Runtime
-from workers.worker import run_burst
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -36,7 +35,7 @@ async def test_the_real_model_crystallizes_a_cycle_with_concepts(runtime: Runtim
     cycle = await runtime.orchestrator.handle_impulse(
         "Caching -> lower latency. I use Redis for caching.", "ana", "s3"
     )
-    await asyncio.to_thread(run_burst, runtime.jobs.connection)  # jobs run outside the event loop
+    await asyncio.to_thread(runtime.run_jobs)  # jobs run outside the event loop
     found = runtime.memory.get([crystal_id(cycle.impulse_id)])
     assert found, "no crystal after the crystallize job"
     crystal = found[0]

@@ -47,4 +47,5 @@ async def test_a_looping_answer_stops_streaming_and_says_so() -> None:
     assert state.answer == "Otters live in kelp. A corgi," + LOOP_NOTE
     assert len("".join(streamed)) < 100  # stopped early, not after 200 corgis
     assert "".join(streamed).endswith(LOOP_NOTE)
-    assert "repeating" in json.dumps(outcome.output)
+    assert outcome.output is not None
+    assert "repeating" in json.dumps(outcome.output.wire())

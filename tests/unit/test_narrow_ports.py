@@ -140,3 +140,31 @@ def test_forgetting_a_fact_archives_it_and_ends_it() -> None:
     assert memory.props["f1"]["valid_until"] > 0
     with pytest.raises(NotFoundError):
         forget(target, "f1", "bob")
+
+
+@dataclass
+class Recorder:
+    """AsyncRecorder that keeps what it was given."""
+
+    recorded: list[tuple[list[Node], list[Any]]] = field(default_factory=list)
+
+    async def arecord(self, nodes: Sequence[Node], links: Sequence[Any] = ()) -> Any:
+        self.recorded.append((list(nodes), list(links)))
+        return None
+
+
+async def test_the_distiller_only_records_what_it_distilled() -> None:
+    from services.common.exchange import Exchange
+    from services.reflection.distiller import Distiller
+    from thea.memory.ports import AsyncRecorder
+
+    recorder = Recorder()
+    memory: AsyncRecorder = recorder
+    exchange = Exchange(
+        question="Where do I live?", answer="In Leeds.", impulse_id="imp1", response_id="res1"
+    )
+    (turn,) = await Distiller(memory, llm=None).distill([exchange], "ana", "s1")
+    ((nodes, links),) = recorder.recorded
+    assert nodes == [turn]
+    assert turn.source_ids == ["imp1", "res1"]
+    assert {link.dst for link in links} == {"imp1", "res1"}

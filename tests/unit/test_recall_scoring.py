@@ -91,7 +91,7 @@ def test_the_vector_search_reads_vector_candidates_deep() -> None:
     from typing import Any, cast
 
     from services.recall.cascade import RecallService
-    from services.recall.types import RecallQuery
+    from services.recall.types import RecallQuery, TimeWindow
     from thea.tuning import RecallTuning
 
     asked: list[int] = []
@@ -103,10 +103,10 @@ def test_the_vector_search_reads_vector_candidates_deep() -> None:
     memory = cast(Any, SimpleNamespace(recall_port=SimpleNamespace(nearest=nearest)))
     query = RecallQuery(texts=["q"], user_id="u")
     RecallService(memory, RecallTuning(per_stage=20, vector_candidates=1))._vectors(
-        query, [[1.0]], (None, None)
+        query, [[1.0]], TimeWindow()
     )
     RecallService(memory, RecallTuning(per_stage=20, vector_candidates=60))._vectors(
-        query, [[1.0]], (None, None)
+        query, [[1.0]], TimeWindow()
     )
     assert asked == [20, 20, 60, 60]  # two collections each
 

@@ -21,7 +21,6 @@ from thea.memory.erasure import FORGOTTEN_EVENT
 from thea.models import Collection, EdgeType, KnowledgeCrystal, now_ms
 from thea.runtime import Runtime
 from thea.testing.service import service_app
-from workers.worker import run_burst
 
 FACTS = f"{PREFIX}/facts"
 TOLD = ["I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."]
@@ -55,8 +54,7 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
     client: TestClient, runtime: Runtime, llm: StreamingFakeChatModel
 ) -> None:
     impulses = [done_of(chat(client, text, session="tell"))["impulse_id"] for text in TOLD]
-    runtime.install_worker_context()
-    asyncio.run(asyncio.to_thread(run_burst, runtime.jobs.connection))  # the insights of each message
+    asyncio.run(asyncio.to_thread(runtime.run_jobs))  # the insights of each message
 
     view = listed(client)
     assert [(g.key, g.name) for g in view.subjects][:2] == [("user", "You"), ("sam", "Sam")]

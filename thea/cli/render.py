@@ -19,6 +19,7 @@ from rich.tree import Tree
 
 from thea.api.models import TraceExplanation, TraceStepView, TraceView
 from thea.models import Step, TaskStatus
+from thea.models.step_outputs import PlanOutput, RecallOutput
 from thea.text import printable
 
 
@@ -196,39 +197,37 @@ def _add_step(root: Tree, step: TraceStepView, explained: TraceExplanation | Non
         branch.add(f"[{style}]{_short(report.error, 160)}[/]")
     output = report.output if report else {}
     if step.step == Step.PLAN:
-        _plan_output(branch, output)
+        if output:
+            _plan_output(branch, PlanOutput.of(output))
         if explained is not None:
             _explain_plan(branch, explained)
     if step.step == Step.RECALL and output:
-        _recall_output(branch, output, explained)
+        _recall_output(branch, RecallOutput.of(output), explained)
     if step.step == Step.SYNTHESIS and explained is not None and report is not None:
         _explain_synthesis(branch, explained)
     for node in step.outputs:
         branch.add(f"[cyan]{node.type.value}[/] {node.id[:8]}: {_short(node.content)}")
 
 
-def _plan_output(branch: Tree, output: dict[str, Any]) -> None:
-    if not output:
-        return
-    branch.add(f"queries: {safe(str(output.get('queries', [])))[:160]}")
-    branch.add(f"concepts: {safe(str(output.get('concepts', [])))[:160]}")
-    if output.get("time_from"):
-        branch.add(f"time window: {when(int(output['time_from']))} .. {when(int(output['time_to'] or 0))}")
-    if output.get("triple_pattern"):
-        branch.add(f"triple: {safe(str(output['triple_pattern']))}")
+def _plan_output(branch: Tree, output: PlanOutput) -> None:
+    branch.add(f"queries: {safe(str(output.queries))[:160]}")
+    branch.add(f"concepts: {safe(str(output.concepts))[:160]}")
+    if output.time_from:
+        branch.add(f"time window: {when(output.time_from)} .. {when(output.time_to or 0)}")
+    if output.triple_pattern:
+        branch.add(f"triple: {safe(str(output.triple_pattern))}")
 
 
-def _recall_output(branch: Tree, output: dict[str, Any], explained: TraceExplanation | None) -> None:
-    counts = output.get("stage_counts", {})
+def _recall_output(branch: Tree, output: RecallOutput, explained: TraceExplanation | None) -> None:
+    counts = output.stage_counts
     if explained is not None:
         _explain_recall(branch, explained, counts)
         return
     # a service older than the explanation
-    hits = output.get("hits", [])
-    hit_branch = branch.add(f"{len(hits)} memories recalled  [dim]{safe(str(counts))}[/]")
-    for hit in hits[:10]:
-        via = safe(",".join(hit["stages"]))
-        hit_branch.add(f"{hit['id'][:8]} {safe(hit['type'])} score={hit['score']} via {via}")
+    hit_branch = branch.add(f"{len(output.hits)} memories recalled  [dim]{safe(str(counts))}[/]")
+    for hit in output.hits[:10]:
+        via = safe(",".join(hit.stages))
+        hit_branch.add(f"{hit.id[:8]} {safe(hit.type)} score={hit.score:g} via {via}")
 
 
 def _cycle_ending(trace: TraceView) -> str | None:

@@ -11,6 +11,7 @@ from thea.api.models import TraceView
 from thea.cli.common import client, console, friendly_errors, json_text
 from thea.cli.render import print_prompt, trace_tree
 from thea.models import FinalResponse, Step, TaskStatus
+from thea.models.step_outputs import RecallOutput
 
 
 class TraceFormat(StrEnum):
@@ -51,7 +52,7 @@ def trace_mermaid(trace: TraceView) -> str:
         if report.error:
             lines.append(f"    Note over {svc}: {_mermaid_text(report.error)}")
         if name == Step.RECALL:
-            hits = report.output.get("hits", []) if isinstance(report.output, dict) else []
+            hits = RecallOutput.of(report.output).hits
             lines.append(f"    {svc}->>M: cascade query ({len(hits)} hits)")
     final = next((o for s in trace.steps for o in s.outputs if isinstance(o, FinalResponse)), None)
     if final is not None:

@@ -17,9 +17,20 @@ from thea.memory.operations import (
     ReflectionOperations,
     TraceReads,
 )
-from thea.models import Collection, Concept, Edge, Node
+from thea.models import (
+    Collection,
+    Concept,
+    Edge,
+    EdgeType,
+    KnowledgeCrystal,
+    Node,
+    Subgraph,
+    VectorFilter,
+    VectorHit,
+)
 
 if TYPE_CHECKING:
+    from thea.memory.recall_port import RecallPort
     from thea.memory.universal import RecordResult
 
 
@@ -32,6 +43,36 @@ class NodeReads(Protocol):
 class NodeLookup(NodeReads, Protocol):
     def resolve_id(self, prefix: str, *, user_id: str | None = None) -> str:
         """A full id from a unique prefix (among ``user_id``'s memories when given)."""
+        ...
+
+
+class Recorder(Protocol):
+    def record(
+        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
+    ) -> RecordResult:
+        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
+        ...
+
+
+class ConceptSource(Protocol):
+    def get_or_create_concepts(
+        self, names: Sequence[str], user_id: str, *, embed: bool = True
+    ) -> dict[str, Concept]:
+        """The user's concepts with these names, created when missing."""
+        ...
+
+
+class VectorSearch(Protocol):
+    def search(
+        self,
+        text: str,
+        collection: Collection = Collection.EXPERIENCE,
+        *,
+        flt: VectorFilter | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        """The nearest memories of a collection to ``text``."""
         ...
 
 
@@ -97,20 +138,8 @@ class FeedbackTarget(NodeReads, Protocol):
         ...
 
 
-class MemoryWriter(Protocol):
+class MemoryWriter(Recorder, ConceptSource, Protocol):
     """What recording new memories with their concepts writes (imports, ``remember``)."""
-
-    def record(
-        self, nodes: Sequence[Node], links: Sequence[Edge] = (), *, embed: bool = True
-    ) -> RecordResult:
-        """Store nodes and edges (``embed=False``: their vectors are left for later)."""
-        ...
-
-    def get_or_create_concepts(
-        self, names: Sequence[str], user_id: str, *, embed: bool = True
-    ) -> dict[str, Concept]:
-        """The user's concepts with these names, created when missing."""
-        ...
 
 
 class ImportTarget(MemoryWriter, Protocol):
@@ -133,4 +162,118 @@ class VectorBacklog(Protocol):
 
     def pending_vectors(self) -> int:
         """How many memories still wait."""
+        ...
+
+
+class AsyncRecorder(Protocol):
+    """What a slow-loop job writes from its event loop (distilled turns)."""
+
+    async def arecord(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> RecordResult:
+        """Store nodes and edges (in a thread)."""
+        ...
+
+
+class CrystalWriter(AsyncRecorder, NodeReads, ConceptSource, Protocol):
+    """What crystallizing a session writes: its crystal, the crystal's concepts and its trace."""
+
+
+class CycleMemory(AsyncRecorder, ConceptSource, Protocol):
+    """What the orchestrator writes and reads: the cycle's nodes, the impulse's concepts and
+    status, and a session's earlier exchanges (to restore its conversation)."""
+
+    @property
+    def traces(self) -> TraceReads: ...
+
+    def link(self, links: Sequence[Edge]) -> int:
+        """Add edges between nodes already recorded."""
+        ...
+
+    def set_properties(self, ids: Sequence[str], props: dict[str, Any]) -> int:
+        """Set properties of nodes; how many were found."""
+        ...
+
+
+class FactStore(NodeReads, ConceptSource, Recorder, VectorSearch, Protocol):
+    """What the fact keeper reads and writes: similar facts and insights, the facts it records
+    with their concepts, and what a new value supersedes."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+
+class InsightSupersession(Recorder, Protocol):
+    """What superseding the insights that rest on a fact reads and writes."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Close the concept relations these insights asserted."""
+        ...
+
+
+class FactEdits(FactSource, InsightSupersession, Protocol):
+    """What correcting or outdating a fact of record reads and writes."""
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def link(self, links: Sequence[Edge]) -> int:
+        """Add edges between nodes already recorded."""
+        ...
+
+
+class InsightRevisionSource(NodeReads, Recorder, VectorSearch, Protocol):
+    """What revising insights on new evidence reads and writes: the insights about what it names
+    or nearest to it, embeddings to compare claims, and the revised insights."""
+
+    @property
+    def recall_port(self) -> RecallPort: ...
+
+    def concepts_named_in(
+        self, text: str, user_id: str, max_words: int = 3, limit: int = 400
+    ) -> list[Concept]:
+        """The user's concepts whose name is a run of words of ``text``."""
+        ...
+
+    def insights_about(
+        self, concept_ids: Sequence[str], user_id: str, *, exclude: Sequence[str] = (), limit: int = 20
+    ) -> list[KnowledgeCrystal]:
+        """The user's insights linked to any of the concepts."""
+        ...
+
+    def close_insight_relations(self, insight_ids: Sequence[str], now: int) -> int:
+        """Close the concept relations these insights asserted."""
+        ...
+
+
+class CrystallizerMemory(TraceSource, AsyncRecorder, ConceptSource, InsightRevisionSource, Protocol):
+    """What crystallizing a message reads and writes: its cycle, the concepts it links, the
+    crystal with its trace, and the older insights it revises."""
+
+    def neighbourhood(
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_types: Sequence[EdgeType] | None = None,
+        limit: int = 200,
+        *,
+        user_id: str | None = None,
+    ) -> Subgraph:
+        """The nodes and edges around a node."""
+        ...
+
+
+class ReflectionMemory(AsyncRecorder, NodeReads, ReflectionSource, Recorder, Protocol):
+    """What merging a user's insights reads and writes: candidate groups, their claims, the
+    merged insights, and the sources archived from the vector store."""
+
+    @property
+    def recall_port(self) -> RecallPort: ...
+
+    def set_vector_active(self, collection: Collection, ids: Sequence[str], active: bool) -> None:
+        """Mark points of a collection active or not (recall skips inactive ones)."""
         ...

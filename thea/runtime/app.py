@@ -42,14 +42,14 @@ from thea.runtime.assembly import (
     build_orchestrator,
     build_reflector,
 )
-from workers import context as worker_context
 from workers.admin import failure_reason
+from workers.context import WorkerContext
 from workers.conversations import RedisConversationCache
 from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
 from workers.vector_catch_up import VectorCatchUp
-from workers.worker import BackgroundWorker
+from workers.worker import BackgroundWorker, run_burst
 
 log = logging.getLogger(__name__)
 
@@ -126,16 +126,19 @@ class Runtime:
     schedule: ReflectionSchedule | None = None
     #: computes the vectors large imports left for later (started with the slow loop)
     catch_up: VectorCatchUp | None = None
+    _worker_context: WorkerContext | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
     @property
     def worker(self) -> BackgroundWorker | None:
         return self.workers[0] if self.workers else None
 
-    def install_worker_context(self) -> None:
-        """Let jobs run in this process with this process's memory and (background) model."""
-        worker_context.install(
-            worker_context.WorkerContext(
+    @property
+    def worker_context(self) -> WorkerContext:
+        """What this process's slow-loop jobs run with: its memory and (background) model; built
+        once, given to every worker this process starts."""
+        if self._worker_context is None:
+            self._worker_context = WorkerContext(
                 memory=self.memory,
                 llm=self.background_llm,
                 distiller=build_distiller(self.settings, self.memory, self.background_llm),
@@ -143,18 +146,23 @@ class Runtime:
                 reflector=self.reflector,
                 timeout_s=self.settings.llm.timeout_s,
             )
-        )
+        return self._worker_context
+
+    def run_jobs(self) -> bool:
+        """Run every job queued now in this thread, then return (whether any ran)."""
+        return run_burst(self.jobs.connection, context=self.worker_context)
 
     def start_background_worker(self, count: int = 1) -> BackgroundWorker:
         """Run ``count`` slow-loop workers in this process (threads); they take no job while a
         cycle holds the model."""
-        self.install_worker_context()
+        context = self.worker_context
         keeper = self.memory.index_keeper(self.settings.vector.optimize_after_points)
         for index in range(max(count, 1) - len(self.workers)):
             worker = BackgroundWorker(
                 self.jobs.connection,
                 when_idle=keeper.maybe_optimize if index == 0 else None,
                 gate=self.gate,
+                context=context,
                 name=f"thea-worker-{len(self.workers) + 1}",
             )
             self.workers.append(worker.start())
@@ -228,7 +236,6 @@ class Runtime:
             self.catch_up.stop()
         for worker in self.workers:
             worker.stop()
-        worker_context.clear()
         self.gate.close()
         self.memory.close()
 

@@ -9,7 +9,7 @@ from services.cycle.budget import recall_budget
 from services.cycle.context import ConversationCache
 from services.cycle.context_local import ContextCache
 from services.cycle.instinct import InstinctService
-from services.cycle.orchestrator import JobSink, Orchestrator
+from services.cycle.orchestrator import CycleLimits, CycleParts, CycleSteps, JobSink, Orchestrator
 from services.cycle.planner import PlannerService
 from services.cycle.recall_step import RecallStep
 from services.cycle.synthesis import SynthesisService
@@ -49,8 +49,7 @@ def build_orchestrator(
     # the steps before the answer get a shorter timeout than synthesis (a busy machine costs the
     # instinct or the model's plan, not the answer); the services' own model timeout fires first
     first_look_s = min(cycle.step_timeout_s, timeout)
-    return Orchestrator(
-        memory,
+    steps = CycleSteps(
         instinct=InstinctService(
             llm,
             first_look_s,
@@ -71,14 +70,21 @@ def build_orchestrator(
             relevance_floor=settings.tuning.relevance_floor,
             facts=memory.facts,
         ),
+    )
+    parts = CycleParts(
+        memory=memory,
+        steps=steps,
         context=context or ContextCache(window, settings.context.fifo_share),
         jobs=jobs,
-        step_timeout_s=timeout + 5,
-        max_chars=settings.max_impulse_chars,
         gate=gate,
-        prompt_tokens=prompt_tokens(settings),
-        first_look_timeout_s=first_look_s + 5,
     )
+    limits = CycleLimits(
+        step_timeout_s=timeout + 5,
+        first_look_timeout_s=first_look_s + 5,
+        max_chars=settings.max_impulse_chars,
+        prompt_tokens=prompt_tokens(settings),
+    )
+    return Orchestrator(parts, limits)
 
 
 def build_reranker(settings: Settings) -> Reranker | None:

@@ -43,10 +43,11 @@ def run_worker(settings: Settings, *, burst: bool = False) -> int:
         print(f"thea worker: {exc}", file=sys.stderr)
         return 1
     try:
-        runtime.install_worker_context()
         runtime.start_schedule()
         runtime.start_vector_catch_up()
-        worker = make_worker(runtime.jobs.connection, ALL_QUEUES, gate=runtime.gate)
+        worker = make_worker(
+            runtime.jobs.connection, ALL_QUEUES, gate=runtime.gate, context=runtime.worker_context
+        )
         print(f"thea worker {worker.name} on {', '.join(ALL_QUEUES)}" + (" (burst)" if burst else ""))
         worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
     except (KeyboardInterrupt, SystemExit):

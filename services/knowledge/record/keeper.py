@@ -34,6 +34,7 @@ from thea.models import (
     now_ms,
     stable_id,
 )
+from thea.models.step_outputs import PlanOutput, RecordedFact, SupersededFact
 from thea.words import STOPWORDS
 
 log = logging.getLogger(__name__)
@@ -74,26 +75,26 @@ class RecordedFacts:
     #: insights superseded because they stated a replaced value
     insights: list[str] = field(default_factory=list)
 
-    def as_output(self) -> dict[str, object]:
+    def as_output(self) -> PlanOutput:
         """For the trace (the plan step's report)."""
-        return {
-            "facts_recorded": [
-                {
-                    "id": f.id,
-                    "subject": f.subject,
-                    "attribute": f.attribute,
-                    "value": f.value,
-                    "text": f.content,
-                    "current": f.valid_until is None,
-                }
+        return PlanOutput(
+            facts_recorded=[
+                RecordedFact(
+                    id=f.id,
+                    subject=f.subject,
+                    attribute=f.attribute,
+                    value=f.value,
+                    text=f.content,
+                    current=f.valid_until is None,
+                )
                 for f in self.facts
             ],
-            "superseded": [
-                {"id": s.fact.id, "text": s.fact.content, "by": s.by, "reason": s.reason}
+            superseded=[
+                SupersededFact(id=s.fact.id, text=s.fact.content, by=s.by, reason=s.reason)
                 for s in self.superseded
             ],
-            "insights_superseded": self.insights,
-        }
+            insights_superseded=self.insights,
+        )
 
 
 def fact_id(source_id: str, index: int) -> str:

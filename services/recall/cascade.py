@@ -32,6 +32,7 @@ import math
 import re
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
@@ -107,6 +108,17 @@ def in_window(when: int, window: tuple[int | None, int | None]) -> bool:
     return not ((window[0] is not None and when < window[0]) or (window[1] is not None and when >= window[1]))
 
 
+def _vectors_first(raw: dict[str, dict[str, float]]) -> None:
+    """Put the vector stage's scores first, where fusion has always read them (the vector stage
+    now ends after the graph stages; the order of fusion's sums and of equal scores is kept)."""
+    if Stage.VECTORS.value in raw:
+        rest = {name: scores for name, scores in raw.items() if name != Stage.VECTORS.value}
+        dense = raw[Stage.VECTORS.value]
+        raw.clear()
+        raw[Stage.VECTORS.value] = dense
+        raw.update(rest)
+
+
 class RecallService:
     def __init__(
         self, memory: RecallSource, config: RecallTuning | None = None, reranker: Reranker | None = None
@@ -115,6 +127,13 @@ class RecallService:
         self.config = config or RecallTuning()
         self.reranker = reranker
         self._size: tuple[float, int] = (-1e9, 0)
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _embedder(self) -> ThreadPoolExecutor:
+        """The threads that embed queries while the graph stages run (made on first use)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-embed")
+        return self._pool
 
     def collection_size(self) -> int:
         """Number of recallable memories (all users), cached briefly: the N of idf."""
@@ -155,15 +174,14 @@ class RecallService:
         vectors: list[list[float]] = []
         kinds: dict[str, str] = {}  # node id -> type, for keyword candidates
         lengths: dict[str, int] = {}  # node id -> characters, for keyword candidates
-        if Stage.VECTORS in stages and query.texts:
-            # the vector store is one layer among several: if it is down, the graph stages still
-            # recall (graph failures do propagate: the graph is the source of truth)
-            try:
-                vectors = self._embed_queries(query.texts[:4])
-                take(Stage.VECTORS, self._vectors(query, vectors, window))
-            except VectorStoreUnavailable as exc:
-                log.warning("recall without vectors for user %s: %s", query.user_id, exc)
-                failed.append(Stage.VECTORS.value)
+        read: dict[str, Node] = {}  # nodes read from the graph during this recall, by id
+        # the query is embedded and searched while the graph stages run (the embedder and the
+        # graph's round trips release the GIL): most of a recall's time was the two in a row
+        searching = (
+            self._embedder().submit(self._embed_and_search, query, window)
+            if Stage.VECTORS in stages and query.texts
+            else None
+        )
         if Stage.KEYWORDS in stages and query.texts:
             take(Stage.KEYWORDS, self._keywords(query, window, kinds, lengths))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
@@ -175,14 +193,24 @@ class RecallService:
             spread_only = {c: a for c, a in activated.items() if c not in seeds}
             if spread_only:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
+        if searching is not None:
+            # the vector store is one layer among several: if it is down, the graph stages still
+            # recall (graph failures do propagate: the graph is the source of truth)
+            try:
+                vectors, similar = searching.result()
+                take(Stage.VECTORS, similar)
+            except VectorStoreUnavailable as exc:
+                log.warning("recall without vectors for user %s: %s", query.user_id, exc)
+                failed.append(Stage.VECTORS.value)
+            _vectors_first(raw)
         if vectors and Stage.VECTORS.value not in failed and self.config.dense_fill:
             self._fill_dense(query, vectors, raw, stage_of, window, kinds)
         if self.config.long_penalty > 0 and raw.get(Stage.VECTORS.value):
-            self._penalise_long(raw[Stage.VECTORS.value], lengths)
+            self._penalise_long(raw[Stage.VECTORS.value], lengths, read)
 
         fused = self._fuse(raw)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
-        hits = self._hydrate(query, fused, stage_of, raw, window)
+        hits = self._hydrate(query, fused, stage_of, raw, window, read)
         counts = {name: len(ids) for name, ids in rankings.items()}
         elapsed = (time.perf_counter() - started) * 1000
         log.debug("recall user=%s: %d hits %s in %.1f ms", query.user_id, len(hits), counts, elapsed)
@@ -233,7 +261,7 @@ class RecallService:
                 dense[node_id] = score
                 stage_of[node_id].append(Stage.VECTORS.value)
 
-    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int]) -> None:
+    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int], read: dict[str, Node]) -> None:
         """A long memory's similarity is that of its best chunk, and the more chunks it has the
         likelier one of them is close to any question by chance: a 4 kB assistant reply
         outranked the short user message that holds the fact. Its similarity loses
@@ -243,6 +271,7 @@ class RecallService:
         unknown = [i for i in dense if i not in lengths]
         if unknown:
             for node in self.memory.recall_port.nodes(unknown):
+                read[node.id] = node
                 lengths[node.id] = len(node.content or "")
         for node_id, score in dense.items():
             windows = lengths.get(node_id, 0) / cfg.window_chars
@@ -254,6 +283,13 @@ class RecallService:
     def _embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query embeddings (an embedder with a batched ``embed_queries`` is asked once)."""
         return self.memory.recall_port.embed_queries(texts)
+
+    def _embed_and_search(
+        self, query: RecallQuery, window: tuple[int | None, int | None]
+    ) -> tuple[list[list[float]], list[tuple[str, float]]]:
+        """The query's vectors and the vector stage's candidates (run beside the graph stages)."""
+        vectors = self._embed_queries(query.texts[:4])
+        return vectors, self._vectors(query, vectors, window)
 
     def _vector_scores(
         self,
@@ -407,17 +443,18 @@ class RecallService:
         stage_of: dict[str, list[str]],
         raw: dict[str, dict[str, float]],
         window: tuple[int | None, int | None],
+        read: dict[str, Node],
     ) -> list[RecallHit]:
         if not fused:
             return []
         ordered = sorted(fused, key=lambda i: -fused[i])
         ranked = ordered[: query.limit * 4]
-        nodes: dict[str, Node] = {n.id: n for n in self.memory.recall_port.nodes(ranked)}
+        nodes = self._read(ranked, read)
         allowed = sum(1 for n in nodes.values() if self._allowed(n, query, window))
         if allowed < query.limit and len(ordered) > len(ranked):
             # many candidates were not evidence (earlier questions, replaced facts): read on once
             more = ordered[len(ranked) : query.limit * 16]
-            nodes.update({n.id: n for n in self.memory.recall_port.nodes(more)})
+            nodes.update(self._read(more, read))
             ranked += more
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
         query_terms = {stem(w) for w in keyword_words(query.texts)}
@@ -458,6 +495,12 @@ class RecallService:
         if self.reranker is not None and query.texts and len(hits) > 1:
             hits = self._rerank(query.texts[0], hits)
         return hits
+
+    def _read(self, ids: list[str], read: dict[str, Node]) -> dict[str, Node]:
+        """The nodes of ``ids``: those this recall read already, and the others from the graph."""
+        missing = [i for i in ids if i not in read]
+        found = {n.id: n for n in self.memory.recall_port.nodes(missing)} if missing else {}
+        return {i: read[i] for i in ids if i in read} | found
 
     def _rerank(self, text: str, hits: list[RecallHit]) -> list[RecallHit]:
         """The reranker's order for the best ``rerank_depth`` hits; they keep the fused scores'

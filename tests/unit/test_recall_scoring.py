@@ -80,8 +80,10 @@ def test_a_long_memory_loses_similarity_per_doubling_beyond_one_window() -> None
     memory = cast(Any, SimpleNamespace(recall_port=port))
     dense = {"reply": 0.60, "user": 0.56}
     lengths = {"user": 500}  # known from the keyword stage: one window, untouched
-    RecallService(memory, RecallTuning(long_penalty=0.05))._penalise_long(dense, lengths)
+    read: dict[str, Any] = {}
+    RecallService(memory, RecallTuning(long_penalty=0.05))._penalise_long(dense, lengths, read)
     assert dense["reply"] == pytest.approx(0.60 - 0.05 * 2)
+    assert read == {"reply": reply}  # read once: the hits are made from it without a second read
     assert dense["user"] == 0.56
     assert dense["user"] > dense["reply"]
 

@@ -148,6 +148,10 @@ def explore_methods() -> dict[str, Method]:
         return {**base.stage_weights, Stage.VECTORS: weight}
 
     grid: dict[str, dict[str, Any]] = {
+        "prf3 w0.3": {"prf_terms": 3},
+        "prf5 w0.5": {"prf_terms": 5, "prf_weight": 0.5},
+        "hop3 w0.25": {"hop_from": 3},
+        "hop5 w0.5": {"hop_from": 5, "hop_weight": 0.5},
         "vec0.85": {"stage_weights": vec(0.85)},
         "depth20": {"fusion_depth": 20},
         "p128": {"passage_terms": 128},
@@ -197,6 +201,13 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
             stage_weights={**base.stage_weights, Stage.VECTORS: 0.7},
         ),
         memory=Memory(short_context_only=False),
+    )
+    # issue 26's candidates, off by default (docs/benchmarks.md): the settings measured best of a few
+    methods["thea with pseudo-relevance feedback (2 words of the best 2 keyword hits, weight 0.2)"] = Method(
+        changed(prf_terms=2, prf_docs=2, prf_weight=0.2)
+    )
+    methods["thea with a second hop (names in the best 2 hits, weight 0.15)"] = Method(
+        changed(hop_from=2, hop_weight=0.15)
     )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))

@@ -31,11 +31,12 @@ import logging
 import math
 import re
 import time
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
+from services.common.plan_fallback import candidate_concepts
 from services.common.text import STOPWORDS
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
@@ -76,6 +77,8 @@ RECALLABLE = frozenset(
 _RECALLABLE_TYPES = tuple(sorted(RECALLABLE))
 #: sorted, so the query text and its parameters are the same on every call
 _CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
+#: the second hop's entry in the stage scores (not a stage of its own: it runs after fusion)
+HOP = "hop"
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
 
@@ -177,11 +180,7 @@ class RecallService:
         read: dict[str, Node] = {}  # nodes read from the graph during this recall, by id
         # the query is embedded and searched while the graph stages run (the embedder and the
         # graph's round trips release the GIL): most of a recall's time was the two in a row
-        searching = (
-            self._embedder().submit(self._embed_and_search, query, window)
-            if Stage.VECTORS in stages and query.texts
-            else None
-        )
+        searching = self._start_vectors(query, stages, window)
         if Stage.KEYWORDS in stages and query.texts:
             take(Stage.KEYWORDS, self._keywords(query, window, kinds, lengths))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
@@ -208,7 +207,7 @@ class RecallService:
         if self.config.long_penalty > 0 and raw.get(Stage.VECTORS.value):
             self._penalise_long(raw[Stage.VECTORS.value], lengths, read)
 
-        fused = self._fuse(raw)
+        fused = self._with_second_hop(query, self._fuse(raw), raw, stage_of, window, read)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
         hits = self._hydrate(query, fused, stage_of, raw, window, read)
         counts = {name: len(ids) for name, ids in rankings.items()}
@@ -224,7 +223,8 @@ class RecallService:
         if cfg.fusion == "score":
             # a concept match counts in full only for a concept as rare as one memory in the collection
             rare = idf_weight(1, self.collection_size())
-            scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
+            scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare, HOP: rare}
+            weights[HOP] = cfg.hop_weight
             floors = {Stage.VECTORS.value: cfg.min_similarity}
             return score_fusion(raw, weights, floors, scales, depth=cfg.fusion_depth)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
@@ -283,6 +283,14 @@ class RecallService:
     def _embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query embeddings (an embedder with a batched ``embed_queries`` is asked once)."""
         return self.memory.recall_port.embed_queries(texts)
+
+    def _start_vectors(
+        self, query: RecallQuery, stages: frozenset[Stage], window: tuple[int | None, int | None]
+    ) -> Future[tuple[list[list[float]], list[tuple[str, float]]]] | None:
+        """The vector stage started in a thread, when it is on and there is text to embed."""
+        if Stage.VECTORS not in stages or not query.texts:
+            return None
+        return self._embedder().submit(self._embed_and_search, query, window)
 
     def _embed_and_search(
         self, query: RecallQuery, window: tuple[int | None, int | None]
@@ -346,6 +354,39 @@ class RecallService:
         """
         words = keyword_words(query.texts)
         docs: dict[str, LexicalDoc] = {}
+        contents: dict[str, str] = {}
+        self._gather(query, words, window, docs, contents, kinds, lengths)
+        cfg = self.config
+        asked = {stem(w): 1.0 for w in words}
+        scores = self._bm25(asked, docs)
+        if cfg.prf_terms > 0 and scores:
+            extra = self._feedback_words(asked, docs, contents, scores)
+            if extra:
+                self._gather(query, extra, window, docs, contents, kinds, lengths)
+                scores = self._bm25({**{stem(w): cfg.prf_weight for w in extra}, **asked}, docs)
+        return list(scores.items())
+
+    def _bm25(self, weights: dict[str, float], docs: dict[str, LexicalDoc]) -> dict[str, float]:
+        cfg = self.config
+        return bm25(
+            weights,
+            docs,
+            self.collection_size(),
+            context_weight=cfg.context_weight,
+            passage=cfg.passage_terms,
+        )
+
+    def _gather(
+        self,
+        query: RecallQuery,
+        words: list[str],
+        window: tuple[int | None, int | None],
+        docs: dict[str, LexicalDoc],
+        contents: dict[str, str],
+        kinds: dict[str, str],
+        lengths: dict[str, int],
+    ) -> None:
+        """The full-text candidates of ``words`` (one lookup per word) into ``docs``."""
         port = self.memory.recall_port
         for word in words:
             matches = port.keyword_matches(
@@ -358,17 +399,40 @@ class RecallService:
                     continue
                 if in_window(match.event_time, window):
                     docs[match.id] = self._document(match)
+                    contents[match.id] = match.content
                     kinds[match.id] = match.type
                     lengths[match.id] = len(match.content)
+
+    def _feedback_words(
+        self,
+        asked: dict[str, float],
+        docs: dict[str, LexicalDoc],
+        contents: dict[str, str],
+        scores: dict[str, float],
+    ) -> list[str]:
+        """Pseudo-relevance feedback: the words of the best ``prf_docs`` keyword hits that say
+        most about them (share of the hit's words, times the hit's score relative to the best,
+        times rarity among the candidates), not already asked, the best ``prf_terms`` of them."""
         cfg = self.config
-        scores = bm25(
-            [stem(w) for w in words],
-            docs,
-            self.collection_size(),
-            context_weight=cfg.context_weight,
-            passage=cfg.passage_terms,
-        )
-        return list(scores.items())
+        best = sorted(scores, key=lambda i: -scores[i])[: cfg.prf_docs]
+        df = Counter(t for doc in docs.values() for t in set(doc.own))
+        top_score = scores[best[0]]
+        weight: dict[str, float] = defaultdict(float)
+        surface: dict[str, str] = {}
+        for doc_id in best:
+            own = docs[doc_id].own
+            counts = Counter(own)
+            for word in keyword_words([contents[doc_id]], max_terms=len(own) + 1):
+                key = stem(word)
+                if key in asked or key in surface or not counts[key]:
+                    continue
+                surface[key] = word
+            for key, count in counts.items():
+                if key in surface:
+                    rarity = math.log(1.0 + len(docs) / df[key])
+                    weight[key] += scores[doc_id] / top_score * count / len(own) * rarity
+        chosen = sorted(weight, key=lambda k: -weight[k])[: cfg.prf_terms]
+        return [surface[k] for k in chosen]
 
     def _document(self, match: KeywordMatch) -> LexicalDoc:
         """What the keyword stage matches: the memory's words and the month and year it happened
@@ -429,6 +493,55 @@ class RecallService:
             for memory_id in linked:
                 score[memory_id] += weight
         return list(score.items())
+
+    def _with_second_hop(
+        self,
+        query: RecallQuery,
+        fused: dict[str, float],
+        raw: dict[str, dict[str, float]],
+        stage_of: dict[str, list[str]],
+        window: tuple[int | None, int | None],
+        read: dict[str, Node],
+    ) -> dict[str, float]:
+        """``fused`` with the second hop's memories (``hop_from`` > 0) fused in as one more stage."""
+        if self.config.hop_from <= 0 or not fused:
+            return fused
+        hop = self._second_hop(query, fused, window, read)
+        if not hop:
+            return fused
+        raw[HOP] = hop
+        for node_id in hop:
+            stage_of[node_id].append(HOP)
+        return self._fuse(raw)
+
+    def _second_hop(
+        self,
+        query: RecallQuery,
+        fused: dict[str, float],
+        window: tuple[int | None, int | None],
+        read: dict[str, Node],
+    ) -> dict[str, float]:
+        """Memories linked to the names in the best first-pass hits that the query does not name
+        (a multi-hop question's second fact shares a name with its first, not a word with the
+        question), weighted by each name's idf; the first hits themselves are left out."""
+        assert query.user_id is not None
+        cfg = self.config
+        first = sorted(fused, key=lambda i: -fused[i])[: cfg.hop_from]
+        nodes = self._read(first, read)
+        read.update(nodes)
+        asked = {normalize_name(c) for c in query.concepts}
+        names: dict[str, None] = {}
+        for node_id in first:
+            node = nodes.get(node_id)
+            for name in candidate_concepts(node.content if node else ""):
+                norm = normalize_name(name)
+                if len(name.strip()) >= 3 and norm and norm not in asked:
+                    names.setdefault(norm, None)
+        wanted = list(names)[: cfg.hop_concepts]
+        found = self.memory.recall_port.concepts_by_norm(wanted, query.user_id) if wanted else {}
+        concepts = {found[n].id: 1.0 for n in wanted if n in found}
+        linked = self._linked(query, concepts, window) if concepts else []
+        return {node_id: score for node_id, score in linked if node_id not in first}
 
     def _neighbours(self, frontier: list[str], user_id: str | None) -> list[Neighbour]:
         found = self.memory.recall_port.concept_neighbours(frontier, _CONCEPT_RELATIONS, user_id, now_ms())

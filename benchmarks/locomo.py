@@ -182,7 +182,7 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
         base, memory=Memory(short_context_only=False)
     )
     methods["thea without the long-memory penalty of the vector stage"] = Method(changed(long_penalty=0.0))
-    methods["thea with 20 vector candidates (as before issue 26)"] = Method(changed(vector_candidates=20))
+    methods["thea with 60 vector candidates (issue 26's first round)"] = Method(changed(vector_candidates=60))
     methods["thea with reply context weighing as much as the turn's own words (as before issue 26)"] = Method(
         changed(context_weight=1.0)
     )

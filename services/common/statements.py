@@ -421,7 +421,7 @@ def without_opening(sentence: str) -> str:
     """The sentence without a label or joining word before what it tells ("Quick update: ...",
     "And ...", "Scratch that, ...")."""
     rest = OPENERS.sub("", LABEL.sub("", sentence, count=1), count=1)
-    return rest[:1].upper() + rest[1:] if rest and rest != sentence else sentence
+    return upper_first(rest) if rest and rest != sentence else sentence
 
 
 def acknowledge(text: str) -> str:

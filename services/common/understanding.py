@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import asks, is_greeting, sentences, tells
+from services.common.statements import asks, is_greeting, sentences, tells, upper_first
 from thea.models import MessageKind
 
 
@@ -147,7 +147,7 @@ def _parts_of(sentence: str) -> list[Part]:
         return [Part(sentence, sentence_act(sentence))]
     rest = sentence[opening.end() :]
     greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
-    return [greeting, Part(rest[:1].upper() + rest[1:], sentence_act(rest))]
+    return [greeting, Part(upper_first(rest), sentence_act(rest))]
 
 
 def understand(text: str) -> Understanding:

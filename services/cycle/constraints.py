@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.common.statements import lower_first
+from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
 from thea.models import Fact
 from thea.words import lower_words
@@ -88,6 +88,8 @@ class Conflict:
     fact: Fact
     #: what the answer names that the fact rules out
     words: tuple[str, ...]
+    #: per rule of the fact: what the rule rules out ("dairy") and the words named of it
+    kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
@@ -97,14 +99,16 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     careless = [s for s in sentences if not _MINDED.search(s)]
     out: list[Conflict] = []
     for fact in constraints:
-        ruled_out: set[str] = set()
-        for told, words, _what in _COMPILED:
+        kinds: list[tuple[str, tuple[str, ...]]] = []
+        for told, words, what in _COMPILED:
             if told.search(fact.content):
                 # a sentence naming the constraint itself minds it ("as a coeliac, ...")
                 named = {w for s in careless if not told.search(s) for w in lower_words(s)}
-                ruled_out |= words & named
-        if ruled_out:
-            out.append(Conflict(fact=fact, words=tuple(sorted(ruled_out))))
+                if words & named:
+                    kinds.append((what, tuple(sorted(words & named))))
+        if kinds:
+            ruled_out = {w for _what, named_words in kinds for w in named_words}
+            out.append(Conflict(fact=fact, words=tuple(sorted(ruled_out)), kinds=tuple(kinds)))
     return out
 
 
@@ -138,14 +142,12 @@ def may_i_have(question: str, constraints: Sequence[Fact]) -> Advice | None:
     found = conflicts(question, constraints)
     if not found:
         return None
-    named = set(lower_words(question))
     reasons: list[str] = []
     for conflict in found[:2]:
-        for told, words, what in _COMPILED:
-            thing = sorted(named & words & set(conflict.words))
-            said = conflict.fact.content.lower()
-            if told.search(conflict.fact.content) and thing and not any(w in said for w in [*thing, what]):
-                reasons.append(f"{thing[0][:1].upper()}{thing[0][1:]} usually means {what}.")
+        said = conflict.fact.content.lower()
+        for what, thing in conflict.kinds:
+            if not any(w in said for w in [*thing, what]):  # "no milk for you" needs no "milk means dairy"
+                reasons.append(f"{upper_first(thing[0])} usually means {what}.")
     facts = tuple(c.fact for c in found[:2])
     told_text = " ".join(told_sentence(f) for f in facts)
     because = f" {' '.join(dict.fromkeys(reasons))}" if reasons else ""

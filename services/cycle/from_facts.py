@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import resolve_relative, when_text
-from services.common.statements import lower_first, turn_round
+from services.common.statements import lower_first, turn_round, upper_first
 from services.cycle.fact_match import (
     FactMatch,
     focus_of,
@@ -88,7 +88,7 @@ def told_sentence(fact: Fact) -> str:
     # stored text may carry never come back
     content = without_any_order(fact.content)[0].strip()
     text = turn_round(content) if fact.subject_key is not None else content
-    text = resolve_relative(text[:1].upper() + text[1:], fact.created_at).strip()
+    text = resolve_relative(upper_first(text), fact.created_at).strip()
     text = _DOUBLE_STOP.sub(".", text)  # ("red.<hidden>." read as "red..")
     return text if text.endswith((".", "!", "?")) else text + "."
 

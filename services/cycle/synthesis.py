@@ -259,10 +259,13 @@ class SynthesisService(CognitiveService):
     ) -> StepOutcome:
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
-        constraints = [f for f in stored if f.category == "constraint" and f.valid_until is None]
+        constraints = sorted(
+            (f for f in stored if f.category == "constraint" and f.valid_until is None),
+            key=lambda f: (f.created_at, f.content),
+        )
         if understanding.kind is MessageKind.QUESTION:
             asked = " ".join(understanding.texts(Act.QUESTION))
-            advice = may_i_have(asked, sorted(constraints, key=lambda f: (f.created_at, f.content)))
+            advice = may_i_have(asked, constraints)
             if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
                 return await self._fixed(state, advice.text, "constraints", advice.facts)
             direct = _from_facts(understanding, stored, recall.hits, history)
@@ -316,7 +319,7 @@ class SynthesisService(CognitiveService):
             added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
             answer += added
             await _send(state, added)
-        against = conflicts(answer, sorted(constraints, key=lambda f: (f.created_at, f.content)))
+        against = conflicts(answer, constraints)
         if against:  # a recipe with spaghetti for someone who told they are coeliac
             careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
             answer += careful

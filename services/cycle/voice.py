@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from services.common.statements import turn_round
+from services.common.statements import turn_round, upper_first
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
 _THEA_SPEAKS = re.compile(
@@ -67,10 +67,6 @@ def speaks_as_user(sentence: str) -> bool:
     return bool(_FIRST_PERSON_START.match(sentence)) and not _THEA_SPEAKS.match(sentence)
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
-
-
 #: talk about the prompt itself ("Based on the information provided in the reference memory, ...")
 _PREAMBLE = re.compile(
     r"^\W*(?:based\s+on|according\s+to|from)\s+(?:the|your|my)\s+(?:information|memories|memory|facts|reference"
@@ -91,13 +87,13 @@ def to_second_person(answer: str) -> str:
     out: list[str] = []
     for sentence in _SENTENCE.split(answer):
         fixed = _PREAMBLE.sub("", sentence)
-        fixed = _capital(turn_round(fixed)) if speaks_as_user(fixed) else _clause_voice(fixed)
+        fixed = upper_first(turn_round(fixed)) if speaks_as_user(fixed) else _clause_voice(fixed)
         for pattern, replacement in _USER_FORMS[:5]:
             fixed = pattern.sub(replacement, fixed)
         fixed = _USER_VERB.sub(lambda m: "you " + base_form(m.group(1)), fixed)
         fixed = _USER_FORMS[-1][0].sub("you", fixed)
         if fixed != sentence:
-            fixed = _capital(fixed)
+            fixed = upper_first(fixed)
         out.append(fixed)
     return " ".join(out)
 

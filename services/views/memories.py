@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from services.common.dates import day_text
 from services.common.ownership import own_node
-from services.common.statements import lower_first, turn_round
+from services.common.statements import lower_first, turn_round, upper_first
 from services.common.tokens import clip_text
 from thea.api.models import (
     EarlierValueView,
@@ -46,7 +46,7 @@ NOTHING_YET = "Nothing yet: tell me about yourself and what you tell me shows he
 def second_person(fact: Fact) -> str:
     """The fact as thea tells it back: "I live in York." -> "You live in York."."""
     text = " ".join((turn_round(fact.content) if fact.subject_key is not None else fact.content).split())
-    return text[:1].upper() + text[1:]
+    return upper_first(text)
 
 
 def is_current(fact: Fact) -> bool:
@@ -160,7 +160,7 @@ def subject_name(key: str | None, shown: str | None) -> str:
     if key is None or key == USER_SUBJECT:
         return "You"
     name = (shown or key).strip()
-    return name[:1].upper() + name[1:]
+    return upper_first(name)
 
 
 def group_by_subject(facts: Sequence[FactOfRecordView]) -> list[SubjectFactsView]:

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import LABEL, OPENERS, sentences, tells
+from services.common.statements import LABEL, OPENERS, sentences, tells, upper_first
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
@@ -106,8 +106,6 @@ DATE = _DATE = re.compile(
     rf"|\bin\s+{_MONTH}\b",
     re.IGNORECASE,
 )
-_LABEL = LABEL
-_GREETING = OPENERS
 _CHANGE_WORDS = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|instead|new|newly|switched|changed|update[ds]?|these\s+days"
     r"|actually|scratch\s+that|correction|i\s+meant|change\s+of\s+plans?|not\s+\w+\s+(?:but|as\s+i\s+said)"
@@ -541,17 +539,17 @@ def extract_facts(message: str) -> list[ExtractedFact]:
 
 
 def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
-    label = _LABEL.match(sentence.strip())
+    label = LABEL.match(sentence.strip())
     label_change = bool(label and _CHANGE_WORDS.search(label.group()))
-    text = _LABEL.sub("", sentence.strip(), count=1)
-    opener = _GREETING.match(text)
+    text = LABEL.sub("", sentence.strip(), count=1)
+    opener = OPENERS.match(text)
     # "Scratch that, ...", "Actually, ...": a correction of what was said before
     label_change = label_change or bool(opener and _CHANGE_WORDS.search(opener.group()))
-    text = _GREETING.sub("", text, count=1).strip()
+    text = OPENERS.sub("", text, count=1).strip()
     if not text:
         return []
     out: list[ExtractedFact] = []
-    clauses = reader.clauses(text[:1].upper() + text[1:])
+    clauses = reader.clauses(upper_first(text))
     bare = _BARE_CORRECTION.match(text) if not clauses else None
     if bare:  # the value it replaces is found by the keeper (keeper.inherit_slots rewrites it)
         new, old = bare.group("new").strip(), bare.group("old").strip()

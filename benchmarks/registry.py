@@ -39,6 +39,12 @@ BENCHMARKS: list[Benchmark] = [
         "recall", "benchmarks.recall_latency", "recall latency at 1k/10k(/100k) nodes vs raw Qdrant + Cypher"
     ),
     Benchmark(
+        "recall-locomo",
+        "benchmarks.recall_locomo",
+        "recall latency on the LoCoMo dev conversations (quick: the first) vs dense MiniLM retrieval; "
+        "budget 50 ms/query",
+    ),
+    Benchmark(
         "cycle", "benchmarks.cycle", "handle_impulse with a zero-latency fake LLM vs its raw store calls"
     ),
     Benchmark(

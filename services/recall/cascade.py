@@ -39,9 +39,9 @@ from services.common.plan_fallback import candidate_concepts
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
 from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
-from services.recall.lexical import LexicalDoc, bm25, idf_weight, stem, terms
+from services.recall.lexical import LexicalDoc, bm25, idf_weight, lexical_document, stem
 from services.recall.rerank import Reranker, apply_rerank
-from services.recall.temporal import asks_when, date_terms, mentions_time
+from services.recall.temporal import asks_when, mentions_time
 from services.recall.types import ALL_STAGES, RecallHit, RecallQuery, RecallResult, Stage, TimeWindow
 from thea import words as word_reader
 from thea.errors import VectorStoreUnavailable
@@ -380,22 +380,21 @@ class RecallService:
         kinds: dict[str, str],
         lengths: dict[str, int],
     ) -> None:
-        """The full-text candidates of ``words`` (one lookup per word) into ``docs``."""
-        port = self.memory.recall_port
-        for word in words:
-            matches = port.keyword_matches(
-                word, _RECALLABLE_TYPES, query.user_id, self.config.keyword_candidates
-            )
-            for match in matches:
-                if match.id in docs or match.user_id != query.user_id:
-                    continue
-                if not (match.evidence or query.conversation):
-                    continue
-                if window.holds(match.event_time):
-                    docs[match.id] = self._document(match)
-                    contents[match.id] = match.content
-                    kinds[match.id] = match.type
-                    lengths[match.id] = len(match.content)
+        """The full-text candidates of ``words`` (each word's best ``keyword_candidates``, all in
+        one lookup) into ``docs``."""
+        matches = self.memory.recall_port.keyword_matches(
+            words, _RECALLABLE_TYPES, query.user_id, self.config.keyword_candidates
+        )
+        for match in matches:
+            if match.id in docs or match.user_id != query.user_id:
+                continue
+            if not (match.evidence or query.conversation):
+                continue
+            if window.holds(match.event_time):
+                docs[match.id] = self._document(match)
+                contents[match.id] = match.content
+                kinds[match.id] = match.type
+                lengths[match.id] = len(match.content)
 
     def _feedback_words(
         self,
@@ -431,11 +430,10 @@ class RecallService:
     def _document(self, match: KeywordMatch) -> LexicalDoc:
         """What the keyword stage matches: the memory's words and the month and year it happened
         in, and as a second field weighing less, the words it replies to."""
-        words = terms(match.content, STOPWORDS)
-        if self.config.index_dates:
-            words += date_terms(match.event_time)
-        around = match.context if self.config.reply_context and match.context else ""
-        return LexicalDoc(words, terms(around, STOPWORDS))
+        cfg = self.config
+        when = match.event_time if cfg.index_dates else None
+        around = match.context if cfg.reply_context else ""
+        return lexical_document(match.content, around, when)
 
     def _seed_concepts(self, query: RecallQuery) -> dict[str, float]:
         """The asking user's concepts named by the query, plus those matching its triple pattern

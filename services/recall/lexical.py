@@ -17,7 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from services.recall.temporal import date_terms
 from thea import words
+from thea.words import STOPWORDS
 
 _DOUBLE = re.compile(r"([b-df-hj-np-rtv-z])\1$")  # doubled final consonant (not l, s, z)
 
@@ -65,6 +67,17 @@ class LexicalDoc:
 
     own: Sequence[str]
     context: Sequence[str] = ()
+
+
+@lru_cache(maxsize=4096)
+def lexical_document(content: str, context: str, event_time: int | None) -> LexicalDoc:
+    """The keyword stage's document of one memory: its words (and, with ``event_time``, the month
+    and year it happened in) and, as a second field, the words it replies to. Cached: the same
+    memories are candidates of question after question, and reading a long one is not free."""
+    own = terms(content, STOPWORDS)
+    if event_time is not None:
+        own += date_terms(event_time)
+    return LexicalDoc(tuple(own), tuple(terms(context, STOPWORDS)))
 
 
 def passages(tokens: Sequence[str], size: int) -> list[Sequence[str]]:

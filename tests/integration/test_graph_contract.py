@@ -209,15 +209,33 @@ def _concept_world(store: GraphStore) -> tuple[Concept, Concept, Concept]:
     return redis, queue, cache
 
 
+def test_keyword_matches_of_several_words_come_in_one_lookup_word_after_word(store: GraphStore) -> None:
+    turns = [
+        DialogueTurn(
+            id=f"t{i}", content=f"the tram runs late today note {i}", user_id="ana", created_at=1_000 + i
+        )
+        for i in range(5)
+    ]
+    turns.append(DialogueTurn(id="kayak", content="we kayak on the lake", user_id="ana", created_at=2_000))
+    turns.append(DialogueTurn(id="bob-kayak", content="kayak kayak", user_id="bob", created_at=2_000))
+    store.upsert_nodes(turns)
+    recall = store.operations.recall
+    hits = recall.keyword_matches(["kayak", "tram"], [NodeType.DIALOGUE_TURN], "ana", 3)
+    # each word's best 3 (ties in id order, the same cut on every run), the first word's first;
+    # only the asking user's
+    assert [h.id for h in hits] == ["kayak", "t0", "t1", "t2"]
+    assert recall.keyword_matches([], [NodeType.DIALOGUE_TURN], "ana", 3) == []
+
+
 def test_recall_reads_keywords_concept_links_neighbours_and_triples(store: GraphStore) -> None:
     redis, queue, cache = _concept_world(store)
     recall = store.operations.recall
-    hits = recall.keyword_matches("redis", [NodeType.DIALOGUE_TURN], "ana", 10)
+    hits = recall.keyword_matches(["redis"], [NodeType.DIALOGUE_TURN], "ana", 10)
     assert [(h.id, h.user_id, h.event_time) for h in hits] == [("turn", "ana", 1_500)]
     assert hits[0].content == "we run redis for the job queue"
     assert hits[0].score > 0
     memories = [NodeType.DIALOGUE_TURN, NodeType.FACT]
-    assert {h.id for h in recall.keyword_matches("redis", memories, "ana", 10)} == {"turn", "old"}
+    assert {h.id for h in recall.keyword_matches(["redis"], memories, "ana", 10)} == {"turn", "old"}
 
     assert sorted(recall.linked_memories([redis.id], "ana", None, None, 10)) == ["old", "turn"]
     assert recall.linked_memories([redis.id], "ana", 1_000, 2_000, 10) == ["turn"]  # by event time

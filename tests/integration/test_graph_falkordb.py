@@ -158,7 +158,7 @@ def test_fulltext_search_finds_keywords(graph: FalkorDBGraphStore) -> None:
             UserImpulse(content="bananas are yellow", user_id="u1"),
         ]
     )
-    rows = graph.operations.recall.keyword_matches("kubernetes", list(NodeType), "u1", 5)
+    rows = graph.operations.recall.keyword_matches(["kubernetes"], list(NodeType), "u1", 5)
     assert [r.content for r in rows] == ["the deployment uses kubernetes operators"]
 
 

@@ -65,7 +65,7 @@ def test_health_and_schema_over_bolt(store: Neo4jGraphStore) -> None:
             UserImpulse(id="food", content="pasta with tomato sauce", user_id="u1"),
         ]
     )
-    rows = store.operations.recall.keyword_matches("kubernetes", list(NodeType), "u1", 5)
+    rows = store.operations.recall.keyword_matches(["kubernetes"], list(NodeType), "u1", 5)
     assert [r.id for r in rows] == ["k8s"]
 
 

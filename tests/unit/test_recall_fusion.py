@@ -103,8 +103,11 @@ class FakeRecallPort:
         return hits[: limit or len(hits)]
 
     def keyword_matches(
-        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+        self, queries: Sequence[str], types: Sequence[NodeType], user_id: str | None, limit: int
     ) -> list[KeywordMatch]:
+        return [match for query in queries for match in self._word_matches(query.lower(), user_id, limit)]
+
+    def _word_matches(self, word: str, user_id: str | None, limit: int) -> list[KeywordMatch]:
         found = [
             KeywordMatch(
                 id=t.id,
@@ -117,9 +120,9 @@ class FakeRecallPort:
                 evidence=True,
             )
             for t in self.turns.values()
-            if query.lower() in _words(t.content) and t.user_id == user_id
+            if word in _words(t.content) and t.user_id == user_id
         ]
-        return [*found, *(m for m in self.leaked if query.lower() in _words(m.content))][:limit]
+        return [*found, *(m for m in self.leaked if word in _words(m.content))][:limit]
 
     def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
         return {n: c for n, c in self.concepts.items() if n in norms and c.user_id == user_id}

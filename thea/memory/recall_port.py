@@ -51,9 +51,9 @@ class RecallPort(Protocol):
         ...
 
     def keyword_matches(
-        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+        self, queries: Sequence[str], types: Sequence[NodeType], user_id: str | None, limit: int
     ) -> list[KeywordMatch]:
-        """Full-text matches of one word."""
+        """Full-text matches of each word, in one lookup: each word's best ``limit``, word after word."""
         ...
 
     def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
@@ -143,9 +143,9 @@ class MemoryRecallPort:
     # -- graph -------------------------------------------------------------------------
 
     def keyword_matches(
-        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+        self, queries: Sequence[str], types: Sequence[NodeType], user_id: str | None, limit: int
     ) -> list[KeywordMatch]:
-        return self._memory.graph.operations.recall.keyword_matches(query, types, user_id, limit)
+        return self._memory.graph.operations.recall.keyword_matches(queries, types, user_id, limit)
 
     def concepts_by_norm(self, norms: Sequence[str], user_id: str) -> dict[str, Node]:
         """The user's concepts whose normalised name or alias is in ``norms``, by that norm."""

@@ -112,9 +112,16 @@ class CypherTraceReads(_Group, TraceReads):
 
 class CypherRecallReads(_Group, RecallReads):
     def keyword_matches(
-        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+        self, queries: Sequence[str], types: Sequence[NodeType], user_id: str | None, limit: int
     ) -> list[KeywordMatch]:
-        params = {"query": query, "types": [t.value for t in types], "user_id": user_id, "limit": limit}
+        if not queries:
+            return []
+        params = {
+            "queries": list(queries),
+            "types": [t.value for t in types],
+            "user_id": user_id,
+            "limit": limit,
+        }
         out: list[KeywordMatch] = []
         for row in self._run("fulltext_search", params):
             props = row["props"]

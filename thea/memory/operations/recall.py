@@ -50,9 +50,11 @@ class RecallReads(abc.ABC):
 
     @abc.abstractmethod
     def keyword_matches(
-        self, query: str, types: Sequence[NodeType], user_id: str | None, limit: int
+        self, queries: Sequence[str], types: Sequence[NodeType], user_id: str | None, limit: int
     ) -> list[KeywordMatch]:
-        """Full-text search over memory content (``query``: safe OR-ed words), best first."""
+        """Full-text search over memory content in one round trip: for each of ``queries`` (safe
+        words) its best ``limit`` matches, query after query, best first within a query (a memory
+        matching two queries comes twice)."""
 
     @abc.abstractmethod
     def triple_matches(

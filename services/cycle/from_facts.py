@@ -42,6 +42,7 @@ from services.cycle.fact_match import (
     who_is,
 )
 from services.knowledge.record.extraction import Change
+from services.knowledge.record.reading import USER
 from services.knowledge.record.slots import (
     SINGLE_VALUED,
     Slot,
@@ -52,6 +53,7 @@ from services.knowledge.record.slots import (
 )
 from services.prompts.quoting import without_any_order
 from thea.models import Fact
+from thea.words import words as read_words
 
 #: facts one answer is made of at most
 MAX_FACTS = 3
@@ -167,6 +169,35 @@ def _what_ended(
     return FactAnswer(text=f"Not any more. Now: {lower_first(now.text)}", facts=now.facts, why=now.why)
 
 
+#: someone leaving a life: the news said beside an older fact that names them
+_LEFT_OR_DIED = re.compile(r"\b(?:died|passed\s+away|moved\s+(?:out|away)|was\s+put\s+down)\b", re.IGNORECASE)
+
+
+def _since_then(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:
+    """A current fact naming someone who later left or died is said with that news ("You share a
+    flat with Kit and Jonas. Since then: Jonas moved out."): the fact still holds in part, and
+    saying it alone would count the one who left as still there."""
+    named = {w.lower() for f in answer.facts for w in read_words(f.content)}
+    told = max((f.created_at for f in answer.facts), default=0)
+    news = [
+        f
+        for f in history
+        if f.change == Change.END.value
+        and f.subject_key not in (None, USER)
+        and f.subject_key in named
+        and f.created_at > told
+        and _LEFT_OR_DIED.search(f.content)
+    ]
+    if not news:
+        return answer
+    news.sort(key=lambda f: f.created_at)
+    return FactAnswer(
+        text=f"{answer.text} Since then: {lower_first(_said(news[:MAX_FACTS]))}",
+        facts=(*answer.facts, *news[:MAX_FACTS]),
+        why={**answer.why, **{f.id: f"later news of {f.subject_key}" for f in news[:MAX_FACTS]}},
+    )
+
+
 def _newest(matches: Sequence[FactMatch]) -> FactMatch | None:
     return max(matches, key=lambda m: (m.fact.created_at, len(m.fact.content))) if matches else None
 
@@ -276,7 +307,8 @@ def answer_from_facts(
     if ended is not None:
         return ended
     if chosen:
-        return _answer(chosen, earlier=earlier)
+        answer = _answer(chosen, earlier=earlier)
+        return answer if earlier else _since_then(answer, history)
     if earlier and current:
         now = _chosen(match_facts(question, current, people=people), question)
         if now:

@@ -424,3 +424,54 @@ def test_a_who_is_clause_stays_with_the_name_it_describes() -> None:
     (kids,) = extract_facts("I have two kids: Leo who's 9 and Maya who's 6.")
     assert kids.subject_key == USER
     assert "Maya who is 6" in kids.text
+
+
+def test_a_subject_of_someone_and_i_is_the_users_and_said_back_as_told() -> None:
+    (engaged,) = extract_facts("Dan and I got engaged last month.")
+    assert engaged.subject_key == USER
+    assert engaged.text == "Dan and I got engaged last month."  # not "I dan and I got ..."
+
+
+def test_a_relative_named_without_my_is_the_users_and_she_stays_that_relative() -> None:
+    name, job = extract_facts("husband is Calum, he drives a bin lorry")
+    assert (name.subject_key, name.text) == ("husband", "My husband is Calum.")
+    assert (job.subject_key, job.text) == ("husband", "My husband drives a bin lorry.")
+    _, said = extract_facts("My sister is Ines, she lives in Faro.")
+    assert said.subject_key == "sister"  # not "my sister": the relation the questions look up
+    (birthday,) = extract_facts("Dad's birthday is on 3 March.")
+    assert birthday.text == "Dad's birthday is on 3 March."  # a capitalised relative is left as said
+
+
+def test_what_a_doctor_says_is_the_fact_not_that_they_said_it() -> None:
+    facts = extract_facts("My dietician says I have to cut down on sugar.")
+    assert [f.text for f in facts] == ["I have to cut down on sugar."]  # no "My dietician says."
+    (coming,) = extract_facts("Gran said she's visiting on Sunday.")
+    assert coming.subject_key == "gran" or coming.text.startswith("Gran")
+
+
+def test_a_degree_is_what_one_studies_not_the_flatmates_who_are_students() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history(
+        "I'm doing a masters in urban planning at Cardiff.", "I rent a house with three other students."
+    )
+    studying = answer_from_facts("What am I studying?", [], facts, earlier=False)
+    assert studying is not None
+    assert "urban planning" in studying.text
+
+
+def test_a_fact_naming_someone_who_later_left_is_said_with_that_news() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history("I live with my two flatmates, Ravi and Ola.", "Ola moved out last week.")
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    answer = answer_from_facts("Who do I live with?", [], now, earlier=False, history=ended)
+    assert answer is not None
+    assert "Since then: Ola moved out last week" in answer.text
+    facts = history("My friend Ola teaches yoga.", "Ola doesn't teach yoga anymore.", "I live near Ola.")
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    answer = answer_from_facts("Where do I live?", [], now, earlier=False, history=ended)
+    assert answer is not None
+    assert "Since then" not in answer.text  # news of a habit is no news of someone leaving

@@ -513,6 +513,22 @@ def casual_case(text: str) -> str:
     return _CASUAL_NAME.sub(named, text)
 
 
+#: "wife is Morag", "kids are 4 and 2", "mum lives in Dundee": a relative named without "my"
+_BARE_RELATIVE = re.compile(
+    r"^(?P<word>[a-z][\w-]*)(?='s\b|\s+(?:is|are|was|were|has|have|had|will|just|got|gets|\w+(?:es|ed)|lives|works)\b)"
+)
+
+
+def owned_relative(sentence: str) -> str:
+    """A sentence that starts with a relative in lower case, without "my", read as the user's
+    ("wife is Morag, she teaches" -> "my wife is Morag, she teaches"); a capitalised one is a
+    name ("Mum's party ...") and left as said."""
+    found = _BARE_RELATIVE.match(sentence)
+    if found is None or relation_word(found.group("word")) is None:
+        return sentence
+    return "my " + sentence
+
+
 _BARE_NUMBER = re.compile(r"^\s*(?:1[0-1]\d|[1-9]?\d)\s*[.!]?\s*$")
 
 
@@ -534,7 +550,7 @@ def extract_facts(message: str) -> list[ExtractedFact]:
         ):
             out.append(_bare_age(sentence))  # "Sam here. 41. Software engineer at Monzo."
         elif tells(sentence) and not is_order(sentence):  # an order is never a fact about anyone
-            out += _sentence_facts(reader, sentence)
+            out += _sentence_facts(reader, owned_relative(sentence))
     return out
 
 

@@ -116,6 +116,10 @@ class Clause:
     preps: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
+#: verbs that report what someone said: with what was said read as its own clause, nothing is left
+_REPORTING = frozenset({"say", "tell", "think", "reckon", "mention", "believe", "suppose", "guess"})
+
+
 def _text(tokens: list[Any]) -> str:
     out = ""
     for i, token in enumerate(tokens):
@@ -135,7 +139,16 @@ def _subject_token(head: Any) -> Any | None:
             for grandchild in child.children:
                 if grandchild.dep_ in _SUBJECT_DEPS:
                     return grandchild
+    for child in head.children:  # "Tom and I got engaged": a small parser can take "Tom and I" for an adverb
+        if child.i < head.i and child.dep_ in ("npadvmod", "dep") and _joins_nouns(child):
+            return child
     return None
+
+
+def _joins_nouns(token: Any) -> bool:
+    """A noun phrase joined to another by "and" ("Tom and I")."""
+    nouns = ("PROPN", "PRON", "NOUN")
+    return token.pos_ in nouns and any(c.dep_ == "conj" and c.pos_ in nouns for c in token.children)
 
 
 def _inherited_subject(head: Any) -> Any | None:
@@ -205,7 +218,7 @@ def _appositive_name(token: Any) -> str:
     return ""
 
 
-def _read_subject(subject: Any, last_person: str) -> Subject | None:
+def _read_subject(subject: Any, last_person: str, last_key: str = "") -> Subject | None:
     """Who or what a subject phrase is; None for a subject that is not about the user's life
     ("you": the assistant)."""
     phrase = sorted(subject.subtree, key=lambda t: t.i)
@@ -219,8 +232,8 @@ def _read_subject(subject: Any, last_person: str) -> Subject | None:
     if low in ("you", "u"):
         return None
     if low in _PERSON_PRONOUNS:
-        if last_person:
-            return Subject(last_person.lower(), last_person, said=said)
+        if last_person:  # "My wife is Morag, she teaches": the wife, said as "My wife"
+            return Subject(last_key or last_person.lower(), last_person, said=said)
         return Subject(low, low, said=said)
     bare = not any(c.dep_ in ("det", "poss") for c in subject.children)
     if subject.pos_ in _NAME_POS or (subject.text[:1].isupper() and bare and subject.pos_ == "NOUN"):
@@ -395,6 +408,8 @@ class Reader:
     """Reads the telling sentences of one message in order ("he"/"she": the last person named)."""
 
     last_person: str = ""
+    #: the key of the person "he"/"she" means ("wife" when ``last_person`` is "My wife")
+    last_key: str = ""
 
     def clauses(self, sentence: str) -> list[Clause]:
         sentence = _NAME_IS.sub(r"\1 is", sentence)
@@ -407,7 +422,7 @@ class Reader:
             name = then.group("name")
             rest = name + _EXPANDED.get((then.group("c") or "").replace("\u2019", "'"), "")
             first = self.clauses(sentence[: then.start("pronoun")].rstrip(" ,") + ".")
-            self.last_person = name
+            self.last_person, self.last_key = name, name.lower()
             return first + self.clauses(rest + sentence[then.end() :])
         doc = self._parsed(sentence)
         split = _new_subject_after_and(doc)
@@ -433,7 +448,7 @@ class Reader:
             # read it as "She volunteers at ..." with "she" being the name
             again = parse("She" + sentence[len(doc[0].text) :])
             if any(t.pos_ in _VERB_POS and t.dep_ == "ROOT" for t in again):
-                doc, self.last_person = again, doc[0].text
+                doc, self.last_person, self.last_key = again, doc[0].text, doc[0].text.lower()
         return doc
 
     def _read_clause(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
@@ -456,14 +471,16 @@ class Reader:
                 subject = out[-1].subject
                 text = f"{out[-1].subject.said or 'I'} {_text(tokens)}"
         else:
-            read = _read_subject(subject_token, self.last_person)
+            read = _read_subject(subject_token, self.last_person, self.last_key)
             if read is None:
                 return
             subject = read
             subject_ids = {t.i for t in subject_token.subtree}
             text = self._subject_text(subject_token, read, tokens)
-        out.append(_clause(tokens, head, subject, subject_ids, text))
+        clause = _clause(tokens, head, subject, subject_ids, text)
         self._remember_person(subject, tokens)
+        if clause.verb not in _REPORTING or clause.value:
+            out.append(clause)  # not "My doctor says | I have to ...": what was said is the clause
 
     def _subject_text(self, subject_token: Any, read: Subject, tokens: list[Any]) -> str:
         """The clause as said, its subject said when it was inherited, "she" as the name it means."""
@@ -501,9 +518,11 @@ class Reader:
         user, else a person named by their relation in it ("I live with my girlfriend Mia")."""
         if subject.key != USER and not subject.noun:
             self.last_person = subject.shown if subject.shown.lower() == subject.key else subject.said
+            self.last_key = subject.key
             return
         # "my girlfriend Mia", "a new mechanic, Priya", "a grey cat called Pixel"
         named = [t for t in tokens if t.pos_ in _NAME_POS and (t.dep_ in ("appos", "oprd")
                  or (t.dep_ == "compound" and relation_word(t.head.lower_)))]  # fmt: skip
         if named:
             self.last_person = _name_of(named[-1])
+            self.last_key = self.last_person.lower()

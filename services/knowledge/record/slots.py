@@ -134,7 +134,7 @@ _CUES: dict[Slot, str] = {
     ),
     Slot.STUDY: (
         "study studies studying studied student school university uni college degree course major "
-        "classes semester"
+        "classes semester phd doctorate masters msc mba bsc thesis dissertation postgraduate undergraduate"
     ),
     Slot.PARTNER: (
         "partner husband wife spouse girlfriend boyfriend fiancé fiancée fiance fiancee married "

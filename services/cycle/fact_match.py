@@ -54,7 +54,7 @@ _RELATED_NAME = re.compile(
 )
 #: "a tabby cat called Miso", "a beagle named Kaffe", "My cat is called Tom", "my mum's name is Ingrid"
 _CALLED_NAME = re.compile(
-    r"\b(?P<relation>[\w'-]+?)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named))\s+"
+    r"\b(?P<relation>(?:[\w'-]+\s+)?[\w'-]+?)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+(?:called|named))\s+"
     r"(?P<name>[A-Z][\w'-]+)"
 )
 #: "we have a little girl, Noor", "two springer spaniels, Basil and Thyme", "adopted a cat, Miso"
@@ -127,7 +127,9 @@ _GONE = re.compile(
 
 
 #: words around a relation that are not part of it ("my", "is called")
-_NOT_RELATION = frozenset({"my", "our", "his", "her", "their", "is", "called", "named", "name", "s"})
+_NOT_RELATION = frozenset(
+    {"my", "our", "his", "her", "their", "is", "called", "named", "name", "s", "a", "an", "the", "and"}
+)
 
 
 #: "a cat, a grey one called Mochi": "one" is the noun just said (not a child, "my little one")
@@ -143,7 +145,7 @@ def _namings(content: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     content = _ONE_AGAIN.sub(lambda m: f"{m.group('noun')}, a {m.group('between')}{m.group('noun')}", content)
     for match in [*_RELATED_NAME.finditer(content), *_CALLED_NAME.finditer(content)]:
-        if relation_word(match.group("relation")):
+        if relation_word(match.group("relation").split()[-1]):
             said = match.group(0)[: match.start("name") - match.start()]
             kept = [w for w in read_words(said) if w.lower() not in _NOT_RELATION]
             out.append((" ".join(kept).lower().removesuffix("'s"), match.group("name")))

@@ -475,3 +475,43 @@ def test_a_fact_naming_someone_who_later_left_is_said_with_that_news() -> None:
     answer = answer_from_facts("Where do I live?", [], now, earlier=False, history=ended)
     assert answer is not None
     assert "Since then" not in answer.text  # news of a habit is no news of someone leaving
+
+
+def test_his_or_her_name_is_the_name_of_who_was_just_mentioned_never_the_users() -> None:
+    facts = history(
+        "Hi, I'm Lorna.",
+        "I have a younger brother. His name is Euan.",
+        "We adopted a kitten, her name is Fig.",
+    )
+    now = current_texts(facts)
+    assert "Hi, I'm Lorna." in now or "I'm Lorna." in now  # the user's name is not replaced
+    assert "My brother's name is Euan." in now
+    assert "We adopted a kitten called Fig." in now
+    # no one to give the name to: nothing stored, least of all as the user's name
+    assert extract_facts("His name is Tam.") == []
+
+
+def test_a_pronoun_after_her_name_is_means_that_person() -> None:
+    facts = extract_facts("We have a son, his name is Ilya, he is 4 years old.")
+    assert [f.subject_key for f in facts][-1] == "ilya"
+
+
+def test_an_opening_word_before_a_label_before_an_introduction() -> None:
+    name, age, role, home = extract_facts("ok so about me: Ines, 33, nurse, live in Porto with my wife")
+    assert (name.value, age.value) == ("Ines", "33")
+    assert role.text == "I'm a nurse."
+    assert home.text == "I live in Porto with my wife."
+
+
+def test_losing_a_job_replaces_it() -> None:
+    facts = history("I work as a welder at a shipyard.", "I was made redundant last week.")
+    assert current_texts(facts) == ["I was made redundant last week."]
+
+
+def test_a_breed_is_the_pet_it_names() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history("We've got a corgi called Waffle.")
+    answer = answer_from_facts("What's our dog called?", [], facts, earlier=False)
+    assert answer is not None
+    assert answer.text == "Your corgi is called Waffle."

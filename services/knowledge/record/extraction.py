@@ -365,6 +365,10 @@ def _attribute(clause: Clause, relocation: bool) -> str:
     return _ALIASES.get(verb, verb)
 
 
+#: losing one's work: "got laid off", "was made redundant", "got fired", "was let go"
+_LOST_WORK = re.compile(r"\b(?:laid\s+off|made\s+redundant|fired|sacked|let\s+go)\b", re.IGNORECASE)
+
+
 def _work_or_age(clause: Clause) -> str:
     """ "job" or "age" when the verb says one whatever its words, else ""."""
     past = clause.tag in ("VBD", "VBN")
@@ -372,8 +376,8 @@ def _work_or_age(clause: Clause) -> str:
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
         return "job"  # "I run a small bed and breakfast"
-    if clause.verb == "retire" and past:
-        return "job"  # "I retired last month": a new state of work that replaces the job
+    if (clause.verb == "retire" or _LOST_WORK.search(clause.text)) and past:
+        return "job"  # "I retired last month", "I got laid off": a new state of work that replaces the job
     if clause.verb == "turn" and past and re.match(r"\d{1,3}\b", clause.value):
         return "age"  # "Ada turned 6 yesterday" (not "turns 40 on May 3": a birthday to come)
     if clause.verb in _START_VERBS and _starts_work(clause):
@@ -554,14 +558,21 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     return out
 
 
+def _without_openings(sentence: str) -> tuple[str, bool]:
+    """The sentence without its labels and opening words, in any order ("ok so quick intro: Fran,
+    27, ..."), and whether they announce a change ("Update:", "Scratch that, ...")."""
+    text, change = sentence, False
+    for _ in range(3):
+        found = LABEL.match(text) or OPENERS.match(text)
+        if found is None or not found.group().strip():
+            break
+        change = change or bool(_CHANGE_WORDS.search(found.group()))
+        text = text[found.end() :].strip()
+    return text, change
+
+
 def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
-    label = LABEL.match(sentence.strip())
-    label_change = bool(label and _CHANGE_WORDS.search(label.group()))
-    text = LABEL.sub("", sentence.strip(), count=1)
-    opener = OPENERS.match(text)
-    # "Scratch that, ...", "Actually, ...": a correction of what was said before
-    label_change = label_change or bool(opener and _CHANGE_WORDS.search(opener.group()))
-    text = OPENERS.sub("", text, count=1).strip()
+    text, label_change = _without_openings(sentence.strip())
     if not text:
         return []
     out: list[ExtractedFact] = []

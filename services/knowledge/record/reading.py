@@ -333,6 +333,34 @@ def _names_a_role(text: str) -> bool:
     return first is not None and first.text[:1].islower() and first.pos_ in ("NOUN", "ADJ", "PROPN")
 
 
+def _their_name(token: Any) -> bool:
+    """ "his name", "her name", "its name": the name of someone or something just spoken of."""
+    return token.lemma_.lower() == "name" and any(
+        c.dep_ == "poss" and c.lower_ in ("his", "her", "its", "their") for c in token.children
+    )
+
+
+def _had_thing(tokens: list[Any]) -> str:
+    """The noun of what a clause says the user has or got ("brother", "shiba inu"), or ""."""
+    for token in tokens:
+        owned = token.head.lemma_ in ("have", "get", "adopt")
+        if owned and token.dep_ in ("dobj", "obj") and token.pos_ == "NOUN":
+            parts = [c for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token]
+            return " ".join(t.lower_ for t in parts)
+    return ""
+
+
+def _given_name(token: Any) -> bool:
+    """The name in "..., her name is Hana": what a "name" is."""
+    return token.dep_ == "attr" and any(c.dep_ == "nsubj" and c.lemma_ == "name" for c in token.head.children)
+
+
+def _user_verb(text: str) -> bool:
+    """ "live in Bristol with ...": a clause of the user's with "I" left out (not "based in Cork")."""
+    doc = parse(f"I {text}")
+    return len(doc) > 1 and doc[1].pos_ == "VERB" and doc[1].tag_ == "VBP" and doc[0].dep_ == "nsubj"
+
+
 def _user_says(text: str, value: str) -> Clause:
     """A clause of the user's own introduction ("I'm Hamid.", "I'm 34.")."""
     return Clause(
@@ -410,6 +438,8 @@ class Reader:
     last_person: str = ""
     #: the key of the person "he"/"she" means ("wife" when ``last_person`` is "My wife")
     last_key: str = ""
+    #: what the user last said they have ("brother" of "I have a brother"): whose "his name" is
+    last_thing: str = ""
 
     def clauses(self, sentence: str) -> list[Clause]:
         sentence = _NAME_IS.sub(r"\1 is", sentence)
@@ -454,12 +484,19 @@ class Reader:
     def _read_clause(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
         """The clause of one verb, added to ``out`` (or joined to the clause before it)."""
         subject_token = _subject_token(head) or _inherited_subject(head)
-        if subject_token is not None and subject_token.lower_ in _THING_PRONOUNS and out:
-            # "..., it's called Maré", "..., they're 3": part of what was just said
+        theirs = subject_token is not None and _their_name(subject_token)
+        if subject_token is not None and (subject_token.lower_ in _THING_PRONOUNS or theirs) and out:
+            # "..., it's called Maré", "..., they're 3", "a shiba inu, his name is Kuro": part of
+            # what was just said
             previous = out[-1]
-            out[-1] = Clause(
-                **{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}, {_text(tokens)}"}
-            )
+            name = next((t for t in tokens if _given_name(t)), None) if theirs else None
+            # "a shiba inu, his name is Kuro" is "a shiba inu called Kuro"
+            joined = f" called {_name_of(name)}" if name is not None else f", {_text(tokens)}"
+            out[-1] = Clause(**{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}{joined}"})
+            self._remember_person(previous.subject, tokens)
+            return
+        if theirs:  # "I have a brother. His name is Sami.": the brother's name, never the user's
+            self._read_their_name(head, tokens, out)
             return
         if subject_token is None:
             if head.pos_ not in _VERB_POS:
@@ -481,6 +518,13 @@ class Reader:
         self._remember_person(subject, tokens)
         if clause.verb not in _REPORTING or clause.value:
             out.append(clause)  # not "My doctor says | I have to ...": what was said is the clause
+
+    def _read_their_name(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
+        """ "His name is Sami." after "I have a brother.": read as "My brother's name is Sami.", the
+        name of what the user last said they have; nothing when there is none to give it to."""
+        if self.last_thing:
+            rest = _text([t for t in tokens if t.i > head.i])
+            out += self.clauses(f"My {self.last_thing}'s name is {rest}")
 
     def _subject_text(self, subject_token: Any, read: Subject, tokens: list[Any]) -> str:
         """The clause as said, its subject said when it was inherited, "she" as the name it means."""
@@ -506,7 +550,12 @@ class Reader:
         out = [_user_says(f"I'm {name}.", name)]
         if age:
             out.append(_user_says(f"I'm {age}.", age))
-        if rest and _names_a_role(rest):  # "software tester from Leicester": who the user is
+        role, _, more = rest.partition(", ")
+        if rest and _names_a_role(rest) and more and _user_verb(more):
+            # "junior architect, live in Bristol with ...": who the user is, then what they do
+            out.append(_user_says(f"I'm {_with_article(role)}.", role))
+            out += self.clauses(f"I {more}")
+        elif rest and _names_a_role(rest):  # "software tester from Leicester": who the user is
             role = rest.rstrip(".!")
             out.append(_user_says(f"I'm {_with_article(role)}.", role))
         elif rest:
@@ -516,13 +565,15 @@ class Reader:
     def _remember_person(self, subject: Subject, tokens: list[Any]) -> None:
         """The person "he"/"she" will mean: the clause's subject when it is someone other than the
         user, else a person named by their relation in it ("I live with my girlfriend Mia")."""
+        if subject.key == USER:
+            self.last_thing = _had_thing(tokens) or self.last_thing
         if subject.key != USER and not subject.noun:
             self.last_person = subject.shown if subject.shown.lower() == subject.key else subject.said
             self.last_key = subject.key
             return
         # "my girlfriend Mia", "a new mechanic, Priya", "a grey cat called Pixel"
         named = [t for t in tokens if t.pos_ in _NAME_POS and (t.dep_ in ("appos", "oprd")
-                 or (t.dep_ == "compound" and relation_word(t.head.lower_)))]  # fmt: skip
+                 or (t.dep_ == "compound" and relation_word(t.head.lower_)) or _given_name(t))]  # fmt: skip
         if named:
             self.last_person = _name_of(named[-1])
             self.last_key = self.last_person.lower()

@@ -110,7 +110,9 @@ _PET_WORDS = (
     "pet pets dog dogs puppy cat cats kitten rabbit hamster guinea parrot budgie bird fish goldfish "
     "horse pony "
     "tortoise turtle lizard snake ferret beagle labrador poodle terrier spaniel collie greyhound retriever "
-    "dachshund husky pug bulldog tabby siamese persian"
+    "dachshund husky pug bulldog tabby siamese persian shiba inu corgi chihuahua schnauzer rottweiler "
+    "doberman dalmatian whippet lurcher cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita "
+    "samoyed malamute vizsla bichon pomeranian ragdoll bengal sphynx burmese moggy"
 )
 
 #: cue words of each slot (stemmed at import): in a fact, in a question
@@ -125,7 +127,8 @@ _CUES: dict[Slot, str] = {
     Slot.ORIGIN: "hometown grew native originally",
     Slot.JOB: (
         "job jobs work works worked working occupation profession career role position title promoted "
-        "promotion employed freelance self-employed part-time teach teaches taught " + _OCCUPATIONS
+        "promotion employed unemployed freelance self-employed part-time teach teaches taught redundant "
+        "redundancy laid fired sacked " + _OCCUPATIONS
     ),
     Slot.WORKPLACE: ("employer company firm startup start-up office shop store business agency"),
     Slot.STAFF: (
@@ -133,8 +136,8 @@ _CUES: dict[Slot, str] = {
         "apprentice assistant intern"
     ),
     Slot.STUDY: (
-        "study studies studying studied student school university uni college degree course major "
-        "classes semester phd doctorate masters msc mba bsc thesis dissertation postgraduate undergraduate"
+        "study studies studying studied school university uni college degree course major "
+        "classes semester phd doctorate masters msc mba bsc postgraduate undergraduate"
     ),
     Slot.PARTNER: (
         "partner husband wife spouse girlfriend boyfriend fiancé fiancée fiance fiancee married "
@@ -207,6 +210,10 @@ _BIRTHDAY_PHRASE = re.compile(r"\bturn(?:s|ing)?\s+\d{1,3}\s+(?:on|in)\b|\bborn\
 _FROM_PLACE = re.compile(
     r"\b(?:i'm|i\s+am|we're|we\s+are|is|are|come|comes)\s+(?:originally\s+)?from\b", re.I
 )
+#: "I'm a student", "she's a PhD student", "as a student": someone studies (not "two other students")
+_IS_STUDENT = re.compile(
+    r"\b(?:am|is|are|was|were|as|i'm|she's|he's|'m|'s)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}students?\b", re.I
+)
 #: "for a living": what someone does, not where they live
 _LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
 _AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")
@@ -240,6 +247,8 @@ def slots_of(text: str) -> frozenset[Slot]:
         found.add(Slot.BIRTHDAY)
     if _FROM_PLACE.search(text):
         found.add(Slot.ORIGIN)
+    if _IS_STUDENT.search(text):
+        found.add(Slot.STUDY)
     if _WORK_AT.search(text) or (Slot.JOB in found and _AT_NAME.search(text)):
         found.update((Slot.JOB, Slot.WORKPLACE))  # "works at X", "a pharmacist at Southmead"
     return frozenset(found)
@@ -389,8 +398,10 @@ _RELATION_WORDS: dict[str, str] = {
     "client": "client clients customer customers",
     "pet": "pet pets animal",
     "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
-    "husky pug bulldog",
-    "cat": "cat cats kitten kitty tabby siamese persian",
+    "husky pug bulldog shiba inu corgi chihuahua schnauzer rottweiler doberman dalmatian whippet lurcher "
+    "cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita samoyed malamute vizsla bichon "
+    "pomeranian",
+    "cat": "cat cats kitten kitty tabby siamese persian ragdoll bengal sphynx burmese moggy",
     "rabbit": "rabbit rabbits bunny",
     "bird": "bird birds parrot budgie",
     "fish": "fish goldfish",

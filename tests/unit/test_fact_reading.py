@@ -515,3 +515,17 @@ def test_a_breed_is_the_pet_it_names() -> None:
     answer = answer_from_facts("What's our dog called?", [], facts, earlier=False)
     assert answer is not None
     assert answer.text == "Your corgi is called Waffle."
+
+
+def test_half_and_little_and_one_are_no_relatives() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history(
+        "I signed up for the Leeds half marathon on 5 May.", "The Leeds half marathon got cancelled."
+    )
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    answer = answer_from_facts("Is the half marathon still on?", [], now, earlier=False, history=ended)
+    assert answer is not None  # "half" had made it a question about the user's partner
+    assert answer.text.startswith("Not any more.")
+    assert "cancelled" in answer.text

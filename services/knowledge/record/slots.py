@@ -362,10 +362,10 @@ def is_occupation(value: str) -> bool:
 
 #: each relation's canonical key and the words that name it
 _RELATION_WORDS: dict[str, str] = {
-    "child": "kid kids child children baby babies twin twins toddler little one",
+    "child": "kid kids child children baby babies twin twins toddler",
     "son": "son sons boy boys stepson",
     "daughter": "daughter daughters girl girls stepdaughter",
-    "partner": "partner partners spouse other half",
+    "partner": "partner partners spouse",
     "husband": "husband hubby",
     "wife": "wife",
     "girlfriend": "girlfriend gf",
@@ -420,7 +420,7 @@ _COVERS: dict[str, frozenset[str]] = {
     "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "tortoise"}),
 }
 _RELATION_OF: dict[str, str] = {
-    word: key for key, words in _RELATION_WORDS.items() for word in words.split() if " " not in word
+    word: key for key, words in _RELATION_WORDS.items() for word in words.split()
 }
 
 

@@ -219,8 +219,10 @@ def _word_count(words: list[str]) -> int:
 
 
 #: a self-introduction too short to count as a sentence: "Daniel here.", "It's Daniel here"
+#: "Priya here", "It's Tom Baker here", "Ines, 19, medicine at Edinburgh": a name and who they are
 _INTRODUCTION = re.compile(
-    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}\s+here\b"
+    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}"
+    r"(?:\s+here\b|\s*,\s*\d{1,3}\s*(?:,|\.|$))"
 )
 
 

@@ -529,3 +529,28 @@ def test_half_and_little_and_one_are_no_relatives() -> None:
     assert answer is not None  # "half" had made it a question about the user's partner
     assert answer.text.startswith("Not any more.")
     assert "cancelled" in answer.text
+
+
+def test_please_call_me_is_the_name_one_goes_by() -> None:
+    _, nickname = extract_facts("I'm Margarethe but please call me Greta.")
+    assert (nickname.subject_key, nickname.text, nickname.value) == (USER, "I go by Greta.", "Greta")
+
+
+def test_not_the_old_role_anymore_before_the_new_one_replaces_it() -> None:
+    facts = history(
+        "I work weekends as a lifeguard at the Pond Street leisure centre.",
+        "Not a lifeguard anymore, I've been made swim coach.",
+    )
+    assert current_texts(facts) == ["I've been made swim coach."]
+
+
+def test_a_lower_case_greeting_then_a_name_and_an_age_is_an_introduction() -> None:
+    name, age, year = extract_facts("hiya! tomasz, 20, second year law at Durham")
+    assert (name.value, age.value) == ("Tomasz", "20")
+    assert Slot.STUDY in year.slots
+
+
+def test_a_verb_without_subject_opening_a_sentence_is_a_clause_of_its_own() -> None:
+    facts = extract_facts("Changed from nursing to midwifery, nursing burnt me out.")
+    assert facts[0].text == "I changed to midwifery."
+    assert facts[0].old_value == "nursing"

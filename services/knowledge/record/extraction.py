@@ -165,7 +165,7 @@ _TRAILING = re.compile(
 REPLACED_VALUE = _REPLACED = re.compile(
     r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
     r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$"
-    r"|,\s*no\s+more\s+(?P<f>[^,.;]+))",
+    r"|,\s*no\s+more\s+(?P<f>[^,.;]+)|^\s*not\s+(?P<g>[^,.;]+?)\s+(?:anymore|any\s+more)\s*,)",
     re.IGNORECASE,
 )
 #: a correction without a verb: "(Sorry, I meant) Rhodes, not Crete."
@@ -455,6 +455,8 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     else:
         about = ()
     goes_by = attribute == stem("name") and clause.verb == "call" and not clause.passive
+    if goes_by and (clause.subject.implicit or re.match(r"^I\s+(?:please\s+)?call\s+me\b", text)):
+        text = f"I go by {value}"  # "(but) please call me Ade": not "I please call me Ade"
     return ExtractedFact(
         # "my friends call me Jo": a name of the user's, whoever uses it
         subject_key=USER if goes_by else clause.subject.key,
@@ -494,15 +496,18 @@ _CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've",
 _CASUAL_I_WORD = re.compile(r"\b(?:i|im|i'm|ive|i've|i'll|i'd)\b")
 #: a name in an all-lower-case introduction: "im jake, 24", "jake here", "my name is jake"
 _CASUAL_NAME = re.compile(
-    r"(?:\b(?:I'm|I am|this is)\s+|^\s*)(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b)"
+    r"(?:\b(?:I'm|I am|this is)\s+|^\s*(?:(?:hey|hi|hello|hiya|yo|heya)\b[\s!,.]*)?)"
+    r"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b)"
     r"|\b(?:my name is|my name's|call me)\s+(?P<named>[a-z][a-z'-]+)"
 )
 
 
 def casual_case(text: str) -> str:
-    """A message typed all in lower case read as if cased: "i"/"im" as "I"/"I'm", and the name
-    of an introduction ("yo im jake, 24, bartender" -> "yo I'm Jake, 24, bartender")."""
-    if any(c.isupper() for c in text):
+    """A message typed in lower case (its first letter and its "I"s; a place may still be
+    capitalised: "hey! ines, 19, medicine at Edinburgh") read as if cased: "i"/"im" as "I"/"I'm",
+    and the name of an introduction ("yo im jake, 24, bartender" -> "yo I'm Jake, 24, bartender")."""
+    first = next((c for c in text if c.isalpha()), "")
+    if first.isupper() or re.search(r"\bI\b", text):
         return text
     text = _CASUAL_I_WORD.sub(lambda m: _CASUAL_I[m.group()], text)
 

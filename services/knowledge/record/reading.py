@@ -131,9 +131,10 @@ def _text(tokens: list[Any]) -> str:
 
 
 def _subject_token(head: Any) -> Any | None:
-    for child in head.children:
-        if child.dep_ in _SUBJECT_DEPS:
-            return child
+    subjects = [c for c in head.children if c.dep_ in _SUBJECT_DEPS]
+    if subjects:
+        # "Not a security guard anymore, I've been promoted": of two, the user
+        return next((c for c in subjects if c.lower_ in _FIRST_PERSON and c.pos_ == "PRON"), subjects[0])
     for child in head.children:  # "My friend Omar is getting married": the parser may hang it on an auxiliary
         if child.dep_ in ("aux", "auxpass"):
             for grandchild in child.children:
@@ -165,6 +166,8 @@ def _inherited_subject(head: Any) -> Any | None:
 def _is_clause_head(token: Any) -> bool:
     if token.dep_ == "ROOT":
         return True
+    if token.i == 0 and token.dep_ == "advcl" and token.tag_ in ("VBD", "VBN"):
+        return True  # "Switched from medicine to biology, medicine wasn't for me": a clause of its own
     if token.pos_ not in _VERB_POS:
         return False
     if token.dep_ in _CLAUSE_DEPS:

@@ -214,6 +214,8 @@ _FROM_PLACE = re.compile(
 _IS_STUDENT = re.compile(
     r"\b(?:am|is|are|was|were|as|i'm|she's|he's|'m|'s)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}students?\b", re.I
 )
+#: "first year medicine", "final-year student": a year of a course
+_YEAR_OF_STUDY = re.compile(r"\b(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[\s-]+year\b", re.I)
 #: "for a living": what someone does, not where they live
 _LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
 _AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")
@@ -247,7 +249,7 @@ def slots_of(text: str) -> frozenset[Slot]:
         found.add(Slot.BIRTHDAY)
     if _FROM_PLACE.search(text):
         found.add(Slot.ORIGIN)
-    if _IS_STUDENT.search(text):
+    if _IS_STUDENT.search(text) or _YEAR_OF_STUDY.search(text):
         found.add(Slot.STUDY)
     if _WORK_AT.search(text) or (Slot.JOB in found and _AT_NAME.search(text)):
         found.update((Slot.JOB, Slot.WORKPLACE))  # "works at X", "a pharmacist at Southmead"
@@ -419,9 +421,7 @@ _COVERS: dict[str, frozenset[str]] = {
     "grandparent": frozenset({"grandmother", "grandfather"}),
     "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "tortoise"}),
 }
-_RELATION_OF: dict[str, str] = {
-    word: key for key, words in _RELATION_WORDS.items() for word in words.split()
-}
+_RELATION_OF: dict[str, str] = {word: key for key, words in _RELATION_WORDS.items() for word in words.split()}
 
 
 def relation_word(word: str) -> str | None:

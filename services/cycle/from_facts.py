@@ -97,6 +97,9 @@ def told_sentence(fact: Fact) -> str:
 
 #: a fact saying what is no longer so: not said beside one saying what is
 _NO_LONGER = re.compile(r"\bno\s+longer\b|\b(?:not|n't)\b.*\b(?:anymore|any\s+more)\b", re.IGNORECASE)
+#: "What should you call me?", "What do I go by?"; "I go by Ade"
+_ASKS_CALLED = re.compile(r"\bcall\s+(?:me|you)\b|\bgo\s+by\b", re.IGNORECASE)
+_GOES_BY = re.compile(r"\bgo(?:es)?\s+by\b|\bcalls?\s+(?:me|you)\b", re.IGNORECASE)
 _ASKS_YES_NO = re.compile(r"^\s*(?:am|is|are|do|does|have|has)\b", re.IGNORECASE)
 _WHO = re.compile(r"^\s*(?:who|whom)\b", re.IGNORECASE)
 
@@ -127,7 +130,10 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         # the newest; of one message's, the one that says most ("he's now head of X at Y" over
         # "Karim got a new job")
         # "Dev is a teacher" answers what Dev did before, not "Dev's not teaching anymore"
-        newest = _newest([m for m in rivals if not _NO_LONGER.search(m.fact.content)] or rivals) or best
+        said = [m for m in rivals if not _NO_LONGER.search(m.fact.content)] or rivals
+        if _ASKS_CALLED.search(question):  # "What should you call me?": the name one goes by
+            said = [m for m in said if _GOES_BY.search(m.fact.content)] or said
+        newest = _newest(said) or best
         note = f"; the newest of {len(rivals)} facts of one value at a time" if len(rivals) > 1 else ""
         return [FactMatch(**{**newest.__dict__, "why": newest.why + note})]
     chosen = [best]

@@ -554,3 +554,12 @@ def test_a_verb_without_subject_opening_a_sentence_is_a_clause_of_its_own() -> N
     facts = extract_facts("Changed from nursing to midwifery, nursing burnt me out.")
     assert facts[0].text == "I changed to midwifery."
     assert facts[0].old_value == "nursing"
+
+
+def test_what_to_call_the_user_is_the_name_they_go_by() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history("I'm Bartholomew but please call me Bart.")
+    answer = answer_from_facts("What should you call me?", [], facts, earlier=False)
+    assert answer is not None
+    assert answer.text == "You go by Bart."

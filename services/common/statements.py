@@ -419,10 +419,22 @@ OPENERS = re.compile(
 LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 
 
+def split_opening(sentence: str) -> tuple[str, str]:
+    """(the labels and opening words before what a sentence tells, in any order, the rest):
+    "ok so quick update: Tom and I ..." -> ("ok so quick update: ", "Tom and I ...")."""
+    rest = sentence
+    for _ in range(3):
+        found = LABEL.match(rest) or OPENERS.match(rest)
+        if found is None or not found.group().strip():
+            break
+        rest = rest[found.end() :]
+    return sentence[: len(sentence) - len(rest)], rest.strip()
+
+
 def without_opening(sentence: str) -> str:
     """The sentence without a label or joining word before what it tells ("Quick update: ...",
-    "And ...", "Scratch that, ...")."""
-    rest = OPENERS.sub("", LABEL.sub("", sentence, count=1), count=1)
+    "And ...", "Scratch that, ...", "ok so quick update: ...")."""
+    rest = split_opening(sentence)[1]
     return upper_first(rest) if rest and rest != sentence else sentence
 
 

@@ -112,6 +112,26 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     return out
 
 
+def against_request(answer: str, request: str) -> tuple[str, tuple[str, ...]] | None:
+    """What the answer names that the request itself rules out ("a quick vegetarian dinner"
+    answered with grilled chicken): (what was asked for, the words), or None."""
+    sentences = re.split(r"(?<=[.!?\n])\s+", answer)
+    careless = [s for s in sentences if not _MINDED.search(s)]
+    for told, words, _what in _COMPILED:
+        asked = told.search(request)
+        if asked is None:
+            continue
+        named = {w for s in careless if not told.search(s) for w in lower_words(s)}
+        if words & named:
+            return asked.group(), tuple(sorted(words & named))
+    return None
+
+
+def request_caution(asked: str, named: Sequence[str]) -> str:
+    """The note after an answer that goes against what the request asked for."""
+    return f" (Careful: this mentions {', '.join(list(named)[:4])}, and you asked for {asked.lower()}.)"
+
+
 def caution(found: Sequence[Conflict], told: str) -> str:
     """The note after the answer: what it names, and which told fact that goes against."""
     named = ", ".join(sorted({w for c in found for w in c.words})[:4])

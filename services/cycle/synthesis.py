@@ -28,7 +28,14 @@ from services.common.statements import acknowledge, lower_first, turn_round
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
-from services.cycle.constraints import about_food, caution, conflicts, may_i_have
+from services.cycle.constraints import (
+    about_food,
+    against_request,
+    caution,
+    conflicts,
+    may_i_have,
+    request_caution,
+)
 from services.cycle.fact_match import match_facts, never_told_of, told_of
 from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
 from services.cycle.hygiene import is_looping, tidy
@@ -92,6 +99,17 @@ _NOT_KNOWN = re.compile(
 )
 #: facts said before a request's answer or after a missed "I don't know", at most
 TOLD_SHOWN = 2
+
+
+def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> str:
+    """The note after an answer that goes against a told constraint (a recipe with spaghetti for
+    someone who told they are coeliac) or against the request itself (grilled chicken for "a
+    quick vegetarian dinner": a small model's slip), or ""."""
+    against = conflicts(answer, constraints)
+    if against:
+        return caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
+    asked = against_request(answer, question)
+    return request_caution(*asked) if asked is not None else ""
 
 
 def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]:
@@ -319,9 +337,8 @@ class SynthesisService(CognitiveService):
             added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
             answer += added
             await _send(state, added)
-        against = conflicts(answer, constraints)
-        if against:  # a recipe with spaghetti for someone who told they are coeliac
-            careful = caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
+        careful = _caution(answer, question, constraints)
+        if careful:
             answer += careful
             await _send(state, careful)
         output = self._output(state, prefix + answer, refs, facts)

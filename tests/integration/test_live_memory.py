@@ -282,6 +282,21 @@ async def test_an_answer_against_a_told_constraint_gets_a_note(runtime: Runtime,
     assert minded.answer == "Try gluten-free spaghetti with tomato sauce."
 
 
+async def test_an_answer_against_the_request_itself_gets_a_note(runtime: Runtime, llm: FakeChatModel) -> None:
+    llm.reply = (
+        "1. Grilled chicken salad with greens. 2. A vegetarian stir-fry with tofu."  # a small model's slip
+    )
+    shown: list[str] = []
+    dinner = await runtime.orchestrator.handle_impulse(
+        "Any ideas for a quick vegetarian dinner tonight?", USER, "s1", on_token=shown.append
+    )
+    assert "".join(shown) == dinner.answer
+    assert dinner.answer.endswith("(Careful: this mentions chicken, and you asked for vegetarian.)")
+    llm.reply = "A vegetarian stir-fry with tofu and peppers."  # what was asked: nothing to add
+    minded = await runtime.orchestrator.handle_impulse("Another vegetarian idea?", USER, "s2")
+    assert minded.answer == "A vegetarian stir-fry with tofu and peppers."
+
+
 async def test_an_answer_cut_by_the_length_limit_shows_the_note_once(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

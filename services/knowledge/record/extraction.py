@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import LABEL, OPENERS, sentences, tells, upper_first
+from services.common.statements import sentences, split_opening, tells, upper_first
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
@@ -566,14 +566,8 @@ def extract_facts(message: str) -> list[ExtractedFact]:
 def _without_openings(sentence: str) -> tuple[str, bool]:
     """The sentence without its labels and opening words, in any order ("ok so quick intro: Fran,
     27, ..."), and whether they announce a change ("Update:", "Scratch that, ...")."""
-    text, change = sentence, False
-    for _ in range(3):
-        found = LABEL.match(text) or OPENERS.match(text)
-        if found is None or not found.group().strip():
-            break
-        change = change or bool(_CHANGE_WORDS.search(found.group()))
-        text = text[found.end() :].strip()
-    return text, change
+    opening, text = split_opening(sentence)
+    return text, bool(_CHANGE_WORDS.search(opening))
 
 
 def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:

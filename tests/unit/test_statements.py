@@ -142,3 +142,10 @@ def test_a_title_does_not_end_a_sentence() -> None:
         "Our vet is Dr. Amara Osei.",
         "She is great.",
     ]
+
+
+def test_the_acknowledgement_drops_opening_words_and_a_label_in_any_order() -> None:
+    from services.common.statements import acknowledge
+
+    said = acknowledge("ok so small update: Nadia and I moved to Perth!")
+    assert said == "Noted: Nadia and you moved to Perth! I'll remember that."

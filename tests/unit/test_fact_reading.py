@@ -563,3 +563,11 @@ def test_what_to_call_the_user_is_the_name_they_go_by() -> None:
     answer = answer_from_facts("What should you call me?", [], facts, earlier=False)
     assert answer is not None
     assert answer.text == "You go by Bart."
+
+
+def test_the_old_role_named_as_a_doer_replaces_the_fact_of_doing_it() -> None:
+    facts = history(
+        "I teach piano at a music school in Bath.",
+        "Not a piano teacher anymore, I've been made director of the school.",
+    )
+    assert current_texts(facts) == ["I've been made director of the school."]

@@ -376,6 +376,8 @@ def _work_or_age(clause: Clause) -> str:
         return "job"  # "retraining as a nurse", "I started as a barista", "to become a pilot"
     if clause.verb in _RUN_VERBS and clause.object_words and _BUSINESS.search(clause.value):
         return "job"  # "I run a small bed and breakfast"
+    if clause.verb == "make" and clause.passive and clause.subject.key == USER:
+        return "job"  # "I've been made head of science", "I was made redundant"
     if (clause.verb == "retire" or _LOST_WORK.search(clause.text)) and past:
         return "job"  # "I retired last month", "I got laid off": a new state of work that replaces the job
     if clause.verb == "turn" and past and re.match(r"\d{1,3}\b", clause.value):

@@ -175,7 +175,7 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
         return None
     if (
         new.old_value
-        and new.old_value.lower() in old.content.lower()
+        and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
         and (same or old.subject_key == new.subject_key)
     ):
         return f"changed: {new.text}"  # "we swapped the Clio for a Tesla", "not Berlin anymore"

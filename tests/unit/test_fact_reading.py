@@ -571,3 +571,10 @@ def test_the_old_role_named_as_a_doer_replaces_the_fact_of_doing_it() -> None:
         "Not a piano teacher anymore, I've been made director of the school.",
     )
     assert current_texts(facts) == ["I've been made director of the school."]
+
+
+def test_moving_from_a_town_does_not_end_a_job_in_that_town() -> None:
+    facts = history("I work at a bakery in Leith.", "We moved from Leith to Portobello in May.")
+    now = current_texts(facts)
+    assert "I work at a bakery in Leith." in now  # found in the terminal: the move had replaced it
+    assert len(now) == 2

@@ -149,6 +149,13 @@ def _same_slot(new: ExtractedFact, old: Fact) -> bool:
     return _single_slots(old) <= _single_slots(new) | main
 
 
+def _overlap(new: ExtractedFact, old: Fact) -> bool:
+    """The two speak of one thing: a slot in common, or the new one has none to tell ("We moved
+    from Dundee to Perth" is no news of "I teach at a school in Dundee")."""
+    mine = _single_slots(new) | attribute_slots(new.attribute, new.value)
+    return not mine or bool(mine & (_single_slots(old) | attribute_slots(old.attribute, old.value)))
+
+
 def _same_subject(new: ExtractedFact, old: Fact) -> bool:
     """The same subject, or the same relation in other words ("my boss" / "my manager")."""
     if old.subject_key == new.subject_key:
@@ -176,7 +183,7 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     if (
         new.old_value
         and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
-        and (same or old.subject_key == new.subject_key)
+        and (same or (old.subject_key == new.subject_key and _overlap(new, old)))
     ):
         return f"changed: {new.text}"  # "we swapped the Clio for a Tesla", "not Berlin anymore"
     if not same:

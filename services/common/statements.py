@@ -419,16 +419,22 @@ OPENERS = re.compile(
 LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 
 
+#: a filler after what a sentence tells: "I'm allergic to kiwi, by the way."
+_TRAILING_FILLER = re.compile(r",?\s+(?:by\s+the\s+way|btw|fyi|lol|haha)(?=\s*[.!]*\s*$)", re.IGNORECASE)
+
+
 def split_opening(sentence: str) -> tuple[str, str]:
-    """(the labels and opening words before what a sentence tells, in any order, the rest):
-    "ok so quick update: Tom and I ..." -> ("ok so quick update: ", "Tom and I ...")."""
-    rest = sentence
+    """(the labels and opening words before what a sentence tells, in any order, the rest without
+    a filler at its end): "ok so quick update: Tom and I ..." -> ("ok so quick update: ", "Tom and
+    I ..."); "I'm allergic to kiwi, by the way." -> ("", "I'm allergic to kiwi.")."""
+    text = _TRAILING_FILLER.sub("", sentence)
+    rest = text
     for _ in range(3):
         found = LABEL.match(rest) or OPENERS.match(rest)
         if found is None or not found.group().strip():
             break
         rest = rest[found.end() :]
-    return sentence[: len(sentence) - len(rest)], rest.strip()
+    return text[: len(text) - len(rest)], rest.strip()
 
 
 def without_opening(sentence: str) -> str:

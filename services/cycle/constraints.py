@@ -92,6 +92,28 @@ class Conflict:
     kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
+#: "allergic to kiwi", "a sesame allergy", "intolerant to soy": a food named in the fact itself
+_ALLERGEN = re.compile(
+    r"\b(?:allergic|intolerant)\s+to\s+(?P<a>[a-z]+)|\b(?P<b>[a-z]+)\s+(?:allergy|intolerance)\b",
+    re.IGNORECASE,
+)
+
+
+def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
+    """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread), else the
+    food it names itself ("allergic to kiwi" rules out kiwi)."""
+    known = [rule for rule in _COMPILED if rule[0].search(fact.content)]
+    if known:
+        return known
+    found = _ALLERGEN.search(fact.content)
+    food = (found.group("a") or found.group("b") or "").lower() if found else ""
+    if not food or food in ("nuts", "the", "a", "some"):
+        return []
+    name = re.escape(food)
+    told = re.compile(rf"\b(?:allergic|intolerant)\s+to\s+{name}|\b{name}\s+(?:allergy|intolerance)", re.I)
+    return [(told, frozenset({food, f"{food}s", f"{food}es"}), food)]
+
+
 def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     """The user's constraint facts the answer goes against, with what it names of each. A word
     named in a sentence that already minds it ("gluten-free pasta") does not count."""
@@ -100,7 +122,7 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     out: list[Conflict] = []
     for fact in constraints:
         kinds: list[tuple[str, tuple[str, ...]]] = []
-        for told, words, what in _COMPILED:
+        for told, words, what in _rules_of(fact):
             if told.search(fact.content):
                 # a sentence naming the constraint itself minds it ("as a coeliac, ...")
                 named = {w for s in careless if not told.search(s) for w in lower_words(s)}

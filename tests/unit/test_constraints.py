@@ -39,3 +39,14 @@ def test_may_i_have_something_a_told_constraint_rules_out_gets_better_not_with_t
     assert may_i_have("What's a latte?", told) is None
     assert about_food("Can I have a latte?")
     assert not about_food("When is my dentist appointment?")
+
+
+def test_an_allergy_to_a_food_no_rule_knows_rules_out_that_food() -> None:
+    from services.cycle.constraints import may_i_have
+
+    told = [f for f in history("I have a mango allergy.") if f.category == "constraint"]
+    assert [c.words for c in conflicts("Top it with sliced mango and lime.", told)] == [("mango",)]
+    advice = may_i_have("Can I have a mango smoothie?", told)
+    assert advice is not None
+    assert advice.text.startswith("Better not, going by what you told me: you have a mango allergy.")
+    assert may_i_have("Can I have a banana smoothie?", told) is None

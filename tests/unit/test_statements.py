@@ -149,3 +149,11 @@ def test_the_acknowledgement_drops_opening_words_and_a_label_in_any_order() -> N
 
     said = acknowledge("ok so small update: Nadia and I moved to Perth!")
     assert said == "Noted: Nadia and you moved to Perth! I'll remember that."
+
+
+def test_the_acknowledgement_drops_a_filler_at_the_end() -> None:
+    from services.common.statements import acknowledge
+
+    assert (
+        acknowledge("I'm allergic to sesame, btw.") == "Noted: you're allergic to sesame. I'll remember that."
+    )

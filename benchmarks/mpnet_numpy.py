@@ -139,7 +139,10 @@ _ERF = _erf_function()
 
 def gelu(x: F32) -> F32:
     """GELU in its exact form x·Φ(x) (config.json's ``hidden_act = "gelu"``, not the tanh one)."""
-    out: F32 = 0.5 * x * (1.0 + _ERF(x * np.float32(1.0 / math.sqrt(2.0))))
+    out: F32 = _ERF(x * np.float32(1.0 / math.sqrt(2.0)))
+    out += np.float32(1.0)
+    out *= x
+    out *= np.float32(0.5)
     return out
 
 
@@ -299,25 +302,33 @@ class MPNetNumpyEmbeddings(Embeddings):
         out: F32 = x.reshape(batch, length, self.hidden)
         return out
 
+    def _batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Indexes of the texts grouped shortest first, each group padded to its last (longest)
+        text within ``token_budget`` padded tokens and ``batch_size`` texts: little padding."""
+        groups: list[list[int]] = []
+        group: list[int] = []
+        for index in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+            width = min(lengths[index], self.max_tokens)
+            if group and ((len(group) + 1) * width > self.token_budget or len(group) == self.batch_size):
+                groups.append(group)
+                group = []
+            group.append(index)
+        return [*groups, group] if group else groups
+
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors in the order given, computed in batches of texts of similar token length."""
         self._load()
-        encodings = self._raw_tokenizer.encode_batch([t if t.strip() else " " for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        cleaned = [t if t.strip() else " " for t in texts]
+        encoded = self._tokenizer.encode_batch(cleaned)  # padded to the longest of all: cut below
+        lengths = [sum(e.attention_mask) for e in encoded]
         out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), self.batch_size):
-            picked = order[start : start + self.batch_size]
-            encoded = self._tokenizer.encode_batch([texts[i] if texts[i].strip() else " " for i in picked])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-            rows = max(1, self.token_budget // max(1, ids.shape[1]))
-            for row in range(0, len(picked), rows):
-                part_ids, part_mask = ids[row : row + rows], mask[row : row + rows]
-                width = int(part_mask.sum(axis=1).max())  # a part may need less padding
-                hidden = self.forward(part_ids[:, :width], part_mask[:, :width])
-                vectors = l2_normalise(mean_pool(hidden, part_mask[:, :width]))
-                for index, vector in zip(picked[row : row + rows], vectors, strict=True):
-                    out[index] = vector.astype(np.float32).tolist()
+        for group in self._batches(lengths):
+            width = max(lengths[i] for i in group)
+            ids = np.array([encoded[i].ids[:width] for i in group], dtype=np.int64)
+            mask = np.array([encoded[i].attention_mask[:width] for i in group], dtype=np.int64)
+            vectors = l2_normalise(mean_pool(self.forward(ids, mask), mask))
+            for index, vector in zip(group, vectors, strict=True):
+                out[index] = vector.astype(np.float32).tolist()
         return out
 
     # -- LangChain ---------------------------------------------------------------------

@@ -114,3 +114,12 @@ def test_model_folder_accepts_the_unzip_target(tmp_path: Path) -> None:
     assert model_folder(inner) == inner
     with pytest.raises(FileNotFoundError):
         model_folder(tmp_path / "missing")
+
+
+def test_one_memory_keeps_the_mpnet_row_on_its_own_memory() -> None:
+    from benchmarks.locomo import Memory, chosen_methods
+
+    one = chosen_methods(e5=False, explore=False, one_memory=True, mpnet=True)
+    assert one["thea with all-mpnet-base-v2"].memory == Memory(embedder="mpnet")
+    assert {m.memory for m in one.values()} == {Memory(), Memory(embedder="mpnet")}
+    assert "thea with all-mpnet-base-v2" not in chosen_methods(e5=False, explore=False, one_memory=True)

@@ -63,17 +63,25 @@ def embedding_saved_s(embedder: Embeddings | None = None) -> float:
     return target.take_saved() if isinstance(target, CachedEmbeddings) else 0.0
 
 
-def bench_settings(data_dir: Path) -> Settings:
-    return load_settings("embedded", data_dir=data_dir, llm={"provider": "fake"})
+def bench_settings(data_dir: Path, dimension: int | None = None) -> Settings:
+    """Embedded settings with the fake LLM; ``dimension``: the vector size of another embedder
+    than MiniLM's 384 (the vector collections are created with it)."""
+    if dimension is None:
+        return load_settings("embedded", data_dir=data_dir, llm={"provider": "fake"})
+    return load_settings(
+        "embedded", data_dir=data_dir, llm={"provider": "fake"}, embedding={"dimension": dimension}
+    )
 
 
 @contextmanager
-def fresh_stack(prefix: str = "thea-bench-") -> Iterator[tuple[Settings, UniversalMemory]]:
+def fresh_stack(
+    prefix: str = "thea-bench-", dimension: int | None = None
+) -> Iterator[tuple[Settings, UniversalMemory]]:
     """Settings and a new embedded thea memory (own FalkorDB child, Qdrant Edge, SQLite) in a
     temp dir, sharing the process's MiniLM. The FalkorDB child is stopped and the folder
     removed on exit, even on error."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        settings = bench_settings(Path(tmp) / "data")
+        settings = bench_settings(Path(tmp) / "data", dimension)
         memory = open_memory(settings)
         try:
             embedder = shared_embedder()
@@ -87,9 +95,10 @@ def fresh_stack(prefix: str = "thea-bench-") -> Iterator[tuple[Settings, Univers
 
 
 @contextmanager
-def fresh_memory(prefix: str = "thea-bench-") -> Iterator[UniversalMemory]:
-    """A new embedded thea memory in a temp dir (see :func:`fresh_stack`)."""
-    with fresh_stack(prefix) as (_, memory):
+def fresh_memory(prefix: str = "thea-bench-", dimension: int | None = None) -> Iterator[UniversalMemory]:
+    """A new embedded thea memory in a temp dir (see :func:`fresh_stack`); ``dimension``: of
+    the embedder that will replace the shared MiniLM, when it is not 384."""
+    with fresh_stack(prefix, dimension) as (_, memory):
         yield memory
 
 

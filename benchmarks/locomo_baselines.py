@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 from rank_bm25 import BM25Okapi
 
 from benchmarks.common import shared_embedder
@@ -36,10 +37,12 @@ class BM25Baseline:
 
 
 class DenseBaseline:
+    """Cosine of the question's vector and each turn's, by the shared MiniLM or ``embedder``."""
+
     name = "dense (MiniLM cosine)"
 
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.embedder = shared_embedder()
+    def __init__(self, turns: Sequence[Turn], embedder: Embeddings | None = None) -> None:
+        self.embedder = embedder if embedder is not None else shared_embedder()
         self.ids = [t.dia_id for t in turns]
         self.matrix = np.asarray(self.embedder.embed_documents([t.document for t in turns]), dtype=np.float32)
 

@@ -221,8 +221,9 @@ def _word_count(words: list[str]) -> int:
 #: a self-introduction too short to count as a sentence: "Daniel here.", "It's Daniel here"
 #: "Priya here", "It's Tom Baker here", "Ines, 19, medicine at Edinburgh": a name and who they are
 _INTRODUCTION = re.compile(
-    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}"
-    r"(?:\s+here\b|\s*,\s*\d{1,3}\s*(?:,|\.|$))"
+    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?!(?i:so|ok|okay|well|yeah|right|anyway|now|look|oh)\b)"
+    r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}"
+    r"(?:\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b)|\s*,\s*\d{1,3}\s*(?:,|\.|$))"
 )
 
 

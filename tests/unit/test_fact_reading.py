@@ -578,3 +578,12 @@ def test_moving_from_a_town_does_not_end_a_job_in_that_town() -> None:
     now = current_texts(facts)
     assert "I work at a bakery in Leith." in now  # found in the terminal: the move had replaced it
     assert len(now) == 2
+
+
+@pytest.mark.parametrize(
+    "message", ["So here's my plan for Monday.", "so here's my plan for Monday", "ok here is the list"]
+)
+def test_so_or_ok_before_here_is_no_ones_name(message: str) -> None:
+    assert not any(
+        f.attribute in ("be", stem("name")) and f.value in ("So", "Ok") for f in extract_facts(message)
+    )

@@ -496,10 +496,12 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
 
 _CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've", "i'll": "I'll", "i'd": "I'd"}
 _CASUAL_I_WORD = re.compile(r"\b(?:i|im|i'm|ive|i've|i'll|i'd)\b")
+#: words that start a casual message and are no one's name ("so here's my plan")
+_NOT_NAMES = frozenset({"ok", "okay", "so", "well", "yeah", "yep", "right", "anyway", "now", "just", "hey"})
 #: a name in an all-lower-case introduction: "im jake, 24", "jake here", "my name is jake"
 _CASUAL_NAME = re.compile(
     r"(?:\b(?:I'm|I am|this is)\s+|^\s*(?:(?:hey|hi|hello|hiya|yo|heya)\b[\s!,.]*)?)"
-    r"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b)"
+    r"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b))"
     r"|\b(?:my name is|my name's|call me)\s+(?P<named>[a-z][a-z'-]+)"
 )
 
@@ -516,7 +518,7 @@ def casual_case(text: str) -> str:
     def named(found: re.Match[str]) -> str:
         group = "name" if found.group("name") else "named"
         word = found.group(group)
-        if word in STOPWORDS or is_occupation(word):
+        if word in STOPWORDS or word in _NOT_NAMES or is_occupation(word):
             return found.group()
         start = found.start(group) - found.start()
         return found.group()[:start] + word.capitalize() + found.group()[start + len(word) :]

@@ -57,7 +57,8 @@ _NAME_IS = re.compile(r"\b((?:sur|nick|first|last|full)?name)['\u2019]s\b(?=\s+[
 _WHO_IS = re.compile(r"\b([Ww]ho)['\u2019]s\b(?!\s+(?:been|got|had)\b)")
 #: "Daniel here.", "It's Daniel here", "This is Daniel."
 _HERE = re.compile(
-    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s+here\b"
+    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?!(?i:so|ok|okay|well|yeah|right|anyway|now|look|oh)\b)"
+    r"(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b)"
     r"|^\s*this\s+is\s+(?P<name2>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s*[.!]?\s*$"
 )
 

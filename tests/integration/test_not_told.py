@@ -40,7 +40,7 @@ async def test_questions_answered_from_memory_and_general_questions_still_reach_
     await tell(runtime)
     # what a fact of record answers plainly is said back (services/cycle/from_facts.py)
     for question, told in (
-        ("What is my cat called?", "Your cat is called Pepper."),
+        ("What is my cat called?", "Your grey cat is called Pepper."),  # in the words the user used
         ("What is my job?", "nurse"),
     ):
         result = await runtime.orchestrator.handle_impulse(question, "ana", "ask")

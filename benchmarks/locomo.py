@@ -76,7 +76,6 @@ DEFAULT_DATA = default_data()
 KS = (5, 10)
 DEPTH = max(KS)
 BATCH = 200
-_DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True)
@@ -338,7 +337,7 @@ def evaluate(
         task = progress.add_task(label, total=total)
         for conv, questions in todo:
             user_id = f"locomo:{conv.sample_id}"
-            now = conv.end_ms + _DAY_MS  # questions are asked after the last session
+            now = conv.asked_at
             ingest_times: dict[str, float] = {}
             for name, factory in baselines:
                 _saved_s()

@@ -76,12 +76,12 @@ def first_sessions(conv: Conversation, count: int | None) -> Conversation:
 def run_crystals(
     conv: Conversation, model: str, model_dir: Path, sessions: int | None = None
 ) -> dict[str, Any]:
-    from benchmarks.locomo import _DAY_MS, ingest
+    from benchmarks.locomo import ingest
 
     conv = first_sessions(conv, sessions)
 
     user_id = f"locomo:{conv.sample_id}"
-    now = conv.end_ms + _DAY_MS
+    now = conv.asked_at
     llm_settings = load_settings("embedded", data_dir=model_dir, llm={"provider": model, "timeout_s": 600.0})
     llm = build_chat_model(llm_settings, progress=False)
     with fresh_memory(prefix="thea-locomo-crystals-") as memory:

@@ -49,6 +49,9 @@ BEAM_KINDS = {
 }
 
 
+_DAY_MS = 86_400_000
+
+
 @dataclass(frozen=True)
 class DataSource:
     """One development set: its file in ``shared/data``, whom to cite, how its categories read."""
@@ -123,6 +126,11 @@ class Conversation:
     @property
     def end_ms(self) -> int:
         return max(t.time_ms for t in self.turns)
+
+    @property
+    def asked_at(self) -> int:
+        """When its questions are asked: a day after the last session."""
+        return self.end_ms + _DAY_MS
 
 
 def split_evidence(items: Sequence[Any]) -> list[str]:

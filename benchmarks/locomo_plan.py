@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import RESULTS_DIR, console, fresh_memory, machine, stamp, write_json
-from benchmarks.locomo import _DAY_MS, DEPTH, KS, ingest, thea_query
+from benchmarks.locomo import DEPTH, KS, ingest, thea_query
 from benchmarks.locomo_data import default_data, load_conversations
 from benchmarks.metrics import Aggregate, score_query
 from services.cycle.instinct import InstinctService
@@ -72,7 +72,7 @@ def evaluate(data: Path, conversations: int, questions: int) -> dict[str, Any]:
     asked = 0
     for conv in load_conversations(data)[:conversations]:
         user_id = f"locomo:{conv.sample_id}"
-        now = conv.end_ms + _DAY_MS
+        now = conv.asked_at
         with fresh_memory(prefix="thea-locomo-plan-") as memory:
             id_to_dia = ingest(memory, conv, user_id)
             recall = RecallService(memory, RecallTuning())

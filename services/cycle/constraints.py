@@ -114,20 +114,29 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     return [(told, frozenset({food, f"{food}s", f"{food}es"}), food)]
 
 
+def _careless(answer: str) -> list[str]:
+    """The answer's sentences that do not already mind a constraint ("gluten-free pasta")."""
+    return [s for s in re.split(r"(?<=[.!?\n])\s+", answer) if not _MINDED.search(s)]
+
+
+def _named(careless: Sequence[str], told: re.Pattern[str], words: frozenset[str]) -> tuple[str, ...]:
+    """What of ``words`` the careless sentences name; a sentence naming the constraint itself
+    minds it ("as a coeliac, ...")."""
+    named = {w for s in careless if not told.search(s) for w in lower_words(s)}
+    return tuple(sorted(words & named))
+
+
 def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
     """The user's constraint facts the answer goes against, with what it names of each. A word
     named in a sentence that already minds it ("gluten-free pasta") does not count."""
-    sentences = re.split(r"(?<=[.!?\n])\s+", answer)
-    careless = [s for s in sentences if not _MINDED.search(s)]
+    careless = _careless(answer)
     out: list[Conflict] = []
     for fact in constraints:
         kinds: list[tuple[str, tuple[str, ...]]] = []
         for told, words, what in _rules_of(fact):
-            if told.search(fact.content):
-                # a sentence naming the constraint itself minds it ("as a coeliac, ...")
-                named = {w for s in careless if not told.search(s) for w in lower_words(s)}
-                if words & named:
-                    kinds.append((what, tuple(sorted(words & named))))
+            named = _named(careless, told, words)
+            if named:
+                kinds.append((what, named))
         if kinds:
             ruled_out = {w for _what, named_words in kinds for w in named_words}
             out.append(Conflict(fact=fact, words=tuple(sorted(ruled_out)), kinds=tuple(kinds)))
@@ -137,15 +146,12 @@ def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
 def against_request(answer: str, request: str) -> tuple[str, tuple[str, ...]] | None:
     """What the answer names that the request itself rules out ("a quick vegetarian dinner"
     answered with grilled chicken): (what was asked for, the words), or None."""
-    sentences = re.split(r"(?<=[.!?\n])\s+", answer)
-    careless = [s for s in sentences if not _MINDED.search(s)]
+    careless = _careless(answer)
     for told, words, _what in _COMPILED:
         asked = told.search(request)
-        if asked is None:
-            continue
-        named = {w for s in careless if not told.search(s) for w in lower_words(s)}
-        if words & named:
-            return asked.group(), tuple(sorted(words & named))
+        named = _named(careless, told, words) if asked is not None else ()
+        if asked is not None and named:
+            return asked.group(), named
     return None
 
 

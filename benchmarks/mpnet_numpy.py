@@ -43,6 +43,8 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from numpy.typing import NDArray
 
+from thea.memory.embeddings import l2_normalise, mean_pool, token_windows
+
 F32 = NDArray[np.float32]
 I64 = NDArray[np.int64]
 
@@ -103,19 +105,6 @@ def relative_position_bucket(relative: I64, num_buckets: int = 32, max_distance:
     scaled = np.log(np.maximum(n, 1) / exact) / math.log(max_distance / exact) * (half - exact)
     large = np.minimum(exact + np.floor(scaled + 1e-9).astype(np.int64), half - 1)
     out: I64 = ret + np.where(n < exact, n, large)
-    return out
-
-
-def mean_pool(hidden: F32, mask: NDArray[Any]) -> F32:
-    """The mean of each row's token vectors over its attention mask ([batch, tokens, dim] ->
-    [batch, dim]); padding contributes nothing."""
-    weights = mask[..., None].astype(np.float32)
-    pooled: F32 = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-    return pooled
-
-
-def l2_normalise(vectors: F32) -> F32:
-    out: F32 = vectors / np.clip(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12, None)
     return out
 
 
@@ -352,16 +341,7 @@ class MPNetNumpyEmbeddings(Embeddings):
         limit = (max_tokens or self.max_tokens) - 2
         self._load()
         offsets = self._raw_tokenizer.encode(text, add_special_tokens=False).offsets
-        if len(offsets) <= limit:
-            return [text]
-        step = max(1, limit - overlap)
-        chunks: list[str] = []
-        for start in range(0, len(offsets), step):
-            window = offsets[start : start + limit]
-            chunks.append(text[window[0][0] : window[-1][1]])
-            if start + limit >= len(offsets):
-                break
-        return chunks
+        return token_windows(text, offsets, limit, overlap)
 
 
 # -- validation and timing (python -m benchmarks.mpnet_numpy DIR) ---------------------------

@@ -46,6 +46,33 @@ def minilm_paths() -> tuple[Path, Path]:
     return model, tokenizer
 
 
+def mean_pool(hidden: Any, mask: Any) -> Any:
+    """The mean of each row's token vectors over its attention mask ([batch, tokens, dim] ->
+    [batch, dim]); padding contributes nothing (sentence-transformers' mean pooling)."""
+    weights = mask[..., None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def l2_normalise(vectors: Any) -> Any:
+    """Each row scaled to unit length (a zero row stays zero)."""
+    return vectors / np.clip(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12, None)
+
+
+def token_windows(text: str, offsets: list[tuple[int, int]], limit: int, overlap: int) -> list[str]:
+    """A text as overlapping windows of at most ``limit`` tokens (``offsets``: each token's
+    character span), each a real substring of it; a text that fits is one window."""
+    if len(offsets) <= limit:
+        return [text]
+    step = max(1, limit - overlap)
+    chunks: list[str] = []
+    for start in range(0, len(offsets), step):
+        window = offsets[start : start + limit]
+        chunks.append(text[window[0][0] : window[-1][1]])
+        if start + limit >= len(offsets):
+            break
+    return chunks
+
+
 class MiniLMEmbeddings(Embeddings):
     """Offline sentence embeddings (384-d, unit length). Thread-safe, lazy-loaded."""
 
@@ -118,10 +145,7 @@ class MiniLMEmbeddings(Embeddings):
     def _run(self, ids: Any, mask: Any) -> list[list[float]]:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(["last_hidden_state"], feeds)[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        vectors: list[list[float]] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32).tolist()
+        vectors: list[list[float]] = l2_normalise(mean_pool(hidden, mask)).astype(np.float32).tolist()
         return vectors
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -144,18 +168,8 @@ class MiniLMEmbeddings(Embeddings):
         """Split a long text into overlapping windows that are real substrings of it."""
         limit = (max_tokens or self.max_tokens) - 2  # room for [CLS] and [SEP]
         self._load()
-        enc = self._raw_tokenizer.encode(text, add_special_tokens=False)
-        offsets = enc.offsets
-        if len(offsets) <= limit:
-            return [text]
-        step = max(1, limit - overlap)
-        chunks: list[str] = []
-        for start in range(0, len(offsets), step):
-            window = offsets[start : start + limit]
-            chunks.append(text[window[0][0] : window[-1][1]])
-            if start + limit >= len(offsets):
-                break
-        return chunks
+        offsets = self._raw_tokenizer.encode(text, add_special_tokens=False).offsets
+        return token_windows(text, offsets, limit, overlap)
 
 
 class E5Embeddings(Embeddings):

@@ -218,12 +218,19 @@ def _word_count(words: list[str]) -> int:
     return len(words) + sum(1 for w in words if re.search(r"'(?:m|re|s|ve|ll|d)$", w))
 
 
-#: a self-introduction too short to count as a sentence: "Daniel here.", "It's Daniel here"
-#: "Priya here", "It's Tom Baker here", "Ines, 19, medicine at Edinburgh": a name and who they are
+#: words that open a casual sentence and are no one's name ("So here's my plan", "ok here is ...")
+CASUAL_WORDS = frozenset(
+    {"so", "ok", "okay", "well", "yeah", "yep", "right", "anyway", "now", "just", "look", "oh", "hey"}
+)
+#: before a capitalised word: it is not one of those
+NOT_CASUAL = rf"(?!(?i:{'|'.join(sorted(CASUAL_WORDS))})\b)"
+#: "Priya here" (not "So here's", "Tom here is ...")
+HERE = r"\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b)"
+#: a self-introduction too short to count as a sentence: "Daniel here.", "It's Daniel here",
+#: "Ines, 19, medicine at Edinburgh": a name and who they are
 _INTRODUCTION = re.compile(
-    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?!(?i:so|ok|okay|well|yeah|right|anyway|now|look|oh)\b)"
-    r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}"
-    r"(?:\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b)|\s*,\s*\d{1,3}\s*(?:,|\.|$))"
+    rf"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?{NOT_CASUAL}[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){{0,2}}"
+    rf"(?:{HERE}|\s*,\s*\d{{1,3}}\s*(?:,|\.|$))"
 )
 
 

@@ -120,8 +120,10 @@ class FactMatch:
 
 
 #: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
+#: how a person or pet leaves a life: "died", "passed away", "was put down"
+DIED = r"died|passed\s+away|was\s+put\s+down"
 _GONE = re.compile(
-    r"^(?P<subject>[A-Z][\w'-]+)\s+(?:died|passed\s+away|was\s+put\s+down)\b"
+    rf"^(?P<subject>[A-Z][\w'-]+)\s+(?:{DIED})\b"
     r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)",
 )
 

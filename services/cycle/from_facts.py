@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from services.common.dates import resolve_relative, when_text
 from services.common.statements import lower_first, turn_round, upper_first
 from services.cycle.fact_match import (
+    DIED,
     FactMatch,
     focus_of,
     match_facts,
@@ -176,7 +177,7 @@ def _what_ended(
 
 
 #: someone leaving a life: the news said beside an older fact that names them
-_LEFT_OR_DIED = re.compile(r"\b(?:died|passed\s+away|moved\s+(?:out|away)|was\s+put\s+down)\b", re.IGNORECASE)
+_LEFT_OR_DIED = re.compile(rf"\b(?:{DIED}|moved\s+(?:out|away))\b", re.IGNORECASE)
 
 
 def _since_then(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import sentences, split_opening, tells, upper_first
+from services.common.statements import CASUAL_WORDS, HERE, sentences, split_opening, tells, upper_first
 from services.knowledge.record.reading import USER, Clause, Reader
 from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
 from services.prompts.quoting import is_order
@@ -496,12 +496,10 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
 
 _CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've", "i'll": "I'll", "i'd": "I'd"}
 _CASUAL_I_WORD = re.compile(r"\b(?:i|im|i'm|ive|i've|i'll|i'd)\b")
-#: words that start a casual message and are no one's name ("so here's my plan")
-_NOT_NAMES = frozenset({"ok", "okay", "so", "well", "yeah", "yep", "right", "anyway", "now", "just", "hey"})
 #: a name in an all-lower-case introduction: "im jake, 24", "jake here", "my name is jake"
 _CASUAL_NAME = re.compile(
     r"(?:\b(?:I'm|I am|this is)\s+|^\s*(?:(?:hey|hi|hello|hiya|yo|heya)\b[\s!,.]*)?)"
-    r"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{1,3}\s*(?:[,.!]|$)|\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b))"
+    rf"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{{1,3}}\s*(?:[,.!]|$)|{HERE})"
     r"|\b(?:my name is|my name's|call me)\s+(?P<named>[a-z][a-z'-]+)"
 )
 
@@ -518,7 +516,7 @@ def casual_case(text: str) -> str:
     def named(found: re.Match[str]) -> str:
         group = "name" if found.group("name") else "named"
         word = found.group(group)
-        if word in STOPWORDS or word in _NOT_NAMES or is_occupation(word):
+        if word in STOPWORDS or word in CASUAL_WORDS or is_occupation(word):
             return found.group()
         start = found.start(group) - found.start()
         return found.group()[:start] + word.capitalize() + found.group()[start + len(word) :]

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.common.statements import HERE, NOT_CASUAL
 from services.knowledge.record.slots import is_occupation, relation_word
 from thea.language import parse
 from thea.models import USER_SUBJECT
@@ -57,8 +58,7 @@ _NAME_IS = re.compile(r"\b((?:sur|nick|first|last|full)?name)['\u2019]s\b(?=\s+[
 _WHO_IS = re.compile(r"\b([Ww]ho)['\u2019]s\b(?!\s+(?:been|got|had)\b)")
 #: "Daniel here.", "It's Daniel here", "This is Daniel."
 _HERE = re.compile(
-    r"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?(?!(?i:so|ok|okay|well|yeah|right|anyway|now|look|oh)\b)"
-    r"(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s+here\b(?!\s*['\u2019]|\s+(?:is|are|was)\b)"
+    rf"^\s*(?:(?:it's|it\s+is|this\s+is)\s+)?{NOT_CASUAL}(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){{0,2}}){HERE}"
     r"|^\s*this\s+is\s+(?P<name2>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\s*[.!]?\s*$"
 )
 

@@ -107,6 +107,13 @@ _GREETINGS = frozenset(
         "hi",
         "hello",
         "hey",
+        "hiya",
+        "howdy",
+        "ciao",
+        "hola",
+        "hallo",
+        "bonjour",
+        "salut",
         "thanks",
         "thank",
         "ok",
@@ -413,7 +420,7 @@ def lower_first(text: str) -> str:
 #: words that open a told sentence without telling anything: greetings, joining words, news labels
 #: ("Hey, ...", "And ...", "Scratch that, ...", "Quick update - ...")
 OPENING_WORDS = (
-    r"hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening)|(?:well|so)(?=\s*,)|oh|ok(?:ay)?|and|but|also|plus"
+    r"(?:hi|hello|hey|hiya|howdy)(?:\s+there)?|yo|ciao|hola|hallo|bonjour|salut|good\s+(?:morning|afternoon|evening)|(?:well|so)(?=\s*,)|oh|ok(?:ay)?|and|but|also|plus"
     r"|anyway|by\s+the\s+way|btw|sadly|unfortunately|luckily|fortunately|finally|guess\s+what|actually"
     r"|sorry|scratch\s+that|correction|i\s+meant|(?:i\s+mean|wait|no\s+wait)(?=\s*,)|change\s+of\s+plans?"
     r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|(?:quick\s+)?update"

@@ -49,8 +49,8 @@ _QUESTION_WORDS = frozenset(
 )  # fmt: skip
 #: "my brother Felix", "our neighbour Jonas", "my best friend Omar": a name and its relation
 _RELATED_NAME = re.compile(
-    r"\b(?i:my|our|his|her|their)\s+(?i:(?:best|old|older|younger|little|big|new|eldest|youngest|oldest|twin)\s+)?"
-    r"(?P<relation>[\w'-]+)\s*,?\s+(?P<name>[A-Z][\w'-]+)"
+    r"\b(?P<whose>(?i:my|our|his|her|their))\s+(?i:(?:best|old|older|younger|little|big|new|eldest|youngest|oldest|twin)\s+)?"
+    r"(?P<relation>(?:[a-z][\w'-]*\s+)?[\w'-]+)\s*,?\s+(?P<name>[A-Z][\w'-]+)"
 )
 #: "a tabby cat called Miso", "a beagle named Kaffe", "My cat is called Tom", "my mum's name is Ingrid"
 _CALLED_NAME = re.compile(
@@ -124,7 +124,8 @@ class FactMatch:
 DIED = r"died|passed\s+away|was\s+put\s+down"
 _GONE = re.compile(
     rf"^(?P<subject>[A-Z][\w'-]+)\s+(?:{DIED})\b"
-    r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)",
+    r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)"
+    r"|^(?P<partner>[A-Z][\w'-]+)\s+and\s+(?:I|me)\s+(?:broke\s+up|split\s+up|separated|(?:got\s+)?divorced)\b",
 )
 
 
@@ -140,38 +141,76 @@ _ONE_AGAIN = re.compile(
 )
 
 
-def _namings(content: str) -> list[tuple[str, str]]:
-    """(the relation as the user said it, the name) of each person or pet a fact names by their
-    relation: "my best friend Omar" -> (best friend, Omar), "a tabby cat called Miso" -> (tabby
-    cat, Miso), "two springer spaniels, Basil and Thyme" -> (springer spaniel, Basil), (..., Thyme)."""
-    out: list[tuple[str, str]] = []
+@dataclass(frozen=True)
+class Naming:
+    """A person or pet a fact names by their relation: "my best friend Omar" -> (best friend,
+    Omar); "Claire lives with her husband Mark" -> (husband, Mark, of Claire)."""
+
+    said: str
+    name: str
+    #: whose relation it is when not the user's ("her husband Mark" in a fact about Claire)
+    owner: str = ""
+
+    @property
+    def introduction(self) -> str:
+        """ "Mark is Claire's husband.", "Omar is your best friend." """
+        whose = f"{self.owner}'s" if self.owner else "your"
+        return f"{self.name} is {whose} {self.said}."
+
+
+#: the name a "his", "her" or "their" before a relation refers to: the first one the fact says,
+#: its subject ("Claire lives in Leeds with her husband Mark", "my brother Sami and his wife")
+_OWNER = re.compile(r"\b(?!(?:My|Our|I|We|The|A|An)\b)[A-Z][\w'-]+")
+
+
+def _owner(content: str, match: re.Match[str]) -> str | None:
+    """Whose relation a match names: "" for the user's ("my", "our", "a cat called ..."), the
+    name a "his", "her" or "their" refers to, or None when that cannot be told."""
+    whose = (match.groupdict().get("whose") or "my").lower()
+    if whose in ("my", "our"):
+        return ""
+    before = _OWNER.findall(content[: match.start()])
+    return without_possessive(before[0]) if before else None
+
+
+def _namings(content: str) -> list[Naming]:
+    """Each person or pet a fact names by their relation, with the relation as the user said it:
+    "my best friend Omar" -> (best friend, Omar), "a tabby cat called Miso" -> (tabby cat, Miso),
+    "two springer spaniels, Basil and Thyme" -> (springer spaniel, Basil), (..., Thyme);
+    "Claire lives with her husband Mark" -> (husband, Mark, Claire's)."""
+    out: list[Naming] = []
     content = _ONE_AGAIN.sub(lambda m: f"{m.group('noun')}, a {m.group('between')}{m.group('noun')}", content)
     for match in [*_RELATED_NAME.finditer(content), *_CALLED_NAME.finditer(content)]:
-        if relation_word(match.group("relation").split()[-1]):
+        owner = _owner(content, match)
+        if relation_word(match.group("relation").split()[-1]) and owner is not None:
             said = match.group(0)[: match.start("name") - match.start()]
             kept = [w for w in read_words(said) if w.lower() not in _NOT_RELATION]
-            out.append((" ".join(kept).lower().removesuffix("'s"), match.group("name")))
+            out.append(Naming(" ".join(kept).lower().removesuffix("'s"), match.group("name"), owner))
     for match in _HAVE_NAMED.finditer(content):
         relation = match.group("relation")
         several = match.group("name2") is not None
         one = (match.group("count") or "two").lower() in ("a", "an")
         if relation_word(relation.split()[-1]) and several != one:
-            out += [(relation.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
+            out += [Naming(relation.lower(), n) for n in (match.group("name"), match.group("name2")) if n]
     return out
 
 
+def naming_of(name: str, facts: Sequence[Fact]) -> Naming | None:
+    """How the user named someone by a relation ("my best friend Omar", "her husband Mark"): the
+    user's own relations first."""
+    found = [n for fact in facts for n in _namings(fact.content) if n.name.lower() == name.lower()]
+    return min(found, key=lambda n: bool(n.owner)) if found else None
+
+
 def relation_said(name: str, facts: Sequence[Fact]) -> str:
-    """The words the user named someone's relation with ("best friend", "mum"), or ""."""
-    for fact in facts:
-        for said, named in _namings(fact.content):
-            if named.lower() == name.lower():
-                return said
-    return ""
+    """The words the user named their relation to someone with ("best friend", "mum"), or ""."""
+    naming = naming_of(name, facts)
+    return naming.said if naming and not naming.owner else ""
 
 
 def naming_facts(name: str, facts: Sequence[Fact]) -> list[Fact]:
     """The facts in which the user named ``name`` by a relation ("My cat is called Tom.")."""
-    return [f for f in facts if any(n.lower() == name.lower() for _, n in _namings(f.content))]
+    return [f for f in facts if any(n.name.lower() == name.lower() for n in _namings(f.content))]
 
 
 def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, frozenset[str]]:
@@ -181,12 +220,12 @@ def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, fro
     found: dict[str, set[str]] = {}
     gone: set[str] = set()
     for fact in facts:
-        for said, name in _namings(fact.content):
-            relation = relation_word(said.split()[-1])
-            if relation:
-                found.setdefault(name.lower(), set()).add(relation)
+        for naming in _namings(fact.content):
+            relation = relation_word(naming.said.split()[-1])
+            if relation and not naming.owner:
+                found.setdefault(naming.name.lower(), set()).add(relation)
         for match in _GONE.finditer(fact.content):
-            gone.add((match.group("subject") or match.group("object")).lower())
+            gone.add((match.group("subject") or match.group("object") or match.group("partner")).lower())
     return {n: frozenset(relations) for n, relations in found.items() if gone_too or n not in gone}
 
 
@@ -207,7 +246,9 @@ def focus_of(question: str, known_names: Collection[str]) -> Focus:
         low = without_possessive(word.lower())
         if low in _OWN or low in _QUESTION_WORDS:
             continue
-        relation = relation_word_typed(low) if low not in known_names else None
+        # a typing slip is forgiven in a common word, not in a capitalised one ("German" is no "grandma")
+        proper = word[:1].isupper() and i > 0
+        relation = (relation_word if proper else relation_word_typed)(low) if low not in known_names else None
         if relation:
             relations.add(relation)
         elif low in known_names or (word[:1].isupper() and i > 0 and low != "i" and not user):

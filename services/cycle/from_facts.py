@@ -38,6 +38,7 @@ from services.cycle.fact_match import (
     match_facts,
     named_relatives,
     naming_facts,
+    naming_of,
     people_of,
     relation_said,
     who_is,
@@ -219,9 +220,10 @@ def _answer(matches: Sequence[FactMatch], *, earlier: bool) -> FactAnswer:
 
 
 def _introduction(name: str, facts: Sequence[Fact]) -> str:
-    """How the user introduced someone ("Omar is your best friend."), or ""."""
-    relation = relation_said(name, facts)
-    return f"{name} is your {relation}." if relation else ""
+    """How the user introduced someone ("Omar is your best friend.", "Mark is Claire's
+    husband."), or ""."""
+    naming = naming_of(name, facts)
+    return naming.introduction if naming else ""
 
 
 def _number(relation: str, count: int) -> str:

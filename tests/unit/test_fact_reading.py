@@ -587,3 +587,57 @@ def test_so_or_ok_before_here_is_no_ones_name(message: str) -> None:
     assert not any(
         f.attribute in ("be", stem("name")) and f.value in ("So", "Ok") for f in extract_facts(message)
     )
+
+
+def _answer(question: str, *messages: str) -> str:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history(*messages)
+    now = [f for f in facts if f.valid_until is None]
+    ended = [f for f in facts if f.valid_until is not None]
+    found = answer_from_facts(question, [], now, earlier=False, history=ended)
+    return found.text if found else ""
+
+
+def test_a_relative_of_someone_else_is_not_the_users() -> None:
+    told = "My son Jamie lives in Bristol with his wife Priti and their baby."
+    assert _answer("Who is Priti?", told).startswith("Priti is Jamie's wife.")
+    assert "your wife" not in _answer("Who is Priti?", told)
+    assert _answer("What's my wife's name?", told) == ""  # the user never named a wife
+
+
+def test_a_capitalised_word_in_a_question_is_no_misspelt_relative() -> None:
+    # "German" is close to "grandma" as typed, but a capitalised word is no typing slip
+    said = _answer("When is my German course?", "My German course starts on 3 May.")
+    assert "3 May" in said
+
+
+def test_breaking_up_and_pulling_out_end_what_they_name() -> None:
+    facts = history("I have a boyfriend, Piet, he works at a bakery.", "Piet and I broke up last week.")
+    assert "I have a boyfriend, Piet." not in current_texts(facts)
+    facts = history("I'm training for the Leeds half marathon in May.", "I've pulled out of the race.")
+    assert not any("training" in t for t in current_texts(facts))
+
+
+def test_a_foreign_greeting_and_an_introduction_with_where_from() -> None:
+    facts = current_texts(history("hola, I'm Marta, 41, from Seville but I live in Lyon now."))
+    assert "I'm Marta." in facts
+    assert "I'm 41." in facts
+    assert "I'm from Seville." in facts
+    assert _answer("Where am I from?", "hola, I'm Marta, 41, from Seville but I live in Lyon now.") == (
+        "You're from Seville."
+    )
+
+
+def test_a_pet_named_after_a_comma_with_a_word_before_its_kind() -> None:
+    said = _answer("What's my cat's name?", "We share a flat in Leith with our ginger cat, Toffee.")
+    assert said == "Your ginger cat is called Toffee."
+
+
+def test_a_weekly_day_moved_replaces_the_day_not_the_membership() -> None:
+    facts = history("I've signed up to the chess club, we meet on Mondays.", "Chess has moved to Fridays.")
+    now = current_texts(facts)
+    assert "I've signed up to the chess club." in now
+    assert "We meet on Mondays." not in now
+    facts = history("I coach the under-tens on Saturdays.", "I've switched my coaching day to Sundays.")
+    assert "I coach the under-tens on Saturdays." not in current_texts(facts)

@@ -101,7 +101,7 @@ _MONTH = (
 )
 DATE = _DATE = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
-    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{4}-\d{2}-\d{2}\b"
     r"|\b(?:next|last|this)\s+(?:week|month|year|weekend)\b|\bend\s+of\s+the\s+(?:week|month|year)\b"
     rf"|\bin\s+{_MONTH}\b",
     re.IGNORECASE,
@@ -121,7 +121,7 @@ _END_VERBS = frozenset(
 _INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
-    r"\b(?:passed\s+away|broke\s+up\s+with|gave\s+up|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
+    r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
     r"|no\s+longer\s+(?:have|own)"
     r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up)\b",
     re.IGNORECASE,
@@ -174,7 +174,7 @@ _BARE_CORRECTION = re.compile(
 )
 #: the new value of a move starts with a date ("moved to May 9", "pushed back to July 5")
 _DATE_START = re.compile(
-    rf"(?:the\s+)?(?:{_MONTH}\b|\d{{1,2}}(?:st|nd|rd|th)?\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    rf"(?:the\s+)?(?:{_MONTH}\b|\d{{1,2}}(?:st|nd|rd|th)?\b|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
     r"|next\b|tomorrow\b|\d{4}-)",
     re.IGNORECASE,
 )

@@ -71,6 +71,8 @@ _LEADING_INTRO = re.compile(
     r"(?:(?P<here>\s+here)\s*(?:[,.!:;-]\s*|$)|\s*,\s*(?P<age>\d{1,3})\s*(?:[,.!:;-]\s*|$))"
     r"(?:(?P<also>\d{1,3})\s*(?:[,.!:;-]\s*|$))?(?P<rest>.*)$",
 )
+#: "(I'm Luca, 34,) from Turin", "(I'm Mia, 29,) in Leeds": where the user is from or lives
+_FROM_OR_IN = re.compile(r"^(?:originally\s+)?(?:from|in|based\s+in)\s+[A-Z]")
 #: what may follow an introduction with an age: the user's own clause or who they are
 _ABOUT_USER = re.compile(r"^(?:I\b|I['\u2019]|me\b|my\b|a\b|an\b|$)")
 #: "a little girl, Noor, she turned 2": the pronoun is the name just given
@@ -547,7 +549,9 @@ class Reader:
         rest = re.sub(r"^(?:and|but|so)\s+", "", found.group("rest").strip(), flags=re.IGNORECASE)
         age = found.group("age") or found.group("also")
         if not found.group("here") and not _ABOUT_USER.match(rest) and not _names_a_role(rest):
-            return None  # "Basil, 3, loves walks": about Basil
+            if not (found.group("me") and _FROM_OR_IN.match(rest)):
+                return None  # "Basil, 3, loves walks": about Basil
+            rest = f"I'm {rest}"  # "I'm Luca, 34, from Turin": where the user is from
         if not found.group("me") and parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:
             return None  # "Today, 3 ..." is no name
         name = found.group("name")

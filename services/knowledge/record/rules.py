@@ -32,7 +32,7 @@ from services.knowledge.record.slots import (
 )
 from services.recall.lexical import stem
 from thea.models import Fact
-from thea.words import terms
+from thea.words import STOPWORDS, terms
 
 #: attributes (stems) that hold one value at a time
 SINGLE_VALUED = frozenset(
@@ -123,12 +123,13 @@ def _same_kind(word: str, kinds: frozenset[str]) -> bool:
 
 
 def _names_most(about: Sequence[str], old: Fact) -> bool:
-    """At least half the words of what moved are in the old fact ("The vet called, Pixel's
-    appointment got moved" is about "Pixel has a vet appointment")."""
+    """At least half the words of what moved are in the old fact, in any form ("The vet called,
+    Pixel's appointment got moved" is about "Pixel has a vet appointment"; "my coaching day" about
+    "I coach the under-tens")."""
     said = words(old.content) | words(old.subject or "")
     kinds = event_words(f"{old.content} {old.subject or ''}")
     roots = _roots(said)
-    named = [w for w in about if w in said or _same_kind(w, kinds) or _does(w, roots)]
+    named = [w for w in about if w in said or stem(w) in roots or _same_kind(w, kinds) or _does(w, roots)]
     return bool(about) and len(named) * 2 >= len(about)
 
 
@@ -175,9 +176,7 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     if name and relation_word(new.subject_key) not in _ONE_AT_A_TIME:
         return None  # "my brother is called Sam" after "... Tom": two brothers
     if new.change is Change.MOVE:
-        head = new.about[-1:] if new.about else ()
-        about_it = _names_all(head, old) and (_names_most(new.about, old) or same)
-        if (same or about_it) and (old.value is None or _differs(new.value, old.value or "")):
+        if (same or _moved_of(new, old)) and (old.value is None or _differs(new.value, old.value or "")):
             return f"moved: {new.text}"
         return None
     if (
@@ -202,6 +201,39 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     return None
 
 
+def _moved_of(new: ExtractedFact, old: Fact) -> bool:
+    """The old fact is about what moved: it names it, and it says when (a date moved to another
+    date ends the date, not "I've joined the bowls club" when "Bowls has moved to Wednesdays")."""
+    head = new.about[-1:] if new.about else ()
+    about_it = _names_all(head, old) and _names_most(new.about, old)
+    return about_it and (not new.dated or DATE.search(old.content) is not None)
+
+
+def _when_told_beside(new: ExtractedFact, current: Sequence[Fact]) -> list[Replacement]:
+    """A move of something whose day was told in a sentence of its own, beside the one naming it
+    ("I've joined the bowls club, we play on Thursdays." then "Bowls has moved to Wednesdays"):
+    the dated facts of the message that named it, when that message dated nothing else."""
+    if new.change is not Change.MOVE or not new.dated or not new.about:
+        return []
+    head = new.about[-1:]
+    named = {f.source_message_id for f in current if _names_all(head, f) and _names_most(new.about, f)}
+    out: list[Replacement] = []
+    for source in named - {None}:
+        dated = [
+            f for f in current
+            if f.source_message_id == source and DATE.search(f.content) and _differs(new.value, f.value or "")
+        ]  # fmt: skip
+        if len(dated) == 1 and dated[0].subject_key in (new.subject_key, USER):
+            out.append(Replacement(dated[0].id, f"moved: {new.text}"))
+    return out
+
+
+def _undated_words(value: str) -> tuple[str, ...]:
+    """What a new date is given to, without the date: "my library day to Thursdays" -> library."""
+    unsaid = STOPWORDS | {"day", "days", "date", "time"}
+    return tuple(w for w in sorted(words(DATE.sub(" ", value))) if w not in unsaid)
+
+
 def _rescheduled(new: ExtractedFact, current: Sequence[Fact], taken: set[str]) -> Replacement | None:
     """A plan told again with a new date replaces the dated fact about the same plan: "we now fly
     out on April 5" after "we're going to Japan, flying out on April 3". Only the one plan that
@@ -215,9 +247,10 @@ def _rescheduled(new: ExtractedFact, current: Sequence[Fact], taken: set[str]) -
             continue
         if not _differs(new.value, old.value or "") or DATE.search(new.text) is None:
             continue
-        if not kinds & event_kinds(old.content):
-            continue  # the same kind of plan (a flight, a wedding), not just the same place
-        shared = len(said & event_words(old.content))
+        thing = _undated_words(new.value)
+        if not kinds & event_kinds(old.content) and not _names_most(thing, old):
+            continue  # the same kind of plan (a flight, a wedding) or thing, not just the same place
+        shared = len(said & event_words(old.content)) + len(_roots(set(thing)) & _roots(words(old.content)))
         if shared and (best is None or shared > best[0]):
             best = (shared, old)
     return Replacement(best[1].id, f"rescheduled: {new.text}") if best else None
@@ -230,6 +263,8 @@ def supersessions(new: ExtractedFact, current: Sequence[Fact]) -> list[Replaceme
         reason = replaced_by(new, old)
         if reason is not None:
             out.append(Replacement(old.id, reason))
+    if not out:
+        out = _when_told_beside(new, current)
     if not out:
         plan = _rescheduled(new, current, set())
         if plan is not None:

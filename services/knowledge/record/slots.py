@@ -274,6 +274,9 @@ _CANNOT_HAVE = re.compile(
 )
 
 
+_WHERE_FROM = re.compile(r"^\s*where\b.*\bfrom\s*[?.!]*\s*$", re.IGNORECASE)
+
+
 @lru_cache(maxsize=16_384)
 def question_slots(question: str) -> frozenset[Slot]:
     """The slots a question asks about ("Where do I work?" asks the workplace as well as the job)."""
@@ -287,6 +290,8 @@ def question_slots(question: str) -> frozenset[Slot]:
         extra.add(Slot.JOB)
     if re.search(r"\bhow\s+old\b", question, re.I):
         extra.add(Slot.AGE)
+    if _WHERE_FROM.search(question):  # "Where am I from?", "Where does Anke come from?"
+        extra.add(Slot.ORIGIN)
     if _CANNOT_HAVE.search(question):  # "What can't I have?": what the user must avoid
         extra |= {Slot.DIET, Slot.HEALTH}
     return slots_of(question) | extra

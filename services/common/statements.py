@@ -424,6 +424,9 @@ OPENING_WORDS = (
     r"|anyway|by\s+the\s+way|btw|sadly|unfortunately|luckily|fortunately|finally|guess\s+what|actually"
     r"|sorry|scratch\s+that|correction|i\s+meant|(?:i\s+mean|wait|no\s+wait)(?=\s*,)|change\s+of\s+plans?"
     r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|(?:quick\s+)?update"
+    r"|just\s+so\s+you\s+know|for\s+the\s+record|fyi|long\s+story\s+short|here['\u2019]s\s+the\s+thing"
+    r"|(?:i\s+)?(?:forgot|meant|should|need)\s+to\s+(?:say|mention|tell\s+you)(?:\s+that)?"
+    r"|i\s+should\s+(?:say|mention)(?:\s+that)?"
 )
 #: one or more opening words, each with what follows it (",", "!", " - "), not the start of a
 #: longer word ("Well-known ..." keeps its "Well")
@@ -435,7 +438,11 @@ LABEL = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:\s+(?=\S)")
 
 
 #: a filler after what a sentence tells: "I'm allergic to kiwi, by the way."
-_TRAILING_FILLER = re.compile(r",?\s+(?:by\s+the\s+way|btw|fyi|lol|haha)(?=\s*[.!]*\s*$)", re.IGNORECASE)
+_TRAILING_FILLER = re.compile(
+    r",?\s+(?:by\s+the\s+way|btw|fyi|lol|haha|just\s+so\s+you\s+know|for\s+the\s+record"
+    r"|(?:i\s+)?forgot\s+to\s+(?:say|mention|tell\s+you))(?=\s*[.!]*\s*$)",
+    re.IGNORECASE,
+)
 
 
 def split_opening(sentence: str) -> tuple[str, str]:

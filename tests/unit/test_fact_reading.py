@@ -641,3 +641,16 @@ def test_a_weekly_day_moved_replaces_the_day_not_the_membership() -> None:
     assert "We meet on Mondays." not in now
     facts = history("I coach the under-tens on Saturdays.", "I've switched my coaching day to Sundays.")
     assert "I coach the under-tens on Saturdays." not in current_texts(facts)
+
+
+@pytest.mark.parametrize(
+    ("message", "told"),
+    [
+        ("I'm allergic to shellfish, forgot to say.", ["I'm allergic to shellfish."]),
+        ("Just so you know, I'm pescatarian.", ["I'm pescatarian."]),
+        ("I forgot to mention that I have a hamster called Nibbles.", ["I have a hamster called Nibbles."]),
+        ("Here's the thing. I can't stand early starts.", ["I can't stand early starts."]),
+    ],
+)
+def test_a_remark_about_telling_is_not_itself_a_fact(message: str, told: list[str]) -> None:
+    assert current_texts(history(message)) == told

@@ -122,8 +122,10 @@ class FactMatch:
 #: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
 #: how a person or pet leaves a life: "died", "passed away", "was put down"
 DIED = r"died|passed\s+away|was\s+put\s+down"
+#: how a pet leaves a life without dying: "Fig had to be rehomed", "we gave Rex away"
+REHOMED = r"(?:had\s+to\s+be\s+|was\s+|got\s+)?(?:rehomed|given\s+away)"
 _GONE = re.compile(
-    rf"^(?P<subject>[A-Z][\w'-]+)\s+(?:{DIED})\b"
+    rf"^(?P<subject>[A-Z][\w'-]+)\s+(?:{DIED}|{REHOMED})\b"
     r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)"
     r"|^(?P<partner>[A-Z][\w'-]+)\s+and\s+(?:I|me)\s+(?:broke\s+up|split\s+up|separated|(?:got\s+)?divorced)\b",
 )
@@ -233,6 +235,17 @@ def _names_in(text: str) -> set[str]:
     return {without_possessive(w.lower()) for w in read_words(text) if len(w) > 1 and w[0].isupper()}
 
 
+#: what a relation word names with these after it and no one's before it: "parents' evening",
+#: "Mother's Day", "a baby shower", "family meeting" (not "my mum's day off")
+_OCCASIONS = frozenset({"evening", "evenings", "day", "shower", "meeting", "night", "group", "gathering"})
+
+
+def _names_an_occasion(words: Sequence[str], i: int) -> bool:
+    after = words[i + 1].lower() if i + 1 < len(words) else ""
+    before = words[i - 1].lower() if i > 0 else ""
+    return after in _OCCASIONS and before not in _OWN | {"your", "his", "her", "their"}
+
+
 def focus_of(question: str, known_names: Collection[str]) -> Focus:
     """Whom the question asks about: the names the user told of that it uses (in any case), the
     relations it names, and whether it speaks of the user. Another capitalised word is whom it
@@ -249,6 +262,8 @@ def focus_of(question: str, known_names: Collection[str]) -> Focus:
         # a typing slip is forgiven in a common word, not in a capitalised one ("German" is no "grandma")
         proper = word[:1].isupper() and i > 0
         relation = (relation_word if proper else relation_word_typed)(low) if low not in known_names else None
+        if relation and _names_an_occasion(words, i):
+            continue
         if relation:
             relations.add(relation)
         elif low in known_names or (word[:1].isupper() and i > 0 and low != "i" and not user):

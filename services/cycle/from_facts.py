@@ -33,6 +33,7 @@ from services.common.dates import resolve_relative, when_text
 from services.common.statements import lower_first, turn_round, upper_first
 from services.cycle.fact_match import (
     DIED,
+    REHOMED,
     FactMatch,
     focus_of,
     match_facts,
@@ -178,7 +179,7 @@ def _what_ended(
 
 
 #: someone leaving a life: the news said beside an older fact that names them
-_LEFT_OR_DIED = re.compile(rf"\b(?:{DIED}|moved\s+(?:out|away))\b", re.IGNORECASE)
+_LEFT_OR_DIED = re.compile(rf"\b(?:{DIED}|{REHOMED}|moved\s+(?:out|away))\b", re.IGNORECASE)
 
 
 def _since_then(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:

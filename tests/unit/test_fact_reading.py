@@ -654,3 +654,27 @@ def test_a_weekly_day_moved_replaces_the_day_not_the_membership() -> None:
 )
 def test_a_remark_about_telling_is_not_itself_a_fact(message: str, told: list[str]) -> None:
     assert current_texts(history(message)) == told
+
+
+def test_an_occasion_named_after_relatives_moved_to_an_ordinal_day() -> None:
+    told = ("Parents' evening is on 3 October.", "Parents' evening got moved to the 10th.")
+    said = _answer("When is parents' evening?", *told)
+    assert said == "Parents' evening got moved to the 10th."
+
+
+def test_a_trip_called_off_ends_the_plan() -> None:
+    facts = history("We're flying to Lisbon on 2 May for my cousin's wedding.", "The Lisbon trip is off.")
+    assert not any("Lisbon on 2 May" in t for t in current_texts(facts))
+
+
+def test_a_pet_rehomed_is_no_longer_counted() -> None:
+    told = ("We have two rabbits, Clover and Bean.", "Bean was rehomed.")
+    said = _answer("What are my rabbits called?", *told)
+    assert said == "Your rabbit is called Clover."
+
+
+def test_a_clause_without_a_subject_after_the_users_own_is_the_users() -> None:
+    assert current_texts(history("I'm not vegan anymore, started eating eggs again")) == [
+        "I'm not vegan anymore.",
+        "I started eating eggs again.",
+    ]

@@ -102,6 +102,7 @@ _MONTH = (
 DATE = _DATE = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
     r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|time|grade|year|place|century|birthday|anniversary))"
     r"|\b(?:next|last|this)\s+(?:week|month|year|weekend)\b|\bend\s+of\s+the\s+(?:week|month|year)\b"
     rf"|\bin\s+{_MONTH}\b",
     re.IGNORECASE,
@@ -123,7 +124,8 @@ _INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash"})
 _END_PHRASES = re.compile(
     r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
     r"|no\s+longer\s+(?:have|own)"
-    r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up)\b",
+    r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up"
+    r"|(?:is|are|'s)\s+(?:off|cancelled)(?=\s*(?:[,.;!]|$))|(?:got|was|been)\s+called\s+off|rehomed|given\s+away)\b",
     re.IGNORECASE,
 )
 #: "doesn't volunteer at Oxfam anymore", "no longer works there"

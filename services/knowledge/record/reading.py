@@ -509,7 +509,9 @@ class Reader:
                 return  # a fragment ("Sad news.")
             subject = Subject(USER, "you", implicit=True)
             subject_ids: set[int] = set()
-            text = _implicit_text(tokens) if _subject_token(head) is None and not out else _text(tokens)
+            # "Just started a new job", "I'm not vegan anymore, started eating fish again": the user's
+            mine = not out or out[-1].subject.key == USER
+            text = _implicit_text(tokens) if _subject_token(head) is None and mine else _text(tokens)
             if out and head.dep_ == "conj":  # "... and bought a Skoda": the first clause's subject
                 subject = out[-1].subject
                 text = f"{out[-1].subject.said or 'I'} {_text(tokens)}"

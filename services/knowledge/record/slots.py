@@ -546,9 +546,8 @@ def event_words(text: str) -> frozenset[str]:
     """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
     a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan
     share words and two plans in the same month do not."""
-    kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
     proper = {stem(without_possessive(n.lower())) for n in _names_in(text.strip())} - _DATE_WORDS
-    return frozenset(kinds | proper)
+    return event_kinds(text) | proper
 
 
 def attribute_slots(attribute: str | None, value: str | None = None) -> frozenset[Slot]:

@@ -193,8 +193,11 @@ def thea_methods(*, e5: bool = False, mpnet: bool = False) -> dict[str, Method]:
     methods["thea with reply context weighing as much as the turn's own words (as before issue 26)"] = Method(
         changed(context_weight=1.0)
     )
+    methods["thea with the vectors' whole weight on every query (no separation share)"] = Method(
+        changed(vector_weight_floor=1.0)
+    )
     methods["thea with vectors weighted 0.7 (as before issue 26)"] = Method(
-        changed(stage_weights={**base.stage_weights, Stage.VECTORS: 0.7})
+        changed(stage_weights={**base.stage_weights, Stage.VECTORS: 0.7}, vector_weight_floor=1.0)
     )
     before_26 = (
         "thea as before issue 26 (vectors 0.7, 20 candidates, no long-memory penalty, "
@@ -206,6 +209,7 @@ def thea_methods(*, e5: bool = False, mpnet: bool = False) -> dict[str, Method]:
             vector_candidates=20,
             context_weight=1.0,
             stage_weights={**base.stage_weights, Stage.VECTORS: 0.7},
+            vector_weight_floor=1.0,
         ),
         memory=Memory(short_context_only=False),
     )

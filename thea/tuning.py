@@ -115,6 +115,12 @@ class RecallTuning(BaseModel):
     #: next one after them 0), so bunched similarities count as much as spread BM25 scores
     #: (0 = scaled from the stage's fixed floor)
     fusion_depth: int = Field(default=0, ge=0, le=500)
+    #: score fusion: the vector stage weighs its stage weight times this share when its best
+    #: similarities are bunched, rising to the whole weight as its best stands out from its
+    #: ``separation_depth``-th best (1 = always the whole weight; issue 26: 0.6 gains nDCG@10 on
+    #: LoCoMo dev and is level on BEAM dev, docs/benchmarks.md)
+    vector_weight_floor: float = Field(default=0.6, ge=0.0, le=1.0)
+    separation_depth: int = Field(default=20, ge=2, le=500)
     rrf_k: int = Field(default=RRF_K, ge=1)
     #: best candidates per other stage that get an exact similarity when the vector search missed
     #: them, so fusion sees both scores for every strong candidate (0 = off)
@@ -177,6 +183,7 @@ RECALL_PRESETS: dict[str, RecallTuning] = {
         long_penalty=0.0,
         vector_candidates=20,
         context_weight=1.0,
+        vector_weight_floor=1.0,
         stage_weights={Stage.VECTORS: 1.0, Stage.KEYWORDS: 1.0, Stage.TRIPLES: 1.0, Stage.ACTIVATION: 0.7},
     ),
 }

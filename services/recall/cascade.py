@@ -5,7 +5,7 @@ Stages (each can be switched off for ablations):
 - TRIPLES: query concepts (and a triple pattern such as (?, CAUSES, outage)) resolved
   in the graph; memories linked to those concepts are candidates, each concept weighted
   by its idf (a concept linked to most memories tells little).
-- KEYWORDS: full-text candidates (one lookup per query word) ranked by BM25 (lexical.py)
+- KEYWORDS: full-text candidates (every query word in one lookup) ranked by BM25 (lexical.py)
   over the memory's words, the words it replies to (an imported turn's ``context``) and
   the month and year it happened in.
 - VECTORS: embedding similarity over experience and insights, with a similarity floor;
@@ -16,7 +16,8 @@ Stages (each can be switched off for ablations):
 - TEMPORAL: the plan's time window restricts every other stage.
 
 Candidates are fused by their scores (each stage scaled to [0, 1], weighted; reciprocal
-rank fusion is an option), weighted by memory type, insight strength and fact confidence;
+rank fusion is an option; the vector stage weighs less for a query whose best similarities
+are bunched, ``_vector_share``), weighted by memory type, insight strength and fact confidence;
 a question asking *when* ranks memories that say when a little higher (temporal.py); an
 optional reranker reorders the best hits (rerank.py). Every hit carries a real signal from
 at least one stage (a similarity above the floor, a keyword match, a concept link or
@@ -38,7 +39,7 @@ from services.common.limits import MAX_KEYWORD_TERMS, MAX_QUERY_CHARS, MAX_QUERY
 from services.common.plan_fallback import candidate_concepts
 from services.recall.activation import Neighbour, spread
 from services.recall.documents import admitted, one_per_document
-from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion
+from services.recall.fusion import memory_weight, ranked, rating_weight, rrf, score_fusion, separation
 from services.recall.lexical import LexicalDoc, bm25, idf_weight, lexical_document, stem
 from services.recall.rerank import Reranker, apply_rerank
 from services.recall.temporal import asks_when, mentions_time
@@ -220,9 +221,22 @@ class RecallService:
             scales = {Stage.TRIPLES.value: rare, Stage.ACTIVATION.value: rare, HOP: rare}
             weights[HOP] = cfg.hop_weight
             floors = {Stage.VECTORS.value: cfg.min_similarity}
+            weights[Stage.VECTORS.value] = weights.get(Stage.VECTORS.value, 1.0) * self._vector_share(raw)
             return score_fusion(raw, weights, floors, scales, depth=cfg.fusion_depth)
         rankings = {name: ranked(list(scores.items()), cfg.per_stage) for name, scores in raw.items()}
         return rrf(rankings, k=cfg.rrf_k, weights=weights)
+
+    def _vector_share(self, raw: dict[str, dict[str, float]]) -> float:
+        """The share of its weight the vector stage gets for this query: in full when its best
+        similarities stand out from its ``separation_depth``-th best, down to
+        ``vector_weight_floor`` when they are bunched (short social turns, where cosines of 0.45-
+        0.55 tell little apart and outvote the keywords' order; issue 26)."""
+        least = self.config.vector_weight_floor
+        if least >= 1.0:
+            return 1.0
+        similarities = raw.get(Stage.VECTORS.value, {}).values()
+        spread = separation(similarities, self.config.separation_depth, self.config.min_similarity)
+        return least + (1.0 - least) * spread
 
     def _fill_dense(
         self,

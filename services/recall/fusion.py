@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from thea.tuning import RRF_K
 
@@ -80,6 +80,17 @@ def score_fusion(
             scaled = (score - floor) / span if span > 0 else 1.0
             fused[node_id] = fused.get(node_id, 0.0) + w * max(0.0, min(1.0, scaled))
     return fused
+
+
+def separation(scores: Iterable[float], depth: int, floor: float) -> float:
+    """How far a stage's best score stands above its ``depth``-th best, as a share of the best's
+    height above ``floor`` (0: its best candidates are bunched and tell little apart; 1: the best
+    stands alone). Fewer than ``depth`` candidates are read as if the rest were at the floor."""
+    ordered = sorted(scores, reverse=True)
+    if not ordered or ordered[0] <= floor:
+        return 0.0
+    deep = max(ordered[depth - 1], floor) if len(ordered) >= depth else floor
+    return (ordered[0] - deep) / (ordered[0] - floor)
 
 
 def memory_weight(strength: float | None, confidence: float | None) -> float:

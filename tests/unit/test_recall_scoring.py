@@ -191,3 +191,39 @@ def test_one_memory_keeps_only_the_rows_on_the_products_memory() -> None:
     assert "x prf3 w0.3" in one
     assert {m.memory for m in one.values()} == {Memory()}
     assert len({m.memory for m in every.values()}) == 3
+
+
+def test_separation_reads_how_far_the_best_stands_above_the_deep_ones() -> None:
+    from services.recall.fusion import separation
+
+    bunched = [0.55, 0.54, *[0.53] * 30]
+    apart = [0.80, 0.50, *[0.40] * 30]
+    assert separation(bunched, 20, 0.30) == pytest.approx((0.55 - 0.53) / (0.55 - 0.30))
+    assert separation(apart, 20, 0.30) == pytest.approx((0.80 - 0.40) / (0.80 - 0.30))
+    assert separation([0.6, 0.5], 20, 0.30) == 1.0  # the rest is at the floor
+    assert separation([0.2], 20, 0.30) == 0.0
+    assert separation([], 20, 0.30) == 0.0
+
+
+def test_bunched_similarities_do_not_outvote_a_clear_keyword_match() -> None:
+    """Short social turns: every turn is about as similar to the question (0.50-0.56), so the
+    vector stage's order says little; the turn that holds the question's words stays first. When
+    the vector stage's best stands out, it weighs in full and can carry its memory first."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from services.recall.cascade import RecallService
+    from thea.tuning import RecallTuning
+
+    memory = cast(Any, SimpleNamespace(recall_port=SimpleNamespace(recallable_count=lambda: 100)))
+    keywords = {"kw": 10.0, "vec": 8.0, **{f"x{i}": 1.0 for i in range(25)}}
+    bunched = {"vec": 0.56, "kw": 0.50, **{f"x{i}": 0.50 for i in range(25)}}
+    shared = RecallService(memory, RecallTuning())
+    whole = RecallService(memory, RecallTuning(vector_weight_floor=1.0))
+    raw = {"vectors": bunched, "keywords": keywords}
+    assert whole._fuse(raw)["vec"] > whole._fuse(raw)["kw"]  # the old fusion: bunched cosines win
+    fused = shared._fuse(raw)
+    assert fused["kw"] > fused["vec"]
+    clear = {"vec": 0.80, "kw": 0.40, **{f"x{i}": 0.35 for i in range(25)}}
+    fused = shared._fuse({"vectors": clear, "keywords": {"kw": 10.0, "vec": 7.5}})
+    assert fused["vec"] > fused["kw"]

@@ -114,9 +114,19 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     return [(told, frozenset({food, f"{food}s", f"{food}es"}), food)]
 
 
+#: a plant-based stand-in named like what it stands in for: "almond milk" is no milk
+_STAND_IN = re.compile(
+    r"\b(?:almond|oat|soy|soya|coconut|rice|cashew|hemp|pea|vegan|dairy-free|lactose-free)\s+"
+    r"(?:milk|yogh?urt|cream|butter|cheese|ice-cream)\b",
+    re.IGNORECASE,
+)
+
+
 def _careless(answer: str) -> list[str]:
-    """The answer's sentences that do not already mind a constraint ("gluten-free pasta")."""
-    return [s for s in re.split(r"(?<=[.!?\n])\s+", answer) if not _MINDED.search(s)]
+    """The answer's sentences that do not already mind a constraint ("gluten-free pasta"), without
+    the stand-ins they name ("almond milk")."""
+    said = re.split(r"(?<=[.!?\n])\s+", answer)
+    return [_STAND_IN.sub(" ", s) for s in said if not _MINDED.search(s)]
 
 
 def _named(careless: Sequence[str], told: re.Pattern[str], words: frozenset[str]) -> tuple[str, ...]:

@@ -197,6 +197,15 @@ def _namings(content: str) -> list[Naming]:
     return out
 
 
+def who_left(fact: Fact) -> str | None:
+    """Who the fact says left the user's life ("Olivier and I split up" -> olivier, "Biscuit
+    died" -> biscuit), lower-cased, or None."""
+    found = _GONE.search(fact.content)
+    if found is None:
+        return None
+    return (found.group("subject") or found.group("object") or found.group("partner")).lower()
+
+
 def naming_of(name: str, facts: Sequence[Fact]) -> Naming | None:
     """How the user named someone by a relation ("my best friend Omar", "her husband Mark"): the
     user's own relations first."""
@@ -226,8 +235,9 @@ def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, fro
             relation = relation_word(naming.said.split()[-1])
             if relation and not naming.owner:
                 found.setdefault(naming.name.lower(), set()).add(relation)
-        for match in _GONE.finditer(fact.content):
-            gone.add((match.group("subject") or match.group("object") or match.group("partner")).lower())
+        left = who_left(fact)
+        if left:
+            gone.add(left)
     return {n: frozenset(relations) for n, relations in found.items() if gone_too or n not in gone}
 
 

@@ -43,6 +43,7 @@ from services.cycle.fact_match import (
     people_of,
     relation_said,
     who_is,
+    who_left,
 )
 from services.knowledge.record.extraction import Change
 from services.knowledge.record.reading import USER
@@ -192,10 +193,11 @@ def _since_then(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:
         f
         for f in history
         if f.change == Change.END.value
-        and f.subject_key not in (None, USER)
-        and f.subject_key in named
         and f.created_at > told
-        and _LEFT_OR_DIED.search(f.content)
+        and (
+            (f.subject_key not in (None, USER) and f.subject_key in named and _LEFT_OR_DIED.search(f.content))
+            or who_left(f) in named  # "Olivier and I split up"
+        )
     ]
     if not news:
         return answer

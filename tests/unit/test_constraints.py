@@ -21,6 +21,10 @@ def test_an_answer_that_minds_the_constraint_or_names_it_is_left_alone() -> None
     assert conflicts("Use gluten-free pasta and skip the cheese.", facts) == []
     assert conflicts("As a coeliac you should check the pasta label.", facts) == []
     assert conflicts("A bowl of rice with roasted vegetables.", facts) == []
+    # a plant-based stand-in is no dairy, a real one beside it still is
+    assert conflicts("Mix the granola with 1/4 cup almond milk and berries.", facts) == []
+    assert conflicts("Top the oats with soy yoghurt.", facts) == []
+    assert [c.words for c in conflicts("Add coconut cream, then grate some cheese.", facts)] == [("cheese",)]
 
 
 def test_may_i_have_something_a_told_constraint_rules_out_gets_better_not_with_the_fact() -> None:

@@ -678,3 +678,15 @@ def test_a_clause_without_a_subject_after_the_users_own_is_the_users() -> None:
         "I'm not vegan anymore.",
         "I started eating eggs again.",
     ]
+
+
+def test_a_break_up_said_with_the_partner_first_keeps_the_home_and_is_said_as_news() -> None:
+    home = "I live in Hull with my boyfriend Dario and our dog, Pip."
+    told = (home, "Dario and I broke up, he went to Leeds.")
+    facts = history(*told)
+    now = current_texts(facts)
+    assert home in now  # still where the user lives
+    assert "Dario went to Leeds." in now  # "he" is Dario
+    assert "Dario and I broke up." in [f.content for f in facts]
+    said = _answer("Do I have a boyfriend?", *told)
+    assert said.startswith("You live in Hull with your boyfriend Dario and your dog, Pip. Since then: Dario")

@@ -73,6 +73,16 @@ _LEADING_INTRO = re.compile(
 )
 #: "(I'm Luca, 34,) from Turin", "(I'm Mia, 29,) in Leeds": where the user is from or lives
 _FROM_OR_IN = re.compile(r"^(?:originally\s+)?(?:from|in|based\s+in)\s+[A-Z]")
+#: "Olivier and I split up", "Anke and me broke up": someone and the user, at the start
+_NAME_AND_I = re.compile(rf"^\s*{NOT_CASUAL}(?P<name>[A-Z][\w'-]+)\s+and\s+(?:I|me)\b(?!['\u2019])")
+
+
+def _said_together(clause: Clause, name: str) -> Clause:
+    """The clause as the user said it ("Olivier and I split up", not "I and Olivier ...")."""
+    text = re.sub(rf"\bI and {re.escape(name)}\b", f"{name} and I", clause.text, count=1)
+    return Clause(**{**clause.__dict__, "text": text}) if text != clause.text else clause
+
+
 #: what may follow an introduction with an age: the user's own clause or who they are
 _ABOUT_USER = re.compile(r"^(?:I\b|I['\u2019]|me\b|my\b|a\b|an\b|$)")
 #: "a little girl, Noor, she turned 2": the pronoun is the name just given
@@ -460,6 +470,13 @@ class Reader:
             first = self.clauses(sentence[: then.start("pronoun")].rstrip(" ,") + ".")
             self.last_person, self.last_key = name, name.lower()
             return first + self.clauses(rest + sentence[then.end() :])
+        together = _NAME_AND_I.match(sentence)
+        if together is not None:  # "Olivier and I split up": a parser takes "Olivier" for an interjection
+            name = together.group("name")
+            self.last_person, self.last_key = name, name.lower()  # "..., he moved to Grenoble"
+            return [
+                _said_together(c, name) for c in self.clauses(f"I and {name}{sentence[together.end() :]}")
+            ]
         doc = self._parsed(sentence)
         split = _new_subject_after_and(doc)
         if split is not None:  # "... runs a flower shop and our daughter Astrid is 16": two clauses

@@ -107,11 +107,15 @@ def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
     """Someone who left or died ("Skye passed away") is only part of an older fact that says
     where the user lives or works ("I live near Inverness with ... our collies, Bran and Skye"):
     that fact stays; facts about them, or about having them, end."""
+    if new.verb in _PARTING:  # "Olivier and I split up": where the user lives or works stays
+        return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
     if new.subject_key == USER or old.subject_key == new.subject_key or new.verb not in _BEINGS_END:
         return False  # a thing stolen or sold ends what it was part of ("I ride a Brompton to work")
     return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
 
 
+#: how a couple parts: "split up", "broke up", "divorced", "separated"
+_PARTING = frozenset({"split", "break", "divorce", "separate"})
 #: how people and pets leave a life: "died", "passed away", "moved out", "left"
 _BEINGS_END = frozenset({"die", "pass", "move", "leave"})
 

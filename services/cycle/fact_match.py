@@ -79,6 +79,8 @@ _YES_NO = re.compile(
 )
 #: a question asking for a date: only a fact that names one answers it
 _WHEN = re.compile(r"^\s*(?:when|what\s+(?:date|day|time)|which\s+(?:date|day))\b", re.IGNORECASE)
+#: what a "when" question asks that any date answers ("What day ...", "what time ...")
+_WHEN_WORDS = frozenset(stem(w) for w in ("day", "date", "time", "week", "month", "year"))
 #: weights of what makes a fact the answer (scores are compared, never shown)
 AGREES, SLOT, SHARE, MEANING, RECALL = 2.0, 1.0, 1.0, 1.0, 0.25
 
@@ -325,11 +327,13 @@ def _topic(question: str, focus: Focus) -> frozenset[str]:
     """The question's topic stems without whom it is about."""
     ignore = set(focus.names)
     words = [w for w in topic_words(question) if w not in ignore and not relation_word_typed(w)]
-    return frozenset(stem(w) for w in words) - _ASKING
+    return frozenset(stem(w) for w in words) - _ASKING - _HISTORY_WORDS
 
 
 #: question words typed without their apostrophe ("whats", "wheres")
 _ASKING = frozenset({"what", "where", "who", "how", "when", "why"})
+#: words that ask for an earlier value, not of what ("What day did choir use to be?")
+_HISTORY_WORDS = frozenset(stem(w) for w in ("use", "used", "before", "previously", "earlier", "formerly"))
 
 
 def named_relatives(question: str, people: Mapping[str, frozenset[str]]) -> list[str]:
@@ -410,6 +414,8 @@ def match_facts(
         shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
         if when and not _dated(fact.content):
             shared = frozenset()  # a "when" question is answered by a fact that says when
+        elif when:
+            shared |= topic & _WHEN_WORDS  # "What day is choir?": the date said is the day asked
         share = len(shared) / len(topic) if topic else 0.0
         meaning = (similarity or {}).get(fact.id, 0.0)
         recalled = (recall or {}).get(fact.id, 0.0) / top_recall

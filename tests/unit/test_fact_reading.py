@@ -690,3 +690,18 @@ def test_a_break_up_said_with_the_partner_first_keeps_the_home_and_is_said_as_ne
     assert "Dario and I broke up." in [f.content for f in facts]
     said = _answer("Do I have a boyfriend?", *told)
     assert said.startswith("You live in Hull with your boyfriend Dario and your dog, Pip. Since then: Dario")
+
+
+def test_a_clause_going_on_about_what_was_just_said_is_found_by_it() -> None:
+    from services.common.understanding import asks_history
+    from services.cycle.from_facts import answer_from_facts
+
+    told = ("I've signed up for a pottery class, we meet on Mondays.", "Pottery has moved to Fridays.")
+    assert _answer("What day is pottery?", *told) == "Pottery has moved to Fridays."
+    for question in ("What day was pottery before?", "What day did pottery use to be?"):
+        assert asks_history(question)
+        facts = history(*told)
+        earlier = [f for f in facts if f.valid_until is not None]
+        found = answer_from_facts(question, [], earlier, earlier=True)
+        assert found is not None
+        assert "you meet on Mondays" in found.text

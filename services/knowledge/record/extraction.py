@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from services.common.statements import CASUAL_WORDS, HERE, sentences, split_opening, tells, upper_first
 from services.knowledge.record.reading import USER, Clause, Reader
-from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word
+from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word, word_stems
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 from thea.words import STOPWORDS
@@ -88,6 +88,9 @@ class ExtractedFact:
     slots: frozenset[Slot] = frozenset()
     #: the clause's verb (lemma), "" when it has none
     verb: str = ""
+    #: stems of what the sentence said before a clause that goes on about it with "we", "they" or
+    #: "it" ("choir" of "I've joined a choir, we rehearse on Tuesdays"): found by them too
+    context: tuple[str, ...] = ()
 
     @property
     def is_current(self) -> bool:
@@ -590,4 +593,22 @@ def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
         out.append(told)
     for clause in clauses:
         out += _split_name(_reading(clause, label_change))
+    return _with_context(out)
+
+
+#: a clause that goes on about what was just said: "we rehearse on Tuesdays", "it starts at 9"
+_GOES_ON = re.compile(r"^(?:we|they|it)(?:\s|['\u2019])", re.IGNORECASE)
+
+
+def _with_context(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """Each "we ...", "they ...", "it ..." clause after another of the same sentence carries the
+    other's value words as its context (relations and dates left out: "we rehearse on Tuesdays"
+    is about the choir, not about the user's sister)."""
+    out: list[ExtractedFact] = []
+    for index, fact in enumerate(facts):
+        if index and _GOES_ON.match(fact.text):
+            said = DATE.sub(" ", facts[index - 1].value)
+            kept = {stem(w.lower()) for w in read_words(said) if w.lower() not in STOPWORDS and not relation_word(w)}
+            fact = replace(fact, context=tuple(sorted(kept - word_stems(fact.text))))
+        out.append(fact)
     return out

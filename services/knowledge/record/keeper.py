@@ -129,6 +129,7 @@ def build_facts(
             category=item.category.value,
             origin=origin,
             slots=sorted(item.slots),
+            keywords=list(item.context),
             created_at=said_at,
             user_id=user_id,
             session_id=session_id,

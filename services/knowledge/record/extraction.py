@@ -608,7 +608,8 @@ def _with_context(facts: list[ExtractedFact]) -> list[ExtractedFact]:
     for index, fact in enumerate(facts):
         if index and _GOES_ON.match(fact.text):
             said = DATE.sub(" ", facts[index - 1].value)
-            kept = {stem(w.lower()) for w in read_words(said) if w.lower() not in STOPWORDS and not relation_word(w)}
+            named = [w.lower() for w in read_words(said)]
+            kept = {stem(w) for w in named if w not in STOPWORDS and not relation_word(w)}
             fact = replace(fact, context=tuple(sorted(kept - word_stems(fact.text))))
         out.append(fact)
     return out

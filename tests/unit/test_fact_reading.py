@@ -705,3 +705,8 @@ def test_a_clause_going_on_about_what_was_just_said_is_found_by_it() -> None:
         found = answer_from_facts(question, [], earlier, earlier=True)
         assert found is not None
         assert "you meet on Mondays" in found.text
+
+
+def test_someone_elses_partner_does_not_answer_about_the_users() -> None:
+    told = ("I live in Bath with my wife Cerys.", "Our son Rhys lives in Cardiff with his wife Anwen.")
+    assert _answer("Where does my wife live?", *told) == "You live in Bath with your wife Cerys."

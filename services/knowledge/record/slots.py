@@ -438,6 +438,8 @@ def relation_word(word: str) -> str | None:
 #: a relation word counts when it is someone's: "my sister", "our two kids", "I have twin boys",
 #: "a cat called Miso", "Felix, my brother" (not "the children's hospital")
 _OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "had", "got", "adopted"})
+#: of those, the ones that make it someone else's ("her husband")
+_THEIRS = frozenset({"his", "her", "their"})
 
 
 def _known_word(word: str) -> bool:
@@ -466,10 +468,13 @@ def relations_in(text: str) -> frozenset[str]:
             continue
         if i + 1 < len(words) and relation_word(words[i + 1]):
             continue  # "twin boys", "baby girl": the noun after says who they are
-        before = {w.lower() for w in words[max(0, i - 4) : i]}
+        before = [w.lower() for w in words[max(0, i - 4) : i]]
+        owner = next((w for w in reversed(before) if w in _OWNED), "")
+        if owner in _THEIRS:
+            continue  # "Inés lives with her husband Pablo": Inés's husband, not the user's
         after = words[i + 1 : i + 3]
         named = bool(after) and (after[0][:1].isupper() or after[0].lower() in ("called", "named"))
-        if before & _OWNED or named:
+        if owner or named:
             found.add(relation)
     return frozenset(found)
 

@@ -710,3 +710,43 @@ def test_a_clause_going_on_about_what_was_just_said_is_found_by_it() -> None:
 def test_someone_elses_partner_does_not_answer_about_the_users() -> None:
     told = ("I live in Bath with my wife Cerys.", "Our son Rhys lives in Cardiff with his wife Anwen.")
     assert _answer("Where does my wife live?", *told) == "You live in Bath with your wife Cerys."
+
+
+def test_a_student_with_a_part_time_job_is_both() -> None:
+    told = ["I'm a second year history student at Durham.", "I've got a part-time job at Costa."]
+    assert current_texts(history(*told)) == told
+
+
+def test_a_deadline_extended_replaces_the_due_date() -> None:
+    told = ("My thesis is due on 2 June.", "The thesis deadline got extended to 30 June.")
+    assert _answer("When is my thesis due?", *told) == "The thesis deadline got extended to 30 June."
+
+
+def test_a_carer_who_retired_and_the_new_ones_time_of_day() -> None:
+    told = (
+        "My carer Brenda comes every evening at 6.",
+        "Brenda has retired, my new carer is called Tomasz.",
+        "Tomasz comes at 7 instead of 6.",
+    )
+    assert _answer("What time does my carer come?", *told) == "Tomasz comes at 7."
+    facts = history(*told)
+    earlier = [f for f in facts if f.valid_until is not None]
+    from services.cycle.from_facts import answer_from_facts
+
+    before = answer_from_facts("Who was my carer before?", [], earlier, earlier=True)
+    assert before is not None
+    assert "Brenda comes every evening at 6" in before.text
+
+
+def test_a_diagnosis_a_gig_job_and_starting_a_business() -> None:
+    assert _answer("What health conditions do I have?", "I was diagnosed with glaucoma.") == (
+        "You were diagnosed with glaucoma."
+    )
+    told = ("I deliver for Deliveroo.", "stopped delivering for Deliveroo, set up my own cleaning firm")
+    assert current_texts(history(*told)) == ["I set up my own cleaning firm."]
+    assert _answer("What do I do for work?", *told) == "You set up your own cleaning firm."
+
+
+def test_a_staffie_is_a_dog() -> None:
+    said = _answer("What's my dog called?", "We've got a staffie called Bruno.")
+    assert said == "Your staffie is called Bruno."

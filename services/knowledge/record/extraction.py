@@ -106,6 +106,8 @@ DATE = _DATE = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
     r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{4}-\d{2}-\d{2}\b"
     r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|time|grade|year|place|century|birthday|anniversary))"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|o['\u2019]clock)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midday|midnight)\b"
+    r"|\bat\s+\d{1,2}\b(?=\s*(?:instead|every|each|sharp|in\s+the\s+(?:morning|evening|afternoon)|[,.;!]|$))"
     r"|\b(?:next|last|this)\s+(?:week|month|year|weekend)\b|\bend\s+of\s+the\s+(?:week|month|year)\b"
     rf"|\bin\s+{_MONTH}\b",
     re.IGNORECASE,
@@ -122,7 +124,7 @@ _END_VERBS = frozenset(
      "divorce", "close", "finish", "crash", "wreck", "total", "scrap", "pass", "split", "drop", "abandon"}
 )  # fmt: skip
 #: of those, the ones whose subject is what ended ("Rex died", "I retired")
-_INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash"})
+_INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash", "retire"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
     r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
@@ -135,7 +137,20 @@ _END_PHRASES = re.compile(
 _NOT_ANYMORE = re.compile(r"\b(?:anymore|any\s+more|any\s+longer)\b", re.IGNORECASE)
 #: verbs that move a date or plan
 _MOVE_VERBS = frozenset(
-    {"move", "push", "postpone", "reschedule", "delay", "shift", "change", "bump", "put", "bring", "defer"}
+    {
+        "move",
+        "push",
+        "postpone",
+        "reschedule",
+        "delay",
+        "shift",
+        "change",
+        "bump",
+        "put",
+        "bring",
+        "defer",
+        "extend",
+    }
 )
 #: verbs of moving house ("we moved to York", "she's relocating to Porto")
 _RELOCATE = frozenset({"move", "relocate", "emigrate"})
@@ -309,6 +324,8 @@ def _ended(clause: Clause) -> bool:
         return True  # "doesn't volunteer there anymore" ended; "is not a vegetarian anymore" is a new state
     if re.search(r"\bno\s+longer\b", clause.text, re.IGNORECASE) and not clause.copula:
         return True
+    if clause.verb == "retire" and clause.subject.key != USER and not clause.value:
+        return True  # "Joyce has retired": someone leaves the role they had in the user's life
     # "I quit the bakery": a past that looks like a present
     past = clause.tag in ("VBD", "VBN") or (clause.verb in ("quit", "shut", "split") and clause.tag == "VBP")
     return clause.verb in _END_VERBS and past and not (set(clause.auxiliaries) & _FUTURE)
@@ -332,6 +349,8 @@ def _end_about(clause: Clause) -> tuple[str, ...]:
     places = [p for p in places if not _time_phrase(p)]
     if places:
         return _content(_words(" ".join(places)))
+    if not subject and clause.value and not _time_phrase(clause.value):
+        return _content(_words(clause.value))  # "I stopped driving for uber": what was stopped
     return subject
 
 

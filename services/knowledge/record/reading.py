@@ -143,8 +143,12 @@ def _text(tokens: list[Any]) -> str:
     return out.strip()
 
 
+#: how a parser may hang a sentence's opening past verb on the next one
+_OPENING_VERB_DEPS = frozenset({"advcl", "nsubj", "csubj"})
+
+
 def _subject_token(head: Any) -> Any | None:
-    subjects = [c for c in head.children if c.dep_ in _SUBJECT_DEPS]
+    subjects = [c for c in head.children if c.dep_ in _SUBJECT_DEPS and not _is_opening_verb(c)]
     if subjects:
         # "Not a security guard anymore, I've been promoted": of two, the user
         return next((c for c in subjects if c.lower_ in _FIRST_PERSON and c.pos_ == "PRON"), subjects[0])
@@ -157,6 +161,11 @@ def _subject_token(head: Any) -> Any | None:
         if child.i < head.i and child.dep_ in ("npadvmod", "dep") and _joins_nouns(child):
             return child
     return None
+
+
+def _is_opening_verb(token: Any) -> bool:
+    """ "Stopped" of "Stopped driving for uber, started ...": a clause, not a subject."""
+    return token.i == 0 and token.pos_ == "VERB" and token.tag_ in ("VBD", "VBN")
 
 
 def _joins_nouns(token: Any) -> bool:
@@ -179,8 +188,10 @@ def _inherited_subject(head: Any) -> Any | None:
 def _is_clause_head(token: Any) -> bool:
     if token.dep_ == "ROOT":
         return True
-    if token.i == 0 and token.dep_ == "advcl" and token.tag_ in ("VBD", "VBN"):
-        return True  # "Switched from medicine to biology, medicine wasn't for me": a clause of its own
+    if token.dep_ in _OPENING_VERB_DEPS and _is_opening_verb(token):
+        # "Switched from medicine to biology, medicine wasn't for me", "Stopped driving for uber,
+        # started my own company" (a small parser may take the first verb for the subject)
+        return True
     if token.pos_ not in _VERB_POS:
         return False
     if token.dep_ in _CLAUSE_DEPS:

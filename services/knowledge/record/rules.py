@@ -100,7 +100,9 @@ def _names_all(about: Sequence[str], old: Fact) -> bool:
     said = words(old.content) | words(old.subject or "")
     kinds = event_words(f"{old.content} {old.subject or ''}")
     roots = _roots(said)
-    return bool(about) and all(w in said or _same_kind(w, kinds) or _does(w, roots) for w in about)
+    return bool(about) and all(
+        w in said or stem(w) in roots or _same_kind(w, kinds) or _does(w, roots) for w in about
+    )
 
 
 def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
@@ -169,11 +171,20 @@ def _same_subject(new: ExtractedFact, old: Fact) -> bool:
     return relation is not None and relation == relation_word(old.subject_key or "")
 
 
+def _job_beside_study(new: ExtractedFact, old: Fact) -> bool:
+    """A student who tells of a job has both ("I'm a law student at Warwick", then "I've got a
+    part-time job at Waterstones"), unless they say it changed ("now I work full time")."""
+    studies = Slot.STUDY in fact_slots(old.content, old.attribute, old.value)
+    return studies and new.change is Change.NONE and Slot.STUDY not in new.slots and Slot.JOB in new.slots
+
+
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why ``new`` supersedes ``old`` (a current fact of the same user), or None."""
     if new.change is Change.END:
         if _names_all(new.about, old) and not _ends_only_part(new, old):
             return f"ended: {new.text}"
+        return None
+    if _job_beside_study(new, old):
         return None
     same = _same_subject(new, old) and _same_attribute(new, old)
     name = same and new.attribute == stem("name") and new.subject_key != USER

@@ -162,7 +162,7 @@ _CUES: dict[Slot, str] = {
     Slot.HEALTH: (
         "health healthy allergy allergies allergic intolerant intolerance condition conditions diabetes "
         "diabetic asthma asthmatic coeliac celiac pressure medication medicine pregnant injury injured "
-        "surgery operation disease illness sick migraine arthritis epilepsy replacement"
+        "surgery operation disease illness sick migraine arthritis epilepsy replacement diagnosed diagnosis"
     ),
     Slot.DIET: (
         "diet eat eats eating food vegetarian vegan pescatarian meat fish gluten lactose dairy milk "
@@ -217,7 +217,12 @@ _IS_STUDENT = re.compile(
 #: "first year medicine", "final-year student": a year of a course
 _YEAR_OF_STUDY = re.compile(r"\b(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[\s-]+year\b", re.I)
 #: "for a living": what someone does, not where they live
-_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
+_LIVING = re.compile(
+    r"\bfor\s+a\s+living\b|\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+\w"
+    r"|\b(?:started|run|runs|running|own|owns|set\s+up)\s+(?:my|our|his|her|their)\s+own\s+(?:[\w-]+\s+)?"
+    r"(?:company|business|firm|shop|practice|agency)\b",
+    re.I,
+)
 _AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")
 #: "work as", "works at": the job (and the workplace when a place follows)
 _WORK_AT = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b", re.I)
@@ -403,11 +408,12 @@ _RELATION_WORDS: dict[str, str] = {
     "flatmate": "flatmate flatmates roommate roommates housemate housemates",
     "employee": "employee employees staff assistant apprentice",
     "client": "client clients customer customers",
+    "carer": "carer carers caregiver caregivers nanny childminder babysitter",
     "pet": "pet pets animal",
     "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
     "husky pug bulldog shiba inu corgi chihuahua schnauzer rottweiler doberman dalmatian whippet lurcher "
     "cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita samoyed malamute vizsla bichon "
-    "pomeranian",
+    "pomeranian staffie staffy staffies pitbull",
     "cat": "cat cats kitten kitty tabby siamese persian ragdoll bengal sphynx burmese moggy",
     "rabbit": "rabbit rabbits bunny",
     "bird": "bird birds parrot budgie",

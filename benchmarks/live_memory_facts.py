@@ -28,7 +28,7 @@ from services.common.understanding import asks_history, understand
 from services.cycle.from_facts import answer_from_facts
 from services.knowledge.record.extraction import extract_facts
 from services.knowledge.record.keeper import build_facts, inherit_slots, superseded_by
-from thea.models import Fact, FactOrigin, MessageKind
+from thea.models import Fact, FactOrigin
 
 DAY_MS = 86_400_000
 START_MS = 1_767_225_600_000  # 2026-01-01
@@ -62,9 +62,10 @@ def replay(messages: Sequence[str], start_ms: int = START_MS) -> list[Fact]:
 
 
 def told_facts(persona: Persona) -> list[Fact]:
-    """The facts of record the persona's statements leave (questions and requests tell nothing)."""
-    kinds = (MessageKind.QUESTION, MessageKind.REQUEST)
-    return replay([m.text for m in persona.messages if understand(m.text).kind not in kinds])
+    """The facts of record the persona's messages leave, as the cycle reads them: the statements
+    and fragments of each message (questions and requests tell nothing; "I'm vegan - can you
+    suggest a dinner?" tells that the user is vegan)."""
+    return replay([" ".join(understand(m.text).told) for m in persona.messages])
 
 
 def answer_persona(persona: Persona) -> list[Outcome]:

@@ -141,13 +141,36 @@ _OPENING_GREETING = re.compile(
 )
 
 
+#: a statement, a dash or a comma, then what asks: "I'm vegan - can you suggest a dinner?", "I'm
+#: coeliac, any ideas for lunch?"
+_THEN_ASKS = re.compile(
+    r"\s*(?:[-\u2013\u2014]+|,)\s+(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+you\b|any\s+(?:[\w-]+\s+){0,2}"
+    r"(?:tips?|ideas?|advice|suggestions?|recommendations?)\b|what\s+(?:should|can|could)\s+(?:i|we)\b)",
+    re.IGNORECASE,
+)
+
+
+#: what only says the request is being thought over: part of the request, not a fact
+_DELIBERATES = re.compile(
+    r"\b(?:thinking|wondering|trying\s+to\s+(?:decide|figure|work\s+out)|not\s+sure|deciding|considering"
+    r"|looking\s+for)\b",
+    re.IGNORECASE,
+)
+
+
 def _parts_of(sentence: str) -> list[Part]:
     opening = _OPENING_GREETING.match(sentence)
-    if opening is None:
-        return [Part(sentence, sentence_act(sentence))]
-    rest = sentence[opening.end() :]
-    greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
-    return [greeting, Part(upper_first(rest), sentence_act(rest))]
+    if opening is not None:
+        rest = sentence[opening.end() :]
+        greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
+        return [greeting, *_parts_of(upper_first(rest))]
+    cut = _THEN_ASKS.search(sentence)
+    if cut is not None and cut.start() > 0:
+        told, asked = sentence[: cut.start()].rstrip(" ,") + ".", upper_first(sentence[cut.end() :])
+        # "I'm vegan." then "Can you suggest a dinner?"; not "I'm thinking about the car, any tips?"
+        if sentence_act(told) is Act.STATEMENT and not _DELIBERATES.search(told):
+            return [Part(told, Act.STATEMENT), Part(asked, sentence_act(asked))]
+    return [Part(sentence, sentence_act(sentence))]
 
 
 def understand(text: str) -> Understanding:

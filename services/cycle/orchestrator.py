@@ -206,7 +206,9 @@ class Orchestrator:
         # what the message is and what its statements tell, before anything is recorded: the
         # impulse carries its kind (questions are never evidence) and the ids of its facts
         understanding = understand(text) if paste is None else None
-        told = extract_facts(" ".join(understanding.statements)) if understanding else []
+        # statements and fragments ("ines, 19, first year medicine at Edinburgh" reads as neither
+        # a statement nor a question until its case is mended): the reader keeps what tells
+        told = extract_facts(" ".join(understanding.told)) if understanding else []
         if understanding is not None:
             impulse.kind = understanding.kind
             impulse.fact_ids = [fact_id(impulse.id, i) for i in range(len(told))]

@@ -323,3 +323,18 @@ async def test_may_i_have_what_a_told_constraint_rules_out_is_answered_from_it(
     # a question about food the constraint does not settle goes to the model, with the constraint
     await runtime.orchestrator.handle_impulse("What should I have for breakfast?", USER, "s3")
     assert "lactose intolerant" in synthesis_system_prompt(llm)
+
+
+async def test_a_lower_case_introduction_and_a_statement_inside_a_request_are_facts_of_record(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    # neither reads as a statement as typed: the first until its case is mended, the second is one
+    # sentence with the request
+    await say(runtime, "hey! tomek, 33, second year nursing at Cardiff")
+    await say(runtime, "I'm gluten free - can you suggest a quick lunch?")
+    told = [f.content for f in facts(runtime, current_only=True)]
+    assert "I'm Tomek." in told
+    assert "I'm 33." in told
+    assert "I'm gluten free." in told
+    name = await runtime.orchestrator.handle_impulse("What's my name?", USER, "s2")
+    assert name.answer == "You're Tomek."

@@ -750,3 +750,16 @@ def test_a_diagnosis_a_gig_job_and_starting_a_business() -> None:
 def test_a_staffie_is_a_dog() -> None:
     said = _answer("What's my dog called?", "We've got a staffie called Bruno.")
     assert said == "Your staffie is called Bruno."
+
+
+def test_his_name_after_a_pet_with_a_time_names_the_pet_and_running_a_place_is_a_job() -> None:
+    told = "We got a puppy on Saturday, her name is Nell."
+    assert current_texts(history(told)) == ["We got a puppy called Nell on Saturday."]
+    assert _answer("What's my dog called?", told) == "Your puppy is called Nell."
+    assert _answer("Where do I work?", "I run a bike shop in Ripon.") == "You run a bike shop in Ripon."
+
+
+def test_a_changed_diet_leaves_a_health_condition_and_a_verbless_clause_keeps_its_words() -> None:
+    facts = history("I'm coeliac, so no gluten at all for me.", "I'm not pescatarian anymore.")
+    assert current_texts(facts)[:2] == ["I'm coeliac.", "No gluten at all for me."]
+    assert "I'm pescatarian." not in current_texts(history("I'm pescatarian.", "I'm vegan now."))

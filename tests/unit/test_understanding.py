@@ -92,3 +92,18 @@ def test_questions_about_earlier_values_and_about_the_conversation_are_recognise
     assert not asks_history("Where do I live now?")
     assert asks_conversation("What did I ask you about Lisbon?")
     assert not asks_conversation("When is the Lisbon trip?")
+
+
+def test_a_statement_before_a_request_in_one_sentence_is_told() -> None:
+    from services.common.understanding import Act, understand
+
+    for message, told in [
+        ("I'm Dana, I'm pescatarian - can you suggest a quick lunch?", "I'm Dana, I'm pescatarian."),
+        ("My knee is bad, any tips for staying active?", "My knee is bad."),
+    ]:
+        parts = understand(message).parts
+        assert [p.act for p in parts] == [Act.STATEMENT, Act.REQUEST]
+        assert parts[0].text == told
+        assert understand(message).told == [told]
+    # what only says the request is thought over stays part of it
+    assert understand("I'm wondering what to do with the garden, any tips?").kind.value == "request"

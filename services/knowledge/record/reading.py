@@ -524,9 +524,15 @@ class Reader:
             # what was just said
             previous = out[-1]
             name = next((t for t in tokens if _given_name(t)), None) if theirs else None
-            # "a shiba inu, his name is Kuro" is "a shiba inu called Kuro"
-            joined = f" called {_name_of(name)}" if name is not None else f", {_text(tokens)}"
-            out[-1] = Clause(**{**previous.__dict__, "text": f"{previous.text.rstrip('.!')}{joined}"})
+            # "a shiba inu, his name is Kuro" is "a shiba inu called Kuro"; "a rescue cat last
+            # weekend, his name is Mochi" is "a rescue cat called Mochi last weekend"
+            said = previous.text.rstrip(".!")
+            thing = re.search(rf"\b{re.escape(self.last_thing)}\b", said) if self.last_thing else None
+            if name is not None and thing is not None:
+                text = f"{said[: thing.end()]} called {_name_of(name)}{said[thing.end() :]}"
+            else:
+                text = said + (f" called {_name_of(name)}" if name is not None else f", {_text(tokens)}")
+            out[-1] = Clause(**{**previous.__dict__, "text": text})
             self._remember_person(previous.subject, tokens)
             return
         if theirs:  # "I have a brother. His name is Sami.": the brother's name, never the user's
@@ -538,7 +544,8 @@ class Reader:
             subject = Subject(USER, "you", implicit=True)
             subject_ids: set[int] = set()
             # "Just started a new job", "I'm not vegan anymore, started eating fish again": the user's
-            mine = not out or out[-1].subject.key == USER
+            # (a clause that opens with its verb: not "..., so no gluten at all for me")
+            mine = not out or (out[-1].subject.key == USER and tokens[0].i == head.i)
             text = _implicit_text(tokens) if _subject_token(head) is None and mine else _text(tokens)
             if out and head.dep_ == "conj":  # "... and bought a Skoda": the first clause's subject
                 subject = out[-1].subject

@@ -16,6 +16,7 @@ contains the other ("Berlin" / "Berlin, in Kreuzberg").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -171,6 +172,33 @@ def _same_subject(new: ExtractedFact, old: Fact) -> bool:
     return relation is not None and relation == relation_word(old.subject_key or "")
 
 
+#: the attribute of a plain "I'm ...": it says many things, one at a time only of one kind
+_BE = "be"
+
+
+#: a diet, of which one keeps one at a time (an allergy or a condition is kept beside it)
+_DIET = re.compile(
+    r"\b(?:vegan|vegetarian|veggie|pescatarian|keto|paleo|carnivore|flexitarian|plant-based|omnivore)\b",
+    re.IGNORECASE,
+)
+#: words of a changed value that say it changed, not what it is about
+_CHANGE_ONLY = frozenset({"not", "anymore", "now", "no", "longer"})
+
+
+def _one_thing(new: ExtractedFact, old: Fact) -> bool:
+    """A changed "I'm ..." replaces an "I'm ..." about the same thing: a word in common, or a slot
+    when they are not both health or diet constraints, which hold side by side ("I'm now a vegan"
+    replaces "I'm vegetarian", not "I'm coeliac"; "I'm engaged now" replaces "I'm single")."""
+    if new.attribute != _BE:
+        return True
+    if (words(new.value) & words(old.value or "")) - STOPWORDS - _CHANGE_ONLY:
+        return True
+    if new.category.value == old.category == "constraint":
+        return bool(_DIET.search(new.value) and _DIET.search(old.value or ""))  # one diet at a time
+    mine, theirs = new.slots, fact_slots(old.content, old.attribute, old.value)
+    return not (mine and theirs) or bool(mine & theirs)
+
+
 def _job_beside_study(new: ExtractedFact, old: Fact) -> bool:
     """A student who tells of a job has both ("I'm a law student at Warwick", then "I've got a
     part-time job at Waterstones"), unless they say it changed ("now I work full time")."""
@@ -210,7 +238,7 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
         return None
     single = new.attribute in SINGLE_VALUED
     if (single or new.change is Change.CHANGE) and _differs(new.value, old.value or ""):
-        return f"changed: {new.text}"
+        return f"changed: {new.text}" if _one_thing(new, old) else None
     if new.dated and DATE.search(old.content) and _differs(new.value, old.value or ""):
         return f"changed: {new.text}"  # the same thing on another date ("the exam is on July 21")
     return None

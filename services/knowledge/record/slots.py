@@ -220,7 +220,10 @@ _YEAR_OF_STUDY = re.compile(r"\b(?:first|second|third|fourth|final|1st|2nd|3rd|4
 _LIVING = re.compile(
     r"\bfor\s+a\s+living\b|\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+\w"
     r"|\b(?:started|run|runs|running|own|owns|set\s+up)\s+(?:my|our|his|her|their)\s+own\s+(?:[\w-]+\s+)?"
-    r"(?:company|business|firm|shop|practice|agency)\b",
+    r"(?:company|business|firm|shop|practice|agency)\b"
+    r"|\b(?:manage|manages|managing|run|runs|running|own|owns)\s+(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,2}"
+    r"(?:shop|centre|center|restaurant|cafe|café|pub|bar|hotel|bakery|salon|store|business|company|firm|farm"
+    r"|garage|practice|clinic|nursery|b&b|guesthouse|team|department|branch|warehouse|studio|gym)\b",
     re.I,
 )
 _AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -15,6 +17,29 @@ from thea.llm.fake import FakeChatModel
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.falkordb import FalkorDBGraphStore
 from thea.runtime import Runtime, build_runtime
+
+#: variables that size the terminal: a pytest-xdist worker starts with COLUMNS=80 and LINES=24
+#: set, where the pytest process that started it may have neither
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(pytest-xdist, in the process that starts the workers) hand each worker this process's
+    terminal variables."""
+    node.workerinput["terminal_variables"] = {name: os.environ.get(name) for name in TERMINAL_VARIABLES}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A worker runs its tests with the terminal variables of the pytest command, as a run
+    without workers does: the CLI's console takes its width from COLUMNS when it is imported, and
+    the CLI tests set a width of their own that a COLUMNS=80 read earlier would override."""
+    given: dict[str, str | None] = getattr(config, "workerinput", {}).get("terminal_variables", {})
+    for name, value in given.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

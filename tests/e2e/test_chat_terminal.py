@@ -16,8 +16,22 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
+#: this test process's own tmux server (``tmux -L``): not the user's default one, nor that of
+#: another pytest process (a parallel worker)
+SOCKET = f"thea-test-{os.getpid()}"
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False).stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _own_tmux_server() -> Iterator[None]:
+    """Stop this module's tmux server and remove its socket (tmux leaves the file behind)."""
+    yield
+    tmux("kill-server")
+    folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    (folder / SOCKET).unlink(missing_ok=True)
 
 
 def wait_for(session: str, text: str, timeout: float = 60) -> str:
@@ -35,7 +49,7 @@ def wait_for(session: str, text: str, timeout: float = 60) -> str:
 def chat_in_tmux(name: str, data: Path, *, env: str = "", args: str = "") -> Iterator[str]:
     """``thea chat`` (fake model) in a 160x50 tmux session, which is killed afterwards; the
     session name. When the chat exits the pane prints ``EXITED:<code>``."""
-    session = f"thea-test-{name}-{os.getpid()}"
+    session = f"thea-test-{name}"
     env = f"THEA_DATA_DIR={data} THEA_LLM__PROVIDER=fake {env}".strip()
     command = f"env {env} {sys.executable} -m thea.cli.main chat {args}; echo EXITED:$?; sleep 30"
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)

@@ -115,7 +115,9 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
     if not plain:
         return []
     asked = question_slots(question) & SINGLE_VALUED
-    if len(asked) > 1 and not _WHO.match(question):  # "What's my name and how old am I?": each
+    # "What's my name and how old am I?": each; not "What bike do I commute on?", which the best
+    # fact answers whole (a bike ride told since is no answer to it)
+    if len(asked) > 1 and not _WHO.match(question) and not asked <= plain[0].slots:
         each = [_newest([m for m in plain if slot in m.main]) for slot in Slot if slot in asked]
         found = list({m.fact.id: m for m in each if m is not None}.values())
         if len(found) > 1:

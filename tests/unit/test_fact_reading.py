@@ -763,3 +763,13 @@ def test_a_changed_diet_leaves_a_health_condition_and_a_verbless_clause_keeps_it
     facts = history("I'm coeliac, so no gluten at all for me.", "I'm not pescatarian anymore.")
     assert current_texts(facts)[:2] == ["I'm coeliac.", "No gluten at all for me."]
     assert "I'm pescatarian." not in current_texts(history("I'm pescatarian.", "I'm vegan now."))
+
+
+def test_a_question_of_one_thing_in_two_slots_is_not_answered_with_a_later_fact_of_one() -> None:
+    told = (
+        "I commute on a Trek hybrid.",
+        "I'm doing a 50 mile sponsored ride on 3 May.",
+        "My Trek got stolen, so I'm commuting on an e-bike for now.",
+        "The sponsored ride got moved to 10 May.",
+    )
+    assert _answer("What bike do I commute on now?", *told) == "You're commuting on an e-bike for now."

@@ -488,7 +488,10 @@ def single_valued(matches: Sequence[FactMatch]) -> bool:
 def told_of(question: str, facts: Sequence[Fact]) -> bool:
     """Some fact (current or earlier) is about whom the question asks and of what it asks: the
     user told of it, whatever words the question uses ("What bike do I ride now?" and "I bought
-    a Canyon Grail" after selling the old bike)."""
+    a Canyon Grail" after selling the old bike), or it asks the name of someone the user named by
+    that relation ("What's my dog called?" after "got a staffie called Tyson")."""
+    if named_relatives(question, people_of(facts)):
+        return True
     return any(m.agrees and (m.slots or m.share > 0) for m in match_facts(question, facts))
 
 

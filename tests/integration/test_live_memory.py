@@ -338,3 +338,9 @@ async def test_a_lower_case_introduction_and_a_statement_inside_a_request_are_fa
     assert "I'm gluten free." in told
     name = await runtime.orchestrator.handle_impulse("What's my name?", USER, "s2")
     assert name.answer == "You're Tomek."
+
+
+async def test_a_pet_told_by_its_breed_is_named_when_asked_by_its_kind(runtime: Runtime) -> None:
+    await say(runtime, "got a staffy called Rolo")
+    asked = await runtime.orchestrator.handle_impulse("What's my dog called?", USER, "s2")
+    assert asked.answer == "Your staffy is called Rolo."

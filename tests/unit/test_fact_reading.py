@@ -773,3 +773,11 @@ def test_a_question_of_one_thing_in_two_slots_is_not_answered_with_a_later_fact_
         "The sponsored ride got moved to 10 May.",
     )
     assert _answer("What bike do I commute on now?", *told) == "You're commuting on an e-bike for now."
+
+
+def test_every_pet_a_relation_knows_is_a_pet_of_the_slots() -> None:
+    from services.knowledge.record.slots import fact_slots, relation_word
+
+    for breed in ("staffy", "pitbull", "whippet", "kitty", "bunny", "pup"):
+        assert relation_word(breed) is not None
+        assert Slot.PET in fact_slots(f"I got a {breed} called Rolo.")

@@ -106,14 +106,23 @@ _CAR_MAKES = (
     "volvo vw prius yaris corolla"
 )
 _BIKE_MAKES = "bianchi brompton canyon cannondale cube giant scott specialized surly trek vespa"
-_PET_WORDS = (
-    "pet pets dog dogs puppy cat cats kitten rabbit hamster guinea parrot budgie bird fish goldfish "
-    "horse pony "
-    "tortoise turtle lizard snake ferret beagle labrador poodle terrier spaniel collie greyhound retriever "
-    "dachshund husky pug bulldog tabby siamese persian shiba inu corgi chihuahua schnauzer rottweiler "
-    "doberman dalmatian whippet lurcher cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita "
-    "samoyed malamute vizsla bichon pomeranian ragdoll bengal sphynx burmese moggy"
-)
+#: pets by kind, with the breeds a user names them by ("a staffie called Tyson" is a dog): both a
+#: relation to the user and the pet slot's words
+_PET_KINDS: dict[str, str] = {
+    "pet": "pet pets animal",
+    "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
+    "husky pug bulldog shiba inu corgi chihuahua schnauzer rottweiler doberman dalmatian whippet lurcher "
+    "cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita samoyed malamute vizsla bichon "
+    "pomeranian staffie staffy staffies pitbull",
+    "cat": "cat cats kitten kitty tabby siamese persian ragdoll bengal sphynx burmese moggy",
+    "rabbit": "rabbit rabbits bunny",
+    "bird": "bird birds parrot budgie",
+    "fish": "fish goldfish",
+    "horse": "horse horses pony",
+    "hamster": "hamster hamsters guinea",
+    "tortoise": "tortoise turtle",
+}
+_PET_WORDS = " ".join([*_PET_KINDS.values(), "lizard snake ferret"])
 
 #: cue words of each slot (stemmed at import): in a fact, in a question
 _CUES: dict[Slot, str] = {
@@ -412,18 +421,7 @@ _RELATION_WORDS: dict[str, str] = {
     "employee": "employee employees staff assistant apprentice",
     "client": "client clients customer customers",
     "carer": "carer carers caregiver caregivers nanny childminder babysitter",
-    "pet": "pet pets animal",
-    "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
-    "husky pug bulldog shiba inu corgi chihuahua schnauzer rottweiler doberman dalmatian whippet lurcher "
-    "cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita samoyed malamute vizsla bichon "
-    "pomeranian staffie staffy staffies pitbull",
-    "cat": "cat cats kitten kitty tabby siamese persian ragdoll bengal sphynx burmese moggy",
-    "rabbit": "rabbit rabbits bunny",
-    "bird": "bird birds parrot budgie",
-    "fish": "fish goldfish",
-    "horse": "horse horses pony",
-    "hamster": "hamster hamsters guinea",
-    "tortoise": "tortoise turtle",
+    **_PET_KINDS,
 }
 #: a general relation covers the specific ones ("my kids" are sons and daughters)
 _COVERS: dict[str, frozenset[str]] = {

@@ -56,8 +56,11 @@ def replay(messages: Sequence[str], start_ms: int = START_MS) -> list[Fact]:
         )  # fmt: skip
         closed = superseded_by(new, extracted, [f for f in facts if f.valid_until is None])
         new = inherit_slots(new, extracted, closed)
-        ended = {s.fact.id for s in closed}
-        facts = [f.model_copy(update={"valid_until": said_at}) if f.id in ended else f for f in facts] + new
+        by = {s.fact.id: s.by for s in closed}
+        facts = [
+            f.model_copy(update={"valid_until": said_at, "superseded_by": by[f.id]}) if f.id in by else f
+            for f in facts
+        ] + new
     return facts
 
 

@@ -492,7 +492,7 @@ def told_of(question: str, facts: Sequence[Fact]) -> bool:
     that relation ("What's my dog called?" after "got a staffie called Tyson")."""
     if named_relatives(question, people_of(facts)):
         return True
-    return any(m.agrees and (m.slots or m.share > 0) for m in match_facts(question, facts))
+    return any(m.agrees and (m.slots or m.share > 0 or m.plain) for m in match_facts(question, facts))
 
 
 def never_told_of(question: str, facts: Sequence[Fact], texts: Sequence[str]) -> bool:

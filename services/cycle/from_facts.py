@@ -288,6 +288,8 @@ def answer_from_facts(
     is earlier (a "before" question nothing earlier answers is told so, with what is true now)."""
     candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
     people = people_of([*candidates, *history])
+    if not earlier:
+        candidates = _without_the_gone(question, candidates, history, people)
     recall = {r.fact.id: r.score for r in facts}
     named = named_relatives(question, people) if not earlier else []
     if named:  # "What's my husband's name?" -> "Your husband is Karim."
@@ -332,12 +334,48 @@ def answer_from_facts(
                 facts=tuple(m.fact for m in now),
                 why={m.fact.id: m.why + "; nothing earlier told" for m in now},
             )
-    if earlier or not history:
-        return None
+    return None if earlier else _from_history(question, history, people, similarity)
+
+
+def _from_history(
+    question: str,
+    history: Sequence[Fact],
+    people: Mapping[str, frozenset[str]],
+    similarity: Mapping[str, float] | None,
+) -> FactAnswer | None:
+    """A question of now that only an earlier fact answers ("What was our cat called?"), with
+    what ended it; "Not any more." first for a yes/no question."""
     before = _chosen(match_facts(question, history, people=people, similarity=similarity), question)
     if not before:
         return None
-    answer = _answer(before, earlier=True)
+    answer = _with_what_ended(_answer(before, earlier=True), history)
     if _ASKS_YES_NO.match(question):  # "Am I still in the choir?" when that ended: no
         return FactAnswer(text=f"Not any more. {answer.text}", facts=answer.facts, why=answer.why)
     return answer
+
+
+def _without_the_gone(
+    question: str, candidates: Sequence[Fact], history: Sequence[Fact], people: Mapping[str, frozenset[str]]
+) -> list[Fact]:
+    """ "How many cats do I have?": what was said of a pet or person who has since left is no
+    answer of now (unless the question names them: "What does Anke do?")."""
+    gone = set(people_of([*candidates, *history], gone_too=True)) - set(people)
+    if not gone or focus_of(question, set(people) | gone).names:
+        return list(candidates)
+    return [f for f in candidates if f.subject_key not in gone]
+
+
+def _with_what_ended(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:
+    """An earlier fact said for a question of now, with what ended it when that was an end ("...
+    That changed on Tuesday 6 January 2026: Fig had to be rehomed.")."""
+    by_id = {f.id: f for f in history}
+    ends = [by_id[f.superseded_by] for f in answer.facts if f.superseded_by in by_id]
+    ends = [f for f in ends if f.change == Change.END.value and f not in answer.facts]
+    if not ends or not answer.text.endswith("."):
+        return answer
+    end = max(ends, key=lambda f: f.created_at)
+    return FactAnswer(
+        text=f"{answer.text[:-1]}: {lower_first(told_sentence(end))}",
+        facts=(*answer.facts, end),
+        why={**answer.why, end.id: "what ended it"},
+    )

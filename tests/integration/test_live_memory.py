@@ -344,3 +344,12 @@ async def test_a_pet_told_by_its_breed_is_named_when_asked_by_its_kind(runtime: 
     await say(runtime, "got a staffy called Rolo")
     asked = await runtime.orchestrator.handle_impulse("What's my dog called?", USER, "s2")
     assert asked.answer == "Your staffy is called Rolo."
+
+
+async def test_a_count_of_pets_after_one_left_is_said_with_what_ended_it(runtime: Runtime) -> None:
+    await say(runtime, "We have two rabbits, Clover and Bean.")
+    await say(runtime, "Bean had to be rehomed, she kept fighting with Clover.")
+    asked = await runtime.orchestrator.handle_impulse("How many rabbits do I have?", USER, "s2")
+    told = "Earlier you told me: you have two rabbits, Clover and Bean. That changed on "
+    assert asked.answer.startswith(told)
+    assert asked.answer.endswith(": Bean had to be rehomed.")

@@ -324,7 +324,7 @@ def answer_from_facts(
         return ended
     if chosen:
         answer = _answer(chosen, earlier=earlier)
-        return answer if earlier else _since_then(answer, history)
+        return _with_what_ended(answer, candidates) if earlier else _since_then(answer, history)
     if earlier and current:
         now = _chosen(match_facts(question, current, people=people), question)
         if now:

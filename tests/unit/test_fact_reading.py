@@ -781,3 +781,14 @@ def test_every_pet_a_relation_knows_is_a_pet_of_the_slots() -> None:
     for breed in ("staffy", "pitbull", "whippet", "kitty", "bunny", "pup"):
         assert relation_word(breed) is not None
         assert Slot.PET in fact_slots(f"I got a {breed} called Rolo.")
+
+
+def test_a_before_answer_says_what_ended_the_earlier_fact() -> None:
+    from services.cycle.from_facts import answer_from_facts
+
+    facts = history("I drive a 2009 Honda Jazz.", "I sold the Jazz.", "I bought a Mazda 2.")
+    earlier = [f for f in facts if f.valid_until is not None]
+    found = answer_from_facts("What car did I have before?", [], earlier, earlier=True)
+    assert found is not None
+    assert found.text.startswith("Earlier you told me: you drive a 2009 Honda Jazz. That changed on ")
+    assert found.text.endswith(": you sold the Jazz.")

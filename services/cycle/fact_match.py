@@ -226,10 +226,10 @@ def naming_facts(name: str, facts: Sequence[Fact]) -> list[Fact]:
     return [f for f in facts if any(n.name.lower() == name.lower() for n in _namings(f.content))]
 
 
-def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, frozenset[str]]:
+def people_and_gone(facts: Sequence[Fact]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     """Each person's (or pet's) relations to the user, as the facts tell them ("My brother
-    Felix ..." -> felix: brother), without those who left the user's life ("Biscuit died")
-    unless ``gone_too``."""
+    Felix ..." -> felix: brother), those who left the user's life included, and which of them
+    left ("Biscuit died")."""
     found: dict[str, set[str]] = {}
     gone: set[str] = set()
     for fact in facts:
@@ -240,7 +240,14 @@ def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, fro
         left = who_left(fact)
         if left:
             gone.add(left)
-    return {n: frozenset(relations) for n, relations in found.items() if gone_too or n not in gone}
+    return {n: frozenset(relations) for n, relations in found.items()}, frozenset(gone & set(found))
+
+
+def people_of(facts: Sequence[Fact], *, gone_too: bool = False) -> dict[str, frozenset[str]]:
+    """Each person's (or pet's) relations to the user, without those who left the user's life
+    unless ``gone_too`` (``people_and_gone``)."""
+    everyone, gone = people_and_gone(facts)
+    return everyone if gone_too else {n: r for n, r in everyone.items() if n not in gone}
 
 
 def _names_in(text: str) -> set[str]:
@@ -490,9 +497,11 @@ def told_of(question: str, facts: Sequence[Fact]) -> bool:
     user told of it, whatever words the question uses ("What bike do I ride now?" and "I bought
     a Canyon Grail" after selling the old bike), or it asks the name of someone the user named by
     that relation ("What's my dog called?" after "got a staffie called Tyson")."""
-    if named_relatives(question, people_of(facts)):
+    people = people_of(facts)
+    if named_relatives(question, people):
         return True
-    return any(m.agrees and (m.slots or m.share > 0 or m.plain) for m in match_facts(question, facts))
+    matches = match_facts(question, facts, people=people)
+    return any(m.agrees and (m.slots or m.share > 0 or m.plain) for m in matches)
 
 
 def never_told_of(question: str, facts: Sequence[Fact], texts: Sequence[str]) -> bool:

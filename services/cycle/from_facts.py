@@ -40,6 +40,7 @@ from services.cycle.fact_match import (
     named_relatives,
     naming_facts,
     naming_of,
+    people_and_gone,
     people_of,
     relation_said,
     who_is,
@@ -287,9 +288,10 @@ def answer_from_facts(
     is current (asked when nothing current answers), ``current`` the current ones when ``known``
     is earlier (a "before" question nothing earlier answers is told so, with what is true now)."""
     candidates = list({f.id: f for f in [*known, *(r.fact for r in facts)]}.values())
-    people = people_of([*candidates, *history])
+    everyone, gone = people_and_gone([*candidates, *history])
+    people = {n: r for n, r in everyone.items() if n not in gone}
     if not earlier:
-        candidates = _without_the_gone(question, candidates, history, people)
+        candidates = _without_the_gone(question, candidates, gone, people)
     recall = {r.fact.id: r.score for r in facts}
     named = named_relatives(question, people) if not earlier else []
     if named:  # "What's my husband's name?" -> "Your husband is Karim."
@@ -355,11 +357,10 @@ def _from_history(
 
 
 def _without_the_gone(
-    question: str, candidates: Sequence[Fact], history: Sequence[Fact], people: Mapping[str, frozenset[str]]
+    question: str, candidates: Sequence[Fact], gone: frozenset[str], people: Mapping[str, frozenset[str]]
 ) -> list[Fact]:
     """ "How many cats do I have?": what was said of a pet or person who has since left is no
     answer of now (unless the question names them: "What does Anke do?")."""
-    gone = set(people_of([*candidates, *history], gone_too=True)) - set(people)
     if not gone or focus_of(question, set(people) | gone).names:
         return list(candidates)
     return [f for f in candidates if f.subject_key not in gone]

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.knowledge.record.extraction import DATE, USER, Change, ExtractedFact
+from services.knowledge.record.extraction import DATE, USER, Category, Change, ExtractedFact
 from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
 from services.knowledge.record.slots import (
     Slot,
@@ -95,24 +95,27 @@ def _does(word: str, roots: set[str]) -> bool:
     return len(root) > 5 and root.endswith("er") and root[:-2] in roots
 
 
-def _names_all(about: Sequence[str], old: Fact) -> bool:
-    """Every word of what ended or moved is in the old fact ("the wedding" in "Omar is getting
-    married": the same kind of event; "the roofers" in "the roof repair": who does it)."""
+def _named_in(about: Sequence[str], old: Fact) -> list[str]:
+    """The words of what ended or moved that the old fact names, in any form ("driving" of "I
+    drive"), as a kind of event ("the wedding" of "Omar is getting married") or as who does it
+    ("the roofers" of "the roof repair")."""
     said = words(old.content) | words(old.subject or "")
     kinds = event_words(f"{old.content} {old.subject or ''}")
     roots = _roots(said)
-    return bool(about) and all(
-        w in said or stem(w) in roots or _same_kind(w, kinds) or _does(w, roots) for w in about
-    )
+    return [w for w in about if w in said or stem(w) in roots or _same_kind(w, kinds) or _does(w, roots)]
+
+
+def _names_all(about: Sequence[str], old: Fact) -> bool:
+    """Every word of what ended or moved is in the old fact (``_named_in``)."""
+    return bool(about) and len(_named_in(about, old)) == len(about)
 
 
 def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
     """Someone who left or died ("Skye passed away") is only part of an older fact that says
     where the user lives or works ("I live near Inverness with ... our collies, Bran and Skye"):
     that fact stays; facts about them, or about having them, end."""
-    if new.verb in _PARTING:  # "Olivier and I split up": where the user lives or works stays
-        return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
-    if new.subject_key == USER or old.subject_key == new.subject_key or new.verb not in _BEINGS_END:
+    left = new.subject_key != USER and old.subject_key != new.subject_key and new.verb in _BEINGS_END
+    if not (left or new.verb in _PARTING):  # "Olivier and I split up" is a parting
         return False  # a thing stolen or sold ends what it was part of ("I ride a Brompton to work")
     return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
 
@@ -130,14 +133,10 @@ def _same_kind(word: str, kinds: frozenset[str]) -> bool:
 
 
 def _names_most(about: Sequence[str], old: Fact) -> bool:
-    """At least half the words of what moved are in the old fact, in any form ("The vet called,
+    """At least half the words of what moved are in the old fact (``_named_in``: "The vet called,
     Pixel's appointment got moved" is about "Pixel has a vet appointment"; "my coaching day" about
     "I coach the under-tens")."""
-    said = words(old.content) | words(old.subject or "")
-    kinds = event_words(f"{old.content} {old.subject or ''}")
-    roots = _roots(said)
-    named = [w for w in about if w in said or stem(w) in roots or _same_kind(w, kinds) or _does(w, roots)]
-    return bool(about) and len(named) * 2 >= len(about)
+    return bool(about) and len(_named_in(about, old)) * 2 >= len(about)
 
 
 def _single_slots(fact: Fact | ExtractedFact) -> frozenset[Slot]:
@@ -193,7 +192,7 @@ def _one_thing(new: ExtractedFact, old: Fact) -> bool:
         return True
     if (words(new.value) & words(old.value or "")) - STOPWORDS - _CHANGE_ONLY:
         return True
-    if new.category.value == old.category == "constraint":
+    if new.category is Category.CONSTRAINT and old.category == Category.CONSTRAINT.value:
         return bool(_DIET.search(new.value) and _DIET.search(old.value or ""))  # one diet at a time
     mine, theirs = new.slots, fact_slots(old.content, old.attribute, old.value)
     return not (mine and theirs) or bool(mine & theirs)
@@ -244,12 +243,15 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     return None
 
 
+def _names_what_moved(new: ExtractedFact, old: Fact) -> bool:
+    """The old fact names what moved: its head word and most of its words."""
+    return _names_all(new.about[-1:], old) and _names_most(new.about, old)
+
+
 def _moved_of(new: ExtractedFact, old: Fact) -> bool:
     """The old fact is about what moved: it names it, and it says when (a date moved to another
     date ends the date, not "I've joined the bowls club" when "Bowls has moved to Wednesdays")."""
-    head = new.about[-1:] if new.about else ()
-    about_it = _names_all(head, old) and _names_most(new.about, old)
-    return about_it and (not new.dated or DATE.search(old.content) is not None)
+    return _names_what_moved(new, old) and (not new.dated or DATE.search(old.content) is not None)
 
 
 def _when_told_beside(new: ExtractedFact, current: Sequence[Fact]) -> list[Replacement]:
@@ -258,8 +260,7 @@ def _when_told_beside(new: ExtractedFact, current: Sequence[Fact]) -> list[Repla
     the dated facts of the message that named it, when that message dated nothing else."""
     if new.change is not Change.MOVE or not new.dated or not new.about:
         return []
-    head = new.about[-1:]
-    named = {f.source_message_id for f in current if _names_all(head, f) and _names_most(new.about, f)}
+    named = {f.source_message_id for f in current if _names_what_moved(new, f)}
     out: list[Replacement] = []
     for source in named - {None}:
         dated = [

@@ -63,8 +63,13 @@ class GraphSettings(_Section):
     neo4j_database: str | None = None
     batch_size: int = Field(default=500, ge=1, le=10_000)
     query_timeout_ms: int = Field(default=10_000, ge=10)
-    #: Persistence of the embedded server: ``everysec`` (default) or ``always``.
-    appendfsync: Literal["everysec", "always"] = "everysec"
+    #: Persistence of the embedded server: ``always`` (default: every acknowledged write is on
+    #: disk) or ``everysec`` (faster writes; a busy disk can lose up to ~2 s of them, even on
+    #: a ``kill -9`` of the server)
+    appendfsync: Literal["everysec", "always"] = "always"
+    #: how long a query may go unanswered before the server counts as hung (an embedded one
+    #: this process started is then killed and started again, its AOF keeping every write)
+    answer_timeout_s: float = Field(default=60.0, gt=0)
     #: Bolt port for the embedded server (0 = no Bolt). Must stay below 32767.
     bolt_port: int = Field(default=0, ge=0, lt=32767)
 

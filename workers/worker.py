@@ -181,6 +181,16 @@ class ThreadWorker(GatedWorker):
         return None
 
 
+def worker_connection(connection: redis.Redis) -> redis.Redis:
+    """A client of ``connection``'s server with a pool of its own. An RQ worker raises the socket
+    timeout of the connection it is given to its dequeue wait plus 10 s (415 s): on the service's
+    shared pool, a queue call that should give up after 5 s could wait that long for a reply (a
+    service stop hung on a hand-off's enqueue)."""
+    pool = connection.connection_pool
+    own = type(pool)(connection_class=pool.connection_class, **dict(pool.connection_kwargs))
+    return redis.Redis(connection_pool=own)
+
+
 def make_worker(
     connection: redis.Redis,
     queues: Sequence[str] = ALL_QUEUES,
@@ -244,7 +254,7 @@ class BackgroundWorker:
         context: WorkerContext | None = None,
         name: str = "thea-worker",
     ) -> None:
-        self.connection = connection
+        self.connection = worker_connection(connection)
         self.gate = gate
         self.context = context
         self.queues = list(queues)
@@ -306,3 +316,5 @@ class BackgroundWorker:
         if self._thread.is_alive():
             self._thread.join(timeout_s)
         self.due_jobs.stop()
+        if not self._thread.is_alive():
+            self.connection.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -198,7 +199,13 @@ def test_every_stop_names_its_cause_in_the_log(tmp_path: Path) -> None:
     assert record is not None
     os.kill(record.pid, signal.SIGTERM)
     wait_for(lambda: not alive(record), 60, "the service to stop on SIGTERM")
-    assert f"stop requested (signal): SIGTERM from pid {os.getpid()}" in service_log(data)
+    # the sender is known when the main thread takes the signal; the kernel may hand a signal sent
+    # to the process to another thread (they keep the usual mask, for the programs they start),
+    # and then only the signal is known (a CI run)
+    sigterm = r"stop requested \(signal\): SIGTERM (?:from pid (\d+)|\(its sender is not known\))"
+    said = re.search(sigterm, service_log(data))
+    assert said is not None, service_log(data)
+    assert said.group(1) in (None, str(os.getpid()))
     assert "service stopping (signal): closing the engines" in service_log(data)
 
     assert thea(data, "service", "start").returncode == 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -191,6 +194,36 @@ def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
         assert store2.get_nodes(["imp-00499"])[0].content == "message 499"
     finally:
         store2.close()
+
+
+def test_every_acknowledged_write_is_fsynced_before_the_answer(graph: FalkorDBGraphStore) -> None:
+    """``everysec`` postpones even the write while a background fsync is slow and answers all the
+    same: a CI run lost a cycle's three steps to a ``kill -9`` that way."""
+    assert graph.connection.config_get("appendfsync") == {"appendfsync": "always"}
+
+
+def test_a_hung_embedded_server_is_restarted_and_the_query_answered(tmp_path: Path) -> None:
+    """A server that stops answering (a stopped process stands in for a hung engine) is killed
+    and started again from its AOF, and the query that waited on it is answered."""
+    server = EmbeddedFalkorDB(tmp_path)
+    store = FalkorDBGraphStore(server=server, timeout_ms=100, answer_timeout_s=1.0)
+    answered: list[int] = []
+    try:
+        store.ensure_schema()
+        store.upsert_nodes(_impulses(20))
+        assert server.process is not None
+        hung = server.process.pid
+        os.kill(hung, signal.SIGSTOP)
+        asking = threading.Thread(target=lambda: answered.append(store.count_by_type()["UserImpulse"]))
+        asking.start()
+        asking.join(timeout=30)
+        assert answered == [20]
+        assert server.process is not None
+        assert server.process.pid != hung  # a new server, started from the AOF
+    finally:
+        if not answered:
+            os.kill(hung, signal.SIGKILL)
+        store.close()
 
 
 def test_second_process_attaches_instead_of_starting_twice(tmp_path: Path) -> None:

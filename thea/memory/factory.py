@@ -74,12 +74,14 @@ def build_graph(settings: Settings, server: EmbeddedFalkorDB | None = None) -> G
             graph_name=cfg.graph_name,
             batch_size=cfg.batch_size,
             timeout_ms=cfg.query_timeout_ms,
+            answer_timeout_s=cfg.answer_timeout_s,
         )
     return FalkorDBGraphStore(
         server=server or embedded_server(settings),
         graph_name=cfg.graph_name,
         batch_size=cfg.batch_size,
         timeout_ms=cfg.query_timeout_ms,
+        answer_timeout_s=cfg.answer_timeout_s,
     )
 
 

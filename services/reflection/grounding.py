@@ -102,6 +102,21 @@ class Sources:
         words = content_terms(name, self.neutral)
         return bool(words) and all(w in self.terms for w in words)
 
+    def spelled(self, name: str) -> str:
+        """The name as the sources write it, when they hold it whole ("CACHING" -> "Caching"
+        from "Caching -> lower latency."): a concept is named in the user's own letters, not
+        in whatever case the model chose."""
+        clean = " ".join(name.split())
+        if not clean:
+            return name
+        words = r"\s+".join(re.escape(w) for w in clean.split())
+        pattern = re.compile(rf"(?<!\w){words}(?!\w)", re.IGNORECASE)
+        for _, _, text in self.items:
+            found = pattern.search(text)
+            if found:
+                return " ".join(found.group().split())
+        return clean
+
 
 @dataclass
 class Verdict:

@@ -100,6 +100,41 @@ async def test_concepts_triples_and_tags_come_from_the_users_words(
     assert crystal.proofs == 1
 
 
+async def test_concepts_are_named_in_the_users_letters_not_the_models_case(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    # the real offline model once answered in capitals on a CI machine: "CACHING" beat the
+    # user's own "Caching -> lower latency." and the insight showed a shouted concept
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        crystal_saying(
+            {
+                "insight": "Caching lowers latency; the user uses Redis for caching.",
+                "seed": "caching",
+                "tags": ["caching"],
+                "triples": [
+                    {
+                        "subject": "CACHING",
+                        "predicate": "CAUSES",
+                        "object": "lower latency",
+                        "confidence": 0.9,
+                    },
+                    {"subject": "REDIS", "predicate": "USED_WITH", "object": "CACHING", "confidence": 0.9},
+                ],
+            }
+        ),
+    )
+    _, crystal = await cycle_and_crystallize(runtime, "Caching -> lower latency. I use Redis for caching.")
+    assert crystal is not None
+    assert set(asserted(runtime.memory, crystal.id)) == {
+        ("Caching", "CAUSES", "lower latency"),
+        ("Redis", "USED_WITH", "Caching"),
+    }
+    rows = list_insights(runtime.memory, user_id="priya", state="all")
+    assert {c for row in rows for c in row.concepts} >= {"Caching", "Redis"}
+    assert not {c for row in rows for c in row.concepts} & {"CACHING", "REDIS"}
+
+
 async def test_an_embellished_insight_is_stored_unverified_and_not_recalled(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

@@ -30,9 +30,16 @@ _NUMBERS = {
     "couple of": 2,
 }
 _NUMBER = r"(\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of)"
+#: what "the last week of ..." is a part of: a month, a term, the year
+_PART_OF = (
+    r"(?:the\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|term|month|year|summer|holidays?)\b"
+)
 _PHRASE = re.compile(
     r"\b(?P<simple>yesterday|today|tonight|tomorrow|last night|this morning)\b"
+    # not "the last week of July", "the last weekend in May": a part of a month named
     rf"|\b(?P<rel>last|next|this) (?P<unit>week|weekend|month|year|{'|'.join(_DAYS)})\b"
+    rf"(?!\s+(?:of|in)\s+{_PART_OF})"
     rf"|\b(?P<n>{_NUMBER}) (?P<agounit>days?|weeks?|months?|years?) ago\b",
     re.IGNORECASE,
 )

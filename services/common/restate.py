@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from services.common.statements import telling_sentences, without_opening
+from services.common.statements import IRREGULAR_PAST, telling_sentences, without_opening
 from thea.words import pieces
 
 #: first-person words and what "the user" says instead
@@ -87,15 +87,12 @@ _ADVERBS = frozenset(
 MAX_CHARS = 400
 
 
-#: irregular past tenses (they stay: "I sold" -> "the user sold")
-_PAST = frozenset(
+#: irregular past tenses (they stay: "I sold" -> "the user sold"): the ones a telling sentence
+#: is known by, and more that are also present tenses ("put", "hurt") or need no telling
+_PAST = IRREGULAR_PAST | frozenset(
     [
-        "sold", "bought", "got", "went", "made", "took", "gave", "left", "met", "began", "came", "saw",
-        "told", "said", "found", "lost", "ran", "wrote", "drove", "flew", "kept", "felt", "paid", "built",
-        "sent", "spent", "won", "quit", "thought", "brought", "taught", "caught", "heard", "put", "lent",
-        "fell", "grew", "knew", "became", "broke", "chose", "forgot", "rode", "sat", "slept", "spoke",
-        "stood", "swam", "threw", "woke", "wore", "ate", "drank", "led", "held", "hurt", "sang",
-        "understood"
+        "saw", "said", "felt", "built", "sent", "taught", "heard", "put", "lent", "chose", "forgot", "sat",
+        "slept", "spoke", "stood", "woke", "ate", "drank", "led", "held", "hurt", "understood"
     ]
 )  # fmt: skip
 

@@ -97,23 +97,23 @@ _ASKING_OPENERS = frozenset(
 )
 #: Phrases that ask anywhere in a sentence ("I want to know ...", "... can you ...").
 _ASKING_PHRASES = re.compile(
-    r"\b(can|could|would|will|do|did) you\b|\btell me\b|\bremind me\b|\bshow me\b|\bhelp me\b"
+    # not "comes in the mornings to help me dress": a purpose, not a request
+    r"\b(can|could|would|will|do|did) you\b|(?<!\bto )\b(?:tell|remind|show|help) me\b"
     r"|\bi (?:\w+ )?(want|need|would like|'d like|wonder|was wondering|wanna)\b|\bi'd like\b|\blet me know\b"
     r"|\bany idea\b|\bi don't know (what|how|why|where|when|who|if|whether)\b",
     re.IGNORECASE,
 )
-_GREETINGS = frozenset(
+#: a greeting, however it is stretched ("heyyy", "hiii", "helloo") and in a few languages
+GREETING = (
+    r"(?:he+y+a*|h+i+(?:y+a+)?|hel+o+|howdy|yo+|ciao|hola|hallo|bonjour|salut"
+    r"|good\s+(?:morning|afternoon|evening))"
+)
+#: whom a greeting may name: "hello dear", "hi there", "hey thea"
+GREETED = r"(?:\s+(?:there|dear|all|everyone|folks|friend|mate|buddy|thea))?"
+_GREETING_WORD = re.compile(GREETING, re.IGNORECASE)
+#: words that only thank, agree or take leave (greetings are :data:`GREETING`)
+_SMALL_TALK = frozenset(
     [
-        "hi",
-        "hello",
-        "hey",
-        "hiya",
-        "howdy",
-        "ciao",
-        "hola",
-        "hallo",
-        "bonjour",
-        "salut",
         "thanks",
         "thank",
         "ok",
@@ -208,8 +208,24 @@ _TELLING_MARKERS = frozenset(
         "that's",
     ]
 )
+#: Past tenses that do not end in "-ed" ("got two guinea pigs", "quit the cafe", "Biscuit died"):
+#: a sentence with one tells, even typed without a subject or a full stop
+IRREGULAR_PAST = frozenset(
+    {"got", "went", "came", "left", "quit", "sold", "bought", "lost", "won", "met", "began", "became",
+     "broke", "found", "ran", "kept", "fell", "paid", "spent", "split", "took", "gave", "made", "told",
+     "brought", "caught", "thought", "wrote", "drove", "flew", "grew", "knew", "rode", "sang", "swam",
+     "threw", "wore", "died", "tied", "lied", "wed"}
+)  # fmt: skip
 #: The fewest words a telling sentence has ("I am tired." has three).
 MIN_WORDS = 3
+
+
+def _past(word: str) -> bool:
+    return word in IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed"))
+
+
+def _small_talk(word: str) -> bool:
+    return word in _SMALL_TALK or bool(_GREETING_WORD.fullmatch(word))
 
 
 def sentences(text: str) -> list[str]:
@@ -246,16 +262,68 @@ def tells(sentence: str) -> bool:
     words = _words(sentence)
     if _INTRODUCTION.match(sentence) and not sentence.rstrip().endswith("?"):
         return True
-    if _word_count(words) < MIN_WORDS or sentence.rstrip().endswith("?"):
+    if sentence.rstrip().endswith("?"):
         return False
+    if _word_count(words) < MIN_WORDS and not (len(words) == 2 and _past(words[1])):
+        return False  # "Clover died.", "Got promoted!" tell; "Sounds good." does not
     if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return False
     # a subject or verb we know, a past tense, or a full stop: a list of keywords has none of them
     if sentence.rstrip().endswith("."):
         return True
-    if not any(w in _TELLING_MARKERS or (len(w) > 4 and w.endswith("ed")) for w in words):
+    if all(_small_talk(w) for w in words):
         return False
-    return not all(w in _GREETINGS for w in words)
+    core = split_opening(sentence)[1] or sentence  # "remember hana's vegetarian"
+    if _STATE_OPENER.match(core) or _SOMEONE_IS.match(core):
+        return True  # "On blood thinners, warfarin, so no ibuprofen for me": "I'm on ..."
+    return any(w in _TELLING_MARKERS or _past(w) for w in words) or _has_subject_and_verb(sentence)
+
+
+#: where the user is, said without "I'm": "On blood thinners, ...", "Off work with flu this
+#: week", "In hospital till Friday", "Back at work after the surgery"
+STATE_OPENER = _STATE_OPENER = re.compile(
+    r"^\s*(?:on|off|in|back\s+(?:at|in|on|from|to)|home\s+from|out\s+of)\s+(?:(?:a|an|my|the)\s+)?"
+    r"(?:blood\s+thinners|antibiotics|meds|medication|tablets|pills|insulin|steroids|statins|warfarin"
+    r"|holiday|leave|sick\s+leave|maternity\s+leave|paternity\s+leave|nights|days|lates|earlies|shifts?"
+    r"|work|hospital|bed\s+rest|crutches|a\s+diet|bed)\b"
+    r"|^\s*on\s+[\w-]+(?:\s+[\w-]+)?\s+for\s+(?:my|the|a|an)\s+\w",  # "On sertraline for my anxiety"
+    re.IGNORECASE,
+)
+
+
+#: "Hana's vegetarian", "Tom's allergic to nuts", "Dad's retired": someone's "is" before a state
+#: a parser reads as a possessive's noun ("Hana's vegetarian (dish)")
+SOMEONE_IS_STATE = (
+    r"^\s*(?:(?:my|our|the)\s+)?(?P<who>[\w-]+)['\u2019]s\s+(?=(?:vegetarian|vegan|pescatarian|pregnant"
+    r"|allergic|diabetic|coeliac|celiac|lactose|gluten|intolerant|retired|married|engaged|single|divorced"
+    r"|ill|sick|unwell|poorly|better|fine|okay|ok|busy|asleep|deaf|blind|autistic|dyslexic|epileptic"
+    r"|asthmatic|teetotal|sober|halal|kosher)\b"
+    # the state ends the phrase ("Hana's vegetarian dish" is a dish)
+    r"(?:\s*$|\s*[,.!;?]|\s+(?:to|and|now|too|so|as|but|since|these|at|for|from|with|btw|by|again)\b))"
+)
+#: "Mum's in hospital", "Dad's back home", "The dog's off his food": someone's "is", which a
+#: parser may read as a possessive ("Mum's hospital")
+_SOMEONE_IS = re.compile(
+    r"^\s*(?:(?:my|our|the)\s+)?[\w-]+['\u2019]s\s+(?:in|out|off|on|at|back|home|away|still|now|not|been"
+    r"|got|going|getting|moving|having|starting|doing|feeling|a|an|very|so|really|just|also)\b"
+    rf"|{SOMEONE_IS_STATE}",
+    re.IGNORECASE,
+)
+
+
+def _has_subject_and_verb(sentence: str) -> bool:
+    """A subject with a verb of its own in a tense ("Kofi works nights now", "Mango ate a sock"):
+    a statement typed without a full stop, which a list of keywords ("pasta carbonara recipe")
+    is not."""
+    from thea.language import parse  # the parser only for what the words alone cannot tell
+
+    return any(
+        t.dep_ in ("nsubj", "nsubjpass")
+        and t.pos_ in ("PROPN", "NOUN", "PRON")
+        and t.head.pos_ in ("VERB", "AUX")
+        and t.head.tag_ in ("VBD", "VBZ", "VBP")
+        for t in parse(sentence)
+    )
 
 
 def telling_sentences(text: str) -> list[str]:
@@ -266,7 +334,7 @@ def telling_sentences(text: str) -> list[str]:
 def is_greeting(sentence: str) -> bool:
     """The sentence only greets, thanks or agrees ("Hi!", "Thanks a lot", "OK, great")."""
     words = _words(sentence)
-    return bool(words) and all(w in _GREETINGS for w in words)
+    return bool(words) and all(_small_talk(w) for w in words)
 
 
 def asks(sentence: str) -> bool:
@@ -276,7 +344,7 @@ def asks(sentence: str) -> bool:
         return True
     if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return True
-    return all(w in _GREETINGS for w in words)
+    return all(_small_talk(w) for w in words)
 
 
 def tells_anything(text: str) -> bool:
@@ -420,13 +488,16 @@ def lower_first(text: str) -> str:
 #: words that open a told sentence without telling anything: greetings, joining words, news labels
 #: ("Hey, ...", "And ...", "Scratch that, ...", "Quick update - ...")
 OPENING_WORDS = (
-    r"(?:hi|hello|hey|hiya|howdy)(?:\s+there)?|yo|ciao|hola|hallo|bonjour|salut|good\s+(?:morning|afternoon|evening)|(?:well|so)(?=\s*,)|oh|ok(?:ay)?|and|but|also|plus"
+    rf"{GREETING}{GREETED}|(?:well|so)(?=\s*,)|oh|ok(?:ay)?|and|but|also|plus"
     r"|anyway|by\s+the\s+way|btw|sadly|unfortunately|luckily|fortunately|finally|guess\s+what|actually"
     r"|sorry|scratch\s+that|correction|i\s+meant|(?:i\s+mean|wait|no\s+wait)(?=\s*,)|change\s+of\s+plans?"
     r"|(?:some\s+)?(?:big|good|great|bad|sad|exciting|quick)\s+news|news|(?:quick\s+)?update"
     r"|just\s+so\s+you\s+know|for\s+the\s+record|fyi|long\s+story\s+short|here['\u2019]s\s+the\s+thing"
     r"|(?:i\s+)?(?:forgot|meant|should|need)\s+to\s+(?:say|mention|tell\s+you)(?:\s+that)?"
     r"|i\s+should\s+(?:say|mention)(?:\s+that)?"
+    # "remember hana's vegetarian", "don't forget that I'm on nights": what follows is told
+    r"|(?:please\s+)?(?:remember|note|keep\s+in\s+mind|bear\s+in\s+mind|don['\u2019]t\s+forget|do\s+not\s+forget)"
+    r"(?!\s+(?:to|when|what|where|who|how|if|me|us)\b)(?:\s+that)?"
 )
 #: one or more opening words, each with what follows it (",", "!", " - "), not the start of a
 #: longer word ("Well-known ..." keeps its "Well")
@@ -466,6 +537,15 @@ def without_opening(sentence: str) -> str:
     return upper_first(rest) if rest and rest != sentence else sentence
 
 
+def _with_the_user(sentence: str) -> str:
+    """A sentence that opens with a past tense, "I" left out ("Started at Pawfect Grooming"), said
+    with its subject, so that it is said back as "you started ...", not "Started ..."."""
+    words = _words(sentence)
+    if words and _past(words[0]) and sentence[:1].isalpha():
+        return f"I {sentence[:1].lower()}{sentence[1:]}"
+    return sentence
+
+
 def acknowledge(text: str) -> str:
     """A short acknowledgement restating only what the message said, persons turned round."""
     parts = [without_opening(p) for p in sentences(" ".join(text.split()))]
@@ -476,7 +556,7 @@ def acknowledge(text: str) -> str:
             break
         kept.append(part)
         used += len(part) + 1
-    restated = " ".join(upper_first(turn_round(p)) for p in kept)
+    restated = " ".join(upper_first(turn_round(_with_the_user(p))) for p in kept)
     if len(restated) > MAX_RESTATED_CHARS + 40:
         restated = restated[:MAX_RESTATED_CHARS].rsplit(" ", 1)[0] + " …"
     restated = lower_first(restated).rstrip()

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.common.statements import asks, is_greeting, sentences, tells, upper_first
+from services.common.statements import GREETED, GREETING, asks, is_greeting, sentences, tells, upper_first
 from thea.models import MessageKind
 
 
@@ -136,7 +136,7 @@ class Understanding:
 
 #: a greeting opening a sentence before a comma ("Hello, I'm Raj ..."): greeted back on its own
 _OPENING_GREETING = re.compile(
-    r"^(?P<greeting>(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))(?:\s+there)?)\s*[,!]\s+(?=\w)",
+    rf"^(?P<greeting>{GREETING}{GREETED})\s*[,!]\s+(?=\w)",
     re.IGNORECASE,
 )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
+from services.knowledge.record.extraction import GO_EASY_ON
 from thea.models import Fact
 from thea.words import lower_words
 
@@ -28,10 +29,19 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         r"coeliac|celiac|gluten",
         "wheat flour bread breadcrumbs pasta spaghetti noodles couscous barley rye semolina pizza "
         "croutons bulgur seitan beer cake biscuits crackers pastry tortillas sandwich sandwiches toast bagel "
-        "bagels wrap wraps burger pancakes muffin muffins pie dumplings lasagna lasagne ramen udon",
+        "bagels wrap wraps burger pancakes muffin muffins pie dumplings lasagna lasagne ramen udon croissant "
+        "croissants doughnut doughnuts brownie brownies cookie cookies waffle waffles scone scones baguette "
+        "naan pitta pita pastries cakes pies crumpet crumpets sourdough focaccia ciabatta brioche panini "
+        "pretzel pretzels rolls baguettes",
         "gluten",
     ),
     (r"peanut", "peanut peanuts satay", "peanuts"),
+    (
+        r"\bcarbs?\b|carbohydrate|low[- ]carb",
+        "pasta spaghetti bread rice potatoes potato chips noodles pizza lasagne lasagna risotto couscous "
+        "cake cakes sugar pancakes bagel bagels",
+        "carbs",
+    ),
     (
         r"\bnut allerg|allergic to nuts|tree nut",
         "almond almonds walnut walnuts cashew cashews hazelnut hazelnuts pecan pecans pistachio pistachios "
@@ -56,7 +66,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "yogurt yoghurt steak latte lattes",
         "animal products",
     ),
-    (r"shellfish", "shrimp prawn prawns crab lobster mussels oysters clams scallops", "shellfish"),
+    (
+        r"shellfish",
+        "shrimp prawn prawns crab lobster mussels oysters clams scallops paella seafood scampi bouillabaisse",
+        "shellfish",
+    ),
     (r"allergic to fish|fish allergy", "fish tuna salmon cod anchovies sardines sushi", "fish"),
     (
         r"diabet|low[- ]sugar|no sugar",
@@ -65,6 +79,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "sugar",
     ),
     (r"blood pressure|salt|sodium", "salt soy crisps", "salt"),
+    (
+        r"\bgout\b",
+        "beer lager ale stout liver kidney kidneys sardines anchovies mussels scallops steak",
+        "purines",
+    ),
     (
         r"sober|don't drink|do not drink|alcohol",
         "wine beer vodka rum whisky whiskey gin cocktail cocktails alcohol prosecco champagne cider",
@@ -78,6 +97,7 @@ _COMPILED = tuple(
 #: an answer that already minds it ("gluten-free pasta", "without cheese", "no peanuts")
 _MINDED = re.compile(
     r"\b(?:free|without|no|not|instead of|avoid|skip|substitute|swap|replace|allerg\w*|intoleran\w*|oat"
+    r"|go\s+easy\s+on|cut\s+(?:down|back)\s+on|limit"
     r"|plant-based)\b",
     re.IGNORECASE,
 )
@@ -99,10 +119,42 @@ _ALLERGEN = re.compile(
 )
 
 
+#: advice to cut something down: "the doc says go easy on red meat and beer", "cut back on sugar"
+_LIMITED = re.compile(
+    rf"\b(?:{GO_EASY_ON}|avoid|no\s+more)\s+(?P<things>[a-z ,'-]+)",
+    re.IGNORECASE,
+)
+#: a kind of food or drink named in such advice, and what it usually is
+_KINDS = {
+    "red meat": "steak beef lamb burger burgers mince pork sausages bacon",
+    "meat": "steak beef lamb burger burgers mince pork sausages bacon chicken ham",
+    "alcohol": "wine beer lager vodka rum whisky whiskey gin cocktail cocktails prosecco champagne cider",
+    "booze": "wine beer lager vodka rum whisky whiskey gin cocktail cocktails prosecco champagne cider",
+    "caffeine": "coffee espresso latte lattes cappuccino cola",
+    "sugar": "sweets cake cakes chocolate biscuits fizzy soda",
+    "fried food": "chips fries doughnuts fried",
+}
+
+
+def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
+    """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer."""
+    found = _LIMITED.search(fact.content)
+    if found is None:
+        return []
+    out: list[tuple[re.Pattern[str], frozenset[str], str]] = []
+    for thing in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", found.group("things").lower()):
+        thing = re.sub(r"^(?:the|too\s+much|so\s+much|any)\s+", "", thing.strip())
+        if not thing or len(thing.split()) > 2 or thing in ("it", "that", "them", "things"):
+            continue
+        named = {thing, f"{thing}s", *_KINDS.get(thing, "").split()}
+        out.append((_LIMITED, frozenset(named), thing))  # a sentence that says to go easy minds it
+    return out
+
+
 def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
-    """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread), else the
-    food it names itself ("allergic to kiwi" rules out kiwi)."""
-    known = [rule for rule in _COMPILED if rule[0].search(fact.content)]
+    """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread) and what
+    it says to go easy on, else the food it names itself ("allergic to kiwi" rules out kiwi)."""
+    known = [rule for rule in _COMPILED if rule[0].search(fact.content)] + _limited(fact)
     if known:
         return known
     found = _ALLERGEN.search(fact.content)
@@ -136,10 +188,17 @@ def _named(careless: Sequence[str], told: re.Pattern[str], words: frozenset[str]
     return tuple(sorted(words & named))
 
 
-def conflicts(answer: str, constraints: Sequence[Fact]) -> list[Conflict]:
+def conflicts(answer: str, constraints: Sequence[Fact], request: str = "") -> list[Conflict]:
     """The user's constraint facts the answer goes against, with what it names of each. A word
-    named in a sentence that already minds it ("gluten-free pasta") does not count."""
+    named in a sentence that already minds it ("gluten-free pasta") does not count, nor one the
+    request asked for minding it ("a gluten free pancake recipe": its pancakes are)."""
     careless = _careless(answer)
+    if _MINDED.search(request):
+        asked = set(lower_words(request))
+        careless = [
+            " ".join(w for w in lower_words(s) if w not in asked and w.rstrip("s") not in asked)
+            for s in careless
+        ]
     out: list[Conflict] = []
     for fact in constraints:
         kinds: list[tuple[str, tuple[str, ...]]] = []
@@ -201,10 +260,11 @@ def may_i_have(question: str, constraints: Sequence[Fact]) -> Advice | None:
     if not found:
         return None
     reasons: list[str] = []
+    said = " ".join(c.fact.content.lower() for c in found[:2])  # what a told fact names needs no reason
     for conflict in found[:2]:
-        said = conflict.fact.content.lower()
         for what, thing in conflict.kinds:
-            if not any(w in said for w in [*thing, what]):  # "no milk for you" needs no "milk means dairy"
+            # "no milk for you" needs no "milk means dairy", nor "pork" "pork or alcohol"
+            if not any(w in said for w in [*thing, what]) and thing[0] not in what.split():
                 reasons.append(f"{upper_first(thing[0])} usually means {what}.")
     facts = tuple(c.fact for c in found[:2])
     told_text = " ".join(told_sentence(f) for f in facts)

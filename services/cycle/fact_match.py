@@ -28,6 +28,7 @@ from services.knowledge.record.slots import (
     cue_stems,
     event_kinds,
     fact_slots,
+    kind_word_stems,
     question_slots,
     relation_covers,
     relation_word,
@@ -61,6 +62,14 @@ _CALLED_NAME = re.compile(
 _HAVE_NAMED = re.compile(
     r"\b(?i:have|has|had|got|adopted|welcomed|rescued)\s+(?:(?P<count>(?i:a|an|two|three|four|five|\d+))\s+)?"
     r"(?P<relation>(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s*,\s*(?P<name>[A-Z][\w'-]+)"
+    r"(?:\s*(?:,|and|&)\s*(?P<name2>[A-Z][\w'-]+))?"
+)
+#: "My flatmates are Josh and Tara", "my boss is Kwame"
+_MARRIED_TO = re.compile(
+    r"^(?:I['\u2019]m|I\s+am|I['\u2019]ve\s+been)\s+(?:happily\s+)?married\s+to\s+(?P<name>[A-Z][\w'-]+)"
+)
+_ARE_NAMED = re.compile(
+    r"\b(?P<whose>(?i:my|our))\s+(?P<relation>[a-z][\w'-]*)\s+(?:are|is)\s+(?P<name>[A-Z][\w'-]+)"
     r"(?:\s*(?:,|and|&)\s*(?P<name2>[A-Z][\w'-]+))?"
 )
 #: "Who is Omar?", "Who's Hollie?"
@@ -127,9 +136,11 @@ DIED = r"died|passed\s+away|was\s+put\s+down"
 #: how a pet leaves a life without dying: "Fig had to be rehomed", "we gave Rex away"
 REHOMED = r"(?:had\s+to\s+be\s+|was\s+|got\s+)?(?:rehomed|given\s+away)"
 _GONE = re.compile(
-    rf"^(?P<subject>[A-Z][\w'-]+)\s+(?:{DIED}|{REHOMED})\b"
+    rf"^(?:(?:My|Our|my|our)\s+(?:[a-z][\w'-]*\s+){{1,2}})?(?P<subject>[A-Z][\w'-]+)\s+"
+    rf"(?:{DIED}|{REHOMED}|moved\s+out(?!\s+of\b))\b"
     r"|\b(?:broke\s+up\s+with|split\s+up\s+with|divorced|separated\s+from)\s+(?P<object>[A-Z][\w'-]+)"
-    r"|^(?P<partner>[A-Z][\w'-]+)\s+and\s+(?:I|me)\s+(?:broke\s+up|split\s+up|separated|(?:got\s+)?divorced)\b",
+    r"|^(?P<partner>[A-Z][\w'-]+)\s+and\s+(?:I|me)\s+(?:broke\s+up|split\s+up|separated|(?:got\s+)?divorced)\b"
+    r"|\bput\s+(?:(?:my|our)\s+(?:[a-z][\w'-]*\s+){0,2})?(?P<put>[A-Z][\w'-]+)\s+(?:to\s+sleep|down)\b",
 )
 
 
@@ -190,6 +201,15 @@ def _namings(content: str) -> list[Naming]:
             said = match.group(0)[: match.start("name") - match.start()]
             kept = [w for w in read_words(said) if w.lower() not in _NOT_RELATION]
             out.append(Naming(" ".join(kept).lower().removesuffix("'s"), match.group("name"), owner))
+    for match in _ARE_NAMED.finditer(content):
+        if relation_word(match.group("relation")):
+            out += [
+                Naming(match.group("relation").lower(), n)
+                for n in (match.group("name"), match.group("name2"))
+                if n
+            ]
+    for match in _MARRIED_TO.finditer(content):  # "I'm married to Sarah": her spouse, whom "my wife" asks
+        out.append(Naming("spouse", match.group("name")))
     for match in _HAVE_NAMED.finditer(content):
         relation = match.group("relation")
         several = match.group("name2") is not None
@@ -205,7 +225,8 @@ def who_left(fact: Fact) -> str | None:
     found = _GONE.search(fact.content)
     if found is None:
         return None
-    return (found.group("subject") or found.group("object") or found.group("partner")).lower()
+    who = found.group("subject") or found.group("object") or found.group("partner") or found.group("put")
+    return who.lower()
 
 
 def naming_of(name: str, facts: Sequence[Fact]) -> Naming | None:
@@ -304,13 +325,15 @@ def _fact_relations(fact: Fact, people: Mapping[str, frozenset[str]]) -> set[str
 def agrees(focus: Focus, fact: Fact, people: Mapping[str, frozenset[str]]) -> bool:
     """The fact is about whom the question asks."""
     if focus.names:
+        content = set(words_of(fact.content))
         said = (
             _names_in(fact.content)
             | {(fact.subject_key or "").lower()}
-            | set(words_of(fact.content))
+            | content
+            | {w[:-1] for w in content if w.endswith("s")}  # "dylans party": typed without an apostrophe
             | set(fact.keywords or [])
         )
-        if not all(name in said for name in focus.names):
+        if not all(name in said or _known_by_relation(name, fact, people) for name in focus.names):
             return False
         return not focus.relations or _relation_agrees(focus, fact, people) or _possessed(focus, fact)
     if focus.relations:
@@ -320,7 +343,26 @@ def agrees(focus: Focus, fact: Fact, people: Mapping[str, frozenset[str]]) -> bo
     return True
 
 
+def _known_by_relation(name: str, fact: Fact, people: Mapping[str, frozenset[str]]) -> bool:
+    """ "My wife works at the hospital" is about Denise when Denise is the user's only wife (told
+    "My wife is Denise, she works ...": the pronoun keeps the relation)."""
+    relation = fact.subject_key or ""
+    if relation not in people.get(name, frozenset()):
+        return False
+    return sum(relation in relations for relations in people.values()) == 1
+
+
+#: the user expecting a child: "I'm 16 weeks pregnant", "we're expecting in May", "due on 2 May"
+_EXPECTING = re.compile(
+    r"\b(?:pregnant|expecting|due\s+(?:on|in)|due\s+date|having\s+an?\s+(?:girl|boy|baby))\b", re.IGNORECASE
+)
+#: the relations a question about a child on the way names ("the baby", "a boy or a girl")
+_CHILD = frozenset({"child", "son", "daughter"})
+
+
 def _relation_agrees(focus: Focus, fact: Fact, people: Mapping[str, frozenset[str]]) -> bool:
+    if focus.relations & _CHILD and fact.subject_key == USER and _EXPECTING.search(fact.content):
+        return True  # "When is the baby due?" of "I'm 16 weeks pregnant ..., due on 5 May"
     told = _fact_relations(fact, people)
     return any(relation_covers(asked, t) for asked in focus.relations for t in told)
 
@@ -362,8 +404,9 @@ def _dated(text: str) -> bool:
 
 
 def cue_stems_of_kinds(kinds: frozenset[str]) -> frozenset[str]:
-    """The stems of the words naming these kinds of event."""
-    return frozenset(stem(k) for k in kinds)
+    """The stems of the words naming these kinds of event (the question's "holiday" is shared by
+    a fact that names a trip as "a caravan in Tenby")."""
+    return kind_word_stems(kinds)
 
 
 _SLOT_VALUES = frozenset(s.value for s in Slot)
@@ -372,9 +415,18 @@ _SLOT_VALUES = frozenset(s.value for s in Slot)
 def _slots_of(fact: Fact) -> frozenset[Slot]:
     stored = frozenset(Slot(s) for s in (fact.slots or []) if s in _SLOT_VALUES)
     found = stored | fact_slots(fact.content, fact.attribute, fact.value)
-    if fact.category == "constraint":  # a health constraint is what a diet must mind
-        found |= {Slot.DIET, Slot.HEALTH}
+    if fact.category == "constraint":  # a health constraint is what a diet must mind, if it is of food
+        found |= {Slot.DIET, Slot.HEALTH} if _OF_FOOD.search(fact.content) else {Slot.HEALTH}
     return found
+
+
+#: a constraint that bears on what one eats or drinks (not "I've got asthma", "a bad knee")
+_OF_FOOD = re.compile(
+    r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|gluten|lactose|dairy|coeliac|celiac|diabet\w*"
+    r"|kosher|halal|eat|eating|drink|drinking|food|salt|sodium|cholesterol|sugar|carbs?|fodmap|ibs|gout"
+    r"|pregnan\w*|diet|go\s+easy\s+on|cut\s+(?:down|back)|avoid\w*|sober|alcohol|blood\s+pressure|nuts?)\b",
+    re.IGNORECASE,
+)
 
 
 def match_facts(

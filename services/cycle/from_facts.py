@@ -46,11 +46,13 @@ from services.cycle.fact_match import (
     who_is,
     who_left,
 )
-from services.knowledge.record.extraction import Change
-from services.knowledge.record.reading import USER
+from services.knowledge.record.extraction import DATE, Change
+from services.knowledge.record.reading import USER, with_article
+from services.knowledge.record.rules import says_back
 from services.knowledge.record.slots import (
     SINGLE_VALUED,
     Slot,
+    event_kinds,
     question_slots,
     relation_covers,
     relation_word,
@@ -124,12 +126,17 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         if len(found) > 1:
             return found
     best = plain[0]
+    # "Where will Kofi work?": "new job at HSBC" speaks of the job and the workplace, "Kofi is an
+    # accountant" of the job only; recall's order alone must not choose the narrower one
+    wider = [m for m in plain[1:] if m.slots > best.slots and m.score >= best.score * JOIN_SHARE]
+    best = max(wider, key=lambda m: (len(m.slots), m.score)) if wider else best
     single = best.main & SINGLE_VALUED if not _WHO.match(question) else frozenset()
     if single:  # the newest fact whose main slot it is ("I just got promoted" over "I'm a developer")
         rivals = [
             m
             for m in plain
-            if m.main >= single
+            # "What will my new job be?": an offer speaks of a job without being "my job is"
+            if (m.main >= single or (_NEW_ONE.search(question) is not None and m.slots >= single))
             and m.slots >= best.slots
             and m.share >= best.share
             and m.score >= best.score * JOIN_SHARE
@@ -143,6 +150,20 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
         newest = _newest(said) or best
         note = f"; the newest of {len(rivals)} facts of one value at a time" if len(rivals) > 1 else ""
         return [FactMatch(**{**newest.__dict__, "why": newest.why + note})]
+    if _NOW.search(question):  # "What bass do I have now?": the newest fact that says as much
+        newer = [m for m in plain if m.share >= best.share and m.fact.created_at > best.fact.created_at]
+        # "Is my blood pressure still high?": "... is under control now" is newer and as close
+        newer = newer or [
+            m for m in matches
+            if m.fact.created_at > best.fact.created_at
+            and m.score >= best.score * JOIN_SHARE
+            and best.slots
+            and m.slots >= best.slots
+        ]  # fmt: skip
+        if newer:
+            return [max(newer, key=lambda m: (m.fact.created_at, m.score))]
+        if not _WHO.match(question):  # "Where is Per now?": not also the older "I live ... with Per"
+            return [best]
     chosen = [best]
     for other in plain[1:]:
         if len(chosen) >= MAX_FACTS or other.score < best.score * JOIN_SHARE:
@@ -152,6 +173,9 @@ def _chosen(matches: Sequence[FactMatch], question: str = "") -> list[FactMatch]
     return said or chosen  # "Your new manager is Kwame." without "Deborah's no longer your boss."
 
 
+_NOW = re.compile(r"\b(?:now|still)\b", re.IGNORECASE)
+#: a question about the next one of something: "What will my new job be?", "my next job"
+_NEW_ONE = re.compile(r"\b(?:new|next)\b", re.IGNORECASE)
 #: "What happened to my Brompton?": what ended is the answer
 _WHAT_HAPPENED = re.compile(r"^\s*what\s+happened\s+(?:to|with)\b", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
@@ -182,6 +206,23 @@ def _what_ended(
     return FactAnswer(text=f"Not any more. Now: {lower_first(now.text)}", facts=now.facts, why=now.why)
 
 
+_DID = re.compile(r"\bdid\s+(?:i|we)\b", re.IGNORECASE)
+
+
+def _in_the_past(
+    question: str, chosen: Sequence[FactMatch], history: Sequence[Fact], people: Mapping[str, frozenset[str]]
+) -> FactAnswer | None:
+    """ "Where did I work on weekends?" after "I stopped working at Grind": a question in the past
+    that an ended fact answers more fully than a current one ("I'm a PhD student ...") gets the
+    ended one, with what ended it."""
+    if not history or not _DID.search(question):
+        return None
+    before = _chosen(match_facts(question, history, people=people), question)
+    if not before or max(m.share for m in before) <= max((m.share for m in chosen), default=0.0):
+        return None
+    return _with_what_ended(_answer(before, earlier=True), history)
+
+
 #: someone leaving a life: the news said beside an older fact that names them
 _LEFT_OR_DIED = re.compile(rf"\b(?:{DIED}|{REHOMED}|moved\s+(?:out|away))\b", re.IGNORECASE)
 
@@ -210,6 +251,71 @@ def _since_then(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:
         facts=(*answer.facts, *news[:MAX_FACTS]),
         why={**answer.why, **{f.id: f"later news of {f.subject_key}" for f in news[:MAX_FACTS]}},
     )
+
+
+#: what a plan's doing says once it is done ("We've moved" after "We're moving ...")
+_DONE = {
+    "joining": "joined",
+    "starting": "started",
+    "moving": "moved",
+    "leaving": "left",
+    "switching": "switched",
+}
+#: a fact that tells of a plan: "I'm joining Ledgerly in April", "from next month I'll be working
+#: for myself"
+_PLANNED = re.compile(
+    r"\b(?:will|shall)\s+be\b|['\u2019]ll\s+be\b"
+    rf"|\b(?:am|are|I['\u2019]m|we['\u2019]re)\s+(?P<doing>{'|'.join(_DONE)})\b",
+    re.IGNORECASE,
+)
+
+
+def _until_then(answer: FactAnswer, history: Sequence[Fact], now: Sequence[Fact]) -> FactAnswer:
+    """A plan that replaced what is still true until it happens ("I'm joining Ledgerly in April"
+    after "I'm an accountant at Deloitte") is said with that: "Until then: you're an accountant at
+    Deloitte ..." (not once a later fact says it happened: "We've moved")."""
+    plans = [
+        f for f in answer.facts if (found := _PLANNED.search(f.content)) and not _happened(found, f, now)
+    ]
+    before = [
+        f
+        for f in history
+        if f.superseded_by in {p.id for p in plans}
+        and f.change != Change.END.value
+        and not _PLANNED.search(f.content)
+    ]
+    if before:
+        old = max(before, key=lambda f: f.created_at)
+        return _added(
+            answer,
+            f"{answer.text} Until then: {lower_first(told_sentence(old))}",
+            old,
+            "true until the plan happens",
+        )
+    moves = [f for f in plans if (found := _PLANNED.search(f.content)) and found.group("doing") == "moving"]
+    placed = _placed_earlier(moves, now) if moves else []
+    if not placed:  # "We're moving to Leeds in the summer" for "Where do I live?": and until then?
+        return answer
+    return _added(
+        answer,
+        f"{answer.text} Until then, going by what you told me: {lower_first(told_sentence(placed[0]))}",
+        placed[0],
+        "places you until the move",
+    )
+
+
+def _added(answer: FactAnswer, text: str, fact: Fact, why: str) -> FactAnswer:
+    """The answer said as ``text``, with one more fact and why it is there."""
+    return FactAnswer(text=text, facts=(*answer.facts, fact), why={**answer.why, fact.id: why})
+
+
+def _happened(plan: re.Match[str], fact: Fact, now: Sequence[Fact]) -> bool:
+    """A later fact says the plan's doing is done ("We've moved" after "We're moving ...")."""
+    doing = (plan.group("doing") or "").lower()
+    if not doing:
+        return False
+    done = re.compile(rf"\b{_DONE[doing]}\b", re.IGNORECASE)
+    return any(f.created_at > fact.created_at and done.search(f.content) for f in now)
 
 
 def _newest(matches: Sequence[FactMatch]) -> FactMatch | None:
@@ -243,8 +349,10 @@ def _number(relation: str, count: int) -> str:
 
 
 def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
-    """The relation in the user's own word ("mum", "best friend"), else its plain name."""
-    return next((said for said in (relation_said(n, facts) for n in names) if said), relation)
+    """The relation in the user's own word ("mum", "best friend"), else its plain name (the one
+    asked when the user only said whom they married: "Your wife is called Sarah.")."""
+    said = next((said for said in (relation_said(n, facts) for n in names) if said), relation)
+    return relation if said == "spouse" else said
 
 
 def _said(facts: Sequence[Fact]) -> str:
@@ -252,7 +360,8 @@ def _said(facts: Sequence[Fact]) -> str:
 
 
 def _earlier(facts: Sequence[Fact]) -> str:
-    ended = [f.valid_until for f in facts if f.valid_until is not None]
+    # an end is history from the day it was told ("I gave up the season ticket"): nothing changed it
+    ended = [f.valid_until for f in facts if f.valid_until is not None and f.change != Change.END.value]
     changed = f" That changed on {when_text(max(ended))}." if ended else ""
     return f"Earlier you told me: {lower_first(_said(facts))}{changed}"
 
@@ -293,67 +402,379 @@ def answer_from_facts(
     if not earlier:
         candidates = _without_the_gone(question, candidates, gone, people)
     recall = {r.fact.id: r.score for r in facts}
-    named = named_relatives(question, people) if not earlier else []
+    if not earlier:
+        found = _of_people(question, candidates, history, everyone, gone)
+        if found is not None or _asks_unnamed_relative(
+            question, people_of([*candidates, *history], gone_too=True)
+        ):
+            return found  # None: "What's my son's name?" when no son was named, not the daughter's fact
+    ranked = match_facts(question, candidates, people=people, similarity=similarity, recall=recall)
+    chosen = _chosen(ranked, question)
+    ended = (
+        None
+        if earlier
+        else _what_ended(question, chosen, history, people) or _in_the_past(question, chosen, history, people)
+    )
+    if ended is not None:
+        return ended
+    if chosen:
+        answer = _answer(chosen, earlier=earlier)
+        return (
+            _with_what_ended(answer, [*candidates, *current])
+            if earlier
+            else _until_then(_since_then(answer, history), history, candidates)
+        )
+    if earlier:
+        return _only_now(question, current, candidates, people)
+    return _from_history(question, history, candidates, people, similarity) or _not_told_of(
+        question, candidates, people
+    )
+
+
+#: what a question about someone asks, as said back ("You haven't told me Dan's job.")
+_ASKED_OF_SOMEONE: dict[Slot, str] = {
+    Slot.JOB: "job",
+    Slot.WORKPLACE: "workplace",
+    Slot.AGE: "age",
+    Slot.BIRTHDAY: "birthday",
+    Slot.HOME: "home",
+    Slot.STUDY: "studies",
+    Slot.ORIGIN: "origin",
+}
+
+
+#: a question for a piece of someone's life ("What is Dan's job?"), not an opinion of it ("Is Sam
+#: happy with the job?")
+_ASKS_WHAT = re.compile(r"^\s*(?:what|where|which|when|how\s+old)\b", re.IGNORECASE)
+
+
+def _not_told_of(
+    question: str, candidates: Sequence[Fact], people: Mapping[str, frozenset[str]]
+) -> FactAnswer | None:
+    """ "What is Dan's job?" when nothing told of Dan says it: said so, with what was told of him
+    (the model made a job up; a fact it could not match, "Dan drives a bus", is there to read)."""
+    focus = focus_of(question, set(people))
+    asked = [what for slot, what in _ASKED_OF_SOMEONE.items() if slot in question_slots(question)]
+    if not _ASKS_WHAT.match(question) or focus.user or len(focus.names) != 1 or not asked:
+        return None
+    (name,) = focus.names
+    if name not in people:
+        return None
+    said = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+    theirs = [f for f in candidates if f.subject_key == name or said.search(f.content)]
+    if not theirs:
+        return None
+    told = sorted(theirs, key=lambda f: -f.created_at)[:2]
+    title = name.title()
+    return FactAnswer(
+        text=f"You haven't told me {title}'s {asked[0]}. What you told me of {title}: {_said(told)}",
+        facts=tuple(told),
+        why={f.id: f"told of {title}; none of it says their {asked[0]}" for f in told},
+    )
+
+
+def _died(name: str, told: Sequence[Fact]) -> bool:
+    """A told fact says the person died ("... since my husband Frank died", "my late wife Ann")."""
+    died = re.compile(
+        rf"\b{re.escape(name)}\b(?:\s+\w+){{0,2}}?\s+(?:died|passed\s+away|passed\s+on)\b"
+        rf"|\blate\s+(?:\w+\s+)?{re.escape(name)}\b",
+        re.IGNORECASE,
+    )
+    return any(died.search(f.content) for f in told)
+
+
+def _of_people(
+    question: str,
+    candidates: Sequence[Fact],
+    history: Sequence[Fact],
+    everyone: Mapping[str, frozenset[str]],
+    gone: frozenset[str],
+) -> FactAnswer | None:
+    """The questions of now that the people and pets the user told of answer: their names by
+    relation ("What's my husband's name?"), how many are left, whether one is still there, who
+    lives with the user, who someone is ("Who is Omar?"); and "Can I ...?" a told fact rules out."""
+    people = {n: r for n, r in everyone.items() if n not in gone}
+    told = [*candidates, *history]
+    named = named_relatives(question, people)
     if named:  # "What's my husband's name?" -> "Your husband is Karim."
         focus = focus_of(question, set(people))
-        relation = _number(
-            _relation_as_told(sorted(focus.relations)[0], [*candidates, *history], named), len(named)
-        )
+        relation = _number(_relation_as_told(sorted(focus.relations)[0], told, named), len(named))
         names = " and ".join(n.title() for n in named[:3])
         verb = "is called" if len(named) == 1 else "are called"
-        told = {f.id: f for n in named[:3] for f in naming_facts(n, [*candidates, *history])}
-        sources = sorted(told.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
+        if len(named) == 1 and _died(named[0], told):  # "since my husband Frank died"
+            verb = "was called"
+        naming = {f.id: f for n in named[:3] for f in naming_facts(n, told)}
+        sources = sorted(naming.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
         return FactAnswer(
             text=f"Your {relation} {verb} {names}.",
             facts=tuple(sources[:MAX_FACTS]),
             why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
         )
-    if not earlier and _asks_unnamed_relative(question, people_of([*candidates, *history], gone_too=True)):
-        return None  # "What's my son's name?" when no son was named: not the daughter's fact
+    found = (
+        _count_without_the_gone(question, everyone, gone, told)
+        or _still_there(question, everyone, gone, told)
+        or _who_lives_with(question, candidates, everyone, gone, told)
+        or _ruled_out(question, candidates)
+    )
+    if found is not None:
+        return found
+    doing = _WHAT_DOING.match(question)
+    if doing is not None:
+        return _what_they_do(doing.group("name"), candidates)
     name = who_is(question)
-    if name and not earlier:
-        intro = _introduction(name, [*candidates, *history])
-        about = [m for m in match_facts(question, candidates, people=people) if m.plain][:2]
-        if intro or about:
-            said = " ".join([intro, _said([m.fact for m in about])]).strip()
-            return FactAnswer(
-                text=said, facts=tuple(m.fact for m in about), why={m.fact.id: m.why for m in about}
-            )
-    ranked = match_facts(question, candidates, people=people, similarity=similarity, recall=recall)
-    chosen = _chosen(ranked, question)
-    ended = _what_ended(question, chosen, history, people) if not earlier else None
-    if ended is not None:
-        return ended
-    if chosen:
-        answer = _answer(chosen, earlier=earlier)
-        return _with_what_ended(answer, candidates) if earlier else _since_then(answer, history)
-    if earlier and current:
-        now = _chosen(match_facts(question, current, people=people), question)
-        if now:
-            said = _said([m.fact for m in now])
-            return FactAnswer(
-                text=f"I don't know what it was before: you haven't told me. Now: {lower_first(said)}",
-                facts=tuple(m.fact for m in now),
-                why={m.fact.id: m.why + "; nothing earlier told" for m in now},
-            )
-    return None if earlier else _from_history(question, history, people, similarity)
+    if not name:
+        return None
+    intro = _introduction(name, told)
+    about = [m for m in match_facts(question, candidates, people=people) if m.plain][:2]
+    if not (intro or about):
+        return None
+    said = " ".join([intro, _said([m.fact for m in about])]).strip()
+    return FactAnswer(text=said, facts=tuple(m.fact for m in about), why={m.fact.id: m.why for m in about})
+
+
+#: "What is Yusuf doing?", "What's Kate up to these days?"
+_WHAT_DOING = re.compile(
+    r"^\s*(?i:what)(?:['\u2019]s|\s+is|\s+are)\s+(?P<name>[A-Z][\w'-]+)\s+(?i:doing|up\s+to)"
+    r"(?i:\s+(?:now|these\s+days|at\s+the\s+moment))?\s*\??\s*$"
+)
+
+
+def _what_they_do(name: str, facts: Sequence[Fact]) -> FactAnswer | None:
+    """ "What is Yusuf doing?": the newest of what the user told of them (the model answered
+    "You are Yusuf, a small bakery ..."), or None when nothing was told."""
+    key = name.lower()
+    about = sorted((f for f in facts if f.subject_key == key), key=lambda f: -f.created_at)[:2]
+    if not about:
+        return None
+    return FactAnswer(
+        text=_said(about), facts=tuple(about), why={f.id: f"the newest you told of {name}" for f in about}
+    )
+
+
+def _only_now(
+    question: str,
+    current: Sequence[Fact],
+    earlier: Sequence[Fact],
+    people: Mapping[str, frozenset[str]],
+) -> FactAnswer | None:
+    """A "before" question nothing earlier answers: said so, with what is true now (and an older
+    fact, current or ``earlier``, that places the user elsewhere)."""
+    now = _chosen(match_facts(question, current, people=people), question) if current else []
+    if not now:
+        return None
+    said = _said([m.fact for m in now])
+    retired = _RETIRED.search(said) if _RETIRE.search(question) else None
+    if retired:  # "What did I do before I retired?" of "I'm a retired postman"
+        return FactAnswer(
+            text=f"Before you retired you were {with_article(retired.group('role'))}: {lower_first(said)}",
+            facts=tuple(m.fact for m in now),
+            why={m.fact.id: m.why + "; what a retired role was" for m in now},
+        )
+    asks_home = Slot.HOME in question_slots(question)
+    placed = _placed_earlier([m.fact for m in now], [*current, *earlier]) if asks_home else []
+    unknown = (
+        f"You haven't told me where you lived before, but earlier you told me: {lower_first(_said(placed))}"
+        if placed
+        else "I don't know what it was before: you haven't told me."
+    )
+    now_said = _TRAILING_NOW.sub(r"\1", said)  # "Now: you live in Kreuzberg." (not "... now.")
+    return FactAnswer(
+        text=f"{unknown} Now: {lower_first(now_said)}",
+        facts=tuple(m.fact for m in now) + tuple(placed),
+        why={m.fact.id: m.why + "; nothing earlier told" for m in now}
+        | {f.id: "an earlier fact that places you elsewhere" for f in placed},
+    )
+
+
+_RETIRE = re.compile(r"\bretir", re.IGNORECASE)
+_RETIRED = re.compile(r"\bretired\s+(?P<role>[a-z][\w -]*?)(?=[,.;]|\s+(?:from|in|at|who|and)\b|$)")
+_TRAILING_NOW = re.compile(r"[,\s]+now([.!]?)$", re.IGNORECASE)
+#: a place a fact puts someone in ("at a fintech in Milan")
+_IN_PLACE = re.compile(r"\bin\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+
+
+def _places(text: str) -> set[str]:
+    """The places ``text`` puts someone in ("in Milan"), not a time ("in March")."""
+    found = {m.group("place") for m in _IN_PLACE.finditer(text)}
+    return {place for place in found if not (DATE.fullmatch(place) or DATE.fullmatch(f"in {place}"))}
+
+
+def _placed_earlier(now: Sequence[Fact], told: Sequence[Fact]) -> list[Fact]:
+    """Where the user lived before was never told, but an older fact about them, still true or
+    not, names another place ("I'm a backend developer at a fintech in Milan" before "We live in
+    Kreuzberg now"; "I'm a UX designer at Spotify in Stockholm" that "I'm working remotely for
+    Spotify now" replaced): the newest such fact, for the user to read as they will."""
+    since = min(f.created_at for f in now)
+    here = {place for f in now for place in _places(f.content)}
+    older = [f for f in told if f.subject_key == USER and f.created_at < since]
+    older = [f for f in older if _places(f.content) - here]
+    return sorted(older, key=lambda f: f.created_at)[-1:]
 
 
 def _from_history(
     question: str,
     history: Sequence[Fact],
+    current: Sequence[Fact],
     people: Mapping[str, frozenset[str]],
     similarity: Mapping[str, float] | None,
 ) -> FactAnswer | None:
     """A question of now that only an earlier fact answers ("What was our cat called?"), with
-    what ended it; "Not any more." first for a yes/no question."""
+    what ended it (an earlier or a ``current`` fact); "Not any more." first for a yes/no question."""
     before = _chosen(match_facts(question, history, people=people, similarity=similarity), question)
     if not before:
-        return None
-    answer = _with_what_ended(_answer(before, earlier=True), history)
+        return _event_called_off(question, history)
+    answer = _with_what_ended(_answer(before, earlier=True), [*history, *current])
     if _ASKS_YES_NO.match(question):  # "Am I still in the choir?" when that ended: no
         return FactAnswer(text=f"Not any more. {answer.text}", facts=answer.facts, why=answer.why)
     return answer
+
+
+def _event_called_off(question: str, history: Sequence[Fact]) -> FactAnswer | None:
+    """ "Am I still getting married?" after "The wedding is off.": no, with what ended it (the
+    question's words are not the fact's; the kind of event is)."""
+    kinds = event_kinds(question) if _ASKS_YES_NO.match(question) else frozenset()
+    ended = [f for f in history if f.change == Change.END.value and kinds & event_kinds(f.content)]
+    if not ended:
+        return None
+    newest = max(ended, key=lambda f: f.created_at)
+    why = {newest.id: "the event asked about was called off"}
+    return FactAnswer(text=f"No. {_said([newest])}", facts=(newest,), why=why)
+
+
+_HOW_MANY = re.compile(r"^\s*how\s+many\b", re.IGNORECASE)
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _count_without_the_gone(
+    question: str, everyone: Mapping[str, frozenset[str]], gone: frozenset[str], facts: Sequence[Fact]
+) -> FactAnswer | None:
+    """ "How many guinea pigs do I have?" after "two guinea pigs, Peanut and Biscuit" and
+    "Biscuit died": the ones still there, counted, with what ended the others (None when no one
+    of that relation left: the fact that counts them answers)."""
+    if not _HOW_MANY.match(question):
+        return None
+    focus = focus_of(question, set(everyone))
+    if focus.names or not focus.relations:
+        return None
+    return _those_left(sorted(focus.relations), everyone, gone, facts)
+
+
+def _those_left(
+    relations: Sequence[str],
+    everyone: Mapping[str, frozenset[str]],
+    gone: frozenset[str],
+    facts: Sequence[Fact],
+) -> FactAnswer | None:
+    """ "You have one guinea pig now: Peanut. Biscuit died last night.": those of the relations
+    still there, counted, and what ended the others; None when none of them left."""
+    asked = [n for n, told in everyone.items() if any(relation_covers(a, t) for a in relations for t in told)]
+    left = [n for n in asked if n in gone]
+    if not left:
+        return None
+    staying = [n for n in asked if n not in gone]
+    relation = _number(_relation_as_told(relations[0], facts, asked), len(staying) or 2)
+    count = _COUNTS[len(staying)] if len(staying) < len(_COUNTS) else str(len(staying))
+    names = " and ".join(n.title() for n in staying)
+    said = f"You have {count} {relation} now" + (f": {names}." if names else ".")
+    ends = [f for f in facts if f.change == Change.END.value and who_left(f) in left]
+    ends.sort(key=lambda f: f.created_at)
+    named = [f for n in staying for f in naming_facts(n, facts)]
+    sources = list({f.id: f for f in [*named, *ends]}.values())[:MAX_FACTS]
+    return FactAnswer(
+        text=" ".join([said, *(told_sentence(f) for f in ends)]),
+        facts=tuple(sources),
+        why={f.id: "what ended it" if f in ends else f"names your {relation}" for f in sources},
+    )
+
+
+def _still_there(
+    question: str, everyone: Mapping[str, frozenset[str]], gone: frozenset[str], facts: Sequence[Fact]
+) -> FactAnswer | None:
+    """ "Is my brother Frank still alive?", "Do I still have Biscuit?" after "my brother Frank
+    passed away": no, with what ended it (never "Yes, Frank passed away"); "Do I still have
+    Peanut?" when only Biscuit died: yes, with who is left."""
+    if not (_ASKS_YES_NO.match(question) and _STILL.search(question)):
+        return None
+    names = focus_of(question, set(everyone)).names & set(everyone)
+    ends = [f for f in facts if f.change == Change.END.value and who_left(f) in names & gone]
+    if ends:
+        end = max(ends, key=lambda f: f.created_at)
+        return FactAnswer(text=f"No. {told_sentence(end)}", facts=(end,), why={end.id: "what ended it"})
+    relations = sorted({r for n in names for r in everyone[n]})
+    left = _those_left(relations, everyone, gone, facts) if names and relations else None
+    if left is None:
+        return None
+    return FactAnswer(text=f"Yes. {left.text}", facts=left.facts, why=left.why)
+
+
+#: "Can I play football this weekend?": what the user asks whether they may do
+_MAY_I_DO = re.compile(r"^\s*(?:can|could|may|should|shall)\s+(?:i|we)\s+(?P<doing>[^?]+)", re.IGNORECASE)
+#: "no football till March", "can't drive for six weeks": what a told fact rules out
+_NO_MORE = re.compile(
+    r"\b(?:not\s+(?:allowed|supposed)\s+to|banned\s+from|can['\u2019]t|cannot|mustn['\u2019]t|shouldn['\u2019]t|no|not)"
+    r"\s+(?:\w+\s+){0,2}?(?P<thing>\w{3,})\b",
+    re.IGNORECASE,
+)
+
+
+def _ruled_out(question: str, facts: Sequence[Fact]) -> FactAnswer | None:
+    """ "Can I play football this weekend?" after "I've done my knee so no football till March":
+    not yet, with the fact (a model answered "Yes, you can play football this weekend.")."""
+    asked = _MAY_I_DO.match(question)
+    if asked is None:
+        return None
+    doing = word_stems(asked.group("doing"))
+    ruling = [
+        f
+        for f in facts
+        if f.subject_key == USER
+        and f.valid_until is None
+        and any(word_stems(m.group("thing")) & doing for m in _NO_MORE.finditer(f.content))
+    ]
+    if not ruling:
+        return None
+    fact = max(ruling, key=lambda f: f.created_at)
+    return FactAnswer(
+        text=f"Better not, going by what you told me: {lower_first(told_sentence(fact))}",
+        facts=(fact,),
+        why={fact.id: "rules out what you asked about"},
+    )
+
+
+_WHO_LIVES_WITH = re.compile(
+    r"^\s*who\s+(?:else\s+)?(?:(?:lives|live|is\s+living|stays|is\s+staying)\s+with\s+(?:us|me)"
+    r"|do\s+(?:i|we)\s+(?:live|share\s+a\s+(?:flat|house))\s+with)\b",
+    re.IGNORECASE,
+)
+#: a fact that someone lives with the user, or that the user lives with someone
+_LIVES_WITH_USER = re.compile(
+    r"\b(?:lives?|living|stays?|staying|moved\s+in)\s+with\s+(?:us|me)\b"
+    r"|^(?:I|We)\b[^.]*\b(?:live|living|share)\b[^.]*\bwith\b",
+    re.IGNORECASE,
+)
+
+
+def _who_lives_with(
+    question: str,
+    facts: Sequence[Fact],
+    everyone: Mapping[str, frozenset[str]],
+    gone: frozenset[str],
+    told: Sequence[Fact],
+) -> FactAnswer | None:
+    """ "Who lives with us?": the facts that say someone lives with the user ("My mum Grace lives
+    with us now", "I live in Hull with my boyfriend Dario"), not where the user lives; the
+    flatmates still there when one moved out."""
+    if not _WHO_LIVES_WITH.match(question):
+        return None
+    found = sorted((f for f in facts if _LIVES_WITH_USER.search(f.content)), key=lambda f: -f.created_at)
+    if not found:
+        return _those_left(["flatmate"], everyone, gone, told)
+    answer = FactAnswer(
+        text=_said(found[:MAX_FACTS]),
+        facts=tuple(found[:MAX_FACTS]),
+        why={f.id: "says who lives with you" for f in found[:MAX_FACTS]},
+    )
+    return _since_then(answer, [f for f in told if f.valid_until is not None])
 
 
 def _without_the_gone(
@@ -366,17 +787,26 @@ def _without_the_gone(
     return [f for f in candidates if f.subject_key not in gone]
 
 
+def _says_what_ended(old: Fact, new: Fact) -> bool:
+    """The newer fact says what became of the older one: an end, a return, or the same thing of
+    the same subject with another value (not a fact that only happened to replace it)."""
+    same = new.subject_key == old.subject_key and (
+        new.attribute == old.attribute or bool(set(new.slots) & set(old.slots))
+    )
+    return new.change == Change.END.value or says_back(new.content) or same
+
+
 def _with_what_ended(answer: FactAnswer, history: Sequence[Fact]) -> FactAnswer:
-    """An earlier fact said for a question of now, with what ended it when that was an end ("...
-    That changed on Tuesday 6 January 2026: Fig had to be rehomed.")."""
+    """An earlier fact said for a question of now, with what ended it when that was an end, a
+    return or the same fact changed ("... That changed on Tuesday 6 January 2026: Fig had to be
+    rehomed."; "...: Saffron came home."; "...: you're a nurse on days at Southmead.")."""
     by_id = {f.id: f for f in history}
-    ends = [by_id[f.superseded_by] for f in answer.facts if f.superseded_by in by_id]
-    ends = [f for f in ends if f.change == Change.END.value and f not in answer.facts]
+    ends = [
+        new
+        for old, new in ((f, by_id.get(f.superseded_by or "")) for f in answer.facts)
+        if new is not None and new not in answer.facts and _says_what_ended(old, new)
+    ]
     if not ends or not answer.text.endswith("."):
         return answer
     end = max(ends, key=lambda f: f.created_at)
-    return FactAnswer(
-        text=f"{answer.text[:-1]}: {lower_first(told_sentence(end))}",
-        facts=(*answer.facts, end),
-        why={**answer.why, end.id: "what ended it"},
-    )
+    return _added(answer, f"{answer.text[:-1]}: {lower_first(told_sentence(end))}", end, "what ended it")

@@ -117,9 +117,14 @@ def is_personal_question(text: str) -> bool:
     return False
 
 
+_MAY_THE_MONTH = re.compile(r"(?<=\w\s)May\b")
+
+
 def topic_words(text: str) -> list[str]:
     """What a question is about: its content words without the question's frame, in order."""
-    content = [w for w in _raw_words(text) if w not in STOPWORDS and w not in _FIRST_PERSON and len(w) > 2]
+    month = {"may"} if _MAY_THE_MONTH.search(text) else set()  # "Where am I going in May?"
+    said = [w for w in _raw_words(text) if w not in _FIRST_PERSON and len(w) > 2]
+    content = [w for w in said if w not in STOPWORDS or w in month]
     topic = [w for w in content if w not in FRAME_WORDS] or content
     return list(dict.fromkeys(topic))
 

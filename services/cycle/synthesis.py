@@ -24,7 +24,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
-from services.common.statements import acknowledge, lower_first, turn_round
+from services.common.statements import GREETING, acknowledge, lower_first, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
@@ -105,7 +105,7 @@ def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> str:
     """The note after an answer that goes against a told constraint (a recipe with spaghetti for
     someone who told they are coeliac) or against the request itself (grilled chicken for "a
     quick vegetarian dinner": a small model's slip), or ""."""
-    against = conflicts(answer, constraints)
+    against = conflicts(answer, constraints, question)
     if against:
         return caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
     asked = against_request(answer, question)
@@ -188,12 +188,14 @@ def _from_facts(
     return answer_from_facts(question, ranked, known, earlier=history, history=earlier, current=now)
 
 
-_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
+_GREETING = re.compile(rf"^{GREETING}\b", re.IGNORECASE)
 
 
 def greeting_of(understanding: Understanding) -> str:
-    """The message's greetings ("Hi!"), to greet back; thanks and goodbyes are not greetings."""
-    return " ".join(t for t in understanding.texts(Act.SMALL_TALK) if _GREETING.match(t))
+    """The message's greeting said back ("hello dear!" -> "Hello!", "hola" -> "Hola!"), or "";
+    thanks and goodbyes are not greetings."""
+    found = [m for m in (_GREETING.match(t) for t in understanding.texts(Act.SMALL_TALK)) if m]
+    return f"{upper_first(found[0].group())}!" if found else ""
 
 
 async def _send(state: CycleState, text: str) -> None:
@@ -206,7 +208,7 @@ async def _send(state: CycleState, text: str) -> None:
 
 def acknowledgement(state: CycleState, understanding: Understanding) -> str:
     """What a statement gets: the greeting back, the statements restated, and what they replaced."""
-    greeting = " ".join(understanding.texts(Act.SMALL_TALK))
+    greeting = greeting_of(understanding)
     told = acknowledge(" ".join(understanding.statements))
     replaced = state.recorded.superseded if state.recorded else []
     if replaced:
@@ -313,7 +315,7 @@ class SynthesisService(CognitiveService):
         if prefix:
             await _send(state, prefix)
         sources = [state.prompt_text, *(f.content for f in facts), *(r.text for r in refs)]
-        voice = VoiceStream(sources)
+        voice = VoiceStream(sources, question)
 
         async def shown_tokens(piece: str) -> None:
             await _send(state, voice.feed(piece))
@@ -327,7 +329,7 @@ class SynthesisService(CognitiveService):
             stop_when=is_looping,  # a looping answer is stopped as soon as the loop shows
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
-        answer = in_voice(answer, sources) or "I have no answer to that yet."
+        answer = in_voice(answer, sources, question) or "I have no answer to that yet."
         rest = voice.finish(answer)
         await _send(state, rest)
         if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone

@@ -115,10 +115,27 @@ def without_invented_years(answer: str, sources: Iterable[str]) -> str:
 _ANNOTATION = re.compile(r"\s*\((?:told|true until|until|earlier)\b[^)]*\)", re.IGNORECASE)
 
 
-def in_voice(answer: str, sources: Iterable[str]) -> str:
+#: "Can I have a croissant?": the modal and the verb a user asks about themselves
+_ASKS_MAY_I = re.compile(r"^\W*(can|could|may|should|shall)\s+i\s+(\w+)\b", re.IGNORECASE)
+
+
+def echoing_the_user(answer: str, asked: str) -> str:
+    """ "Yes, I can have a croissant!" for "Can I have a croissant?": the model echoing the user's
+    question in their first person is turned round ("Yes, you can have ..."), which "I can" of
+    thea's own speech ("I can help") is not."""
+    found = _ASKS_MAY_I.match(asked)
+    if found is None:
+        return answer
+    modal, verb = (re.escape(g.lower()) for g in found.groups())
+    echo = re.compile(rf"\bI(\s+{modal}(?:n['\u2019]t|not|\s+not)?(?:\s+\w+ly)?\s+{verb})\b", re.IGNORECASE)
+    return echo.sub(lambda m: "you" + m.group(1), answer)
+
+
+def in_voice(answer: str, sources: Iterable[str], asked: str = "") -> str:
     """The answer as the user is shown it: "you" for the user, no invented years, none of the
-    prompt's annotations."""
-    return without_invented_years(to_second_person(_ANNOTATION.sub("", answer)), sources)
+    prompt's annotations (``asked``: the user's question, which the answer may echo)."""
+    said = echoing_the_user(_ANNOTATION.sub("", answer), asked) if asked else _ANNOTATION.sub("", answer)
+    return without_invented_years(to_second_person(said), sources)
 
 
 #: words an answer is held back by while it streams: enough to decide a sentence's voice
@@ -130,20 +147,21 @@ class VoiceStream:
     """Streams an answer in the right voice: each piece of the model's output goes in, and what
     is safe to show comes out, a few words behind (:data:`LAG_WORDS`)."""
 
-    def __init__(self, sources: Iterable[str]) -> None:
+    def __init__(self, sources: Iterable[str], asked: str = "") -> None:
         self.sources = list(sources)
+        self.asked = asked
         self.raw = ""
         self.shown = ""
 
     def feed(self, piece: str) -> str:
         self.raw += piece
-        fixed = in_voice(self.raw, self.sources)
+        fixed = in_voice(self.raw, self.sources, self.asked)
         cut = _before_last_words(fixed, LAG_WORDS)
         return self._advance(fixed[:cut])
 
     def finish(self, final: str | None = None) -> str:
         """The rest of the answer (``final``: the answer as it will be recorded)."""
-        return self._advance(final if final is not None else in_voice(self.raw, self.sources))
+        return self._advance(final if final is not None else in_voice(self.raw, self.sources, self.asked))
 
     def _advance(self, text: str) -> str:
         if not text.startswith(self.shown) or len(text) <= len(self.shown):

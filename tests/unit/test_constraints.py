@@ -54,3 +54,56 @@ def test_an_allergy_to_a_food_no_rule_knows_rules_out_that_food() -> None:
     assert advice is not None
     assert advice.text.startswith("Better not, going by what you told me: you have a mango allergy.")
     assert may_i_have("Can I have a banana smoothie?", told) is None
+
+
+def test_what_a_request_minding_the_constraint_asked_for_is_not_flagged() -> None:
+    # the terminal trial: "(Careful: this mentions flour, pancakes, ...)" for a gluten free pancake recipe
+    facts = history("I'm coeliac.")
+    answer = "Here is a simple recipe. Mix 1 cup all-purpose flour. Fry until the pancakes are golden."
+    minded = conflicts(answer, facts, "Can you give me an easy gluten free pancake recipe?")
+    assert [c.words for c in minded] == [("flour",)]
+    plain = conflicts(answer, facts, "Can you give me an easy pancake recipe?")
+    assert [c.words for c in plain] == [("flour", "pancakes")]  # not asked minding it: still flagged
+
+
+def test_a_food_that_is_itself_what_is_ruled_out_is_not_explained_by_itself() -> None:
+    from services.cycle.constraints import may_i_have
+
+    advice = may_i_have("Can I have a pork pie?", history("I'm halal."))
+    assert advice is not None
+    assert (
+        advice.text == "Better not, going by what you told me: you're halal."
+    )  # not "Pork usually means pork"
+
+
+def test_advice_to_go_easy_on_something_rules_it_out_and_what_it_usually_is() -> None:
+    from services.cycle.constraints import may_i_have
+
+    # blind set 21: "Can I drink beer?" was answered "Yes, you can drink beer."
+    told = [
+        f
+        for f in history("got gout so the doc says go easy on red meat and beer")
+        if f.category == "constraint"
+    ]
+    for question in ("Can I drink beer?", "can i have a steak tonight", "Can I have lamb chops?"):
+        advice = may_i_have(question, told)
+        assert advice is not None, question
+        assert advice.text.startswith("Better not, going by what you told me: "), advice.text
+        assert "go easy on red meat and beer" in advice.text
+    assert may_i_have("Can I have a salad?", told) is None
+    cut = [f for f in history("My GP told me to cut down on caffeine.") if f.category == "constraint"]
+    assert may_i_have("Can I have a latte?", cut) is not None
+    assert may_i_have("Can I have a smoothie?", cut) is None
+    # an answer that says to go easy on it minds it
+    assert conflicts("Go easy on the beer and have a shandy.", told) == []
+
+
+def test_a_bread_by_its_own_name_is_gluten() -> None:
+    from services.cycle.constraints import may_i_have
+
+    # blind set 24 through the product: a coeliac's "Can I eat sourdough?" got "Yes, you can eat sourdough."
+    told = [f for f in history("I have coeliac disease") if f.category == "constraint"]
+    for question in ("Can I eat sourdough?", "Is sourdough safe for me?", "Can I have focaccia?"):
+        advice = may_i_have(question, told)
+        assert advice is not None, question
+        assert "gluten" in advice.text

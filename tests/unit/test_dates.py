@@ -35,7 +35,15 @@ def test_relative_dates_get_their_absolute_date(text: str, expected: str) -> Non
 
 
 def test_what_it_does_not_understand_stays_as_it_was() -> None:
-    for text in ("this Friday we will see", "in a few days", "Last of all, thanks!", "I may go"):
+    for text in (
+        "this Friday we will see",
+        "in a few days",
+        "Last of all, thanks!",
+        "I may go",
+        "we booked a caravan for the last week of july",  # a part of a month, not the week before
+        "the last weekend in May",
+        "last week of term",
+    ):
         assert resolve_relative(text, ANCHOR) == text
     assert resolve_relative("yesterday", 0) == "yesterday"  # no date known
 

@@ -15,6 +15,10 @@ from services.common.statements import acknowledge, is_statement, telling_senten
         "I was born in Chennai. My sister lives in Pune; we talk every Sunday.",
         "Tidewatch is the app I'm building with my team.",
         "Hi, I'm Priya.",
+        # typed without a full stop and without a pronoun: a subject with its verb tells
+        "Bad news, Mango ate a sock and needs an operation on Thursday",
+        "Kofi works nights now",
+        "Grandma Joan turns 90 on Sunday",
     ],
 )
 def test_statements_are_told_apart_from_questions(text: str) -> None:
@@ -36,6 +40,8 @@ def test_statements_are_told_apart_from_questions(text: str) -> None:
         "Redis Initech passport PIN",
         "hello with a token",
         "Queue is down but I still want an answer",
+        "pasta carbonara recipe",
+        "best pizza places london",
     ],
 )
 def test_questions_requests_and_greetings_are_not_statements(text: str) -> None:
@@ -157,3 +163,15 @@ def test_the_acknowledgement_drops_a_filler_at_the_end() -> None:
     assert (
         acknowledge("I'm allergic to sesame, btw.") == "Noted: you're allergic to sesame. I'll remember that."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "restated"),
+    [
+        ("Started at Pawfect Grooming in Ipswich, sold the salon", "you started at Pawfect Grooming"),
+        ("Got promoted!", "you got promoted!"),
+    ],
+)
+def test_a_sentence_without_i_is_said_back_with_you(said: str, restated: str) -> None:
+    """The terminal trial said back "Noted: Started at Pawfect Grooming ..." (no one started)."""
+    assert acknowledge(said).startswith(f"Noted: {restated}")

@@ -68,6 +68,20 @@ def test_a_greeting_before_a_comma_is_greeted_back_and_not_part_of_the_statement
     assert read.statements == ["I'm Raj Mehta, I own a bicycle repair shop in Bristol."]
 
 
+@pytest.mark.parametrize(
+    ("message", "told"),
+    [
+        ("hello dear, my name is Margaret", "My name is Margaret"),
+        ("Heyyy, I'm Jess.", "I'm Jess."),
+        ("hiii! I live in Hull.", "I live in Hull."),
+    ],
+)
+def test_a_stretched_greeting_or_one_with_whom_it_greets_is_not_told(message: str, told: str) -> None:
+    read = understand(message)
+    assert read.statements == [told]
+    assert len(read.texts(Act.SMALL_TALK)) == 1
+
+
 def test_a_statement_with_a_request_is_a_mix_with_both_parts() -> None:
     read = understand("I'm allergic to peanuts. Any snack ideas?")
     assert read.kind is MessageKind.MIX

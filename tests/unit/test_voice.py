@@ -63,3 +63,41 @@ def test_the_stream_shows_the_same_answer_as_is_recorded() -> None:
     final = in_voice(raw, sources)
     shown += stream.finish(final)
     assert shown == final == "You are allergic to peanuts. It is on May 8."
+
+
+def test_an_answer_echoing_the_users_may_i_question_speaks_to_them() -> None:
+    # the web page: "Can I have a croissant?" was answered "Yes, I can have a croissant!"
+    assert (
+        in_voice("Yes, I can have a croissant!", [], "Can I have a croissant?")
+        == "Yes, you can have a croissant!"
+    )
+    assert in_voice("No, I shouldn't eat that.", [], "Should I eat cake?") == "No, you shouldn't eat that."
+    assert (
+        in_voice("I can help with that.", [], "Can I have an apple?") == "I can help with that."
+    )  # thea's own
+
+
+def test_a_gluten_pastry_asked_about_by_a_coeliac_gets_better_not() -> None:
+    from services.cycle.constraints import may_i_have
+    from tests.unit.test_fact_reading import history
+
+    advice = may_i_have("Can I have a croissant?", history("I'm coeliac so everything has to be gluten free"))
+    assert advice is not None
+    assert advice.text.startswith("Better not")
+
+
+@pytest.mark.parametrize(
+    ("told", "question"),
+    [
+        ("I'm type 1 diabetic so I have to watch my carbs", "Can I have a big plate of spaghetti?"),
+        ("I'm allergic to shellfish", "Can I eat paella?"),
+    ],
+)
+def test_a_dish_a_told_constraint_rules_out_gets_better_not(told: str, question: str) -> None:
+    """The offline model answered "Yes, you can eat paella." to a user allergic to shellfish."""
+    from services.cycle.constraints import may_i_have
+    from tests.unit.test_fact_reading import history
+
+    advice = may_i_have(question, history(told))
+    assert advice is not None
+    assert advice.text.startswith("Better not")

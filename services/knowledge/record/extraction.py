@@ -33,9 +33,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from services.common.statements import CASUAL_WORDS, HERE, sentences, split_opening, tells, upper_first
-from services.knowledge.record.reading import USER, Clause, Reader
-from services.knowledge.record.slots import Slot, fact_slots, is_occupation, relation_word, word_stems
+from services.common.statements import (
+    CASUAL_WORDS,
+    GREETING,
+    HERE,
+    sentences,
+    split_opening,
+    tells,
+    upper_first,
+)
+from services.knowledge.record.reading import (
+    BABY_NAMED,
+    USER,
+    Clause,
+    Reader,
+    baby_named,
+    names_a_role,
+    with_article,
+)
+from services.knowledge.record.slots import (
+    PET_WORD,
+    Slot,
+    fact_slots,
+    is_occupation,
+    known_word,
+    relation_word,
+    word_stems,
+)
 from services.prompts.quoting import is_order
 from services.recall.lexical import stem
 from thea.words import STOPWORDS
@@ -102,9 +126,12 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+#: a weekday ("Tuesday"), and one or every ("Tuesday", "Saturdays")
+WEEKDAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+WEEKDAY = rf"{WEEKDAY_NAME}s?"
 DATE = _DATE = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"
-    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{4}-\d{2}-\d{2}\b"
+    rf"|\b{WEEKDAY}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
     r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:floor|time|grade|year|place|century|birthday|anniversary))"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|o['\u2019]clock)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midday|midnight)\b"
     r"|\bat\s+\d{1,2}\b(?=\s*(?:instead|every|each|sharp|in\s+the\s+(?:morning|evening|afternoon)|[,.;!]|$))"
@@ -115,6 +142,7 @@ DATE = _DATE = re.compile(
 _CHANGE_WORDS = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|instead|new|newly|switched|changed|update[ds]?|these\s+days"
     r"|actually|scratch\s+that|correction|i\s+meant|change\s+of\s+plans?|not\s+\w+\s+(?:but|as\s+i\s+said)"
+    r"|no\s+wait|wait\s+no|my\s+mistake|i\s+misread"
     r"|from\s+now\s+on|as\s+of|starting\s+(?:from|on|next|this)|from\s+next\s+(?:week|month|year))\b",
     re.IGNORECASE,
 )
@@ -127,10 +155,12 @@ _END_VERBS = frozenset(
 _INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash", "retire"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
-    r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from|moved\s+out(?:\s+of|(?!\s+to\b))|got\s+rid\s+of"
+    r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from"
+    r"|moved\s+out(?!(?:\s+of\s+[\w' -]+?)?\s+(?:to|into)\b)|got\s+rid\s+of"
     r"|no\s+longer\s+(?:have|own)"
     r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up"
-    r"|(?:is|are|'s)\s+(?:off|cancelled)(?=\s*(?:[,.;!]|$))|(?:got|was|been)\s+called\s+off|rehomed|given\s+away)\b",
+    r"|(?:is|are|'s)\s+(?:off|cancelled)(?=\s*(?:[,.;!]|$))|(?:got|was|been)\s+called\s+off|rehomed|given\s+away"
+    r"|put\s+(?:[\w'-]+\s+){1,3}?(?:to\s+sleep|down)|(?:was|got|been)\s+put\s+(?:to\s+sleep|down))\b",
     re.IGNORECASE,
 )
 #: "doesn't volunteer at Oxfam anymore", "no longer works there"
@@ -154,15 +184,28 @@ _MOVE_VERBS = frozenset(
 )
 #: verbs of moving house ("we moved to York", "she's relocating to Porto")
 _RELOCATE = frozenset({"move", "relocate", "emigrate"})
+#: "(into) a flat in Acton": a home at a named place
+_IN_PLACE = re.compile(r"\b(?:in|near)\s+[A-Z]")
+#: a home named by its kind: "moved into sheltered housing", "moving into a care home"
+_HOME_KIND = re.compile(
+    r"^(?:an?\s+|the\s+|our\s+|my\s+|his\s+|her\s+|their\s+)?(?:new\s+|little\s+|small\s+|bigger\s+)?"
+    r"(?:sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living|halls|student\s+halls"
+    r"|flat|house|bungalow|apartment|cottage)\b",
+    re.IGNORECASE,
+)
 #: "we swapped the Clio for a Tesla": the object is replaced by what follows "for"
 _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
 #: verbs whose "from X to Y" says Y replaced X ("Amelie switched from medicine to biology")
 _FROM_TO_VERBS = _SWAP | {"go", "upgrade", "downgrade", "transfer", "convert", "move", "shift", "swap"}
+#: advice to have less of something: "go easy on red meat", "cut back on sugar" (a constraint here,
+#: and what it names is ruled out in services/cycle/constraints.py)
+GO_EASY_ON = r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
 _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|gluten|lactose|coeliac|celiac|diabet\w*"
     r"|kosher|halal|can't\s+eat|cannot\s+eat|don't\s+eat|do\s+not\s+eat|avoid\w*|pregnan\w*|asthma\w*"
     r"|epilep\w*|injur\w*|bad\s+(?:back|knee|hip)|blood\s+pressure|sober|don't\s+drink|do\s+not\s+drink"
-    r"|salt|sodium|cholesterol|low[- ](?:salt|sugar|carb|fat|fodmap)\w*|ibs)\b",
+    r"|salt|sodium|cholesterol|low[- ](?:salt|sugar|carb|fat|fodmap)\w*|ibs|gout"
+    rf"|{GO_EASY_ON})\b",
     re.IGNORECASE,
 )
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its"})
@@ -185,7 +228,8 @@ _TRAILING = re.compile(
 REPLACED_VALUE = _REPLACED = re.compile(
     r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
     r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$"
-    r"|,\s*no\s+more\s+(?P<f>[^,.;]+)|^\s*not\s+(?P<g>[^,.;]+?)\s+(?:anymore|any\s+more)\s*,)",
+    r"|,\s*no\s+more\s+(?P<f>[^,.;]+)|^\s*not\s+(?P<g>[^,.;]+?)\s+(?:anymore|any\s+more)\s*,"
+    r"|(?<=\d)\s+not\s+(?P<h>\d{1,3})\b)",  # "sam is 8 not 7"
     re.IGNORECASE,
 )
 #: a correction without a verb: "(Sorry, I meant) Rhodes, not Crete."
@@ -194,7 +238,7 @@ _BARE_CORRECTION = re.compile(
 )
 #: the new value of a move starts with a date ("moved to May 9", "pushed back to July 5")
 _DATE_START = re.compile(
-    rf"(?:the\s+)?(?:{_MONTH}\b|\d{{1,2}}(?:st|nd|rd|th)?\b|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
+    rf"(?:the\s+)?(?:{_MONTH}\b|\d{{1,2}}(?:st|nd|rd|th)?\b|{WEEKDAY}\b"
     r"|next\b|tomorrow\b|\d{4}-)",
     re.IGNORECASE,
 )
@@ -253,6 +297,7 @@ def _names_a_relative(subject_key: str, words: Sequence[str]) -> bool:
 
 
 def _copula_attribute(value: str, noun: str, subject_key: str) -> str:
+    value = re.sub(r"(?<=\d)\s+not\s+\d{1,3}\b.*$", "", value)  # "8 not 7": an age told again
     if noun:
         return stem(noun.split()[-1])
     words = value.split()
@@ -309,6 +354,8 @@ def _sentence(text: str) -> str:
     text = " ".join(text.split()).strip(" ,;")
     if not text:
         return text
+    if text.count("(") > text.count(")"):
+        text += ")"  # "... and Sam (7)": the parser left the bracket out of the clause
     return text[0].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
 
 
@@ -328,7 +375,22 @@ def _ended(clause: Clause) -> bool:
         return True  # "Joyce has retired": someone leaves the role they had in the user's life
     # "I quit the bakery": a past that looks like a present
     past = clause.tag in ("VBD", "VBN") or (clause.verb in ("quit", "shut", "split") and clause.tag == "VBP")
+    if clause.verb == "lose" and _WEIGHT.match(clause.value):
+        return False  # "Lost 6kg so far": progress, not something gone
+    if clause.verb == "pass" and clause.object_words:
+        return False  # "Ollie has passed his driving test": done, not "passed (away)"
     return clause.verb in _END_VERBS and past and not (set(clause.auxiliaries) & _FUTURE)
+
+
+#: an amount of weight ("6kg", "half a stone", "10 pounds")
+_WEIGHT = re.compile(
+    r"^(?:about\s+|almost\s+|nearly\s+|over\s+)?(?:\d+(?:\.\d+)?|half\s+a|a)\s*(?:kg|kgs|kilos?|lbs?|pounds|st|stones?)\b",
+    re.IGNORECASE,
+)
+
+
+#: a pet's death the vet gave: "had to put Max to sleep", "put our old cat down"
+_PUT_TO_SLEEP = re.compile(r"\bput\s+(?P<who>(?:[\w'-]+\s+){1,3}?)(?:to\s+sleep|down)\b", re.IGNORECASE)
 
 
 def _end_about(clause: Clause) -> tuple[str, ...]:
@@ -336,6 +398,9 @@ def _end_about(clause: Clause) -> tuple[str, ...]:
     at Oxfam anymore"), or the subject ("Rex died", "my Surly got stolen")."""
     if _USED_TO.search(clause.text):
         return ()
+    put = _PUT_TO_SLEEP.search(clause.text)
+    if put:  # "We had to put Max to sleep": Max
+        return _content(_words(put.group("who")))
     subject = tuple(w for w in _content(_words(clause.subject.said)) if w not in ("you",))
     if clause.passive or clause.verb in _INTRANSITIVE_ENDS:
         return subject
@@ -349,8 +414,9 @@ def _end_about(clause: Clause) -> tuple[str, ...]:
     places = [p for p in places if not _time_phrase(p)]
     if places:
         return _content(_words(" ".join(places)))
-    if not subject and clause.value and not _time_phrase(clause.value):
-        return _content(_words(clause.value))  # "I stopped driving for uber": what was stopped
+    stopped = clause.value.split(",")[0]  # "stopped working at Grind, need the time": not the reason
+    if not subject and stopped and not _time_phrase(stopped):
+        return _content(_words(stopped))  # "I stopped driving for uber": what was stopped
     return subject
 
 
@@ -390,7 +456,9 @@ def _attribute(clause: Clause, relocation: bool) -> str:
 
 
 #: losing one's work: "got laid off", "was made redundant", "got fired", "was let go"
-_LOST_WORK = re.compile(r"\b(?:laid\s+off|made\s+redundant|fired|sacked|let\s+go)\b", re.IGNORECASE)
+LOST_WORK = _LOST_WORK = re.compile(
+    r"\b(?:laid\s+off|made\s+redundant|fired|sacked|let\s+go)\b", re.IGNORECASE
+)
 
 
 def _work_or_age(clause: Clause) -> str:
@@ -418,7 +486,14 @@ def _starts_work(clause: Clause) -> bool:
         return True
     if _WORKING_AT.match(clause.value):
         return True  # "I've started working at an agency in town"
-    return any(prep == "at" and _BUSINESS.search(obj) for prep, obj in clause.preps)
+    return any(prep == "at" and (_BUSINESS.search(obj) or _EMPLOYER.match(obj)) for prep, obj in clause.preps)
+
+
+#: "started at Tesco", "starting at Arup on Monday": a named place of work (not a school or a
+#: university, where one starts studying)
+_EMPLOYER = re.compile(
+    r"(?!(?:the\s+)?(?:uni|university|college|school|sixth\s+form)\b)(?-i:[A-Z])[\w&'-]+", re.IGNORECASE
+)
 
 
 def _clean_value(value: str, attribute: str) -> str:
@@ -442,7 +517,12 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     relocation = (
         not moved
         and clause.verb in _RELOCATE
-        and any(prep == "to" and obj[:1].isupper() and not _DATE.match(obj) for prep, obj in clause.preps)
+        and any(
+            prep in ("to", "into")
+            and (obj[:1].isupper() or _IN_PLACE.search(obj) or (prep == "into" and _HOME_KIND.match(obj)))
+            and not _DATE.match(obj)
+            for prep, obj in clause.preps
+        )
     )
     end = _ended(clause)
     swap = _swap(clause) if not end else None
@@ -500,10 +580,26 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     )
 
 
+#: "(I'm) 71, retired school teacher from Cardiff": an age, then who the user is
+_AGE_THEN = re.compile(r"^(?P<age>1[01]\d|[1-9]?\d),\s+(?P<rest>[a-z].+)$")
+
+
 def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
-    """ "I'm Lena, a second-year chemistry student at ...": the name, and who the user is."""
+    """ "I'm Lena, a second-year chemistry student at ...": the name, and who the user is; "I'm 71,
+    retired school teacher ...": the age, and who the user is."""
+    if fact.subject_key != USER or fact.attribute not in ("be", "be-a"):
+        return [fact]
+    aged = _AGE_THEN.match(fact.value)
+    if aged is not None and names_a_role(re.sub(r"^(?:an?|the)\s+", "", aged.group("rest"))):
+        rest = with_article(aged.group("rest").rstrip(".!"))
+        role_text = f"I'm {rest}."
+        role = ExtractedFact(
+            subject_key=USER, subject="you", attribute="be-a", value=rest, text=role_text,
+            dated=fact.dated, category=fact.category, slots=fact_slots(role_text, "be-a", rest),
+        )  # fmt: skip
+        return [_bare_age(aged.group("age")), role]
     found = _NAME_THEN.match(fact.value)
-    if fact.subject_key != USER or fact.attribute not in ("be", "be-a") or found is None:
+    if found is None:
         return [fact]
     name, rest = found.group("name"), found.group("rest")
     named = ExtractedFact(
@@ -522,16 +618,61 @@ _CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've",
 _CASUAL_I_WORD = re.compile(r"\b(?:i|im|i'm|ive|i've|i'll|i'd)\b")
 #: a name in an all-lower-case introduction: "im jake, 24", "jake here", "my name is jake"
 _CASUAL_NAME = re.compile(
-    r"(?:\b(?:I'm|I am|this is)\s+|^\s*(?:(?:hey|hi|hello|hiya|yo|heya)\b[\s!,.]*)?)"
+    rf"(?:\b(?:I'm|I am|this is)\s+|^\s*(?:{GREETING}\b[\s!,.]*)?)"
     rf"(?P<name>[a-z][a-z'-]+)(?=\s*,\s*\d{{1,3}}\s*(?:[,.!]|$)|{HERE})"
     r"|\b(?:my name is|my name's|call me)\s+(?P<named>[a-z][a-z'-]+)"
 )
 
 
+#: pets named in a lower-case message: "two guinea pigs, peanut and biscuit", "a cat called mochi"
+_CASUAL_PETS = re.compile(
+    rf"\b{PET_WORD}(?:\s+(?:called|named)\s+(?P<called>[a-z][a-z'-]+)"
+    r"|\s*,\s*(?P<names>[a-z][a-z'-]+(?:\s*(?:,|and|&)\s*[a-z][a-z'-]+)?)"
+    r"(?=\s*(?:[,.!:;)(]|\band\b|\bwho\b|$)))"
+)
+
+
+def _group_replaced(found: re.Match[str], group: str, new: str) -> str:
+    """The match's text with one of its groups replaced."""
+    start, end = found.start(group) - found.start(), found.end(group) - found.start()
+    return found.group()[:start] + new + found.group()[end:]
+
+
+#: people named after how they relate to the user in a lower-case message: "married to sarah",
+#: "my wife sarah", "2 kids, ella (10) and sam (7)"
+_CASUAL_PEOPLE = re.compile(
+    r"\b(?:(?:married|engaged)\s+to|my\s+(?:wife|husband|partner|boyfriend|girlfriend|fiancée?|son|daughter"
+    r"|mum|mom|dad|brother|sister|friend|best\s+friend|boss|manager|flatmate|housemate)"
+    r"|(?:kids|children|sons|daughters|boys|girls)\s*[,:-])"
+    r"\s+(?P<names>[a-z][a-z'-]+(?:\s*\(\d+\))?"
+    r"(?:\s*(?:,|and|&)\s*[a-z][a-z'-]+(?:\s*\(\d+\))?(?=\s*(?:[,.!;)(&]|and\b|$)))*)"
+)
+
+
+def _names_cased(pattern: re.Pattern[str], groups: tuple[str, ...], text: str) -> str:
+    """``text`` with the names of ``pattern``'s first matched group of ``groups`` capitalised."""
+
+    def cased(found: re.Match[str]) -> str:
+        group = next(g for g in groups if found.group(g))
+        names = re.sub(
+            r"[a-z][a-z'-]+",
+            lambda w: w.group() if w.group() in STOPWORDS else w.group().capitalize(),
+            found.group(group),
+        )
+        return _group_replaced(found, group, names)
+
+    return pattern.sub(cased, text)
+
+
+def _pet_names_cased(text: str) -> str:
+    return _names_cased(_CASUAL_PETS, ("called", "names"), text)
+
+
 def casual_case(text: str) -> str:
     """A message typed in lower case (its first letter and its "I"s; a place may still be
     capitalised: "hey! ines, 19, medicine at Edinburgh") read as if cased: "i"/"im" as "I"/"I'm",
-    and the name of an introduction ("yo im jake, 24, bartender" -> "yo I'm Jake, 24, bartender")."""
+    the name of an introduction ("yo im jake, 24, bartender" -> "yo I'm Jake, 24, bartender") and
+    pets' names ("got two guinea pigs, peanut and biscuit" -> "... Peanut and Biscuit")."""
     first = next((c for c in text if c.isalpha()), "")
     if first.isupper() or re.search(r"\bI\b", text):
         return text
@@ -542,10 +683,24 @@ def casual_case(text: str) -> str:
         word = found.group(group)
         if word in STOPWORDS or word in CASUAL_WORDS or is_occupation(word):
             return found.group()
-        start = found.start(group) - found.start()
-        return found.group()[:start] + word.capitalize() + found.group()[start + len(word) :]
+        return _group_replaced(found, group, word.capitalize())
 
-    return _CASUAL_NAME.sub(named, text)
+    text = _names_cased(_CASUAL_PEOPLE, ("names",), _pet_names_cased(_CASUAL_NAME.sub(named, text)))
+    return _dates_cased(text)
+
+
+#: a month next to a day ("12 may", "march 3rd"; not "I may go"), a weekday ("saturdays")
+_CASUAL_DATE = re.compile(
+    rf"(?<=\d\s)(?:of\s+)?{_MONTH}\b|(?<=\d(?:st|nd|rd|th)\s)(?:of\s+)?{_MONTH}\b"
+    rf"|\b{_MONTH}(?=\s+\d{{1,2}}(?:st|nd|rd|th)?\b)|\b{WEEKDAY}\b"
+)
+
+
+def _dates_cased(text: str) -> str:
+    """Months and weekdays in a lower-case message as written in the answers ("12 May")."""
+    return _CASUAL_DATE.sub(
+        lambda m: re.sub(r"\b(?!of\b)\w", lambda c: c.group().upper(), m.group(), count=1), text
+    )
 
 
 #: "wife is Morag", "kids are 4 and 2", "mum lives in Dundee": a relative named without "my"
@@ -579,14 +734,74 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     """Every fact the telling sentences of a message state, in order."""
     reader = Reader()
     out: list[ExtractedFact] = []
-    for sentence in sentences(casual_case(message)):
-        if _BARE_NUMBER.match(sentence) and any(
-            f.subject_key == USER and f.attribute == stem("name") for f in out
-        ):
-            out.append(_bare_age(sentence))  # "Sam here. 41. Software engineer at Monzo."
-        elif tells(sentence) and not is_order(sentence):  # an order is never a fact about anyone
-            out += _sentence_facts(reader, owned_relative(sentence))
+    # "It's a boy! We've named him Theo": one fact, across the two sentences
+    message = _STATUS_THEN.sub(r"I'm \g<status>. I have \g<rest>", casual_case(message))
+    message = _MET_SOMEONE.sub(r"I'm seeing someone new called \g<name>", message)
+    message = _SCAN_SHOWED.sub(r"We're having a \g<sex>", message)  # "The scan showed it's a girl!"
+    said = sentences(BABY_NAMED.sub(baby_named, message))
+    for index, sentence in enumerate(said):
+        if index == 0 and _name_then_age(said):  # "dave. 44. bus driver in glasgow"
+            out += _sentence_facts(reader, f"I'm {sentence.strip(' .!').title()}.")
+        else:
+            named = any(f.subject_key == USER and f.attribute == stem("name") for f in out)
+            out += _read_sentence(reader, sentence, named)
     return out
+
+
+def _read_sentence(reader: Reader, sentence: str, named: bool) -> list[ExtractedFact]:
+    """The facts of one sentence; after the user's name, a bare age or role is the user's too."""
+    if _BARE_NUMBER.match(sentence) and named:
+        return [_bare_age(sentence)]  # "Sam here. 41. Software engineer at Monzo."
+    if _AGE_THEN.match(sentence) and named:  # "Kwame here. 62, retired postman, live in ..."
+        return _sentence_facts(reader, f"I'm {sentence}")
+    if named and _bare_role(sentence):  # "Dave. 44. Bus driver in Glasgow"
+        role = sentence.strip(" .!")
+        return _sentence_facts(reader, f"I'm {with_article(role[:1].lower() + role[1:])}.")
+    if tells(sentence) and not is_order(sentence):  # an order is never a fact about anyone
+        return _sentence_facts(reader, owned_relative(sentence))
+    return []
+
+
+def _bare_role(sentence: str) -> bool:
+    """A sentence that is only an occupation ("bus driver in glasgow"), after a name."""
+    said = sentence.strip(" .!")
+    role = said[:1].lower() + said[1:]
+    return "?" not in sentence and is_occupation(role) and names_a_role(role)
+
+
+#: "divorced, two lads, Connor 15 and Jamie 12": a state, then what the user has
+_STATUS_THEN = re.compile(
+    r"^\s*(?P<status>divorced|widowed|separated|single|married|engaged|retired)\s*,\s*"
+    r"(?P<rest>(?:two|three|four|five|one|a|an|\d)\s+[a-z]+\b.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+#: "met someone! her name's Fiona": a new partner, named
+_MET_SOMEONE = re.compile(
+    r"\b(?:i(?:['\u2019]ve|\s+have)?\s+)?met\s+someone(?:\s+new)?\s*[!.,]+\s*(?:(?:her|his|their)\s+name"
+    r"(?:['\u2019]s|\s+is)|(?:she|he)['\u2019]s\s+called)\s+(?P<name>(?-i:[A-Z])[\w'-]+)",
+    re.IGNORECASE,
+)
+#: a baby's sex told before the birth: "The scan showed it's a girl", "the ultrasound says boy"
+_SCAN_SHOWED = re.compile(
+    r"\b(?:the\s+)?(?:\d+[- ]week\s+)?(?:scan|ultrasound)\s+(?:showed|shows|says|said|confirmed)\s+"
+    r"(?:that\s+)?(?:it['\u2019]s\s+|it\s+is\s+|we['\u2019]re\s+having\s+)?(?:an?\s+)?(?P<sex>girl|boy)\b",
+    re.IGNORECASE,
+)
+#: what a chat says alone that is no name ("lol. 44 replies")
+_CHAT_WORDS = frozenset(
+    {"lol", "lmao", "omg", "haha", "hmm", "ugh", "wow", "yay", "sorry", "thanks", "hi", "hey"}
+)
+#: a sentence of one word, a name ("dave.")
+_BARE_NAME = re.compile(r"^\s*(?P<name>[A-Za-z][a-z'-]+)\s*[.!]?\s*$")
+
+
+def _name_then_age(said: Sequence[str]) -> bool:
+    """The message opens with a name alone, then an age ("dave. 44. bus driver in glasgow")."""
+    found = _BARE_NAME.match(said[0]) if len(said) > 1 else None
+    name = found.group("name").lower() if found else ""
+    if not name or known_word(name) or name in CASUAL_WORDS or name in _CHAT_WORDS:
+        return False
+    return bool(_BARE_NUMBER.match(said[1]) or _AGE_THEN.match(said[1]))
 
 
 def _without_openings(sentence: str) -> tuple[str, bool]:

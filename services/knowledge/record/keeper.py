@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from services.knowledge.record.extraction import Change, ExtractedFact
-from services.knowledge.record.rules import SINGLE_VALUED, supersessions
-from services.knowledge.record.slots import word_stems, words_of
+from services.knowledge.record.extraction import DATE, Change, ExtractedFact
+from services.knowledge.record.rules import SINGLE_VALUED, SWITCHES, says_back, supersessions, switched_from
+from services.knowledge.record.slots import event_kinds, word_stems, words_of
 from services.recall.lexical import stem
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
 from thea.models import (
@@ -35,7 +35,7 @@ from thea.models import (
     stable_id,
 )
 from thea.models.step_outputs import PlanOutput, RecordedFact, SupersededFact
-from thea.words import STOPWORDS
+from thea.words import is_content
 
 log = logging.getLogger(__name__)
 
@@ -244,24 +244,76 @@ def inherit_slots(
         if item.by in slots and by_id[item.by].change != Change.END.value:
             take(item.by, item.fact)
     ended = [s for s in superseded if s.by in by_id and by_id[s.by].change == Change.END.value]
+    # what an end in the same message named ("sold my old bass"), even when it closed nothing
+    gone_words = {stem(w) for told in extracted if told.change is Change.END for w in told.about}
     for fact, told in zip(facts, extracted, strict=True):
-        if told.change is not Change.END and told.verb in _ACQUIRE:
+        # "sold the Golf and got a Skoda", "I've left Boots, I'm now at the hospital pharmacy"
+        if told.change is not Change.END and (told.verb in _ACQUIRE or told.change is Change.CHANGE):
             for item in ended:
                 take(fact.id, item.fact)
+            words[fact.id] |= gone_words
     out: list[Fact] = []
     for fact, told in zip(facts, extracted, strict=True):
-        update: dict[str, object] = {
-            "slots": sorted(slots[fact.id]),
-            "keywords": sorted(words[fact.id] - word_stems(fact.content)),
-        }
         replaced = [s.fact for s in superseded if s.by == fact.id]
-        update |= _correction(told, replaced)
+        update = (
+            _correction(told, replaced)
+            or _switched(told, replaced)
+            or _moved_date(told, replaced)
+            or _moved_place(told, replaced)
+        )
+        if update:  # the words of what was said stay findable when the content became the old fact's
+            words[fact.id] |= _content_stems(fact.content)
+        content = str(update.get("content", fact.content))
+        update |= {"slots": sorted(slots[fact.id]), "keywords": sorted(words[fact.id] - word_stems(content))}
         out.append(
             fact.model_copy(update=update)
             if update != {"slots": fact.slots, "keywords": fact.keywords}
             else fact
         )
-    return out
+    return _switched_beside(out, extracted, superseded)
+
+
+def _switched_beside(
+    facts: list[Fact], extracted: Sequence[ExtractedFact], superseded: Sequence[Superseded]
+) -> list[Fact]:
+    """A switch that found its older fact already replaced by another fact of the same message
+    changes that one: "the trip is to Brazil now so I've switched to Portuguese" makes "I'm
+    learning Portuguese for a trip to Brazil in October" (the trip had taken "... Spanish ...")."""
+    replacing = {s.by for s in superseded}
+    for told, fact in zip(extracted, facts, strict=True):
+        if fact.id in replacing:
+            continue
+        for index, other in enumerate(facts):
+            if other.id not in replacing:
+                continue
+            patch = _switched(told, [other])
+            if patch:
+                facts[index] = other.model_copy(update={"content": patch["content"], "value": patch["value"]})
+                break
+    return facts
+
+
+#: a place a plan goes to ("a trip to Mexico")
+_TO_PLACE = re.compile(r"\bto\s+(?P<place>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)*)")
+
+
+def _moved_place(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """A plan going elsewhere says only the place ("The trip is to Brazil now"); the fact it
+    changed holds the rest ("I'm learning Spanish for a trip to Mexico in October"): it becomes
+    that fact with the new place ("... a trip to Brazil in October")."""
+    new = _TO_PLACE.search(told.text) if told.change is Change.CHANGE else None
+    for old in replaced if new else ():
+        was = _TO_PLACE.search(old.content)
+        if (
+            new
+            and was
+            and was.group("place") != new.group("place")
+            and _about_the_same(told.text, old.content)
+        ):
+            patch = _rewritten(old, was.group("place"), new.group("place"))
+            if patch:
+                return patch
+    return {}
 
 
 #: what says nothing of its own but the corrected value: "It's the 14th of June, not the 12th",
@@ -276,11 +328,103 @@ def _correction(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
     if not told.old_value or (told.verb and told.attribute not in _BARE_SUBJECTS):
         return {}
     for old in replaced:
-        content = swapped(old.content, told.old_value, told.value)
-        if content is not None:
-            value = swapped(old.value or "", told.old_value, told.value)
-            return {"content": content, "value": value or told.value, "attribute": old.attribute}
+        patch = _rewritten(old, told.old_value, told.value)
+        if patch:
+            return patch
     return {}
+
+
+def _rewritten(old: Fact, was: str, new: str) -> dict[str, object]:
+    """The older fact with ``new`` in place of ``was`` (its content, value and attribute for the
+    fact that replaces it), or nothing when ``was`` is not in it as said."""
+    content = swapped(old.content, was, new)
+    if content is None:
+        return {}
+    return {
+        "content": content,
+        "value": swapped(old.value or "", was, new) or new,
+        "attribute": old.attribute,
+    }
+
+
+def _switched(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """A switch says only what changed; the fact it changed holds the rest ("Our son Callum is at
+    uni in Aberdeen studying engineering"): it becomes that fact with the new thing in place of the
+    old ("... studying architecture"), so what did not change is still known. Nothing when the
+    old thing is not in it as said."""
+    if told.verb not in SWITCHES or told.change is not Change.CHANGE:
+        return {}
+    new = re.sub(r"\s+now$", "", re.sub(r"^to\s+", "", told.value.split(",")[0].strip()))
+    for old in replaced:
+        was = told.old_value or switched_from(told, old.content)
+        patch = _rewritten(old, was, new) if new and was else {}
+        if patch and str(patch["content"]).lower() != old.content.lower():
+            return patch
+    return {}
+
+
+def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """A move (or switch) to another date says only the date; the fact it moved holds the rest ("Our
+    granddaughter Elsa is getting married on 3 May in Stockholm"): it becomes that fact on the new
+    date ("... on 7 June in Stockholm"), so where, who and what are still known after "The wedding
+    has been moved to 7 June". Only a fact with one date in it; nothing when it has none or more."""
+    switch = told.change is Change.CHANGE and told.verb in SWITCHES  # "switched my volunteering to Thursdays"
+    # "No wait, the due date is 5 May": a correction whose value is only the date
+    corrected = told.change is Change.CHANGE and _date_said(told.value) == told.value.strip()
+    new = _date_said(told.value) if told.change is Change.MOVE or switch or corrected else None
+    for old in replaced if new else ():
+        was = _date_said(old.content)
+        if (
+            was
+            and new
+            and len(_date_spans(old.content)) == 1
+            and was.lower() != new.lower()
+            and _about_the_same(told.text, old.content)
+        ):
+            patch = _rewritten(old, was, new)
+            if patch:
+                return patch | {"subject_key": old.subject_key, "subject": old.subject}
+    return {}
+
+
+#: what a move says besides what moved and where to
+_MOVE_TEXT = (
+    "move moved push pushed postpone postponed extend extended switch switched bring brought "
+    "reschedule rescheduled change changed now got been"
+)
+_MOVE_WORDS = frozenset(stem(w) for w in _MOVE_TEXT.split())
+
+
+def _about_the_same(said: str, old: str) -> bool:
+    """The moved fact names what the move speaks of: the same kind of event ("wedding",
+    "married") or a word of its own ("my food bank shifts", "helping at the food bank"), not only
+    a day told beside it ("we meet on Thursdays" is no place to put "Pottery has moved to ...")."""
+    if event_kinds(said) & event_kinds(old):
+        return True
+    mine = _content_stems(DATE.sub(" ", said)) - _MOVE_WORDS
+    return bool(mine & _content_stems(DATE.sub(" ", old)))
+
+
+def _content_stems(text: str) -> set[str]:
+    """The stems of a text's words that carry meaning (no stopword, three letters or more)."""
+    return {stem(w) for w in words_of(text) if is_content(w)}
+
+
+def _date_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` says a date, its words side by side taken as one ("Friday 9 October")."""
+    spans: list[tuple[int, int]] = []
+    for found in DATE.finditer(text):
+        if spans and not text[spans[-1][1] : found.start()].strip(" ,"):
+            spans[-1] = (spans[-1][0], found.end())
+        else:
+            spans.append((found.start(), found.end()))
+    return spans
+
+
+def _date_said(text: str) -> str | None:
+    """The first date ``text`` says, as said."""
+    spans = _date_spans(text)
+    return text[spans[0][0] : spans[0][1]] if spans else None
 
 
 def swapped(text: str, old_value: str, new_value: str) -> str | None:
@@ -307,10 +451,11 @@ def inherited_words(old: Fact) -> set[str]:
     """The stems of what a replaced fact was about: its words without its value and stopwords
     ("Our kitchen renovation starts on October 4" -> kitchen, renovation, start)."""
     value = word_stems(old.value or "")
-    own = {stem(w) for w in words_of(old.content) if w not in STOPWORDS and len(w) > 2}
+    own = _content_stems(old.content)
     return (own | set(old.keywords)) - value
 
 
 def _maybe_single(item: ExtractedFact) -> bool:
-    """A plain statement can still replace a single-valued attribute ("My name is Anna")."""
-    return item.attribute in SINGLE_VALUED
+    """A plain statement can still replace a single-valued attribute ("My name is Anna") or say
+    that someone is back ("Saffron came home" after "Saffron went missing")."""
+    return item.attribute in SINGLE_VALUED or says_back(item.text)

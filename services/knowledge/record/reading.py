@@ -27,8 +27,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.common.statements import HERE, NOT_CASUAL
-from services.knowledge.record.slots import is_occupation, relation_word
+from services.common.statements import (
+    HERE,
+    NOT_CASUAL,
+    SOMEONE_IS_STATE,
+    STATE_OPENER,
+    lower_first,
+    upper_first,
+)
+from services.knowledge.record.slots import is_occupation, is_pet, known_word, relation_word
 from thea.language import parse
 from thea.models import USER_SUBJECT
 
@@ -55,6 +62,81 @@ _LINKERS = frozenset({"so", "and", "but", "then", "also", "plus"})
 _NAME_POS = frozenset({"PROPN"})
 #: "name's George", "surname's Kowalski": the "'s" is "is" (the parser reads a possessive)
 _NAME_IS = re.compile(r"\b((?:sur|nick|first|last|full)?name)['\u2019]s\b(?=\s+[A-Z])", re.IGNORECASE)
+#: someone switched the user from one thing to another: "Doctor's moved me off warfarin onto
+#: apixaban", "my GP switched me from sertraline to citalopram" -> "I've switched from ... to ..."
+_SWITCHED_ME = re.compile(
+    r"^(?:[\w'.]+\s+){1,3}?(?:has\s+|have\s+|['\u2019]s\s+)?(?:moved|switched|changed|swapped|put)\s+me\s+"
+    r"(?:off|from)\s+(?P<old>[\w' -]+?)\s+(?:onto|on\s+to|to|on)\s+",
+    re.IGNORECASE,
+)
+#: "The doctor has added gliclazide", "My GP put me on statins": a medicine the user now takes
+_PRESCRIBED_ME = re.compile(
+    r"^(?:the|my|our)\s+(?:doctor|doc|gp|consultant|specialist|nurse|surgeon|cardiologist|psychiatrist"
+    r"|diabetes\s+nurse|rheumatologist|oncologist)\s+(?:has\s+|have\s+|['\u2019]s\s+)?(?:just\s+)?"
+    r"(?:(?P<added>added)|prescribed(?:\s+me)?|(?:put|started)\s+me\s+on)\s+(?=\w)",
+    re.IGNORECASE,
+)
+#: "Me and my husband Rhys are expecting ...", "me and jess are ...": "... and I"
+_ME_AND = re.compile(
+    r"^(?:me|myself)\s+and\s+(?P<who>(?:my|our)\s+[a-z][\w'-]*(?:\s+[A-Z][\w'-]+)?|[A-Za-z][\w'-]+)\s+"
+    r"(?=(?:are|were|have|had|'ve|\w+ed|will|got|just)\b)",
+    re.IGNORECASE,
+)
+#: "Wife's Denise", "Husband's called Mark": the user's relation, "my" left out
+_RELATION_IS = re.compile(
+    r"^(?P<relation>wife|husband|partner|boyfriend|girlfriend|fianc[ée]e?|son|daughter|mum|mom|dad|brother"
+    r"|sister|boss)['\u2019]s\s+(?=(?-i:[A-Z])|called\b|named\b)",
+    re.IGNORECASE,
+)
+
+
+def _relation_is(found: re.Match[str]) -> str:
+    return f"My {found.group('relation').lower()} is "
+
+
+#: a birth told as "A little girl, we've called her Nia", "It's a boy! His name is Theo"
+BABY_NAMED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:it['\u2019]s\s+|we\s+had\s+)?an?\s+(?:little\s+|baby\s+|healthy\s+)*(?P<kind>girl|boy)\b"
+    r"[!,.]*\s*(?:and\s+)?(?:we(?:['\u2019]ve|\s+have)?\s+(?:called|named)\s+(?:her|him)"
+    r"|(?:she|he)['\u2019]s\s+called|(?:her|his)\s+name(?:['\u2019]s|\s+is))\s+(?P<name>(?-i:[A-Z])[\w'-]+)",
+    re.IGNORECASE,
+)
+
+
+def _taking(found: re.Match[str]) -> str:
+    """ "I'm taking " for what a doctor prescribed; "I'm also taking " for what they added."""
+    return "I'm also taking " if found.group("added") else "I'm taking "
+
+
+def baby_named(found: re.Match[str]) -> str:
+    child = "daughter" if found.group("kind").lower() == "girl" else "son"
+    return f"We had a baby {found.group('kind').lower()}, our {child} {found.group('name')}"
+
+
+#: how one lives with others, said after a name and an age ("Tom, 45, married to Sarah")
+_STATE_OF_LIFE = re.compile(
+    r"^(?:happily\s+)?(?:married|engaged|divorced|separated|single|widowed)\b", re.IGNORECASE
+)
+_TITLED_NAME = r"(?:(?:Prof|Dr|Mr|Mrs|Ms|Miss|Sir)\.?\s+)?[A-Z][\w'-]+"
+#: "my supervisor Prof. Hart is leaving ..., so Dr. Osei is taking over": Osei is the new supervisor
+_TAKING_OVER = re.compile(
+    rf"\b(?P<first>(?i:my|our)\s+(?P<role>[a-z][\w-]*)\s+{_TITLED_NAME}\b.*?)(?:,\s*|\s+)(?:so\s+|and\s+)?"
+    rf"(?P<new>{_TITLED_NAME})\s+(?:is|['\u2019]s|will\s+be)\s+taking\s+over\b(?:\s+from\s+(?:him|her|them))?"
+)
+
+
+def _taking_over(found: re.Match[str]) -> str:
+    return f"{found.group('first')}, {found.group('new')} is my new {found.group('role')}"
+
+
+#: "Hana's vegetarian": "Hana is vegetarian"
+_STATE_IS = re.compile(SOMEONE_IS_STATE, re.IGNORECASE)
+
+
+def _state_is(found: re.Match[str]) -> str:
+    return found.group()[: found.end("who") - found.start()] + " is "
+
+
 _WHO_IS = re.compile(r"\b([Ww]ho)['\u2019]s\b(?!\s+(?:been|got|had)\b)")
 #: "Daniel here.", "It's Daniel here", "This is Daniel."
 _HERE = re.compile(
@@ -74,15 +156,26 @@ _LEADING_INTRO = re.compile(
 #: "(I'm Luca, 34,) from Turin", "(I'm Mia, 29,) in Leeds": where the user is from or lives
 _FROM_OR_IN = re.compile(r"^(?:originally\s+)?(?:from|in|based\s+in)\s+[A-Z]")
 #: "Olivier and I split up", "Anke and me broke up": someone and the user, at the start
-_NAME_AND_I = re.compile(rf"^\s*{NOT_CASUAL}(?P<name>[A-Z][\w'-]+)\s+and\s+(?:I|me)\b(?!['\u2019])")
+_NAME_AND_I = re.compile(
+    rf"^\s*{NOT_CASUAL}(?P<who>(?:(?i:my|our)\s+[a-z]+\s+)?(?P<name>[A-Z][\w'-]+))\s+and\s+(?:I|me)\b(?!['\u2019])"
+)
 
 
-def _said_together(clause: Clause, name: str) -> Clause:
-    """The clause as the user said it ("Olivier and I split up", not "I and Olivier ...")."""
-    text = re.sub(rf"\bI and {re.escape(name)}\b", f"{name} and I", clause.text, count=1)
+def _misread(sentence: str) -> bool:
+    """The parser took the sentence for a noun phrase ("My partner Lou and I have a son, Alfie":
+    "partner" as its root, "I have ..." as an aside)."""
+    return any(t.dep_ == "ROOT" and t.pos_ in ("NOUN", "PROPN") for t in parse(sentence))
+
+
+def _said_together(clause: Clause, who: str) -> Clause:
+    """The clause as the user said it ("Olivier and I split up", "My partner Lou and I have ...",
+    not "I and Olivier ...")."""
+    text = re.sub(rf"\bI and {re.escape(who)}\b", upper_first(f"{who} and I"), clause.text, count=1)
     return Clause(**{**clause.__dict__, "text": text}) if text != clause.text else clause
 
 
+#: a clause with a subject of its own ("my daughter Bea is 2", "we have ...", "I run ...")
+_OWN_SUBJECT = re.compile(r"^(?:(?:my|our)\s+\w+|I|we|I['\u2019]m|we['\u2019]re)\b", re.IGNORECASE)
 #: what may follow an introduction with an age: the user's own clause or who they are
 _ABOUT_USER = re.compile(r"^(?:I\b|I['\u2019]|me\b|my\b|a\b|an\b|$)")
 #: "a little girl, Noor, she turned 2": the pronoun is the name just given
@@ -195,7 +288,10 @@ def _is_clause_head(token: Any) -> bool:
     if token.pos_ not in _VERB_POS:
         return False
     if token.dep_ in _CLAUSE_DEPS:
-        return token.dep_ == "conj" or _subject_token(token) is not None
+        subject = _subject_token(token)
+        if token.tag_ == "VB" and subject is not None and subject.lower_ in _OBJECT_PRONOUNS:
+            return False  # "comes in the mornings to help me dress": a purpose, not a clause
+        return token.dep_ == "conj" or subject is not None
     if token.dep_ == "advcl" and _subject_token(token) is not None:
         marks = {c.lower_ for c in token.children if c.dep_ == "mark"}
         return not (marks & _SUBORDINATING)
@@ -230,11 +326,16 @@ def _name_of(token: Any) -> str:
 
 
 def _appositive_name(token: Any) -> str:
-    """The name given to a noun: "my brother Felix", "my partner Tomás" (also when a small parser
-    hangs the name on the verb: the proper noun right after the noun)."""
+    """The name given to a noun: "my brother Felix", "my partner Tomás", "a carer called Joy" (also
+    when a small parser hangs the name on the verb: the proper noun right after the noun)."""
     for child in token.children:
         if child.dep_ in ("appos", "compound", "npadvmod") and child.pos_ in _NAME_POS and child.i > token.i:
             return _name_of(child)
+        if child.dep_ == "acl" and child.lemma_ in ("call", "name") and child.i > token.i:
+            # "A carer called Joy comes in the mornings": Joy
+            named = next((c for c in child.children if c.dep_ in ("oprd", "attr", "dobj", "xcomp")), None)
+            if named is not None and named.pos_ in _NAME_POS:
+                return _name_of(named)
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     if (
         following is not None
@@ -243,6 +344,10 @@ def _appositive_name(token: Any) -> str:
     ):
         return _name_of(following)
     return ""
+
+
+#: pronouns that are never a subject of a tensed clause ("help me dress")
+_OBJECT_PRONOUNS = frozenset({"me", "him", "her", "us", "them"})
 
 
 def _read_subject(subject: Any, last_person: str, last_key: str = "") -> Subject | None:
@@ -263,14 +368,38 @@ def _read_subject(subject: Any, last_person: str, last_key: str = "") -> Subject
             return Subject(last_key or last_person.lower(), last_person, said=said)
         return Subject(low, low, said=said)
     bare = not any(c.dep_ in ("det", "poss") for c in subject.children)
-    if subject.pos_ in _NAME_POS or (subject.text[:1].isupper() and bare and subject.pos_ == "NOUN"):
+    # a capitalised noun opening the sentence is a name unless it is a word of the vocabulary
+    # ("Deadline extended to 31 May" is the user's deadline)
+    common = subject.i == 0 and subject.pos_ == "NOUN" and known_word(subject.lower_)
+    if not common and (
+        subject.pos_ in _NAME_POS or (subject.text[:1].isupper() and bare and subject.pos_ == "NOUN")
+    ):
         # a name (a small parser can take an unusual one for a noun: "Miso is 7 years old")
         name = _name_of(subject)
         return Subject(name.lower(), name, said=said)
     name = _appositive_name(subject)
     if name:  # "my brother Felix", "our neighbour Jonas"
         return Subject(name.lower(), name, said=said)
-    return _owned_subject(subject, said)
+    theirs = _their_thing(subject, last_person, last_key)
+    return theirs if theirs is not None else _owned_subject(subject, said)
+
+
+def _their_thing(subject: Any, last_person: str, last_key: str) -> Subject | None:
+    """ "his birthday", "her wife" after a person named in the message ("my grandson Owen is 9,
+    his birthday is on 14 March"): Owen's birthday, never the user's."""
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    if owner is None or owner.lower_ not in ("his", "her") or not last_person:
+        return None
+    said = _their_said(subject, last_person)
+    if relation_word(subject.lemma_.lower()):  # "his wife": someone of their own
+        shown = f"{last_person}'s {subject.text}"
+        return Subject(f"{last_key or last_person.lower()}'s {subject.text.lower()}", shown, said=said)
+    return Subject(last_key or last_person.lower(), last_person, noun=subject.text.lower(), said=said)
+
+
+def _their_said(subject: Any, last_person: str) -> str:
+    return " ".join(f"{last_person}'s" if t.dep_ == "poss" and t.head.i == subject.i else t.text
+                    for t in sorted(subject.subtree, key=lambda t: t.i))  # fmt: skip
 
 
 def _owned_subject(subject: Any, said: str) -> Subject:
@@ -354,10 +483,13 @@ def _new_subject_after_and(doc: Any) -> tuple[int, int] | None:
     return None
 
 
-def _names_a_role(text: str) -> bool:
+def names_a_role(text: str) -> bool:
     """ "bus driver in Glasgow": a noun phrase (who someone is), not a verb ("loves walks")."""
     first = parse(text)[0] if text else None
-    return first is not None and first.text[:1].islower() and first.pos_ in ("NOUN", "ADJ", "PROPN")
+    if first is None or not first.text[:1].islower():
+        return False
+    # "retired engineer": a participle a parser reads as a verb, before an occupation
+    return first.pos_ in ("NOUN", "ADJ", "PROPN") or (first.tag_ == "VBN" and is_occupation(text))
 
 
 def _their_name(token: Any) -> bool:
@@ -375,6 +507,11 @@ def _had_thing(tokens: list[Any]) -> str:
             parts = [c for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token]
             return " ".join(t.lower_ for t in parts)
     return ""
+
+
+def _called(token: Any) -> bool:
+    """The name in "she's called Pickle", "he's named Rex"."""
+    return token.dep_ == "oprd" and token.head.lemma_ in ("call", "name") and token.pos_ in _NAME_POS
 
 
 def _given_name(token: Any) -> bool:
@@ -400,7 +537,7 @@ _DETERMINED = re.compile(r"^(?:(?i:an?|the|my|our|one)\b|[A-Z]|\d)")
 _BARE_TITLE = re.compile(r"^(?:head|chief|director|principal|deputy)\b", re.IGNORECASE)
 
 
-def _with_article(role: str) -> str:
+def with_article(role: str) -> str:
     """ "carpenter from Aarhus" said as "a carpenter from Aarhus" ("head of sales" stays)."""
     if _DETERMINED.match(role) or _BARE_TITLE.match(role) or not role[:1].islower():
         return role
@@ -433,7 +570,7 @@ def _introduction(sentence: str, doc: Any) -> Clause | None:
     if root.pos_ == "NOUN" and is_occupation(_text(sorted(root.subtree, key=lambda t: t.i))):
         value = body[:1].lower() + body[1:]
         return Clause(
-            text=f"I'm {_with_article(value)}.", subject=Subject(USER, "you", implicit=True), verb="be",
+            text=f"I'm {with_article(value)}.", subject=Subject(USER, "you", implicit=True), verb="be",
             tag="VBP", value=value, copula=True, passive=False, negated=False,
         )  # fmt: skip
     return None
@@ -443,6 +580,16 @@ def _introduction(sentence: str, doc: Any) -> Clause | None:
 _EXPANDED = {"'s": " is", "'ll": " will", "'d": " would", "'ve": " has", "": ""}
 
 
+#: what follows a "'s" that is "has": "she's got", "she's started a new job" (not "she's married",
+#: "she's moving")
+_PERFECT = re.compile(
+    r"\s+(?:(?:just|already|now|finally|recently|also)\s+)?(?:got|been|gone|started|finished|moved|taken"
+    r"|passed|left|joined|quit|changed|decided|bought|sold|found|lost|had|done|made|won|booked|applied"
+    r"|signed|given|become|gotten|broken|written|begun|stopped|switched|landed|accepted|handed)\b",
+    re.IGNORECASE,
+)
+
+
 def _named(text: str, pronoun: str, name: str) -> str:
     """The clause with its pronoun subject replaced by the name it refers to ("she's now a
     pharmacist" -> "Anjali is now a pharmacist"), so the fact says whom it is about."""
@@ -450,12 +597,44 @@ def _named(text: str, pronoun: str, name: str) -> str:
     if found is None:
         return text
     contraction = (found.group("c") or "").replace("\u2019", "'")
-    return text[: found.start()] + name + _EXPANDED.get(contraction, "") + text[found.end() :]
+    rest = text[found.end() :]
+    if contraction == "'s" and _PERFECT.match(rest):
+        return text[: found.start()] + name + " has" + rest  # "she's got a new job": has, not is
+    return text[: found.start()] + name + _EXPANDED.get(contraction, "") + rest
+
+
+def _name_homonym(doc: Any) -> bool:
+    """The sentence opens with a name that is also a small word, right before its verb: "Per has
+    moved into a care home", "Per is 70", "Will has started school" (a parser reads a preposition,
+    an adverb or "will", and no one as the subject)."""
+    if len(doc) < 3 or not doc[0].text.istitle() or doc[1].pos_ not in _VERB_POS:
+        return False
+    first = doc[0]
+    return (
+        (first.pos_ == "ADV" and first.dep_ == "nsubj")
+        or first.pos_ == "ADP"
+        or (first.pos_ == "AUX" and doc[1].pos_ == "AUX" and doc[1].lower_ in ("has", "is", "was", "had"))
+    )
+
+
+def _with_the_user_said(sentence: str, doc: Any) -> Any | None:
+    """ "Quit my job at the bank." (read as a name), "Got a kitten, she's called Pickle" (read as
+    a clause of the second), "Moving in with Dan this weekend": a sentence that opens with its
+    verb, "I" left out, parsed again with it when "I ..." reads as the user doing it; else None."""
+    verbless = not any(t.pos_ in _VERB_POS for t in doc) and doc[0].pos_ in _NAME_POS | {"NOUN"}
+    leading = doc[0].pos_ == "VERB" and doc[0].dep_ != "ROOT" and _subject_token(doc[0]) is None
+    if len(doc) < 2 or not (verbless or leading):
+        return None
+    doing = doc[0].tag_ == "VBG"
+    again = parse(f"{'I am' if doing else 'I'} {sentence[:1].lower()}{sentence[1:]}")
+    verb = again[2 if doing else 1]
+    return again if verb.pos_ == "VERB" and again[0].dep_ == "nsubj" and again[0].head.i == verb.i else None
 
 
 def _implicit_text(tokens: list[Any]) -> str:
     said = _text(tokens)
-    return "I " + (said[:1].lower() + said[1:] if said[:2] != "I " else said[2:])
+    doing = tokens[0].tag_ == "VBG"  # "Moving in with Dan this weekend": "I'm moving in ..."
+    return ("I'm " if doing else "I ") + (said[:1].lower() + said[1:] if said[:2] != "I " else said[2:])
 
 
 @dataclass
@@ -471,6 +650,14 @@ class Reader:
     def clauses(self, sentence: str) -> list[Clause]:
         sentence = _NAME_IS.sub(r"\1 is", sentence)
         sentence = _WHO_IS.sub(r"\1 is", sentence)  # "Maya who's 6": a parser reads a possessive
+        sentence = _STATE_IS.sub(_state_is, sentence)
+        if STATE_OPENER.match(sentence):  # "On blood thinners, ...": "I'm on blood thinners, ..."
+            sentence = f"I'm {sentence[:1].lower()}{sentence[1:]}"
+        sentence = _SWITCHED_ME.sub(r"I've switched from \g<old> to ", sentence)
+        sentence = _PRESCRIBED_ME.sub(_taking, sentence)  # "The doctor has added X"
+        sentence = _ME_AND.sub(r"\g<who> and I ", sentence)  # "Me and my husband Rhys are ..."
+        sentence = _RELATION_IS.sub(_relation_is, sentence)  # "Wife's Denise, ..."
+        sentence = _TAKING_OVER.sub(_taking_over, sentence)
         lead = self._leading_introduction(sentence)
         if lead is not None:
             return lead
@@ -482,12 +669,13 @@ class Reader:
             self.last_person, self.last_key = name, name.lower()
             return first + self.clauses(rest + sentence[then.end() :])
         together = _NAME_AND_I.match(sentence)
+        relative = together is not None and together.group("who") != together.group("name")
+        if relative and not _misread(sentence):
+            together = None  # "My wife Karin and I are going ...": read well as it is
         if together is not None:  # "Olivier and I split up": a parser takes "Olivier" for an interjection
-            name = together.group("name")
+            name, who = together.group("name"), lower_first(together.group("who"))
             self.last_person, self.last_key = name, name.lower()  # "..., he moved to Grenoble"
-            return [
-                _said_together(c, name) for c in self.clauses(f"I and {name}{sentence[together.end() :]}")
-            ]
+            return [_said_together(c, who) for c in self.clauses(f"I and {who}{sentence[together.end() :]}")]
         doc = self._parsed(sentence)
         split = _new_subject_after_and(doc)
         if split is not None:  # "... runs a flower shop and our daughter Astrid is 16": two clauses
@@ -507,23 +695,35 @@ class Reader:
 
     def _parsed(self, sentence: str) -> Any:
         doc = parse(sentence)
-        if not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS:
+        if _name_homonym(doc) or (
+            not any(t.pos_ in _VERB_POS for t in doc) and len(doc) > 2 and doc[0].pos_ in _NAME_POS
+        ):
             # "Margaret volunteers at ...": a small parser can take a name's verb for a plural noun;
             # read it as "She volunteers at ..." with "she" being the name
             again = parse("She" + sentence[len(doc[0].text) :])
             if any(t.pos_ in _VERB_POS and t.dep_ == "ROOT" for t in again):
                 doc, self.last_person, self.last_key = again, doc[0].text, doc[0].text.lower()
-        return doc
+                return doc
+        return _with_the_user_said(sentence, doc) or doc
 
     def _read_clause(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
         """The clause of one verb, added to ``out`` (or joined to the clause before it)."""
         subject_token = _subject_token(head) or _inherited_subject(head)
         theirs = subject_token is not None and _their_name(subject_token)
-        if subject_token is not None and (subject_token.lower_ in _THING_PRONOUNS or theirs) and out:
+        if (
+            subject_token is not None
+            and (subject_token.lower_ in _THING_PRONOUNS or theirs or self._pet_pronoun(subject_token))
+            and out
+        ):
             # "..., it's called Maré", "..., they're 3", "a shiba inu, his name is Kuro": part of
             # what was just said
             previous = out[-1]
-            name = next((t for t in tokens if _given_name(t)), None) if theirs else None
+            pet = self._pet_pronoun(subject_token)
+            name = (
+                next((t for t in tokens if _given_name(t) or (pet and _called(t))), None)
+                if theirs or pet
+                else None
+            )
             # "a shiba inu, his name is Kuro" is "a shiba inu called Kuro"; "a rescue cat last
             # weekend, his name is Mochi" is "a rescue cat called Mochi last weekend"
             said = previous.text.rstrip(".!")
@@ -562,6 +762,11 @@ class Reader:
         if clause.verb not in _REPORTING or clause.value:
             out.append(clause)  # not "My doctor says | I have to ...": what was said is the clause
 
+    def _pet_pronoun(self, token: Any) -> bool:
+        """ "he"/"she" with no one named yet, after a pet the user got ("got a kitten, she's called
+        Pickle"): the pet."""
+        return token.lower_ in ("he", "she") and not self.last_person and is_pet(self.last_thing)
+
     def _read_their_name(self, head: Any, tokens: list[Any], out: list[Clause]) -> None:
         """ "His name is Sami." after "I have a brother.": read as "My brother's name is Sami.", the
         name of what the user last said they have; nothing when there is none to give it to."""
@@ -576,6 +781,9 @@ class Reader:
             return f"{read.said} {text}"
         if subject_token.lower_ in _PERSON_PRONOUNS and self.last_person:
             return _named(text, subject_token.text, self.last_person)
+        owner = next((c for c in subject_token.children if c.dep_ == "poss"), None)
+        if owner is not None and read.key != USER and owner.lower_ in ("his", "her"):
+            return _named(text, owner.text, f"{self.last_person}'s")  # "Owen's birthday is ..."
         return text
 
     def _leading_introduction(self, sentence: str) -> list[Clause] | None:
@@ -585,24 +793,32 @@ class Reader:
             return None
         rest = re.sub(r"^(?:and|but|so)\s+", "", found.group("rest").strip(), flags=re.IGNORECASE)
         age = found.group("age") or found.group("also")
-        if not found.group("here") and not _ABOUT_USER.match(rest) and not _names_a_role(rest):
-            if not (found.group("me") and _FROM_OR_IN.match(rest)):
+        if not found.group("here") and not _ABOUT_USER.match(rest) and not names_a_role(rest):
+            if not found.group("me"):
                 return None  # "Basil, 3, loves walks": about Basil
-            rest = f"I'm {rest}"  # "I'm Luca, 34, from Turin": where the user is from
+            # "I'm Luca, 34, from Turin", "im jess, 16, doing my gcses": still the user
+            rest = f"I {rest}" if _user_verb(rest) else f"I'm {rest}"
         if not found.group("me") and parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:
             return None  # "Today, 3 ..." is no name
         name = found.group("name")
         out = [_user_says(f"I'm {name}.", name)]
         if age:
             out.append(_user_says(f"I'm {age}.", age))
+        if _STATE_OF_LIFE.match(rest):  # "married to Sarah and we have 2 kids, ...": as said
+            return [*out, *self.clauses(f"I'm {rest}")]
+        role, dash, after = rest.partition(" - ")
+        if dash and names_a_role(role) and _OWN_SUBJECT.match(after):
+            # "dad of one - my daughter Bea is 2 and goes to ...": who the user is, then the rest
+            return [*out, _user_says(f"I'm {with_article(role)}.", role), *self.clauses(after)]
         role, _, more = rest.partition(", ")
-        if rest and _names_a_role(rest) and more and _user_verb(more):
+        doing = bool(more) and parse(more)[0].tag_ == "VBG"  # "..., living in Hackney with ..."
+        if rest and names_a_role(rest) and more and (_user_verb(more) or doing):
             # "junior architect, live in Bristol with ...": who the user is, then what they do
-            out.append(_user_says(f"I'm {_with_article(role)}.", role))
-            out += self.clauses(f"I {more}")
-        elif rest and _names_a_role(rest):  # "software tester from Leicester": who the user is
+            out.append(_user_says(f"I'm {with_article(role)}.", role))
+            out += self.clauses(f"I'm {more}" if doing else f"I {more}")
+        elif rest and names_a_role(rest):  # "software tester from Leicester": who the user is
             role = rest.rstrip(".!")
-            out.append(_user_says(f"I'm {_with_article(role)}.", role))
+            out.append(_user_says(f"I'm {with_article(role)}.", role))
         elif rest:
             out += self.clauses(rest)
         return out
@@ -615,6 +831,10 @@ class Reader:
         if subject.key != USER and not subject.noun:
             self.last_person = subject.shown if subject.shown.lower() == subject.key else subject.said
             self.last_key = subject.key
+            return
+        if subject.key != USER and subject.shown.lower() == subject.key:
+            # "Helen's visit is confirmed: she lands on 19 December": "she" is Helen
+            self.last_person, self.last_key = subject.shown, subject.key
             return
         # "my girlfriend Mia", "a new mechanic, Priya", "a grey cat called Pixel"
         named = [t for t in tokens if t.pos_ in _NAME_POS and (t.dep_ in ("appos", "oprd")

@@ -20,9 +20,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.knowledge.record.extraction import DATE, USER, Category, Change, ExtractedFact
-from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
+from services.knowledge.record.extraction import (
+    DATE,
+    LOST_WORK,
+    USER,
+    WEEKDAY_NAME,
+    Category,
+    Change,
+    ExtractedFact,
+)
 from services.knowledge.record.slots import (
+    LANGUAGES,
     Slot,
     attribute_slots,
     event_kinds,
@@ -31,6 +39,7 @@ from services.knowledge.record.slots import (
     is_occupation,
     relation_word,
 )
+from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
 from services.recall.lexical import stem
 from thea.models import Fact
 from thea.words import STOPWORDS, terms
@@ -205,6 +214,114 @@ def _job_beside_study(new: ExtractedFact, old: Fact) -> bool:
     return studies and new.change is Change.NONE and Slot.STUDY not in new.slots and Slot.JOB in new.slots
 
 
+#: times one works, of which one holds at a time ("nurse on nights" -> "switched to days")
+_SHIFTS = frozenset(
+    {"days", "nights", "earlies", "lates", "mornings", "afternoons", "evenings", "weekends", "weekdays",
+     "part-time", "full-time"}
+)  # fmt: skip
+#: verbs of a switch from one thing to another
+SWITCHES = frozenset({"switch", "change", "transfer"})
+
+
+def switched_from(new: ExtractedFact, old_content: str) -> str:
+    """What a switch that does not say what it replaced replaced in an older fact: the same noun
+    with another word before it ("night shifts" in "... mostly night shifts" for "I've switched to
+    day shifts"), or ""."""
+    if new.old_value or new.verb not in SWITCHES or new.change is not Change.CHANGE:
+        return ""
+    language = re.sub(r"^to\s+", "", new.value.split(",")[0].strip()).lower()
+    language = re.sub(r"\s+now$", "", language)
+    for kinds in (LANGUAGES, _SHIFTS):
+        if language in kinds:  # "switched to Portuguese" after "I'm learning Spanish ...", days after nights
+            words_said = (m.group() for m in re.finditer(r"[A-Za-z-]+", old_content))
+            return next((w for w in words_said if w.lower() in kinds and w.lower() != language), "")
+    said = re.match(r"^(?:to\s+)?(?P<kind>[\w-]+)\s+(?P<noun>[\w-]+)\s*$", new.value.split(",")[0].strip())
+    if said is None or said.group("kind").lower() in STOPWORDS:
+        return ""
+    noun = re.escape(said.group("noun"))
+    before = re.search(rf"\b(?P<kind>[\w-]+)\s+{noun}\b", old_content, re.IGNORECASE)
+    if before is None or before.group("kind").lower() in (*STOPWORDS, said.group("kind").lower()):
+        return ""
+    return before.group()
+
+
+_PLACE_NAMED = re.compile(r"\b(?:in|to|at|near)\s+(?P<place>[A-Z][\w-]+)")
+_WEEKDAY = re.compile(rf"\b(?P<day>{WEEKDAY_NAME})s?\b", re.IGNORECASE)
+#: a change said as one: "instead", "changed his mind"
+_CHANGE_SAID = re.compile(r"\b(?:instead|changed\s+(?:his|her|their)\s+mind)\b", re.IGNORECASE)
+
+
+def _instead(new: ExtractedFact, old: Fact) -> bool:
+    """A change of someone's place or weekly day, said as a change ("Adam is going to Leeds
+    instead" after "... university in Manchester"; "Kate's now coming on Saturdays" after "Kate
+    visits on Sundays"): the older one is replaced."""
+    if new.change is not Change.CHANGE or new.subject_key != old.subject_key:
+        return False
+    if new.subject_key == USER:
+        return _thing_goes_elsewhere(new, old)
+    for pattern, group in ((_PLACE_NAMED, "place"), (_WEEKDAY, "day")):
+        said, before = pattern.search(new.text), pattern.search(old.content)
+        if said and before and said.group(group).lower() != before.group(group).lower():
+            return group == "day" or _CHANGE_SAID.search(new.text) is not None
+    return False
+
+
+def _thing_goes_elsewhere(new: ExtractedFact, old: Fact) -> bool:
+    """ "The trip is to Brazil now" after "I'm learning Spanish for a trip to Mexico": the thing
+    the user changed ("the trip") is in the old fact, going to another place."""
+    said, before = _PLACE_NAMED.search(new.text), _PLACE_NAMED.search(old.content)
+    if not (said and before) or said.group("place").lower() == before.group("place").lower():
+        return False
+    return bool(new.attribute) and new.attribute in {stem(w) for w in words(old.content)}
+
+
+def _replaces_what_it_names(new: ExtractedFact, old: Fact, same: bool) -> bool:
+    """The new fact says what it replaced and the old fact holds it ("we swapped the Clio for a
+    Tesla", "not Berlin anymore"; "I've switched to day shifts" after "... mostly night shifts")."""
+    if (new.subject_key == old.subject_key and switched_from(new, old.content)) or _instead(new, old):
+        return True
+    return (
+        bool(new.old_value)
+        and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
+        and (same or (old.subject_key == new.subject_key and _overlap(new, old)))
+    )
+
+
+def _lost_the_work_of(new: ExtractedFact, old: Fact) -> bool:
+    """ "Got laid off today", "I was made redundant": the job and where it was are over ("I drive
+    lorries for Eddie Stobart" ends, though a promotion would not end where one works)."""
+    lost = new.attribute == "job" and new.subject_key == old.subject_key and LOST_WORK.search(new.text)
+    if not lost or old.category == Category.CONSTRAINT.value:
+        return False  # "no shellfish, which is funny for a sushi chef" still holds
+    return bool({Slot.JOB.value, Slot.WORKPLACE.value} & set(old.slots))
+
+
+#: someone or something away or lost: "went missing", "ran off", "is in hospital", "off work"
+_AWAY = re.compile(
+    r"\b(?:missing|disappeared|vanished|escaped|ran\s+(?:away|off)|run\s+away"
+    r"|(?:got|is|was|been|are|were|'s)\s+lost|in\s+hospital|off\s+(?:work|sick))\b",
+    re.IGNORECASE,
+)
+#: back again: "came home", "is back", "turned up", "was found", "out of hospital", "back at work"
+_BACK = re.compile(
+    r"\b(?:came|come|comes|coming|got|is|'s|was|are|were|been)\s+(?:back|home)\b"
+    r"|\b(?:turned|turns)\s+up\b|\b(?:was|were|been|got)\s+found\b|\bfound\s+(?:him|her|them|it)\b"
+    r"|\bout\s+of\s+hospital\b|\bdischarged\b|\bback\s+(?:at|to|in)\s+work\b",
+    re.IGNORECASE,
+)
+
+
+def says_back(text: str) -> bool:
+    """It says someone or something is back (``_BACK``), and not away again."""
+    return _BACK.search(text) is not None and not _AWAY.search(text)
+
+
+def _back_again(new: ExtractedFact, old: Fact) -> bool:
+    """ "Saffron came home" after "Saffron went missing on Sunday", "Mum's out of hospital" after
+    "Mum is in hospital", "I'm back at work" after "Off work with flu": the absence is over."""
+    return says_back(new.text) and _AWAY.search(old.content) is not None and _same_subject(new, old)
+
+
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why ``new`` supersedes ``old`` (a current fact of the same user), or None."""
     if new.change is Change.END:
@@ -221,12 +338,8 @@ def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
         if (same or _moved_of(new, old)) and (old.value is None or _differs(new.value, old.value or "")):
             return f"moved: {new.text}"
         return None
-    if (
-        new.old_value
-        and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
-        and (same or (old.subject_key == new.subject_key and _overlap(new, old)))
-    ):
-        return f"changed: {new.text}"  # "we swapped the Clio for a Tesla", "not Berlin anymore"
+    if _replaces_what_it_names(new, old, same) or _back_again(new, old):
+        return f"changed: {new.text}"  # "we swapped the Clio for a Tesla", "Saffron came home"
     if not same:
         if (
             old.subject_key == new.subject_key
@@ -304,7 +417,7 @@ def supersessions(new: ExtractedFact, current: Sequence[Fact]) -> list[Replaceme
     """Every current fact ``new`` replaces, with the reason."""
     out: list[Replacement] = []
     for old in current:
-        reason = replaced_by(new, old)
+        reason = f"ended: {new.text}" if _lost_the_work_of(new, old) else replaced_by(new, old)
         if reason is not None:
             out.append(Replacement(old.id, reason))
     if not out:

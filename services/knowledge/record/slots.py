@@ -32,6 +32,15 @@ from services.recall.lexical import stem
 from thea.words import WORD, lower_words, without_possessive
 from thea.words import words as read_words
 
+#: languages one speaks or learns ("I've switched to Portuguese" replaces "Spanish")
+_LANGUAGES_TEXT = (
+    "english spanish portuguese french german italian dutch mandarin chinese cantonese japanese korean "
+    "arabic hindi urdu bengali punjabi russian polish turkish greek swedish norwegian danish finnish hebrew "
+    "persian farsi swahili thai vietnamese indonesian welsh irish gaelic latin ukrainian czech hungarian "
+    "romanian tagalog catalan croatian serbian"
+)
+LANGUAGES = frozenset(_LANGUAGES_TEXT.split())
+
 
 class Slot(StrEnum):
     """One part of a person's life a fact can be about."""
@@ -119,10 +128,13 @@ _PET_KINDS: dict[str, str] = {
     "bird": "bird birds parrot budgie",
     "fish": "fish goldfish",
     "horse": "horse horses pony",
-    "hamster": "hamster hamsters guinea",
+    "hamster": "hamster hamsters",
+    "guinea pig": "pig pigs guinea",
     "tortoise": "tortoise turtle",
 }
 _PET_WORDS = " ".join([*_PET_KINDS.values(), "lizard snake ferret"])
+#: a word naming a kind of pet ("guinea pigs" ends in "pigs"), for a pattern
+PET_WORD = r"(?:" + "|".join(sorted(set(_PET_WORDS.split()), key=len, reverse=True)) + r")"
 
 #: cue words of each slot (stemmed at import): in a fact, in a question
 _CUES: dict[Slot, str] = {
@@ -170,8 +182,9 @@ _CUES: dict[Slot, str] = {
     Slot.COMMUTE: "commute commutes commuting campus",
     Slot.HEALTH: (
         "health healthy allergy allergies allergic intolerant intolerance condition conditions diabetes "
-        "diabetic asthma asthmatic coeliac celiac pressure medication medicine pregnant injury injured "
-        "surgery operation disease illness sick migraine arthritis epilepsy replacement diagnosed diagnosis"
+        "diabetic asthma asthmatic coeliac celiac pressure cholesterol medication medicine pregnant injury "
+        "injured surgery operation disease illness sick migraine arthritis epilepsy replacement diagnosed "
+        "diagnosis"
     ),
     Slot.DIET: (
         "diet eat eats eating food vegetarian vegan pescatarian meat fish gluten lactose dairy milk "
@@ -183,7 +196,9 @@ _CUES: dict[Slot, str] = {
     Slot.HOBBY: (
         "hobby hobbies play plays playing played team club sport sports football soccer cricket tennis "
         "rugby golf running run runs marathon training swim swimming band guitar bass piano violin drums "
-        "sing singing paint painting garden gardening allotment knit knitting chess climbing hiking"
+        "sing singing paint painting garden gardening allotment knit knitting chess climbing hiking "
+        "surf surfing yoga pilates cycling photography pottery dance dancing boxing skating kayaking "
+        "fishing crochet"
     ),
     Slot.EVENT: (
         "trip travel travelling traveling holiday holidays vacation flight flights fly flying visit "
@@ -228,6 +243,8 @@ _YEAR_OF_STUDY = re.compile(r"\b(?:first|second|third|fourth|final|1st|2nd|3rd|4
 #: "for a living": what someone does, not where they live
 _LIVING = re.compile(
     r"\bfor\s+a\s+living\b|\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+\w"
+    r"|\b(?:drive|drives|driving)\s+(?:an?\s+|the\s+)?(?:lorr(?:y|ies)|trucks?|vans?|bus(?:es)?|taxis?|cabs?"
+    r"|trains?|trams?|forklifts?|ambulances?)\b"
     r"|\b(?:started|run|runs|running|own|owns|set\s+up)\s+(?:my|our|his|her|their)\s+own\s+(?:[\w-]+\s+)?"
     r"(?:company|business|firm|shop|practice|agency)\b"
     r"|\b(?:manage|manages|managing|run|runs|running|own|owns)\s+(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,2}"
@@ -235,9 +252,21 @@ _LIVING = re.compile(
     r"|garage|practice|clinic|nursery|b&b|guesthouse|team|department|branch|warehouse|studio|gym)\b",
     re.I,
 )
+#: a new pastime: "taken up surfing", "I've got into bouldering"
+_TAKEN_UP = re.compile(r"\b(?:tak(?:e|es|en|ing)|took)\s+up\b|\b(?:got|getting|get)\s+into\b", re.IGNORECASE)
+#: "moving in with my boyfriend Dan", "moved into a flat in Acton": a new home
+_MOVING_IN = re.compile(r"\bmov(?:e|es|ed|ing)\s+in(?:to)?\b", re.IGNORECASE)
 _AT_NAME = re.compile(r"\b(?:at|for)\s+(?:the\s+)?[A-Z]")
-#: "work as", "works at": the job (and the workplace when a place follows)
-_WORK_AT = re.compile(r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b", re.I)
+#: "work as", "works at": the job (and the workplace when a place follows); "got an offer from
+#: Zalando", "accepted the job offer at Arup", "I've been offered head of science at a school in
+#: Leeds": a new job and where (not "offered a place" at a university)
+_WORK_AT = re.compile(
+    r"\bwork(?:s|ed|ing)?\s+(?:at|for|in)\b"
+    r"|\b(?:been|was|were|got|get|getting)\s+offered\s+(?!(?:an?\s+|the\s+)?(?:place|lift|ride|discount|refund)\b)"
+    r"|\b(?:got|get|getting|accepted|accept|accepting|took|take|taking)\s+(?:an?\s+|the\s+|their\s+)?"
+    r"(?:new\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+(?:the\s+)?[A-Z]",
+    re.I,
+)
 
 
 def words_of(text: str) -> list[str]:
@@ -262,10 +291,16 @@ def slots_of(text: str) -> frozenset[Slot]:
             found.discard(Slot.HOME)
     if _AGE_PHRASE.search(text):
         found.add(Slot.AGE)
+    if _MOVING_IN.search(text):
+        found.add(Slot.HOME)
+    if _TAKEN_UP.search(text):  # "I've taken up surfing at weekends"
+        found.add(Slot.HOBBY)
     if _BIRTHDAY_PHRASE.search(text):
         found.add(Slot.BIRTHDAY)
     if _FROM_PLACE.search(text):
         found.add(Slot.ORIGIN)
+    if LANGUAGES & set(lower_words(text)):  # "I've switched to Portuguese"
+        found.add(Slot.LANGUAGE)
     if _IS_STUDENT.search(text) or _YEAR_OF_STUDY.search(text):
         found.add(Slot.STUDY)
     if _WORK_AT.search(text) or (Slot.JOB in found and _AT_NAME.search(text)):
@@ -386,8 +421,8 @@ def is_occupation(value: str) -> bool:
 
 #: each relation's canonical key and the words that name it
 _RELATION_WORDS: dict[str, str] = {
-    "child": "kid kids child children baby babies twin twins toddler",
-    "son": "son sons boy boys stepson",
+    "child": "kid kids child children baby babies twin twins toddler bairn bairns",
+    "son": "son sons boy boys stepson lad lads",
     "daughter": "daughter daughters girl girls stepdaughter",
     "partner": "partner partners spouse",
     "husband": "husband hubby",
@@ -431,15 +466,20 @@ _COVERS: dict[str, frozenset[str]] = {
     "sibling": frozenset({"sister", "brother"}),
     "grandchild": frozenset({"grandson", "granddaughter"}),
     "grandparent": frozenset({"grandmother", "grandfather"}),
-    "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "tortoise"}),
+    "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "guinea pig", "tortoise"}),
 }
 _RELATION_OF: dict[str, str] = {word: key for key, words in _RELATION_WORDS.items() for word in words.split()}
+
+
+def is_pet(noun: str) -> bool:
+    """The noun names a kind of pet ("kitten", "guinea pig", "rescue greyhound")."""
+    return bool(noun) and _RELATION_OF.get(noun.split()[-1].lower()) in _PET_KINDS
 
 
 def relation_word(word: str) -> str | None:
     """The relation a word names ("mum" -> "mother", "kids" -> "child", "beagle" -> "dog"), or None."""
     low = word.lower().removesuffix("'s").removesuffix("\u2019s")
-    return _RELATION_OF.get(low) or _RELATION_OF.get(low.rstrip("s"))
+    return _RELATION_OF.get(low) or _RELATION_OF.get(low.removesuffix("s"))  # not "pass": "pa"
 
 
 #: a relation word counts when it is someone's: "my sister", "our two kids", "I have twin boys",
@@ -449,7 +489,7 @@ _OWNED = frozenset({"my", "our", "your", "his", "her", "their", "have", "has", "
 _THEIRS = frozenset({"his", "her", "their"})
 
 
-def _known_word(word: str) -> bool:
+def known_word(word: str) -> bool:
     """A word the slot vocabulary knows (a cue, an occupation): never a typing slip."""
     stems = word_stems(word)
     return any(stems & cues for cues in _CUE_STEMS.values()) or is_occupation(word)
@@ -458,7 +498,7 @@ def _known_word(word: str) -> bool:
 def relation_word_typed(word: str) -> str | None:
     """As :func:`relation_word`, forgiving a typing slip in a longer word ("husbnd", "dauhgter")."""
     found = relation_word(word)
-    if found or len(word) < 5 or _known_word(word):
+    if found or len(word) < 5 or known_word(word):
         return found  # a word of its own ("hobby" is no slip of "hubby")
     close = difflib.get_close_matches(word.lower(), _RELATION_OF.keys(), n=1, cutoff=0.8)
     return _RELATION_OF[close[0]] if close else None
@@ -503,7 +543,9 @@ def relation_covers(asked: str, told: str) -> bool:
 _EVENT_KINDS: dict[str, str] = {
     "wedding": "wedding wed marry married marrying marriage",
     "flight": "flight flights fly flying flies flew",
-    "trip": "trip travel travelling traveling holiday vacation journey",
+    # a stay booked is a trip: "we booked a caravan in Tenby"
+    "trip": "trip travel travelling traveling holiday vacation journey caravan cottage villa cruise campsite"
+    " chalet glamping",
     "operation": "operation surgery op procedure",
     "appointment": "appointment checkup check-up",
     "exam": "exam exams test",
@@ -512,6 +554,7 @@ _EVENT_KINDS: dict[str, str] = {
     "deadline": "deadline due",
     "interview": "interview",
     "race": "race marathon ride",
+    "arrive": "arrive arrives arriving arrived arrival land lands landing landed",
 }
 _EVENT_OF: dict[str, str] = {stem(w): key for key, words in _EVENT_KINDS.items() for w in words.split()}
 
@@ -531,6 +574,15 @@ _GOING_TO = re.compile(
 )
 
 
+#: a race named by its distance or kind ("the Leeds 10k", "a half marathon", "parkrun")
+#: a race: "the Leeds 10k", "a half marathon", "the Sheffield half"
+_RACE = re.compile(
+    r"\b\d{1,3}\s?k\b|\bhalf[- ]marathon\b|\btriathlon\b|\bparkrun\b|\bultra\b"
+    r"|\b(?:the|a)\s+(?:(?-i:[A-Z])[\w-]+\s+)?half\b(?!\s+(?:of|an?|past|term|price|hour|day|way)\b)",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=16_384)
 def event_kinds(text: str) -> frozenset[str]:
     """The kinds of event a text names ("married" and "wedding" are one kind; going to a place is
@@ -538,6 +590,8 @@ def event_kinds(text: str) -> frozenset[str]:
     kinds = {_EVENT_OF[s] for s in word_stems(text) if s in _EVENT_OF}
     if _GOING_TO.search(text):
         kinds.add("trip")
+    if _RACE.search(text):  # "running the Leeds 10k"
+        kinds.add("race")
     return frozenset(kinds)
 
 
@@ -554,6 +608,11 @@ def _names_in(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16_384)
+def kind_word_stems(kinds: frozenset[str]) -> frozenset[str]:
+    """The stems of every word naming these kinds of event ("holiday" of a trip)."""
+    return frozenset(s for s, kind in _EVENT_OF.items() if kind in kinds) | {stem(k) for k in kinds}
+
+
 def event_words(text: str) -> frozenset[str]:
     """What names the event a text speaks of: the kinds of event it names (canonical: "married" is
     a wedding) and the names in it ("Japan", "Omar"), never a date, so two wordings of one plan

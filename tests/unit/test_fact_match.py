@@ -49,7 +49,7 @@ def test_a_when_question_is_answered_by_the_fact_that_says_when() -> None:
         "We're going to Rome in May, flying out on May 3.",
         "Our flight to Rome changed, we now fly out on May 6.",
     )
-    assert said == "You now fly out on May 6."
+    assert said == "Your flight to Rome changed: you now fly out on May 6."  # what changed, and how
 
 
 def test_one_value_at_a_time_gives_the_newest_and_not_what_else_is_true() -> None:

@@ -1507,3 +1507,55 @@ def test_what_someone_did_before_is_said_with_what_they_do_now() -> None:
     answer = _answer("Where did Hana work before?", *told, before=True)
     assert answer.startswith("Earlier you told me: your wife Hana is a dentist. That changed on ")
     assert answer.endswith(": Hana is working for the NHS now.")
+
+
+def test_an_event_moved_to_another_place_keeps_its_date_and_leaves_the_old_place_in_history() -> None:
+    # blind set 24: "we've moved it to harrogate" stored nothing the wedding could use, and the
+    # answer stayed York; "it" is the event told last, a place typed in lower case is a place
+    told = (
+        "wedding's booked for 3 august in york",
+        "i support leeds united, season ticket holder",
+        "wedding venue fell through so we've moved it to harrogate, same date",
+    )
+    where = _answer("Where is the wedding?", *told)
+    assert "Harrogate" in where and "york" not in where.lower(), where
+    assert "3 August" in _answer("When is the wedding?", *told)
+    assert "york" in _answer("Where was the wedding before?", *told, before=True)
+
+
+def test_it_moved_to_another_date_is_the_event_told_last() -> None:
+    told = (
+        "My sister Jen is getting married in York on 12 June.",
+        "I work as a nurse.",
+        "They've moved it to 19 June.",
+    )
+    said = _answer("When is the wedding?", *told)
+    assert "19 June" in said and "York" in said and "12 June" not in said, said
+    assert _answer("What do I do for work?", *told) == "You work as a nurse."
+
+
+def test_an_event_moved_by_name_to_a_named_place() -> None:
+    told = (
+        "Our barbecue is at Sam's place on Saturday.",
+        "We moved the barbecue to Victoria Park because of the rain.",
+    )
+    said = _answer("Where is the barbecue?", *told)
+    assert "Victoria Park" in said and "Sam" not in said, said
+
+
+def test_moving_something_to_a_place_is_no_move_of_the_users_home() -> None:
+    told = ("I live in Leeds with my partner.", "They moved the meeting to Tom's house.")
+    assert "Leeds" in _answer("Where do I live?", *told)
+    assert current_texts(history(*told))[0] == "I live in Leeds with my partner."
+
+
+def test_a_change_that_names_what_changed_then_says_how_replaces_the_fact_naming_it() -> None:
+    # blind set 10: "My rotation changed, I'm in A&E now" left the surgical rotation the answer
+    told = (
+        "Hi, Priya here. I'm a junior doctor on a surgical rotation at St Thomas' in London.",
+        "My partner Sam and I rent a flat in Brixton.",
+        "My rotation changed, I'm in A&E now.",
+    )
+    assert _answer("Where do I work now?", *told) == "Your rotation changed: you're in A&E now."
+    assert "surgical rotation" in _answer("What was my rotation before?", *told, before=True)
+    assert "Brixton" in _answer("Where do I live?", *told)

@@ -37,6 +37,7 @@ from services.common.statements import (
     CASUAL_WORDS,
     GREETING,
     HERE,
+    lower_first,
     sentences,
     split_opening,
     tells,
@@ -54,6 +55,7 @@ from services.knowledge.record.reading import (
 from services.knowledge.record.slots import (
     PET_WORD,
     Slot,
+    event_kinds,
     fact_slots,
     is_occupation,
     known_word,
@@ -115,6 +117,8 @@ class ExtractedFact:
     #: stems of what the sentence said before a clause that goes on about it with "we", "they" or
     #: "it" ("choir" of "I've joined a choir, we rehearse on Tuesdays"): found by them too
     context: tuple[str, ...] = ()
+    #: what a move moved is "it": the event told last ("They've moved it to 19 June")
+    refers_back: bool = False
 
     @property
     def is_current(self) -> bool:
@@ -350,6 +354,94 @@ def _after_to(text: str) -> str:
     return found.group(1) if found else ""
 
 
+#: what a move speaks of when it names nothing: "it", "that"
+_IT = frozenset({"it", "that"})
+#: where a place told after "to" stops: a comma, a date or time, a word of how it stays
+_PLACE_END = re.compile(
+    r"\s*(?:[,;.!?(]|\b(?:on|for|from|with|same|now|instead|but|and|so|because|this|next)\b"
+    r"|\b(?:in|at)\b(?!\s+[A-Z])).*$",
+    re.IGNORECASE,
+)
+#: what a place moved to cannot start with: a person, a time
+_NO_PLACE = re.compile(r"^(?:me|us|him|her|them|you|it|when|after|before|later|earlier)\b", re.IGNORECASE)
+
+
+#: who moves things, never what moved
+_PEOPLE = frozenset({"you", "we", "they"})
+
+
+@dataclass(frozen=True)
+class _Move:
+    """What a clause with a verb of moving moved, and where to."""
+
+    #: the words of what moved ("party"; "it")
+    thing: tuple[str, ...] = ()
+    #: moved to a date ("pushed back to July 5")
+    to_date: bool = False
+    #: the place an event moved to ("Harrogate"), or ""
+    place: str = ""
+
+    @property
+    def moved(self) -> bool:
+        return self.to_date or bool(self.place)
+
+    @property
+    def refers_back(self) -> bool:
+        """What moved is "it": the event told last ("they've moved it to 19 June")."""
+        return self.moved and bool(self.thing) and set(self.thing) <= _IT
+
+
+def _moves_home(clause: Clause) -> bool:
+    """Someone moves house: to a named place or a kind of home ("we moved to York", "Mum moved
+    into sheltered housing"), not something moved there ("They moved the meeting to Tom's house")."""
+    if clause.verb not in _RELOCATE or not {w.lower() for w in clause.object_words} <= {"house", "home"}:
+        return False
+    return any(
+        prep in ("to", "into")
+        and (obj[:1].isupper() or _IN_PLACE.search(obj) or (prep == "into" and _HOME_KIND.match(obj)))
+        and not _DATE.match(obj)
+        for prep, obj in clause.preps
+    )
+
+
+def _move_of(clause: Clause) -> _Move:
+    """A move of a date or of an event's place ("The wedding has moved to Harrogate", "we've moved
+    it to harrogate"); no move for a verb of moving that moves neither ("we moved to York")."""
+    if clause.verb not in _MOVE_VERBS:
+        return _Move()
+    thing = _moved_words(clause)
+    if _DATE_START.match(_after_to(clause.value)):
+        return _Move(thing, to_date=True)
+    place = _place_moved_to(clause.value) if thing else ""
+    if place and (set(thing) <= _IT or event_kinds(" ".join(thing))):
+        return _Move(thing, place=place)
+    return _Move(thing)
+
+
+def _moved_words(clause: Clause) -> tuple[str, ...]:
+    """The words of what a move moved, lower-cased: its object ("the party" of "we moved the party
+    to the pub"), else its subject ("The wedding has moved to Harrogate")."""
+    said = clause.object_words or tuple(_words(clause.subject.said))
+    return tuple(w.lower() for w in said if w.lower() not in _DETERMINERS)
+
+
+def _place_moved_to(value: str) -> str:
+    """The place a move goes to ("it to harrogate, same date" -> "Harrogate"; "the party to the
+    Red Lion" -> "the Red Lion"), or "" when it goes to a date, a person or nothing. A place typed
+    in lower case is given its capitals ("harrogate" -> "Harrogate")."""
+    found = re.search(r"\bto\s+(.*)$", value, re.IGNORECASE)
+    place = _PLACE_END.sub("", found.group(1)).strip() if found else ""
+    dated = _DATE.search(place)  # "the Grand in Leeds in June": the place without its month
+    place = re.sub(r"\s+(?:in|at|on)$", "", place[: dated.start()].strip()) if dated else place
+    if not place or _NO_PLACE.match(place) or _DATE_START.match(place):
+        return ""
+    if len(place.split()) > 6:
+        return ""
+    if place == place.lower() and not re.match(r"(?:the|a|an|my|our|his|her|their)\s", place):
+        return place.title()
+    return place
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split()).strip(" ,;")
     if not text:
@@ -513,17 +605,9 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     """Attribute, value, slots and change of one clause."""
     text = clause.text.strip().rstrip(".!")
     value = clause.value
-    moved = clause.verb in _MOVE_VERBS and bool(_DATE_START.match(_after_to(value)))
-    relocation = (
-        not moved
-        and clause.verb in _RELOCATE
-        and any(
-            prep in ("to", "into")
-            and (obj[:1].isupper() or _IN_PLACE.search(obj) or (prep == "into" and _HOME_KIND.match(obj)))
-            and not _DATE.match(obj)
-            for prep, obj in clause.preps
-        )
-    )
+    move = _move_of(clause)
+    moved = move.moved
+    relocation = not moved and _moves_home(clause)
     end = _ended(clause)
     swap = _swap(clause) if not end else None
     attribute = _attribute(clause, relocation)
@@ -542,7 +626,7 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     if swap:
         old_value, value = swap
     if moved:
-        value = re.sub(r"^(?:back\s+|forward\s+)?(?:to|until|till)\s+", "", value, flags=re.IGNORECASE)
+        value = move.place or re.sub(r"^(?:back\s+|forward\s+)?(?:to|until|till)\s+", "", value, flags=re.I)
     value = _clean_value(value, attribute)
     if end:
         change = Change.END
@@ -555,7 +639,7 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
     if change is Change.END:
         about = _end_about(clause)
     elif change is Change.MOVE:
-        about = tuple(w for w in _content(_words(clause.subject.said)) if w != "you")
+        about = () if move.refers_back else tuple(w for w in _content(move.thing) if w not in _PEOPLE)
     elif swap:
         about = _content(_words(old_value))
     else:
@@ -573,10 +657,12 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         change=change,
         old_value=old_value.strip(),
         about=about,
-        dated=bool(_DATE.search(value) or _DATE.search(text)),
+        # an event moved to another place keeps its date ("moved to Leeds in June" moves no date)
+        dated=not move.place and bool(_DATE.search(value) or _DATE.search(text)),
         category=Category.CONSTRAINT if _CONSTRAINT.search(clause.text) else Category.GENERAL,
         slots=fact_slots(text, attribute, value),
         verb=clause.verb,
+        refers_back=move.refers_back and change is Change.MOVE,
     )
 
 
@@ -827,7 +913,30 @@ def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
         out.append(told)
     for clause in clauses:
         out += _split_name(_reading(clause, label_change))
-    return _with_context(out)
+    return _with_context(_what_changed_then_how(out))
+
+
+def _what_changed_then_how(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """ "My rotation changed, I'm in A&E now": a change that names only what changed gives it to
+    the clause after it, which says how (the new fact replaces the one naming the rotation); the
+    bare "My rotation changed" tells nothing of its own."""
+    out: list[ExtractedFact] = []
+    for fact in facts:
+        named = _only_what_changed(out[-1]) if out and out[-1].subject_key == fact.subject_key else ()
+        if named and fact.change in (Change.NONE, Change.CHANGE):
+            text = f"{out[-1].text.rstrip('.!')}: {lower_first(fact.text)}"  # what changed, and how
+            out[-1] = replace(fact, text=text, change=Change.CHANGE, about=named)
+        else:
+            out.append(fact)
+    return out
+
+
+def _only_what_changed(fact: ExtractedFact) -> tuple[str, ...]:
+    """The words of what changed when a fact says nothing else ("rotation" of "My rotation
+    changed")."""
+    if fact.verb != "change" or fact.change is not Change.CHANGE or fact.value:
+        return ()
+    return tuple(w for w in _content(_words(fact.text)) if not w.startswith("chang"))
 
 
 #: a clause that goes on about what was just said: "we rehearse on Tuesdays", "it starts at 9"

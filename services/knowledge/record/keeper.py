@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from services.knowledge.record.extraction import DATE, Change, ExtractedFact
-from services.knowledge.record.rules import SINGLE_VALUED, SWITCHES, says_back, supersessions, switched_from
+from services.knowledge.record.rules import (
+    SINGLE_VALUED,
+    SWITCHES,
+    place_named,
+    says_back,
+    supersessions,
+    switched_from,
+)
 from services.knowledge.record.slots import event_kinds, word_stems, words_of
 from services.recall.lexical import stem
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
@@ -301,6 +308,8 @@ def _moved_place(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
     """A plan going elsewhere says only the place ("The trip is to Brazil now"); the fact it
     changed holds the rest ("I'm learning Spanish for a trip to Mexico in October"): it becomes
     that fact with the new place ("... a trip to Brazil in October")."""
+    if told.change is Change.MOVE and not told.dated:
+        return _event_moved(told, replaced)
     new = _TO_PLACE.search(told.text) if told.change is Change.CHANGE else None
     for old in replaced if new else ():
         was = _TO_PLACE.search(old.content)
@@ -319,6 +328,18 @@ def _moved_place(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
 #: what says nothing of its own but the corrected value: "It's the 14th of June, not the 12th",
 #: "(Sorry, I meant) Rhodes, not Crete"
 _BARE_SUBJECTS = frozenset({"it", "that", "this"})
+
+
+def _event_moved(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """An event moved to another place ("We've moved it to Harrogate, same date") becomes the fact
+    it moved with the new place ("My sister Jen is getting married in Harrogate on 12 June")."""
+    for old in replaced:
+        was = place_named(old.content)
+        if was and was.lower() != told.value.lower():
+            patch = _rewritten(old, was, told.value)
+            if patch:
+                return patch | {"subject_key": old.subject_key, "subject": old.subject}
+    return {}
 
 
 def _correction(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
@@ -379,7 +400,7 @@ def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
             and new
             and len(_date_spans(old.content)) == 1
             and was.lower() != new.lower()
-            and _about_the_same(told.text, old.content)
+            and (told.refers_back or _about_the_same(told.text, old.content))
         ):
             patch = _rewritten(old, was, new)
             if patch:

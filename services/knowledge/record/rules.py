@@ -280,6 +280,8 @@ def _replaces_what_it_names(new: ExtractedFact, old: Fact, same: bool) -> bool:
     Tesla", "not Berlin anymore"; "I've switched to day shifts" after "... mostly night shifts")."""
     if (new.subject_key == old.subject_key and switched_from(new, old.content)) or _instead(new, old):
         return True
+    if new.change is Change.CHANGE and new.about and new.subject_key == old.subject_key:
+        return _names_all(new.about, old)  # "My rotation changed, I'm in A&E now"
     return (
         bool(new.old_value)
         and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
@@ -413,15 +415,72 @@ def _rescheduled(new: ExtractedFact, current: Sequence[Fact], taken: set[str]) -
     return Replacement(best[1].id, f"rescheduled: {new.text}") if best else None
 
 
+#: a place a fact names: "in York", "at the Grand", "to Mexico"
+_PLACE_IN = re.compile(r"\b(?:in|at|to)\s+(?P<place>(?:the\s+)?[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)*)")
+#: a place typed in lower case: "booked for 3 august in york" (one word, last or before a date)
+_PLACE_IN_LOWER = re.compile(r"\b(?:in|at)\s+(?P<place>[a-z][\w'-]{2,})(?=\s*(?:$|[,.;!]|\s+on\b|\s+\d))")
+#: words after "in" or "at" that are no place one could move an event from
+_NO_PLACE_TEXT = (
+    "home work school uni college town hospital bed church time advance person total all general "
+    "future past end case fact mind charge touch"
+)
+_NO_PLACE_WORDS = frozenset(_NO_PLACE_TEXT.split())
+
+
+def place_named(text: str) -> str | None:
+    """The place a fact names ("in York", "at the Grand Hotel"; "in york" typed in lower case), or
+    None."""
+    found = _PLACE_IN.search(text)
+    if found:
+        return found.group("place")
+    lower = _PLACE_IN_LOWER.search(text)
+    if (
+        lower is None
+        or lower.group("place") in _NO_PLACE_WORDS | STOPWORDS
+        or DATE.match(lower.group("place"))
+    ):
+        return None
+    return lower.group("place")
+
+
+def _is_event(fact: Fact) -> bool:
+    return Slot.EVENT.value in fact.slots or bool(event_kinds(fact.content))
+
+
+def _moved_elsewhere(new: ExtractedFact, current: Sequence[Fact]) -> list[Replacement]:
+    """What a move says moved, when its own words cannot find it: "it" is the event told last ("My
+    sister is getting married in York on 12 June" then "They've moved it to 19 June"), and an event
+    moved to another place is the latest fact of its kind that says where ("The wedding has moved
+    to Harrogate"). A date move needs a dated fact, a place move one that names a place; when the
+    last message that told such an event told two, nothing is guessed."""
+    if new.change is not Change.MOVE or not (new.refers_back or not new.dated):
+        return []
+    kinds = event_kinds(" ".join(new.about))
+    fits = [
+        f
+        for f in current
+        if _is_event(f)
+        and (DATE.search(f.content) if new.dated else place_named(f.content))
+        and (new.refers_back or kinds & event_kinds(f.content) or _names_what_moved(new, f))
+    ]
+    if not fits:
+        return []
+    last = max(f.valid_from or 0 for f in fits)
+    latest = [f for f in fits if (f.valid_from or 0) == last]
+    return [Replacement(latest[0].id, f"moved: {new.text}")] if len(latest) == 1 else []
+
+
 def supersessions(new: ExtractedFact, current: Sequence[Fact]) -> list[Replacement]:
     """Every current fact ``new`` replaces, with the reason."""
+    if new.refers_back:
+        return _moved_elsewhere(new, current)
     out: list[Replacement] = []
     for old in current:
         reason = f"ended: {new.text}" if _lost_the_work_of(new, old) else replaced_by(new, old)
         if reason is not None:
             out.append(Replacement(old.id, reason))
     if not out:
-        out = _when_told_beside(new, current)
+        out = _when_told_beside(new, current) or _moved_elsewhere(new, current)
     if not out:
         plan = _rescheduled(new, current, set())
         if plan is not None:

@@ -376,7 +376,12 @@ def _topic(question: str, focus: Focus) -> frozenset[str]:
     """The question's topic stems without whom it is about."""
     ignore = set(focus.names)
     words = [w for w in topic_words(question) if w not in ignore and not relation_word_typed(w)]
-    return frozenset(stem(w) for w in words) - _ASKING - _HISTORY_WORDS
+    # "How old am I?" asks an age: "We have an old collie" says none
+    asking = _ASKING | ({stem("old")} if _HOW_OLD.search(question) else set())
+    return frozenset(stem(w) for w in words) - asking - _HISTORY_WORDS
+
+
+_HOW_OLD = re.compile(r"\bhow\s+old\b", re.IGNORECASE)
 
 
 #: question words typed without their apostrophe ("whats", "wheres")

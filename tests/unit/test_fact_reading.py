@@ -1559,3 +1559,43 @@ def test_a_change_that_names_what_changed_then_says_how_replaces_the_fact_naming
     assert _answer("Where do I work now?", *told) == "Your rotation changed: you're in A&E now."
     assert "surgical rotation" in _answer("What was my rotation before?", *told, before=True)
     assert "Brixton" in _answer("Where do I live?", *told)
+
+
+def test_a_plan_that_cannot_happen_then_moves_says_only_the_new_date() -> None:
+    # blind set 25: "Niamh can't come in July now" was a change of value "in July", and rewrote
+    # the old plan into "Our granddaughter Niamh is coming to stay on in July."
+    told = (
+        "Our granddaughter Niamh is coming to stay on 3 July",
+        "Niamh can't come in July now, she's coming on 10 August instead",
+    )
+    said = _answer("When is Niamh coming?", *told)
+    assert "10 August" in said and "3 July" not in said and "on in July" not in said, said
+
+
+def test_a_new_job_after_a_comma_is_the_users_own_clause() -> None:
+    # "starting at Revolut on monday" was read as what the fintech does, so nothing was the job
+    told = (
+        "hi im rafael, 31, backend dev at a fintech in lisbon",
+        "i quit the fintech, starting at Revolut on monday",
+    )
+    said = _answer("Where do I work?", *told)
+    assert "Revolut" in said and "fintech" not in said, said  # not the quit job, from history
+    assert "fintech" in _answer("Where did I work before?", *told, before=True)
+
+
+def test_an_introduction_of_role_age_and_home_is_three_facts_and_a_move_replaces_only_the_home() -> None:
+    told = (
+        "Maeve. Retired nurse, 68, living in Galway with my husband Declan",
+        "We have an old collie called Shep",
+        "Declan and I have moved to a bungalow in Salthill",
+    )
+    assert _answer("What's my name?", *told) == "You're Maeve."
+    assert _answer("How old am I?", *told) == "You're 68."
+    assert _answer("What did I do for work?", *told) == "You're a retired nurse."
+    where = _answer("Where do I live?", *told)
+    assert "Salthill" in where and "Galway" not in where, where
+
+
+def test_how_old_asks_an_age_not_for_the_word_old() -> None:
+    told = ("I'm a retired nurse.", "We have an old collie called Shep")
+    assert _answer("How old am I?", *told) == ""  # never told: the model says it does not know

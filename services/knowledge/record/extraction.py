@@ -398,7 +398,7 @@ def _moves_home(clause: Clause) -> bool:
         return False
     return any(
         prep in ("to", "into")
-        and (obj[:1].isupper() or _IN_PLACE.search(obj) or (prep == "into" and _HOME_KIND.match(obj)))
+        and (obj[:1].isupper() or _IN_PLACE.search(obj) or _HOME_KIND.match(obj))  # "to a bungalow in ..."
         and not _DATE.match(obj)
         for prep, obj in clause.preps
     )
@@ -632,7 +632,9 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         change = Change.END
     elif moved:
         change = Change.MOVE
-    elif label_change or old_value or relocation or swap or _CHANGE_WORDS.search(clause.text):
+    elif (label_change or old_value or relocation or swap or _CHANGE_WORDS.search(clause.text)) and not (
+        clause.negated and not clause.copula  # "Niamh can't come in July now" says no new value
+    ):
         change = Change.CHANGE
     else:
         change = Change.NONE
@@ -698,6 +700,39 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
         dated=fact.dated, category=fact.category, slots=fact_slots(role_text, "be-a", rest),
     )  # fmt: skip
     return [named, role]
+
+
+#: a part of an introduction that says where the user lives ("living in Galway with my husband")
+_LIVING_IN = re.compile(r"^(?:living|based|settled)\s+(?P<where>(?:in|near)\s+.+)$", re.IGNORECASE)
+
+
+def _role_parts(fact: ExtractedFact) -> list[ExtractedFact]:
+    """ "I'm a retired nurse, 68, living in Galway with my husband Declan": who the user is, their
+    age and where they live, each a fact of its own (a move to Salthill replaces where they live,
+    not that they were a nurse)."""
+    if fact.subject_key != USER or fact.attribute not in ("be", "be-a") or "," not in fact.value:
+        return [fact]
+    kept: list[str] = []
+    out: list[ExtractedFact] = []
+    for part in (p.strip() for p in fact.value.split(",")):
+        living = _LIVING_IN.match(part)
+        if _BARE_NUMBER.match(part) and kept:
+            out.append(_bare_age(part))
+        elif living and kept:
+            where = living.group("where")
+            said = f"I live {where}."
+            slots = fact_slots(said, stem("live"), where)
+            out.append(
+                replace(fact, attribute=stem("live"), value=where, text=said, slots=slots, verb="live")
+            )
+        else:
+            kept.append(part)
+    if not out:
+        return [fact]
+    value = ", ".join(kept)
+    text = f"I'm {with_article(value) if fact.attribute == 'be-a' else value}."
+    role = replace(fact, value=value, text=text, slots=fact_slots(text, fact.attribute, value))
+    return [role, *out]
 
 
 _CASUAL_I = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've", "i'll": "I'll", "i'd": "I'd"}
@@ -834,8 +869,19 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     return out
 
 
+#: "I quit the fintech, starting at Revolut on monday": a doing after a comma of the user's sentence
+#: is the user's own clause (the parser reads it as what the fintech does)
+_THEN_DOING = re.compile(
+    r",\s+(?=(?:starting|moving|joining|going|heading|flying|studying|training|retiring)\b)",
+    re.IGNORECASE,
+)
+_MINE = re.compile(r"^(?:i|i['\u2019](?:m|ve|d|ll)|just)\b", re.IGNORECASE)
+
+
 def _read_sentence(reader: Reader, sentence: str, named: bool) -> list[ExtractedFact]:
     """The facts of one sentence; after the user's name, a bare age or role is the user's too."""
+    if _MINE.match(sentence):
+        sentence = _THEN_DOING.sub(", I'm ", sentence)
     if _BARE_NUMBER.match(sentence) and named:
         return [_bare_age(sentence)]  # "Sam here. 41. Software engineer at Monzo."
     if _AGE_THEN.match(sentence) and named:  # "Kwame here. 62, retired postman, live in ..."
@@ -887,7 +933,8 @@ def _name_then_age(said: Sequence[str]) -> bool:
     name = found.group("name").lower() if found else ""
     if not name or known_word(name) or name in CASUAL_WORDS or name in _CHAT_WORDS:
         return False
-    return bool(_BARE_NUMBER.match(said[1]) or _AGE_THEN.match(said[1]))
+    # "Maeve. Retired nurse, 68, living in Galway": a role after the name says the same
+    return bool(_BARE_NUMBER.match(said[1]) or _AGE_THEN.match(said[1]) or _bare_role(said[1].split(",")[0]))
 
 
 def _without_openings(sentence: str) -> tuple[str, bool]:
@@ -912,7 +959,7 @@ def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
         )  # fmt: skip
         out.append(told)
     for clause in clauses:
-        out += _split_name(_reading(clause, label_change))
+        out += [part for fact in _split_name(_reading(clause, label_change)) for part in _role_parts(fact)]
     return _with_context(_what_changed_then_how(out))
 
 

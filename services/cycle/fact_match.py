@@ -132,7 +132,10 @@ class FactMatch:
 
 #: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
 #: how a person or pet leaves a life: "died", "passed away", "was put down"
-DIED = r"died|passed\s+away|was\s+put\s+down"
+DIED = (
+    r"died|passed\s+away|was\s+put\s+down|did(?:n['\u2019]t|\s+not)\s+(?:make\s+it|survive)"
+    r"|(?:was|got)\s+killed"
+)
 #: how a pet leaves a life without dying: "Fig had to be rehomed", "we gave Rex away"
 REHOMED = r"(?:had\s+to\s+be\s+|was\s+|got\s+)?(?:rehomed|given\s+away)"
 _GONE = re.compile(

@@ -1599,3 +1599,36 @@ def test_an_introduction_of_role_age_and_home_is_three_facts_and_a_move_replaces
 def test_how_old_asks_an_age_not_for_the_word_old() -> None:
     told = ("I'm a retired nurse.", "We have an old collie called Shep")
     assert _answer("How old am I?", *told) == ""  # never told: the model says it does not know
+
+
+def test_its_now_due_is_a_new_date_for_the_event_told_last() -> None:
+    # blind set 26: "its" typed for "it's", after a comma: the dissertation stayed due 2 May
+    told = (
+        "my dissertation is due 2 may",
+        "I work weekends at a cafe.",
+        "my supervisor gave me an extension, its now due 16 may",
+    )
+    assert _answer("When is my dissertation due?", *told) == "Your dissertation is due 16 May."
+    assert "2 May" in _answer("When was my dissertation due originally?", *told, before=True)
+
+
+def test_a_name_and_age_then_a_verb_of_the_users_is_an_introduction() -> None:
+    told = ("Nia, 36, run a dog grooming business in Cardiff",)
+    assert _answer("What's my name?", *told) == "You're Nia."
+    assert _answer("How old am I?", *told) == "You're 36."
+    assert _answer("What do I do?", *told) == "You run a dog grooming business in Cardiff."
+
+
+def test_a_pet_that_did_not_make_it_is_no_longer_had() -> None:
+    told = ("we've got two cats, Mabli and Twm", "Twm got hit by a car, he didn't make it")
+    assert _answer("What are our cats called?", *told) == "Your cat is called Mabli."
+    assert _answer("Do we still have Twm?", *told).startswith("No.")
+
+
+def test_what_changed_with_a_new_date_keeps_the_rest_of_the_plan() -> None:
+    told = (
+        "we're flying to Lisbon on 9 September for our anniversary",
+        "flights changed, we now fly on 12 September",
+    )
+    said = _answer("Why are we going to Lisbon?", *told)
+    assert said == "You're flying to Lisbon on 12 September for your anniversary.", said

@@ -159,7 +159,7 @@ _END_VERBS = frozenset(
 _INTRANSITIVE_ENDS = frozenset({"die", "pass", "resign", "split", "crash", "retire"})
 #: phrases that end their subject or object whatever the verb form
 _END_PHRASES = re.compile(
-    r"\b(?:passed\s+away|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from"
+    r"\b(?:passed\s+away|did(?:n't|\s+not)\s+(?:make\s+it|survive)|(?:was|got)\s+killed|broke\s+up(?:\s+with)?|gave\s+up|(?:pulled|backed|dropped)\s+out\s+of|withdrew\s+from"
     r"|moved\s+out(?!(?:\s+of\s+[\w' -]+?)?\s+(?:to|into)\b)|got\s+rid\s+of"
     r"|no\s+longer\s+(?:have|own)"
     r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up"
@@ -407,6 +407,8 @@ def _moves_home(clause: Clause) -> bool:
 def _move_of(clause: Clause) -> _Move:
     """A move of a date or of an event's place ("The wedding has moved to Harrogate", "we've moved
     it to harrogate"); no move for a verb of moving that moves neither ("we moved to York")."""
+    if clause.verb == "be" and clause.subject.said.lower() in _IT and _NOW_ON.match(clause.value):
+        return _Move(("it",), to_date=True)  # "It's now due 16 May", "it's now on the 21st"
     if clause.verb not in _MOVE_VERBS:
         return _Move()
     thing = _moved_words(clause)
@@ -416,6 +418,13 @@ def _move_of(clause: Clause) -> _Move:
     if place and (set(thing) <= _IT or event_kinds(" ".join(thing))):
         return _Move(thing, place=place)
     return _Move(thing)
+
+
+#: a day given anew: "now due 16 May", "now on the 21st" (after "it's")
+_NOW_ON = re.compile(
+    rf"^now\s+(?:due\s+(?:on\s+)?|on\s+|set\s+for\s+|booked\s+for\s+)(?=(?:the\s+)?(?:\d|{_MONTH}\b|{WEEKDAY}\b))",
+    re.IGNORECASE,
+)
 
 
 def _moved_words(clause: Clause) -> tuple[str, ...]:
@@ -851,11 +860,19 @@ def _bare_age(text: str) -> ExtractedFact:
     )  # fmt: skip
 
 
+#: a new clause after a comma: "my supervisor gave me an extension, it's now due 16 may"
+_THEN_IT_IS_NOW = re.compile(r",\s+it(?:['\u2019]s|\s+is)\s+now\b", re.IGNORECASE)
+#: "its" typed for "it's" ("its now due 16 may", "its been moved")
+_ITS_IS = re.compile(r"\b([Ii]t)s(?=\s+(?:now|been|due|going|getting|on|off|moved|cancelled|at|in)\b)")
+
+
 def extract_facts(message: str) -> list[ExtractedFact]:
     """Every fact the telling sentences of a message state, in order."""
     reader = Reader()
     out: list[ExtractedFact] = []
     # "It's a boy! We've named him Theo": one fact, across the two sentences
+    message = _ITS_IS.sub(lambda m: m.group(1) + "'s", message)  # "its now due 16 may"
+    message = _THEN_IT_IS_NOW.sub(". It's now", message)  # "... an extension, it's now due 16 May"
     message = _STATUS_THEN.sub(r"I'm \g<status>. I have \g<rest>", casual_case(message))
     message = _MET_SOMEONE.sub(r"I'm seeing someone new called \g<name>", message)
     message = _SCAN_SHOWED.sub(r"We're having a \g<sex>", message)  # "The scan showed it's a girl!"

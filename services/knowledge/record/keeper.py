@@ -392,7 +392,9 @@ def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
     switch = told.change is Change.CHANGE and told.verb in SWITCHES  # "switched my volunteering to Thursdays"
     # "No wait, the due date is 5 May": a correction whose value is only the date
     corrected = told.change is Change.CHANGE and _date_said(told.value) == told.value.strip()
-    new = _date_said(told.value) if told.change is Change.MOVE or switch or corrected else None
+    # "Flights changed, we now fly on 12 September": what changed named, and its new date
+    named = told.change is Change.CHANGE and bool(told.about)
+    new = _date_said(told.value) if told.change is Change.MOVE or switch or corrected or named else None
     for old in replaced if new else ():
         was = _date_said(old.content)
         if (

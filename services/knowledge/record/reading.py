@@ -794,8 +794,10 @@ class Reader:
         rest = re.sub(r"^(?:and|but|so)\s+", "", found.group("rest").strip(), flags=re.IGNORECASE)
         age = found.group("age") or found.group("also")
         if not found.group("here") and not _ABOUT_USER.match(rest) and not names_a_role(rest):
-            if not found.group("me"):
-                return None  # "Basil, 3, loves walks": about Basil
+            # "Basil, 3, loves walks": about Basil; "Nia, 36, run a dog grooming business": the
+            # user's own verb, with the "I" left out
+            if not found.group("me") and not (age and _user_verb(rest)):
+                return None
             # "I'm Luca, 34, from Turin", "im jess, 16, doing my gcses": still the user
             rest = f"I {rest}" if _user_verb(rest) else f"I'm {rest}"
         if not found.group("me") and parse(found.group("name"))[0].pos_ not in _NAME_POS | {"NOUN"}:

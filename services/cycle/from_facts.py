@@ -754,6 +754,11 @@ _LIVES_WITH_USER = re.compile(
 )
 
 
+_LIVES_ALONE = re.compile(
+    r"^(?:I|We)\b[^.]*\b(?:live|living)\b[^.]*\b(?:on\s+my\s+own|alone|by\s+myself)\b", re.IGNORECASE
+)
+
+
 def _who_lives_with(
     question: str,
     facts: Sequence[Fact],
@@ -767,6 +772,9 @@ def _who_lives_with(
     if not _WHO_LIVES_WITH.match(question):
         return None
     found = sorted((f for f in facts if _LIVES_WITH_USER.search(f.content)), key=lambda f: -f.created_at)
+    alone = sorted((f for f in facts if _LIVES_ALONE.search(f.content)), key=lambda f: -f.created_at)
+    if alone and (not found or alone[0].created_at > found[0].created_at):
+        found = alone[:1]  # "I live in Leicester on my own": no one, said as told
     if not found:
         return _those_left(["flatmate"], everyone, gone, told)
     answer = FactAnswer(

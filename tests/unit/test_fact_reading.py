@@ -1632,3 +1632,47 @@ def test_what_changed_with_a_new_date_keeps_the_rest_of_the_plan() -> None:
     )
     said = _answer("Why are we going to Lisbon?", *told)
     assert said == "You're flying to Lisbon on 12 September for your anniversary.", said
+
+
+def test_a_bare_correction_after_i_meant_corrects_whoever_the_fact_was_of() -> None:
+    # blind set 27: "my best mate Lewis ..." was parsed with "mate" as the sentence's root and
+    # stored nothing; "Sorry, I meant Crete, not Cyprus" became "I crete."
+    told = ("my best mate Lewis is getting married in Cyprus on 20 June", "Sorry, I meant Crete, not Cyprus")
+    said = _answer("Where is Lewis getting married?", *told)
+    assert "Crete" in said and "Cyprus" not in said and "20 June" in said, said
+
+
+def test_someone_who_moved_out_keeps_their_job_and_the_user_keeps_their_town() -> None:
+    told = (
+        "I'm Sam, software tester, live in Leicester with my flatmate Josh",
+        "Josh is a chef at a Thai place",
+        "Josh moved out, I live on my own now",
+    )
+    assert _answer("What's my name?", *told) == "You're Sam."
+    assert _answer("What does Josh do?", *told).startswith("Josh is a chef at a Thai place.")
+    assert _answer("Where do I live?", *told) == "You live in Leicester on your own."
+    assert _answer("Who do I live with?", *told) == "You live in Leicester on your own."
+
+
+def test_a_switch_of_subject_replaces_what_was_studied() -> None:
+    told = ("my daughter Esme is at uni in Bristol studying law", "Esme has switched to politics")
+    said = _answer("What is Esme studying?", *told)
+    assert "politics" in said and "law" not in said, said
+
+
+def test_a_medicine_one_is_on_answers_what_medication() -> None:
+    told = ("I have high blood pressure and I'm on amlodipine",)
+    assert "amlodipine" in _answer("What medication am I on?", *told)
+
+
+def test_she_after_someone_is_called_a_name_is_that_name() -> None:
+    told = ("my girlfriend is called Ama, she's a nurse at St Mary's", "Ama and I broke up")
+    assert _answer("Do I have a girlfriend?", *told).startswith("Not any more.")
+    assert _answer("What does Ama do?", *told).startswith("Ama is a nurse at St Mary's.")
+
+
+def test_passing_an_exam_is_no_death_and_a_name_is_no_pet() -> None:
+    assert all(f.change is not Change.END for f in extract_facts("viva went well, I passed!"))
+    from services.knowledge.record.slots import slots_of
+
+    assert Slot.PET not in slots_of("Pete is out of the half marathon")

@@ -253,6 +253,8 @@ _AGE = re.compile(
 )
 #: "I'm Lena, a second-year chemistry student ...": a name, then who the user is
 _NAME_THEN = re.compile(r"^(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}),\s+(?P<rest>(?:an?|the)\s+.+)$")
+#: "Sam, software tester": a name, then a role said without its article
+_NAME_THEN_BARE = re.compile(r"^(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}),\s+(?P<rest>[a-z][\w' -]+)$")
 #: a role at a named place: "head of humanities at Clifton College", "lead engineer at Paylark"
 _ROLE_AT_PLACE = re.compile(
     r"^(?:an?\s+|the\s+)?(?!(?:in|at|on|to|for|from|with|by|of)\b)[\w'-]+(?:\s+[\w'-]+){0,5}?"
@@ -478,8 +480,8 @@ def _ended(clause: Clause) -> bool:
     past = clause.tag in ("VBD", "VBN") or (clause.verb in ("quit", "shut", "split") and clause.tag == "VBP")
     if clause.verb == "lose" and _WEIGHT.match(clause.value):
         return False  # "Lost 6kg so far": progress, not something gone
-    if clause.verb == "pass" and clause.object_words:
-        return False  # "Ollie has passed his driving test": done, not "passed (away)"
+    if clause.verb == "pass" and (clause.object_words or clause.subject.key == USER):
+        return False  # "Ollie has passed his driving test", "viva went well, I passed!": done
     return clause.verb in _END_VERBS and past and not (set(clause.auxiliaries) & _FUTURE)
 
 
@@ -696,9 +698,12 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
         )  # fmt: skip
         return [_bare_age(aged.group("age")), role]
     found = _NAME_THEN.match(fact.value)
+    bare = _NAME_THEN_BARE.match(fact.value) if found is None else None
+    if bare is not None and names_a_role(bare.group("rest")):
+        found = bare  # "I'm Sam, software tester"
     if found is None:
         return [fact]
-    name, rest = found.group("name"), found.group("rest")
+    name, rest = found.group("name"), with_article(found.group("rest"))
     named = ExtractedFact(
         subject_key=USER, subject="you", attribute=stem("name"), value=name, text=f"I'm {name}.",
         slots=frozenset({Slot.NAME}),
@@ -961,13 +966,31 @@ def _without_openings(sentence: str) -> tuple[str, bool]:
     return text, bool(_CHANGE_WORDS.search(opening))
 
 
+#: "My best mate Lewis is getting married": a relation and a name the parser read as a sentence
+#: of its own ("mate" its root); with commas round the name it reads the subject
+_APPOSITIVE = re.compile(r"^((?i:my|our)\s+(?:[a-z]+\s+){0,2}?[a-z]+)\s+([A-Z][\w'-]+)(?=\s+[a-z])")
+#: what a bare correction's new value cannot start with: a subject of its own ("I moved to Leeds")
+_OWN_CLAUSE = re.compile(r"(?i)(?:i|i'm|we|we're|he|she|they|my|our|it|it's)\b")
+
+
+def _bare_correction(text: str) -> re.Match[str] | None:
+    """ "(Sorry, I meant) Crete, not Cyprus": a new value of a few words and the old one."""
+    found = _BARE_CORRECTION.match(text)
+    if found is None or len(found.group("new").split()) > 4 or _OWN_CLAUSE.match(found.group("new")):
+        return None
+    return found
+
+
 def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
     text, label_change = _without_openings(sentence.strip())
     if not text:
         return []
     out: list[ExtractedFact] = []
-    clauses = reader.clauses(upper_first(text))
-    bare = _BARE_CORRECTION.match(text) if not clauses else None
+    bare = _bare_correction(text)  # "Crete, not Cyprus": no clause ("I crete"), only the values
+    clauses = (
+        [] if bare else reader.clauses(upper_first(text)) or reader.clauses(_APPOSITIVE.sub(r"\1, \2,", text))
+    )
+    bare = bare or (_BARE_CORRECTION.match(text) if not clauses else None)
     if bare:  # the value it replaces is found by the keeper (keeper.inherit_slots rewrites it)
         new, old = bare.group("new").strip(), bare.group("old").strip()
         told = ExtractedFact(

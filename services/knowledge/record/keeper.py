@@ -267,6 +267,7 @@ def inherit_slots(
             or _switched(told, replaced)
             or _moved_date(told, replaced)
             or _moved_place(told, replaced)
+            or _alone_now(told, replaced)
         )
         if update:  # the words of what was said stay findable when the content became the old fact's
             words[fact.id] |= _content_stems(fact.content)
@@ -330,6 +331,25 @@ def _moved_place(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
 _BARE_SUBJECTS = frozenset({"it", "that", "this"})
 
 
+#: living with no one: "on my own", "alone", "by myself"
+_ALONE = re.compile(r"^(?:on\s+(?:my|our)\s+own|alone|by\s+myself)$", re.IGNORECASE)
+#: whom one lives with, to the end of the clause ("with my flatmate Josh")
+_WITH_WHOM = re.compile(r"\bwith\s+[^,.;]+")
+
+
+def _alone_now(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """ "I live on my own now" after "I live in Leicester with my flatmate Josh" ends whom, not
+    where: "I live in Leicester on my own"."""
+    if told.attribute != stem("live") or not _ALONE.match(told.value):
+        return {}
+    for old in replaced:
+        was = _WITH_WHOM.search(old.content)
+        patch = _rewritten(old, was.group(), told.value) if was else {}
+        if patch:
+            return patch
+    return {}
+
+
 def _event_moved(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
     """An event moved to another place ("We've moved it to Harrogate, same date") becomes the fact
     it moved with the new place ("My sister Jen is getting married in Harrogate on 12 June")."""
@@ -350,8 +370,8 @@ def _correction(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
         return {}
     for old in replaced:
         patch = _rewritten(old, told.old_value, told.value)
-        if patch:
-            return patch
+        if patch:  # still of whom the corrected fact was ("Lewis is getting married in Crete")
+            return patch | {"subject_key": old.subject_key, "subject": old.subject}
     return {}
 
 

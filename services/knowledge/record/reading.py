@@ -830,6 +830,12 @@ class Reader:
         user, else a person named by their relation in it ("I live with my girlfriend Mia")."""
         if subject.key == USER:
             self.last_thing = _had_thing(tokens) or self.last_thing
+        called = next((t for t in tokens if _called(t) or _given_name(t)), None)
+        if subject.key != USER and called is not None:
+            # "My girlfriend is called Ama, she's a nurse": "she" is Ama, by her name
+            self.last_person = _name_of(called)
+            self.last_key = self.last_person.lower()
+            return
         if subject.key != USER and not subject.noun:
             self.last_person = subject.shown if subject.shown.lower() == subject.key else subject.said
             self.last_key = subject.key

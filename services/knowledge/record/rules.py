@@ -123,6 +123,8 @@ def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
     """Someone who left or died ("Skye passed away") is only part of an older fact that says
     where the user lives or works ("I live near Inverness with ... our collies, Bran and Skye"):
     that fact stays; facts about them, or about having them, end."""
+    if new.verb == "move" and new.subject_key != USER and old.subject_key == new.subject_key:
+        return Slot.HOME.value not in old.slots  # "Josh moved out": he is still a chef, elsewhere
     left = new.subject_key != USER and old.subject_key != new.subject_key and new.verb in _BEINGS_END
     if not (left or new.verb in _PARTING):  # "Olivier and I split up" is a parting
         return False  # a thing stolen or sold ends what it was part of ("I ride a Brompton to work")
@@ -235,6 +237,9 @@ def switched_from(new: ExtractedFact, old_content: str) -> str:
         if language in kinds:  # "switched to Portuguese" after "I'm learning Spanish ...", days after nights
             words_said = (m.group() for m in re.finditer(r"[A-Za-z-]+", old_content))
             return next((w for w in words_said if w.lower() in kinds and w.lower() != language), "")
+    studied = _STUDYING.search(old_content)
+    if studied and len(language.split()) <= 3 and studied.group("what").lower() != language:
+        return studied.group("what")  # "switched to politics" after "... studying law"
     said = re.match(r"^(?:to\s+)?(?P<kind>[\w-]+)\s+(?P<noun>[\w-]+)\s*$", new.value.split(",")[0].strip())
     if said is None or said.group("kind").lower() in STOPWORDS:
         return ""
@@ -245,6 +250,11 @@ def switched_from(new: ExtractedFact, old_content: str) -> str:
     return before.group()
 
 
+#: what someone studies: "studying law", "doing medicine", "reading history"
+_STUDYING = re.compile(
+    r"\b(?:studying|doing|reading|studies|does|reads)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)(?=\s*(?:$|[,.;!]|\s+(?:at|in)\b))",
+    re.IGNORECASE,
+)
 _PLACE_NAMED = re.compile(r"\b(?:in|to|at|near)\s+(?P<place>[A-Z][\w-]+)")
 _WEEKDAY = re.compile(rf"\b(?P<day>{WEEKDAY_NAME})s?\b", re.IGNORECASE)
 #: a change said as one: "instead", "changed his mind"
@@ -282,6 +292,8 @@ def _replaces_what_it_names(new: ExtractedFact, old: Fact, same: bool) -> bool:
         return True
     if new.change is Change.CHANGE and new.about and new.subject_key == old.subject_key:
         return _names_all(new.about, old)  # "My rotation changed, I'm in A&E now"
+    if not new.verb and new.old_value:  # "(Sorry, I meant) Crete, not Cyprus": whoever it was of
+        return re.search(rf"\b{re.escape(new.old_value)}\b", old.content, re.IGNORECASE) is not None
     return (
         bool(new.old_value)
         and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))

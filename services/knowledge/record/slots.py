@@ -280,10 +280,33 @@ def word_stems(text: str) -> frozenset[str]:
     return _stems(words_of(text))
 
 
+#: a capitalised word that names someone: inside a sentence, or first before "'s", "is", "and"
+#: ("Pete is out of the half": Pete is no pet)
+_NAMED = re.compile(r"(?<=[\w,] )[A-Z][a-z]+\b|^[A-Z][a-z]+(?=['\u2019]s\b|\s+(?:is|was|has|and|will)\b)")
+_CUE_WORDS = frozenset(w for words in _CUES.values() for w in words.split())
+
+
+def _unless_a_cue(found: re.Match[str]) -> str:
+    """A name is no cue of a slot by its stem ("Pete" -> "pet"); a cue word as said still is
+    ("Tesla", "Spanish")."""
+    return found.group() if found.group().lower() in _CUE_WORDS else " "
+
+
+#: a medicine by its name's usual endings or a few common names ("amlodipine", "ramipril",
+#: "atorvastatin", "metformin", "sertraline", "insulin")
+_MEDICINE = re.compile(
+    r"\b(?:[a-z]{3,}(?:dipine|pril|sartan|olol|statin|formin|gliptin|azepam|zolam|oxetine|traline|triptyline"
+    r"|prazole|cillin|mycin|cycline|floxacin|thiazide|semide|xaban|gabalin|pentin|thyroxine|sone|olone)"
+    r"|warfarin|insulin|aspirin|ibuprofen|paracetamol|codeine|morphine|tramadol|lithium|levothyroxine"
+    r"|gliclazide|methotrexate|inhaler|statins?|antidepressants?|beta[- ]blockers?|blood\s+thinners?)\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=16_384)
 def slots_of(text: str) -> frozenset[Slot]:
     """The slots a sentence (a fact or a question) speaks of."""
-    stems = word_stems(text)
+    stems = word_stems(_NAMED.sub(_unless_a_cue, text))
     found = {slot for slot, cues in _CUE_STEMS.items() if stems & cues}
     if _LIVING.search(text):
         found.add(Slot.JOB)
@@ -293,6 +316,8 @@ def slots_of(text: str) -> frozenset[Slot]:
         found.add(Slot.AGE)
     if _MOVING_IN.search(text):
         found.add(Slot.HOME)
+    if _MEDICINE.search(text):  # "I'm on amlodipine", "I take warfarin"
+        found.add(Slot.HEALTH)
     if _TAKEN_UP.search(text):  # "I've taken up surfing at weekends"
         found.add(Slot.HOBBY)
     if _BIRTHDAY_PHRASE.search(text):

@@ -182,7 +182,8 @@ def understand(text: str) -> Understanding:
 #: a question about earlier values ("Where did I live before the move?", "my old car")
 _HISTORY = re.compile(
     r"\b(?:before|previous(?:ly)?|used\s+to|originally|at\s+first|earlier|former(?:ly)?|in\s+the\s+past"
-    r"|prior|my\s+old|our\s+old|back\s+then|until|did\s+(?!you\b)[^?.!]*?\buse\s+to)\b",
+    r"|prior|my\s+old|our\s+old|back\s+then|until|did\s+(?!you\b)[^?.!]*?\buse\s+to"
+    r"|first\s+(?:booked|planned|scheduled|set|arranged|due|meant)|(?:was|were)\s+\w+\s+first\s+\w+ed)\b",
     re.IGNORECASE,
 )
 #: a question about the conversation itself ("What did I ask you about Lisbon?")

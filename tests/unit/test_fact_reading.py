@@ -1676,3 +1676,24 @@ def test_passing_an_exam_is_no_death_and_a_name_is_no_pet() -> None:
     from services.knowledge.record.slots import slots_of
 
     assert Slot.PET not in slots_of("Pete is out of the half marathon")
+
+
+def test_moving_back_in_with_someone_is_a_new_home() -> None:
+    # blind set 28: "I've moved back in with my mum in Stockport" left the home with Dan current
+    told = (
+        "live with my boyfriend Dan and his cat Moose",
+        "Dan and I split up, I've moved back in with my mum in Stockport",
+    )
+    said = _answer("Where do I live?", *told)
+    assert "Stockport" in said and "Dan" not in said, said
+
+
+def test_a_bare_state_of_marriage_after_a_name_is_the_users() -> None:
+    facts = current_texts(history("Graham here. 66. Retired engineer. Widower."))
+    assert "I'm a widower." in facts and "I'm a retired engineer." in facts
+
+
+def test_when_it_was_first_booked_asks_what_was_true_before() -> None:
+    told = ("I'm booked in for a hip replacement on 12 November", "the hip op has been postponed to January")
+    assert "12 November" in _answer("When was the operation first booked for?", *told, before=True)
+    assert _answer("When is my hip operation?", *told) == "The hip op has been postponed to January."

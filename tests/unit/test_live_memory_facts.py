@@ -24,4 +24,4 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
         ("b23-dave", "Where do I live?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 535, counts
+    assert counts["right"] >= 553, counts

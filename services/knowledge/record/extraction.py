@@ -395,15 +395,22 @@ class _Move:
 
 def _moves_home(clause: Clause) -> bool:
     """Someone moves house: to a named place or a kind of home ("we moved to York", "Mum moved
-    into sheltered housing"), not something moved there ("They moved the meeting to Tom's house")."""
+    into sheltered housing", "I've moved back in with my mum in Stockport"), not something moved
+    there ("They moved the meeting to Tom's house")."""
     if clause.verb not in _RELOCATE or not {w.lower() for w in clause.object_words} <= {"house", "home"}:
         return False
+    if _MOVED_IN_WITH.match(clause.value):
+        return True
     return any(
         prep in ("to", "into")
         and (obj[:1].isupper() or _IN_PLACE.search(obj) or _HOME_KIND.match(obj))  # "to a bungalow in ..."
         and not _DATE.match(obj)
         for prep, obj in clause.preps
     )
+
+
+#: moving in with someone: "(moved) back in with my mum in Stockport", "in with Tom"
+_MOVED_IN_WITH = re.compile(r"^(?:back\s+)?in\s+with\s+\S", re.IGNORECASE)
 
 
 def _move_of(clause: Clause) -> _Move:
@@ -900,6 +907,12 @@ _THEN_DOING = re.compile(
 _MINE = re.compile(r"^(?:i|i['\u2019](?:m|ve|d|ll)|just)\b", re.IGNORECASE)
 
 
+#: a sentence that is only the user's state of marriage ("Widower.", "divorced")
+_BARE_STATUS = re.compile(
+    r"^\s*(?P<status>widow(?:er|ed)?|divorced|separated|single|married|engaged)\s*[.!]?\s*$", re.IGNORECASE
+)
+
+
 def _read_sentence(reader: Reader, sentence: str, named: bool) -> list[ExtractedFact]:
     """The facts of one sentence; after the user's name, a bare age or role is the user's too."""
     if _MINE.match(sentence):
@@ -908,6 +921,12 @@ def _read_sentence(reader: Reader, sentence: str, named: bool) -> list[Extracted
         return [_bare_age(sentence)]  # "Sam here. 41. Software engineer at Monzo."
     if _AGE_THEN.match(sentence) and named:  # "Kwame here. 62, retired postman, live in ..."
         return _sentence_facts(reader, f"I'm {sentence}")
+    status = _BARE_STATUS.match(sentence)
+    if named and status:  # "Graham here. 66. Retired engineer. Widower."
+        word = status.group("status").lower()
+        return _sentence_facts(
+            reader, f"I'm {with_article(word) if word.startswith('widow') and word != 'widowed' else word}."
+        )
     if named and _bare_role(sentence):  # "Dave. 44. Bus driver in Glasgow"
         role = sentence.strip(" .!")
         return _sentence_facts(reader, f"I'm {with_article(role[:1].lower() + role[1:])}.")

@@ -162,7 +162,7 @@ _CUES: dict[Slot, str] = {
     ),
     Slot.PARTNER: (
         "partner husband wife spouse girlfriend boyfriend fiancé fiancée fiance fiancee married "
-        "engaged dating"
+        "engaged dating widow widower widowed divorced"
     ),
     Slot.CHILDREN: "kid kids child children son sons daughter daughters baby babies twins boys girls toddler",
     Slot.FAMILY: (
@@ -571,7 +571,7 @@ _EVENT_KINDS: dict[str, str] = {
     # a stay booked is a trip: "we booked a caravan in Tenby"
     "trip": "trip travel travelling traveling holiday vacation journey caravan cottage villa cruise campsite"
     " chalet glamping",
-    "operation": "operation surgery op procedure",
+    "operation": "operation surgery op procedure replacement",
     "appointment": "appointment checkup check-up",
     "exam": "exam exams test",
     "talk": "talk presentation present presenting keynote",

@@ -133,7 +133,7 @@ class FactMatch:
 #: someone who is no longer in the user's life: "Biscuit died", "I broke up with Sam"
 #: how a person or pet leaves a life: "died", "passed away", "was put down"
 DIED = (
-    r"died|passed\s+away|was\s+put\s+down|did(?:n['\u2019]t|\s+not)\s+(?:make\s+it|survive)"
+    r"died|passed\s+away|(?:had\s+to\s+)?(?:was|be|been|got)\s+put\s+(?:down|to\s+sleep)|did(?:n['\u2019]t|\s+not)\s+(?:make\s+it|survive)"
     r"|(?:was|got)\s+killed"
 )
 #: how a pet leaves a life without dying: "Fig had to be rehomed", "we gave Rex away"
@@ -458,6 +458,7 @@ def match_facts(
     asked = question_slots(" ".join(w for w in question.split() if not relation_word(w.strip("?!.,"))))
     topic = _topic(question, focus)
     content_slots = asked - {Slot.EVENT}  # a plan is told apart by its words, not by being a plan
+    thing_named = bool(_MY_THING_CALLED.search(question))
     when = bool(_WHEN.match(question))
     opinion = bool(_OPINION.search(question))
     yes_no = bool(_YES_NO.match(question))
@@ -475,8 +476,8 @@ def match_facts(
             )  # fmt: skip
             continue
         stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
-        slots = asked & _slots_of(fact)
-        main = asked & attribute_slots(fact.attribute, fact.value)
+        slots = asked & _slots_of(fact) - _not_the_users_name(thing_named, fact)
+        main = asked & attribute_slots(fact.attribute, fact.value) - _not_the_users_name(thing_named, fact)
         kinds = event_kinds(question) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
         shared = topic & (stems | cue_stems(slots - {Slot.EVENT}) | cue_stems_of_kinds(kinds))
         if when and not _dated(fact.content):
@@ -525,6 +526,18 @@ def _why(focus: Focus, slots: frozenset[Slot], shared: frozenset[str], meaning: 
     if meaning:
         parts.append(f"meaning {meaning:.2f}")
     return "; ".join(parts)
+
+
+#: the name of a thing of the user's ("What's my restaurant called?", "my boat's name")
+_MY_THING_CALLED = re.compile(
+    r"\b(?:my|our)\s+(?P<thing>[a-z]+)(?:['\u2019]s\s+name|\s+called|\s+named)\b", re.I
+)
+
+
+def _not_the_users_name(thing_named: bool, fact: Fact) -> frozenset[Slot]:
+    """A name asked of a thing ("What's my restaurant called?") is not the user's own name."""
+    mine = fact.subject_key == USER and fact.attribute == stem("name")
+    return frozenset({Slot.NAME}) if thing_named and mine else frozenset()
 
 
 def _plain(focus: Focus, topic: frozenset[str], share: float, slots: frozenset[Slot], agreeing: bool) -> bool:

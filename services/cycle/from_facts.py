@@ -351,7 +351,10 @@ def _number(relation: str, count: int) -> str:
 def _relation_as_told(relation: str, facts: Sequence[Fact], names: Sequence[str]) -> str:
     """The relation in the user's own word ("mum", "best friend"), else its plain name (the one
     asked when the user only said whom they married: "Your wife is called Sarah.")."""
-    said = next((said for said in (relation_said(n, facts) for n in names) if said), relation)
+    told = {said for said in (relation_said(n, facts) for n in names) if said}
+    if len(told) > 1:  # "a lab called Barney and a terrier called Pip": dogs, in the word asked
+        return relation
+    said = next(iter(told), relation)
     return relation if said == "spouse" else said
 
 
@@ -629,11 +632,25 @@ def _from_history(
     return answer
 
 
+#: a name said inside a sentence ("Cornwall" of "Are we still going to Cornwall?")
+_NAMED = re.compile(r"(?<=\w )[A-Z][\w'-]+")
+
+
 def _event_called_off(question: str, history: Sequence[Fact]) -> FactAnswer | None:
     """ "Am I still getting married?" after "The wedding is off.": no, with what ended it (the
     question's words are not the fact's; the kind of event is)."""
-    kinds = event_kinds(question) if _ASKS_YES_NO.match(question) else frozenset()
-    ended = [f for f in history if f.change == Change.END.value and kinds & event_kinds(f.content)]
+    if not _ASKS_YES_NO.match(question):
+        return None
+    kinds, names = event_kinds(question), _NAMED.findall(question)
+    ended = [
+        f
+        for f in history
+        if f.change == Change.END.value
+        and (
+            kinds & event_kinds(f.content)
+            or {n.lower() for n in names} & {n.lower() for n in _NAMED.findall(f.content)}
+        )
+    ]  # "Are we still going to Cornwall?" after "We cancelled Cornwall"
     if not ended:
         return None
     newest = max(ended, key=lambda f: f.created_at)

@@ -1697,3 +1697,36 @@ def test_when_it_was_first_booked_asks_what_was_true_before() -> None:
     told = ("I'm booked in for a hip replacement on 12 November", "the hip op has been postponed to January")
     assert "12 November" in _answer("When was the operation first booked for?", *told, before=True)
     assert _answer("When is my hip operation?", *told) == "The hip op has been postponed to January."
+
+
+def test_a_move_to_a_month_is_a_new_date_not_a_new_place() -> None:
+    # blind set 29: "delayed until January" was read as a move to a place called January
+    told = (
+        "we're opening a second branch in Loughborough in October",
+        "the Loughborough opening is delayed until January",
+    )
+    said = _answer("When is the Loughborough branch opening?", *told)
+    assert "January" in said and "October" not in said and "in January in" not in said, said
+
+
+def test_what_a_thing_of_the_users_is_called_is_not_the_users_name() -> None:
+    told = ("I'm Priti, I run a small Indian restaurant in Leicester called Masala Lane",)
+    assert "Masala Lane" in _answer("What's my restaurant called?", *told)
+    assert _answer("What's my name?", *told) == "You're Priti."
+
+
+def test_a_dog_that_had_to_be_put_down_leaves_the_other() -> None:
+    told = (
+        "got two dogs, a lab called Barney and a terrier called Pip",
+        "Barney had to be put down last week, he was 14",
+    )
+    assert _answer("How many dogs do I have?", *told).startswith("You have one dog now: Pip.")
+    assert _answer("Do I still have Barney?", *told).startswith("No.")
+
+
+def test_a_trip_one_had_to_cancel_is_off() -> None:
+    told = (
+        "we've got a holiday booked to Cornwall for the 2nd of August",
+        "we had to cancel Cornwall because of my knee",
+    )
+    assert _answer("Are we still going to Cornwall?", *told).startswith("No.")

@@ -140,7 +140,7 @@ DATE = _DATE = re.compile(
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|o['\u2019]clock)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midday|midnight)\b"
     r"|\bat\s+\d{1,2}\b(?=\s*(?:instead|every|each|sharp|in\s+the\s+(?:morning|evening|afternoon)|[,.;!]|$))"
     r"|\b(?:next|last|this)\s+(?:week|month|year|weekend)\b|\bend\s+of\s+the\s+(?:week|month|year)\b"
-    rf"|\bin\s+{_MONTH}\b",
+    rf"|\bin\s+{_MONTH}\b|\b(?:until|till|to|by)\s+{_MONTH}\b(?!\s+\d)",  # "postponed to January"
     re.IGNORECASE,
 )
 _CHANGE_WORDS = re.compile(
@@ -164,7 +164,7 @@ _END_PHRASES = re.compile(
     r"|no\s+longer\s+(?:have|own)"
     r"|got\s+stolen|was\s+stolen|got\s+sold|was\s+sold|got\s+cancelled|was\s+cancelled|split\s+up"
     r"|(?:is|are|'s)\s+(?:off|cancelled)(?=\s*(?:[,.;!]|$))|(?:got|was|been)\s+called\s+off|rehomed|given\s+away"
-    r"|put\s+(?:[\w'-]+\s+){1,3}?(?:to\s+sleep|down)|(?:was|got|been)\s+put\s+(?:to\s+sleep|down))\b",
+    r"|put\s+(?:[\w'-]+\s+){1,3}?(?:to\s+sleep|down)|(?:was|got|been|be)\s+put\s+(?:to\s+sleep|down))\b",
     re.IGNORECASE,
 )
 #: "doesn't volunteer at Oxfam anymore", "no longer works there"
@@ -441,6 +441,11 @@ def _moved_words(clause: Clause) -> tuple[str, ...]:
     to the pub"), else its subject ("The wedding has moved to Harrogate")."""
     said = clause.object_words or tuple(_words(clause.subject.said))
     return tuple(w.lower() for w in said if w.lower() not in _DETERMINERS)
+
+
+def says_a_date(value: str) -> bool:
+    """A moved value that is a date or a day ("January", "the 21st", "next Friday"), not a place."""
+    return bool(_DATE_START.match(value) or _DATE.search(value))
 
 
 def _place_moved_to(value: str) -> str:
@@ -872,6 +877,9 @@ def _bare_age(text: str) -> ExtractedFact:
     )  # fmt: skip
 
 
+#: an end one was made to do: "we had to cancel Cornwall", "had to sell the car" (read as done)
+_ENDED_AS = {"cancel": "cancelled", "sell": "sold", "quit": "quit", "leave": "left", "scrap": "scrapped"}
+_HAD_TO_END = re.compile(rf"\bhad\s+to\s+(?P<verb>{'|'.join(_ENDED_AS)})\b", re.IGNORECASE)
 #: a new clause after a comma: "my supervisor gave me an extension, it's now due 16 may"
 _THEN_IT_IS_NOW = re.compile(r",\s+it(?:['\u2019]s|\s+is)\s+now\b", re.IGNORECASE)
 #: "its" typed for "it's" ("its now due 16 may", "its been moved")
@@ -884,6 +892,7 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     out: list[ExtractedFact] = []
     # "It's a boy! We've named him Theo": one fact, across the two sentences
     message = _ITS_IS.sub(lambda m: m.group(1) + "'s", message)  # "its now due 16 may"
+    message = _HAD_TO_END.sub(lambda m: _ENDED_AS[m.group("verb").lower()], message)
     message = _THEN_IT_IS_NOW.sub(". It's now", message)  # "... an extension, it's now due 16 May"
     message = _STATUS_THEN.sub(r"I'm \g<status>. I have \g<rest>", casual_case(message))
     message = _MET_SOMEONE.sub(r"I'm seeing someone new called \g<name>", message)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from services.knowledge.record.extraction import DATE, Change, ExtractedFact
+from services.knowledge.record.extraction import DATE, Change, ExtractedFact, says_a_date
 from services.knowledge.record.rules import (
     SINGLE_VALUED,
     SWITCHES,
@@ -309,8 +309,8 @@ def _moved_place(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
     """A plan going elsewhere says only the place ("The trip is to Brazil now"); the fact it
     changed holds the rest ("I'm learning Spanish for a trip to Mexico in October"): it becomes
     that fact with the new place ("... a trip to Brazil in October")."""
-    if told.change is Change.MOVE and not told.dated:
-        return _event_moved(told, replaced)
+    if told.change is Change.MOVE:
+        return {} if says_a_date(told.value) else _event_moved(told, replaced)
     new = _TO_PLACE.search(told.text) if told.change is Change.CHANGE else None
     for old in replaced if new else ():
         was = _TO_PLACE.search(old.content)

@@ -28,6 +28,7 @@ from services.knowledge.record.extraction import (
     Category,
     Change,
     ExtractedFact,
+    says_a_date,
 )
 from services.knowledge.record.slots import (
     LANGUAGES,
@@ -125,12 +126,22 @@ def _ends_only_part(new: ExtractedFact, old: Fact) -> bool:
     that fact stays; facts about them, or about having them, end."""
     if new.verb == "move" and new.subject_key != USER and old.subject_key == new.subject_key:
         return Slot.HOME.value not in old.slots  # "Josh moved out": he is still a chef, elsewhere
-    left = new.subject_key != USER and old.subject_key != new.subject_key and new.verb in _BEINGS_END
+    left = (
+        new.subject_key != USER
+        and old.subject_key != new.subject_key
+        and (new.verb in _BEINGS_END or _GONE_FOR_GOOD.search(new.text) is not None)
+    )
     if not (left or new.verb in _PARTING):  # "Olivier and I split up" is a parting
         return False  # a thing stolen or sold ends what it was part of ("I ride a Brompton to work")
     return bool(_single_slots(old) & {Slot.HOME, Slot.JOB, Slot.WORKPLACE, Slot.STUDY})
 
 
+#: a death however said: "had to be put down", "didn't make it", "was killed"
+_GONE_FOR_GOOD = re.compile(
+    r"\b(?:died|passed\s+away|put\s+(?:down|to\s+sleep)|did(?:n['\u2019]t|\s+not)\s+(?:make\s+it|survive)"
+    r"|(?:was|got)\s+killed)\b",
+    re.IGNORECASE,
+)
 #: how a couple parts: "split up", "broke up", "divorced", "separated"
 _PARTING = frozenset({"split", "break", "divorce", "separate"})
 #: how people and pets leave a life: "died", "passed away", "moved out", "left"
@@ -465,14 +476,15 @@ def _moved_elsewhere(new: ExtractedFact, current: Sequence[Fact]) -> list[Replac
     moved to another place is the latest fact of its kind that says where ("The wedding has moved
     to Harrogate"). A date move needs a dated fact, a place move one that names a place; when the
     last message that told such an event told two, nothing is guessed."""
-    if new.change is not Change.MOVE or not (new.refers_back or not new.dated):
+    to_date = says_a_date(new.value)
+    if new.change is not Change.MOVE or not (new.refers_back or not to_date):
         return []
     kinds = event_kinds(" ".join(new.about))
     fits = [
         f
         for f in current
         if _is_event(f)
-        and (DATE.search(f.content) if new.dated else place_named(f.content))
+        and (DATE.search(f.content) if to_date else place_named(f.content))
         and (new.refers_back or kinds & event_kinds(f.content) or _names_what_moved(new, f))
     ]
     if not fits:

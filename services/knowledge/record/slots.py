@@ -122,7 +122,7 @@ _PET_KINDS: dict[str, str] = {
     "dog": "dog dogs puppy pup beagle labrador poodle terrier spaniel collie greyhound retriever dachshund "
     "husky pug bulldog shiba inu corgi chihuahua schnauzer rottweiler doberman dalmatian whippet lurcher "
     "cockapoo labradoodle cavapoo sheepdog alsatian weimaraner akita samoyed malamute vizsla bichon "
-    "pomeranian staffie staffy staffies pitbull",
+    "pomeranian staffie staffy staffies pitbull westie springer",
     "cat": "cat cats kitten kitty tabby siamese persian ragdoll bengal sphynx burmese moggy",
     "rabbit": "rabbit rabbits bunny",
     "bird": "bird birds parrot budgie",
@@ -494,6 +494,8 @@ _COVERS: dict[str, frozenset[str]] = {
     "pet": frozenset({"dog", "cat", "rabbit", "bird", "fish", "horse", "hamster", "guinea pig", "tortoise"}),
 }
 _RELATION_OF: dict[str, str] = {word: key for key, words in _RELATION_WORDS.items() for word in words.split()}
+# "a lab called Barney" is a dog; "I work in a lab" speaks of no pet, so "lab" is a relation only
+_RELATION_OF |= {"lab": "dog", "labs": "dog"}
 
 
 def is_pet(noun: str) -> bool:

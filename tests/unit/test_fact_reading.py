@@ -1730,3 +1730,9 @@ def test_a_trip_one_had_to_cancel_is_off() -> None:
         "we had to cancel Cornwall because of my knee",
     )
     assert _answer("Are we still going to Cornwall?", *told).startswith("No.")
+
+
+def test_an_ing_clause_sharing_its_be_keeps_it() -> None:
+    # blind set 30: "I'm 17 and doing A levels" was stored as "I doing A levels ..."
+    facts = current_texts(history("I'm Ellie, I'm 17 and doing A levels in biology, chemistry and maths"))
+    assert "I'm doing A levels in biology, chemistry and maths." in facts, facts

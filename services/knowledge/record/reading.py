@@ -576,6 +576,8 @@ def _introduction(sentence: str, doc: Any) -> Clause | None:
     return None
 
 
+#: "be" after an inherited subject whose "-ing" verb shared its auxiliary
+_BE_OF = {"i": "'m", "we": " are", "they": " are", "you": " are"}
 #: what a pronoun's contraction stands for once the pronoun is a name ("she's" -> "Pixel is")
 _EXPANDED = {"'s": " is", "'ll": " will", "'d": " would", "'ve": " has", "": ""}
 
@@ -778,6 +780,8 @@ class Reader:
         """The clause as said, its subject said when it was inherited, "she" as the name it means."""
         text = _text(tokens)
         if subject_token.i not in {t.i for t in tokens}:  # inherited: said before the verb
+            if tokens and tokens[0].tag_ == "VBG":  # "I'm 17 and doing A levels": "I'm doing ..."
+                return f"{read.said}{_BE_OF.get(read.said.lower(), ' is')} {text}"
             return f"{read.said} {text}"
         if subject_token.lower_ in _PERSON_PRONOUNS and self.last_person:
             return _named(text, subject_token.text, self.last_person)

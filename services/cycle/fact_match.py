@@ -475,7 +475,11 @@ def match_facts(
                 )
             )  # fmt: skip
             continue
-        stems = word_stems(f"{fact.content} {fact.subject or ''}") | set(fact.keywords or [])
+        stems = (
+            word_stems(f"{fact.content} {fact.subject or ''}")
+            | set(fact.keywords or [])
+            | _distances(fact.content)
+        )
         slots = asked & _slots_of(fact) - _not_the_users_name(thing_named, fact)
         main = asked & attribute_slots(fact.attribute, fact.value) - _not_the_users_name(thing_named, fact)
         kinds = event_kinds(question) & event_kinds(f"{fact.content} {' '.join(fact.keywords or [])}")
@@ -538,6 +542,14 @@ def _not_the_users_name(thing_named: bool, fact: Fact) -> frozenset[Slot]:
     """A name asked of a thing ("What's my restaurant called?") is not the user's own name."""
     mine = fact.subject_key == USER and fact.attribute == stem("name")
     return frozenset({Slot.NAME}) if thing_named and mine else frozenset()
+
+
+def _distances(text: str) -> frozenset[str]:
+    """A race named by its distance ("the 10k"): a word of the fact a question may ask by."""
+    return frozenset(m.group().lower() for m in _DISTANCE.finditer(text))
+
+
+_DISTANCE = re.compile(r"\b\d{1,3}\s?(?:k|km)\b", re.IGNORECASE)
 
 
 def _plain(focus: Focus, topic: frozenset[str], share: float, slots: frozenset[Slot], agreeing: bool) -> bool:

@@ -1751,3 +1751,12 @@ def test_an_ing_clause_sharing_its_be_keeps_it() -> None:
     # blind set 30: "I'm 17 and doing A levels" was stored as "I doing A levels ..."
     facts = current_texts(history("I'm Ellie, I'm 17 and doing A levels in biology, chemistry and maths"))
     assert "I'm doing A levels in biology, chemistry and maths." in facts, facts
+
+
+def test_a_race_named_by_its_distance_is_found_and_ended_by_it() -> None:
+    # blind set 31: "10k" is no word to the readers of letters, so "When is my 10k?" found nothing
+    # and "the 10k has been cancelled" ended nothing
+    told = ("I'm training for a 10k in May", "the 10k is on 18 May, Sarah is running it with me")
+    assert _answer("When is my 10k?", *told).startswith("The 10k is on 18 May.")
+    told = ("im doing a 10k for charity on 20 july", "the 10k has been cancelled because of the heatwave")
+    assert _answer("Is the 10k still on?", *told).startswith("Not any more.")

@@ -340,12 +340,15 @@ def _object_head(words: tuple[str, ...] | list[str]) -> str:
 
 
 def _content(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """Content words, lower-cased, possessive dropped, in order, once each."""
+    """Content words, lower-cased, possessive dropped, in order, once each (a race by its
+    distance, "10k", is one)."""
     return tuple(
         dict.fromkeys(
             w.lower().removesuffix("'s")
             for w in words
-            if w.lower().removesuffix("'s") not in STOPWORDS and len(w) > 2 and w.replace("'", "").isalpha()
+            if w.lower().removesuffix("'s") not in STOPWORDS
+            and len(w) > 2
+            and (w.replace("'", "").isalpha() or re.fullmatch(r"\d{1,3}k", w, re.IGNORECASE))
         )
     )
 

@@ -429,8 +429,46 @@ def answer_from_facts(
         )
     if earlier:
         return _only_now(question, current, candidates, people)
-    return _from_history(question, history, candidates, people, similarity) or _not_told_of(
-        question, candidates, people
+    return (
+        _from_history(question, history, candidates, people, similarity)
+        or _not_yet(question, candidates)
+        or _not_told_of(question, candidates, people)
+    )
+
+
+#: "Do we have a dog?", "Do I own a car?": having something
+_DO_I_HAVE = re.compile(
+    r"^\s*(?:do|does)\s+(?:i|we)\s+(?:have|own|got)\s+(?:a|an|any)\s+(?P<thing>[a-z]+)", re.I
+)
+#: having it only in mind: "thinking of getting a dog", "want to buy a car"
+_IN_MIND = re.compile(
+    r"\b(?:thinking\s+(?:of|about)|want(?:ing)?\s+to|planning\s+(?:to|on)|hoping\s+to|might|considering|saving\s+(?:up\s+)?for)"
+    r"\s+(?:get(?:ting)?|buy(?:ing)?|adopt(?:ing)?|a|an)\b",
+    re.IGNORECASE,
+)
+
+
+def _not_yet(question: str, candidates: Sequence[Fact]) -> FactAnswer | None:
+    """ "Do we have a dog?" when the user only said "we're thinking of getting a dog": not yet,
+    with what was said (the model read the wish as a dog)."""
+    asked = _DO_I_HAVE.match(question)
+    if asked is None:
+        return None
+    thing = asked.group("thing").lower().removesuffix("s")
+    said = [
+        f
+        for f in candidates
+        if f.subject_key == USER
+        and _IN_MIND.search(f.content)
+        and (thing in word_stems(f.content) or (thing == "pet" and Slot.PET.value in f.slots))
+    ]
+    if not said:
+        return None
+    newest = max(said, key=lambda f: f.created_at)
+    return FactAnswer(
+        text=f"Not yet, going by what you told me: {lower_first(_said([newest]))}",
+        facts=(newest,),
+        why={newest.id: "says it is only planned"},
     )
 
 

@@ -1760,3 +1760,12 @@ def test_a_race_named_by_its_distance_is_found_and_ended_by_it() -> None:
     assert _answer("When is my 10k?", *told).startswith("The 10k is on 18 May.")
     told = ("im doing a 10k for charity on 20 july", "the 10k has been cancelled because of the heatwave")
     assert _answer("Is the 10k still on?", *told).startswith("Not any more.")
+
+
+def test_something_only_thought_of_is_not_had_yet() -> None:
+    # blind set 25 through the product: "Do we have a dog?" after "we're thinking of getting a
+    # dog" went to the model, which said "Yes, you do have a dog."
+    told = ("we're thinking of getting a dog, probably a beagle",)
+    assert _answer("Do we have a dog?", *told).startswith("Not yet, going by what you told me:")
+    told = ("we're thinking of getting a dog, probably a beagle", "We have a cat called Miso.")
+    assert "Miso" in _answer("Do we have any pets?", *told)

@@ -1769,3 +1769,10 @@ def test_something_only_thought_of_is_not_had_yet() -> None:
     assert _answer("Do we have a dog?", *told).startswith("Not yet, going by what you told me:")
     told = ("we're thinking of getting a dog, probably a beagle", "We have a cat called Miso.")
     assert "Miso" in _answer("Do we have any pets?", *told)
+
+
+def test_i_passed_after_naming_the_exam_passed_the_exam() -> None:
+    # blind set 27 through the product: "Did I pass my viva?" after "viva went well, I passed!" got
+    # "No, you did not pass your viva." from the model; the bare "I passed" named nothing
+    told = ("my viva is on 15 march", "viva went well, I passed!")
+    assert _answer("Did I pass my viva?", *told) == "You passed your viva."

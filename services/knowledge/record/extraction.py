@@ -1031,7 +1031,27 @@ def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:
         out.append(told)
     for clause in clauses:
         out += [part for fact in _split_name(_reading(clause, label_change)) for part in _role_parts(fact)]
-    return _with_context(_what_changed_then_how(out))
+    return _with_context(_passed_what(_what_changed_then_how(out)))
+
+
+def _passed_what(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """ "viva went well, I passed!": what was passed is what the clause before spoke of ("I passed
+    my viva"), so "Did I pass my viva?" finds it."""
+    out: list[ExtractedFact] = []
+    for fact in facts:
+        before = out[-1] if out else None
+        if (
+            before is not None
+            and fact.verb == "pass"
+            and fact.subject_key == USER
+            and not fact.value
+            and before.subject_key != USER
+            and not relation_word(before.subject)
+        ):
+            thing = re.sub(r"^(?:the|my|our)\s+", "", before.subject, flags=re.IGNORECASE).lower()
+            fact = replace(fact, value=f"my {thing}", text=f"I passed my {thing}.")
+        out.append(fact)
+    return out
 
 
 def _what_changed_then_how(facts: list[ExtractedFact]) -> list[ExtractedFact]:

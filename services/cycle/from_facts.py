@@ -432,6 +432,7 @@ def answer_from_facts(
     return (
         _from_history(question, history, candidates, people, similarity)
         or _not_yet(question, candidates)
+        or _not_married(question, candidates)
         or _not_told_of(question, candidates, people)
     )
 
@@ -446,6 +447,28 @@ _IN_MIND = re.compile(
     r"\s+(?:get(?:ting)?|buy(?:ing)?|adopt(?:ing)?|a|an)\b",
     re.IGNORECASE,
 )
+
+
+_AM_I_MARRIED = re.compile(r"^\s*am\s+i\s+(?:still\s+)?married\b", re.IGNORECASE)
+_UNMARRIED = re.compile(
+    r"^I['\u2019]m\s+(?:a\s+)?(?:widow(?:er|ed)?|divorced|separated|single)\b", re.IGNORECASE
+)
+
+
+def _not_married(question: str, candidates: Sequence[Fact]) -> FactAnswer | None:
+    """ "Am I married?" after "Widower." or "I'm divorced": no, with what was said (the model
+    answered "Yes, you are married.")."""
+    if not _AM_I_MARRIED.match(question):
+        return None
+    said = [f for f in candidates if f.subject_key == USER and _UNMARRIED.match(f.content)]
+    if not said:
+        return None
+    newest = max(said, key=lambda f: f.created_at)
+    return FactAnswer(
+        text=f"No, going by what you told me: {lower_first(_said([newest]))}",
+        facts=(newest,),
+        why={newest.id: "says you are not married"},
+    )
 
 
 def _not_yet(question: str, candidates: Sequence[Fact]) -> FactAnswer | None:

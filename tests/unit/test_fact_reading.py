@@ -1776,3 +1776,9 @@ def test_i_passed_after_naming_the_exam_passed_the_exam() -> None:
     # "No, you did not pass your viva." from the model; the bare "I passed" named nothing
     told = ("my viva is on 15 march", "viva went well, I passed!")
     assert _answer("Did I pass my viva?", *told) == "You passed your viva."
+
+
+def test_a_widower_is_not_married() -> None:
+    # blind set 28 through the product: the model answered "Yes, you are married."
+    told = ("Graham here. 66. Retired engineer. Widower.",)
+    assert _answer("Am I married?", *told) == "No, going by what you told me: you're a widower."

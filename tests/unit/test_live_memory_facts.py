@@ -29,4 +29,4 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
         ("b30-ellie", "What A levels am I doing?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 592, counts
+    assert counts["right"] >= 593, counts

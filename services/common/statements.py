@@ -546,6 +546,16 @@ def _with_the_user(sentence: str) -> str:
     return sentence
 
 
+#: the acknowledgement that opens an answer to a message that told something and asked too
+_ACKNOWLEDGED = re.compile(r"^Noted: .*? I'll remember that\.\s*", re.DOTALL)
+
+
+def without_acknowledgement(answer: str) -> str:
+    """An answer without its opening "Noted: ... I'll remember that." (the small model copied it
+    from the conversation into answers to requests: "Noted: A good high protein lunch ...")."""
+    return _ACKNOWLEDGED.sub("", answer, count=1)
+
+
 def acknowledge(text: str) -> str:
     """A short acknowledgement restating only what the message said, persons turned round."""
     parts = [without_opening(p) for p in sentences(" ".join(text.split()))]

@@ -176,7 +176,13 @@ def _parts_of(sentence: str) -> list[Part]:
 def understand(text: str) -> Understanding:
     """Each sentence of the message with its act (an empty message is small talk)."""
     parts = tuple(p for s in sentences(" ".join(text.split())) for p in _parts_of(s))
+    if any(p.act is Act.STATEMENT for p in parts):  # "Kim here. 34. Paramedic, ...": an age, told
+        parts = tuple(Part(p.text, Act.STATEMENT) if _BARE_AGE.match(p.text) else p for p in parts)
     return Understanding(parts or (Part(text.strip(), Act.SMALL_TALK),))
+
+
+#: a sentence that is only a number: an age, in an introduction
+_BARE_AGE = re.compile(r"^\s*\d{1,3}\s*[.!]?\s*$")
 
 
 #: a question about earlier values ("Where did I live before the move?", "my old car")

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.common.exchange import Exchange
+from services.common.statements import without_acknowledgement
 
 
 @dataclass
@@ -31,8 +32,9 @@ class Conversation:
     def history(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         for e in self.exchanges:
-            if not e.templated:
-                out += [("user", e.question), ("assistant", e.answer)]
+            answer = without_acknowledgement(e.answer)  # a template the model must not copy
+            if not e.templated and answer.strip():
+                out += [("user", e.question), ("assistant", answer)]
         return out
 
 

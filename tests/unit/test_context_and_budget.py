@@ -59,3 +59,29 @@ def test_pack_keeps_whole_items_in_relevance_order() -> None:
     texts = ["a" * 400, "b" * 4000, "c" * 400, "d" * 400]  # ~100, ~1000, ~100, ~100 tokens
     chosen = pack(["A", "B", "C", "D"], texts, budget=250, overhead=10)
     assert chosen == ["A", "C"]  # B too big is skipped whole, D no longer fits
+
+
+def test_the_acknowledgement_of_what_a_message_told_is_never_shown_to_the_model() -> None:
+    # terminal trial: after "can you suggest a quick high protein lunch? I'm lactose intolerant"
+    # was answered "Noted: ... I'll remember that. ...", the small model copied "Noted:" into the
+    # answers to the next requests instead of helping
+    from services.common.exchange import Exchange
+    from services.cycle.context import Conversation
+
+    said = Exchange(
+        question="can you suggest a lunch? I'm lactose intolerant",
+        answer="Noted: you're lactose intolerant. I'll remember that. Try a chickpea salad.",
+        impulse_id="i1",
+        response_id="r1",
+    )
+    only_noted = Exchange(
+        question="Kim here. 34.",
+        answer="Noted: Kim here. 34. I'll remember that.",
+        impulse_id="i2",
+        response_id="r2",
+    )
+    history = Conversation([said, only_noted]).history()
+    assert history == [
+        ("user", "can you suggest a lunch? I'm lactose intolerant"),
+        ("assistant", "Try a chickpea salad."),
+    ]

@@ -121,3 +121,14 @@ def test_a_statement_before_a_request_in_one_sentence_is_told() -> None:
         assert understand(message).told == [told]
     # what only says the request is thought over stays part of it
     assert understand("I'm wondering what to do with the garden, any tips?").kind.value == "request"
+
+
+def test_a_bare_age_in_an_introduction_is_told_not_asked() -> None:
+    # "34." was a fragment, so the introduction was answered as if it asked something
+    from services.common.understanding import understand
+    from thea.models import MessageKind
+
+    assert (
+        understand("Kim here. 34. Paramedic, living in Derby with my partner Alex").kind
+        is MessageKind.STATEMENT
+    )

@@ -1782,3 +1782,25 @@ def test_a_widower_is_not_married() -> None:
     # blind set 28 through the product: the model answered "Yes, you are married."
     told = ("Graham here. 66. Retired engineer. Widower.",)
     assert _answer("Am I married?", *told) == "No, going by what you told me: you're a widower."
+
+
+def test_so_they_moved_it_after_the_venue_flooded_moves_the_wedding() -> None:
+    # terminal trial: "... flooded so they've moved it to scarborough" was read as one clause
+    told = (
+        "my best mate Jordan is getting married in Whitby on 6 June",
+        "Jordan's wedding venue flooded so they've moved it to scarborough, same date",
+    )
+    said = _answer("Where is Jordan's wedding?", *told)
+    assert "Scarborough on 6 June" in said, said
+    assert "Whitby" not in said, said
+
+
+def test_a_correction_that_is_a_clause_of_its_own_is_no_bare_value() -> None:
+    # terminal trial: "sorry, I meant Alex is my wife, not my partner" rewrote the home into
+    # "I live in Derby with Alex is my wife Alex."
+    told = (
+        "Kim here. 34. Paramedic, living in Derby with my partner Alex",
+        "sorry, I meant Alex is my wife, not my partner",
+    )
+    assert not [t for t in current_texts(history(*told)) if "with Alex is" in t]
+    assert "is your wife Alex" not in _answer("Where do I live?", *told)

@@ -885,6 +885,8 @@ _ENDED_AS = {"cancel": "cancelled", "sell": "sold", "quit": "quit", "leave": "le
 _HAD_TO_END = re.compile(rf"\bhad\s+to\s+(?P<verb>{'|'.join(_ENDED_AS)})\b", re.IGNORECASE)
 #: a new clause after a comma: "my supervisor gave me an extension, it's now due 16 may"
 _THEN_IT_IS_NOW = re.compile(r",\s+it(?:['\u2019]s|\s+is)\s+now\b", re.IGNORECASE)
+#: "..., so they've ...": what followed happened because of it, a sentence of its own
+_SO_THEN = re.compile(r",?\s+so\s+(?=(?:we|they|i|he|she)(?:['\u2019](?:ve|re|ll|d|m)\b|\s))", re.IGNORECASE)
 #: "its" typed for "it's" ("its now due 16 may", "its been moved")
 _ITS_IS = re.compile(r"\b([Ii]t)s(?=\s+(?:now|been|due|going|getting|on|off|moved|cancelled|at|in)\b)")
 
@@ -897,6 +899,7 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     message = _ITS_IS.sub(lambda m: m.group(1) + "'s", message)  # "its now due 16 may"
     message = _HAD_TO_END.sub(lambda m: _ENDED_AS[m.group("verb").lower()], message)
     message = _THEN_IT_IS_NOW.sub(". It's now", message)  # "... an extension, it's now due 16 May"
+    message = _SO_THEN.sub(". ", message)  # "the venue flooded so they've moved it to scarborough"
     message = _STATUS_THEN.sub(r"I'm \g<status>. I have \g<rest>", casual_case(message))
     message = _MET_SOMEONE.sub(r"I'm seeing someone new called \g<name>", message)
     message = _SCAN_SHOWED.sub(r"We're having a \g<sex>", message)  # "The scan showed it's a girl!"
@@ -1005,11 +1008,16 @@ _OWN_CLAUSE = re.compile(r"(?i)(?:i|i'm|we|we're|he|she|they|my|our|it|it's)\b")
 
 
 def _bare_correction(text: str) -> re.Match[str] | None:
-    """ "(Sorry, I meant) Crete, not Cyprus": a new value of a few words and the old one."""
+    """ "(Sorry, I meant) Crete, not Cyprus": a new value of a few words and the old one (not
+    "Alex is my wife, not my partner": a clause of its own)."""
     found = _BARE_CORRECTION.match(text)
     if found is None or len(found.group("new").split()) > 4 or _OWN_CLAUSE.match(found.group("new")):
         return None
-    return found
+    return None if _A_VERB.search(found.group("new")) else found
+
+
+#: a verb that makes a clause of what looked like a bare value
+_A_VERB = re.compile(r"\b(?:is|are|was|were|am|has|have|had|does|did|will)\b|['\u2019](?:s|re|m|ve)\b", re.I)
 
 
 def _sentence_facts(reader: Reader, sentence: str) -> list[ExtractedFact]:

@@ -461,13 +461,19 @@ def _not_married(question: str, candidates: Sequence[Fact]) -> FactAnswer | None
     if not _AM_I_MARRIED.match(question):
         return None
     said = [f for f in candidates if f.subject_key == USER and _UNMARRIED.match(f.content)]
+    return _newest_told("No", said, "says you are not married")
+
+
+def _newest_told(answer: str, said: Sequence[Fact], why: str) -> FactAnswer | None:
+    """A plain answer with the newest of the facts that give it ("No, going by what you told me:
+    you're a widower."), or None when none does."""
     if not said:
         return None
     newest = max(said, key=lambda f: f.created_at)
     return FactAnswer(
-        text=f"No, going by what you told me: {lower_first(_said([newest]))}",
+        text=f"{answer}, going by what you told me: {lower_first(_said([newest]))}",
         facts=(newest,),
-        why={newest.id: "says you are not married"},
+        why={newest.id: why},
     )
 
 
@@ -485,14 +491,7 @@ def _not_yet(question: str, candidates: Sequence[Fact]) -> FactAnswer | None:
         and _IN_MIND.search(f.content)
         and (thing in word_stems(f.content) or (thing == "pet" and Slot.PET.value in f.slots))
     ]
-    if not said:
-        return None
-    newest = max(said, key=lambda f: f.created_at)
-    return FactAnswer(
-        text=f"Not yet, going by what you told me: {lower_first(_said([newest]))}",
-        facts=(newest,),
-        why={newest.id: "says it is only planned"},
-    )
+    return _newest_told("Not yet", said, "says it is only planned")
 
 
 #: what a question about someone asks, as said back ("You haven't told me Dan's job.")

@@ -125,7 +125,9 @@ def test_stalled_connections_are_closed_and_memory_returns_to_its_baseline(tmp_p
         ),
     ]
     peak, rounds = baseline, []
-    for name, flood, limit_s in floods * 2:  # twice: what one round leaves, the next reuses
+    # four times: the first sets the allocator's high-water mark (the arenas and buffers it keeps
+    # for reuse), the next three show whether anything stays behind (a leak grows with each round)
+    for name, flood, limit_s in floods * 4:
         socks = flood()
         peak = max(peak, rss_mb(record.pid))
         assert answers(port, token) < 5, f"the service kept its user waiting during {name}"
@@ -142,8 +144,11 @@ def test_stalled_connections_are_closed_and_memory_returns_to_its_baseline(tmp_p
             rounds.append(rss_mb(record.pid))
     each = ", ".join(f"{r:.0f}" for r in rounds)
     print(f"service RSS: baseline {baseline:.0f} MB, peak {peak:.0f} MB, after each round {each} MB")
-    # a few MB the allocator keeps after the first round (reused by the second), never more; a
-    # leak of what the flood's 500+ connections held would be hundreds of MB (488 MB before issue 22)
-    assert rounds[0] < baseline + 25, f"RSS {rounds[0]:.0f} MB after the floods, {baseline:.0f} MB before"
-    assert rounds[1] < rounds[0] + 15, f"RSS grew from {rounds[0]:.0f} to {rounds[1]:.0f} MB in round two"
+    # the first round leaves what the allocator keeps for reuse (20-35 MB measured), never what the
+    # 1,000 connections sent (220 MB a round; 488 MB were held before issue 22)
+    assert rounds[0] < baseline + 60, f"RSS {rounds[0]:.0f} MB after the floods, {baseline:.0f} MB before"
+    # three more rounds, 3,000 more connections: the allocator settles within a few MB either way
+    # (measured over eight rounds: 256, 263, 263, 267, 267, 258, 263, 263 MB); a leak of 10 KB a
+    # connection would add 30 MB
+    assert max(rounds[1:]) < rounds[0] + 30, f"RSS grew over the rounds: {each} MB"
     assert answers(port, token) < 5

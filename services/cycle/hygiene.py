@@ -4,8 +4,10 @@ Small models loop ("A corgi, a corgi, a corgi, ...") or run into the token limit
 ("... home to a"). Independent of the model runtime:
 
 * :func:`loop_cut` finds a run of the same 1-8 words repeated at the end of the text (a single
-  word four times, a longer unit three times); the streaming answer is stopped as soon as one
-  appears, and the answer keeps one copy of the repeated unit plus a note that it was cut;
+  word four times, a longer unit three times), or a block of whole lines repeated (one line three
+  times, a block of lines twice: a list that starts over, "- eggs / - bread / - apples / - eggs
+  / ..."); the streaming answer is stopped as soon as one appears, and the answer keeps one copy
+  of the repeated unit plus a note that it was cut;
 * :func:`tidy` adds a note to an answer that used its whole token allowance and does not end a
   sentence, so a cut answer says it was cut instead of ending silently mid-word.
 """
@@ -17,7 +19,12 @@ import re
 LOOP_NOTE = " … (stopped: the answer began repeating itself)"
 LENGTH_NOTE = " … (cut off: the answer reached its length limit)"
 MAX_UNIT_WORDS = 8
+MAX_UNIT_LINES = 40
+#: repeated lines are a loop only when their copies say at least this many words together (two
+#: short lines that alternate, "Yes. / No. / Yes. / No.", can be meant)
+MIN_LOOP_WORDS = 12
 _WORD = re.compile(r"\S+")
+_LIST_MARK = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s*")
 _ENDS_SENTENCE = re.compile(r"""[.!?…:;)\]"'»`*]\s*$""")
 
 
@@ -27,6 +34,47 @@ def _key(word: str) -> str:
 
 def loop_cut(text: str) -> int | None:
     """Where to cut a text that ends in a loop (after the first copy of the repeated unit), or None."""
+    words = _words_loop_cut(text)
+    return words if words is not None else _lines_loop_cut(text)
+
+
+def _line_key(line: str) -> str:
+    """A line as a loop compares it: without its list mark or number, case and spacing."""
+    return " ".join(_key(w) for w in _LIST_MARK.sub("", line.strip()).split())
+
+
+def _lines_loop_cut(text: str) -> int | None:
+    """After the first copy of a block of whole lines that the text's last lines repeat, or None."""
+    offset = max(0, len(text) - 4000)
+    window = text[offset:]
+    done = window.rfind("\n")  # only whole lines: the last one may still be arriving
+    if done < 0:
+        return None
+    ends: list[int] = []  # where each non-blank line ends (in ``window``)
+    keys: list[str] = []
+    start = 0
+    for line in window[:done].split("\n"):
+        if line.strip():
+            keys.append(_line_key(line))
+            ends.append(start + len(line))
+        start += len(line) + 1
+    for n in range(1, MAX_UNIT_LINES + 1):
+        needed = 3 if n == 1 else 2
+        if len(keys) < n * needed:
+            break
+        unit = keys[-n:]
+        if not all(unit) or sum(len(k.split()) for k in unit) * needed < MIN_LOOP_WORDS:
+            continue
+        copies = 1
+        while copies * n + n <= len(keys) and keys[-(copies + 1) * n : -copies * n] == unit:
+            copies += 1
+        if copies >= needed:
+            first = len(keys) - copies * n  # index of the loop's first line
+            return offset + ends[first + n - 1]
+    return None
+
+
+def _words_loop_cut(text: str) -> int | None:
     spans = [m.span() for m in _WORD.finditer(text[-4000:])]
     offset = max(0, len(text) - 4000)
     words = [_key(text[offset + a : offset + b]) for a, b in spans]

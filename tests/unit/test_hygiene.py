@@ -49,3 +49,44 @@ async def test_a_looping_answer_stops_streaming_and_says_so() -> None:
     assert "".join(streamed).endswith(LOOP_NOTE)
     assert outcome.output is not None
     assert "repeating" in json.dumps(outcome.output.wire())
+
+
+#: the offline model's answer to "can you give me a packing list for a weekend in Porto?" (terminal
+#: trial): a list that started over and over until the length limit
+PACKING_LOOP = "Here is a packing list:\n" + "".join(
+    f"- 1 box of fresh {thing} seeds\n"
+    for thing in ["eggs", "bread", "apples", "bananas", "oranges", "grapes", "pineapple", "mangoes"] * 6
+)
+
+
+def test_a_list_that_starts_over_is_a_loop_cut_after_its_first_pass() -> None:
+    cut = loop_cut(PACKING_LOOP)
+    assert cut is not None
+    kept = PACKING_LOOP[:cut]
+    assert kept.count("eggs") == 1
+    assert kept.rstrip().endswith("- 1 box of fresh mangoes seeds")
+    # numbered the second time round, or still arriving mid-line: the same loop
+    numbered = "1. Pack socks and a warm jumper\n2. Pack a rain jacket\n3. Pack socks and a warm jumper\n"
+    assert loop_cut(numbered + "4. Pack a rain jacket\n5. Pack so") is not None
+    assert loop_cut("Take an umbrella with you today.\n" * 3) is not None
+
+
+def test_lists_and_steps_that_repeat_a_line_now_and_then_are_no_loop() -> None:
+    recipe = (
+        "1. Heat the oil in a pan.\n2. Add the onion and stir well.\n3. Add the rice.\n"
+        "4. Add the stock and stir well.\n5. Simmer for 20 minutes.\n"
+    )
+    packing = "- passport\n- charger\n- sun cream\n- a light jacket\n- comfortable shoes\n"
+    for text in (recipe, packing, "Yes.\nNo.\nYes.\nNo.\n", "Stir well.\nStir well.\nServe.\n"):
+        assert loop_cut(text) is None, text
+
+
+async def test_a_list_that_starts_over_stops_streaming_after_its_first_pass() -> None:
+    model = StreamingFakeChatModel(reply=PACKING_LOOP)
+    streamed: list[str] = []
+    state = state_for("can you give me a packing list for a weekend in Porto?", streamed)
+    await SynthesisService(model, timeout_s=10, budget_tokens=100, max_tokens=2000).handle(state)
+    assert state.answer is not None
+    assert state.answer.endswith(LOOP_NOTE)
+    assert state.answer.count("eggs") == 1
+    assert "".join(streamed).count("eggs") <= 2  # stopped at the second pass's first lines

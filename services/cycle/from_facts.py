@@ -546,6 +546,33 @@ def _died(name: str, told: Sequence[Fact]) -> bool:
     return any(died.search(f.content) for f in told)
 
 
+def _names_of(
+    question: str,
+    named: Sequence[str],
+    people: Mapping[str, frozenset[str]],
+    gone: frozenset[str],
+    told: Sequence[Fact],
+) -> FactAnswer:
+    """ "Your husband is Karim.", "Your rabbit was called Biscuit. Biscuit passed away on Tuesday."."""
+    focus = focus_of(question, set(people))
+    relation = _number(_relation_as_told(sorted(focus.relations)[0], told, named), len(named))
+    names = " and ".join(n.title() for n in named[:3])
+    verb = "is called" if len(named) == 1 else "are called"
+    if len(named) == 1 and _died(named[0], told):  # "since my husband Frank died"
+        verb = "was called"
+    naming = {f.id: f for n in named[:3] for f in naming_facts(n, told)}
+    sources = sorted(naming.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
+    answer = FactAnswer(
+        text=f"Your {relation} {verb} {names}.",
+        facts=tuple(sources[:MAX_FACTS]),
+        why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
+    )
+    end = _end_of(named[0], told) if len(named) == 1 and named[0] in gone else None
+    return (
+        answer if end is None else _added(answer, f"{answer.text} {told_sentence(end)}", end, "what ended it")
+    )
+
+
 def _of_people(
     question: str,
     candidates: Sequence[Fact],
@@ -558,24 +585,14 @@ def _of_people(
     lives with the user, who someone is ("Who is Omar?"); and "Can I ...?" a told fact rules out."""
     people = {n: r for n, r in everyone.items() if n not in gone}
     told = [*candidates, *history]
-    named = named_relatives(question, people)
+    named = named_relatives(question, people) or _named_and_died(question, everyone, gone, told)
     if named:  # "What's my husband's name?" -> "Your husband is Karim."
-        focus = focus_of(question, set(people))
-        relation = _number(_relation_as_told(sorted(focus.relations)[0], told, named), len(named))
-        names = " and ".join(n.title() for n in named[:3])
-        verb = "is called" if len(named) == 1 else "are called"
-        if len(named) == 1 and _died(named[0], told):  # "since my husband Frank died"
-            verb = "was called"
-        naming = {f.id: f for n in named[:3] for f in naming_facts(n, told)}
-        sources = sorted(naming.values(), key=lambda f: (f.valid_until is not None, -f.created_at))
-        return FactAnswer(
-            text=f"Your {relation} {verb} {names}.",
-            facts=tuple(sources[:MAX_FACTS]),
-            why={f.id: f"names your {relation}" for f in sources[:MAX_FACTS]},
-        )
+        return _names_of(question, named, people, gone, told)
     found = (
         _count_without_the_gone(question, everyone, gone, told)
         or _still_there(question, everyone, gone, told)
+        or _have_any_left(question, everyone, gone, told)
+        or _how_is_the_gone(question, everyone, gone, told)
         or _who_lives_with(question, candidates, everyone, gone, told)
         or _ruled_out(question, candidates)
     )
@@ -782,6 +799,68 @@ def _still_there(
     if left is None:
         return None
     return FactAnswer(text=f"Yes. {left.text}", facts=left.facts, why=left.why)
+
+
+def _end_of(name: str, facts: Sequence[Fact]) -> Fact | None:
+    """The newest told end of someone ("Biscuit passed away on Tuesday"), or None."""
+    ends = [f for f in facts if f.change == Change.END.value and who_left(f) == name]
+    return max(ends, key=lambda f: f.created_at) if ends else None
+
+
+def _named_and_died(
+    question: str, everyone: Mapping[str, frozenset[str]], gone: frozenset[str], told: Sequence[Fact]
+) -> list[str]:
+    """ "What's my rabbit called?" when the only rabbit told of has died: that one (said as "was
+    called", with the death), not a fact that happened to name it once."""
+    named = named_relatives(question, {n: r for n, r in everyone.items() if n in gone})
+    return named if len(named) == 1 and _died(named[0], told) else []
+
+
+def _have_any_left(
+    question: str, everyone: Mapping[str, frozenset[str]], gone: frozenset[str], facts: Sequence[Fact]
+) -> FactAnswer | None:
+    """ "Do I have any pets?" after "our rabbit Biscuit" and "Biscuit passed away": not any more,
+    with what ended it (an answer said the home fact that named the rabbit had been replaced by a
+    move); with some still there, yes and who (``_those_left``); None when no one of it left."""
+    if not _DO_I_HAVE.match(question):
+        return None
+    focus = focus_of(question, set(everyone))
+    if focus.names or not focus.relations:
+        return None
+    asked = [
+        n for n, told in everyone.items() if any(relation_covers(a, t) for a in focus.relations for t in told)
+    ]
+    if not asked or not set(asked) <= gone:
+        left = _those_left(sorted(focus.relations), everyone, gone, facts)
+        return None if left is None else FactAnswer(text=f"Yes. {left.text}", facts=left.facts, why=left.why)
+    ends = sorted(filter(None, (_end_of(n, facts) for n in asked)), key=lambda f: f.created_at)[:MAX_FACTS]
+    if not ends:
+        return None
+    said = " ".join(told_sentence(f) for f in ends)
+    why = {f.id: "what ended it" for f in ends}
+    return FactAnswer(text=f"Not any more. {said}", facts=tuple(ends), why=why)
+
+
+#: "How is Biscuit?", "How's Nan doing?", "Is Biscuit OK?"
+_HOW_IS = re.compile(
+    r"^\s*(?i:how\s+is|how['\u2019]s|how\s+are|is|are)\s+(?P<name>[A-Z][\w'-]+)"
+    r"(?:\s+(?i:doing|getting\s+on|keeping|ok|okay|alright|all\s+right|well|these\s+days|now))*\s*\??\s*$"
+)
+
+
+def _how_is_the_gone(
+    question: str, everyone: Mapping[str, frozenset[str]], gone: frozenset[str], facts: Sequence[Fact]
+) -> FactAnswer | None:
+    """ "How is Biscuit?" / "Is Biscuit OK?" after "Biscuit passed away on Tuesday": what ended
+    it, said plainly (an answer began "Not any more. Earlier you told me: Biscuit passed away ...")."""
+    asked = _HOW_IS.match(question)
+    name = asked.group("name").lower() if asked is not None else ""
+    if name not in gone:
+        return None
+    end = _end_of(name, facts)
+    if end is None:
+        return None
+    return FactAnswer(text=told_sentence(end), facts=(end,), why={end.id: "what ended it"})
 
 
 #: "Can I play football this weekend?": what the user asks whether they may do

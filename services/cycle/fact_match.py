@@ -381,10 +381,17 @@ def _topic(question: str, focus: Focus) -> frozenset[str]:
     words = [w for w in topic_words(question) if w not in ignore and not relation_word_typed(w)]
     # "How old am I?" asks an age: "We have an old collie" says none
     asking = _ASKING | ({stem("old")} if _HOW_OLD.search(question) else set())
-    return frozenset(stem(w) for w in words) - asking - _HISTORY_WORDS
+    frame = {stem(m.group("frame").lower()) for m in _TO_BE.finditer(question)}
+    return frozenset(stem(w) for w in words) - asking - _HISTORY_WORDS - frame
 
 
 _HOW_OLD = re.compile(r"\bhow\s+old\b", re.IGNORECASE)
+#: the frame of a plan asked about, not its topic: "When was the wedding going to be before?"
+#: (the fact says "getting married ... on 14 March", never "going")
+_TO_BE = re.compile(
+    r"\b(?P<frame>going|supposed|meant|due|planned|scheduled|set)\s+to\s+(?:be|happen|take\s+place)\b",
+    re.IGNORECASE,
+)
 
 
 #: question words typed without their apostrophe ("whats", "wheres")

@@ -1825,3 +1825,18 @@ def test_a_pet_that_died_after_a_move_is_what_ended_it_not_the_move() -> None:
     assert _answer("What's my partner called?", *told) == "Your partner is called Jonah."
     pets = ("got two guinea pigs, peanut and biscuit", "biscuit died last night :(")
     assert _answer("Do I have any pets?", *pets).startswith("Yes. You have one guinea pig now: Peanut.")
+
+
+def test_the_frame_of_a_plan_asked_about_is_no_topic_word() -> None:
+    # terminal trial: "When was the wedding going to be before?" went to the model ("going" was a
+    # topic word no fact held), which answered "The wedding went to be in Porto on 14 March."
+    told = (
+        "My sister Leila is getting married in Porto on 14 March, I'm a bridesmaid.",
+        "also the wedding got pushed back to 2 May because the venue flooded",
+    )
+    told = tuple(" ".join(understand(m).told) for m in told)
+    before = _answer("When was the wedding going to be before?", *told, before=True)
+    assert before.startswith("Earlier you told me: your sister Leila is getting married in Porto on 14 March")
+    assert _answer("When is the wedding supposed to be?", *told) == (
+        "Your sister Leila is getting married in Porto on 2 May."
+    )

@@ -54,6 +54,8 @@ def test_memories_list_show_correct_forget_through_the_cli(tmp_path: Path) -> No
     assert table.returncode == 0, table.stderr
     for words in ("What thea knows about you", "You live in Leeds.", "Sam", leeds["id"][:8], "you said on"):
         assert words in table.stdout
+    # the help says "list, show, correct, ...": ``thea memories list`` lists too (was: No such command)
+    assert ok_json(data, "memories", "list", "--json") == view
 
     corrected = ok_json(data, "memories", "correct", leeds["id"][:8], "I live in York.", "--json")
     assert corrected["action"] == "correct"

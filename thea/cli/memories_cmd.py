@@ -94,7 +94,24 @@ def list_cmd(
     """List what thea knows about you, grouped by subject, with a short summary."""
     if ctx.invoked_subcommand is not None:
         ctx.ensure_object(dict)["user"] = user
+        ctx.obj["history"], ctx.obj["json"] = history, as_json
         return
+    _list(ctx, user, history, as_json)
+
+
+@memories_app.command("list")
+def list_named(
+    ctx: typer.Context,
+    user: str = typer.Option(None, "--user", help=USER_HELP),
+    history: bool = typer.Option(True, "--history/--no-history", help="each fact's earlier values"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """The same as ``thea memories``: what thea knows about you, grouped by subject."""
+    given = ctx.obj or {}
+    _list(ctx, user, history and given.get("history", True), as_json or given.get("json", False))
+
+
+def _list(ctx: typer.Context, user: str | None, history: bool, as_json: bool) -> None:
     api = _api(ctx, user, as_json)
     with friendly_errors():
         view = api.memories(include_history=history)

@@ -420,6 +420,9 @@ def answer_from_facts(
     )
     if ended is not None:
         return ended
+    off = None if earlier else _named_and_called_off(question, history, candidates, chosen)
+    if off is not None:
+        return off
     if chosen:
         answer = _answer(chosen, earlier=earlier)
         return (
@@ -733,6 +736,24 @@ def _event_called_off(question: str, history: Sequence[Fact]) -> FactAnswer | No
     newest = max(ended, key=lambda f: f.created_at)
     why = {newest.id: "the event asked about was called off"}
     return FactAnswer(text=f"No. {_said([newest])}", facts=(newest,), why=why)
+
+
+def _named_and_called_off(
+    question: str, history: Sequence[Fact], now: Sequence[Fact], chosen: Sequence[FactMatch]
+) -> FactAnswer | None:
+    """ "Are we going to Center Parcs?" after "we cancelled Center Parcs and we're going camping in
+    the Lake District instead": no, with what took its place (the answer was only the camping,
+    which never said no). Only when no current fact names what was called off again."""
+    names = {n.lower() for n in _NAMED.findall(question)}
+    if not names or any(names & {n.lower() for n in _NAMED.findall(f.content)} for f in now):
+        return None
+    off = _event_called_off(question, history)
+    if off is None or not names & {n.lower() for f in off.facts for n in _NAMED.findall(f.content)}:
+        return None
+    instead = [m.fact for m in chosen[:1]]
+    if not instead:
+        return off
+    return _added(off, f"{off.text} {told_sentence(instead[0])}", instead[0], "what takes its place now")
 
 
 _HOW_MANY = re.compile(r"^\s*how\s+many\b", re.IGNORECASE)

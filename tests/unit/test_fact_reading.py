@@ -1840,3 +1840,67 @@ def test_the_frame_of_a_plan_asked_about_is_no_topic_word() -> None:
     assert _answer("When is the wedding supposed to be?", *told) == (
         "Your sister Leila is getting married in Porto on 2 May."
     )
+
+
+def test_an_end_of_one_item_of_a_list_keeps_the_rest() -> None:
+    # blind set 32: "Which days do I volunteer?" kept Thursdays after "I've stopped doing Thursdays
+    # at the shop"; "I've dropped maths" ended the whole A-levels fact (blind set 30's known miss)
+    days = (
+        "I volunteer at the Oxfam shop on Tuesdays and Thursdays",
+        "I've stopped doing Thursdays at the shop",
+    )
+    now = current_texts(history(*days))
+    assert "I volunteer at the Oxfam shop on Tuesdays." in now
+    assert not any("Thursdays" in text for text in now)
+    assert _answer("Which days do I volunteer?", *days) == "You volunteer at the Oxfam shop on Tuesdays."
+    assert "Tuesdays and Thursdays" in _answer("Which days did I volunteer before?", *days, before=True)
+    levels = ("I'm doing A levels in biology, chemistry and maths.", "I've dropped maths.")
+    assert _answer("What A levels am I doing?", *levels) == "You're doing A levels in biology and chemistry."
+    # another habit on a Thursday is not the one that stopped; a person who left is no list item
+    swim = ("I swim on Mondays and Thursdays.", "I've stopped doing Thursdays at the shop.")
+    assert "I swim on Mondays and Thursdays." in current_texts(history(*swim))
+    home = ("I live with my boyfriend Dan and his cat Moose.", "Dan and I split up.")
+    assert not any(
+        text.startswith("I live with my boyfriend his cat") for text in current_texts(history(*home))
+    )
+
+
+def test_a_new_workplace_after_a_comma_of_a_sentence_without_subject_is_the_users() -> None:
+    # blind set 32: "Where do I work?" said "You quit the chicken shop, working at sports direct ..."
+    told = (
+        "i work saturdays at a chicken shop",
+        "quit the chicken shop, working at sports direct on sundays now",
+    )
+    assert _answer("Where do I work?", *told) == "You're working at sports direct on Sundays now."
+    assert "chicken shop" in _answer("Where did I work before?", *told, before=True)
+    # a list-shaped introduction is not split at its "living in"
+    intro = ("Maeve. Retired nurse, 68, living in Galway with my husband Declan",)
+    assert _answer("How old am I?", *intro) == "You're 68."
+
+
+def test_a_rebooking_that_names_nothing_moves_what_the_clause_before_it_named() -> None:
+    # blind set 32: "failed my driving test lol, rebooked for 2 april" left the test on 14 Feb
+    told = ("got my driving test on 14 feb", "my dentist appointment is on 20 March")
+    rebooked = (*told, "failed my driving test lol, rebooked for 2 april")
+    assert "2 April" in _answer("When is my driving test?", *rebooked)
+    assert _answer("When is the dentist?", *rebooked) == "Your dentist appointment is on 20 March."
+    dentist = (*told, "I've rebooked the dentist for 3 May")
+    assert _answer("When is the dentist?", *dentist) == "Your dentist appointment is on 3 May."
+
+
+def test_a_plan_called_off_for_another_is_no_and_the_other_keeps_its_time() -> None:
+    # blind set 32: "Where are we going at half term?" was answered from history, Centre Parcs first;
+    # "Are we going to Center Parcs?" got only the camping, never "no"
+    told = (
+        "we're going to Centre Parcs at half term",
+        "change of plan, we cancelled Center Parcs and we're going camping in the Lake District instead",
+    )
+    assert _answer("Where are we going at half term?", *told) == (
+        "You're going camping in the Lake District instead."
+    )
+    assert _answer("Are we going to Center Parcs?", *told) == (
+        "No. You cancelled Center Parcs. You're going camping in the Lake District instead."
+    )
+    # booked again later: no "no"
+    again = (*told, "we've rebooked Center Parcs for the summer")
+    assert not _answer("Are we going to Center Parcs?", *again).startswith("No.")

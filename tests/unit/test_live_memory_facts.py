@@ -24,9 +24,6 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
     accepted = {
         ("b23-dave", "Where do I live?"),
         ("b29-ben", "How did I hurt my knee?"),
-        # "I've dropped maths" ends the whole "doing A levels in biology, chemistry and maths"
-        # (one item of a list is not taken out of it), so the answer is from history, maths named
-        ("b30-ellie", "What A levels am I doing?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 593, counts
+    assert counts["right"] >= 611, counts

@@ -184,6 +184,9 @@ _MOVE_VERBS = frozenset(
         "bring",
         "defer",
         "extend",
+        "rebook",
+        "rebooke",  # spaCy's lemma of "rebooked"
+        "rearrange",
     }
 )
 #: verbs of moving house ("we moved to York", "she's relocating to Porto")
@@ -359,6 +362,8 @@ def _after_to(text: str) -> str:
     return found.group(1) if found else ""
 
 
+#: who moves a date without naming what ("we've rebooked for June", "they postponed till May")
+_WHO_MOVES = frozenset({"i", "we", "they"})
 #: what a move speaks of when it names nothing: "it", "that"
 _IT = frozenset({"it", "that"})
 #: where a place told after "to" stops: a comma, a date or time, a word of how it stays
@@ -425,6 +430,8 @@ def _move_of(clause: Clause) -> _Move:
         return _Move()
     thing = _moved_words(clause)
     if _DATE_START.match(_after_to(clause.value)):
+        if not clause.object_words and clause.subject.said.lower() in _WHO_MOVES:
+            thing = ("it",)  # "failed my driving test, rebooked for 2 april": what was told last
         return _Move(thing, to_date=True)
     place = _place_moved_to(clause.value) if thing else ""
     if place and (set(thing) <= _IT or event_kinds(" ".join(thing))):
@@ -910,16 +917,39 @@ def extract_facts(message: str) -> list[ExtractedFact]:
         else:
             named = any(f.subject_key == USER and f.attribute == stem("name") for f in out)
             out += _read_sentence(reader, sentence, named)
+    return _moved_after_naming(out)
+
+
+def _moved_after_naming(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """A move of "it" right after a clause that named something ("failed my driving test lol,
+    rebooked for 2 april") carries that clause's words, so the test is what moved, not the last
+    dated event of earlier messages."""
+    out = list(facts)
+    for index in range(1, len(out)):
+        if out[index].refers_back and not out[index].context:
+            said = tuple(sorted(_content_stems(out[index - 1].text)))
+            out[index] = replace(out[index], context=said)
     return out
+
+
+def _content_stems(text: str) -> set[str]:
+    return {stem(w) for w in _content(_words(text))}
 
 
 #: "I quit the fintech, starting at Revolut on monday": a doing after a comma of the user's sentence
 #: is the user's own clause (the parser reads it as what the fintech does)
 _THEN_DOING = re.compile(
-    r",\s+(?=(?:starting|moving|joining|going|heading|flying|studying|training|retiring)\b)",
+    r",\s+(?=(?:starting|moving|joining|going|heading|flying|studying|training|retiring|volunteering"
+    r"|working\s+(?:at|in)\b))",
     re.IGNORECASE,
 )
 _MINE = re.compile(r"^(?:i|i['\u2019](?:m|ve|d|ll)|just)\b", re.IGNORECASE)
+
+
+def _without_subject(reader: Reader, sentence: str) -> bool:
+    """The sentence begins without a subject, so it is the user's ("quit the chicken shop, ...")."""
+    clauses = reader.clauses(sentence)
+    return bool(clauses) and clauses[0].subject.implicit
 
 
 #: a sentence that is only the user's state of marriage ("Widower.", "divorced")
@@ -930,7 +960,9 @@ _BARE_STATUS = re.compile(
 
 def _read_sentence(reader: Reader, sentence: str, named: bool) -> list[ExtractedFact]:
     """The facts of one sentence; after the user's name, a bare age or role is the user's too."""
-    if _MINE.match(sentence):
+    if _THEN_DOING.search(sentence) and (_MINE.match(sentence) or _without_subject(reader, sentence)):
+        if not _MINE.match(sentence):  # "quit the chicken shop, working at ...": both clauses said by "I"
+            sentence = f"I {sentence[:1].lower()}{sentence[1:]}"
         sentence = _THEN_DOING.sub(", I'm ", sentence)
     if _BARE_NUMBER.match(sentence) and named:
         return [_bare_age(sentence)]  # "Sam here. 41. Software engineer at Monzo."

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from services.knowledge.record.extraction import DATE, Change, ExtractedFact, says_a_date
+from services.knowledge.record.lists import without_item
 from services.knowledge.record.rules import (
     SINGLE_VALUED,
     SWITCHES,
+    dropped_item,
     place_named,
     says_back,
     supersessions,
@@ -247,23 +249,29 @@ def inherit_slots(
         slots[fact_id] |= set(old.slots)
         words[fact_id] |= inherited_words(old)
 
+    # what an end in the same message named ("sold my old bass"), even when it closed nothing
+    gone_words = {stem(w) for told in extracted if told.change is Change.END for w in told.about}
     for item in superseded:
         if item.by in slots and by_id[item.by].change != Change.END.value:
             take(item.by, item.fact)
+            value = word_stems(item.fact.value or "")
+            if value & gone_words:  # "cancelled Center Parcs, ... camping instead": still "at half term"
+                words[item.by] |= value - gone_words
     ended = [s for s in superseded if s.by in by_id and by_id[s.by].change == Change.END.value]
-    # what an end in the same message named ("sold my old bass"), even when it closed nothing
-    gone_words = {stem(w) for told in extracted if told.change is Change.END for w in told.about}
     for fact, told in zip(facts, extracted, strict=True):
         # "sold the Golf and got a Skoda", "I've left Boots, I'm now at the hospital pharmacy"
         if told.change is not Change.END and (told.verb in _ACQUIRE or told.change is Change.CHANGE):
             for item in ended:
                 take(fact.id, item.fact)
+                # "cancelled Center Parcs, going camping instead": still the plan "at half term"
+                words[fact.id] |= word_stems(item.fact.value or "") - gone_words
             words[fact.id] |= gone_words
     out: list[Fact] = []
     for fact, told in zip(facts, extracted, strict=True):
         replaced = [s.fact for s in superseded if s.by == fact.id]
         update = (
-            _correction(told, replaced)
+            _without_item(told, replaced)
+            or _correction(told, replaced)
             or _switched(told, replaced)
             or _moved_date(told, replaced)
             or _moved_place(told, replaced)
@@ -359,6 +367,26 @@ def _event_moved(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
             patch = _rewritten(old, was, told.value)
             if patch:
                 return patch | {"subject_key": old.subject_key, "subject": old.subject}
+    return {}
+
+
+def _without_item(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
+    """An end that took one item out of a list is the listing fact without it, true from now ("I
+    volunteer at the Oxfam shop on Tuesdays." after "I've stopped doing Thursdays at the shop"), not
+    an end of the whole fact (which left "Which days do I volunteer?" answered with both days)."""
+    for old in replaced:
+        item = dropped_item(told, old)
+        content = without_item(old.content, item) if item else None
+        if item and content:
+            return {
+                "content": content,
+                "value": without_item(old.value or "", item) or old.value,
+                "attribute": old.attribute,
+                "subject_key": old.subject_key,
+                "subject": old.subject,
+                "change": Change.CHANGE.value,
+                "valid_until": None,
+            }
     return {}
 
 

@@ -30,6 +30,7 @@ from services.knowledge.record.extraction import (
     ExtractedFact,
     says_a_date,
 )
+from services.knowledge.record.lists import without_item
 from services.knowledge.record.slots import (
     LANGUAGES,
     Slot,
@@ -39,6 +40,7 @@ from services.knowledge.record.slots import (
     fact_slots,
     is_occupation,
     relation_word,
+    word_stems,
 )
 from services.knowledge.record.slots import SINGLE_VALUED as SINGLE_SLOTS
 from services.recall.lexical import stem
@@ -347,12 +349,41 @@ def _back_again(new: ExtractedFact, old: Fact) -> bool:
     return says_back(new.text) and _AWAY.search(old.content) is not None and _same_subject(new, old)
 
 
+#: verbs of a habit that name no thing of their own ("stopped doing Thursdays", "going on Fridays")
+_LIGHT_VERBS = frozenset({"doing", "going", "taking", "attending", "working", "volunteering"})
+
+
+def dropped_item(new: ExtractedFact, old: Fact) -> str | None:
+    """The one item of a list in ``old`` that the end ``new`` takes out ("I've stopped doing
+    Thursdays at the shop" of "I volunteer at the Oxfam shop on Tuesdays and Thursdays"; "dropped
+    maths" of "doing chemistry, biology and maths"), or None. Every other word the end says must
+    be in ``old`` too, so it is the same habit, not another one on a Thursday."""
+    if new.change is not Change.END or new.subject_key != old.subject_key:
+        return None
+    if new.verb in _PARTING | _BEINGS_END or _GONE_FOR_GOOD.search(new.text):
+        return None  # someone who left a list of people: ``_ends_only_part``
+    said = [w for w in dict.fromkeys([*terms(new.value), *new.about]) if w not in STOPWORDS and len(w) > 2]
+    said = [w for w in said if w not in _LIGHT_VERBS]
+    items = [w for w in said if without_item(old.content, w) is not None]
+    if len(items) != 1:
+        return None
+    rest = [w for w in said if w != items[0]]
+    return items[0] if len(_named_in(rest, old)) == len(rest) else None
+
+
+def _ended_by(new: ExtractedFact, old: Fact) -> str | None:
+    """Why the end ``new`` closes ``old``: one item of its list, or all of it; or None."""
+    if dropped_item(new, old) is not None:
+        return f"one item ended: {new.text}"
+    if _names_all(new.about, old) and not _ends_only_part(new, old):
+        return f"ended: {new.text}"
+    return None
+
+
 def replaced_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why ``new`` supersedes ``old`` (a current fact of the same user), or None."""
     if new.change is Change.END:
-        if _names_all(new.about, old) and not _ends_only_part(new, old):
-            return f"ended: {new.text}"
-        return None
+        return _ended_by(new, old)
     if _job_beside_study(new, old):
         return None
     same = _same_subject(new, old) and _same_attribute(new, old)
@@ -487,6 +518,8 @@ def _moved_elsewhere(new: ExtractedFact, current: Sequence[Fact]) -> list[Replac
         and (DATE.search(f.content) if to_date else place_named(f.content))
         and (new.refers_back or kinds & event_kinds(f.content) or _names_what_moved(new, f))
     ]
+    if new.refers_back and new.context:  # the clause before named it: "failed my driving test, rebooked"
+        fits = [f for f in fits if set(new.context) & word_stems(f.content)] or fits
     if not fits:
         return []
     last = max(f.valid_from or 0 for f in fits)

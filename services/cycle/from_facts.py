@@ -223,6 +223,30 @@ def _in_the_past(
     return _with_what_ended(_answer(before, earlier=True), history)
 
 
+#: a question of what was: "What was my job?", "What did I do for a living?"
+_WAS = re.compile(r"\b(?:was|were)\s+(?:i|my|we|our)\b|\bdid\s+(?:i|we)\b|\bused\s+to\b", re.IGNORECASE)
+
+
+def _before_retiring(
+    question: str, chosen: Sequence[FactMatch], history: Sequence[Fact]
+) -> FactAnswer | None:
+    """ "What was my job?" when the answer of now is a retirement ("I fully retired as of Friday")
+    that replaced the job: the retirement and the job before it (the answer was the retirement
+    alone, never the accountant)."""
+    if not chosen or not _WAS.search(question) or not _RETIRE.search(chosen[0].fact.content):
+        return None
+    retired = chosen[0].fact
+    jobs = sorted((f for f in history if f.superseded_by == retired.id), key=lambda f: f.created_at)
+    if not jobs:
+        return None
+    job = jobs[-1]
+    return FactAnswer(
+        text=f"{told_sentence(retired)} Before that you told me: {lower_first(told_sentence(job))}",
+        facts=(retired, job),
+        why={retired.id: "says you retired", job.id: "the job the retirement ended"},
+    )
+
+
 #: someone leaving a life: the news said beside an older fact that names them
 _LEFT_OR_DIED = re.compile(rf"\b(?:{DIED}|{REHOMED}|moved\s+(?:out|away))\b", re.IGNORECASE)
 
@@ -416,7 +440,9 @@ def answer_from_facts(
     ended = (
         None
         if earlier
-        else _what_ended(question, chosen, history, people) or _in_the_past(question, chosen, history, people)
+        else _what_ended(question, chosen, history, people)
+        or _in_the_past(question, chosen, history, people)
+        or _before_retiring(question, chosen, history)
     )
     if ended is not None:
         return ended

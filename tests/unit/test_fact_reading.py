@@ -1904,3 +1904,53 @@ def test_a_plan_called_off_for_another_is_no_and_the_other_keeps_its_time() -> N
     # booked again later: no "no"
     again = (*told, "we've rebooked Center Parcs for the summer")
     assert not _answer("Are we going to Center Parcs?", *again).startswith("No.")
+
+
+def test_an_item_ended_in_another_form_or_with_a_reason_still_leaves_the_rest() -> None:
+    # blind set 33: "Saturday" ended "Saturdays"; "gave up on the Italian, too much at once" and
+    # "stopped the Saturday golf for now" ended the whole fact (the reason and "for now" were read
+    # as part of what ended)
+    languages = (
+        "I'm learning Portuguese and Italian on Duolingo",
+        "gave up on the Italian, too much at once",
+    )
+    assert _answer("Which languages am I learning?", *languages) == "You're learning Portuguese on Duolingo."
+    golf = (
+        "I play golf on Wednesdays and Saturdays and walk our labrador Bruce every morning",
+        "knee's playing up, I've stopped the Saturday golf for now",
+    )
+    assert _answer("When do I play golf?", *golf) == "You play golf on Wednesdays."
+
+
+def test_a_date_moved_from_a_month_keeps_how_it_was_said() -> None:
+    # blind set 33: "pencilled in for June" was no date, so "brought forward to 14 May" moved nothing
+    told = ("my viva is pencilled in for June", "viva's been brought forward to 14 May")
+    assert _answer("When is my viva?", *told) == "Your viva is pencilled in for 14 May."
+    crete = ("We're going to Crete in July", "the Crete trip got moved to 10 August")
+    assert _answer("When are we going to Crete?", *crete) == "You're going to Crete on 10 August."
+
+
+def test_a_retirement_replaces_the_job_not_the_home_told_beside_it() -> None:
+    # blind set 33: "semi-retired accountant, I live in Perth with my wife Jean" was one fact, so
+    # "fully retired as of Friday!" ended the home too; "What was my job?" said only the retirement
+    told = (
+        "Malcolm, 64, semi-retired accountant, I live in Perth with my wife Jean",
+        "fully retired as of Friday!",
+    )
+    assert _answer("Where do I live?", *told) == "You live in Perth with your wife Jean."
+    assert _answer("What was my job?", *told) == (
+        "You fully retired as of Friday. Before that you told me: you're a semi-retired accountant."
+    )
+
+
+def test_a_move_to_another_of_the_same_kind_is_a_switch() -> None:
+    # blind set 33: "I've moved to the renal ward, same hospital" left "... on a cardiac ward" current
+    said = (
+        "hey, Ines here, 33, staff nurse on a cardiac ward in Leicester",
+        "I've moved to the renal ward, same hospital",
+    )
+    told = tuple(" ".join(understand(m).told) for m in said)  # as the product reads them
+    assert _answer("Which ward do I work on?", *told) == "You're a staff nurse on a renal ward in Leicester."
+    assert "cardiac" in _answer("Which ward was I on before?", *told, before=True)
+    home = ("I live in York.", "We've moved to Leeds.")
+    assert _answer("Where do I live?", *home) == "You've moved to Leeds."

@@ -26,4 +26,4 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
         ("b29-ben", "How did I hurt my knee?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 611, counts
+    assert counts["right"] >= 629, counts

@@ -140,7 +140,8 @@ DATE = _DATE = re.compile(
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|o['\u2019]clock)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midday|midnight)\b"
     r"|\bat\s+\d{1,2}\b(?=\s*(?:instead|every|each|sharp|in\s+the\s+(?:morning|evening|afternoon)|[,.;!]|$))"
     r"|\b(?:next|last|this)\s+(?:week|month|year|weekend)\b|\bend\s+of\s+the\s+(?:week|month|year)\b"
-    rf"|\bin\s+{_MONTH}\b|\b(?:until|till|to|by)\s+{_MONTH}\b(?!\s+\d)",  # "postponed to January"
+    # "postponed to January", "pencilled in for June", "next March"
+    rf"|\bin\s+{_MONTH}\b|\b(?:until|till|to|by|for|next|this)\s+{_MONTH}\b(?!\s+\d)",
     re.IGNORECASE,
 )
 _CHANGE_WORDS = re.compile(
@@ -421,6 +422,16 @@ def _moves_home(clause: Clause) -> bool:
 _MOVED_IN_WITH = re.compile(r"^(?:back\s+)?in\s+with\s+\S", re.IGNORECASE)
 
 
+#: another one of a kind: "to the renal ward", "to the night team" (not a town or a house)
+_TO_ANOTHER = re.compile(r"^to\s+(?:the|a|an)\s+[\w-]+\s+[\w-]+\s*(?:,|$)", re.IGNORECASE)
+
+
+def _moved_within(clause: Clause, value: str) -> bool:
+    """ "I've moved to the renal ward, same hospital": the user moved within what they do (a switch
+    of ward, team or office, found by its noun), not house."""
+    return clause.verb == "move" and clause.subject.key == USER and bool(_TO_ANOTHER.match(value))
+
+
 def _move_of(clause: Clause) -> _Move:
     """A move of a date or of an event's place ("The wedding has moved to Harrogate", "we've moved
     it to harrogate"); no move for a verb of moving that moves neither ("we moved to York")."""
@@ -665,7 +676,14 @@ def _reading(clause: Clause, label_change: bool) -> ExtractedFact:
         change = Change.END
     elif moved:
         change = Change.MOVE
-    elif (label_change or old_value or relocation or swap or _CHANGE_WORDS.search(clause.text)) and not (
+    elif (
+        label_change
+        or old_value
+        or relocation
+        or swap
+        or _moved_within(clause, value)
+        or _CHANGE_WORDS.search(clause.text)
+    ) and not (
         clause.negated and not clause.copula  # "Niamh can't come in July now" says no new value
     ):
         change = Change.CHANGE
@@ -738,8 +756,11 @@ def _split_name(fact: ExtractedFact) -> list[ExtractedFact]:
     return [named, role]
 
 
-#: a part of an introduction that says where the user lives ("living in Galway with my husband")
-_LIVING_IN = re.compile(r"^(?:living|based|settled)\s+(?P<where>(?:in|near)\s+.+)$", re.IGNORECASE)
+#: a part of an introduction that says where the user lives ("living in Galway with my husband",
+#: "semi-retired accountant, I live in Perth with my wife Jean")
+_LIVING_IN = re.compile(
+    r"^(?:(?:i|we)\s+live|living|based|settled)\s+(?P<where>(?:in|near)\s+.+)$", re.IGNORECASE
+)
 
 
 def _role_parts(fact: ExtractedFact) -> list[ExtractedFact]:

@@ -421,9 +421,11 @@ def _switched(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object
     uni in Aberdeen studying engineering"): it becomes that fact with the new thing in place of the
     old ("... studying architecture"), so what did not change is still known. Nothing when the
     old thing is not in it as said."""
-    if told.verb not in SWITCHES or told.change is not Change.CHANGE:
+    if told.verb not in SWITCHES | {"move"} or told.change is not Change.CHANGE:
         return {}
     new = re.sub(r"\s+now$", "", re.sub(r"^to\s+", "", told.value.split(",")[0].strip()))
+    if told.verb == "move":  # "to the renal ward": the kind in place of the old one's kind
+        new = re.sub(r"^(?:the|a|an)\s+", "", new, flags=re.IGNORECASE)
     for old in replaced:
         was = told.old_value or switched_from(told, old.content)
         patch = _rewritten(old, was, new) if new and was else {}
@@ -452,10 +454,23 @@ def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
             and was.lower() != new.lower()
             and (told.refers_back or _about_the_same(told.text, old.content))
         ):
-            patch = _rewritten(old, was, new)
+            patch = _rewritten(old, was, _as_said_before(was, new))
             if patch:
                 return patch | {"subject_key": old.subject_key, "subject": old.subject}
     return {}
+
+
+_PREPOSITION = re.compile(r"^(?:on|in|for|by|until|till|to|at|from)\s", re.IGNORECASE)
+
+
+def _as_said_before(was: str, new: str) -> str:
+    """The new date with a preposition where the old one had one: "pencilled in for June" moved to
+    "14 May" is "pencilled in for 14 May" (not "pencilled in 14 May"), "in July" a day's "on"."""
+    if _PREPOSITION.match(new) or not _PREPOSITION.match(was):
+        return new
+    if was.lower().startswith("for "):
+        return f"for {new}"
+    return f"on {new}" if re.search(r"\d", new) else new
 
 
 #: what a move says besides what moved and where to

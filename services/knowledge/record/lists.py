@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+from services.recall.lexical import stem
+
+_TOKEN = re.compile(r"(?<![\w'-])[\w'-]+(?![\w'-])")
 #: what joins two items: ", ", ", and ", " and ", " or ", " & "
 _JOIN = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
 _JOIN_BEFORE = re.compile(_JOIN + r"$", re.IGNORECASE)
@@ -35,11 +38,17 @@ def _a_list(before: str, joined_before: str, joined_after: str, after: str) -> b
     )
 
 
+def _item_said(text: str, word: str) -> re.Match[str] | None:
+    """Where ``text`` says ``word``, in any form of it ("Saturdays" for "Saturday")."""
+    wanted = stem(word.lower())
+    return next((m for m in _TOKEN.finditer(text) if stem(m.group(0).lower()) == wanted), None)
+
+
 def without_item(text: str, word: str) -> str | None:
     """``text`` with ``word`` taken out of the list it is an item of, or None when ``word`` is in
     no list there ("Tuesdays and Thursdays" -> "Tuesdays"; "chemistry, biology and maths" ->
     "chemistry and biology")."""
-    found = re.search(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.IGNORECASE)
+    found = _item_said(text, word)
     if found is None:
         return None
     before, after = text[: found.start()], text[found.end() :]

@@ -242,7 +242,11 @@ def switched_from(new: ExtractedFact, old_content: str) -> str:
     """What a switch that does not say what it replaced replaced in an older fact: the same noun
     with another word before it ("night shifts" in "... mostly night shifts" for "I've switched to
     day shifts"), or ""."""
-    if new.old_value or new.verb not in SWITCHES or new.change is not Change.CHANGE:
+    if new.old_value or new.change is not Change.CHANGE:
+        return ""
+    if new.verb == "move":  # "moved to the renal ward" after "... on a cardiac ward"
+        return _same_noun(new, old_content)
+    if new.verb not in SWITCHES:
         return ""
     language = re.sub(r"^to\s+", "", new.value.split(",")[0].strip()).lower()
     language = re.sub(r"\s+now$", "", language)
@@ -253,7 +257,16 @@ def switched_from(new: ExtractedFact, old_content: str) -> str:
     studied = _STUDYING.search(old_content)
     if studied and len(language.split()) <= 3 and studied.group("what").lower() != language:
         return studied.group("what")  # "switched to politics" after "... studying law"
-    said = re.match(r"^(?:to\s+)?(?P<kind>[\w-]+)\s+(?P<noun>[\w-]+)\s*$", new.value.split(",")[0].strip())
+    return _same_noun(new, old_content)
+
+
+def _same_noun(new: ExtractedFact, old_content: str) -> str:
+    """The same noun with another word before it in the older fact ("night shifts" for "day
+    shifts", "cardiac ward" for "the renal ward"), or ""."""
+    said = re.match(
+        r"^(?:to\s+)?(?:(?:the|a|an)\s+)?(?P<kind>[\w-]+)\s+(?P<noun>[\w-]+)\s*$",
+        new.value.split(",")[0].strip(),
+    )
     if said is None or said.group("kind").lower() in STOPWORDS:
         return ""
     noun = re.escape(said.group("noun"))
@@ -349,6 +362,8 @@ def _back_again(new: ExtractedFact, old: Fact) -> bool:
     return says_back(new.text) and _AWAY.search(old.content) is not None and _same_subject(new, old)
 
 
+#: how long an end holds, not what ended ("stopped the Saturday golf for now")
+_FOR_A_TIME = frozenset({"now", "anymore", "more", "longer", "moment", "while", "being"})
 #: verbs of a habit that name no thing of their own ("stopped doing Thursdays", "going on Fridays")
 _LIGHT_VERBS = frozenset({"doing", "going", "taking", "attending", "working", "volunteering"})
 
@@ -362,8 +377,9 @@ def dropped_item(new: ExtractedFact, old: Fact) -> str | None:
         return None
     if new.verb in _PARTING | _BEINGS_END or _GONE_FOR_GOOD.search(new.text):
         return None  # someone who left a list of people: ``_ends_only_part``
-    said = [w for w in dict.fromkeys([*terms(new.value), *new.about]) if w not in STOPWORDS and len(w) > 2]
-    said = [w for w in said if w not in _LIGHT_VERBS]
+    ended = new.value.split(",")[0]  # "gave up on the Italian, too much at once": not the reason
+    said = [w for w in dict.fromkeys(terms(ended)) if w not in STOPWORDS and len(w) > 2]
+    said = [w for w in said if w not in _LIGHT_VERBS and w not in _FOR_A_TIME]
     items = [w for w in said if without_item(old.content, w) is not None]
     if len(items) != 1:
         return None

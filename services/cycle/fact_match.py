@@ -382,10 +382,13 @@ def _topic(question: str, focus: Focus) -> frozenset[str]:
     # "How old am I?" asks an age: "We have an old collie" says none
     asking = _ASKING | ({stem("old")} if _HOW_OLD.search(question) else set())
     frame = {stem(m.group("frame").lower()) for m in _TO_BE.finditer(question)}
-    return frozenset(stem(w) for w in words) - asking - _HISTORY_WORDS - frame
+    counted = {stem(m.group("what").lower()) for m in _HOW_MANY.finditer(question)}
+    return frozenset([*(stem(w) for w in words), *counted]) - asking - _HISTORY_WORDS - frame
 
 
 _HOW_OLD = re.compile(r"\bhow\s+old\b", re.IGNORECASE)
+#: what a count asks of: "days" of "How many days do I work?" (a frame word elsewhere: "What day")
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<what>days|hours|times|weeks|nights|shifts)\b", re.IGNORECASE)
 #: the frame of a plan asked about, not its topic: "When was the wedding going to be before?"
 #: (the fact says "getting married ... on 14 March", never "going")
 _TO_BE = re.compile(

@@ -201,6 +201,11 @@ _HOME_KIND = re.compile(
     r"|flat|house|bungalow|apartment|cottage)\b",
     re.IGNORECASE,
 )
+#: a home one goes into for care: "gone into a care home", "went into sheltered housing"
+_CARE_HOME = re.compile(
+    r"^(?:an?\s+|the\s+)?(?:sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living)\b",
+    re.IGNORECASE,
+)
 #: "we swapped the Clio for a Tesla": the object is replaced by what follows "for"
 _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
 #: verbs whose "from X to Y" says Y replaced X ("Amelie switched from medicine to biology")
@@ -406,6 +411,8 @@ def _moves_home(clause: Clause) -> bool:
     """Someone moves house: to a named place or a kind of home ("we moved to York", "Mum moved
     into sheltered housing", "I've moved back in with my mum in Stockport"), not something moved
     there ("They moved the meeting to Tom's house")."""
+    if clause.verb == "go":  # "Mum's gone into a care home"
+        return any(prep == "into" and _CARE_HOME.match(obj) for prep, obj in clause.preps)
     if clause.verb not in _RELOCATE or not {w.lower() for w in clause.object_words} <= {"house", "home"}:
         return False
     if _MOVED_IN_WITH.match(clause.value):
@@ -816,13 +823,20 @@ def _group_replaced(found: re.Match[str], group: str, new: str) -> str:
     return found.group()[:start] + new + found.group()[end:]
 
 
+#: a word after "my mum" that is what she does, not her name ("my mum lives with us", "my dad
+#: passed away", "my boss is ...")
+_NOT_A_NAME = (
+    r"(?!(?:is|was|has|had|does|did|can|will|would|lives|works|says|goes|wants|loves|likes|hates|gets"
+    r"|makes|takes|keeps|needs|runs|plays|helps|teaches|studies|stays|comes|visits|calls|rings|drives"
+    r"|walks|thinks|just|still|also|always|never|really|used|and|who|got|went|came|said|told|died|[a-z]{3,}ed)\b)"
+)
 #: people named after how they relate to the user in a lower-case message: "married to sarah",
 #: "my wife sarah", "2 kids, ella (10) and sam (7)"
 _CASUAL_PEOPLE = re.compile(
     r"\b(?:(?:married|engaged)\s+to|my\s+(?:wife|husband|partner|boyfriend|girlfriend|fiancée?|son|daughter"
     r"|mum|mom|dad|brother|sister|friend|best\s+friend|boss|manager|flatmate|housemate)"
     r"|(?:kids|children|sons|daughters|boys|girls)\s*[,:-])"
-    r"\s+(?P<names>[a-z][a-z'-]+(?:\s*\(\d+\))?"
+    rf"\s+{_NOT_A_NAME}(?P<names>[a-z][a-z'-]+(?:\s*\(\d+\))?"
     r"(?:\s*(?:,|and|&)\s*[a-z][a-z'-]+(?:\s*\(\d+\))?(?=\s*(?:[,.!;)(&]|and\b|$)))*)"
 )
 
@@ -917,6 +931,8 @@ _THEN_IT_IS_NOW = re.compile(r",\s+it(?:['\u2019]s|\s+is)\s+now\b", re.IGNORECAS
 _SO_THEN = re.compile(r",?\s+so\s+(?=(?:we|they|i|he|she)(?:['\u2019](?:ve|re|ll|d|m)\b|\s))", re.IGNORECASE)
 #: "its" typed for "it's" ("its now due 16 may", "its been moved")
 _ITS_IS = re.compile(r"\b([Ii]t)s(?=\s+(?:now|been|due|going|getting|on|off|moved|cancelled|at|in)\b)")
+#: "Luna's quit gymnastics": "has quit" (a parser reads "Luna's quit" as her quit, a noun)
+_HAS_QUIT = re.compile(r"\b([A-Z][a-z]+)['\u2019]s\s+(?=(?:quit|dropped)\s+\w)")
 
 
 def extract_facts(message: str) -> list[ExtractedFact]:
@@ -925,6 +941,7 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     out: list[ExtractedFact] = []
     # "It's a boy! We've named him Theo": one fact, across the two sentences
     message = _ITS_IS.sub(lambda m: m.group(1) + "'s", message)  # "its now due 16 may"
+    message = _HAS_QUIT.sub(r"\1 has ", message)
     message = _HAD_TO_END.sub(lambda m: _ENDED_AS[m.group("verb").lower()], message)
     message = _THEN_IT_IS_NOW.sub(". It's now", message)  # "... an extension, it's now due 16 May"
     message = _SO_THEN.sub(". ", message)  # "the venue flooded so they've moved it to scarborough"

@@ -21,6 +21,7 @@ from typing import Protocol
 from services.knowledge.record.extraction import DATE, Change, ExtractedFact, says_a_date
 from services.knowledge.record.lists import without_item
 from services.knowledge.record.rules import (
+    ONE_ITEM,
     SINGLE_VALUED,
     SWITCHES,
     dropped_item,
@@ -252,7 +253,10 @@ def inherit_slots(
     # what an end in the same message named ("sold my old bass"), even when it closed nothing
     gone_words = {stem(w) for told in extracted if told.change is Change.END for w in told.about}
     for item in superseded:
-        if item.by in slots and by_id[item.by].change != Change.END.value:
+        # an end of one item of a list becomes the list without it (``_without_item``): its fact
+        if item.by in slots and (
+            by_id[item.by].change != Change.END.value or item.reason.startswith(ONE_ITEM)
+        ):
             take(item.by, item.fact)
             value = word_stems(item.fact.value or "")
             if value & gone_words:  # "cancelled Center Parcs, ... camping instead": still "at half term"
@@ -434,6 +438,10 @@ def _switched(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object
     return {}
 
 
+#: a new date said as one: "now due 15 May", "now on the 21st", "now booked for June"
+_NOW_DUE = re.compile(r"\bnow\s+(?:due|on|set\s+for|booked\s+for)\s+\S", re.IGNORECASE)
+
+
 def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
     """A move (or switch) to another date says only the date; the fact it moved holds the rest ("Our
     granddaughter Elsa is getting married on 3 May in Stockholm"): it becomes that fact on the new
@@ -442,8 +450,9 @@ def _moved_date(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obje
     switch = told.change is Change.CHANGE and told.verb in SWITCHES  # "switched my volunteering to Thursdays"
     # "No wait, the due date is 5 May": a correction whose value is only the date
     corrected = told.change is Change.CHANGE and _date_said(told.value) == told.value.strip()
-    # "Flights changed, we now fly on 12 September": what changed named, and its new date
-    named = told.change is Change.CHANGE and bool(told.about)
+    # "Flights changed, we now fly on 12 September": what changed named, and its new date;
+    # "got an extension, dissertation now due 15 May"
+    named = told.change is Change.CHANGE and (bool(told.about) or _NOW_DUE.search(told.text) is not None)
     new = _date_said(told.value) if told.change is Change.MOVE or switch or corrected or named else None
     for old in replaced if new else ():
         was = _date_said(old.content)

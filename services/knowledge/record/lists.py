@@ -44,6 +44,21 @@ def _item_said(text: str, word: str) -> re.Match[str] | None:
     return next((m for m in _TOKEN.finditer(text) if stem(m.group(0).lower()) == wanted), None)
 
 
+#: a phrase that ends an item: "on Mondays" of "swimming on Mondays"
+_PHRASE_END = re.compile(r"\b(?P<prep>on|in|at|for|with)\s+[\w'-]+$", re.IGNORECASE)
+
+
+def _own_phrase(head: str, after: str) -> str:
+    """What follows the last item once its own phrase is taken too: when the item before it ends
+    with a phrase ("swimming on Mondays"), the same phrase after this one ("gymnastics on
+    Thursdays") is part of it; otherwise what follows is the whole list's ("at the shop")."""
+    ends = _PHRASE_END.search(head)
+    if ends is None:
+        return after
+    own = re.match(rf"\s+{ends.group('prep')}\s+[\w'-]+", after, re.IGNORECASE)
+    return after[own.end() :] if own else after
+
+
 def without_item(text: str, word: str) -> str | None:
     """``text`` with ``word`` taken out of the list it is an item of, or None when ``word`` is in
     no list there ("Tuesdays and Thursdays" -> "Tuesdays"; "chemistry, biology and maths" ->
@@ -67,6 +82,8 @@ def without_item(text: str, word: str) -> str | None:
         if said is not None and "," in join and not _SHORT_ITEM.search(head):
             join = f" {said.group(0)} "  # two left: "piano, guitar, and drums" -> "piano and drums"
         return head + join + after[joined_after.end() :]
+    if joined_before is not None and joined_after is None:  # the last, with its own phrase:
+        after = _own_phrase(before[: joined_before.start()], after)  # "... and gymnastics on Thursdays"
     if joined_after is not None:  # the first: "W and B" -> "B"
         rest = before + after[joined_after.end() :]
         return rest[:1].upper() + rest[1:] if not before else rest

@@ -362,10 +362,16 @@ def _back_again(new: ExtractedFact, old: Fact) -> bool:
     return says_back(new.text) and _AWAY.search(old.content) is not None and _same_subject(new, old)
 
 
+#: the reason given when an end took one item out of a list
+ONE_ITEM = "one item ended"
 #: how long an end holds, not what ended ("stopped the Saturday golf for now")
 _FOR_A_TIME = frozenset({"now", "anymore", "more", "longer", "moment", "while", "being"})
-#: verbs of a habit that name no thing of their own ("stopped doing Thursdays", "going on Fridays")
-_LIGHT_VERBS = frozenset({"doing", "going", "taking", "attending", "working", "volunteering"})
+#: words of a habit that name no thing of their own ("stopped doing Thursdays", "going on Fridays",
+#: "dropped the Friday shifts")
+_LIGHT_VERBS = frozenset(
+    {"doing", "going", "taking", "attending", "working", "volunteering"}
+    | {"shift", "shifts", "session", "sessions", "class", "classes", "lesson", "lessons"}
+)
 
 
 def dropped_item(new: ExtractedFact, old: Fact) -> str | None:
@@ -390,7 +396,7 @@ def dropped_item(new: ExtractedFact, old: Fact) -> str | None:
 def _ended_by(new: ExtractedFact, old: Fact) -> str | None:
     """Why the end ``new`` closes ``old``: one item of its list, or all of it; or None."""
     if dropped_item(new, old) is not None:
-        return f"one item ended: {new.text}"
+        return f"{ONE_ITEM}: {new.text}"
     if _names_all(new.about, old) and not _ends_only_part(new, old):
         return f"ended: {new.text}"
     return None

@@ -312,22 +312,9 @@ def slots_of(text: str) -> frozenset[Slot]:
         found.add(Slot.JOB)
         if not _PLACE.search(text):
             found.discard(Slot.HOME)
-    if _AGE_PHRASE.search(text):
-        found.add(Slot.AGE)
-    if _MOVING_IN.search(text):
-        found.add(Slot.HOME)
-    if _MEDICINE.search(text):  # "I'm on amlodipine", "I take warfarin"
-        found.add(Slot.HEALTH)
-    if _TAKEN_UP.search(text):  # "I've taken up surfing at weekends"
-        found.add(Slot.HOBBY)
-    if _BIRTHDAY_PHRASE.search(text):
-        found.add(Slot.BIRTHDAY)
-    if _FROM_PLACE.search(text):
-        found.add(Slot.ORIGIN)
+    found.update(slot for phrase, slot in _PHRASE_SLOTS if phrase.search(text))
     if LANGUAGES & set(lower_words(text)):  # "I've switched to Portuguese"
         found.add(Slot.LANGUAGE)
-    if _IS_STUDENT.search(text) or _YEAR_OF_STUDY.search(text):
-        found.add(Slot.STUDY)
     if _WORK_AT.search(text) or (Slot.JOB in found and _AT_NAME.search(text)):
         found.update((Slot.JOB, Slot.WORKPLACE))  # "works at X", "a pharmacist at Southmead"
     return frozenset(found)
@@ -438,8 +425,17 @@ def cue_stems(slots: Iterable[Slot]) -> frozenset[str]:
 
 
 def is_occupation(value: str) -> bool:
-    """The value names an occupation ("a vet", "a retired postman", "lead engineer")."""
-    return bool(word_stems(value) & _stems(_OCCUPATIONS.split()))
+    """The value names an occupation ("a vet", "a retired postman", "lead engineer", "head of
+    science")."""
+    return bool(word_stems(value) & _stems(_OCCUPATIONS.split())) or bool(_HEAD_OF.search(value))
+
+
+#: how much one works: "part time", "full-time", "three days a week"
+_WORKING_TIME = re.compile(
+    r"\b(?:part|full)[\s-]time\b|\b(?:\d|one|two|three|four|five|six)\s+days\s+a\s+week\b", re.IGNORECASE
+)
+#: a post that heads something: "head of science", "deputy head", "head of year"
+_HEAD_OF = re.compile(r"\b(?:deputy\s+head|head\s+of\s+\w+)", re.IGNORECASE)
 
 
 # --- relations: people and animals known by how they relate to the user --------------------
@@ -659,3 +655,19 @@ def attribute_slots(attribute: str | None, value: str | None = None) -> frozense
         return frozenset({Slot.JOB}) if role else frozenset()
     key = attribute.removeprefix("be-")
     return frozenset(slot for slot, cues in _CUE_STEMS.items() if key in cues and slot is not Slot.EVENT)
+
+
+#: phrases that speak of a slot whatever their words' cues: "aged 40", "moving in with", "I'm on
+#: amlodipine", "gone part time", "head of science", "taken up surfing", "born on", "from Leeds"
+_PHRASE_SLOTS: tuple[tuple[re.Pattern[str], Slot], ...] = (
+    (_AGE_PHRASE, Slot.AGE),
+    (_MOVING_IN, Slot.HOME),
+    (_MEDICINE, Slot.HEALTH),
+    (_WORKING_TIME, Slot.JOB),
+    (_HEAD_OF, Slot.JOB),
+    (_TAKEN_UP, Slot.HOBBY),
+    (_BIRTHDAY_PHRASE, Slot.BIRTHDAY),
+    (_FROM_PLACE, Slot.ORIGIN),
+    (_IS_STUDENT, Slot.STUDY),
+    (_YEAR_OF_STUDY, Slot.STUDY),
+)

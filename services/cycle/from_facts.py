@@ -735,7 +735,23 @@ def _from_history(
     answer = _with_what_ended(_answer(before, earlier=True), [*history, *current])
     if _ASKS_YES_NO.match(question):  # "Am I still in the choir?" when that ended: no
         return FactAnswer(text=f"Not any more. {answer.text}", facts=answer.facts, why=answer.why)
-    return answer
+    return _the_end_first(answer)
+
+
+_PARTED = re.compile(r"\b(?:broke\s+up|split\s+up|split|divorced|separated|dumped)\b", re.IGNORECASE)
+
+
+def _the_end_first(answer: FactAnswer) -> FactAnswer:
+    """ "When is my hearing test?" after "Hearing test got cancelled": what ended it is the answer of
+    now ("Your hearing test got cancelled, they'll send a new date."), not "Earlier you told me: your
+    hearing test is on 8 March. That changed ..."; the earlier fact stays among the answer's facts."""
+    ended = [
+        f for f in answer.facts if f.change == Change.END.value and answer.why.get(f.id) == "what ended it"
+    ]
+    if not ended or _PARTED.search(ended[-1].content):  # a break-up ends the couple, not her studies
+        return answer
+    end = ended[-1]
+    return FactAnswer(text=told_sentence(end), facts=answer.facts, why=answer.why)
 
 
 #: a name said inside a sentence ("Cornwall" of "Are we still going to Cornwall?")

@@ -2008,3 +2008,60 @@ def test_a_change_that_says_now_due_moves_the_date_of_what_it_names() -> None:
         _answer("What is my dissertation about?", *told)
         == "Your dissertation is on the miners' strike, due 15 May."
     )
+
+
+def test_the_rent_is_not_the_home_and_a_corrected_amount_replaces_whoever_said_it() -> None:
+    # blind set 35: "I rent a flat in Pontcanna" and the rent were one attribute, so a new rent
+    # replaced the home ("Where do I live?" -> "The rent is £1,100 not £1,050."); the landlord's
+    # "£1,050" stayed current beside the correction
+    told = (
+        "I rent a flat in Pontcanna, rent is £950 a month",
+        "landlord's put the rent up to £1,050",
+        "no wait, the rent is £1,100 not £1,050",
+    )
+    now = current_texts(history(*told))
+    assert "I rent a flat in Pontcanna." in now
+    assert "The rent is £1,100." in now
+    assert not any("1,050" in text or "£950" in text for text in now)
+    assert _answer("Where do I live?", *told) == "You rent a flat in Pontcanna."
+    kids = ("we have 2 kids, Ella (10) and Sam (7)", "sorry Sam is 8 not 7")
+    assert any("2 kids" in text for text in current_texts(history(*kids)))  # "7" names no one fact
+
+
+def test_an_item_that_is_a_phrase_leaves_its_list_and_the_end_stays_as_said() -> None:
+    # blind set 35: "lost the Bold contract" left "... Firefly and an ad agency called Bold" current;
+    # "new client! a games studio called Pixelbarn" stored nothing
+    told = (
+        "my clients at the moment are a publisher called Firefly and an ad agency called Bold",
+        "lost the Bold contract, they went with someone cheaper",
+        "new client! a games studio called Pixelbarn",
+    )
+    said = _answer("Who are my clients?", *told)
+    assert "Firefly" in said
+    assert "Pixelbarn" in said
+    assert "Bold" not in said
+    assert (
+        _answer("Do I still work for Bold?", *told)
+        == "No. You lost the Bold contract, they went with someone cheaper."
+    )
+    days = (
+        "I volunteer at the Oxfam shop on Tuesdays and Thursdays",
+        "I've stopped doing Thursdays at the shop",
+    )
+    assert (
+        _answer("Do I still volunteer on Thursdays?", *days)
+        == "No. You've stopped doing Thursdays at the shop."
+    )
+    car = ("I drive a Golf", "new car! a Skoda Octavia")
+    assert _answer("What car do I drive?", *car) == "Your new car is a Skoda Octavia."
+
+
+def test_what_ended_a_plan_is_the_answer_of_now_but_a_break_up_ends_only_the_couple() -> None:
+    # blind set 35: "When is my hearing test?" began "Earlier you told me: your hearing test is on 8 March."
+    test = ("my hearing test is on 8 March", "hearing test got cancelled, they'll send a new date")
+    assert (
+        _answer("When is my hearing test?", *test) == "Hearing test got cancelled, they'll send a new date."
+    )
+    assert "8 March" in _answer("When was my hearing test before?", *test, before=True)
+    hannah = ("my girlfriend Hannah is studying medicine in Newcastle", "Hannah and I broke up")
+    assert "Newcastle" in _answer("Where does Hannah study?", *hannah)

@@ -24,11 +24,12 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
     accepted = {
         ("b23-dave", "Where do I live?"),
         ("b29-ben", "How did I hurt my knee?"),
-        # a question of now that only an ended fact answers is said from history ("Earlier you
-        # told me: you do aqua aerobics on Tuesdays. That changed on ...: you've stopped the aqua
-        # aerobics"): honest, but the set forbids naming what stopped
+        # "Luna has quit gymnastics." is what ended it (what she does on Thursdays now was never
+        # told), but the set forbids naming gymnastics
         ("b34-sol", "What does Luna do on Thursdays?"),
-        ("b34-aisha", "What do I do on Tuesdays?"),
+        # "I take ramipril and bisoprolol for my heart" is read as "I bisoprolol for my heart", and
+        # the reason said after the end ("says my heart rate is too low") is a fact of its own
+        ("b35-bill", "Why did the doctor stop the bisoprolol?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 644, counts
+    assert counts["right"] >= 664, counts

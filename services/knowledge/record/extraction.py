@@ -201,6 +201,11 @@ _HOME_KIND = re.compile(
     r"|flat|house|bungalow|apartment|cottage)\b",
     re.IGNORECASE,
 )
+#: renting where one lives: "I rent a flat in Pontcanna", "we rent a house near the park"
+_RENTS_A_HOME = re.compile(
+    r"^(?:i|we)\s+(?:still\s+)?rent\s+(?:an?|the|our|my)\s+(?:\w+\s+)?(?:flat|house|room|studio|apartment|cottage|bungalow|place)\b",
+    re.IGNORECASE,
+)
 #: a home one goes into for care: "gone into a care home", "went into sheltered housing"
 _CARE_HOME = re.compile(
     r"^(?:an?\s+|the\s+)?(?:sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living)\b",
@@ -242,7 +247,7 @@ REPLACED_VALUE = _REPLACED = re.compile(
     r",?\s*(?:(?:(?<=,)|(?<=,\s)|\band\s+)not\s+(?P<a>[^,.;]+?)\s+(?:anymore|any\s+more)|,\s*no\s+longer\s+(?:in\s+|at\s+)?(?P<b>[^,.;]+)"
     r"|instead\s+of\s+(?P<c>[^,.;]+)|rather\s+than\s+(?P<d>[^,.;]+)|,\s*not\s+(?P<e>[^,.;]+?)\s*$"
     r"|,\s*no\s+more\s+(?P<f>[^,.;]+)|^\s*not\s+(?P<g>[^,.;]+?)\s+(?:anymore|any\s+more)\s*,"
-    r"|(?<=\d)\s+not\s+(?P<h>\d{1,3})\b)",  # "sam is 8 not 7"
+    r"|(?<=\d)\s+not\s+(?P<h>[£$€]?\d[\d,.]*\d|\d)\b)",  # "sam is 8 not 7", "£1,100 not £1,050"
     re.IGNORECASE,
 )
 #: a correction without a verb: "(Sorry, I meant) Rhodes, not Crete."
@@ -576,7 +581,7 @@ def _swap(clause: Clause) -> tuple[str, str] | None:
 
 def _attribute(clause: Clause, relocation: bool) -> str:
     subject = clause.subject
-    if relocation:
+    if relocation or _RENTS_A_HOME.match(clause.text):  # "I rent a flat in Pontcanna": a home, not the rent
         return stem("live")
     if clause.copula and subject.key == USER and _IN_PLACE_NOW.match(clause.value):
         return stem("live")  # "we're in Salford now": where the user lives now
@@ -931,6 +936,26 @@ _THEN_IT_IS_NOW = re.compile(r",\s+it(?:['\u2019]s|\s+is)\s+now\b", re.IGNORECAS
 _SO_THEN = re.compile(r",?\s+so\s+(?=(?:we|they|i|he|she)(?:['\u2019](?:ve|re|ll|d|m)\b|\s))", re.IGNORECASE)
 #: "its" typed for "it's" ("its now due 16 may", "its been moved")
 _ITS_IS = re.compile(r"\b([Ii]t)s(?=\s+(?:now|been|due|going|getting|on|off|moved|cancelled|at|in)\b)")
+#: a new one of something told as news: "new client! a games studio called Pixelbarn"
+_NEW_THING = re.compile(
+    r"^\s*(?:(?:a|my|our)\s+)?new\s+(?P<what>[a-z]+)\s*[!:]+\s*(?P<rest>\w.+)$", re.IGNORECASE
+)
+#: what one has many of at a time: a new one is one more, not one in place of the old
+_MANY_AT_A_TIME = frozenset(
+    {"client", "customer", "friend", "colleague", "student", "pupil", "patient", "project", "hobby"}
+    | {"cat", "dog", "puppy", "kitten"}
+)
+
+
+def _new_thing(found: re.Match[str]) -> str:
+    """ "new client! a games studio called Pixelbarn" -> "A games studio called Pixelbarn is my new
+    client." (one more); "new car! a Skoda" -> "My new car is a Skoda" (in place of the old one)."""
+    what, rest = found.group("what"), found.group("rest").rstrip(" .!")
+    if what.lower() in _MANY_AT_A_TIME:
+        return f"{rest[:1].upper()}{rest[1:]} is my new {what}."
+    return f"My new {what} is {rest}."
+
+
 #: "Luna's quit gymnastics": "has quit" (a parser reads "Luna's quit" as her quit, a noun)
 _HAS_QUIT = re.compile(r"\b([A-Z][a-z]+)['\u2019]s\s+(?=(?:quit|dropped)\s+\w)")
 
@@ -942,6 +967,7 @@ def extract_facts(message: str) -> list[ExtractedFact]:
     # "It's a boy! We've named him Theo": one fact, across the two sentences
     message = _ITS_IS.sub(lambda m: m.group(1) + "'s", message)  # "its now due 16 may"
     message = _HAS_QUIT.sub(r"\1 has ", message)
+    message = _NEW_THING.sub(_new_thing, message)  # "new client! a games studio called Pixelbarn"
     message = _HAD_TO_END.sub(lambda m: _ENDED_AS[m.group("verb").lower()], message)
     message = _THEN_IT_IS_NOW.sub(". It's now", message)  # "... an extension, it's now due 16 May"
     message = _SO_THEN.sub(". ", message)  # "the venue flooded so they've moved it to scarborough"

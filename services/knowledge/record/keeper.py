@@ -253,10 +253,7 @@ def inherit_slots(
     # what an end in the same message named ("sold my old bass"), even when it closed nothing
     gone_words = {stem(w) for told in extracted if told.change is Change.END for w in told.about}
     for item in superseded:
-        # an end of one item of a list becomes the list without it (``_without_item``): its fact
-        if item.by in slots and (
-            by_id[item.by].change != Change.END.value or item.reason.startswith(ONE_ITEM)
-        ):
+        if item.by in slots and by_id[item.by].change != Change.END.value:
             take(item.by, item.fact)
             value = word_stems(item.fact.value or "")
             if value & gone_words:  # "cancelled Center Parcs, ... camping instead": still "at half term"
@@ -274,8 +271,7 @@ def inherit_slots(
     for fact, told in zip(facts, extracted, strict=True):
         replaced = [s.fact for s in superseded if s.by == fact.id]
         update = (
-            _without_item(told, replaced)
-            or _correction(told, replaced)
+            _correction(told, replaced)
             or _switched(told, replaced)
             or _moved_date(told, replaced)
             or _moved_place(told, replaced)
@@ -290,7 +286,8 @@ def inherit_slots(
             if update != {"slots": fact.slots, "keywords": fact.keywords}
             else fact
         )
-    return _switched_beside(out, extracted, superseded)
+    out = _switched_beside(out, extracted, superseded)
+    return out + lists_left(out, extracted, superseded)
 
 
 def _switched_beside(
@@ -374,24 +371,41 @@ def _event_moved(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, obj
     return {}
 
 
-def _without_item(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:
-    """An end that took one item out of a list is the listing fact without it, true from now ("I
-    volunteer at the Oxfam shop on Tuesdays." after "I've stopped doing Thursdays at the shop"), not
-    an end of the whole fact (which left "Which days do I volunteer?" answered with both days)."""
-    for old in replaced:
-        item = dropped_item(told, old)
-        content = without_item(old.content, item) if item else None
-        if item and content:
-            return {
-                "content": content,
-                "value": without_item(old.value or "", item) or old.value,
-                "attribute": old.attribute,
-                "subject_key": old.subject_key,
-                "subject": old.subject,
-                "change": Change.CHANGE.value,
-                "valid_until": None,
-            }
-    return {}
+def lists_left(
+    facts: Sequence[Fact], extracted: Sequence[ExtractedFact], superseded: Sequence[Superseded]
+) -> list[Fact]:
+    """What a list is once an end took one item out of it: "I've stopped doing Thursdays at the
+    shop" closes "I volunteer at the Oxfam shop on Tuesdays and Thursdays" (the end stays what the
+    user said, in history) and leaves "I volunteer at the Oxfam shop on Tuesdays.", true from then
+    on (was: the whole fact ended, and "Which days do I volunteer?" named both days)."""
+    told = {f.id: (f, item) for f, item in zip(facts, extracted, strict=True)}
+    out: list[Fact] = []
+    for closed in superseded:
+        if closed.by not in told or not closed.reason.startswith(ONE_ITEM):
+            continue
+        end, item = told[closed.by]
+        dropped = dropped_item(item, closed.fact)
+        content = without_item(closed.fact.content, dropped) if dropped else None
+        if not (dropped and content):
+            continue
+        out.append(
+            closed.fact.model_copy(
+                update={
+                    "id": stable_id("fact-of-record-left", end.id, closed.fact.id),
+                    "content": content,
+                    "value": without_item(closed.fact.value or "", dropped) or closed.fact.value,
+                    "change": Change.CHANGE.value,
+                    "valid_from": end.valid_from,
+                    "valid_until": None,
+                    "superseded_by": None,
+                    "created_at": end.created_at,
+                    "source_message_id": end.source_message_id,
+                    "correlation_id": end.correlation_id,
+                    "session_id": end.session_id,
+                }
+            )
+        )
+    return out
 
 
 def _correction(told: ExtractedFact, replaced: Sequence[Fact]) -> dict[str, object]:

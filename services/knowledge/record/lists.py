@@ -44,6 +44,13 @@ def _item_said(text: str, word: str) -> re.Match[str] | None:
     return next((m for m in _TOKEN.finditer(text) if stem(m.group(0).lower()) == wanted), None)
 
 
+#: the words of an item before its last one, after the join that starts it ("and an ad agency
+#: called " of "a publisher called Firefly and an ad agency called Bold")
+_PHRASE_ITEM = re.compile(
+    r"(?:,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)(?P<item>(?:[\w'-]+\s+){1,4})$", re.IGNORECASE
+)
+#: words that go on into the word after them, so that word does not start an item
+_INSIDE_AN_ITEM = re.compile(r"\b(?:called|named|a|an|the|my|our|his|her|their)\s+$", re.IGNORECASE)
 #: a phrase that ends an item: "on Mondays" of "swimming on Mondays"
 _PHRASE_END = re.compile(r"\b(?P<prep>on|in|at|for|with)\s+[\w'-]+$", re.IGNORECASE)
 
@@ -67,6 +74,10 @@ def without_item(text: str, word: str) -> str | None:
     if found is None:
         return None
     before, after = text[: found.start()], text[found.end() :]
+    phrase = _PHRASE_ITEM.search(before)
+    if phrase is not None and not _JOIN_BEFORE.search(before) and not _JOIN_AFTER.match(after):
+        # the word ends an item of a few words: "... Firefly and an ad agency called Bold"
+        before = before[: phrase.start("item")]
     joined_before = _JOIN_BEFORE.search(before) if re.search(r"\w", before) else None
     joined_after = _JOIN_AFTER.match(after)
     if not _a_list(
@@ -84,6 +95,8 @@ def without_item(text: str, word: str) -> str | None:
         return head + join + after[joined_after.end() :]
     if joined_before is not None and joined_after is None:  # the last, with its own phrase:
         after = _own_phrase(before[: joined_before.start()], after)  # "... and gymnastics on Thursdays"
+    if joined_after is not None and _INSIDE_AN_ITEM.search(before):
+        return None  # "a cat called Tom and a dog": Tom ends an item that starts before it
     if joined_after is not None:  # the first: "W and B" -> "B"
         rest = before + after[joined_after.end() :]
         return rest[:1].upper() + rest[1:] if not before else rest

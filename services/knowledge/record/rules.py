@@ -311,6 +311,10 @@ def _thing_goes_elsewhere(new: ExtractedFact, old: Fact) -> bool:
     return bool(new.attribute) and new.attribute in {stem(w) for w in words(old.content)}
 
 
+#: an amount that names one fact only: money, thousands, three digits ("£1,050"; not "7")
+_AN_AMOUNT = re.compile(r"[£$€]|\d[,.]\d|\d{3}")
+
+
 def _replaces_what_it_names(new: ExtractedFact, old: Fact, same: bool) -> bool:
     """The new fact says what it replaced and the old fact holds it ("we swapped the Clio for a
     Tesla", "not Berlin anymore"; "I've switched to day shifts" after "... mostly night shifts")."""
@@ -320,6 +324,9 @@ def _replaces_what_it_names(new: ExtractedFact, old: Fact, same: bool) -> bool:
         return _names_all(new.about, old)  # "My rotation changed, I'm in A&E now"
     if not new.verb and new.old_value:  # "(Sorry, I meant) Crete, not Cyprus": whoever it was of
         return re.search(rf"\b{re.escape(new.old_value)}\b", old.content, re.IGNORECASE) is not None
+    if new.old_value and _AN_AMOUNT.search(new.old_value) and new.old_value in old.content:
+        # "the rent is £1,100 not £1,050": whoever said the amount ("Landlord's put the rent up to £1,050")
+        return bool(words(new.text) & words(old.content) - set(STOPWORDS) - words(new.old_value))
     return (
         bool(new.old_value)
         and (new.old_value.lower() in old.content.lower() or _names_all(tuple(words(new.old_value)), old))
@@ -370,7 +377,18 @@ _FOR_A_TIME = frozenset({"now", "anymore", "more", "longer", "moment", "while", 
 #: "dropped the Friday shifts")
 _LIGHT_VERBS = frozenset(
     {"doing", "going", "taking", "attending", "working", "volunteering"}
-    | {"shift", "shifts", "session", "sessions", "class", "classes", "lesson", "lessons"}
+    | {
+        "shift",
+        "shifts",
+        "session",
+        "sessions",
+        "class",
+        "classes",
+        "lesson",
+        "lessons",
+        "contract",
+        "contracts",
+    }
 )
 
 
@@ -379,7 +397,8 @@ def dropped_item(new: ExtractedFact, old: Fact) -> str | None:
     Thursdays at the shop" of "I volunteer at the Oxfam shop on Tuesdays and Thursdays"; "dropped
     maths" of "doing chemistry, biology and maths"), or None. Every other word the end says must
     be in ``old`` too, so it is the same habit, not another one on a Thursday."""
-    if new.change is not Change.END or new.subject_key != old.subject_key:
+    mine = new.subject_key == USER and (old.subject or "").lower().startswith("your ")  # "My clients are ..."
+    if new.change is not Change.END or not (new.subject_key == old.subject_key or mine):
         return None
     if new.verb in _PARTING | _BEINGS_END or _GONE_FOR_GOOD.search(new.text):
         return None  # someone who left a list of people: ``_ends_only_part``

@@ -136,6 +136,10 @@ _KINDS = {
 }
 
 
+#: words of a kind of food or drink that name none of it alone ("juice" of "cranberry juice")
+_GENERIC = frozenset({"juice", "juices", "food", "foods", "drink", "drinks", "products", "stuff"})
+
+
 def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer."""
     found = _LIMITED.search(fact.content)
@@ -147,6 +151,8 @@ def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
         if not thing or len(thing.split()) > 2 or thing in ("it", "that", "them", "things"):
             continue
         named = {thing, f"{thing}s", *_KINDS.get(thing, "").split()}
+        if " " in thing and thing not in _KINDS:  # "cranberry juice": the word that tells it apart
+            named |= {w for w in thing.split() if w not in _GENERIC}
         out.append((_LIMITED, frozenset(named), thing))  # a sentence that says to go easy minds it
     return out
 

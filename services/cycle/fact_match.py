@@ -66,7 +66,10 @@ _HAVE_NAMED = re.compile(
 )
 #: "My flatmates are Josh and Tara", "my boss is Kwame"
 _MARRIED_TO = re.compile(
-    r"^(?:I['\u2019]m|I\s+am|I['\u2019]ve\s+been)\s+(?:happily\s+)?married\s+to\s+(?P<name>[A-Z][\w'-]+)"
+    r"^(?:I['\u2019]m|I\s+am|I['\u2019]ve\s+been)\s+"
+    # "I'm a primary school teacher in Norwich, married to Steve": after a role of the user's
+    r"(?:(?:(?!\b(?:she|he|they|her|his|their)\b)[^.;])*?,\s*(?:and\s+)?)?"
+    r"(?:happily\s+)?married\s+to\s+(?P<name>[A-Z][\w'-]+)"
 )
 _ARE_NAMED = re.compile(
     r"\b(?P<whose>(?i:my|our))\s+(?P<relation>[a-z][\w'-]*)\s+(?:are|is)\s+(?P<name>[A-Z][\w'-]+)"

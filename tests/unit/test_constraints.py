@@ -107,3 +107,16 @@ def test_a_bread_by_its_own_name_is_gluten() -> None:
         advice = may_i_have(question, told)
         assert advice is not None, question
         assert "gluten" in advice.text
+
+
+def test_being_careful_with_a_drink_is_minded() -> None:
+    # blind set 32 through the product: "Can I drink cranberry juice?" -> "Yes, you can drink
+    # cranberry juice." after "I take warfarin so I have to be careful with cranberry juice"
+    from benchmarks.live_memory_facts import replay
+    from services.cycle.constraints import may_i_have
+
+    facts = replay(["I take warfarin so I have to be careful with cranberry juice"])
+    advice = may_i_have("Can I drink cranberry juice?", [f for f in facts if f.category == "constraint"])
+    assert advice is not None
+    assert advice.text.startswith("Better not")
+    assert may_i_have("Can I have orange juice?", [f for f in facts if f.category == "constraint"]) is None

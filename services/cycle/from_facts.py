@@ -824,7 +824,7 @@ def _those_left(
 ) -> FactAnswer | None:
     """ "You have one guinea pig now: Peanut. Biscuit died last night.": those of the relations
     still there, counted, and what ended the others; None when none of them left."""
-    asked = [n for n, told in everyone.items() if any(relation_covers(a, t) for a in relations for t in told)]
+    asked = _having(relations, everyone)
     left = [n for n in asked if n in gone]
     if not left:
         return None
@@ -853,7 +853,7 @@ def _still_there(
     if not (_ASKS_YES_NO.match(question) and _STILL.search(question)):
         return None
     names = focus_of(question, set(everyone)).names & set(everyone)
-    ends = [f for f in facts if f.change == Change.END.value and who_left(f) in names & gone]
+    ends = [end for name in names & gone if (end := _end_of(name, facts)) is not None]
     if ends:
         end = max(ends, key=lambda f: f.created_at)
         return FactAnswer(text=f"No. {told_sentence(end)}", facts=(end,), why={end.id: "what ended it"})
@@ -862,6 +862,11 @@ def _still_there(
     if left is None:
         return None
     return FactAnswer(text=f"Yes. {left.text}", facts=left.facts, why=left.why)
+
+
+def _having(relations: Sequence[str], everyone: Mapping[str, frozenset[str]]) -> list[str]:
+    """The people and pets told of in any of these relations to the user ("pet" covers Biscuit)."""
+    return [n for n, told in everyone.items() if any(relation_covers(a, t) for a in relations for t in told)]
 
 
 def _end_of(name: str, facts: Sequence[Fact]) -> Fact | None:
@@ -890,9 +895,7 @@ def _have_any_left(
     focus = focus_of(question, set(everyone))
     if focus.names or not focus.relations:
         return None
-    asked = [
-        n for n, told in everyone.items() if any(relation_covers(a, t) for a in focus.relations for t in told)
-    ]
+    asked = _having(sorted(focus.relations), everyone)
     if not asked or not set(asked) <= gone:
         left = _those_left(sorted(focus.relations), everyone, gone, facts)
         return None if left is None else FactAnswer(text=f"Yes. {left.text}", facts=left.facts, why=left.why)

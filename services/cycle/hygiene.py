@@ -65,13 +65,19 @@ def _lines_loop_cut(text: str) -> int | None:
         unit = keys[-n:]
         if not all(unit) or sum(len(k.split()) for k in unit) * needed < MIN_LOOP_WORDS:
             continue
-        copies = 1
-        while copies * n + n <= len(keys) and keys[-(copies + 1) * n : -copies * n] == unit:
-            copies += 1
+        copies = _copies_at_end(keys, n)
         if copies >= needed:
             first = len(keys) - copies * n  # index of the loop's first line
             return offset + ends[first + n - 1]
     return None
+
+
+def _copies_at_end(items: list[str], n: int) -> int:
+    """How many times the last ``n`` items repeat back to back at the end of ``items``."""
+    unit, copies = items[-n:], 1
+    while copies * n + n <= len(items) and items[-(copies + 1) * n : -copies * n] == unit:
+        copies += 1
+    return copies
 
 
 def _words_loop_cut(text: str) -> int | None:
@@ -85,9 +91,7 @@ def _words_loop_cut(text: str) -> int | None:
         unit = words[-n:]
         if not any(unit):
             continue
-        copies = 1
-        while copies * n + n <= len(words) and words[-(copies + 1) * n : -copies * n] == unit:
-            copies += 1
+        copies = _copies_at_end(words, n)
         if copies >= needed:
             first = len(words) - copies * n  # index of the loop's first word
             return offset + spans[first + n - 1][1]

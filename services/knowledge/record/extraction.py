@@ -195,9 +195,11 @@ _RELOCATE = frozenset({"move", "relocate", "emigrate"})
 #: "(into) a flat in Acton": a home at a named place
 _IN_PLACE = re.compile(r"\b(?:in|near)\s+[A-Z]")
 #: a home named by its kind: "moved into sheltered housing", "moving into a care home"
+#: homes one goes into for care: "sheltered housing", "a care home"
+_CARE_KINDS = r"sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living"
 _HOME_KIND = re.compile(
     r"^(?:an?\s+|the\s+|our\s+|my\s+|his\s+|her\s+|their\s+)?(?:new\s+|little\s+|small\s+|bigger\s+)?"
-    r"(?:sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living|halls|student\s+halls"
+    rf"(?:{_CARE_KINDS}|halls|student\s+halls"
     r"|flat|house|bungalow|apartment|cottage)\b",
     re.IGNORECASE,
 )
@@ -207,10 +209,7 @@ _RENTS_A_HOME = re.compile(
     re.IGNORECASE,
 )
 #: a home one goes into for care: "gone into a care home", "went into sheltered housing"
-_CARE_HOME = re.compile(
-    r"^(?:an?\s+|the\s+)?(?:sheltered\s+housing|(?:care|nursing|retirement)\s+home|assisted\s+living)\b",
-    re.IGNORECASE,
-)
+_CARE_HOME = re.compile(rf"^(?:an?\s+|the\s+)?(?:{_CARE_KINDS})\b", re.IGNORECASE)
 #: "we swapped the Clio for a Tesla": the object is replaced by what follows "for"
 _SWAP = frozenset({"swap", "trade", "exchange", "switch", "replace", "change"})
 #: verbs whose "from X to Y" says Y replaced X ("Amelie switched from medicine to biology")

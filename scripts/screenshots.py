@@ -61,7 +61,6 @@ def demo_model() -> StreamingFakeChatModel:
         PromptId.PLANNER,
         json.dumps({"queries": ["Redis queues", "work"], "concepts": ["Redis"], "time_window": "none"}),
     )
-    model.answer(PromptId.INSTINCT, "A question about the user's own work; memory should know.")
     model.answer(PromptId.SYNTHESIS, answer)
     for prompt in (PromptId.DISTILL, PromptId.REFLECT):
         model.answer(prompt, "The user runs job queues on Redis streams.")

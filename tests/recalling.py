@@ -1,11 +1,11 @@
-"""What recalling a told message looks like: the message itself, or a fact of record it told
-(a statement's facts stand for it in recall)."""
+"""What recalling a told message looks like: the message itself, or a claim read from it (a
+statement's claims stand for it in recall once the slow loop has read them)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from services.knowledge.record.keeper import fact_id
+from services.knowledge.claims.keeper import claim_id
 from services.views.trace import load_trace
 from thea.memory.universal import UniversalMemory
 
@@ -15,7 +15,7 @@ _MOST_FACTS = 8
 
 def told_ids(impulse_id: str) -> set[str]:
     """The ids under which what a message told can be recalled."""
-    return {impulse_id, *(fact_id(impulse_id, i) for i in range(_MOST_FACTS))}
+    return {impulse_id, *(claim_id(impulse_id, i) for i in range(_MOST_FACTS))}
 
 
 def recalled_told(impulse_id: str, recalled: Collection[str]) -> bool:

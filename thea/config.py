@@ -221,6 +221,12 @@ class KnowledgeSettings(_Section):
     #: than the offline check). ``auto``: on for ``openai``/``ollama`` models, off for the offline
     #: 0.5B ``local`` model (it judges no better than the lexical check) and the ``fake`` one.
     verify_with_llm: Literal["auto", "on", "off"] = "auto"
+    #: read each statement into claims with the model in the slow loop (services/knowledge/claims)
+    read_claims: bool = True
+    #: the model that reads claims and compares them: ``answering`` (the model that answers: with
+    #: ``openai``/``ollama`` that endpoint's model), or an offline model by name, run beside the
+    #: answering one when ``llm.provider`` is ``local`` (its wheels must be installed)
+    claims_model: str = "answering"
 
 
 class Settings(BaseSettings):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from services.knowledge.claims.statements import StatementReader
 from services.reflection.crystallizer import Crystallizer
 from services.reflection.distiller import Distiller
 from services.reflection.merge import Reflector
@@ -30,6 +31,8 @@ class WorkerContext:
     crystallizer: Crystallizer
     reflector: Reflector
     timeout_s: float = 120.0
+    #: reads statements into claims (None: this worker does not)
+    statements: StatementReader | None = None
 
 
 #: the context of the job running in this thread (set by its worker while the job runs)

@@ -25,6 +25,13 @@ def distill(rows: list[dict[str, Any]], user_id: str, session_id: str) -> dict[s
     return {"dialogue_turns": [t.id for t in turns]}
 
 
+def read_claims(impulse_id: str, user_id: str | None = None) -> dict[str, Any]:
+    ctx = current()
+    if ctx.statements is None:
+        return {"impulse_id": impulse_id, "skipped": "claims are not read by this worker"}
+    return asyncio.run(ctx.statements.read(impulse_id))
+
+
 def crystallize(impulse_id: str, user_id: str | None = None) -> dict[str, Any]:
     ctx = current()
     outcome = asyncio.run(ctx.crystallizer.crystallize(impulse_id))

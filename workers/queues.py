@@ -16,10 +16,12 @@ from thea.tuning import RETRY_BACKOFF_S
 
 log = logging.getLogger(__name__)
 
+CLAIMS = "thea-claims"
 CRYSTALLIZE = "thea-crystallize"
 DISTILL = "thea-distill"
 REFLECT = "thea-reflect"
-ALL_QUEUES = (REFLECT, CRYSTALLIZE, DISTILL)
+#: in the order workers take them: a statement's claims first (the next question reads them)
+ALL_QUEUES = (CLAIMS, REFLECT, CRYSTALLIZE, DISTILL)
 
 #: Default waits between retries of a failed job (seconds).
 RETRY_INTERVALS = list(RETRY_BACKOFF_S)
@@ -71,6 +73,9 @@ class RQJobSink:
             return job_id
         log.info("enqueued %s job %s", queue, job.id)
         return str(job.id)
+
+    def enqueue_claims(self, impulse_id: str, user_id: str, session_id: str) -> None:
+        self._enqueue(CLAIMS, "workers.jobs.read_claims", f"claims-{impulse_id}", impulse_id, user_id)
 
     def enqueue_crystallize(self, impulse_id: str, user_id: str, session_id: str) -> None:
         self._enqueue(

@@ -44,7 +44,7 @@ def job_span_attributes(job: Job) -> dict[str, tracing.Attribute | None]:
     """The job's span attributes: its id, its function and the impulse it works for."""
     impulse: str | None = None
     function = job.func_name or ""
-    if function.endswith(".crystallize") and job.args:
+    if function.endswith((".crystallize", ".read_claims")) and job.args:
         impulse = str(job.args[0])
     elif function.endswith(".distill") and job.args and job.args[0]:
         impulse = str(job.args[0][0].get("impulse_id") or "") or None

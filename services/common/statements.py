@@ -554,24 +554,3 @@ def without_acknowledgement(answer: str) -> str:
     """An answer without its opening "Noted: ... I'll remember that." (the small model copied it
     from the conversation into answers to requests: "Noted: A good high protein lunch ...")."""
     return _ACKNOWLEDGED.sub("", answer, count=1)
-
-
-def acknowledge(text: str) -> str:
-    """A short acknowledgement restating only what the message said, persons turned round."""
-    parts = [without_opening(p) for p in sentences(" ".join(text.split()))]
-    kept: list[str] = []
-    used = 0
-    for part in parts:
-        if kept and used + len(part) > MAX_RESTATED_CHARS:
-            break
-        kept.append(part)
-        used += len(part) + 1
-    restated = " ".join(upper_first(turn_round(_with_the_user(p))) for p in kept)
-    if len(restated) > MAX_RESTATED_CHARS + 40:
-        restated = restated[:MAX_RESTATED_CHARS].rsplit(" ", 1)[0] + " …"
-    restated = lower_first(restated).rstrip()
-    if restated and restated[-1] not in ".!…":
-        restated = restated.rstrip(";,:") + "."
-    rest = len(parts) - len(kept)
-    more = f" (and {rest} more sentence{'s' if rest != 1 else ''})" if rest else ""
-    return f"Noted: {restated}{more} I'll remember that."

@@ -19,9 +19,20 @@ from dataclasses import dataclass
 
 from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
-from services.knowledge.record.extraction import GO_EASY_ON
 from thea.models import Fact
 from thea.words import lower_words
+
+#: advice to have less of something ("the doc says go easy on red meat", "be careful with grapefruit")
+GO_EASY_ON = (
+    r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
+    r"|(?:be|being)\s+careful\s+(?:with|about)"
+)
+
+
+def told_text(fact: Fact) -> str:
+    """What a constraint claim says: its line and the user's own words."""
+    return f"{fact.content} {fact.quote or ''}"
+
 
 #: (what in a told fact names the constraint, what an answer must not suggest)
 _RULES: tuple[tuple[str, str, str], ...] = (
@@ -142,7 +153,7 @@ _GENERIC = frozenset({"juice", "juices", "food", "foods", "drink", "drinks", "pr
 
 def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer."""
-    found = _LIMITED.search(fact.content)
+    found = _LIMITED.search(told_text(fact))
     if found is None:
         return []
     out: list[tuple[re.Pattern[str], frozenset[str], str]] = []
@@ -160,11 +171,15 @@ def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
 def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread) and what
     it says to go easy on, else the food it names itself ("allergic to kiwi" rules out kiwi)."""
-    known = [rule for rule in _COMPILED if rule[0].search(fact.content)] + _limited(fact)
+    known = [rule for rule in _COMPILED if rule[0].search(told_text(fact))] + _limited(fact)
     if known:
         return known
-    found = _ALLERGEN.search(fact.content)
-    food = (found.group("a") or found.group("b") or "").lower() if found else ""
+    attribute = (fact.attribute or "").lower()
+    if fact.quote is not None and ("allerg" in attribute or "intoleran" in attribute):
+        food = " ".join(lower_words(fact.value or "")[-1:])  # a claim names the food as its value
+    else:
+        found = _ALLERGEN.search(fact.quote or fact.content)
+        food = (found.group("a") or found.group("b") or "").lower() if found else ""
     if not food or food in ("nuts", "the", "a", "some"):
         return []
     name = re.escape(food)
@@ -266,17 +281,24 @@ def may_i_have(question: str, constraints: Sequence[Fact]) -> Advice | None:
     if not found:
         return None
     reasons: list[str] = []
-    said = " ".join(c.fact.content.lower() for c in found[:2])  # what a told fact names needs no reason
+    said = " ".join(told_text(c.fact).lower() for c in found[:2])  # what a told fact names needs no reason
     for conflict in found[:2]:
         for what, thing in conflict.kinds:
             # "no milk for you" needs no "milk means dairy", nor "pork" "pork or alcohol"
             if not any(w in said for w in [*thing, what]) and thing[0] not in what.split():
                 reasons.append(f"{upper_first(thing[0])} usually means {what}.")
     facts = tuple(c.fact for c in found[:2])
-    told_text = " ".join(told_sentence(f) for f in facts)
+    told = " ".join(_as_said(f) for f in facts)
     because = f" {' '.join(dict.fromkeys(reasons))}" if reasons else ""
-    text = f"Better not, going by what you told me: {lower_first(told_text)}{because}"
+    text = f"Better not, going by what you told me: {told}{because}"
     return Advice(text=text, facts=facts)
+
+
+def _as_said(fact: Fact) -> str:
+    """A constraint as the user said it (their quote), or as stored."""
+    if fact.quote:
+        return f"\u201c{fact.quote.rstrip('.')}.\u201d"
+    return lower_first(told_sentence(fact))
 
 
 _FOOD = re.compile(

@@ -32,8 +32,6 @@ from services.cycle.context import ConversationCache
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
 from services.knowledge.documents import Paste, is_document, make_paste
-from services.knowledge.record.extraction import extract_facts
-from services.knowledge.record.keeper import fact_id
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
 from thea.memory.ports import CycleMemory
@@ -66,6 +64,8 @@ FALLBACK_ANSWER = "I could not compose a full answer just now ({reason}). Please
 
 class JobSink(Protocol):
     """Where the cycle hands work to the slow loop (implemented by workers/)."""
+
+    def enqueue_claims(self, impulse_id: str, user_id: str, session_id: str) -> None: ...
 
     def enqueue_crystallize(self, impulse_id: str, user_id: str, session_id: str) -> None: ...
 
@@ -203,15 +203,11 @@ class Orchestrator:
         # a paste is stored as a document; the impulse (and every prompt) carries its summary
         paste = make_paste(impulse) if is_document(impulse.content) else None
         text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
-        # what the message is and what its statements tell, before anything is recorded: the
-        # impulse carries its kind (questions are never evidence) and the ids of its facts
+        # what the message is, before anything is recorded: the impulse carries its kind
+        # (questions are never evidence); what its statements tell is read in the slow loop
         understanding = understand(text) if paste is None else None
-        # statements and fragments ("ines, 19, first year medicine at Edinburgh" reads as neither
-        # a statement nor a question until its case is mended): the reader keeps what tells
-        told = extract_facts(" ".join(understanding.told)) if understanding else []
         if understanding is not None:
             impulse.kind = understanding.kind
-            impulse.fact_ids = [fact_id(impulse.id, i) for i in range(len(told))]
         await self._restore_context(user_id, session_id)
         # The graph must take the impulse (GraphUnavailable propagates: nothing to answer from);
         # a vector or chronicle failure only costs recall until `thea memory repair`.
@@ -234,7 +230,6 @@ class Orchestrator:
             prompt_tokens=self.prompt_tokens,
             document=paste.document if paste else None,
             understanding=understanding,
-            told=told,
         )
         result = CycleResult(impulse_id=impulse.id, answer="")
         for service in self.steps:
@@ -268,12 +263,20 @@ class Orchestrator:
                 templated=state.templated,
             ),
         )
-        if paste is None:  # a document is recalled by its chunks; nothing is crystallized from it
+        await self._slow_work(impulse, tells=bool(understanding and understanding.told), paste=paste)
+        log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
+        return result
+
+    async def _slow_work(self, impulse: UserImpulse, *, tells: bool, paste: Paste | None) -> None:
+        """What the slow loop does with the message: its claims first, then its insight (a
+        document is recalled by its chunks; nothing is crystallized from it)."""
+        user_id, session_id = impulse.user_id or "", impulse.session_id or ""
+        if tells:
+            await self._hand_off(lambda jobs: jobs.enqueue_claims(impulse.id, user_id, session_id), "claims")
+        if paste is None:
             await self._hand_off(
                 lambda jobs: jobs.enqueue_crystallize(impulse.id, user_id, session_id), "crystallize"
             )
-        log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
-        return result
 
     async def _restore_context(self, user_id: str, session_id: str) -> None:
         """A conversation this process does not hold (reopened after a restart, or begun on

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from langchain_core.language_models import BaseChatModel
@@ -11,10 +10,9 @@ from services.common.limits import MAX_CONCEPT_CHARS, MAX_PLAN_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.plan_fallback import candidate_concepts, detect_window, fallback_plan, time_window
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
-from services.knowledge.record.keeper import FactRecorder, RecordedFacts, build_facts
 from services.prompts import planner as prompt
-from thea.errors import MalformedOutput, PartialWriteError
-from thea.models import EdgeType, FactOrigin, LLMUsage, SearchPlan, Step, cycle_node_id
+from thea.errors import MalformedOutput
+from thea.models import EdgeType, LLMUsage, SearchPlan, Step, cycle_node_id
 from thea.models.step_outputs import MessagePart, PlanOutput
 from thea.words import terms
 
@@ -48,47 +46,28 @@ class PlannerService(CognitiveService):
         timeout_s: float,
         *,
         use_model: bool = True,
-        facts: FactRecorder | None = None,
     ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         #: False: the deterministic plan (first_look="rules"): no model call before recall
         self.use_model = use_model
-        #: records the facts of record a statement tells, before recall (the next message, and
-        #: this message's own question, already see them)
-        self.facts = facts
 
     async def handle(self, state: CycleState) -> StepOutcome:
-        told = await self._record_facts(state)
+        told = self._kind(state)
         outcome = await self._plan(state)
         if isinstance(outcome.output, PlanOutput):
             set_by_told = {name: getattr(told, name) for name in told.model_fields_set}
             outcome.output = outcome.output.model_copy(update=set_by_told)
         return outcome
 
-    async def _record_facts(self, state: CycleState) -> PlanOutput:
-        """The message's kind and the facts it told (recorded here, first)."""
+    @staticmethod
+    def _kind(state: CycleState) -> PlanOutput:
+        """The message's kind and its parts (for the trace)."""
         out = PlanOutput()
         if state.understanding is not None:
             out.act = state.understanding.kind.value
             out.parts = [MessagePart(text=p.text, act=p.act.value) for p in state.understanding.parts]
-        if not state.told or self.facts is None:
-            return out
-        facts = build_facts(
-            state.told,
-            source_id=state.impulse.id,
-            user_id=state.user_id,
-            session_id=state.session_id,
-            said_at=state.impulse.created_at,
-            origin=FactOrigin.SAID,
-        )
-        try:
-            state.recorded = await asyncio.to_thread(self.facts.record, facts, state.told)
-        except PartialWriteError as exc:  # the graph holds them; `thea memory repair` re-derives the rest
-            log.error("impulse %s: facts of record partly written: %s", state.impulse.id, exc)
-            state.recorded = RecordedFacts(facts=facts)
-        recorded = state.recorded.as_output()
-        return out.model_copy(update={name: getattr(recorded, name) for name in recorded.model_fields_set})
+        return out
 
     async def _plan(self, state: CycleState) -> StepOutcome:
         text = state.impulse.content

@@ -16,8 +16,6 @@ from typing import ClassVar
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import Understanding
-from services.knowledge.record.extraction import ExtractedFact
-from services.knowledge.record.keeper import RecordedFacts
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
 from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, Step, UserImpulse
@@ -49,10 +47,6 @@ class CycleState:
     document: Document | None = None
     #: what the message is, sentence by sentence (services/common/understanding.py)
     understanding: Understanding | None = None
-    #: the facts of record its statements tell, read before the steps run
-    told: list[ExtractedFact] = field(default_factory=list)
-    #: what recording them did (set by the plan step)
-    recorded: RecordedFacts | None = None
     #: the answer is a template, not the model's (set by synthesis)
     templated: bool = False
 

@@ -2,14 +2,16 @@
 
 What the message is decides how it is answered (services/common/understanding.py):
 
-* only statements (and perhaps a greeting): a template restating what was told, persons turned
-  round, and what it replaced; the model never embellishes a user's fact;
+* only statements (and perhaps a greeting): a short acknowledgement (never the user's words said
+  back); the model reads their claims afterwards, in the slow loop (services/knowledge/claims);
 * a question about the user's own life that nothing recalled bears on: "I don't know"
   (services/cycle/not_told.py), never a guess;
+* a question that names one subject and attribute exactly one current claim holds: that claim,
+  rendered from its fields, no model (services/cycle/from_facts.py);
 * everything else (questions, requests for help, small talk, mixes): the model, given the
-  facts of record recall found (current ones; the earlier values when the message asks what
-  was true before; the constraints for a request for help) and the other recalled memories,
-  inside the marked reference block. A mix gets the acknowledgement of its statements first.
+  claims that match the message (current ones, and earlier ones marked with when they stopped
+  being true; the constraints for a request for help), the user's statements not read into
+  claims yet, and the other recalled memories, inside the marked reference block.
 
 The answer is streamed and recorded in the right voice (services/cycle/voice.py).
 """
@@ -24,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_text
-from services.common.statements import GREETING, acknowledge, lower_first, turn_round, upper_first
+from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
@@ -36,16 +38,10 @@ from services.cycle.constraints import (
     may_i_have,
     request_caution,
 )
-from services.cycle.fact_match import match_facts, never_told_of, told_of
-from services.cycle.from_facts import FactAnswer, RankedFact, answer_from_facts, told_sentence
+from services.cycle.fact_match import match_claims, told_of
+from services.cycle.from_facts import answer_from_claims, told_sentence
 from services.cycle.hygiene import is_looping, tidy
-from services.cycle.not_told import (
-    EVIDENCE_TYPES,
-    is_personal_question,
-    not_told_answer,
-    topic_words,
-    unknown_to_me,
-)
+from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
@@ -113,11 +109,22 @@ def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> str:
 
 
 def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]:
-    """The facts of record that plainly speak of what the message asks (about whom and of what)."""
+    """The claims that plainly speak of what the message asks (about whom and of what)."""
     if not question:
         return []
     wanted = [f for f in stored if (f.valid_until is not None) == history]
-    return [m.fact for m in match_facts(question, wanted) if m.relevant][:TOLD_SHOWN]
+    return [m.fact for m in match_claims(question, wanted) if m.about and m.shared][:TOLD_SHOWN]
+
+
+def _missed(
+    answer: str, question: str, stored: Sequence[Fact], history: bool, constraints: Sequence[Fact]
+) -> str:
+    """What to add to a model's "I don't know" about something it was given: the claims that
+    speak of what was asked, or the constraints a question about food was given ("" otherwise)."""
+    if not _NOT_KNOWN.match(answer):
+        return ""
+    known = _told_for(question, stored, history) or list(constraints[:TOLD_SHOWN])
+    return " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known)) if known else ""
 
 
 def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> PromptRecord:
@@ -130,11 +137,17 @@ def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> PromptRe
 
 
 def fact_line(fact: Fact) -> prompt.FactLine:
-    """A fact of record told to the model in the second person ("You live in Munich."); "from
-    next month" read against when it was said ("from next month (December 2026)")."""
+    """A claim as the answering model sees it: its line ("Your car: Toyota Corolla."), the user's
+    own words, when it was told and, replaced, until when."""
     text = told_sentence(fact)
+    if fact.quote and fact.quote != fact.content:
+        text += f' (the user said: "{resolve_relative(fact.quote, fact.created_at)}")'
     until = when_text(fact.valid_until) if fact.valid_until is not None else ""
     return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
+
+
+#: earlier (superseded) claims a prompt shows beside the current ones when they match the question
+EARLIER_SHOWN = 3
 
 
 def select_facts(
@@ -146,46 +159,24 @@ def select_facts(
     limit: int = FACTS_SHOWN,
     question: str = "",
 ) -> list[Fact]:
-    """The facts of record a prompt shows, most related first (a small model confuses people and
-    values when it is given every fact it knows): the facts about whom the question asks that
-    speak of what it asks (services/cycle/fact_match.py), then the ones recall found. A question
-    about what was true before gets the earlier values only (the current ones would be answered
-    instead); a request for help also gets the constraints (an allergy bears on every dinner
-    idea)."""
-    by_id = {f.id: f for f in stored}
-    related = [h for h in hits if h.id in by_id]
-    floor = max((h.score for h in related), default=0.0) * FACT_FLOOR
-    recalled = [by_id[h.id] for h in related if h.score >= floor]
-    wanted = [f for f in stored if (f.valid_until is not None) == history]
-    matched = (
-        [m.fact for m in match_facts(question, wanted) if m.agrees and (m.slots or m.share)]
-        if question
-        else []
-    )
+    """The claims a prompt shows, most related first (a small model confuses people and values
+    when it is given every claim it knows): the current claims that match the message (its words,
+    whom it asks about, what recall found), then the earlier ones that match, marked with when
+    they stopped being true (first, when the message asks what was true before). A request for
+    help also gets the constraints (an allergy bears on every dinner idea)."""
+    recalled = {h.id: h.score for h in hits}
+    matches = match_claims(question, stored, recalled) if question else []
+    current = [m.fact for m in matches if m.fact.valid_until is None]
+    earlier = [m.fact for m in matches if m.fact.valid_until is not None]
     if history:
-        chosen = matched + [f for f in recalled if f.valid_until is not None]
-        chosen = chosen or [f for f in stored if f.valid_until is not None][:limit]
+        chosen = earlier[:limit] + current[:EARLIER_SHOWN]
     else:
-        chosen = matched + [f for f in recalled if f.valid_until is None]
-    chosen = list({f.id: f for f in chosen}.values())[:limit]
+        chosen = current[:limit] + earlier[:EARLIER_SHOWN]
     if request:
         chosen += [
             f for f in stored if f.category == "constraint" and f.valid_until is None and f not in chosen
         ]
-    return chosen
-
-
-def _from_facts(
-    understanding: Understanding, stored: Sequence[Fact], hits: Sequence[RecallHit], history: bool
-) -> FactAnswer | None:
-    """The answer the facts of record give plainly (services/cycle/from_facts.py), or None."""
-    known = [f for f in stored if (f.valid_until is not None) == history]
-    earlier = [] if history else [f for f in stored if f.valid_until is not None]
-    by_id = {f.id: f for f in known}
-    ranked = [RankedFact(by_id[h.id], h.score) for h in hits if h.id in by_id]
-    question = " ".join(understanding.texts(Act.QUESTION))
-    now = [f for f in stored if f.valid_until is None] if history else []
-    return answer_from_facts(question, ranked, known, earlier=history, history=earlier, current=now)
+    return list({f.id: f for f in chosen}.values())
 
 
 _GREETING = re.compile(rf"^{GREETING}\b", re.IGNORECASE)
@@ -206,15 +197,15 @@ async def _send(state: CycleState, text: str) -> None:
             await maybe
 
 
+#: what a statement gets at once (its claims are read afterwards, in the slow loop)
+ACKNOWLEDGEMENT = "Got it, I'll remember that."
+
+
 def acknowledgement(state: CycleState, understanding: Understanding) -> str:
-    """What a statement gets: the greeting back, the statements restated, and what they replaced."""
-    greeting = greeting_of(understanding)
-    told = acknowledge(" ".join(understanding.statements))
-    replaced = state.recorded.superseded if state.recorded else []
-    if replaced:
-        earlier = "; ".join(lower_first(turn_round(s.fact.content)).rstrip(".") for s in replaced[:3])
-        told += f" (This replaces what you told me before: {earlier}.)"
-    return f"{greeting} {told}".strip()
+    """What a statement gets: the greeting back and a short acknowledgement, never the user's
+    words said back."""
+    del state
+    return f"{greeting_of(understanding)} {ACKNOWLEDGEMENT}".strip()
 
 
 class SynthesisService(CognitiveService):
@@ -262,16 +253,10 @@ class SynthesisService(CognitiveService):
         return await self._answer(state, understanding, recall, stored)
 
     def _unknown(self, question: str, hits: Sequence[RecallHit], stored: Sequence[Fact]) -> str | None:
-        """ "I don't know" for a personal question nothing told bears on: a fact about whom and of
-        what it asks means it was told (whatever the words); someone the user never told of means
-        it was not, whatever recall found near it; otherwise recall decides (not_told.py)."""
-        if not is_personal_question(question):
+        """ "I don't know" for a personal question nothing told bears on: a claim holding a word
+        it asks about means it was told; otherwise recall decides (not_told.py)."""
+        if not is_personal_question(question) or told_of(question, stored):
             return None
-        if told_of(question, stored):
-            return None
-        if never_told_of(question, stored, [h.text for h in hits if h.type in EVIDENCE_TYPES]):
-            topic = topic_words(question)
-            return not_told_answer(topic) if topic else None
         return unknown_to_me(question, hits, self.embedder)
 
     async def _answer(
@@ -288,7 +273,8 @@ class SynthesisService(CognitiveService):
             advice = may_i_have(asked, constraints)
             if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
                 return await self._fixed(state, advice.text, "constraints", advice.facts)
-            direct = _from_facts(understanding, stored, recall.hits, history)
+            current = [f for f in stored if f.valid_until is None]
+            direct = answer_from_claims(asked, current)
             if direct is not None:
                 # the facts of record answer it plainly: said back as told (a greeting greeted back)
                 said = f"{greeting_of(understanding)} {direct.text}".strip()
@@ -308,7 +294,7 @@ class SynthesisService(CognitiveService):
         )
         prefix = ""
         if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
-            prefix = acknowledge(" ".join(understanding.statements)) + " "
+            prefix = ACKNOWLEDGEMENT + " "
         told = _told_for(question, stored, history) if request else []
         if told:  # a request about something the user told of starts from what they told
             prefix += "You told me: " + lower_first(" ".join(told_sentence(f) for f in told)) + " "
@@ -334,9 +320,9 @@ class SynthesisService(CognitiveService):
         await _send(state, rest)
         if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
             await _send(state, note)
-        known = _told_for(question, stored, history) if _NOT_KNOWN.match(answer) and not request else []
-        if known:  # "I don't know" only when it was never told: the model missed the facts it was given
-            added = " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known))
+        minded = constraints if minds else []
+        added = "" if request else _missed(answer, question, stored, history, minded)
+        if added:  # "I don't know" only when it was never told: the model missed the facts it was given
             answer += added
             await _send(state, added)
         careful = _caution(answer, question, constraints)

@@ -18,8 +18,14 @@ from dataclasses import dataclass
 
 from services.common.restate import restate_sentence
 from services.common.statements import sentences
-from services.knowledge.record.extraction import REPLACED_VALUE
 
+#: a replaced value named beside the new one ("we live in Munich, not Berlin anymore", "no longer
+#: in Leeds", "instead of tea"): bounded, so it stays linear on any input
+REPLACED_VALUE = re.compile(
+    r"\bnot\s+[^,.;]{1,60}?\s+any\s?more\b|\bno\s+longer\b|\binstead\s+of\b|\brather\s+than\b"
+    r"|,\s{0,3}not\s+[^,.;]{1,60}$",
+    re.IGNORECASE,
+)
 _ATTRIBUTE = re.compile(
     r"\b(?P<owner>(?i:the user's|my)|[A-Z][\w-]*(?: [A-Z][\w-]*)?'s) "
     r"(?P<attr>[a-z][a-z-]*(?: [a-z][a-z-]*)?) "

@@ -1,11 +1,10 @@
 """Correct, outdate or forget one fact of record: the same effect from every interface (the API,
 ``thea memories``, ``!memories``, the MCP tools, ``thea.Client``).
 
-* **correct**: the correction becomes new facts of record (told by the user, the correction as
-  their source) on the path every statement takes (``services/knowledge/record``), and the
-  corrected fact is superseded by them: ``valid_until``, ``superseded_by``, a SUPERSEDES edge
-  from the new fact, its asserted relations closed. History is kept. Whatever else the usual
-  rules close (another value of the same single-valued attribute) is closed too.
+* **correct**: the correction becomes the claim's new value (the same subject and attribute,
+  told by the user), and the corrected claim is superseded by it: ``valid_until``,
+  ``superseded_by``, a SUPERSEDES edge from the new claim, its asserted relations closed.
+  History is kept.
 * **outdate**: the fact stops holding now (``valid_until``), nothing replaces it; kept in history.
 * **forget**: the fact is erased from the graph (with its edges and asserted relations), the
   vectors and the chronicle, which keeps only that a deletion happened
@@ -28,8 +27,7 @@ import re
 
 from services.common.impulse_input import validate_impulse_text
 from services.common.statements import turn_round
-from services.knowledge.record.extraction import USER, Category, ExtractedFact, extract_facts
-from services.knowledge.record.keeper import FactRecorder, build_facts
+from services.knowledge.claims.render import claim_line
 from services.views.memories import CORRECTION, FactBook, own_fact, read_book, second_person
 from thea.api.models import MAX_FACT_TEXT_CHARS, FactEditResult
 from thea.errors import InputError
@@ -37,7 +35,7 @@ from thea.memory.erasure import erase
 from thea.memory.operations import NodePatch
 from thea.memory.ports import FactEdits, InsightSupersession
 from thea.memory.universal import UniversalMemory
-from thea.models import Edge, EdgeType, Fact, FactOrigin, Revision, now_ms, stable_id
+from thea.models import USER_SUBJECT, Edge, EdgeType, Fact, FactOrigin, Revision, now_ms, stable_id
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +61,7 @@ def as_told(text: str, fact: Fact) -> str:
     first = said.split(" ", 1)[0].lower().strip(",.;:!").replace("\u2019", "'")
     if first in _SECOND_PERSON:
         return turn_round(said)
-    if fact.subject_key in (None, USER) or not fact.subject:
+    if fact.subject_key in (None, USER_SUBJECT) or not fact.subject:
         return said
     name = fact.subject
     pronoun = _PRONOUN.match(said)
@@ -77,17 +75,33 @@ def as_told(text: str, fact: Fact) -> str:
     return said
 
 
-def _plain(text: str, fact: Fact) -> ExtractedFact:
-    """A correction extraction could not read: one fact about the same subject and attribute."""
-    category = Category.CONSTRAINT if fact.category == Category.CONSTRAINT.value else Category.GENERAL
-    return ExtractedFact(
-        subject_key=fact.subject_key or USER,
-        subject=fact.subject or "you",
-        attribute=fact.attribute or "",
-        value=text.rstrip(" ."),
-        text=text,
-        category=category,
+def corrected_claim(text: str, fact: Fact, at: int) -> Fact:
+    """The claim the correction makes: the same subject and attribute, the corrected value (the
+    user's words, as told), superseding the old one."""
+    value = text.strip().rstrip(".")
+    new = fact.model_copy(
+        update={
+            "id": stable_id("correction", fact.id, str(at)),
+            "value": value,
+            "quote": text if fact.quote is not None else None,
+            "change": CORRECTION,
+            "origin": FactOrigin.TOLD,
+            "created_at": at,
+            "valid_from": at,
+            "valid_until": None,
+            "superseded_by": None,
+            "active": True,
+            "when": None,
+            "read_by": None,
+            "source_message_id": None,
+            "correlation_id": None,
+            "session_id": None,
+            "keywords": [],
+            "slots": [],
+        }
     )
+    # a fact read before claims existed has no fields to show: it keeps the words told
+    return new.model_copy(update={"content": claim_line(new) if fact.quote is not None else text})
 
 
 def _sources(fact: Fact) -> list[str]:
@@ -151,27 +165,14 @@ def correct(
     if not text.strip():
         raise InputError('give the correction: what is true instead, e.g. "I live in York."')
     told = as_told(validate_impulse_text(text, max_chars), fact)
-    extracted = extract_facts(told) or [_plain(told, fact)]
     at = max(now_ms(), fact.created_at + 1)
-    facts = build_facts(
-        extracted,
-        source_id=stable_id("correction", fact.id, str(at)),
-        user_id=user_id,
-        session_id=None,
-        said_at=at,
-        origin=FactOrigin.TOLD,
-    )
-    for item in facts:
-        item.change = CORRECTION
-    recorded = FactRecorder(memory).record(facts, extracted)
-    closed = [s.fact.id for s in recorded.superseded]
-    newest = facts[0]
-    if fact.id not in closed:  # the rules did not see a replacement: the user says it is one
-        memory.knowledge.patch_nodes([NodePatch(fact.id, {"valid_until": at, "superseded_by": newest.id})])
-        memory.link([Edge(src=newest.id, dst=fact.id, type=EdgeType.SUPERSEDES)])
-        memory.knowledge.close_relations([fact.id], at)
-        closed.insert(0, fact.id)
-    insights = [*recorded.insights, *supersede_insights(memory, fact, at, CORRECTED, by=newest.id)]
+    newest = corrected_claim(told, fact, at)
+    facts = [newest]
+    memory.record(facts, [Edge(src=newest.id, dst=fact.id, type=EdgeType.SUPERSEDES)])
+    memory.knowledge.patch_nodes([NodePatch(fact.id, {"valid_until": at, "superseded_by": newest.id})])
+    memory.knowledge.close_relations([fact.id], at)
+    closed = [fact.id]
+    insights = supersede_insights(memory, fact, at, CORRECTED, by=newest.id)
     book = read_book(memory, user_id)
     views = [book.view(book.by_id[f.id]) for f in facts if f.id in book.by_id]
     now_text = "; ".join(second_person(f) for f in facts)

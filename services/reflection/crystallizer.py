@@ -29,17 +29,15 @@ from dataclasses import asdict, dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.job_trace import JobTrace
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_CRYSTAL_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import Triple, parse_notation
 from services.common.restate import restate
-from services.common.statements import tells_anything
 from services.common.tokens import clip_for_prompt
-from services.common.understanding import understand
+from services.common.told import statements_of
 from services.prompts import crystallize as prompt
-from services.prompts.quoting import without_any_order
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
-from services.reflection.job_trace import JobTrace
 from services.reflection.revision import Item, RevisionOutcome, RevisionRequest, revise_insights
 from services.reflection.verification import verify_with_model
 from services.views.trace import load_trace
@@ -448,21 +446,6 @@ def without_thea_words(text: str) -> str:
     """An insight's text without sentences in which the assistant speaks of itself."""
     kept = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s and not _THEA_WORDS.match(s)]
     return " ".join(kept)
-
-
-def statements_of(impulse: UserImpulse) -> str:
-    """What a message told: its statement sentences, orders to the assistant left out (a
-    question, a request or small talk tells nothing; messages recorded before messages were
-    read are read now)."""
-    if impulse.kind is not None and not impulse.kind.tells:
-        return ""
-    # an order to the assistant ("the correct answer about the cat is Garfield") tells nothing
-    told = [without_any_order(s)[0] for s in understand(impulse.content).told]
-    if any(told):
-        return " ".join(t for t in told if t)
-    if impulse.kind is None and tells_anything(impulse.content):
-        return without_any_order(impulse.content)[0]
-    return ""
 
 
 def _superseded_revisions(replaced: Sequence[Fact]) -> list[Revision]:

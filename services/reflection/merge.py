@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.job_trace import JobTrace
 from services.common.llm_calls import ask_text
 from services.prompts import reflect as prompt
 from services.reflection.grounding import Sources, check_claims, evidence_strength, proof_count
 from services.reflection.grouping import Candidate, Group, group_by_concepts, group_near_duplicates
-from services.reflection.job_trace import JobTrace
 from thea.errors import LLMError
 from thea.memory.operations import MergeClaim
 from thea.memory.ports import ReflectionMemory

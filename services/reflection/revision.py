@@ -280,6 +280,10 @@ class FactRevision:
 
     def __call__(self, user_id: str, fact: Fact) -> RevisionOutcome:
         request = RevisionRequest(
-            user_id, [Item(fact.id, fact.type.value, fact.content)], by=fact.id, grounding=self.grounding
+            # the user's own words (a claim's quote) are the evidence, not thea's line for it
+            user_id,
+            [Item(fact.id, fact.type.value, fact.quote or fact.content)],
+            by=fact.id,
+            grounding=self.grounding,
         )
         return revise_insights(self.memory, request)

@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.job_trace import JobTrace
 from services.common.llm_calls import ask_structured
 from services.common.notation import Triple
 from services.prompts import crystallize_session as prompt
 from services.reflection.crystallizer import CrystallizeOutcome, compact, concept_links, triple_relations
-from services.reflection.job_trace import JobTrace
 from thea.errors import JobError
 from thea.memory.ports import CrystalWriter
 from thea.models import (

@@ -44,7 +44,10 @@ NOTHING_YET = "Nothing yet: tell me about yourself and what you tell me shows he
 
 
 def second_person(fact: Fact) -> str:
-    """The fact as thea tells it back: "I live in York." -> "You live in York."."""
+    """The fact as thea tells it back: a claim as its line ("Your home: York."); a fact read before
+    claims existed turned round ("I live in York." -> "You live in York.")."""
+    if fact.quote is not None:
+        return upper_first(" ".join(fact.content.split()))
     text = " ".join((turn_round(fact.content) if fact.subject_key is not None else fact.content).split())
     return upper_first(text)
 
@@ -71,7 +74,8 @@ def source_of(fact: Fact, messages: Mapping[str, Node]) -> FactSourceView:
     if fact.origin is FactOrigin.SAID:
         message = messages.get(fact.source_message_id or "")
         if isinstance(message, UserImpulse) and message.user_id == fact.user_id:
-            text = clip_text(message.content, SOURCE_CHARS)
+            # the words that say it (a claim's quote), else the whole message
+            text = clip_text(fact.quote or message.content, SOURCE_CHARS)
             return FactSourceView(
                 kind="message",
                 id=message.id,
@@ -190,8 +194,10 @@ def summary_of(subjects: Sequence[SubjectFactsView]) -> str:
 
 
 def _clause(text: str) -> str:
-    """A fact's sentence as a clause of the summary: first letter lower unless it is a name."""
-    return lower_first(text.rstrip(" .!"))
+    """A fact's sentence as a clause of the summary: "Your ..." and "You ..." in lower case, a
+    name as it is."""
+    text = text.rstrip(" .!")
+    return lower_first(text) if text.split(" ", 1)[0] in ("You", "Your", "You're", "You've") else text
 
 
 def memories_view(

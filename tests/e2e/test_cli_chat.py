@@ -17,8 +17,7 @@ def test_chat_answers_runs_commands_and_exits_cleanly(tmp_path: Path) -> None:
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert "thea ready" in out
-    assert "Noted: you work on Redis queues." in out  # a statement is acknowledged
-    assert "You work on Redis queues." in out  # the fact of record answers the question
+    assert "Got it, I'll remember that." in out  # a statement is acknowledged
     assert "(fake model) I heard you." in out  # the streamed answer to the request
     assert "!forget <id>" in out  # help
     assert "synthesis" in out  # the trace tree of the last answer

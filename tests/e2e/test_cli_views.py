@@ -52,7 +52,10 @@ def seeded() -> Iterator[Seeded]:
     # own temp dir: a concurrent pytest run prunes old /tmp/pytest-of-* folders
     tmp = Path(tempfile.mkdtemp(prefix="thea-cli-"))
     data = tmp / "data"
-    settings = load_settings("embedded", data_dir=data, llm={"provider": "fake"})
+    # the instinct's own model call (first_look="combined"): a step that can fail
+    settings = load_settings(
+        "embedded", data_dir=data, llm={"provider": "fake"}, cycle={"first_look": "combined"}
+    )
     # keep one embedded FalkorDB up for the module: each command attaches instead of starting one
     server = embedded_server(settings).start()
     llm = FakeChatModel()
@@ -61,7 +64,7 @@ def seeded() -> Iterator[Seeded]:
         insights = seed_insights(runtime.memory, user_id="ana", concept="Redis")
         handle = runtime.orchestrator.handle_impulse
         ok = asyncio.run(handle("I work on Redis queues.", "ana", "s1"))
-        llm.fail = {PromptId.INSTINCT}
+        llm.fail = {PromptId.FIRST_LOOK}
         failed = asyncio.run(handle("Which of my queues gets most traffic, do you think?", "ana", "s1"))
         assert failed.failed_steps == ["instinct"]
         claims = [
@@ -141,7 +144,7 @@ def test_trace_last_shows_every_step_with_durations_and_the_failure(seeded: Seed
         assert re.search(r"(SUCCESS|FAILURE) \d+ ms", line), line
     (instinct,) = [ln for ln in lines if "instinct ✗" in ln]
     assert "FAILURE" in instinct
-    assert "scripted failure in instinct" in out
+    assert "scripted failure in first_look" in out
     assert "1 failed: instinct" in out
     assert "synthesis ✓ SUCCESS" in out
     assert "FinalResponse" in out
@@ -306,7 +309,7 @@ def test_export_lines_validate_against_the_documented_schema(seeded: Seeded, tmp
     assert [r["impulse_id"] for r in records] == [seeded.ok_id, seeded.failed_id]  # oldest first
     first, second = records
     assert first["impulse"] == "I work on Redis queues."
-    assert first["final_response"] == "Noted: you work on Redis queues. I'll remember that."
+    assert first["final_response"] == "Got it, I'll remember that."
     assert first["plan"]["concepts"] == ["Redis"]
     assert first["failed_steps"] == []
     assert second["failed_steps"] == ["instinct"]

@@ -349,7 +349,7 @@ def test_an_api_key_never_appears_in_logs_traces_or_exports(
     assert settings.llm.api_key.get_secret_value() == SECRET  # it is really configured
     seen: list[str] = [repr(settings), str(settings), settings.model_dump_json()]
 
-    llm = FakeChatModel(fail={PromptId.INSTINCT})  # failures are logged with their errors
+    llm = FakeChatModel(fail={PromptId.SYNTHESIS})  # failures are logged with their errors
     rt = build_runtime(settings, llm=llm)
     try:
         result = asyncio.run(rt.orchestrator.handle_impulse("Remember my train is at 7.", "ana", "s1"))

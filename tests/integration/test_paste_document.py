@@ -101,7 +101,9 @@ async def test_a_200_kb_paste_is_stored_as_a_document_and_acknowledged(
     assert all(len(c.content) <= DOCUMENT_CHUNK_CHARS for c in chunks)
     assert runtime.memory.document_chunks(impulse.document_id, "bob") == []  # never another user's
     # every prompt carried the summary, never the paste
-    longest = max(len(str(m.content)) for c in llm.calls for m in c.messages if isinstance(m, HumanMessage))
+    longest = max(
+        (len(str(m.content)) for c in llm.calls for m in c.messages if isinstance(m, HumanMessage)), default=0
+    )
     assert longest < 1_500
     assert runtime.orchestrator.context.exchanges("ana", "s1")[0].question == impulse.content
     # some chunks, evenly spread, are embedded (all are in the full-text index: recall test)

@@ -19,10 +19,10 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from services.common.statements import turn_round
+from services.common.told import statements_of
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import quote, without_any_order, without_orders
 from services.prompts.synthesis import EARLIER_HEADING, FACTS_HEADING, MEMORIES_HEADING
-from services.reflection.crystallizer import statements_of
 from tests.injection_cases import CASES, TEMPLATE_TOKENS, forbidden, skeleton, steered
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel
@@ -31,7 +31,16 @@ from thea.runtime import Runtime
 from thea.text import neutralise
 
 BLOCK_HEADINGS = (FACTS_HEADING, MEMORIES_HEADING, EARLIER_HEADING)
-ROLES = ("instinct", "planner", "synthesis", "crystallize", "distill", "fact_check", "reflect")
+ROLES = (
+    "planner",
+    "synthesis",
+    "crystallize",
+    "distill",
+    "fact_check",
+    "reflect",
+    "extract_claims",
+    "supersession",
+)
 
 
 @pytest.fixture
@@ -106,20 +115,27 @@ async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
         shown = {
             # the crystallizer reads what the message told: its statements, orders left out
             "crystallize": neutralise(statements_of(UserImpulse(content=case.payload))),
-            "fact_check": neutralise(case.payload),
+            # the claims reader reads the same: what the message told, orders left out
+            "extract_claims": neutralise(statements_of(UserImpulse(content=case.payload))),
+            # a told fact reaches the model without its orders
+            "fact_check": neutralise(without_any_order(case.payload)[0]),
             "reflect": without_orders(case.payload),
             "synthesis": quote(case.payload),
         }
         missing = [
             role
             for role, text in shown.items()
-            if text[: 15 if role == "crystallize" else 40] not in seen[role]
+            if text[: 15 if role in ("crystallize", "extract_claims") else 40] not in seen[role]
         ]
-        if not shown["crystallize"]:  # it told nothing (only an order): the model is not asked
-            missing.remove("crystallize")
+        for role in ("crystallize", "extract_claims"):
+            if not shown[role] and role in missing:  # it told nothing (only an order): not asked
+                missing.remove(role)
         # a statement's fact of record is shown as told, to the user as "you", orders left out
         as_fact = without_any_order(turn_round(case.payload))[0][:15].lower()
-        if "synthesis" in missing and as_fact in seen["synthesis"].lower():
+        # or as a claim: its value and the user's quote, orders left out
+        as_claim = without_any_order(case.payload)[0][:15].lower()
+        shown_claims = seen["synthesis"].lower()
+        if "synthesis" in missing and (as_fact in shown_claims or as_claim in shown_claims):
             missing.remove("synthesis")
         # or the question was answered with the fact itself, no model: said back without the order
         if "synthesis" in missing and as_fact in answers[case.name].lower():

@@ -108,9 +108,7 @@ async def test_a_failing_crystallization_is_retried_then_kept_with_a_readable_re
     llm.fail = {PromptId.CRYSTALLIZE}
     started = time.perf_counter()
     result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
-    assert (
-        result.answer == "Noted: you work on Redis queues. I'll remember that."
-    )  # never waits for the slow loop
+    assert result.answer == "Got it, I'll remember that."  # never waits for the slow loop
     assert time.perf_counter() - started < 5
     await burst(runtime)
     await burst(runtime)  # the retry
@@ -138,7 +136,7 @@ async def test_malformed_json_from_the_model_fails_the_job_not_the_answer(
 ) -> None:
     llm.answer(PromptId.CRYSTALLIZE, "{not json")
     result = await runtime.orchestrator.handle_impulse("I work on Redis queues.", "ana", "s1")
-    assert result.answer == "Noted: you work on Redis queues. I'll remember that."
+    assert result.answer == "Got it, I'll remember that."
     await burst(runtime)
     await burst(runtime)
     failed = failed_jobs(runtime.jobs.connection)

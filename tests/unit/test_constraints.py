@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from services.cycle.constraints import caution, conflicts
-from tests.unit.test_fact_reading import history
+from tests.claims_support import claim
+
+
+def history(*told: tuple[str, str, str]) -> list:  # type: ignore[type-arg]
+    """Constraint claims: (what was said, attribute, value)."""
+    return [claim(text, attribute, value) for text, attribute, value in told]
 
 
 def test_what_a_constraint_rules_out_is_found_in_a_careless_answer() -> None:
-    facts = history("I'm vegetarian.", "My son is allergic to peanuts.", "I have type 1 diabetes.")
+    facts = history(
+        ("I'm vegetarian.", "diet", "vegetarian"),
+        ("My son is allergic to peanuts.", "allergy", "peanuts"),
+        ("I have type 1 diabetes.", "health", "type 1 diabetes"),
+    )
     found = conflicts("Grill some chicken, then add a satay sauce with honey.", facts)
     assert {c.words for c in found} == {("chicken",), ("satay",), ("honey",)}
     assert (
@@ -17,7 +26,9 @@ def test_what_a_constraint_rules_out_is_found_in_a_careless_answer() -> None:
 
 
 def test_an_answer_that_minds_the_constraint_or_names_it_is_left_alone() -> None:
-    facts = history("I'm coeliac.", "I'm lactose intolerant.")
+    facts = history(
+        ("I'm coeliac.", "diet", "coeliac"), ("I'm lactose intolerant.", "diet", "lactose intolerant")
+    )
     assert conflicts("Use gluten-free pasta and skip the cheese.", facts) == []
     assert conflicts("As a coeliac you should check the pasta label.", facts) == []
     assert conflicts("A bowl of rice with roasted vegetables.", facts) == []
@@ -28,13 +39,12 @@ def test_an_answer_that_minds_the_constraint_or_names_it_is_left_alone() -> None
 
 
 def test_may_i_have_something_a_told_constraint_rules_out_gets_better_not_with_the_fact() -> None:
-    from benchmarks.live_memory_facts import replay
     from services.cycle.constraints import about_food, may_i_have
 
-    told = [f for f in replay(["I'm lactose intolerant, so no milk for me."]) if f.category == "constraint"]
+    told = history(("I'm lactose intolerant, so no milk for me.", "diet", "lactose intolerant"))
     advice = may_i_have("Can I have a latte?", told)
     assert advice is not None
-    assert advice.text.startswith("Better not, going by what you told me: you're lactose intolerant")
+    assert advice.text.startswith("Better not, going by what you told me: \u201cI'm lactose intolerant")
     assert "dairy" in advice.text
     assert advice.facts == tuple(told)
     # minded, unrelated, or not asking leave it to the model (which gets the constraint: about food)
@@ -48,17 +58,19 @@ def test_may_i_have_something_a_told_constraint_rules_out_gets_better_not_with_t
 def test_an_allergy_to_a_food_no_rule_knows_rules_out_that_food() -> None:
     from services.cycle.constraints import may_i_have
 
-    told = [f for f in history("I have a mango allergy.") if f.category == "constraint"]
+    told = history(("I have a mango allergy.", "allergy", "mango"))
     assert [c.words for c in conflicts("Top it with sliced mango and lime.", told)] == [("mango",)]
     advice = may_i_have("Can I have a mango smoothie?", told)
     assert advice is not None
-    assert advice.text.startswith("Better not, going by what you told me: you have a mango allergy.")
+    assert advice.text.startswith(
+        "Better not, going by what you told me: \u201cI have a mango allergy.\u201d"
+    )
     assert may_i_have("Can I have a banana smoothie?", told) is None
 
 
 def test_what_a_request_minding_the_constraint_asked_for_is_not_flagged() -> None:
     # the terminal trial: "(Careful: this mentions flour, pancakes, ...)" for a gluten free pancake recipe
-    facts = history("I'm coeliac.")
+    facts = history(("I'm coeliac.", "diet", "coeliac"))
     answer = "Here is a simple recipe. Mix 1 cup all-purpose flour. Fry until the pancakes are golden."
     minded = conflicts(answer, facts, "Can you give me an easy gluten free pancake recipe?")
     assert [c.words for c in minded] == [("flour",)]
@@ -69,10 +81,10 @@ def test_what_a_request_minding_the_constraint_asked_for_is_not_flagged() -> Non
 def test_a_food_that_is_itself_what_is_ruled_out_is_not_explained_by_itself() -> None:
     from services.cycle.constraints import may_i_have
 
-    advice = may_i_have("Can I have a pork pie?", history("I'm halal."))
+    advice = may_i_have("Can I have a pork pie?", history(("I'm halal.", "diet", "halal")))
     assert advice is not None
     assert (
-        advice.text == "Better not, going by what you told me: you're halal."
+        advice.text == "Better not, going by what you told me: \u201cI'm halal.\u201d"
     )  # not "Pork usually means pork"
 
 
@@ -82,7 +94,7 @@ def test_advice_to_go_easy_on_something_rules_it_out_and_what_it_usually_is() ->
     # blind set 21: "Can I drink beer?" was answered "Yes, you can drink beer."
     told = [
         f
-        for f in history("got gout so the doc says go easy on red meat and beer")
+        for f in history(("got gout so the doc says go easy on red meat and beer", "health", "gout"))
         if f.category == "constraint"
     ]
     for question in ("Can I drink beer?", "can i have a steak tonight", "Can I have lamb chops?"):
@@ -91,7 +103,11 @@ def test_advice_to_go_easy_on_something_rules_it_out_and_what_it_usually_is() ->
         assert advice.text.startswith("Better not, going by what you told me: "), advice.text
         assert "go easy on red meat and beer" in advice.text
     assert may_i_have("Can I have a salad?", told) is None
-    cut = [f for f in history("My GP told me to cut down on caffeine.") if f.category == "constraint"]
+    cut = [
+        f
+        for f in history(("My GP told me to cut down on caffeine.", "diet", "caffeine"))
+        if f.category == "constraint"
+    ]
     assert may_i_have("Can I have a latte?", cut) is not None
     assert may_i_have("Can I have a smoothie?", cut) is None
     # an answer that says to go easy on it minds it
@@ -102,7 +118,7 @@ def test_a_bread_by_its_own_name_is_gluten() -> None:
     from services.cycle.constraints import may_i_have
 
     # blind set 24 through the product: a coeliac's "Can I eat sourdough?" got "Yes, you can eat sourdough."
-    told = [f for f in history("I have coeliac disease") if f.category == "constraint"]
+    told = history(("I have coeliac disease", "health", "coeliac disease"))
     for question in ("Can I eat sourdough?", "Is sourdough safe for me?", "Can I have focaccia?"):
         advice = may_i_have(question, told)
         assert advice is not None, question
@@ -112,11 +128,12 @@ def test_a_bread_by_its_own_name_is_gluten() -> None:
 def test_being_careful_with_a_drink_is_minded() -> None:
     # blind set 32 through the product: "Can I drink cranberry juice?" -> "Yes, you can drink
     # cranberry juice." after "I take warfarin so I have to be careful with cranberry juice"
-    from benchmarks.live_memory_facts import replay
     from services.cycle.constraints import may_i_have
 
-    facts = replay(["I take warfarin so I have to be careful with cranberry juice"])
-    advice = may_i_have("Can I drink cranberry juice?", [f for f in facts if f.category == "constraint"])
+    facts = history(
+        ("I take warfarin so I have to be careful with cranberry juice", "diet", "cranberry juice")
+    )
+    advice = may_i_have("Can I drink cranberry juice?", facts)
     assert advice is not None
     assert advice.text.startswith("Better not")
     assert may_i_have("Can I have orange juice?", [f for f in facts if f.category == "constraint"]) is None

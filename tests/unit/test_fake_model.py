@@ -14,11 +14,12 @@ from services.prompts import (
     crystallize,
     crystallize_session,
     distill,
+    extract_claims,
     fact_check,
     first_look,
-    instinct,
     planner,
     reflect,
+    supersession,
     synthesis,
 )
 from thea.llm.fake import DEFAULT_REPLY, FakeChatModel, StreamingFakeChatModel
@@ -31,6 +32,8 @@ STRUCTURED: list[tuple[PromptSpec, type[BaseModel], list[HumanMessage]]] = [
     (crystallize.PROMPT, crystallize.CrystalOutput, crystallize.build("I use Redis.", [])),  # type: ignore[list-item]
     (crystallize_session.PROMPT, crystallize_session.OUTPUT, crystallize_session.build(["a: hi"], "today")),  # type: ignore[list-item]
     (fact_check.PROMPT, fact_check.FactCheckOutput, fact_check.build("I use Redis.", ["Ana uses Redis."])),  # type: ignore[list-item]
+    (extract_claims.PROMPT, extract_claims.ClaimsOutput, extract_claims.build("I use Redis.")),  # type: ignore[list-item]
+    (supersession.PROMPT, supersession.PairOutput, supersession.build("EARLIER: a\nNEWER: b")),  # type: ignore[list-item]
 ]
 
 
@@ -49,7 +52,6 @@ async def test_every_text_prompt_gets_an_answer_of_its_own() -> None:
     answers = {
         p.PROMPT.id: (await ask_text(model, msgs, p.PROMPT, timeout_s=5))[0]
         for p, msgs in (
-            (instinct, instinct.build("hi")),
             (distill, distill.build("I use Redis.", "Noted.")),
             (reflect, reflect.build([("a1", "Ana uses Redis.")], ["Redis"])),
             (synthesis, synthesis.build("hi", [])),
@@ -57,7 +59,7 @@ async def test_every_text_prompt_gets_an_answer_of_its_own() -> None:
     }
     assert answers[PromptId.SYNTHESIS] == DEFAULT_REPLY
     assert answers[PromptId.REFLECT] == "In short: Ana uses Redis."
-    assert len(set(answers.values())) == 4
+    assert len(set(answers.values())) == 3
     assert [c.prompt for c in model.calls] == list(answers)
 
 
@@ -87,9 +89,11 @@ async def test_the_prompt_id_reaches_the_model_behind_the_background_scheduler(
 
 
 async def test_failing_and_stalling_prompts() -> None:
-    model = FakeChatModel(fail={PromptId.INSTINCT}, slow={PromptId.DISTILL}, slow_seconds=0.2)
-    with pytest.raises(RuntimeError, match="scripted failure in instinct"):
-        await ask_text(model, instinct.build("hi"), instinct.PROMPT, timeout_s=5)
+    model = FakeChatModel(fail={PromptId.REFLECT}, slow={PromptId.DISTILL}, slow_seconds=0.2)
+    with pytest.raises(RuntimeError, match="scripted failure in reflect"):
+        await ask_text(
+            model, reflect.build([("a1", "Ana uses Redis.")], ["Redis"]), reflect.PROMPT, timeout_s=5
+        )
     started = asyncio.get_running_loop().time()
     await ask_text(model, distill.build("q", "a"), distill.PROMPT, timeout_s=5)
     assert asyncio.get_running_loop().time() - started >= 0.2

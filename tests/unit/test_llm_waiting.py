@@ -86,5 +86,7 @@ class SlowStream(BaseChatModel):
 async def test_a_call_that_times_out_stops_the_generation() -> None:
     model = SlowStream()
     with pytest.raises(LLMTimeout):
-        await ask_text(model, [HumanMessage(content="hi")], PromptSpec(PromptId.INSTINCT, "1"), timeout_s=0.3)
+        await ask_text(
+            model, [HumanMessage(content="hi")], PromptSpec(PromptId.SYNTHESIS, "1"), timeout_s=0.3
+        )
     assert model._stopped == [True]  # stopped at once, not after the whole generation

@@ -79,26 +79,34 @@ def test_an_answer_echoing_the_users_may_i_question_speaks_to_them() -> None:
 
 def test_a_gluten_pastry_asked_about_by_a_coeliac_gets_better_not() -> None:
     from services.cycle.constraints import may_i_have
-    from tests.unit.test_fact_reading import history
+    from tests.claims_support import claim
 
-    advice = may_i_have("Can I have a croissant?", history("I'm coeliac so everything has to be gluten free"))
+    told = "I'm coeliac so everything has to be gluten free"
+    advice = may_i_have("Can I have a croissant?", [claim(told, "diet", "coeliac")])
     assert advice is not None
     assert advice.text.startswith("Better not")
 
 
 @pytest.mark.parametrize(
-    ("told", "question"),
+    ("told", "attribute", "value", "question"),
     [
-        ("I'm type 1 diabetic so I have to watch my carbs", "Can I have a big plate of spaghetti?"),
-        ("I'm allergic to shellfish", "Can I eat paella?"),
+        (
+            "I'm type 1 diabetic so I have to watch my carbs",
+            "diet",
+            "carbs",
+            "Can I have a big plate of spaghetti?",
+        ),
+        ("I'm allergic to shellfish", "allergy", "shellfish", "Can I eat paella?"),
     ],
 )
-def test_a_dish_a_told_constraint_rules_out_gets_better_not(told: str, question: str) -> None:
+def test_a_dish_a_told_constraint_rules_out_gets_better_not(
+    told: str, attribute: str, value: str, question: str
+) -> None:
     """The offline model answered "Yes, you can eat paella." to a user allergic to shellfish."""
     from services.cycle.constraints import may_i_have
-    from tests.unit.test_fact_reading import history
+    from tests.claims_support import claim
 
-    advice = may_i_have(question, history(told))
+    advice = may_i_have(question, [claim(told, attribute, value)])
     assert advice is not None
     assert advice.text.startswith("Better not")
 

@@ -11,6 +11,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from services.views.trace import load_trace
+from tests.claims_support import said, scripted_reader
 from tests.service_support import chat, done_of
 from thea.api import PREFIX
 from thea.api.models import FactEditResult, FactOfRecordView, FactsOfRecordView
@@ -24,6 +25,15 @@ from thea.testing.service import service_app
 
 FACTS = f"{PREFIX}/facts"
 TOLD = ["I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."]
+#: what the (scripted) model reads in them
+READ = {
+    "Leeds": [said("I live in Leeds", "home", "Leeds")],
+    "Sam": [
+        said("My partner Sam", "name", "Sam", subject="Sam", relation="partner"),
+        said("Sam is a carpenter", "job", "carpenter", subject="Sam", relation="partner"),
+    ],
+    "peanuts": [said("I'm allergic to peanuts", "allergy", "peanuts")],
+}
 
 
 def listed(client: TestClient, **params: Any) -> FactsOfRecordView:
@@ -53,22 +63,23 @@ def recall_report(runtime: Runtime, impulse_id: str) -> list[dict[str, Any]]:
 def test_tell_list_correct_forget_then_ask_in_a_new_chat(
     client: TestClient, runtime: Runtime, llm: StreamingFakeChatModel
 ) -> None:
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(READ))
     impulses = [done_of(chat(client, text, session="tell"))["impulse_id"] for text in TOLD]
-    asyncio.run(asyncio.to_thread(runtime.run_jobs))  # the insights of each message
+    asyncio.run(asyncio.to_thread(runtime.run_jobs))  # the claims and insights of each message
 
     view = listed(client)
     assert [(g.key, g.name) for g in view.subjects][:2] == [("user", "You"), ("sam", "Sam")]
-    assert {f.text for f in view.subjects[0].facts} >= {"You live in Leeds.", "You're allergic to peanuts."}
+    assert {f.text for f in view.subjects[0].facts} >= {"Your home: Leeds.", "Your allergy: peanuts."}
     leeds, peanuts, sam = find(view, "Leeds"), find(view, "peanuts"), find(view, "Sam")
     assert sam.subject == "Sam"
     assert leeds.source.kind == "message"
     assert leeds.source.id == impulses[0]
-    assert leeds.source.text == "I live in Leeds."
+    assert leeds.source.text == "I live in Leeds"  # the words that say it
     assert leeds.source.at is not None
     assert leeds.since <= now_ms()
     assert view.summary.startswith("You: ")
-    assert "you live in Leeds" in view.summary
-    assert "Sam: your partner Sam is a carpenter." in view.summary
+    assert "your home: Leeds" in view.summary
+    assert "Sam: Sam (your partner), job: carpenter" in view.summary
     assert peanuts.category == "constraint"
     resting = runtime.memory.facts.insights_resting_on([impulses[2]], "local")
     assert resting, "the slow loop made an insight of the allergy"
@@ -81,13 +92,13 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
     assert FactOfRecordView.model_validate(one.json()).id == peanuts.id
 
     # correct: the correction supersedes, history kept
-    corrected = client.patch(f"{FACTS}/{leeds.id[:8]}", json={"action": "correct", "text": "I live in York."})
+    corrected = client.patch(f"{FACTS}/{leeds.id[:8]}", json={"action": "correct", "text": "York"})
     assert corrected.status_code == 200, corrected.text
     edit = FactEditResult.model_validate(corrected.json())
     assert edit.action == "correct"
     assert leeds.id in edit.closed
     (york,) = edit.facts
-    assert york.text == "You live in York."
+    assert york.text == "Your home: York."
     assert york.source.kind == "correction"
     assert [e.id for e in york.history] == [leeds.id]
     old = runtime.memory.get([leeds.id])[0]
@@ -122,23 +133,23 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
 
     after = listed(client)
     texts = [f.text for g in after.subjects for f in g.facts]
-    assert "You live in York." in texts
+    assert "Your home: York." in texts
     assert not any("Leeds" in t or "peanut" in t for t in texts)
     assert "York" in after.summary
     assert "Leeds" not in after.summary  # the summary is made of current facts only
     assert "peanut" not in after.summary
-    assert [e.value for e in find(after, "York").history] == ["in Leeds"]
+    assert [e.value for e in find(after, "York").history] == ["Leeds"]
     assert find(listed(client, include_history="false"), "York").history == []
 
     # a new conversation: the correction is the current value, the deleted fact is unknown
     llm.calls.clear()
-    where = done_of(chat(client, "Where do I live?", session="later"))
-    assert where["answer"] == "You live in York."  # the correction, said back
+    where = done_of(chat(client, "What's my home?", session="later"))
+    assert where["answer"].startswith("Your home: York.")  # the correction, said back
     llm.calls.clear()
     near = done_of(chat(client, "Do you know a good cafe near where I live?", session="later-1"))
-    prompt = synthesis_prompt(llm)  # no plain answer: the model, with the current fact
-    assert "You live in York." in prompt
-    assert "Leeds" not in prompt
+    prompt = synthesis_prompt(llm)  # no plain answer: the model, with the current claim
+    assert "Your home: York." in prompt
+    assert "Leeds" not in prompt.split("EARLIER", 1)[0]
     llm.calls.clear()
     allergy = done_of(chat(client, "What am I allergic to?", session="later-2"))
     assert "peanut" not in allergy["answer"].lower()
@@ -157,6 +168,7 @@ def test_tell_list_correct_forget_then_ask_in_a_new_chat(
 
 def test_outdate_closes_a_fact_without_a_replacement(client: TestClient, runtime: Runtime) -> None:
     done_of(chat(client, "I drive a red Fiat Panda.", session="car"))
+    asyncio.run(asyncio.to_thread(runtime.run_jobs))  # the slow loop reads it (the fake: a note)
     panda = find(listed(client), "Panda")
     outdated = client.patch(f"{FACTS}/{panda.id}", json={"action": "outdate"})
     assert outdated.status_code == 200, outdated.text
@@ -173,6 +185,7 @@ def test_outdate_closes_a_fact_without_a_replacement(client: TestClient, runtime
 
 def test_another_users_fact_is_exactly_as_missing_as_no_fact(client: TestClient, runtime: Runtime) -> None:
     done_of(chat(client, "My sister Mia is a nurse.", session="mia"))
+    asyncio.run(asyncio.to_thread(runtime.run_jobs))
     mia = find(listed(client), "Mia")
     bob = {"X-Thea-User": "bob"}  # a user named by the caller: on the unix socket only
     assert listed(client, **{}).count >= 1
@@ -201,11 +214,12 @@ def test_another_users_fact_is_exactly_as_missing_as_no_fact(client: TestClient,
     assert client.get(f"{FACTS}/..%2Fetc").status_code in (400, 404, 422)
 
 
-def test_memories_in_chat_list_correct_outdate_forget(client: TestClient) -> None:
+def test_memories_in_chat_list_correct_outdate_forget(client: TestClient, runtime: Runtime) -> None:
     done_of(chat(client, "My cat Pixel is four years old.", session="pets"))
+    asyncio.run(asyncio.to_thread(runtime.run_jobs))
     [(kind, data)] = [(k, d) for k, d in chat(client, "!memories", session="pets") if k == "command"]
     assert kind == "command"
-    assert "Pixel:" in data["text"]
+    assert "Pixel" in data["text"]
     pixel = find(FactsOfRecordView.model_validate(data["data"]), "Pixel")
     assert pixel.id[:8] in data["text"]
     events = chat(client, f"!memories correct {pixel.id[:8]} Pixel is five years old.", session="pets")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from services.knowledge.record.keeper import fact_id
+from services.knowledge.claims.keeper import claim_id as fact_id
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs the Debian chromium package")

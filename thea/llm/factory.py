@@ -9,6 +9,35 @@ from thea.errors import ConfigError, NetworkLLMBlocked
 from thea.llm.guard import network_llms_blocked
 
 
+def build_claims_model(settings: Settings, *, progress: bool = True) -> BaseChatModel | None:
+    """The offline model that reads claims in the slow loop, when one other than the answering
+    model is configured (``knowledge.claims_model``); None: the answering model reads them."""
+    name = settings.knowledge.claims_model
+    if name in ("answering", settings.llm.model) or settings.llm.provider != "local":
+        return None
+    from thea.llm.assets import ASSETS, ensure_local_model
+    from thea.llm.local import LocalChatModel
+
+    asset = ASSETS.get(name)
+    if asset is None:
+        known = ", ".join(["answering", *ASSETS])
+        raise ConfigError(f"knowledge.claims_model={name!r} is not an offline model thea knows ({known})")
+    cfg = settings.llm
+    path = ensure_local_model(cfg.model_dir or default_cache_dir(), asset=asset, progress=progress)
+    return LocalChatModel(
+        model_path=str(path),
+        model_name=asset.name,
+        n_ctx=cfg.context_window,
+        slots=2,  # the claims prompt and the comparison prompt each keep their evaluated prefix
+        threads=cfg.threads,
+        poll=cfg.poll,
+        # one context: a second one for busy moments would hold its own, cold, prompt cache
+        adapt_threads=False,
+        temperature=0.0,
+        max_tokens=cfg.max_output_tokens,
+    )
+
+
 def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatModel:
     cfg = settings.llm
     if cfg.provider == "fake":

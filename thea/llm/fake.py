@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,18 +43,22 @@ class FakeCall:
 Handler = Callable[[FakeCall], str]
 
 
-def minimal_instance(schema: dict[str, Any]) -> Any:
+def minimal_instance(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
     """The smallest value matching a (pydantic-generated) JSON schema."""
+    defs = {**(defs or {}), **schema.get("$defs", {})}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return minimal_instance(defs[ref.removeprefix("#/$defs/")], defs)
     if "default" in schema:
         return schema["default"]
     if "enum" in schema:
         return schema["enum"][0]
     if "anyOf" in schema:
-        return minimal_instance(schema["anyOf"][0])
+        return minimal_instance(schema["anyOf"][0], defs)
     kind = schema.get("type")
     if kind == "object":
         props = schema.get("properties", {})
-        return {k: minimal_instance(v) for k, v in props.items() if k in schema.get("required", [])}
+        return {k: minimal_instance(v, defs) for k, v in props.items() if k in schema.get("required", [])}
     if kind == "string":
         text = "fake"
         return (text * (int(schema.get("minLength", 0)) // len(text) + 1))[
@@ -104,6 +109,27 @@ DEFAULT_REPLY = "Here is my answer."
 STAND_IN_REPLY = "(fake model) I heard you."
 
 
+def _notes(call: FakeCall) -> str:
+    """The fake's reading of a statement (the extraction prompt): every sentence of it one note
+    about the user, quoted as said. Deterministic and language-neutral: tests through the
+    service get claims without any model, and never a rule about wording."""
+    message = str(call.messages[-1].content) if call.messages else ""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", message) if s.strip()]
+    claims = [
+        {
+            "quote": s.rstrip(".!?"),
+            "subject": "user",
+            "relation": "self",
+            "attribute": "note",
+            "value": s.rstrip(".!?"),
+            "when": "",
+            "kind": "new",
+        }
+        for s in sentences[:8]
+    ]
+    return json.dumps({"claims": claims})
+
+
 def _reflect(call: FakeCall) -> str:
     lines = reference_lines(call.messages)
     return "In short: " + (lines[0] if lines else "nothing to merge.")
@@ -117,7 +143,6 @@ def default_handlers() -> dict[PromptId, Handler]:
     """A valid answer for every prompt except the synthesis (that one answers :attr:`reply`)."""
     return {
         PromptId.PLANNER: lambda _: json.dumps(PLAN_JSON),
-        PromptId.INSTINCT: lambda _: REACTION,
         PromptId.FIRST_LOOK: lambda _: json.dumps({"reaction": REACTION, **PLAN_JSON}),
         PromptId.DISTILL: lambda _: "The user talked about their work on Redis queues.",
         PromptId.CRYSTALLIZE: lambda _: json.dumps(CRYSTAL_JSON),
@@ -125,6 +150,10 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.REFLECT: _reflect,
         PromptId.FACT_CHECK: lambda c: json.dumps({"verdicts": ["unrelated"] * count_memories(c.messages)}),
         PromptId.VERIFY_CLAIMS: lambda c: json.dumps({"verdicts": ["supported"] * count_claims(c.messages)}),
+        # each sentence a note (tests script other readings: tests/claims_support.py); two claims
+        # both stay
+        PromptId.EXTRACT_CLAIMS: _notes,
+        PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
     }
 
 
@@ -156,9 +185,14 @@ class FakeChatModel(BaseChatModel):
 
     @classmethod
     def minimal(cls, **fields: Any) -> Self:
-        """The stand-in for a model (the ``fake`` provider, benchmarks): no handlers, so
-        schema-minimal JSON for structured prompts and ``reply`` for the rest; records nothing."""
-        return cls(**{"handlers": {}, "reply": STAND_IN_REPLY, "record": False, **fields})
+        """The stand-in for a model (the ``fake`` provider, benchmarks): statements read as notes,
+        schema-minimal JSON for the other structured prompts and ``reply`` for the rest; records
+        nothing."""
+        handlers: dict[PromptId, Handler] = {
+            PromptId.EXTRACT_CLAIMS: _notes,
+            PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
+        }
+        return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 
     @property
     def _llm_type(self) -> str:

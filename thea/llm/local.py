@@ -99,6 +99,9 @@ class LocalChatModel(BaseChatModel):
     model_path: str
     model_name: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
     n_ctx: int = 4096
+    #: prompts kept evaluated side by side (llama.cpp's slots, each ``n_ctx`` tokens): a model
+    #: that alternates between two prompts (claims and their comparison) re-reads neither
+    slots: int = 1
     threads: int = 2
     #: llama.cpp's busy-wait level between operations (0 = threads sleep; see LLMSettings.poll)
     poll: int = 0
@@ -144,8 +147,8 @@ class LocalChatModel(BaseChatModel):
             raise LLMError("xllamacpp is not installed: pip install xllamacpp") from exc
         params = xllamacpp.CommonParams()
         params.model.path = self.model_path
-        params.n_ctx = self.n_ctx
-        params.n_parallel = 1
+        params.n_ctx = self.n_ctx * self.slots
+        params.n_parallel = self.slots
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         # busy-waiting threads fight any other CPU-bound process for its core, and two

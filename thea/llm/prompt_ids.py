@@ -25,7 +25,6 @@ class PromptId(StrEnum):
 
     PLANNER = "planner"
     FIRST_LOOK = "first_look"
-    INSTINCT = "instinct"
     SYNTHESIS = "synthesis"
     DISTILL = "distill"
     CRYSTALLIZE = "crystallize"
@@ -33,6 +32,8 @@ class PromptId(StrEnum):
     REFLECT = "reflect"
     FACT_CHECK = "fact_check"
     VERIFY_CLAIMS = "verify_claims"
+    EXTRACT_CLAIMS = "extract_claims"
+    SUPERSESSION = "supersession"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

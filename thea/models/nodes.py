@@ -90,6 +90,8 @@ class Step(StrEnum):
     CRYSTALLIZE = "crystallize"
     CRYSTALLIZE_SESSION = "crystallize_session"
     REFLECT = "reflect"
+    #: the claims a statement told, read by the model (services/knowledge/claims)
+    CLAIMS = "claims"
 
 
 #: the cycle's steps, in order
@@ -229,6 +231,8 @@ class UserImpulse(Node):
     kind: MessageKind | None = None
     #: the facts of record it told (their facts stand for it in recall)
     fact_ids: list[str] = Field(default_factory=list)
+    #: the model has read its claims (services/knowledge/claims/statements.py)
+    claims_read: bool = False
 
     def embedding_text(self) -> str | None:
         return self.content or None
@@ -333,8 +337,19 @@ class Fact(Node):
     #: what the fact it replaced was about, without its value ("kitchen renovation start" for
     #: "The renovation got pushed to October 18"): a question in the old words still finds it
     keywords: list[str] = Field(default_factory=list)
+    # claims (services/knowledge/claims): set when the model read the fact from a message
+    #: the exact words of the user's message that carry it
+    quote: str | None = None
+    #: the subject's relation to the user ("self", "wife", "dog")
+    relation: str | None = None
+    #: the time as told ("last weekend"), with the date it means when one could be worked out
+    when: str | None = None
+    #: which model and prompt version read it ("qwen2.5-coder-1.5b extract_claims/1")
+    read_by: str | None = None
 
     def embedding_text(self) -> str | None:
+        if self.quote and self.content:
+            return f"{self.content} ({self.quote})"
         return self.content or None
 
     def holds(self, now: int) -> bool:

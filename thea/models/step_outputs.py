@@ -139,4 +139,25 @@ class SynthesisOutput(StepOutputModel):
         return [f if isinstance(f, str) else f.id for f in self.facts if f]
 
 
+class ReadClaim(BaseModel):
+    """A claim the model read from a statement, as the claims job reports it."""
+
+    id: str = ""
+    text: str = ""
+    quote: str = ""
+    kind: str = ""
+    #: why it was not stored ("" when it was): the message does not say it, or says it again
+    dropped: str = ""
+
+
+class ClaimsJobOutput(StepOutputModel):
+    """What reading one statement into claims did (the claims job's Report)."""
+
+    claims: list[ReadClaim] = Field(default_factory=list)
+    superseded: list[SupersededFact] = Field(default_factory=list)
+    insights_superseded: list[str] = Field(default_factory=list)
+    #: pairs of claims the model was asked to compare
+    judged: int = 0
+
+
 StepOutput: TypeAlias = InstinctOutput | PlanOutput | RecallOutput | SynthesisOutput

@@ -21,11 +21,12 @@ from rq.job import Job, JobStatus
 from services.cycle.context import ConversationCache
 from services.cycle.context_local import ContextCache
 from services.cycle.orchestrator import Orchestrator
+from services.knowledge.claims.statements import StatementReader
 from services.knowledge.facts import FactKeeper
 from services.reflection.merge import ReflectionReport, Reflector
 from thea.config import Settings
 from thea.errors import JobError, QueueUnavailable
-from thea.llm.factory import build_chat_model
+from thea.llm.factory import build_chat_model, build_claims_model
 from thea.llm.scheduler import (
     ForegroundGate,
     LocalForegroundGate,
@@ -41,6 +42,7 @@ from thea.runtime.assembly import (
     build_fact_keeper,
     build_orchestrator,
     build_reflector,
+    build_statement_reader,
 )
 from workers.admin import failure_reason
 from workers.context import WorkerContext
@@ -122,6 +124,8 @@ class Runtime:
     jobs: RQJobSink
     reflector: Reflector
     facts: FactKeeper
+    #: the slow loop's reader of claims (None: ``knowledge.read_claims`` is off)
+    statements: StatementReader | None = None
     workers: list[BackgroundWorker] = field(default_factory=list)
     schedule: ReflectionSchedule | None = None
     #: computes the vectors large imports left for later (started with the slow loop)
@@ -145,6 +149,7 @@ class Runtime:
                 crystallizer=build_crystallizer(self.settings, self.memory, self.background_llm),
                 reflector=self.reflector,
                 timeout_s=self.settings.llm.timeout_s,
+                statements=self.statements,
             )
         return self._worker_context
 
@@ -286,7 +291,14 @@ def build_runtime(
         orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate, context=context)
         lock = reflection_lock(connection, lease_s=settings.queue.reflect_lock_s)
         reflector = build_reflector(settings, memory, background, lock)
-        facts = build_fact_keeper(settings, memory, model)
+        claims_model = build_claims_model(settings) if llm is None else None
+        claims_llm = (
+            background
+            if claims_model is None
+            else ScheduledChatModel(inner=claims_model, gate=gate, max_wait_s=settings.llm.timeout_s * 5)
+        )
+        statements = build_statement_reader(settings, memory, claims_llm)
+        facts = build_fact_keeper(settings, memory, model, claims_model or model)
     except BaseException:
         memory.close()
         raise
@@ -300,4 +312,5 @@ def build_runtime(
         jobs=jobs,
         reflector=reflector,
         facts=facts,
+        statements=statements,
     )

@@ -13,8 +13,9 @@ from services.cycle.orchestrator import CycleLimits, CycleParts, CycleSteps, Job
 from services.cycle.planner import PlannerService
 from services.cycle.recall_step import RecallStep
 from services.cycle.synthesis import SynthesisService
+from services.knowledge.claims.keeper import ClaimKeeper, ClaimReader
+from services.knowledge.claims.statements import StatementReader
 from services.knowledge.facts import FactKeeper
-from services.knowledge.record.keeper import FactRecorder
 from services.recall.cascade import RecallService
 from services.recall.rerank import CrossEncoderReranker, HttpReranker, Reranker
 from services.reflection.crystallizer import Crystallizer
@@ -55,11 +56,8 @@ def build_orchestrator(
             first_look_s,
             max_tokens=cycle.instinct_tokens,
             combined=cycle.first_look == "combined",
-            facts=memory.facts,
         ),
-        planner=PlannerService(
-            llm, first_look_s, use_model=cycle.first_look == "separate", facts=FactRecorder(memory)
-        ),
+        planner=PlannerService(llm, first_look_s, use_model=cycle.first_look == "separate"),
         recall=RecallStep(build_recall(settings, memory)),
         synthesis=SynthesisService(
             llm,
@@ -128,11 +126,36 @@ def build_reflector(
     )
 
 
-def build_fact_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel | None) -> FactKeeper:
+def build_claim_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> ClaimKeeper:
+    """Reads statements into claims and keeps them (services/knowledge/claims)."""
+    timeout = settings.llm.timeout_s
+    reader = ClaimReader(llm, timeout_s=timeout)
+    return ClaimKeeper(memory, reader, embedder=memory.recall_port, judge_llm=llm, timeout_s=timeout)
+
+
+def build_statement_reader(
+    settings: Settings, memory: UniversalMemory, llm: BaseChatModel
+) -> StatementReader | None:
+    """The claims job's reader (None when ``knowledge.read_claims`` is off)."""
+    if not settings.knowledge.read_claims:
+        return None
+    return StatementReader(memory, build_claim_keeper(settings, memory, llm))
+
+
+def build_fact_keeper(
+    settings: Settings,
+    memory: UniversalMemory,
+    llm: BaseChatModel | None,
+    claims_llm: BaseChatModel | None = None,
+) -> FactKeeper:
+    """``!fact`` and ``POST /facts``: the user waits, so the claims are read in the foreground."""
+    reader = claims_llm or llm
+    keeper = build_claim_keeper(settings, memory, reader) if reader is not None else None
     return FactKeeper(
         memory,
         llm,
         FactRevision(memory, grounding=settings.tuning.grounding),
         timeout_s=settings.llm.timeout_s,
         prompt_tokens=prompt_tokens(settings),
+        claims=keeper,
     )

@@ -157,14 +157,14 @@ def test_the_trace_shows_what_was_recalled_and_the_prompt_on_request(visit: Visi
 
 def test_a_failed_step_is_highlighted(visit: Visit, llm: StreamingFakeChatModel) -> None:
     page = visit.page
-    llm.fail = {PromptId.INSTINCT}
+    llm.fail = {PromptId.SYNTHESIS}
     answer = say(page, "What do I work on?")
-    sync_api.expect(answer.locator(".failed")).to_have_text("failed steps: instinct")
+    sync_api.expect(answer.locator(".failed")).to_have_text("failed steps: synthesis")
     answer.get_by_role("button", name="How I got this").click()
     failed = page.locator("#trace-panel li.step.FAILURE")
     sync_api.expect(failed).to_have_count(1)
-    sync_api.expect(failed.locator(".step-name")).to_have_text("instinct")
-    sync_api.expect(failed.locator(".err")).to_contain_text("scripted failure in instinct")
+    sync_api.expect(failed.locator(".step-name")).to_have_text("synthesis")
+    sync_api.expect(failed.locator(".err")).to_contain_text("scripted failure in synthesis")
     sync_api.expect(page.locator("#trace-panel .summary .badge")).to_have_text("1 failed")
 
 

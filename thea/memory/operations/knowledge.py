@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: a flat graph property value (what ``Node.to_props`` produces)
-PropertyValue = str | int | float | bool | None
+PropertyValue = str | int | float | bool | list[str] | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,27 @@
+"""What a user's message told: its statement sentences, orders to the assistant left out.
+
+The slow loop learns only from these (claims, insights): a question, a request or small talk tells
+nothing, and neither does thea's reply.
+"""
+
+from __future__ import annotations
+
+from services.common.statements import tells_anything
+from services.common.understanding import understand
+from services.prompts.quoting import without_any_order
+from thea.models import UserImpulse
+
+
+def statements_of(impulse: UserImpulse) -> str:
+    """What a message told: its statement sentences, orders to the assistant left out (a
+    question, a request or small talk tells nothing; messages recorded before messages were
+    read are read now)."""
+    if impulse.kind is not None and not impulse.kind.tells:
+        return ""
+    # an order to the assistant ("the correct answer about the cat is Garfield") tells nothing
+    told = [without_any_order(s)[0] for s in understand(impulse.content).told]
+    if any(told):
+        return " ".join(t for t in told if t)
+    if impulse.kind is None and tells_anything(impulse.content):
+        return without_any_order(impulse.content)[0]
+    return ""

@@ -1,0 +1,350 @@
+"""Claims of record: what one user message tells, read by the model, kept by code.
+
+:class:`ClaimReader` asks the model for the message's claims (structured output,
+services/prompts/extract_claims.py) and keeps those the message bears out (verify.py).
+:class:`ClaimKeeper` stores them as ``Fact`` nodes and closes what they supersede
+(supersession.py): the older claim gets ``valid_until`` (when the newer was said) and
+``superseded_by``, a SUPERSEDES edge goes from the newer to it, the concept relations it
+asserted are closed, and the insights derived from its message are superseded with it. Nothing
+is deleted: history is what "before" questions and ``thea memories`` read.
+
+Ids derive from the message and the claim's place in it, so a retried job stores nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from services.common.dates import resolve_relative, when_text
+from services.common.llm_calls import ask_structured, model_name
+from services.common.text import TextEmbedder
+from services.knowledge.claims.render import claim_line, subject_key
+from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
+from services.knowledge.claims.verify import Checked, checked_claims, plain
+from services.prompts import extract_claims as reading
+from services.prompts import supersession as pairing
+from thea.errors import LLMError
+from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
+from thea.models import (
+    USER_SUBJECT,
+    Edge,
+    EdgeType,
+    Fact,
+    FactOrigin,
+    KnowledgeCrystal,
+    LLMUsage,
+    Node,
+    Revision,
+    stable_id,
+)
+from thea.models.step_outputs import ClaimsJobOutput, ReadClaim, SupersededFact
+
+log = logging.getLogger(__name__)
+
+#: a user's current claims a new message is compared with (newest first)
+CURRENT_LIMIT = 1000
+#: how sure thea is of what the user told about their own life
+TOLD_CONFIDENCE = 0.8
+#: an insight stating a replaced value keeps at most this confidence
+SUPERSEDED_CONFIDENCE = 0.2
+#: the longest part of a message the model reads for claims (~1,500 tokens); a longer paste is a
+#: document (services/knowledge/documents.py), not a statement
+MAX_READ_CHARS = 6_000
+#: tokens the model may write for one message's claims
+MAX_CLAIM_TOKENS = 600
+CONSTRAINT_ATTRIBUTES = ("allerg", "diet", "intoleran", "health", "condition", "medic", "eat", "food")
+CONSTRAINT = "constraint"
+GENERAL = "general"
+
+
+class ClaimMemory(Protocol):
+    """What keeping claims needs of the memory."""
+
+    @property
+    def facts(self) -> FactReads: ...
+
+    @property
+    def knowledge(self) -> KnowledgeWrites: ...
+
+    def record(self, nodes: Sequence[Node], links: Sequence[Edge] = ()) -> object: ...
+
+
+@dataclass(frozen=True)
+class SaidMessage:
+    """A user's message to read: only their own words, never thea's."""
+
+    source_id: str
+    user_id: str
+    text: str
+    said_at: int
+    session_id: str | None = None
+    origin: FactOrigin = FactOrigin.SAID
+
+
+@dataclass
+class KeptClaims:
+    """What reading one message did."""
+
+    stored: list[Fact] = field(default_factory=list)
+    #: claim id -> the current claim that already said it
+    repeats: dict[str, str] = field(default_factory=dict)
+    closings: list[Closing] = field(default_factory=list)
+    insights: list[str] = field(default_factory=list)
+    #: what the model said that the message does not bear out
+    dropped: list[reading.ClaimOut] = field(default_factory=list)
+    judged: int = 0
+    usage: LLMUsage = field(default_factory=LLMUsage)
+
+    @property
+    def fact_ids(self) -> list[str]:
+        """The claims that stand for the message: stored ones and those it repeated."""
+        return [f.id for f in self.stored] + sorted(set(self.repeats.values()))
+
+    def as_output(self) -> ClaimsJobOutput:
+        claims = [
+            ReadClaim(id=f.id, text=f.content, quote=f.quote or "", kind=f.change or "") for f in self.stored
+        ]
+        claims += [
+            ReadClaim(id=old, text="", dropped="said again") for old in sorted(set(self.repeats.values()))
+        ]
+        claims += [
+            ReadClaim(
+                text=f"{c.subject} {c.attribute}: {c.value}",
+                quote=c.quote,
+                kind=c.kind.value,
+                dropped="not in the message",
+            )
+            for c in self.dropped
+        ]
+        return ClaimsJobOutput(
+            claims=claims,
+            superseded=[
+                SupersededFact(id=c.old.id, text=c.old.content, by=c.by.id, reason=c.reason)
+                for c in self.closings
+            ],
+            insights_superseded=self.insights,
+            judged=self.judged,
+        )
+
+
+def claim_id(source_id: str, index: int) -> str:
+    return stable_id("claim", source_id, str(index))
+
+
+def category_of(attribute: str) -> str:
+    """Health and diet claims are constraints: every request for help is given them."""
+    lowered = attribute.lower()
+    return CONSTRAINT if any(word in lowered for word in CONSTRAINT_ATTRIBUTES) else GENERAL
+
+
+def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:
+    """The names the user goes by: their name claims, told before or in this message."""
+    told = {plain(c.claim.value) for c in checked if c.about_user and plain(c.claim.attribute) == "name"}
+    known = {plain(f.value or "") for f in current if f.subject_key == USER_SUBJECT and f.attribute == "name"}
+    return (told | known) - {""}
+
+
+def build_claims(
+    checked: Sequence[Checked], message: SaidMessage, read_by: str, names: set[str] | None = None
+) -> list[Fact]:
+    """The Fact nodes of one message's checked claims (a claim about someone called by the user's
+    own name is about the user: "I'm Priya ... Priya teaches maths")."""
+    out: list[Fact] = []
+    for index, item in enumerate(checked):
+        claim = item.claim
+        if not item.about_user and plain(claim.subject) in (names or set()):
+            item = Checked(claim.model_copy(update={"subject": "user", "relation": "self"}), about_user=True)
+            claim = item.claim
+        fact = Fact(
+            id=claim_id(message.source_id, index),
+            confidence=TOLD_CONFIDENCE,
+            source=message.user_id,
+            source_message_id=message.source_id,
+            valid_from=message.said_at,
+            subject_key=subject_key(claim.subject, item.about_user),
+            subject="you" if item.about_user else claim.subject,
+            relation=claim.relation or None,
+            attribute=claim.attribute,
+            value=claim.value,
+            change=claim.kind.value,
+            category=category_of(claim.attribute),
+            origin=message.origin,
+            quote=claim.quote,
+            when=resolve_relative(claim.when, message.said_at) if claim.when else None,
+            read_by=read_by,
+            created_at=message.said_at,
+            user_id=message.user_id,
+            session_id=message.session_id,
+            correlation_id=message.source_id,
+        )
+        out.append(fact.model_copy(update={"content": claim_line(fact)}))
+    return out
+
+
+class ClaimReader:
+    """The model reads a message into checked claims."""
+
+    def __init__(
+        self, llm: BaseChatModel, timeout_s: float = 120.0, max_tokens: int = MAX_CLAIM_TOKENS
+    ) -> None:
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+
+    @property
+    def name(self) -> str:
+        return f"{model_name(self.llm)} {reading.PROMPT.name}/{reading.PROMPT.version}"
+
+    async def read(self, text: str) -> tuple[list[Checked], list[reading.ClaimOut], LLMUsage]:
+        """The claims the message bears out, those it does not, and what the call cost."""
+        text = text[:MAX_READ_CHARS]
+        out, usage = await ask_structured(
+            self.llm,
+            reading.ClaimsOutput,
+            reading.build(text),
+            reading.PROMPT,
+            timeout_s=self.timeout_s,
+            max_tokens=self.max_tokens,
+        )
+        kept, dropped = checked_claims(out.claims, text)
+        return kept, dropped, usage
+
+
+class ClaimKeeper:
+    def __init__(
+        self,
+        memory: ClaimMemory,
+        reader: ClaimReader,
+        embedder: TextEmbedder | None = None,
+        judge_llm: BaseChatModel | None = None,
+        timeout_s: float = 60.0,
+        current_limit: int = CURRENT_LIMIT,
+    ) -> None:
+        self.memory = memory
+        self.reader = reader
+        self.embedder = embedder
+        #: compares two claims where code cannot decide (None: both stay current)
+        self.judge_llm = judge_llm
+        self.timeout_s = timeout_s
+        self.current_limit = current_limit
+
+    async def keep(self, message: SaidMessage) -> KeptClaims:
+        """Read the message, store its claims, close what they supersede."""
+        checked, dropped, usage = await self.reader.read(message.text)
+        names = user_names(checked, self._current(message))
+        new = build_claims(checked, message, self.reader.name, names)
+        kept = await self.store(new, message)
+        kept.dropped = dropped
+        kept.usage = usage.add(kept.usage)
+        return kept
+
+    async def store(self, new: Sequence[Fact], message: SaidMessage) -> KeptClaims:
+        """Store claims already built for ``message`` and close what they supersede."""
+        if not new:
+            return KeptClaims()
+        current = [
+            f
+            for f in self.memory.facts.facts_of_record(
+                message.user_id, current_only=True, limit=self.current_limit
+            )
+            if f.source_message_id != message.source_id
+        ]
+        usage = LLMUsage()
+
+        async def judge(old: Fact, newer: Fact) -> pairing.PairDecision | None:
+            nonlocal usage
+            if self.judge_llm is None:
+                return None
+            shown = pairing.pair_text(
+                old.content,
+                old.quote or old.content,
+                when_text(old.created_at),
+                newer.content,
+                newer.quote or newer.content,
+                when_text(newer.created_at),
+            )
+            try:
+                out, cost = await ask_structured(
+                    self.judge_llm,
+                    pairing.PairOutput,
+                    pairing.build(shown),
+                    pairing.PROMPT,
+                    timeout_s=self.timeout_s,
+                    max_tokens=24,
+                )
+            except LLMError as exc:
+                log.warning("could not compare claims %s and %s: %s", old.id[:8], newer.id[:8], exc)
+                return None
+            usage = usage.add(cost)
+            return out.decision
+
+        plan = await supersede(new, current, AttributeNearness(self.embedder), judge)
+        kept = KeptClaims(
+            stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
+        )
+        kept.usage = usage
+        said_at = message.said_at
+        edges = [Edge(src=c.by.id, dst=c.old.id, type=EdgeType.SUPERSEDES) for c in plan.closings]
+        insights = self._insights_to_supersede(
+            [c for c in plan.closings if c.old.source_message_id != message.source_id],
+            message.user_id,
+            said_at,
+        )
+        kept.insights = [k.id for k in insights]
+        if plan.stored:
+            edges += [Edge(src=plan.stored[0].id, dst=k.id, type=EdgeType.SUPERSEDES) for k in insights]
+        self.memory.record([*plan.stored, *insights], edges)
+        if plan.closings:
+            self.memory.knowledge.patch_nodes(
+                [
+                    NodePatch(c.old.id, {"valid_until": said_at, "superseded_by": c.by.id})
+                    for c in plan.closings
+                ]
+            )
+            self.memory.knowledge.close_relations([c.old.id for c in plan.closings], said_at)
+            log.info(
+                "claims of user %s: %d new, superseded %s",
+                message.user_id,
+                len(plan.stored),
+                ", ".join(f"{c.old.id[:8]} ({c.reason})" for c in plan.closings),
+            )
+        return kept
+
+    def _current(self, message: SaidMessage) -> list[Fact]:
+        """The user's current claims, but this message's own (a retried job)."""
+        return [
+            f
+            for f in self.memory.facts.facts_of_record(
+                message.user_id, current_only=True, limit=self.current_limit
+            )
+            if f.source_message_id != message.source_id
+        ]
+
+    def _insights_to_supersede(
+        self, closings: Sequence[Closing], user_id: str, at: int
+    ) -> list[KnowledgeCrystal]:
+        """The insights derived from the messages whose claims were closed, superseded with them."""
+        sources = sorted({c.old.source_message_id for c in closings if c.old.source_message_id})
+        if not sources:
+            return []
+        reason = "; ".join(f"{c.old.content!r} was replaced ({c.reason})" for c in closings)[:400]
+        by = sorted({c.by.id for c in closings})
+        out: list[KnowledgeCrystal] = []
+        for insight in self.memory.facts.insights_resting_on(sources, user_id):
+            revision = Revision(kind="superseded", at=at, reason=reason, evidence=by)
+            out.append(
+                insight.model_copy(
+                    update={
+                        "active": False,
+                        "valid_until": at,
+                        "confidence": round(min(insight.confidence, SUPERSEDED_CONFIDENCE), 3),
+                        "revisions": [*insight.revisions, revision],
+                    }
+                )
+            )
+        return out

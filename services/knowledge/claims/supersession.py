@@ -1,0 +1,203 @@
+"""Which of the user's current claims a new claim supersedes: decided by code from the claims'
+subjects, attributes, values, kinds and dates, and by one model call per pair where that is not
+enough. Never by the wording of the message.
+
+* **Candidates** are the current claims about the same subject (its key, or the relation it was
+  named by: "my sister" then "my sister Ana") said before the new claim, whose attribute is the
+  same or near in meaning (an embedding of the attribute; graphiti's guard: a claim about
+  another subject or another attribute is never closed), or, for an end or a correction, whose
+  value the new claim names.
+* A candidate holding the **same value** makes the new claim a repetition: it is not stored a
+  second time.
+* A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
+  closes nothing; a **new** claim with a different value for the same attribute is judged by
+  the model (same / replaces / adds / unrelated). Without a judge, both stay current.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from services.common.text import TextEmbedder
+from services.knowledge.claims.verify import plain
+from services.prompts.extract_claims import ClaimKind
+from services.prompts.supersession import PairDecision
+from services.recall.lexical import stem
+from thea.models import USER_SUBJECT, Fact
+from thea.words import STOPWORDS
+
+#: attributes at least this close in meaning (MiniLM cosine) are one attribute ("job" ~ "work" 0.77,
+#: "home" ~ "city"); unrelated pairs stay below (measured: "sister" ~ "husband" 0.54)
+ATTRIBUTE_NEAR = 0.7
+#: model calls one message's claims may cost at most
+MAX_JUDGED = 6
+
+#: asks the model about one (earlier, newer) pair
+Judge = Callable[[Fact, Fact], Awaitable[PairDecision | None]]
+
+
+@dataclass(frozen=True)
+class Closing:
+    """An older claim the newer one closes, and why."""
+
+    old: Fact
+    by: Fact
+    reason: str
+
+
+@dataclass
+class Supersession:
+    """What one message's claims do to the user's current claims."""
+
+    #: the new claims to store (repetitions left out)
+    stored: list[Fact] = field(default_factory=list)
+    #: a repeated claim's id -> the current claim that already says it
+    repeats: dict[str, str] = field(default_factory=dict)
+    closings: list[Closing] = field(default_factory=list)
+    #: pairs the model was asked about
+    judged: int = 0
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in plain(text).split() if w not in STOPWORDS and len(w) > 1}
+
+
+def same_subject(new: Fact, old: Fact) -> bool:
+    if new.subject_key == old.subject_key:
+        return True
+    if USER_SUBJECT in (new.subject_key, old.subject_key):
+        return False
+    new_names = {new.subject_key, plain(new.relation or "")} - {""}
+    old_names = {old.subject_key, plain(old.relation or "")} - {""}
+    # "my sister" (key: sister) and later "my sister Ana" (key: ana, relation: sister)
+    return bool(new.subject_key in old_names or old.subject_key in new_names)
+
+
+def same_value(new: Fact, old: Fact) -> bool:
+    a, b = plain(new.value or ""), plain(old.value or "")
+    return bool(a) and a == b
+
+
+def names_value(new: Fact, old: Fact) -> bool:
+    """The new claim's value or quote names the older claim's value ("I sold the Civic": Civic)."""
+    old_value = content_stems(old.value or "")
+    said = content_stems(f"{new.value} {new.quote or ''}")
+    return bool(old_value) and old_value <= said
+
+
+class AttributeNearness:
+    """How close two attributes are in meaning: equal words 1.0, else an embedding cosine."""
+
+    def __init__(self, embedder: TextEmbedder | None) -> None:
+        self.embedder = embedder
+        self._vectors: dict[str, list[float]] = {}
+
+    def prepare(self, attributes: Sequence[str]) -> None:
+        missing = sorted({plain(a) for a in attributes} - set(self._vectors) - {""})
+        if self.embedder is None or not missing:
+            return
+        for name, vector in zip(missing, self.embedder.embed_documents(missing), strict=True):
+            self._vectors[name] = vector
+
+    def __call__(self, a: str | None, b: str | None) -> float:
+        x, y = plain(a or ""), plain(b or "")
+        if not x or not y:
+            return 0.0
+        if x == y or content_stems(x) == content_stems(y):
+            return 1.0
+        if content_stems(x) & content_stems(y):
+            return 0.9  # "dentist appointment" and "appointment"
+        u, v = self._vectors.get(x), self._vectors.get(y)
+        if u is None or v is None:
+            return 0.0
+        dot = sum(p * q for p, q in zip(u, v, strict=True))
+        norm = math.sqrt(sum(p * p for p in u)) * math.sqrt(sum(q * q for q in v))
+        return dot / norm if norm else 0.0
+
+
+def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> list[tuple[Fact, float]]:
+    """The current claims the new one may supersede, with their attribute's nearness."""
+    kind = ClaimKind(new.change or ClaimKind.NEW.value)
+    found: list[tuple[Fact, float]] = []
+    for old in current:
+        if old.created_at > new.created_at or not same_subject(new, old):
+            continue  # a claim said later is never closed by an earlier one (a retried job)
+        nearness = near(new.attribute, old.attribute)
+        if nearness >= ATTRIBUTE_NEAR or (
+            kind in (ClaimKind.ENDS, ClaimKind.CORRECTS) and names_value(new, old)
+        ):
+            found.append((old, nearness))
+    return sorted(found, key=lambda pair: -pair[1])
+
+
+async def supersede(
+    new_claims: Sequence[Fact],
+    current: Sequence[Fact],
+    near: AttributeNearness,
+    judge: Judge | None = None,
+) -> Supersession:
+    """What the new claims (one message's, in order) do to the current ones."""
+    near.prepare([f.attribute or "" for f in [*new_claims, *current]])
+    out = Supersession()
+    closed: set[str] = set()
+    for new in new_claims:
+        open_now = [f for f in current if f.id not in closed]
+        found = candidates(new, open_now, near)
+        repeat = next(
+            (old for old, nearness in found if nearness >= ATTRIBUTE_NEAR and same_value(new, old)), None
+        )
+        kind = ClaimKind(new.change or ClaimKind.NEW.value)
+        if repeat is not None and kind is not ClaimKind.ENDS:
+            out.repeats[new.id] = repeat.id
+            continue
+        later = _closed_later(new, open_now, near)
+        if later is not None:  # read out of order (a retried job): already replaced when stored
+            new = new.model_copy(update={"valid_until": later.created_at, "superseded_by": later.id})
+            out.closings.append(Closing(old=new, by=later, reason="replaced by a later claim"))
+        out.stored.append(new)
+        for old, reason in await _closed_by(new, kind, found, judge, out):
+            closed.add(old.id)
+            out.closings.append(Closing(old=old, by=new, reason=reason))
+    return out
+
+
+def _closed_later(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> Fact | None:
+    """A claim said after the new one that replaces what it says (a job read out of order)."""
+    for later in sorted(current, key=lambda f: f.created_at):
+        if later.created_at <= new.created_at or not same_subject(new, later):
+            continue
+        kind = ClaimKind(later.change or ClaimKind.NEW.value)
+        if (
+            kind.closes
+            and near(new.attribute, later.attribute) >= ATTRIBUTE_NEAR
+            and not same_value(new, later)
+        ):
+            return later
+    return None
+
+
+async def _closed_by(
+    new: Fact, kind: ClaimKind, found: Sequence[tuple[Fact, float]], judge: Judge | None, out: Supersession
+) -> list[tuple[Fact, str]]:
+    if not found or kind is ClaimKind.ADDS:
+        return []
+    if kind is ClaimKind.ENDS:
+        named = [old for old, _ in found if names_value(new, old) or same_value(new, old)]
+        chosen = named or [old for old, nearness in found if nearness >= 1.0]
+        return [(old, "ended") for old in chosen]
+    if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
+        best = found[0][1]
+        chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
+        return [(old, kind.value) for old in chosen if not same_value(new, old)]
+    closed: list[tuple[Fact, str]] = []
+    for old, nearness in found:  # a new value beside an old one: both may be true
+        if nearness < ATTRIBUTE_NEAR or judge is None or out.judged >= MAX_JUDGED:
+            continue
+        out.judged += 1
+        decision = await judge(old, new)
+        if decision in (PairDecision.REPLACES, PairDecision.SAME):
+            reason = "replaced" if decision is PairDecision.REPLACES else "said again"
+            closed.append((old, f"{reason} (judged by the model)"))
+    return closed

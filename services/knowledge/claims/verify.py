@@ -1,0 +1,113 @@
+"""What the model says a message tells is kept only when the message says it.
+
+A claim is dropped when its quote is not in the message, when its value is not in its quote, when
+it names someone the message never names, or when its quote gives the assistant orders (text
+that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
+punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
+quotes; a value's word may be a form of a quoted word ("teacher" for "I teach").
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.prompts.extract_claims import ClaimOut
+from services.prompts.quoting import is_order
+from thea.text import neutralise
+from thea.words import lower_words
+
+#: the subject as the model writes the user themselves
+USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
+#: a value's word counts as quoted when it and a quoted word share this long a beginning
+SHARED_START = 4
+#: longest message part a claim is checked against (a message is bounded before it is read)
+MAX_CHECKED_CHARS = 20_000
+
+
+def plain(text: str) -> str:
+    """Lower-case letters and digits separated by single spaces (accents kept apart)."""
+    decomposed = unicodedata.normalize("NFKD", text[:MAX_CHECKED_CHARS])
+    kept = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(lower_words(kept.replace("'", " ").replace("\u2019", " ")))
+
+
+def _word_found(word: str, quoted: Sequence[str]) -> bool:
+    if word in quoted:
+        return True
+    if len(word) < SHARED_START:
+        return False
+    head = word[:SHARED_START]
+    return any(len(q) >= SHARED_START and q[:SHARED_START] == head for q in quoted)
+
+
+def within(part: str, whole: str) -> bool:
+    """Whether every word of ``part`` is a word (or a form of one) of ``whole``."""
+    words = plain(part).split()
+    quoted = plain(whole).split()
+    return bool(words) and all(_word_found(w, quoted) for w in words)
+
+
+def quoted_in(quote: str, message: str) -> bool:
+    """Whether the quote is a run of the message's words."""
+    wanted = plain(quote)
+    return bool(wanted) and f" {wanted} " in f" {plain(message)} "
+
+
+def is_user(subject: str, relation: str) -> bool:
+    return subject.strip().lower() in USER_WORDS or relation.strip().lower() in {"self", "user", "me"}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A claim the message bears out, its fields tidied."""
+
+    claim: ClaimOut
+    about_user: bool
+
+
+def tidy(text: str) -> str:
+    return " ".join(neutralise(text).split()).strip(" .,;:!?\"'")
+
+
+def check(claim: ClaimOut, message: str) -> Checked | None:
+    """The claim when the message bears it out, else None."""
+    quote, value, subject = tidy(claim.quote), tidy(claim.value), tidy(claim.subject)
+    attribute, relation = tidy(claim.attribute).lower(), tidy(claim.relation).lower()
+    if not (quote and value and attribute and subject):
+        return None
+    if not quoted_in(quote, message) or not within(value, quote) or is_order(quote):
+        return None
+    about_user = is_user(subject, relation)
+    if not about_user and not within(subject, message):
+        return None  # someone the message never names (a model's guess)
+    tidied = claim.model_copy(
+        update={
+            "quote": quote,
+            "value": value,
+            "subject": "user" if about_user else subject,
+            "attribute": attribute,
+            "relation": "self" if about_user else relation,
+            "when": tidy(claim.when) if claim.when and within(claim.when, message) else "",
+        }
+    )
+    return Checked(tidied, about_user)
+
+
+def checked_claims(claims: Sequence[ClaimOut], message: str) -> tuple[list[Checked], list[ClaimOut]]:
+    """The claims the message bears out (each once: same subject, attribute and value), and the
+    ones it does not."""
+    kept: list[Checked] = []
+    dropped: list[ClaimOut] = []
+    seen: set[tuple[str, str, str]] = set()
+    for claim in claims:
+        checked = check(claim, message)
+        if checked is None:
+            dropped.append(claim)
+            continue
+        key = (plain(checked.claim.subject), plain(checked.claim.attribute), plain(checked.claim.value))
+        if key not in seen:
+            seen.add(key)
+            kept.append(checked)
+    return kept, dropped

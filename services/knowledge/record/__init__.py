@@ -1,1 +1,0 @@
-"""Facts of record: statements turned into facts about a subject that supersede older ones."""

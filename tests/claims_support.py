@@ -1,0 +1,95 @@
+"""Claims for tests: built as the claims keeper builds them, and scripted for the fake model.
+
+Unit tests build claims directly (:func:`claim`); tests through the service script the fake
+model's extraction (:func:`scripted_reader`): the real model reads claims in the slow suite and
+the benchmarks, never by a rule of the tests'.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+from services.knowledge.claims.keeper import SaidMessage, build_claims
+from services.knowledge.claims.verify import checked_claims
+from services.prompts.extract_claims import ClaimKind, ClaimOut
+from thea.llm.fake import FakeCall, Handler
+from thea.models import Fact, FactOrigin
+
+USER = "user"
+
+
+def said(
+    quote: str,
+    attribute: str,
+    value: str,
+    *,
+    subject: str = USER,
+    relation: str = "self",
+    when: str = "",
+    kind: ClaimKind = ClaimKind.NEW,
+) -> ClaimOut:
+    """One claim as the model returns it."""
+    return ClaimOut(
+        quote=quote,
+        subject=subject,
+        relation=relation,
+        attribute=attribute,
+        value=value,
+        when=when,
+        kind=kind,
+    )
+
+
+def claims_of(
+    text: str,
+    claims: Sequence[ClaimOut],
+    *,
+    user_id: str = "u",
+    source_id: str = "m1",
+    said_at: int = 1_700_000_000_000,
+) -> list[Fact]:
+    """The claim nodes the keeper builds for ``text`` read as ``claims`` (unsupported ones dropped)."""
+    checked, _ = checked_claims(claims, text)
+    message = SaidMessage(
+        source_id=source_id, user_id=user_id, text=text, said_at=said_at, origin=FactOrigin.SAID
+    )
+    return build_claims(checked, message, "test")
+
+
+def claim(
+    text: str,
+    attribute: str,
+    value: str,
+    *,
+    subject: str = USER,
+    relation: str = "self",
+    kind: ClaimKind = ClaimKind.NEW,
+    quote: str | None = None,
+    source_id: str | None = None,
+    said_at: int = 1_700_000_000_000,
+) -> Fact:
+    """One claim node told in ``text`` (its quote: the whole text unless given; its message's id
+    derived from what it says unless given)."""
+    facts = claims_of(
+        text,
+        [said(quote or text, attribute, value, subject=subject, relation=relation, kind=kind)],
+        source_id=source_id or f"m-{text}-{attribute}-{value}",
+        said_at=said_at,
+    )
+    assert facts, f"{value!r} is not in {text!r}"
+    return facts[0]
+
+
+def scripted_reader(script: Mapping[str, Sequence[ClaimOut]]) -> Handler:
+    """A fake model's answer to the extraction prompt: the claims scripted for the message
+    (found by a key the message contains), else none."""
+
+    def answer(call: FakeCall) -> str:
+        message = str(call.messages[-1].content)
+        for key, claims in script.items():
+            if key in message:
+                return json.dumps({"claims": [c.model_dump(mode="json") for c in claims]})
+        return json.dumps({"claims": []})
+
+    return answer

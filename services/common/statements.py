@@ -450,7 +450,10 @@ def turn_round(sentence: str) -> str:
         if low == "was" and previous == "i":
             new = "were"
         elif low == "you":
-            following = next((t.lower() for t in tokens[i + 1 :] if t[0].isalpha()), "")
+            # the next word, found by index: a copy of the rest per "you" was quadratic
+            following = next(
+                (tokens[j].lower() for j in range(i + 1, len(tokens)) if tokens[j][0].isalpha()), ""
+            )
             subject = previous in ("", *_CLAUSE_OPENERS) or following in _SUBJECT_NEXT
             new = "I" if subject else "me"
         elif low == "are" and previous == "you":

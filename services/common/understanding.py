@@ -165,11 +165,18 @@ _DELIBERATES = re.compile(
 
 
 def _parts_of(sentence: str) -> list[Part]:
+    # each opening greeting is a part of its own, in a loop: one call per greeting ran past
+    # Python's recursion limit on "hi, hi, hi, ..." (1,000 greetings, 4,000 characters)
+    greetings: list[Part] = []
     opening = _OPENING_GREETING.match(sentence)
-    if opening is not None:
-        rest = sentence[opening.end() :]
-        greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
-        return [greeting, *_parts_of(upper_first(rest))]
+    while opening is not None:
+        greetings.append(Part(opening.group("greeting") + "!", Act.SMALL_TALK))
+        sentence = upper_first(sentence[opening.end() :])
+        opening = _OPENING_GREETING.match(sentence)
+    return [*greetings, *_told_then_asked(sentence)]
+
+
+def _told_then_asked(sentence: str) -> list[Part]:
     cut = _THEN_ASKS.search(sentence)
     if cut is not None and cut.start() > 0:
         told, asked = sentence[: cut.start()].rstrip(" ,") + ".", upper_first(sentence[cut.end() :])

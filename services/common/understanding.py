@@ -41,7 +41,8 @@ class Act(StrEnum):
 
 #: Openers and phrases that ask for help or give an instruction rather than ask what thea knows.
 _REQUEST = re.compile(
-    r"^\W*(?:please\b|tell\s+me\b|suggest|recommend|give|write|draft|explain|describe|list|show|make|create|plan"
+    # the marks before the opening word are taken possessively (every word starts with a letter)
+    r"^\W*+(?:please\b|tell\s+me\b|suggest|recommend|give|write|draft|explain|describe|list|show|make|create|plan"
     r"|help|translate|summari[sz]e|calculate|compute|compare|define|find|check|design|outline|brainstorm"
     r"|teach|convert|fix|rewrite|propose|prepare|generate)\b"
     r"|\b(?:can|could|would|will)\s+you\s+(?!tell\s+me\b|remind\s+me\b|remember\b|recall\b)\w+"
@@ -55,9 +56,12 @@ _REQUEST = re.compile(
 )
 #: Thanks or goodbye opening a sentence ("Thanks, that was helpful!").
 _THANKS = re.compile(r"^\W*(?:thanks|thank\s+you|cheers|bye|goodbye|good\s+night)\b", re.IGNORECASE)
-#: "Can you tell me what my ...", "remind me when ...": questions about what thea knows.
+#: "Can you tell me what my ...", "remind me when ...": questions about what thea knows. Linear
+#: time: after "tell me" the search for "my" stops at the next "tell me", which is tried on its
+#: own (each "tell me" scanned to the end of the line: 1 s for "tell me " repeated to 20,000
+#: characters); whether it matches is unchanged, only used as yes or no
 _MEMORY_REQUEST = re.compile(
-    r"\b(?:tell|remind)\s+me\b.*\b(?:my|mine|i|our|we)\b|\bdo\s+you\s+(?:know|remember|recall)\b"
+    r"\b(?:tell|remind)\s+me\b(?:(?!\b(?:tell|remind)\s+me\b).)*?\b(?:my|mine|i|our|we)\b|\bdo\s+you\s+(?:know|remember|recall)\b"
     r"|\bwhat\s+do\s+you\s+know\b",
     re.IGNORECASE,
 )
@@ -142,9 +146,11 @@ _OPENING_GREETING = re.compile(
 
 
 #: a statement, a dash or a comma, then what asks: "I'm vegan - can you suggest a dinner?", "I'm
-#: coeliac, any ideas for lunch?"
+#: coeliac, any ideas for lunch?" Linear time: a match starts where a run of blanks or of dashes
+#: starts, never inside one (every start in a long run scanned the rest of it again: 3.5 s for
+#: 20,000 spaces), and runs are taken possessively (``++``)
 _THEN_ASKS = re.compile(
-    r"\s*(?:[-\u2013\u2014]+|,)\s+(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+you\b|any\s+(?:[\w-]+\s+){0,2}"
+    r"(?!(?<=\s)\s)\s*+(?:(?<![-\u2013\u2014])[-\u2013\u2014]++|,)\s++(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+you\b|any\s+(?:[\w-]+\s+){0,2}"
     r"(?:tips?|ideas?|advice|suggestions?|recommendations?)\b|what\s+(?:should|can|could)\s+(?:i|we)\b)",
     re.IGNORECASE,
 )
@@ -159,11 +165,18 @@ _DELIBERATES = re.compile(
 
 
 def _parts_of(sentence: str) -> list[Part]:
+    # each opening greeting is a part of its own, in a loop: one call per greeting ran past
+    # Python's recursion limit on "hi, hi, hi, ..." (1,000 greetings, 4,000 characters)
+    greetings: list[Part] = []
     opening = _OPENING_GREETING.match(sentence)
-    if opening is not None:
-        rest = sentence[opening.end() :]
-        greeting = Part(opening.group("greeting") + "!", Act.SMALL_TALK)
-        return [greeting, *_parts_of(upper_first(rest))]
+    while opening is not None:
+        greetings.append(Part(opening.group("greeting") + "!", Act.SMALL_TALK))
+        sentence = upper_first(sentence[opening.end() :])
+        opening = _OPENING_GREETING.match(sentence)
+    return [*greetings, *_told_then_asked(sentence)]
+
+
+def _told_then_asked(sentence: str) -> list[Part]:
     cut = _THEN_ASKS.search(sentence)
     if cut is not None and cut.start() > 0:
         told, asked = sentence[: cut.start()].rstrip(" ,") + ".", upper_first(sentence[cut.end() :])
@@ -185,10 +198,13 @@ def understand(text: str) -> Understanding:
 _BARE_AGE = re.compile(r"^\s*\d{1,3}\s*[.!]?\s*$")
 
 
-#: a question about earlier values ("Where did I live before the move?", "my old car")
+#: a question about earlier values ("Where did I live before the move?", "my old car"). Linear
+#: time: the search for "use to" after a "did" stops at the next "did" that could start one (each
+#: "did" scanned to the end: 0.4 s for "until did " repeated to 20,000 characters); "did" takes
+#: one blank, the scan the rest (as ``\s+`` backtracking did, without it); only used as yes or no
 _HISTORY = re.compile(
     r"\b(?:before|previous(?:ly)?|used\s+to|originally|at\s+first|earlier|former(?:ly)?|in\s+the\s+past"
-    r"|prior|my\s+old|our\s+old|back\s+then|until|did\s+(?!you\b)[^?.!]*?\buse\s+to"
+    r"|prior|my\s+old|our\s+old|back\s+then|until|did\s(?!you\b)(?:(?!\bdid\s(?!you\b))[^?.!])*?\buse\s+to"
     r"|first\s+(?:booked|planned|scheduled|set|arranged|due|meant)|(?:was|were)\s+\w+\s+first\s+\w+ed)\b",
     re.IGNORECASE,
 )

@@ -33,8 +33,10 @@ _ROLE = (
 )
 _ORDERS = [
     # a role label or a (defused) template token opening the sentence: "SYSTEM:", "### Instruction:"
-    # (or one after a forged marker or token: "«END REFERENCE MEMORY» SYSTEM: ...")
-    rf"(?:^|[»)\]])[\W_]{{0,10}}(?:#+\s*)?\(?/?(?:{_ROLE})\)?\s*[:)]",
+    # (or one after a forged marker or token: "«END REFERENCE MEMORY» SYSTEM: ..."); of a run of
+    # closing marks only the last is tried (an earlier one finds no more: what follows it is
+    # a closing mark), or a run of ")" cost ten tries of the role names per character
+    rf"(?:^|[»)\]](?![»)\]]))[\W_]{{0,10}}(?:#+\s*)?\(?/?(?:{_ROLE})\)?\s*[:)]",
     # thea's own reference block markers, forged
     r"«\s*(?:end\s+)?reference\s+memory\b",
     rf"\((?:/?)(?:{_ROLE}|[a-z]+_[a-z_\u2581]+)\)\s*(?:{_ROLE})\b",

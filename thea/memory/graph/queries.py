@@ -82,7 +82,9 @@ class QueryLibrary:
     ) -> list[str]:
         """The statements of a schema file (separated by lines holding only ``;``), rendered."""
         text = self.render(name, label=label, dimension=dimension)
-        parts = re.split(r"^\s*;\s*$", text, flags=re.MULTILINE)
+        # blanks before the ";" only on its own line: a "\s*" there ran from every line start
+        # over all the blank lines that follow (quadratic); the blank lines are stripped below
+        parts = re.split(r"^[^\S\n]*;\s*$", text, flags=re.MULTILINE)
         statements = (
             "\n".join(ln for ln in p.splitlines() if not ln.lstrip().startswith("//")) for p in parts
         )

@@ -270,6 +270,8 @@ class Exchange:
     failed_steps: tuple[str, ...] = ()
     #: the service had stopped and was started again before this line was sent again
     service_restarted: bool = False
+    #: model calls the answer cost (0: no model wrote it: a claim said back, "I don't know")
+    llm_calls: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -278,6 +280,10 @@ class Exchange:
     @property
     def first_person(self) -> bool:
         return speaks_as_user(self.answer)
+
+    @property
+    def without_model(self) -> bool:
+        return self.llm_calls == 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -290,6 +296,7 @@ class Exchange:
             "failed_steps": list(self.failed_steps),
             "speaks_as_user": self.first_person,
             "service_restarted": self.service_restarted,
+            "llm_calls": self.llm_calls,
         }
 
 
@@ -364,6 +371,9 @@ class Summary:
     right: int
     by_kind: dict[str, KindScore]
     stale: int
+    #: questions answered without the model, and of those the wrong ones (the worst outcome)
+    without_model: int
+    without_model_wrong: int
     first_person_questions: int
     first_person_messages: int
     messages: int
@@ -400,6 +410,8 @@ def summarize(runs: Sequence[PersonaRun]) -> Summary:
         right=sum(q.score.right for q in questions),
         by_kind=by_kind,
         stale=sum(q.score.stale for q in questions),
+        without_model=sum(q.exchange.without_model for q in questions),
+        without_model_wrong=sum(q.exchange.without_model and not q.score.right for q in questions),
         first_person_questions=sum(q.exchange.first_person for q in questions),
         first_person_messages=sum(m.first_person for m in messages),
         messages=len(messages),
@@ -620,6 +632,7 @@ def say(client: Client, text: str, session_id: str) -> Exchange:
     impulse: str | None = None
     steps: tuple[str, ...] = ()
     error: str | None = None
+    calls: int | None = None
     parts: list[str] = []
     try:
         events = client.chat(text, session_id)
@@ -630,6 +643,7 @@ def say(client: Client, text: str, session_id: str) -> Exchange:
                 elif isinstance(event, Done):
                     answer, impulse = event.result.answer, event.result.impulse_id
                     steps = tuple(event.result.failed_steps)
+                    calls = event.result.usage.llm_calls
                 elif isinstance(event, Command):
                     answer = event.result.text
         finally:
@@ -646,6 +660,7 @@ def say(client: Client, text: str, session_id: str) -> Exchange:
         impulse_id=impulse,
         error=error,
         failed_steps=steps,
+        llm_calls=calls,
     )
 
 
@@ -855,6 +870,13 @@ def rows(summary: Summary, model: str, seconds: float, restarts: int = 0) -> lis
         ),
         row("stale answers", summary.stale, float(summary.questions), "answers", "a forbid string present"),
         row(
+            "answered without the model and wrong",
+            summary.without_model_wrong,
+            float(summary.questions),
+            "answers",
+            f"{summary.without_model} answered without the model",
+        ),
+        row(
             "answers speaking as the user",
             summary.first_person_questions,
             float(summary.questions),
@@ -900,13 +922,15 @@ def _lines(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def report_tables(result: dict[str, Any]) -> list[TextTable]:
     """One line per persona plus "all": the main figures, then right answers per kind."""
-    headers = ["persona", "right", "stale", "as user (q)", "as user (msg)", "repeat", "failed msgs"]
+    headers = ["persona", "right", "stale", "no model (wrong)", "as user (q)", "as user (msg)", "repeat"]
+    headers += ["failed msgs"]
     headers += ["msg s med/p90", "question s med/p90"]
     main = [
         [
             name,
             _fraction(s["right"], s["questions"]),
             str(s["stale"]),
+            f"{s.get('without_model', 0)} ({s.get('without_model_wrong', 0)})",
             str(s["first_person_questions"]),
             str(s["first_person_messages"]),
             _fraction(s["repeat_right"], s["repeat_total"]),
@@ -967,7 +991,9 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Data `{params['data']}`, personas {', '.join(params['personas'])}; {result['elapsed_s']} s; "
         f"{result['machine']['cpus']} cpus. Right = every expect group matched and no forbid string; "
-        "stale = a forbid string in the answer; as user = answers that speak about the user in the "
+        "stale = a forbid string in the answer; no model (wrong) = answers no model wrote (a claim said "
+        'back, "I don\'t know") and how many of them were wrong; as user = answers that speak about '
+        "the user in the "
         "first person (to questions, to messages); seconds are client-side, send to complete answer.",
     ]
     for table in report_tables(result):

@@ -223,10 +223,11 @@ class KnowledgeSettings(_Section):
     verify_with_llm: Literal["auto", "on", "off"] = "auto"
     #: read each statement into claims with the model in the slow loop (services/knowledge/claims)
     read_claims: bool = True
-    #: the model that reads claims and compares them: ``answering`` (the model that answers: with
-    #: ``openai``/``ollama`` that endpoint's model), or an offline model by name, run beside the
-    #: answering one when ``llm.provider`` is ``local`` (its wheels must be installed)
-    claims_model: str = "answering"
+    #: the model that reads claims and compares them, with ``llm.provider`` = ``local``: an
+    #: offline model by name, run beside the answering one in the slow loop (default: Qwen2.5-Coder
+    #: 1.5B, its wheels installed with thea; measured in docs/benchmarks.md), or ``answering`` (the
+    #: model that answers). With ``openai``/``ollama`` the endpoint's model reads them.
+    claims_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
 class Settings(BaseSettings):

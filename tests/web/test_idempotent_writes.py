@@ -34,10 +34,10 @@ USER = "local"
 
 
 def stored(runtime: Runtime, text: str) -> list[dict[str, Any]]:
-    """Every node whose text is ``text`` (all types)."""
+    """Every node whose text is ``text`` (all types; a claim by the words it quotes)."""
     found, after = [], ""
     while page := runtime.memory.admin.memory_page(after, 500):
-        found += [p for p in page if p.get("content") == text]
+        found += [p for p in page if p.get("content") == text or p.get("quote") == text.rstrip(".")]
         after = str(page[-1]["id"])
     return found
 

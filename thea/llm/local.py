@@ -17,7 +17,8 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -52,13 +53,16 @@ def _usage(raw: dict[str, Any] | None) -> UsageMetadata:
 SLICE_CHARS = 600
 
 
-def prompt_slices(messages: list[dict[str, str]], size: int = SLICE_CHARS) -> list[list[dict[str, str]]]:
+def prompt_slices(
+    messages: list[dict[str, str]], size: int = SLICE_CHARS, skip: int = 0
+) -> list[list[dict[str, str]]]:
     """Growing prefixes of ``messages`` (the last message of each cut short), ``size``
-    characters apart; the whole prompt is not among them. Each one's chat-templated text starts
-    like the whole prompt's, so llama.cpp's prompt cache reuses every evaluated slice."""
+    characters apart, beyond the first ``skip`` characters (already evaluated: the prompt cache
+    holds them); the whole prompt is not among them. Each one's chat-templated text starts like
+    the whole prompt's, so llama.cpp's prompt cache reuses every evaluated slice."""
     total = sum(len(m["content"]) for m in messages)
     out: list[list[dict[str, str]]] = []
-    for cut in range(size, total - size // 2, size):
+    for cut in range(skip + size, total - size // 2, size):
         prefix: list[dict[str, str]] = []
         left = cut
         for message in messages:
@@ -70,11 +74,45 @@ def prompt_slices(messages: list[dict[str, str]], size: int = SLICE_CHARS) -> li
     return out
 
 
-def warm_in_slices(server: Any, messages: list[dict[str, str]], start_if: Callable[[], bool]) -> bool:
+def prompt_text(messages: list[dict[str, str]]) -> str:
+    """What a prompt's messages say, in order (to compare prompts by their common start)."""
+    return "\x00".join(f"{m['role']}\x01{m['content']}" for m in messages)
+
+
+def shared_start(a: str, b: str) -> int:
+    """How many characters two texts share at their start."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def cached_chars(messages: list[dict[str, str]], recent: Sequence[str]) -> int:
+    """Characters of the messages' contents that an earlier whole prompt (``recent``, as
+    :func:`prompt_text` wrote it) already evaluated: the longest shared start, in content
+    characters (role markers and separators do not count)."""
+    text = prompt_text(messages)
+    shared = max((shared_start(text, earlier) for earlier in recent), default=0)
+    done, at = 0, 0
+    for m in messages:
+        head = len(m["role"]) + 1  # the role and its marker
+        if shared <= at + head:
+            break
+        done += min(len(m["content"]), shared - at - head)
+        at += head + len(m["content"]) + 1
+    return done
+
+
+def warm_in_slices(
+    server: Any, messages: list[dict[str, str]], start_if: Callable[[], bool], skip: int = 0
+) -> bool:
     """Evaluate a background prompt slice by slice (one token generated each, thrown away),
     checking ``start_if`` before each: False as soon as it says no. llama.cpp cannot be
-    interrupted while it evaluates a prompt; this bounds how long a question waits for it."""
-    for prefix in prompt_slices(messages):
+    interrupted while it evaluates a prompt; this bounds how long a question waits for it. The
+    first ``skip`` characters are in the prompt cache already and are not sliced again (slicing
+    them would cut the cached prompt short and evaluate it all over)."""
+    for prefix in prompt_slices(messages, skip=skip):
         if not start_if():
             return False
         server.handle_chat_completions({"messages": prefix, "max_tokens": 1, "temperature": 0.0})
@@ -123,6 +161,9 @@ class LocalChatModel(BaseChatModel):
     _watch: CoreWatch | None = PrivateAttr(default=None)
     _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _run_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    #: the whole prompts the model evaluated last (one per slot and one more), to know what of a
+    #: new prompt its prompt cache already holds
+    _recent: deque[str] = PrivateAttr(default_factory=lambda: deque(maxlen=3))
 
     @property
     def _llm_type(self) -> str:
@@ -240,6 +281,7 @@ class LocalChatModel(BaseChatModel):
         request = self._request(messages, stop, kwargs)
         started = time.perf_counter()
         with self._run_lock:
+            self._recent.append(prompt_text(request["messages"]))
             try:
                 reply = self._pick_server().handle_chat_completions(request)
             except Exception as exc:
@@ -284,11 +326,15 @@ class LocalChatModel(BaseChatModel):
             with self._run_lock:
                 try:
                     server = self._pick_server()
-                    if start_if is not None and not warm_in_slices(server, request["messages"], start_if):
+                    skip = cached_chars(request["messages"], self._recent)
+                    if start_if is not None and not warm_in_slices(
+                        server, request["messages"], start_if, skip
+                    ):
                         # a cycle started while this background call waited for the model (or
                         # between two slices of its prompt): give the model up to the cycle
                         chunks.put(Deferred())
                     elif not stop_decoding.is_set():
+                        self._recent.append(prompt_text(request["messages"]))
                         reply = server.handle_chat_completions(request, on_chunk)
                         if isinstance(reply, dict) and "error" in reply:  # e.g. a prompt too long
                             chunks.put(LLMError(f"local model error: {_error_text(reply['error'])}"))

@@ -79,6 +79,8 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         return None
     if not quoted_in(quote, message) or not within(value, quote) or is_order(quote):
         return None
+    if plain(value) == plain(attribute):  # "kids: kids", "thanks: thanks": says nothing
+        return None
     about_user = is_user(subject, relation)
     if not about_user and not within(subject, message):
         return None  # someone the message never names (a model's guess)

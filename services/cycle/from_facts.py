@@ -75,3 +75,22 @@ def answer_from_claims(question: str, current: Sequence[Fact]) -> FactAnswer | N
         return None  # the question says more than the claim's subject and attribute
     said = f"{told_sentence(fact)} (You told me on {when_text(fact.created_at)}.)"
     return FactAnswer(text=said, facts=[fact], why={fact.id: f"the one current claim of {fact.attribute}"})
+
+
+def picked_answer(facts: Sequence[Fact]) -> FactAnswer:
+    """The answer made of the claims the model picked: each as its line (an earlier one with
+    until when it held), in the order picked."""
+    said: list[str] = []
+    for fact in facts:
+        line = told_sentence(fact)
+        if fact.valid_until is not None:
+            line = f"Earlier: {line.rstrip('.')} (until {when_text(fact.valid_until)})."
+        said.append(line)
+    why = {f.id: "picked by the model as the answer" for f in facts}
+    return FactAnswer(text=" ".join(said), facts=list(facts), why=why)
+
+
+def candidate_line(fact: Fact) -> str:
+    """A claim as the model choosing an answer sees it (an earlier one marked)."""
+    line = told_sentence(fact)
+    return f"EARLIER: {line}" if fact.valid_until is not None else line

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import resolve_relative, when_text
-from services.common.llm_calls import ask_text
+from services.common.llm_calls import ask_structured, ask_text
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
@@ -38,16 +38,24 @@ from services.cycle.constraints import (
     may_i_have,
     request_caution,
 )
-from services.cycle.fact_match import match_claims, told_of
-from services.cycle.from_facts import answer_from_claims, told_sentence
+from services.cycle.fact_match import match_claims, named_subjects, told_of
+from services.cycle.from_facts import (
+    FactAnswer,
+    answer_from_claims,
+    candidate_line,
+    picked_answer,
+    told_sentence,
+)
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
+from services.prompts import pick_claims as pick
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
+from thea.errors import LLMError
 from thea.memory.operations import FactReads
 from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
 from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutput
@@ -61,6 +69,10 @@ FACTS_SHOWN = 4
 FACT_FLOOR = 0.3
 #: facts of record read per answer (newest first), to know each recalled fact's standing
 PROFILE_READ = 1000
+#: claims the model may pick an answer from (best matches first)
+PICK_SHOWN = 8
+#: what a pick may cost the model: {"facts": [1, 2, 3, 4]}
+PICK_TOKENS = 24
 
 
 def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> ReferenceItem:
@@ -140,7 +152,9 @@ def fact_line(fact: Fact) -> prompt.FactLine:
     """A claim as the answering model sees it: its line ("Your car: Toyota Corolla."), the user's
     own words, when it was told and, replaced, until when."""
     text = told_sentence(fact)
-    if fact.quote and fact.quote != fact.content:
+    # the user's words of a plain fact; a change's words name the old value too, which a small
+    # model then gives as the answer ("from March 3 to March 17" -> "March 3")
+    if fact.quote and fact.quote != fact.content and fact.change in (None, "new", "adds"):
         text += f' (the user said: "{resolve_relative(fact.quote, fact.created_at)}")'
     until = when_text(fact.valid_until) if fact.valid_until is not None else ""
     return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
@@ -269,16 +283,9 @@ class SynthesisService(CognitiveService):
             key=lambda f: (f.created_at, f.content),
         )
         if understanding.kind is MessageKind.QUESTION:
-            asked = " ".join(understanding.texts(Act.QUESTION))
-            advice = may_i_have(asked, constraints)
-            if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
-                return await self._fixed(state, advice.text, "constraints", advice.facts)
-            current = [f for f in stored if f.valid_until is None]
-            direct = answer_from_claims(asked, current)
-            if direct is not None:
-                # the facts of record answer it plainly: said back as told (a greeting greeted back)
-                said = f"{greeting_of(understanding)} {direct.text}".strip()
-                return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
+            settled = await self._from_claims(state, understanding, recall, stored, history, constraints)
+            if settled is not None:
+                return settled
         question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
         # a request for help, or a question about food, gets the constraints too
         minds = request or about_food(question)
@@ -335,6 +342,60 @@ class SynthesisService(CognitiveService):
             output.cut = note.strip(" …()")
         return self._outcome(state, output, refs, usage, facts)
 
+    async def _from_claims(
+        self,
+        state: CycleState,
+        understanding: Understanding,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        history: bool,
+        constraints: Sequence[Fact],
+    ) -> StepOutcome | None:
+        """A question the claims settle: a may-I question a told constraint rules out, a question
+        one claim answers plainly, or one whose answer the model picks among the claims; None:
+        the model answers in its own words."""
+        asked = " ".join(understanding.texts(Act.QUESTION))
+        advice = may_i_have(asked, constraints)
+        if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
+            return await self._fixed(state, advice.text, "constraints", advice.facts)
+        current = [f for f in stored if f.valid_until is None]
+        direct = answer_from_claims(asked, current)
+        if direct is not None:  # one claim holds what it names: said from its fields
+            said = f"{greeting_of(understanding)} {direct.text}".strip()
+            return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
+        picked, cost = await self._pick(asked, stored, recall.hits, history)
+        if picked is not None:  # the model chose the claims that answer it; code says them
+            said = f"{greeting_of(understanding)} {picked.text}".strip()
+            return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
+        return None
+
+    async def _pick(
+        self, question: str, stored: Sequence[Fact], hits: Sequence[RecallHit], history: bool
+    ) -> tuple[FactAnswer | None, LLMUsage]:
+        """The claims the model picks as the answer to a question about what was told, said from
+        their fields; None when it picks none (or cannot): the model answers in its own words."""
+        if not question or not (is_personal_question(question) or named_subjects(question, stored)):
+            return None, LLMUsage()
+        matches = match_claims(question, stored, {h.id: h.score for h in hits})
+        earlier = [m.fact for m in matches if m.fact.valid_until is not None]
+        current = [m.fact for m in matches if m.fact.valid_until is None]
+        shown = (earlier + current if history else current + earlier)[:PICK_SHOWN]
+        if not shown:
+            return None, LLMUsage()
+        try:
+            out, usage = await ask_structured(
+                self.llm,
+                pick.PickOutput,
+                pick.build(question, [candidate_line(f) for f in shown]),
+                pick.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=PICK_TOKENS,
+            )
+        except LLMError:
+            return None, LLMUsage()
+        chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
+        return (picked_answer(chosen) if chosen else None), usage
+
     def _stored_facts(self, state: CycleState) -> list[Fact]:
         """Every fact of record of the user, earlier values included (newest first)."""
         if self.facts is None or not state.user_id:
@@ -348,16 +409,17 @@ class SynthesisService(CognitiveService):
         mode: str,
         facts: Sequence[Fact] = (),
         why: Mapping[str, str] | None = None,
+        usage: LLMUsage | None = None,
     ) -> StepOutcome:
-        """An answer no model wrote, streamed to the user and recorded with its mode (and the
-        facts of record it says back, each with why it answers)."""
+        """An answer no model wrote (the model at most chose the claims it says), streamed to the
+        user and recorded with its mode (and the claims it says back, each with why it answers)."""
         state.templated = True
         await _send(state, answer)
         output = self._output(state, answer, [], facts)
         output.mode = mode
         if why:  # why each fact said back answers (the trace shows it)
             output.facts_why = {f.id: why.get(f.id, "") for f in facts}
-        return self._outcome(state, output, [], LLMUsage(), facts)
+        return self._outcome(state, output, [], usage or LLMUsage(), facts)
 
     @staticmethod
     def _output(

@@ -24,7 +24,7 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "4")
+PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "5")
 
 #: claims one message may yield (the schema's bound: a runaway model stops there)
 MAX_CLAIMS = 8
@@ -127,7 +127,8 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
     ),
     ("can you suggest something quick for dinner tonight?", []),
     (
-        "so we finally left Leeds, got the keys to a flat in York last week. oh and I sold my old Fiesta",
+        "so we finally left Leeds, got the keys to a flat in York last week. oh and I sold my old "
+        "Fiesta and bought a Polo",
         [
             _claim(
                 "got the keys to a flat in York last week",
@@ -139,6 +140,22 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
                 "replaces",
             ),
             _claim("I sold my old Fiesta", "user", "self", "car", "Fiesta", "", "ends"),
+            _claim("bought a Polo", "user", "self", "car", "Polo", "", "replaces"),
+        ],
+    ),
+    (
+        "Maya's birthday is on 3 June. The school trip got moved from Friday to next Tuesday",
+        [
+            _claim("Maya's birthday is on 3 June", "Maya", "", "birthday", "3 June", "3 June"),
+            _claim(
+                "The school trip got moved from Friday to next Tuesday",
+                "user",
+                "self",
+                "school trip",
+                "next Tuesday",
+                "next Tuesday",
+                "replaces",
+            ),
         ],
     ),
     (

@@ -369,3 +369,40 @@ async def test_a_claims_job_retried_after_a_later_message_never_closes_the_later
     oslo = next(f for f in claims(runtime, current_only=False) if f.value == "Oslo")
     assert oslo.id == claim_id(first, 0)
     assert oslo.superseded_by is not None  # stored as history: the later claim replaced it
+
+
+async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "Leeds": [said("I live in Leeds", "home", "Leeds")],
+                "York": [said("we moved to York", "home", "York", kind=REPLACES)],
+                "nurse": [said("I'm a nurse", "job", "nurse")],
+            }
+        ),
+    )
+    for text in ("I live in Leeds.", "I'm a nurse.", "Last month we moved to York."):
+        await say(runtime, text)
+        await read_claims(runtime)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    llm.calls.clear()
+    now = await runtime.orchestrator.handle_impulse("Which city do I live in now?", USER, "s2")
+    assert now.answer == "Your home: York."  # the claim's line, never the model's paraphrase
+    (shown,) = llm.prompts_for(PromptId.PICK_CLAIMS)
+    listed = str(shown[-1].content)
+    assert "1. Your home: York." in listed
+    assert "EARLIER: Your home: Leeds." in listed  # the replaced value, marked
+    assert not llm.prompts_for(PromptId.SYNTHESIS)
+    assert report(runtime, now.impulse_id, "synthesis").output["mode"] == "claims picked"
+    # a "before" question: the earlier claims come first, and one picked is said with its end
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    before = await runtime.orchestrator.handle_impulse("Where did I live before?", USER, "s3")
+    assert before.answer.startswith("Earlier: Your home: Leeds (until ")
+    # a pick of nothing, or of a number not shown: the model answers in its own words
+    for reply in ('{"facts": []}', '{"facts": [9]}'):
+        llm.answer(PromptId.PICK_CLAIMS, reply)
+        asked = await runtime.orchestrator.handle_impulse("Where do I live these days?", USER, "s4")
+        assert asked.answer == "Here is my answer."

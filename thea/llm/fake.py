@@ -154,6 +154,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         # both stay
         PromptId.EXTRACT_CLAIMS: _notes,
         PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
+        # picks nothing unless a test scripts it: the model then answers in its own words
+        PromptId.PICK_CLAIMS: lambda _: json.dumps({"facts": []}),
     }
 
 

@@ -34,6 +34,7 @@ class PromptId(StrEnum):
     VERIFY_CLAIMS = "verify_claims"
     EXTRACT_CLAIMS = "extract_claims"
     SUPERSESSION = "supersession"
+    PICK_CLAIMS = "pick_claims"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

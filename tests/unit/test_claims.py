@@ -244,3 +244,18 @@ def test_claims_about_whom_a_question_asks_come_first_and_a_never_told_topic_mat
     assert told_of("Where does Ines live?", profile)
     assert not told_of("What's my dog called?", profile)
     assert not told_of("What's my brother's name?", profile)
+
+
+def test_someone_the_model_calls_self_is_the_user_only_when_named_as_the_user() -> None:
+    message = "Hello, I'm Raj Mehta. Tomás's birthday is on May 8."
+    kept, _ = checked_claims(
+        [
+            said("I'm Raj Mehta", "name", "Raj Mehta", subject="Raj Mehta", relation="self"),
+            said("Tomás's birthday is on May 8", "birthday", "May 8", subject="Tomás", relation="self"),
+        ],
+        message,
+    )
+    assert [(k.about_user, k.claim.subject, k.claim.relation) for k in kept] == [
+        (True, "user", "self"),
+        (False, "Tomás", ""),
+    ]

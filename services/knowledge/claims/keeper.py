@@ -146,7 +146,8 @@ def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:
     """The names the user goes by: their name claims, told before or in this message."""
     told = {plain(c.claim.value) for c in checked if c.about_user and plain(c.claim.attribute) == "name"}
     known = {plain(f.value or "") for f in current if f.subject_key == USER_SUBJECT and f.attribute == "name"}
-    return (told | known) - {""}
+    names = (told | known) - {""}
+    return names | {name.split()[0] for name in names}  # "Raj Mehta" is also "Raj"
 
 
 def build_claims(

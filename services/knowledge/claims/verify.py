@@ -55,8 +55,14 @@ def quoted_in(quote: str, message: str) -> bool:
     return bool(wanted) and f" {wanted} " in f" {plain(message)} "
 
 
-def is_user(subject: str, relation: str) -> bool:
-    return subject.strip().lower() in USER_WORDS or relation.strip().lower() in {"self", "user", "me"}
+def is_user(subject: str, relation: str, attribute: str = "") -> bool:
+    """The claim is about the writer: the subject is the user by any of its names ("user", "I"),
+    or a name given with relation "self" as the writer's own name ("I'm Raj": Raj, self, name).
+    A named subject the model calls "self" otherwise is someone else ("Tomás's birthday"); the
+    keeper still makes it the user when the name is the user's own."""
+    if subject.strip().lower() in USER_WORDS:
+        return True
+    return relation.strip().lower() in {"self", "user", "me"} and plain(attribute) == "name"
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         return None
     if plain(value) == plain(attribute):  # "kids: kids", "thanks: thanks": says nothing
         return None
-    about_user = is_user(subject, relation)
+    about_user = is_user(subject, relation, attribute)
     if not about_user and not within(subject, message):
         return None  # someone the message never names (a model's guess)
     tidied = claim.model_copy(
@@ -90,7 +96,7 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
             "value": value,
             "subject": "user" if about_user else subject,
             "attribute": attribute,
-            "relation": "self" if about_user else relation,
+            "relation": "self" if about_user else ("" if relation in ("self", "user", "me") else relation),
             "when": tidy(claim.when) if claim.when and within(claim.when, message) else "",
         }
     )

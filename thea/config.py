@@ -228,6 +228,10 @@ class KnowledgeSettings(_Section):
     #: 1.5B, its wheels installed with thea; measured in docs/benchmarks.md), or ``answering`` (the
     #: model that answers). With ``openai``/``ollama`` the endpoint's model reads them.
     claims_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    #: which model picks the claims that answer a question: ``claims`` (the claims model, when
+    #: one runs beside the answering model: a small answering model picked unrelated claims
+    #: where it should have picked none) or ``answering``
+    pick_with: Literal["claims", "answering"] = "claims"
 
 
 class Settings(BaseSettings):

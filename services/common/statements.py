@@ -236,6 +236,14 @@ def _words(sentence: str) -> list[str]:
     return lower_words(sentence)
 
 
+_CONTRACTED = re.compile(r"['\u2019](?:s|re|m|ve|ll|d)$")
+
+
+def _opener(word: str) -> str:
+    """The word without a contraction ("where's" is "where", "who're" is "who")."""
+    return _CONTRACTED.sub("", word)
+
+
 def _word_count(words: list[str]) -> int:
     """Words as said: a contraction is two ("I'm vegan." has three, as "I am vegan." has)."""
     return len(words) + sum(1 for w in words if re.search(r"'(?:m|re|s|ve|ll|d)$", w))
@@ -266,7 +274,7 @@ def tells(sentence: str) -> bool:
         return False
     if _word_count(words) < MIN_WORDS and not (len(words) == 2 and _past(words[1])):
         return False  # "Clover died.", "Got promoted!" tell; "Sounds good." does not
-    if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
+    if _opener(words[0]) in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return False
     # a subject or verb we know, a past tense, or a full stop: a list of keywords has none of them
     if sentence.rstrip().endswith("."):
@@ -342,7 +350,7 @@ def asks(sentence: str) -> bool:
     words = _words(sentence)
     if not words or sentence.rstrip().endswith("?"):
         return True
-    if words[0] in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
+    if _opener(words[0]) in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return True
     return all(_small_talk(w) for w in words)
 

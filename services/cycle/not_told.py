@@ -68,6 +68,8 @@ FRAME_WORDS = frozenset(
         "remind",
         "happen",
         "happened",
+        # "How old is ...?" asks an age, not about something old
+        "old",
         # when, not what: "What car do I drive now?" is about a car
         "now",
         "currently",

@@ -235,8 +235,12 @@ class SynthesisService(CognitiveService):
         embedder: TextEmbedder | None = None,
         relevance_floor: float = RELATIVE_FLOOR,
         facts: FactReads | None = None,
+        picker: BaseChatModel | None = None,
     ) -> None:
         self.llm = llm
+        #: the model that picks which claims answer a question (the claims reader when there is
+        #: one: it understands questions better than a small answering model)
+        self.picker = picker or llm
         #: share of the best memory's score a memory needs to enter the prompt (tuning.relevance_floor)
         self.relevance_floor = relevance_floor
         #: compares a question's words with recalled words by meaning (services/cycle/not_told.py)
@@ -384,7 +388,7 @@ class SynthesisService(CognitiveService):
             return None, LLMUsage()
         try:
             out, usage = await ask_structured(
-                self.llm,
+                self.picker,
                 pick.PickOutput,
                 pick.build(question, [candidate_line(f) for f in shown]),
                 pick.PROMPT,

@@ -218,6 +218,9 @@ def forget(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactEdit
     book = read_book(memory, user_id)
     insights = supersede_insights(memory, fact, at, DELETED)
     erase(memory, [fact], user_id)
+    if fact.origin is FactOrigin.SAID and fact.source_message_id:
+        # the message it was read from is no evidence any more: recall would hand it out again
+        memory.knowledge.patch_nodes([NodePatch(fact.source_message_id, {"withdrawn": True})])
     _relink(memory, book, fact)
     summary = (
         f"deleted {fact.id[:8]} ({_quoted(second_person(fact))}): it is no longer recalled, used in "

@@ -406,3 +406,31 @@ async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
         llm.answer(PromptId.PICK_CLAIMS, reply)
         asked = await runtime.orchestrator.handle_impulse("Where do I live these days?", USER, "s4")
         assert asked.answer == "Here is my answer."
+
+
+async def test_the_users_own_words_stay_evidence_after_the_reading_until_a_claim_of_them_is_forgotten(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    text = "I live in Leeds and I love sea swimming at dawn."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS, scripted_reader({"Leeds": [said("I live in Leeds", "home", "Leeds")]})
+    )
+    told = await say(runtime, text)
+    await read_claims(runtime)  # the reading missed the swimming
+    llm.calls.clear()
+    await say(runtime, "Is sea swimming at dawn a good idea for me, do you think?", "s2")
+    assert "sea swimming" in last_prompt(llm)  # the user's own words hold what the reading missed
+    (home,) = claims(runtime)
+    runtime_forget(runtime, home.id)
+    llm.calls.clear()
+    await say(runtime, "Is sea swimming at dawn a good idea for me, do you think?", "s3")
+    assert "Leeds" not in last_prompt(llm)  # forgotten: nor the message it was read from
+    (impulse,) = runtime.memory.get([told])
+    assert isinstance(impulse, UserImpulse)
+    assert impulse.withdrawn
+
+
+def runtime_forget(runtime: Runtime, fact_id: str) -> None:
+    from services.knowledge.memory_edits import forget
+
+    forget(runtime.memory, fact_id, USER)

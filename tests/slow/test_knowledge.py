@@ -19,7 +19,7 @@ from thea.runtime import Runtime
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 #: the words an acknowledgement may add to what the user said
-TEMPLATE_WORDS = {"noted", "your", "you", "you're", "i'll", "remember", "that", "are", "were"}
+TEMPLATE_WORDS = {"got", "it", "noted", "your", "you", "you're", "i'll", "remember", "that", "are", "were"}
 
 
 def words(text: str) -> set[str]:

@@ -136,14 +136,15 @@ class FactOrigin(StrEnum):
 
 def is_evidence(props: dict[str, Any]) -> bool:
     """Whether a stored memory (its graph properties) can be evidence of what the user told:
-    never thea's own answers, never a question, request or small talk, and not a statement
-    whose facts of record stand for it (recall hands out the facts instead)."""
+    never thea's own answers, never a question, request or small talk. A statement stays
+    evidence after the model read its claims: the user's own dated words hold what a reading
+    missed, and answers are composed from both."""
     kind = props.get("type")
     if kind == NodeType.FINAL_RESPONSE.value:
         return False
     if kind == NodeType.USER_IMPULSE.value:
         told = props.get("kind")
-        return (told is None or MessageKind(told).tells) and not props.get("fact_ids")
+        return (told is None or MessageKind(told).tells) and not props.get("withdrawn")
     return True
 
 
@@ -233,6 +234,8 @@ class UserImpulse(Node):
     fact_ids: list[str] = Field(default_factory=list)
     #: the model has read its claims (services/knowledge/claims/statements.py)
     claims_read: bool = False
+    #: a claim read from it was forgotten: the message is no evidence any more
+    withdrawn: bool = False
 
     def embedding_text(self) -> str | None:
         return self.content or None

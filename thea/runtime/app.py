@@ -288,10 +288,12 @@ def build_runtime(
             retry_intervals=settings.queue.retry_backoff_s,
         )
         context = conversation_cache(settings, connection)
-        orchestrator = build_orchestrator(settings, memory, model, jobs=jobs, gate=gate, context=context)
+        claims_model = build_claims_model(settings) if llm is None else None
+        orchestrator = build_orchestrator(
+            settings, memory, model, jobs=jobs, gate=gate, context=context, picker=claims_model
+        )
         lock = reflection_lock(connection, lease_s=settings.queue.reflect_lock_s)
         reflector = build_reflector(settings, memory, background, lock)
-        claims_model = build_claims_model(settings) if llm is None else None
         claims_llm = (
             background
             if claims_model is None

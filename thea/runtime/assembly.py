@@ -42,7 +42,9 @@ def build_orchestrator(
     jobs: JobSink | None = None,
     context: ConversationCache | None = None,
     gate: ForegroundGate | None = None,
+    picker: BaseChatModel | None = None,
 ) -> Orchestrator:
+    """``picker``: the model that picks which claims answer a question (None: ``llm``)."""
     timeout = settings.llm.timeout_s
     window = settings.llm.context_window
     budget = recall_budget(window, settings.context.recall_share, settings.context.recall_cap_tokens)
@@ -67,6 +69,7 @@ def build_orchestrator(
             embedder=memory.recall_port,
             relevance_floor=settings.tuning.relevance_floor,
             facts=memory.facts,
+            picker=picker if settings.knowledge.pick_with == "claims" else None,
         ),
     )
     parts = CycleParts(

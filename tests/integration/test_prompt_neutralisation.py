@@ -40,6 +40,7 @@ ROLES = (
     "reflect",
     "extract_claims",
     "supersession",
+    "pick_claims",
 )
 
 

@@ -259,3 +259,16 @@ def test_someone_the_model_calls_self_is_the_user_only_when_named_as_the_user() 
         (True, "user", "self"),
         (False, "Tomás", ""),
     ]
+
+
+def test_a_long_message_is_read_in_parts_of_whole_sentences_each_with_the_one_before() -> None:
+    from services.knowledge.claims.keeper import parts_of
+
+    text = "Hi there. " + " ".join(f"Sentence number {i} says one thing about my life." for i in range(8))
+    parts = parts_of(text, size=120)
+    assert len(parts) > 2
+    assert " ".join(part for _, part in parts) == " ".join(text.split())  # every sentence, once, in order
+    assert parts[0][0] == ""
+    for (_, previous), (before, _) in zip(parts, parts[1:], strict=False):
+        assert previous.endswith(before)  # the sentence just before the part
+    assert parts_of("I live in Leeds.") == [("", "I live in Leeds.")]

@@ -114,6 +114,8 @@ def _notes(call: FakeCall) -> str:
     about the user, quoted as said. Deterministic and language-neutral: tests through the
     service get claims without any model, and never a rule about wording."""
     message = str(call.messages[-1].content) if call.messages else ""
+    if message.startswith("(before this"):  # the part before, for context only
+        message = message.split("\n", 1)[-1]
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", message) if s.strip()]
     claims = [
         {

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
+from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
@@ -55,8 +56,10 @@ SUPERSEDED_CONFIDENCE = 0.2
 #: the longest part of a message the model reads for claims (~1,500 tokens); a longer paste is a
 #: document (services/knowledge/documents.py), not a statement
 MAX_READ_CHARS = 6_000
-#: tokens the model may write for one message's claims
+#: tokens the model may write for one part's claims
 MAX_CLAIM_TOKENS = 600
+#: a message is read in parts of whole sentences of about this many characters
+PART_CHARS = 160
 CONSTRAINT_ATTRIBUTES = ("allerg", "diet", "intoleran", "health", "condition", "medic", "eat", "food")
 CONSTRAINT = "constraint"
 GENERAL = "general"
@@ -202,18 +205,41 @@ class ClaimReader:
         return f"{model_name(self.llm)} {reading.PROMPT.name}/{reading.PROMPT.version}"
 
     async def read(self, text: str) -> tuple[list[Checked], list[reading.ClaimOut], LLMUsage]:
-        """The claims the message bears out, those it does not, and what the call cost."""
+        """The claims the message bears out, those it does not, and what the reading cost. A
+        long message is read a part of a few sentences at a time (a small model lists the facts
+        of a short part and drops some of a long one), each with the sentence before it."""
         text = text[:MAX_READ_CHARS]
-        out, usage = await ask_structured(
-            self.llm,
-            reading.ClaimsOutput,
-            reading.build(text),
-            reading.PROMPT,
-            timeout_s=self.timeout_s,
-            max_tokens=self.max_tokens,
-        )
-        kept, dropped = checked_claims(out.claims, text)
+        claims: list[reading.ClaimOut] = []
+        usage = LLMUsage()
+        for before, part in parts_of(text):
+            out, cost = await ask_structured(
+                self.llm,
+                reading.ClaimsOutput,
+                reading.build(part, before),
+                reading.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=self.max_tokens,
+            )
+            claims += out.claims
+            usage = usage.add(cost)
+        kept, dropped = checked_claims(claims, text)
         return kept, dropped, usage
+
+
+def parts_of(text: str, size: int = PART_CHARS) -> list[tuple[str, str]]:
+    """The message in parts of whole sentences of about ``size`` characters, each with the last
+    sentence before it ("" for the first)."""
+    out: list[tuple[str, str]] = []
+    part: list[str] = []
+    before = ""
+    for sentence in sentences(text) or [text]:
+        if part and len(" ".join([*part, sentence])) > size:
+            out.append((before, " ".join(part)))
+            before, part = part[-1], []
+        part.append(sentence)
+    if part:
+        out.append((before, " ".join(part)))
+    return out
 
 
 class ClaimKeeper:

@@ -398,6 +398,8 @@ class SynthesisService(CognitiveService):
         except LLMError:
             return None, LLMUsage()
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
+        if not history:  # an earlier value never answers what is true now
+            chosen = [f for f in chosen if f.valid_until is None]
         return (picked_answer(chosen) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:

@@ -434,3 +434,25 @@ def runtime_forget(runtime: Runtime, fact_id: str) -> None:
     from services.knowledge.memory_edits import forget
 
     forget(runtime.memory, fact_id, USER)
+
+
+async def test_an_earlier_value_the_model_picks_never_answers_what_is_true_now(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "Lekki": [said("I live in Lekki", "home", "Lekki")],
+                "Gwarinpa": [said("We moved into our flat in Gwarinpa", "home", "Gwarinpa", kind=REPLACES)],
+            }
+        ),
+    )
+    for text in ("I live in Lekki.", "We moved into our flat in Gwarinpa."):
+        await say(runtime, text)
+        await read_claims(runtime)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [2]}')  # the earlier one, as a small model did
+    now = await runtime.orchestrator.handle_impulse("Where do I live now?", USER, "s2")
+    assert "Lekki" not in now.answer
+    assert now.answer == "Here is my answer."  # the model answers, with the current claim first
+    assert last_prompt(llm).index("Gwarinpa") < last_prompt(llm).index("Lekki")

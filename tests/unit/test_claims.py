@@ -5,6 +5,7 @@ sentence."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -100,7 +101,7 @@ def test_a_claim_reads_from_its_fields_never_as_the_users_clause() -> None:
     named = claim("My husband Dev is a pharmacist", "name", "Dev", subject="Dev", relation="husband")
     assert named.content == "Your husband: Dev."
     sold = claim("I sold the Golf", "car", "Golf", kind=ClaimKind.ENDS)
-    assert claim_line(sold) == "Your car: Golf (ended)."
+    assert claim_line(sold) == "Your car: Golf (no longer)."
 
 
 # -- supersession --------------------------------------------------------------------------
@@ -269,6 +270,6 @@ def test_a_long_message_is_read_in_parts_of_whole_sentences_each_with_the_one_be
     assert len(parts) > 2
     assert " ".join(part for _, part in parts) == " ".join(text.split())  # every sentence, once, in order
     assert parts[0][0] == ""
-    for (_, previous), (before, _) in zip(parts, parts[1:], strict=False):
+    for (_, previous), (before, _) in itertools.pairwise(parts):
         assert previous.endswith(before)  # the sentence just before the part
     assert parts_of("I live in Leeds.") == [("", "I live in Leeds.")]

@@ -1,7 +1,7 @@
 """How a claim reads: its subject key, its label, and the one line that stands for it.
 
 A claim is shown from its fields, never as the user's clause turned round: "Your car: a used
-2019 Toyota Corolla.", "Rui (your brother), home: Lyon.", "Your car: Civic (ended).". The
+2019 Toyota Corolla.", "Rui (your brother), home: Lyon.", "Your car: Civic (no longer).". The
 user's own words travel beside it as its quote.
 """
 
@@ -57,7 +57,7 @@ def claim_line(fact: Fact) -> str:
     if fact.attribute == NOTE:  # kept as told (a told fact nothing was read from)
         return f"You told me: \u201c{value.rstrip('.')}.\u201d"
     when = f" ({fact.when})" if fact.when and plain(fact.when) not in plain(value) else ""
-    end = " (ended)" if ended(fact) else ""
+    end = " (no longer)" if ended(fact) else ""
     if names_subject(fact):
         what = (fact.relation or "").strip() or fact.attribute
         return f"Your {what}: {value}{when}{end}."

@@ -317,8 +317,11 @@ class SynthesisService(CognitiveService):
         async def shown_tokens(piece: str) -> None:
             await _send(state, voice.feed(piece))
 
+        # a question about what the user told is answered by the model that reads claims (it reads
+        # the facts given better); help, advice and small talk by the answering model
+        about_told = understanding.kind is MessageKind.QUESTION and self._about_told(question, stored)
         answer, usage = await ask_text(
-            self.llm,
+            self.picker if about_told else self.llm,
             messages,
             prompt.PROMPT,
             timeout_s=self.timeout_s,
@@ -373,12 +376,17 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         return None
 
+    @staticmethod
+    def _about_told(question: str, stored: Sequence[Fact]) -> bool:
+        """The question asks about the user or someone they named (what they told)."""
+        return bool(question) and (is_personal_question(question) or bool(named_subjects(question, stored)))
+
     async def _pick(
         self, question: str, stored: Sequence[Fact], hits: Sequence[RecallHit], history: bool
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words."""
-        if not question or not (is_personal_question(question) or named_subjects(question, stored)):
+        if not self._about_told(question, stored):
             return None, LLMUsage()
         matches = match_claims(question, stored, {h.id: h.score for h in hits})
         earlier = [m.fact for m in matches if m.fact.valid_until is not None]

@@ -158,7 +158,7 @@ def test_the_trace_shows_what_was_recalled_and_the_prompt_on_request(visit: Visi
 def test_a_failed_step_is_highlighted(visit: Visit, llm: StreamingFakeChatModel) -> None:
     page = visit.page
     llm.fail = {PromptId.SYNTHESIS}
-    answer = say(page, "What do I work on?")
+    answer = say(page, "Can you suggest a name for my new project?")
     sync_api.expect(answer.locator(".failed")).to_have_text("failed steps: synthesis")
     answer.get_by_role("button", name="How I got this").click()
     failed = page.locator("#trace-panel li.step.FAILURE")

@@ -6,11 +6,13 @@ embedded runtime with the scripted, streaming fake model."""
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.claims_support import scripted_reader
 from tests.e2e.web.test_browser import (
     CHROMIUM,
     Visit,
@@ -33,7 +35,7 @@ pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs the Debian chromium package at /usr/bin/chromium"
 )
 
-TOLD = ["I live in Leeds.", "My partner Sam is a carpenter.", "I'm allergic to peanuts."]
+from tests.web.test_memories import READ, TOLD
 FACTS_HEADING = "FACTS (what the user told you):"
 
 
@@ -56,31 +58,35 @@ def fact_card(page: Any, words: str) -> Any:
 
 
 def test_tell_correct_and_delete_on_the_memory_page_then_ask_in_a_new_chat(
-    visit: Visit, llm: StreamingFakeChatModel
+    visit: Visit, llm: StreamingFakeChatModel, runtime: Runtime
 ) -> None:
     page = visit.page
     llm.answer(PromptId.SYNTHESIS, answer_from_current_facts)
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(READ))
     for text in TOLD:
         say(page, text)
+    # the slow loop reads the claims of each message (in a thread: playwright's loop runs here)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(runtime.run_jobs).result()
 
     page.click("#tab-memory")
     sync_api.expect(page.locator("#memory-list section.subject h3")).to_have_text(["You", "Sam"])
-    leeds = fact_card(page, "You live in Leeds.")
-    sync_api.expect(leeds.locator(".source-text")).to_have_text("I live in Leeds.")
+    leeds = fact_card(page, "Your home: Leeds.")
+    sync_api.expect(leeds.locator(".source-text")).to_have_text("I live in Leeds")
     sync_api.expect(leeds.locator(".fact-source")).to_contain_text("you said on")
     sync_api.expect(leeds.locator(".fact-since")).to_contain_text("since ")
-    sync_api.expect(page.locator("#memory-summary")).to_contain_text("you live in Leeds")
-    sync_api.expect(page.locator("#memory-count")).to_have_text("3 facts")
+    sync_api.expect(page.locator("#memory-summary")).to_contain_text("your home: Leeds")
+    sync_api.expect(page.locator("#memory-count")).to_have_text("4 facts")
 
     # correct one fact, inline
     leeds.get_by_role("button", name="Correct").click()
-    leeds.locator("input.fact-input").fill("I live in York.")
+    leeds.locator("input.fact-input").fill("York")
     leeds.get_by_role("button", name="Save").click()
-    york = fact_card(page, "You live in York.")
+    york = fact_card(page, "Your home: York.")
     sync_api.expect(york.locator(".fact-source")).to_contain_text("your correction")
-    sync_api.expect(york.locator(".fact-history li")).to_contain_text(["You live in Leeds."])
+    sync_api.expect(york.locator(".fact-history li")).to_contain_text(["Your home: Leeds."])
     sync_api.expect(page.locator("#memory-notice")).to_contain_text("corrected")
-    sync_api.expect(page.locator("#memory-summary")).to_contain_text("you live in York")
+    sync_api.expect(page.locator("#memory-summary")).to_contain_text("your home: York")
     sync_api.expect(page.locator("#memory-summary")).not_to_contain_text("Leeds")
 
     # delete another, after a confirmation (Keep first: nothing happens)
@@ -92,7 +98,7 @@ def test_tell_correct_and_delete_on_the_memory_page_then_ask_in_a_new_chat(
     peanuts.get_by_role("button", name="Delete for good").click()
     sync_api.expect(fact_card(page, "peanuts")).to_have_count(0)
     sync_api.expect(page.locator("#memory-notice")).to_contain_text("deleted")
-    sync_api.expect(page.locator("#memory-count")).to_have_text("2 facts")
+    sync_api.expect(page.locator("#memory-count")).to_have_text("3 facts")
 
     # a new chat: the answers use the correction and do not know the deleted fact
     page.click("#tab-chat")

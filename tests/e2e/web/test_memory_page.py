@@ -23,6 +23,7 @@ from tests.e2e.web.test_browser import (
     visit,
     visitor_settings,
 )
+from tests.web.test_memories import READ, TOLD
 from thea.llm.fake import FakeCall, StreamingFakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
@@ -35,7 +36,6 @@ pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs the Debian chromium package at /usr/bin/chromium"
 )
 
-from tests.web.test_memories import READ, TOLD
 FACTS_HEADING = "FACTS (what the user told you):"
 
 

@@ -38,7 +38,9 @@ import contextlib
 import dataclasses
 import os
 import re
+import shutil
 import signal
+import stat
 import statistics
 import subprocess
 import sys
@@ -709,6 +711,10 @@ class RunOptions:
     start_timeout_s: float = 600.0
     answer_timeout_s: float = 900.0
     verbose: bool = True
+    #: keep a copy of the data directory once the messages are read (for --from-told runs)
+    keep_told: Path | None = None
+    #: start from such a copy: ask the questions only (answer composition compared on the same reading)
+    from_told: Path | None = None
 
 
 class Harness:
@@ -799,11 +805,29 @@ def _short(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
 
 
+def _no_sockets(folder: str, names: list[str]) -> list[str]:
+    """The unix sockets among ``names`` (a copy of a data directory leaves them out)."""
+    return [n for n in names if stat.S_ISSOCK(os.lstat(os.path.join(folder, n)).st_mode)]
+
+
+def keep_told(service: LiveService, keep: Path) -> None:
+    """Stop the service, copy its data directory to ``keep`` (replacing an older copy), start it
+    again on the same data."""
+    service.stop()
+    shutil.rmtree(keep, ignore_errors=True)
+    shutil.copytree(service.paths.data_dir, keep, ignore=_no_sockets)
+    console.print(f"the data directory, messages read, is kept in {keep}")
+    service.start()
+
+
 @contextlib.contextmanager
 def fresh_service(options: RunOptions) -> Iterator[LiveService]:
-    """A service of the run's model on a new temporary data directory; on exit the service is
-    stopped first, then the directory removed."""
+    """A service of the run's model on a new temporary data directory (a copy of
+    ``options.from_told`` when given); on exit the service is stopped first, then the directory
+    removed."""
     with tempfile.TemporaryDirectory(prefix="thea-live-memory-", ignore_cleanup_errors=True) as tmp:
+        if options.from_told is not None:
+            shutil.copytree(options.from_told, Path(tmp) / "data", ignore=_no_sockets)
         service = LiveService(Path(tmp) / "data", options.model, start_timeout_s=options.start_timeout_s)
         with service:
             pid = service.process.pid if service.process else "?"
@@ -820,9 +844,12 @@ def measure(options: RunOptions) -> dict[str, Any]:
     with fresh_service(options) as service:
         exits = service.exits
         harness = Harness(service, options)
-        for persona, run in zip(personas, runs, strict=True):
-            harness.tell(persona, run)
-        harness.wait("all messages")
+        if options.from_told is None:
+            for persona, run in zip(personas, runs, strict=True):
+                harness.tell(persona, run)
+            harness.wait("all messages")
+            if options.keep_told is not None:
+                keep_told(service, options.keep_told)
         for persona, run in zip(personas, runs, strict=True):
             harness.ask(persona, run)
     seconds = time.perf_counter() - started
@@ -833,6 +860,7 @@ def measure(options: RunOptions) -> dict[str, Any]:
             "data": str(options.data),
             "personas": [p.id for p in personas],
             "slow_loop_timeout_s": options.slow_loop_timeout_s,
+            "from_told": str(options.from_told) if options.from_told else None,
         },
         "machine": machine(),
         "elapsed_s": round(seconds, 1),
@@ -1082,6 +1110,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slow-loop-timeout", type=float, default=1800.0, help="seconds to wait for jobs")
     parser.add_argument("--start-timeout", type=float, default=600.0, help="seconds to wait for the service")
     parser.add_argument("--quiet", action="store_true", help="no line per message")
+    parser.add_argument(
+        "--keep-told",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep a copy of the data directory once every message is read",
+    )
+    parser.add_argument(
+        "--from-told",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="start from a --keep-told copy and ask the questions only",
+    )
     args = parser.parse_args(argv)
     options = RunOptions(
         data=args.data or default_data(),
@@ -1091,6 +1133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         slow_loop_timeout_s=args.slow_loop_timeout,
         start_timeout_s=args.start_timeout,
         verbose=not args.quiet,
+        keep_told=args.keep_told,
+        from_told=args.from_told,
     )
     try:
         select_personas(load_scenarios(options.data), options.personas)

@@ -11,7 +11,7 @@ without the model is the worst outcome, so this path is narrow on purpose.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import when_text
@@ -28,6 +28,8 @@ _WH = frozenset({"what", "whats", "when", "whens", "where", "wheres", "who", "wh
 _FRAME = frozenset(stem(w) for w in FRAME_WORDS)
 #: a question with one of these asks for advice or a guess, not for what was told
 _MODALS = frozenset({"should", "could", "would", "might", "shall", "will", "must", "ought"})
+#: the longest quote an answer shows (characters)
+QUOTE_SHOWN = 240
 
 
 @dataclass
@@ -46,13 +48,67 @@ def told_sentence(fact: Fact) -> str:
     return fact.content
 
 
+def quote_of(fact: Fact, shown: set[str] | None = None, avoid: Collection[str] = ()) -> str:
+    """The user's own words a claim was read from, when they say more than its line (the reading
+    keeps one value; the words keep what it left out, and show where it came from), else "".
+    ``shown``: quotes already said in this answer (each is said once); ``avoid``: values no
+    longer true (words that name one are not said in an answer about what is true now)."""
+    line = told_sentence(fact)
+    quote = " ".join((fact.quote or "").split())
+    if not quote or not stems_of(quote) - stems_of(line) or (shown is not None and quote in shown):
+        return ""
+    folded = quote.casefold()
+    if any(value.casefold() in folded for value in avoid if value.strip()):
+        return ""
+    if shown is not None:
+        shown.add(quote)
+    if len(quote) > QUOTE_SHOWN:
+        quote = quote[: QUOTE_SHOWN - 1].rstrip() + "\u2026"
+    return f"\u201c{quote}\u201d"
+
+
+def with_quote(fact: Fact, shown: set[str] | None = None, avoid: Collection[str] = ()) -> str:
+    """A claim's line with the user's words it was read from when they say more ("Kavya (your
+    friend), engagement: engaged (you said: “Kavya got engaged to Nikhil”).")."""
+    line = told_sentence(fact)
+    quote = quote_of(fact, shown, avoid)
+    return f"{line.rstrip('.')} (you said: {quote})." if quote else line
+
+
+def earlier_values(stored: Sequence[Fact]) -> frozenset[str]:
+    """The values of claims no longer true that no current claim holds (an answer about what is
+    true now never says them, not even inside the user's words)."""
+    current = {f.value.casefold() for f in stored if f.valid_until is None and f.value}
+    return frozenset(
+        f.value for f in stored if f.valid_until is not None and f.value and f.value.casefold() not in current
+    )
+
+
+def replaced_by(fact: Fact, shown: Sequence[Fact]) -> Fact | None:
+    """The newest claim no longer true that ``fact`` (a current claim) took the place of: one it
+    superseded, else one about the same subject and attribute; None for an earlier claim."""
+    if fact.valid_until is not None:
+        return None
+    earlier = [f for f in shown if f.valid_until is not None]
+    for candidates in (
+        [f for f in earlier if f.superseded_by == fact.id],
+        [f for f in earlier if (f.subject_key, f.attribute) == (fact.subject_key, fact.attribute)],
+    ):
+        if candidates:
+            return max(candidates, key=lambda f: (f.valid_until or 0, f.created_at))
+    return None
+
+
 def _asks_a_value(question: str) -> bool:
     words = plain(question).split()
     return bool(words) and words[0] in _WH and not _MODALS & set(words)
 
 
-def answer_from_claims(question: str, current: Sequence[Fact]) -> FactAnswer | None:
-    """The answer when exactly one current claim holds what the question names, else None."""
+def answer_from_claims(
+    question: str, current: Sequence[Fact], avoid: Collection[str] = ()
+) -> FactAnswer | None:
+    """The answer when exactly one current claim holds what the question names, else None
+    (``avoid``: values no longer true, never said in the words it quotes)."""
     if not _asks_a_value(question) or asks_history(question):
         return None
     focus = focus_of(question, current)
@@ -73,16 +129,20 @@ def answer_from_claims(question: str, current: Sequence[Fact]) -> FactAnswer | N
     fact = held[0]
     if len(focus) != 1 or asked - stems_of(fact.attribute or "") - subject_stems(fact) - _FRAME:
         return None  # the question says more than the claim's subject and attribute
-    said = f"{told_sentence(fact)} (You told me on {when_text(fact.created_at)}.)"
+    quote = quote_of(fact, avoid=avoid)
+    told = f"You told me on {when_text(fact.created_at)}" + (f": {quote}" if quote else "")
+    said = f"{told_sentence(fact)} ({told}.)"
     return FactAnswer(text=said, facts=[fact], why={fact.id: f"the one current claim of {fact.attribute}"})
 
 
-def picked_answer(facts: Sequence[Fact]) -> FactAnswer:
+def picked_answer(facts: Sequence[Fact], avoid: Collection[str] = ()) -> FactAnswer:
     """The answer made of the claims the model picked: each as its line (an earlier one with
-    until when it held), in the order picked."""
+    until when it held), in the order picked, with the user's words where they say more
+    (``avoid``: values no longer true, never said in those words)."""
     said: list[str] = []
+    quoted: set[str] = set()
     for fact in facts:
-        line = told_sentence(fact)
+        line = with_quote(fact, quoted, avoid)
         if fact.valid_until is not None:
             line = f"Earlier: {line.rstrip('.')} (until {when_text(fact.valid_until)})."
         said.append(line)

@@ -43,7 +43,9 @@ from services.cycle.from_facts import (
     FactAnswer,
     answer_from_claims,
     candidate_line,
+    earlier_values,
     picked_answer,
+    replaced_by,
     told_sentence,
 )
 from services.cycle.hygiene import is_looping, tidy
@@ -366,7 +368,7 @@ class SynthesisService(CognitiveService):
         if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
             return await self._fixed(state, advice.text, "constraints", advice.facts)
         current = [f for f in stored if f.valid_until is None]
-        direct = answer_from_claims(asked, current)
+        direct = answer_from_claims(asked, current, earlier_values(stored))
         if direct is not None:  # one claim holds what it names: said from its fields
             said = f"{greeting_of(understanding)} {direct.text}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
@@ -408,7 +410,10 @@ class SynthesisService(CognitiveService):
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         if not history:  # an earlier value never answers what is true now
             chosen = [f for f in chosen if f.valid_until is None]
-        return (picked_answer(chosen) if chosen else None), usage
+        else:  # nor a current value what was true before: the value it replaced does
+            chosen = list({f.id: f for f in (replaced_by(f, shown) or f for f in chosen)}.values())
+        avoid = () if history else earlier_values(stored)
+        return (picked_answer(chosen, avoid) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:
         """Every fact of record of the user, earlier values included (newest first)."""

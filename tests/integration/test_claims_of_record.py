@@ -390,7 +390,8 @@ async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
     llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
     llm.calls.clear()
     now = await runtime.orchestrator.handle_impulse("Which city do I live in now?", USER, "s2")
-    assert now.answer == "Your home: York."  # the claim's line, never the model's paraphrase
+    # the claim's line, never the model's paraphrase, and the user's words it was read from
+    assert now.answer == "Your home: York (you said: \u201cwe moved to York\u201d)."
     (shown,) = llm.prompts_for(PromptId.PICK_CLAIMS)
     listed = str(shown[-1].content)
     assert "1. Your home: York." in listed
@@ -400,7 +401,16 @@ async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
     # a "before" question: the earlier claims come first, and one picked is said with its end
     llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
     before = await runtime.orchestrator.handle_impulse("Where did I live before?", USER, "s3")
-    assert before.answer.startswith("Earlier: Your home: Leeds (until ")
+    assert before.answer.startswith(
+        "Earlier: Your home: Leeds (you said: \u201cI live in Leeds\u201d) (until "
+    )
+    # the model picked the value true now: the value it replaced answers what was true before
+    listed = str(llm.prompts_for(PromptId.PICK_CLAIMS)[-1][-1].content)
+    york = next(line.split(".")[0] for line in listed.splitlines() if "Your home: York" in line)
+    llm.answer(PromptId.PICK_CLAIMS, f'{{"facts": [{york}]}}')
+    again = await runtime.orchestrator.handle_impulse("Which city was I living in before?", USER, "s5")
+    assert again.answer.startswith("Earlier: Your home: Leeds")
+    assert "York" not in again.answer
     # a pick of nothing, or of a number not shown: the model answers in its own words
     for reply in ('{"facts": []}', '{"facts": [9]}'):
         llm.answer(PromptId.PICK_CLAIMS, reply)

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from services.cycle.fact_match import match_claims, told_of
-from services.cycle.from_facts import answer_from_claims
+from services.cycle.from_facts import answer_from_claims, earlier_values, picked_answer
 from services.knowledge.claims.render import claim_line
 from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
@@ -235,6 +235,59 @@ def test_a_question_naming_one_subject_and_attribute_held_once_is_answered_from_
 )
 def test_a_question_the_claims_do_not_plainly_answer_goes_to_the_model(question: str) -> None:
     assert answer_from_claims(question, _profile()) is None
+
+
+@pytest.mark.parametrize(
+    ("told", "attribute", "value", "subject", "left_out"),
+    [
+        ("my friend Kavya got engaged to Nikhil last week", "engagement", "engaged", "Kavya", "Nikhil"),
+        (
+            "started my apprenticeship at Buckeye Electric on Monday",
+            "job",
+            "apprenticeship",
+            "user",
+            "Buckeye",
+        ),
+        ("we got the keys to our new flat in Baner, Pune", "home", "Baner", "user", "Pune"),
+    ],
+)
+def test_an_answer_from_claims_shows_the_users_words_that_say_more_than_the_claim(
+    told: str, attribute: str, value: str, subject: str, left_out: str
+) -> None:
+    """The reading keeps one value; what it left out is still in the words the user said, and
+    the answer shows them (quoted, never turned into thea's own statement)."""
+    fact = claim(told, attribute, value, subject=subject, relation="friend" if subject != "user" else "self")
+    said = picked_answer([fact]).text
+    assert said.startswith(fact.content.rstrip("."))
+    assert f"\u201c{told}\u201d" in said
+    assert left_out in said
+    # two claims read from the same words show them once
+    other = claim(told, "note", value, subject=subject, relation="friend" if subject != "user" else "self")
+    assert picked_answer([fact, other]).text.count(told) == 1
+
+
+def test_an_answer_from_claims_leaves_out_words_that_say_no_more_than_the_claim() -> None:
+    fact = claim("Leeds", "home", "Leeds", quote="Leeds")
+    assert picked_answer([fact]).text == "Your home: Leeds."
+
+
+@pytest.mark.parametrize(
+    ("told", "value", "old"),
+    [
+        ("from next month we live in Munich, not Berlin anymore", "Munich", "Berlin"),
+        ("I sold the Golf and got a Skoda Octavia", "Skoda Octavia", "Golf"),
+        ("the deadline moved from March 3 to March 17", "March 17", "March 3"),
+    ],
+)
+def test_the_users_words_are_not_said_when_they_name_a_value_no_longer_true(
+    told: str, value: str, old: str
+) -> None:
+    """Asked what is true now, an answer never says an earlier value, not even quoted."""
+    now = claim(told, "thing", value)
+    before = claim(f"it was {old}", "thing", old).model_copy(update={"valid_until": now.created_at})
+    said = picked_answer([now], earlier_values([now, before])).text
+    assert said == now.content
+    assert old not in said
 
 
 def test_claims_about_whom_a_question_asks_come_first_and_a_never_told_topic_matches_none() -> None:

@@ -9,12 +9,13 @@ quotes; a value's word may be a form of a quoted word ("teacher" for "I teach").
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.prompts.extract_claims import ClaimOut
-from services.prompts.quoting import is_order
+from services.prompts.quoting import is_order, without_any_order
 from thea.text import neutralise
 from thea.words import lower_words
 
@@ -24,6 +25,23 @@ USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speake
 SHARED_START = 4
 #: longest message part a claim is checked against (a message is bounded before it is read)
 MAX_CHECKED_CHARS = 20_000
+
+
+#: what never becomes a fact, wherever it stands in a quote or a value: a role label ("SYSTEM:"),
+#: a markdown link or a script address (said back, a client that renders markdown follows it),
+#: "you are now" (a persona given to the assistant) and thea's own reference markers; orders and template tokens are found by
+#: :func:`without_any_order`
+_HOSTILE = re.compile(
+    r"\b(?:system|assistant|developer)\s{0,3}:|\]\s{0,3}\(|\b(?:javascript|vbscript|data)\s{0,3}:"
+    r"|\byou\s{1,3}are\s{1,3}now\b|(?:<<|\u00ab)\s{0,3}(?:end\s{1,3})?reference\b",
+    re.IGNORECASE,
+)
+
+
+def hostile(text: str) -> bool:
+    """The text gives the assistant orders, carries template or role tokens, a markdown link or a
+    script address: it is never kept as a fact, never said back."""
+    return bool(_HOSTILE.search(text)) or without_any_order(text)[1]
 
 
 def plain(text: str) -> str:
@@ -84,6 +102,8 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     if not (quote and value and attribute and subject):
         return None
     if not quoted_in(quote, message) or not within(value, quote) or is_order(quote):
+        return None
+    if hostile(claim.quote) or hostile(claim.value):  # the model's fields as it wrote them
         return None
     if plain(value) == plain(attribute):  # "kids: kids", "thanks: thanks": says nothing
         return None

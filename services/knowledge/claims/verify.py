@@ -29,8 +29,8 @@ MAX_CHECKED_CHARS = 20_000
 
 #: what never becomes a fact, wherever it stands in a quote or a value: a role label ("SYSTEM:"),
 #: a markdown link or a script address (said back, a client that renders markdown follows it),
-#: "you are now" (a persona given to the assistant) and thea's own reference markers; orders and template tokens are found by
-#: :func:`without_any_order`
+#: "you are now" (a persona given to the assistant) and thea's own reference markers; orders and
+#: template tokens are found by :func:`without_any_order`
 _HOSTILE = re.compile(
     r"\b(?:system|assistant|developer)\s{0,3}:|\]\s{0,3}\(|\b(?:javascript|vbscript|data)\s{0,3}:"
     r"|\byou\s{1,3}are\s{1,3}now\b|(?:<<|\u00ab)\s{0,3}(?:end\s{1,3})?reference\b",

@@ -86,10 +86,11 @@ def earlier_values(stored: Sequence[Fact]) -> frozenset[str]:
 
 def replaced_by(fact: Fact, shown: Sequence[Fact]) -> Fact | None:
     """The newest claim no longer true that ``fact`` (a current claim) took the place of: one it
-    superseded, else one about the same subject and attribute; None for an earlier claim."""
-    if fact.valid_until is not None:
+    superseded, else one about the same subject and attribute (an ended one too: "I quit the
+    Clifton Wanderers"); None for a claim no longer true itself."""
+    if fact.valid_until is not None or ended(fact):
         return None
-    earlier = [f for f in shown if f.valid_until is not None]
+    earlier = [f for f in shown if f.id != fact.id and (f.valid_until is not None or ended(f))]
     for candidates in (
         [f for f in earlier if f.superseded_by == fact.id],
         [f for f in earlier if (f.subject_key, f.attribute) == (fact.subject_key, fact.attribute)],

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from services.cycle.fact_match import match_claims, told_of
-from services.cycle.from_facts import answer_from_claims, earlier_values, picked_answer
+from services.cycle.from_facts import answer_from_claims, earlier_values, picked_answer, replaced_by
 from services.knowledge.claims.render import claim_line
 from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
@@ -359,3 +359,27 @@ def test_text_that_gives_orders_or_carries_tokens_or_links_never_becomes_a_claim
 )
 def test_ordinary_words_near_those_shapes_are_kept(message: str, value: str) -> None:
     assert check(said(message.rstrip("."), "thing", value), message) is not None
+
+
+@pytest.mark.parametrize(
+    ("ended_words", "ended_value", "now_words", "now_value"),
+    [
+        (
+            "I quit the Clifton Wanderers",
+            "Clifton Wanderers",
+            "I play for Redland Rovers now",
+            "Redland Rovers",
+        ),
+        ("sold the old Golf", "Golf", "my car's a Skoda Octavia", "Skoda Octavia"),
+        ("I left Helix", "Helix", "I work at Orbit Labs", "Orbit Labs"),
+    ],
+)
+def test_what_was_true_before_is_the_claim_a_current_one_replaced_or_one_that_ended(
+    ended_words: str, ended_value: str, now_words: str, now_value: str
+) -> None:
+    before = claim(ended_words, "thing", ended_value, kind=ClaimKind.ENDS)
+    now = claim(now_words, "thing", now_value, kind=ClaimKind.REPLACES)
+    other = claim("I live in Leeds", "home", "Leeds")
+    assert replaced_by(now, [before, now, other]) == before
+    assert replaced_by(before, [before, now, other]) is None  # no longer true itself
+    assert replaced_by(other, [before, now, other]) is None  # nothing about its attribute ended

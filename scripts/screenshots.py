@@ -19,11 +19,13 @@ Needs playwright and the Debian chromium package (/usr/bin/chromium).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import io
 import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,9 +64,34 @@ def demo_model() -> StreamingFakeChatModel:
         json.dumps({"queries": ["Redis queues", "work"], "concepts": ["Redis"], "time_window": "none"}),
     )
     model.answer(PromptId.SYNTHESIS, answer)
+    model.answer(PromptId.EXTRACT_CLAIMS, read_claims)
     for prompt in (PromptId.DISTILL, PromptId.REFLECT):
         model.answer(prompt, "The user runs job queues on Redis streams.")
     return model
+
+
+#: what the (scripted) model reads in the messages told for the Memory page
+CLAIMS = {
+    "Leeds": [("I live in Leeds", "user", "self", "home", "Leeds")],
+    "Sam": [
+        ("My partner Sam", "Sam", "partner", "name", "Sam"),
+        ("Sam is a carpenter", "Sam", "partner", "job", "carpenter"),
+    ],
+    "Pixel": [("My cat Pixel is four years old", "Pixel", "cat", "age", "four years old")],
+    "peanuts": [("I'm allergic to peanuts", "user", "self", "allergy", "peanuts")],
+}
+
+
+def read_claims(call: FakeCall) -> str:
+    """The claims of the message being read (none for any other)."""
+    said = str(call.messages[-1].content)
+    claims = [
+        {"quote": q, "subject": s, "relation": r, "attribute": a, "value": v, "when": "", "kind": "new"}
+        for key, found in CLAIMS.items()
+        if key in said
+        for q, s, r, a, v in found
+    ]
+    return json.dumps({"claims": claims})
 
 
 def capture_trace_tree(runtime: Runtime, impulse_id: str, out: Path) -> None:
@@ -86,7 +113,7 @@ MORE_FACTS = [
 ]
 
 
-def drive_browser(url: str, token: str, out: Path) -> str:
+def drive_browser(url: str, token: str, out: Path, settle: Callable[[], object]) -> str:
     """Chat, open the trace, the insights and the graph; save a picture of each. Returns the
     impulse id of the last answer. The page is opened on its token address, as `thea serve`
     prints it (the cookie carries the token from then on)."""
@@ -128,10 +155,12 @@ def drive_browser(url: str, token: str, out: Path) -> str:
                 page.fill("#input", text)
                 page.press("#input", "Enter")
                 expect(page.locator("#messages li.msg.thea .trace-link")).to_have_count(i + 1)
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the slow loop reads the claims
+                pool.submit(settle).result()
             page.click("#tab-memory")
             leeds = page.locator(".fact-card", has_text="Leeds")
             leeds.get_by_role("button", name="Correct").click()
-            leeds.locator("input").fill("I live in York.")
+            leeds.locator("input").fill("York")
             leeds.get_by_role("button", name="Save").click()
             expect(page.locator(".fact-card", has_text="York").locator(".fact-history")).to_be_visible()
             page.screenshot(path=str(out / "web-memory.png"))
@@ -154,7 +183,7 @@ def shoot(out: Path) -> list[Path]:
     try:
         seed_insights(runtime.memory, user_id=USER, concept="Redis")
         with LiveServer(service_app(runtime)) as server:
-            impulse_id = drive_browser(server.url, local_token(settings), out)
+            impulse_id = drive_browser(server.url, local_token(settings), out, runtime.run_jobs)
         capture_trace_tree(runtime, impulse_id, out)
     finally:
         runtime.close()

@@ -368,11 +368,12 @@ class SynthesisService(CognitiveService):
         if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
             return await self._fixed(state, advice.text, "constraints", advice.facts)
         current = [f for f in stored if f.valid_until is None]
-        direct = answer_from_claims(asked, current, earlier_values(stored))
+        no_longer = earlier_values(stored)  # values an answer about now never says
+        direct = answer_from_claims(asked, current, no_longer)
         if direct is not None:  # one claim holds what it names: said from its fields
             said = f"{greeting_of(understanding)} {direct.text}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
-        picked, cost = await self._pick(asked, stored, recall.hits, history)
+        picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None:  # the model chose the claims that answer it; code says them
             said = f"{greeting_of(understanding)} {picked.text}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
@@ -384,10 +385,16 @@ class SynthesisService(CognitiveService):
         return bool(question) and (is_personal_question(question) or bool(named_subjects(question, stored)))
 
     async def _pick(
-        self, question: str, stored: Sequence[Fact], hits: Sequence[RecallHit], history: bool
+        self,
+        question: str,
+        stored: Sequence[Fact],
+        hits: Sequence[RecallHit],
+        history: bool,
+        no_longer: frozenset[str],
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
-        their fields; None when it picks none (or cannot): the model answers in its own words."""
+        their fields; None when it picks none (or cannot): the model answers in its own words.
+        ``no_longer``: the values no longer true (never quoted in an answer about now)."""
         if not self._about_told(question, stored):
             return None, LLMUsage()
         matches = match_claims(question, stored, {h.id: h.score for h in hits})
@@ -412,7 +419,7 @@ class SynthesisService(CognitiveService):
             chosen = [f for f in chosen if f.valid_until is None]
         else:  # nor a current value what was true before: the value it replaced does
             chosen = list({f.id: f for f in (replaced_by(f, shown) or f for f in chosen)}.values())
-        avoid = () if history else earlier_values(stored)
+        avoid = frozenset() if history else no_longer
         return (picked_answer(chosen, avoid) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:

@@ -167,6 +167,11 @@ class CycleSettings(_Section):
     #: a step before the answer (instinct, plan) that takes longer fails with a clear message and
     #: the cycle goes on without it; synthesis gets ``llm.timeout_s``
     step_timeout_s: float = Field(default=30.0, gt=0)
+    #: cycles that run at once in one service process (one generates while another recalls);
+    #: one user runs one at a time and users take turns (services/cycle/turns.py)
+    slots: int = Field(default=2, ge=1, le=64)
+    #: a user's messages that may wait for their turn; one more is refused with 429 at once
+    max_waiting_per_user: int = Field(default=16, ge=0, le=1000)
 
 
 class ContextSettings(_Section):

@@ -155,6 +155,11 @@ class ReflectionBusy(TheaError):
     """Another reflection for the same user is running; try again when it finishes."""
 
 
+class TooManyWaiting(TheaError):
+    """This user already has as many messages waiting for an answer as one user may; nothing of
+    this one was recorded (send it again when those are answered)."""
+
+
 class ImportInterrupted(TheaError):
     """An import stopped at a batch boundary before the end (the service stopped, or its caller
     went away). Every turn before ``done`` is stored in every layer; the same import again

@@ -31,6 +31,7 @@ from services.common.understanding import understand
 from services.cycle.context import ConversationCache
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
+from services.cycle.turns import DEFAULT_MAX_WAITING, DEFAULT_SLOTS, FairTurns
 from services.knowledge.documents import Paste, is_document, make_paste
 from thea.errors import LLMTimeout, PartialWriteError, TheaError
 from thea.llm.scheduler import ForegroundGate, foreground
@@ -140,6 +141,10 @@ class CycleLimits:
     handoff_timeout_s: float = 2.0
     #: how much of a message prompts (and the conversation cache) carry, in tokens
     prompt_tokens: int | None = None
+    #: cycles that run at once; one per user at a time, users in turn (turns.py)
+    slots: int = DEFAULT_SLOTS
+    #: a user's cycles that may wait for their turn (one more: TooManyWaiting)
+    max_waiting_per_user: int = DEFAULT_MAX_WAITING
 
 
 class Orchestrator:
@@ -158,6 +163,8 @@ class Orchestrator:
         self.gate = parts.gate
         #: how much of a message prompts (and the conversation cache) carry, in tokens
         self.prompt_tokens = limits.prompt_tokens
+        #: which waiting cycle runs next: users take turns, one cycle per user at a time
+        self.turns = FairTurns(limits.slots, limits.max_waiting_per_user)
         #: metrics and tracing hooks (thea.service.metrics); an observer's failure is only logged
         self.observers: list[CycleObserver] = []
 
@@ -182,7 +189,7 @@ class Orchestrator:
         outcome, result = "error", None
         try:
             with tracing.span("thea.cycle", {tracing.IMPULSE_ID: impulse.id, tracing.USER_ID: user_id}):
-                async with foreground(self.gate, impulse.id):
+                async with self.turns.turn(user_id), foreground(self.gate, impulse.id):
                     result = await self._cycle(impulse, on_token)
             outcome = "done"
             return result
@@ -205,7 +212,8 @@ class Orchestrator:
         text, user_id, session_id = impulse.content, impulse.user_id or "", impulse.session_id or ""
         # what the message is, before anything is recorded: the impulse carries its kind
         # (questions are never evidence); what its statements tell is read in the slow loop
-        understanding = understand(text) if paste is None else None
+        # (off the event loop: the parse of a long sentence costs a tenth of a second of CPU)
+        understanding = await asyncio.to_thread(understand, text) if paste is None else None
         if understanding is not None:
             impulse.kind = understanding.kind
         await self._restore_context(user_id, session_id)

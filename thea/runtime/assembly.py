@@ -84,6 +84,8 @@ def build_orchestrator(
         first_look_timeout_s=first_look_s + 5,
         max_chars=settings.max_impulse_chars,
         prompt_tokens=prompt_tokens(settings),
+        slots=settings.cycle.slots,
+        max_waiting_per_user=settings.cycle.max_waiting_per_user,
     )
     return Orchestrator(parts, limits)
 

@@ -21,6 +21,7 @@ from thea.errors import (
     NotFoundError,
     ReflectionBusy,
     TheaError,
+    TooManyWaiting,
 )
 from thea.service.auth import AuthError
 from thea.text import printable
@@ -33,6 +34,7 @@ _STATUS: list[tuple[type[BaseException], int, str]] = [
     (NotFoundError, 404, "not_found"),
     (InputError, 400, "input"),
     (ReflectionBusy, 409, "busy"),
+    (TooManyWaiting, 429, "busy"),
     (ImportInterrupted, 503, "interrupted"),
     (BackendUnavailable, 503, "backend"),
     (JobError, 502, "job"),

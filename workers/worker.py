@@ -171,14 +171,27 @@ class GatedWorker(LeasedWorker):
         return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
 
 
+#: a thread worker waits this long at most for a job in one blocking call (RQ: 405 s), so its
+#: connection's socket timeout, which RQ derives from it (+10 s), stays short
+THREAD_DEQUEUE_WAIT_S = 20
+
+
 class ThreadWorker(GatedWorker):
     """A GatedWorker that can run outside the main thread: no signal handlers, and job
-    timeouts enforced by a timer thread instead of SIGALRM."""
+    timeouts enforced by a timer thread instead of SIGALRM. Its blocking waits for a job are
+    short, and so is its connection's socket timeout (30 s instead of RQ's 415 s): a reply lost
+    on the embedded server's unix socket stalled the service's slow loop for 415 s per retry
+    (seen once in a benchmark run: the worker waited on ``CLIENT SETNAME`` for over 20 minutes
+    while the server answered every other client)."""
 
     death_penalty_class = TimerDeathPenalty
 
     def _install_signal_handlers(self) -> None:
         return None
+
+    @property
+    def dequeue_timeout(self) -> int:
+        return THREAD_DEQUEUE_WAIT_S
 
 
 def worker_connection(connection: redis.Redis) -> redis.Redis:

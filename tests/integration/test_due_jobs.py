@@ -139,3 +139,16 @@ def test_one_queue_is_moved_by_one_process_at_a_time(connection: redis.Redis) ->
     finally:
         first._scheduler.release_locks()
     assert second.move_once() is True
+
+
+def test_a_thread_worker_never_waits_minutes_for_one_reply_from_redis(connection: redis.Redis) -> None:
+    """The service's slow loop runs thread workers: RQ raised their socket timeout to 415 s, and
+    one lost reply stalled every background job for that long, per retry."""
+    from workers.worker import worker_connection
+
+    own = worker_connection(connection)
+    make_worker(own, threaded=True)
+    assert own.connection_pool.connection_kwargs["socket_timeout"] <= 30
+    long_running = worker_connection(connection)
+    make_worker(long_running, threaded=False)  # `thea worker` blocks on the queues for minutes
+    assert long_running.connection_pool.connection_kwargs["socket_timeout"] > 400

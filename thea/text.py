@@ -127,3 +127,111 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _spaced(word: str) -> str:
+    """``word`` as a pattern that allows blanks between its letters ("java script")."""
+    return r"\s*".join(re.escape(ch) for ch in word)
+
+
+#: a URL scheme that runs code or reads local data when a renderer follows it, however it is
+#: spelt: blanks between its letters, its colon as an HTML entity ("javascript&#58;")
+_UNSAFE_SCHEME = (
+    r"(?:" + "|".join(_spaced(s) for s in ("javascript", "vbscript", "data", "file")) + r")"
+    r"\s*(?::|&#0{0,8}58;?|&#x0{0,8}3a;?|&colon;?)"
+)
+#: ![alt](address): a renderer fetches the address as soon as it shows the answer, so an image
+#: can carry the user's words to anyone's server without a click
+#: a link's address: up to its closing parenthesis, one level of parentheses inside ("alert(1)")
+_ADDRESS = r"(?:[^()\n]|\([^()\n]{0,200}\)){0,2000}\)?"
+_MD_IMAGE = re.compile(rf"!\s*\[([^\]\n]{{0,120}})\]\s*\({_ADDRESS}")
+_MD_UNSAFE_LINK = re.compile(rf"\[([^\]\n]{{0,120}})\]\s*\(\s*<?\s*{_UNSAFE_SCHEME}{_ADDRESS}", re.I)
+_MD_UNSAFE_AUTOLINK = re.compile(rf"<\s*{_UNSAFE_SCHEME}[^>\n]{{0,2000}}>?", re.I)
+_MD_UNSAFE_REFERENCE = re.compile(rf"\]\s*:\s*<?\s*{_UNSAFE_SCHEME}\S{{0,2000}}", re.I)
+_MD_HTML_TAG = re.compile(
+    r"<\s*/?\s*(?:script|iframe|img|object|embed|svg|style|form|input|a|link|meta)\b", re.I
+)
+
+
+def for_markdown(text: str) -> str:
+    """An answer made safe for a client that renders markdown (an MCP host, a chat UI on the
+    OpenAI-compatible endpoint): :func:`neutralise` (multi-line: no invisible or control
+    characters, no template tokens), then no image (shown as ``[image: alt]``, never fetched),
+    no link, autolink or reference to a ``javascript:``/``vbscript:``/``data:``/``file:``
+    address (the link text stays), and no raw HTML tag that runs or loads something (its ``<``
+    becomes U+2039). Idempotent; everything else is left as written."""
+    # before neutralise (it makes "[img]" "(img)") and after (it removes what hid a scheme)
+    return _defused(neutralise(_defused(text), multiline=True))
+
+
+def _defused(text: str) -> str:
+    text = _MD_IMAGE.sub(lambda m: f"[image: {m.group(1).strip()}]", text)
+    text = _MD_UNSAFE_LINK.sub(lambda m: m.group(1), text)
+    text = _MD_UNSAFE_AUTOLINK.sub("(link removed)", text)
+    text = _MD_UNSAFE_REFERENCE.sub("]: (link removed)", text)
+    return _MD_HTML_TAG.sub(lambda m: "\u2039" + m.group(0)[1:], text)
+
+
+#: characters that may open a link, an image, a tag or an entity
+_OPENERS = frozenset("[!<&")
+#: a streamed answer holds back at most this much while a link may still be completing
+MARKDOWN_HOLD_CHARS = 2_400
+_ENTITY_GROWING = re.compile(r"&#?[xX]?\w{0,10}")
+_TAG_START = re.compile(rf"\s{{0,8}}(?:[A-Za-z/]|{BAR})")
+
+
+def _link_complete(rest: str) -> bool:
+    """``rest`` starts with "[": is the link (or plain bracket) it opens finished?"""
+    close = rest.find("]")
+    if close < 0:
+        return False
+    after = rest[close + 1 :].lstrip(" ")
+    if not after:
+        return False  # "(" may come next
+    if after[0] == ":":  # a reference definition: finished at the blank after its address
+        address = after[1:].lstrip(" ")
+        return bool(address) and any(ch.isspace() for ch in address)
+    if after[0] != "(":
+        return True
+    depth = 0
+    for ch in after:
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return True
+    return False
+
+
+def _complete(rest: str) -> bool:
+    """Is the construct ``rest`` opens (a link, an image, a tag, an entity) finished?"""
+    first = rest[0]
+    if first == "&":
+        return _ENTITY_GROWING.fullmatch(rest) is None
+    if first == "<":
+        return ">" in rest if _TAG_START.match(rest[1:]) or len(rest) == 1 else True
+    if first == "!":
+        after = rest[1:].lstrip(" ")
+        return bool(after) and (after[0] != "[" or _link_complete(after))
+    return _link_complete(rest)
+
+
+class MarkdownStream:
+    """:func:`for_markdown` over an answer streamed in pieces: from the first link, image, tag
+    or entity of the current line that is not finished yet (at most ``MARKDOWN_HOLD_CHARS``
+    back), the text is held until it is, so no piece lets half of one through."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        cut = len(text)
+        for at in range(max(text.rfind("\n") + 1, len(text) - MARKDOWN_HOLD_CHARS), len(text)):
+            if text[at] in _OPENERS and not _complete(text[at:]):
+                cut = at
+                break
+        self._held = text[cut:]
+        return for_markdown(text[:cut]) if cut else ""
+
+    def finish(self) -> str:
+        held, self._held = self._held, ""
+        return for_markdown(held) if held else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -26,6 +26,7 @@ from thea.client import AsyncClient
 from thea.client.errors import AccessDenied
 from thea.config import Settings
 from thea.errors import InputError, NotFoundError, TheaError
+from thea.text import for_markdown
 
 R = TypeVar("R")
 
@@ -114,6 +115,26 @@ def _kind(exc: TheaError) -> str:
     return "failed"
 
 
+def shown(value: R) -> R:
+    """``value`` with every text in it made safe for a host that renders markdown
+    (:func:`~thea.text.for_markdown`: no invisible characters or template tokens, no image, no
+    script link, no raw HTML tag), in place; ids, numbers and dates are unchanged by it."""
+    if isinstance(value, str):
+        return cast(R, for_markdown(value))
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            current = getattr(value, name)
+            cleaned = shown(current)
+            if cleaned is not current and cleaned != current:
+                object.__setattr__(value, name, cleaned)
+        return value
+    if isinstance(value, list):
+        return cast(R, [shown(item) for item in value])
+    if isinstance(value, dict):
+        return cast(R, {key: shown(item) for key, item in value.items()})
+    return value
+
+
 class _Tools:
     """The tool bodies; each runs one call through the request's client."""
 
@@ -123,14 +144,14 @@ class _Tools:
     async def call(self, ctx: Context, fn: Callable[[AsyncClient], Awaitable[R]]) -> R:
         try:
             async with self.clients(ctx) as client:
-                return await fn(client)
+                return shown(await fn(client))
         except TheaError as exc:
             raise ToolError(f"{_kind(exc)}: {exc}") from None
 
     async def read(self, ctx: Context, fn: Callable[[AsyncClient], Awaitable[R]]) -> R:
         try:
             async with self.clients(ctx) as client:
-                return await fn(client)
+                return shown(await fn(client))
         except NotFoundError as exc:
             raise ResourceNotFoundError(f"not_found: {exc}") from None
         except TheaError as exc:

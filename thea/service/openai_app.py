@@ -55,6 +55,7 @@ from thea.models import new_id
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext
 from thea.service.errors import error_body, safe_text, validation_message
+from thea.text import MarkdownStream, for_markdown
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +219,7 @@ async def _completion(ctx: ServiceContext, body: ChatCompletionRequest, request:
     whole = ChatCompletion(
         id=completion.completion_id,
         created=completion.created,
-        choices=[Choice(message=AssistantMessage(content=result.answer))],
+        choices=[Choice(message=AssistantMessage(content=for_markdown(result.answer)))],
         usage=usage_of(result),
         impulse_id=completion.impulse_id,
         session_id=session_id,
@@ -232,9 +233,14 @@ def _streamed(completion: _Completion, include_usage: bool) -> StreamingResponse
 
     async def run() -> None:
         try:
-            result = await completion.cycle(
-                lambda text_piece: queue.put_nowait(completion.piece({"content": text_piece}))
-            )
+            shown = MarkdownStream()  # a client may render markdown: no link or image half-sent
+
+            def send(text: str) -> None:
+                if text:
+                    queue.put_nowait(completion.piece({"content": text}))
+
+            result = await completion.cycle(lambda text_piece: send(shown.feed(text_piece)))
+            send(shown.finish())
             queue.put_nowait(completion.piece({}, finish=True))
             if include_usage:
                 queue.put_nowait(

@@ -40,14 +40,18 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
-// Control characters (C0 but tab and newline, DEL, C1) and bidi controls (which can turn the
-// text after them around, e.g. U+202E) in stored text are shown as visible escapes ("\u202e"),
-// never applied: every text from the server reaches the page through visible().
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Control characters (C0 but tab and newline, DEL, C1), bidi controls (which can turn the
+// text after them around, e.g. U+202E), zero-width characters and the invisible tag characters
+// (U+E0000-E007F, used to hide instructions in text) in stored text are shown as visible
+// escapes ("\u202e", "\u{e0041}"), never applied: every text from the server reaches the page
+// through visible().
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
 function visible(text) {
   return String(text).replace(HIDDEN, (ch) => {
-    const code = ch.charCodeAt(0);
-    return code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+    const code = ch.codePointAt(0);
+    if (code < 0x100) return "\\x" + code.toString(16).padStart(2, "0");
+    if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
+    return "\\u{" + code.toString(16) + "}";
   });
 }
 
@@ -69,7 +73,7 @@ function el(tag, attrs = {}, ...children) {
 const short = (id) => String(id || "").slice(0, 8);
 const fmtMs = (ms) => (ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms");
 const fmtDate = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
-function setStatus(text) { $("status").textContent = text; }
+function setStatus(text) { $("status").textContent = visible(text); }
 
 // ---------------------------------------------------------------- API and access token
 // The token reaches the page once, in its address (`thea serve` prints /?token=...); the
@@ -637,7 +641,7 @@ async function loadMemory() {
     return;
   }
   if (data === null) return;
-  $("memory-summary").textContent = data.summary;
+  $("memory-summary").textContent = visible(data.summary);
   $("memory-count").textContent = data.count + (data.count === 1 ? " fact" : " facts");
   const list = $("memory-list");
   list.replaceChildren();
@@ -722,7 +726,7 @@ async function factChanged(card, request) {
   for (const button of card.querySelectorAll("button")) button.disabled = true;
   try {
     const result = await request;
-    $("memory-notice").textContent = result.summary;
+    $("memory-notice").textContent = visible(result.summary);
     $("memory-notice").classList.remove("hidden");
     await loadMemory();
   } catch (err) {
@@ -985,7 +989,7 @@ async function hello() {
     const health = await getJSON(API + "/health");
     const me = await getJSON(API + "/whoami?session_id=" + state.session);
     if ($("status").textContent !== "reconnected") setStatus("");
-    $("whoami").textContent = me.user_id + " · " + health.profile + " profile";
+    $("whoami").textContent = visible(me.user_id + " · " + health.profile + " profile");
     $("whoami").title = "your user on this thea service (the local user, or your token's) and its profile";
     $("token-bar").classList.add("hidden");
   } catch (err) {

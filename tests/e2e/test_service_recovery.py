@@ -16,10 +16,13 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from tests.integration.test_embedded_server_loading import fill
 from tests.processes import ROOT, cli_env, thea, wait_for
@@ -141,3 +144,60 @@ def test_a_command_waiting_for_a_start_says_how_much_the_graph_store_loads(tmp_p
     finally:
         assert stop_service(load_settings("embedded", data_dir=data)) is not StopOutcome.KILLED
         starting.wait(30)
+
+
+@pytest.mark.slow
+def test_after_a_kill_9_mid_answer_the_next_service_repairs_what_was_left_by_itself(tmp_path: Path) -> None:
+    """Issue 37, item 5: the newest writes of a killed service (log events lost with it, a cycle
+    that never got its answer) were repaired only when the user ran `thea memory repair`; the
+    next service now repairs them on its own at start, and says so in its log."""
+    from tests.processes import start_scripted_service
+
+    data = tmp_path / "data"
+    told = thea(["ask", "My name is Ana and I keep bees."], data)
+    assert told.returncode == 0, told.stderr
+    scripted = start_scripted_service(data, slow="synthesis", slow_s=300)
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "thea.cli.main", "ask", "Can you suggest a dinner with honey?"],
+        env=cli_env(data),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    chronicle = data / "chronicle.sqlite3"
+
+    def asked_is_recorded() -> bool:
+        with sqlite3.connect(chronicle) as db:
+            return bool(
+                db.execute("SELECT 1 FROM events WHERE summary LIKE '%dinner with honey%'").fetchone()
+            )
+
+    wait_for(asked_is_recorded, 60, "the question to be recorded")
+    asking.kill()  # the client first: it would start a new service and ask again
+    asking.wait(30)
+    os.killpg(scripted.pid, signal.SIGKILL)  # the service and its graph server, mid-answer
+    scripted.wait(30)
+    with sqlite3.connect(chronicle) as db:  # the log events the kill lost
+        lost = db.execute(
+            "DELETE FROM events WHERE summary LIKE '%keep bees%' AND type = 'UserImpulse'"
+        ).rowcount
+    assert lost == 1
+
+    again = thea(["ask", "What do I keep?"], data)
+    assert again.returncode == 0, again.stderr
+    log_file = ServicePaths.of(data).log_file
+    wait_for(lambda: "repaired after an unclean stop:" in log_file.read_text(), 120, "the repair on start")
+    said = next(
+        line for line in log_file.read_text().splitlines() if "repaired after an unclean stop:" in line
+    )
+    assert f"missing_events {lost}" in said
+    assert "incomplete_cycles 1" in said
+    checked = thea(["memory", "check", "--json"], data)
+    assert checked.returncode == 0, checked.stdout
+    assert json.loads(checked.stdout)["ok"]
+    stopped = thea(["service", "stop"], data)
+    assert stopped.returncode == 0
+    # a clean stop leaves nothing to repair: the next start says nothing of it
+    thea(["ask", "Hello again"], data)
+    assert log_file.read_text().count("did not stop cleanly") == 1

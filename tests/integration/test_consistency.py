@@ -393,3 +393,28 @@ def test_a_vector_store_deleted_under_the_running_service_is_reported(settings: 
     assert said.exit_code == 1
     assert "consistent" not in said.output
     stop_services_under(Path(settings.data_dir))
+
+
+def test_a_repair_bounded_by_its_start_fixes_what_came_before_and_leaves_what_is_being_written(
+    memory: UniversalMemory, settings: Settings
+) -> None:
+    """The repair a service runs after an unclean stop: what its predecessor wrote is fixed (a
+    lost event, a cycle that never got an answer, however recent), what is written since the
+    start is left alone (its vector or event may still be on the way)."""
+    before = UserImpulse(content="I keep bees.", user_id="ana")
+    before.correlation_id = before.id  # it started a cycle, which the kill cut short
+    memory.record([before])
+    started = now_ms() + 1
+    during = UserImpulse(content="I keep two hives now.", user_id="ana", created_at=started + 5)
+    during.correlation_id = during.id
+    memory.record([during])
+    _delete_event_behind_thea(settings, before.id)
+    _delete_event_behind_thea(settings, during.id)
+
+    report = repair(memory, written_before_ms=started)
+
+    assert report.repaired[Issue.MISSING_EVENTS] == 1  # the predecessor's, not this run's
+    assert report.repaired[Issue.INCOMPLETE_CYCLES] == 1
+    (props,) = [p for p in memory.admin.memory_page("", 1000) if p["id"] == before.id]
+    assert props["status"] == INCOMPLETE
+    assert check(memory).found[Issue.MISSING_EVENTS] == 1  # this run's own write was left alone

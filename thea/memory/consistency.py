@@ -175,11 +175,21 @@ def repair(
     page_size: int = 500,
     progress: ProgressFn | None = None,
     damage: Sequence[Damage] = (),
+    written_before_ms: int | None = None,
 ) -> ConsistencyReport:
     """Re-derive what is missing from the graph and drop what has no graph node (idempotent).
-    ``damage``: layers that were unreadable and have been moved aside (refilled here)."""
+    ``damage``: layers that were unreadable and have been moved aside (refilled here).
+    ``written_before_ms``: only nodes written before then are looked at for missing vectors and
+    events, and every cycle started before then without an answer is incomplete (a service
+    repairing what its killed predecessor left, while its own writes go on)."""
     return _Scan(
-        memory, fix=True, grace_ms=grace_ms, page_size=page_size, progress=progress, damage=damage
+        memory,
+        fix=True,
+        grace_ms=grace_ms,
+        page_size=page_size,
+        progress=progress,
+        damage=damage,
+        written_before_ms=written_before_ms,
     ).run()
 
 
@@ -193,12 +203,14 @@ class _Scan:
         page_size: int,
         progress: ProgressFn | None,
         damage: Sequence[Damage] = (),
+        written_before_ms: int | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.memory = memory
         self.fix = fix
-        self.cutoff = now_ms() - max(grace_ms, 0)
+        self.written_before_ms = written_before_ms
+        self.cutoff = written_before_ms if written_before_ms is not None else now_ms() - max(grace_ms, 0)
         self.page = page_size
         self.progress = progress or (lambda phase, done, total: None)
         self.report = ConsistencyReport(damaged=list(damage))
@@ -260,6 +272,8 @@ class _Scan:
                     nodes.append(Node.from_props(p))
                 except (TheaError, ValueError) as exc:
                     log.warning("consistency: skipping unreadable node %s: %s", p.get("id"), exc)
+            if self.written_before_ms is not None:  # what is written now may be under way
+                nodes = [n for n in nodes if n.created_at < self.written_before_ms]
             self._check_events(nodes)
             self._check_vectors(nodes, pending)
             self._check_cycles(props)

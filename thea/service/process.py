@@ -53,7 +53,9 @@ from thea.errors import (
     VectorStoreDamaged,
 )
 from thea.locations import ServicePaths
+from thea.memory.consistency import repair
 from thea.memory.factory import open_for_maintenance
+from thea.models import now_ms
 from thea.private_files import DIR_MODE, PRIVATE_UMASK, open_private, private_dir, write_private
 from thea.proc import ProcessRecord
 from thea.runtime import Runtime, build_runtime
@@ -151,6 +153,25 @@ def _log_to_file(paths: ServicePaths, level: str) -> None:
     root.setLevel(getattr(logging, level.upper(), logging.INFO))
 
 
+def repair_after_unclean_stop(runtime: Runtime, started_ms: int) -> None:
+    """What the service before this one left half-written when it was killed (a graph node
+    without its vector or log event, a cycle without its answer) is repaired from the graph,
+    in the background, and logged; writes of this service (after ``started_ms``) are left alone."""
+    log.warning("the previous service of this data directory did not stop cleanly: checking its last writes")
+    try:
+        report = repair(runtime.memory, written_before_ms=started_ms)
+    except (TheaError, OSError) as exc:  # `thea memory repair` can still be run by hand
+        log.error("repair after an unclean stop failed: %s; run `thea memory repair`", exc)
+        return
+    fixed = {issue.value: n for issue, n in report.repaired.items() if n}
+    if fixed:
+        log.warning(
+            "repaired after an unclean stop: %s", ", ".join(f"{k} {v}" for k, v in sorted(fixed.items()))
+        )
+    else:
+        log.info("after an unclean stop: nothing needed repair (%d nodes checked)", report.checked_nodes)
+
+
 class ServiceProcess:
     def __init__(self, settings: Settings, *, host: str | None = None, port: int | None = None) -> None:
         self.settings = settings
@@ -165,6 +186,8 @@ class ServiceProcess:
         self.stop_reason: StopReason | None = None
         self._stop_lock = threading.Lock()
         self._pid = os.getpid()
+        #: the previous service of this data directory did not stop cleanly
+        self._unclean = False
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -176,6 +199,10 @@ class ServiceProcess:
                 who = f" (pid {record.pid})" if record else ""
                 print(f"a thea service already runs for {self.paths.data_dir}{who}", file=sys.stderr)
                 return EXIT_ALREADY_RUNNING
+            # a record left behind: the service before this one did not stop cleanly (kill -9,
+            # power loss); what it was writing is repaired once this one answers
+            left = ProcessRecord.read(self.paths.pid_file)
+            self._unclean = left is not None and left.pid != os.getpid()
             ProcessRecord.of(os.getpid(), ServicePaths.MARKER).write(self.paths.pid_file)
             with contextlib.suppress(FileNotFoundError):
                 self.paths.stopping_file.unlink()  # left by a predecessor killed while it stopped
@@ -206,6 +233,11 @@ class ServiceProcess:
             if self.settings.service.workers:
                 runtime.start_background_worker(self.settings.service.workers)
             threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
+            if self._unclean:
+                since = now_ms()
+                threading.Thread(
+                    target=repair_after_unclean_stop, args=(runtime, since), name="thea-repair", daemon=True
+                ).start()
             threading.Thread(target=self._watch, args=(runtime,), name="thea-watch", daemon=True).start()
             self.ctx = ServiceContext(
                 runtime=runtime,

@@ -9,11 +9,12 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parents[2] / "thea" / "web" / "static" / "app.js"
+from tests.processes import ROOT
+
+APP = ROOT / "thea" / "web" / "static" / "app.js"
 #: a right-hand side made only of the page's own words and numbers (counts, lengths)
 _OWN = re.compile(r'^(?:[\w.]+\.(?:length|count)|"[^"]*"|===|[()?:+\s\d])+$')
 

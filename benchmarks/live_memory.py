@@ -69,7 +69,7 @@ from thea.proc import ProcessRecord, alive, signal_if_alive
 
 NAME = "live_memory"
 #: the kinds of question the format names, in the order reports list them
-KINDS = ("fact", "third-party", "update", "previous", "temporal", "multi", "abstain")
+KINDS = ("fact", "third-party", "update", "previous", "temporal", "multi", "abstain", "request")
 MODELS: tuple[str, ...] = get_args(LLMSettings.model_fields["provider"].annotation)
 
 # -- the scenario file ---------------------------------------------------------------------

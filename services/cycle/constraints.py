@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
 from thea.models import Fact
-from thea.words import lower_words
+from thea.words import STOPWORDS, lower_words
 
 #: advice to have less of something ("the doc says go easy on red meat", "be careful with grapefruit")
 GO_EASY_ON = (
@@ -183,7 +183,7 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     else:
         found = _ALLERGEN.search(fact.quote or fact.content)
         food = (found.group("a") or found.group("b") or "").lower() if found else ""
-    if not food or food in ("nuts", "the", "a", "some"):
+    if not food or food == "nuts" or food in STOPWORDS:  # "seeds, oil, tahini, all of it": not "it"
         return []
     name = re.escape(food)
     told = re.compile(rf"\b(?:allergic|intolerant)\s+to\s+{name}|\b{name}\s+(?:allergy|intolerance)", re.I)

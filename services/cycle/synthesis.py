@@ -19,6 +19,7 @@ The answer is streamed and recorded in the right voice (services/cycle/voice.py)
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Mapping, Sequence
 
@@ -53,7 +54,7 @@ from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
-from services.prompts import BaseMessage, PromptSpec, ReferenceItem
+from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
 from services.prompts import pick_claims as pick
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
@@ -62,6 +63,8 @@ from thea.memory.operations import FactReads
 from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
 from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutput
 from thea.tuning import RELATIVE_FLOOR
+
+log = logging.getLogger(__name__)
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
 #: the 0.5B model mixes up people and values when given more (live-memory benchmark)
@@ -120,6 +123,11 @@ def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> str:
         return caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
     asked = against_request(answer, question)
     return request_caution(*asked) if asked is not None else ""
+
+
+def _same(one: str, other: str) -> bool:
+    """The same suggestion again, whatever its spacing and case."""
+    return " ".join(one.lower().split()) == " ".join(other.lower().split())
 
 
 def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]:
@@ -301,9 +309,16 @@ class SynthesisService(CognitiveService):
         # same messages stay: the slow loop's reading, strength and feedback go with them
         others = [h for h in recall.hits if h.id not in recorded]
         refs = references_for(others, self.budget_tokens, self.relevance_floor)
-        lines = [fact_line(f) for f in facts]
+        minded = constraints if minds else []
+        lines = [fact_line(f) for f in facts if f not in minded]  # the constraints under their heading
         messages = prompt.build(
-            state.prompt_text, refs, state.history, state.instinct, facts=lines, earlier=history
+            state.prompt_text,
+            refs,
+            state.history,
+            state.instinct,
+            facts=lines,
+            earlier=history,
+            avoid=[fact_line(f) for f in minded],
         )
         prefix = ""
         if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
@@ -336,7 +351,6 @@ class SynthesisService(CognitiveService):
         await _send(state, rest)
         if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
             await _send(state, note)
-        minded = constraints if minds else []
         added = "" if request else _missed(answer, question, stored, history, minded)
         if added:  # "I don't know" only when it was never told: the model missed the facts it was given
             answer += added
@@ -345,11 +359,51 @@ class SynthesisService(CognitiveService):
         if careful:
             answer += careful
             await _send(state, careful)
+            if minds and conflicts(answer, constraints, question):
+                # the model suggested what the user told they cannot have: say why, ask once more
+                instead, more = await self._instead(state, messages, answer, careful, constraints)
+                answer += instead
+                usage = usage.add(more)
         output = self._output(state, prefix + answer, refs, facts)
         output.prompt = prompt_record(prompt.PROMPT, messages)
         if note:
             output.cut = note.strip(" …()")
         return self._outcome(state, output, refs, usage, facts)
+
+    async def _instead(
+        self,
+        state: CycleState,
+        messages: Sequence[BaseMessage],
+        answer: str,
+        careful: str,
+        constraints: Sequence[Fact],
+    ) -> tuple[str, LLMUsage]:
+        """Another suggestion after one that went against a told constraint: the model is told
+        what it named and why the user cannot have it, and asked once more. Only a suggestion
+        that differs and does not go against a constraint is shown; otherwise the user is told
+        there is none (a small model often gives the same one again)."""
+        retry = [
+            *messages,
+            AIMessage(content=answer),
+            HumanMessage(content=prompt.INSTEAD_ASK.format(why=careful.strip(" ()").rstrip("."))),
+        ]
+        usage = LLMUsage()
+        other = ""
+        try:
+            other, usage = await ask_text(
+                self.picker, retry, prompt.PROMPT, timeout_s=self.timeout_s, stop_when=is_looping
+            )
+            other, _note = tidy(other.strip(), usage.tokens_out, self.max_tokens)
+            other = in_voice(other, [state.prompt_text], "") or ""
+        except LLMError as exc:
+            log.warning("no other suggestion: %s", exc)
+        first = answer[: len(answer) - len(careful)].strip()
+        if not other or _caution(other, "", constraints) or _same(other, first):
+            said = f" {prompt.INSTEAD_NONE}"
+        else:
+            said = f" {prompt.INSTEAD_LEAD} {other}"
+        await _send(state, said)
+        return said, usage
 
     async def _from_claims(
         self,

@@ -21,7 +21,7 @@ from services.prompts import (
 )
 from services.prompts.quoting import without_orders
 
-PROMPT = PromptSpec(PromptId.SYNTHESIS, "4")
+PROMPT = PromptSpec(PromptId.SYNTHESIS, "5")
 
 SYSTEM = (
     "You are thea, a helpful assistant with a long-term memory of the user you are talking to. Speak "
@@ -32,7 +32,8 @@ SYSTEM = (
     "true: they answer what was true before.\n"
     "If the message asks about the user's own life and nothing below answers it, say you don't know. "
     "If it asks for help, advice or ideas, help from your general knowledge, keep to what matters for "
-    "the user (such as an allergy) and keep it short: at most five brief points.\n"
+    "the user (such as an allergy) and keep it short: at most five brief points. Never suggest "
+    "anything the user MUST AVOID, not even as an ingredient or a side: suggest something else.\n"
     "Each memory shows the date it happened. When asked when something happened, answer with the "
     "date as the memory states it, never with words such as 'yesterday' or 'last week'.\n" + QUOTED_RULE
 )
@@ -44,6 +45,17 @@ REMINDER = (
 #: how the facts block opens (inside the reference block)
 FACTS_HEADING = "FACTS (what the user told you):"
 MEMORIES_HEADING = "OTHER MEMORIES:"
+#: asked after an answer that named something the user must avoid (``why``: the note that says so)
+INSTEAD_ASK = (
+    "That goes against what I must avoid ({why}). Suggest something else instead, without it. "
+    "Only the new suggestion, in at most three brief points."
+)
+#: what the user is shown before that other suggestion
+INSTEAD_LEAD = "Something else instead:"
+#: shown when the model had no other suggestion that avoids it
+INSTEAD_NONE = "I have no other suggestion that avoids it; tell me what you would like instead."
+#: what a request's answer must respect: the user's health and diet claims, on their own
+AVOID_HEADING = "THE USER MUST AVOID (health and diet, as the user told it):"
 #: for a question about what was true before: only the earlier values are shown
 EARLIER_HEADING = "EARLIER FACTS (what was true before a change; no longer true now):"
 
@@ -83,7 +95,10 @@ def build(
     instinct: str | None = None,
     facts: Sequence[FactLine] = (),
     earlier: bool = False,
+    avoid: Sequence[FactLine] = (),
 ) -> list[BaseMessage]:
+    """The answer's prompt; ``avoid``: the constraints a request's answer must respect, shown
+    under their own heading (a small model overlooked them among the other facts)."""
     # The instinct is recorded in the trace but not fed to the answer: small models copy a
     # hasty first guess instead of reading the memories (measured with the offline 0.5B model).
     del instinct
@@ -92,9 +107,12 @@ def build(
     # in the user's turn steered it most. Facts of record come first, in a stable order, so the
     # same facts make the same prompt start (the model's prompt cache keeps it evaluated).
     block = reference_block(references, quoted=True)
-    if facts:
+    if facts or avoid:
         body = block.split("\n")[1:-1] if references else []
-        lines = fact_lines(facts, earlier=earlier) + ([MEMORIES_HEADING, *body] if body else [])
+        lines = fact_lines(facts, earlier=earlier) if facts else []
+        if avoid:
+            lines += [AVOID_HEADING, *(f"- {without_orders(f.text)}" for f in avoid)]
+        lines += [MEMORIES_HEADING, *body] if body else []
         block = "\n".join([REFERENCE_OPEN, *lines, REFERENCE_CLOSE])
     system = f"{SYSTEM}\n\n{block}\n\n{REMINDER}"
     return [

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from rq import Queue
 
 from services.knowledge.claims.keeper import claim_id
 from services.prompts.extract_claims import ClaimKind
 from services.views.trace import load_trace
 from tests.claims_support import said, scripted_reader
-from thea.llm.fake import FakeChatModel, plain_text
+from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, Fact, Report, UserImpulse
 from thea.runtime import Runtime
@@ -296,7 +297,62 @@ async def test_a_never_told_personal_question_gets_i_dont_know(runtime: Runtime,
     assert not llm.prompts_for(PromptId.SYNTHESIS)
 
 
-async def test_a_request_gets_the_told_constraints_and_a_note_when_the_answer_ignores_them(
+CONSTRAINED = [
+    # (what the user says, attribute, value, the first suggestion, what it names, the second one)
+    ("I'm coeliac, so no gluten at all for me", "diet", "coeliac", "Try spaghetti with tomato sauce.",
+     "spaghetti", "Try a rice bowl with roasted vegetables."),
+    ("dairy wrecks my stomach, turns out I'm lactose intolerant", "diet", "lactose intolerant",
+     "Try a cheese omelette.", "cheese", "Try a tofu stir fry with vegetables."),
+    ("I have a severe peanut allergy", "allergy", "peanuts", "Try satay chicken skewers.", "satay",
+     "Try grilled fish with lemon and greens."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
+async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_offered(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    attribute: str,
+    value: str,
+    first: str,
+    named: str,
+    second: str,
+) -> None:
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
+    await say(runtime, told + ".")
+    await read_claims(runtime)
+    assert [f.category for f in claims(runtime)] == ["constraint"]
+    insists = {"again": False}
+
+    def answering(call: FakeCall) -> str:
+        asked_again = plain_text(call.messages[-1:]).startswith("That goes against what I must avoid")
+        return first if not asked_again or insists["again"] else second
+
+    llm.answer(PromptId.SYNTHESIS, answering)
+    shown: list[str] = []
+    dinner = await runtime.orchestrator.handle_impulse(
+        "Can you suggest a quick dinner?", USER, "s2", on_token=shown.append
+    )
+    prompt = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0])
+    assert "THE USER MUST AVOID" in prompt
+    assert value in prompt.split("THE USER MUST AVOID", 1)[1]
+    assert "".join(shown) == dinner.answer
+    assert dinner.answer.startswith(f"{first} (Careful: this mentions {named}")
+    assert dinner.answer.endswith(f"Something else instead: {second}")
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 2
+
+    insists["again"] = True  # the model insists: its repeat is not shown, and no third try
+    llm.calls.clear()
+    again = await runtime.orchestrator.handle_impulse("Any other dinner idea?", USER, "s3")
+    assert again.answer.count(f"(Careful: this mentions {named}") == 1
+    assert again.answer.endswith(
+        "I have no other suggestion that avoids it; tell me what you would like instead."
+    )
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 2
+
+
+async def test_may_i_have_what_a_constraint_rules_out_is_answered_without_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
     llm.answer(
@@ -305,16 +361,6 @@ async def test_a_request_gets_the_told_constraints_and_a_note_when_the_answer_ig
     )
     await say(runtime, "I'm coeliac, so no gluten at all for me.")
     await read_claims(runtime)
-    llm.reply = "Try spaghetti with tomato sauce and basil."
-    shown: list[str] = []
-    dinner = await runtime.orchestrator.handle_impulse(
-        "Can you suggest a quick dinner?", USER, "s2", on_token=shown.append
-    )
-    assert "Your diet: coeliac." in last_prompt(llm)
-    assert "".join(shown) == dinner.answer
-    assert dinner.answer.startswith(
-        "Try spaghetti with tomato sauce and basil. (Careful: this mentions spaghetti"
-    )
     llm.calls.clear()
     croissant = await runtime.orchestrator.handle_impulse("Can I have a croissant?", USER, "s3")
     assert croissant.answer.startswith("Better not, going by what you told me:")

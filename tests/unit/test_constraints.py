@@ -137,3 +137,15 @@ def test_being_careful_with_a_drink_is_minded() -> None:
     assert advice is not None
     assert advice.text.startswith("Better not")
     assert may_i_have("Can I have orange juice?", [f for f in facts if f.category == "constraint"]) is None
+
+
+def test_an_allergy_whose_value_ends_in_a_small_word_never_flags_that_word() -> None:
+    """ "Sesame is my big allergy, seeds, oil, tahini, all of it." was read with the value "seeds,
+    oil, tahini, all of it": every answer saying "it" was flagged as going against it."""
+    for said, value in [
+        ("Sesame is my big allergy, seeds, oil, tahini, all of it.", "seeds, oil, tahini, all of it"),
+        ("Shellfish, I'm allergic to all of that.", "all of that"),
+        ("My allergy is the one to them.", "the one to them"),
+    ]:
+        told = history((said, "allergy", value))
+        assert conflicts("Mix it with lemon juice and serve it cold.", told) == []

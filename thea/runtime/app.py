@@ -126,6 +126,8 @@ class Runtime:
     facts: FactKeeper
     #: the slow loop's reader of claims (None: ``knowledge.read_claims`` is off)
     statements: StatementReader | None = None
+    #: the model that reads claims and picks answers, when it is not ``llm`` (loaded at warm-up)
+    claims_model: BaseChatModel | None = None
     workers: list[BackgroundWorker] = field(default_factory=list)
     schedule: ReflectionSchedule | None = None
     #: computes the vectors large imports left for later (started with the slow loop)
@@ -315,4 +317,5 @@ def build_runtime(
         reflector=reflector,
         facts=facts,
         statements=statements,
+        claims_model=claims_model,
     )

@@ -77,6 +77,36 @@ def test_a_claim_the_message_does_not_bear_out_is_dropped(bad: object) -> None:
     assert check(bad, message) is None  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        ("oh and im coeliac so gluten is a no go for me", "gluten is a no go for me", "diet", "coeliac"),
+        ("Big news. We adopted a greyhound, her name is Pip!", "her name is Pip", "dog", "greyhound"),
+        ("I'm vegan these days, no animal products at all.", "no animal products at all", "diet", "vegan"),
+        ("work's fine. starting at Siemens on monday, finally", "on monday, finally", "workplace", "Siemens"),
+    ],
+)
+def test_a_quote_cut_too_short_is_widened_to_the_sentence_that_holds_the_value(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    kept = check(said(quote, attribute, value), message)
+    assert kept is not None
+    assert within(value, kept.claim.quote)
+    assert quoted_in(kept.claim.quote, message)
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "value"),
+    [
+        ("I live in Leeds. My sister loves Paris.", "I live in Leeds", "Paris"),  # another sentence
+        ("I live in Leeds", "I live in Leeds", "Paris"),  # nowhere
+        ("I live in Leeds!\nParis is lovely", "I live in Leeds", "Paris"),  # another line
+    ],
+)
+def test_a_value_told_in_another_sentence_is_not_the_quotes(message: str, quote: str, value: str) -> None:
+    assert check(said(quote, "home", value), message) is None
+
+
 def test_the_user_is_the_subject_whatever_the_model_calls_them_and_repeats_are_kept_once() -> None:
     message = "I'm Ana and I live in Porto."
     kept, dropped = checked_claims(

@@ -1,6 +1,7 @@
 """What the model says a message tells is kept only when the message says it.
 
-A claim is dropped when its quote is not in the message, when its value is not in its quote, when
+A claim is dropped when its quote is not in the message, when its value is not in its quote (nor
+in the one sentence of the message that holds the quote: a quote cut too short is widened to it), when
 it names someone the message never names, or when its quote gives the assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
 punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
@@ -95,15 +96,34 @@ def tidy(text: str) -> str:
     return " ".join(neutralise(text).split()).strip(" .,;:!?\"'")
 
 
+#: where a message's sentences (or lines) end
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def sentence_with(quote: str, value: str, message: str) -> str:
+    """The sentence of the message that holds both the quote and the value ("oh and im coeliac
+    so gluten is a no go for me" for the quote "gluten is a no go for me" and the value
+    "coeliac"), or "" when no one sentence holds both: a value told elsewhere is not this
+    quote's."""
+    for sentence in _SENTENCE_END.split(message):
+        if quoted_in(quote, sentence) and within(value, sentence):
+            return tidy(sentence)
+    return ""
+
+
 def check(claim: ClaimOut, message: str) -> Checked | None:
     """The claim when the message bears it out, else None."""
     quote, value, subject = tidy(claim.quote), tidy(claim.value), tidy(claim.subject)
     attribute, relation = tidy(claim.attribute).lower(), tidy(claim.relation).lower()
     if not (quote and value and attribute and subject):
         return None
-    if not quoted_in(quote, message) or not within(value, quote) or is_order(quote):
+    if not quoted_in(quote, message):
         return None
-    if hostile(claim.quote) or hostile(claim.value):  # the model's fields as it wrote them
+    if not within(value, quote):  # the model quoted too little: the sentence that holds both
+        quote = sentence_with(quote, value, message)
+    if not quote or is_order(quote):
+        return None
+    if hostile(claim.quote) or hostile(claim.value) or hostile(quote):  # as written, and as widened
         return None
     if plain(value) == plain(attribute):  # "kids: kids", "thanks: thanks": says nothing
         return None

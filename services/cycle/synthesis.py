@@ -114,15 +114,17 @@ _NOT_KNOWN = re.compile(
 TOLD_SHOWN = 2
 
 
-def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> str:
+def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> tuple[str, bool]:
     """The note after an answer that goes against a told constraint (a recipe with spaghetti for
     someone who told they are coeliac) or against the request itself (grilled chicken for "a
-    quick vegetarian dinner": a small model's slip), or ""."""
+    quick vegetarian dinner": a small model's slip), or ""; and whether a told constraint is
+    what it goes against."""
     against = conflicts(answer, constraints, question)
     if against:
-        return caution(against, lower_first(" ".join(told_sentence(c.fact) for c in against[:2])))
+        told = lower_first(" ".join(told_sentence(c.fact) for c in against[:2]))
+        return caution(against, told), True
     asked = against_request(answer, question)
-    return request_caution(*asked) if asked is not None else ""
+    return (request_caution(*asked) if asked is not None else ""), False
 
 
 def _same(one: str, other: str) -> bool:
@@ -355,11 +357,11 @@ class SynthesisService(CognitiveService):
         if added:  # "I don't know" only when it was never told: the model missed the facts it was given
             answer += added
             await _send(state, added)
-        careful = _caution(answer, question, constraints)
+        careful, told_against = _caution(answer, question, constraints)
         if careful:
             answer += careful
             await _send(state, careful)
-            if minds and conflicts(answer, constraints, question):
+            if minds and told_against:
                 # the model suggested what the user told they cannot have: say why, ask once more
                 instead, more = await self._instead(state, messages, answer, careful, constraints)
                 answer += instead
@@ -398,7 +400,7 @@ class SynthesisService(CognitiveService):
         except LLMError as exc:
             log.warning("no other suggestion: %s", exc)
         first = answer[: len(answer) - len(careful)].strip()
-        if not other or _caution(other, "", constraints) or _same(other, first):
+        if not other or _caution(other, "", constraints)[0] or _same(other, first):
             said = f" {prompt.INSTEAD_NONE}"
         else:
             said = f" {prompt.INSTEAD_LEAD} {other}"

@@ -215,6 +215,7 @@ class ServiceProcess:
 
     def _run_owned(self) -> int:
         started = time.monotonic()
+        started_ms = now_ms()  # what was written before this is the predecessor's
         try:
             runtime = build_runtime(self.settings, on_loading=self._loading)
         except (ChronicleDamaged, VectorStoreDamaged) as exc:
@@ -234,9 +235,11 @@ class ServiceProcess:
                 runtime.start_background_worker(self.settings.service.workers)
             threading.Thread(target=self._warm_up, args=(runtime,), name="thea-warm-up", daemon=True).start()
             if self._unclean:
-                since = now_ms()
                 threading.Thread(
-                    target=repair_after_unclean_stop, args=(runtime, since), name="thea-repair", daemon=True
+                    target=repair_after_unclean_stop,
+                    args=(runtime, started_ms),
+                    name="thea-repair",
+                    daemon=True,
                 ).start()
             threading.Thread(target=self._watch, args=(runtime,), name="thea-watch", daemon=True).start()
             self.ctx = ServiceContext(

@@ -191,7 +191,10 @@ def test_after_a_kill_9_mid_answer_the_next_service_repairs_what_was_left_by_its
     said = next(
         line for line in log_file.read_text().splitlines() if "repaired after an unclean stop:" in line
     )
-    assert f"missing_events {lost}" in said
+    # the one deleted here, and any the kill itself lost (it came mid-answer: 1-8 seen)
+    events = re.search(r"missing_events (\d+)", said)
+    assert events is not None, said
+    assert int(events.group(1)) >= lost
     assert "incomplete_cycles 1" in said
     checked = thea(["memory", "check", "--json"], data)
     assert checked.returncode == 0, checked.stdout

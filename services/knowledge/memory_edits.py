@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
+from typing import Protocol
 
 from services.common.impulse_input import validate_impulse_text
 from services.common.statements import turn_round
@@ -34,6 +36,7 @@ from thea.errors import InputError
 from thea.memory.erasure import erase
 from thea.memory.operations import NodePatch
 from thea.memory.ports import FactEdits, InsightSupersession
+from thea.memory.redaction import Secret, scrub
 from thea.memory.universal import UniversalMemory
 from thea.models import USER_SUBJECT, Edge, EdgeType, Fact, FactOrigin, Revision, now_ms, stable_id
 
@@ -41,7 +44,6 @@ log = logging.getLogger(__name__)
 
 CORRECTED = "a fact it rests on was corrected"
 OUTDATED = "a fact it rests on is outdated"
-DELETED = "a fact it rests on was deleted"
 
 #: a correction that starts in the second person, as the list shows facts ("You live in York.")
 _SECOND_PERSON = frozenset({"you", "your", "you're", "you've", "you'll", "you'd", "yours"})
@@ -211,26 +213,57 @@ def outdate(memory: FactEdits, id_or_prefix: str, user_id: str) -> FactEditResul
     )
 
 
-def forget(memory: UniversalMemory, id_or_prefix: str, user_id: str) -> FactEditResult:
-    """Erase one of the user's facts (current or earlier) everywhere."""
+class Conversations(Protocol):
+    """The short-term conversations a forgotten fact's words must leave as well."""
+
+    def clear(self, user_id: str, session_id: str) -> Sequence[object]: ...
+
+
+def forget(
+    memory: UniversalMemory, id_or_prefix: str, user_id: str, conversations: Conversations | None = None
+) -> FactEditResult:
+    """Erase one of the user's facts (current or earlier) everywhere: its node, vectors and log
+    event, its words in the message that told it, thea's reply and every trace that used it,
+    the insights drawn from them and a concept only it named; then the engines rewrite their
+    files, so the words are gone from disk when this returns."""
     fact = own_fact(memory, id_or_prefix, user_id)
-    at = now_ms()
     book = read_book(memory, user_id)
-    insights = supersede_insights(memory, fact, at, DELETED)
     erase(memory, [fact], user_id)
     if fact.origin is FactOrigin.SAID and fact.source_message_id:
         # the message it was read from is no evidence any more: recall would hand it out again
         memory.knowledge.patch_nodes([NodePatch(fact.source_message_id, {"withdrawn": True})])
     _relink(memory, book, fact)
+    scrubbed = scrub(memory, user_id, [Secret.of(fact)])
+    if conversations is not None:
+        for session_id in scrubbed.sessions:
+            # dropped, not distilled: the next message restores the conversation from the graph
+            conversations.clear(user_id, session_id)
+    compacted = memory.compact()
     summary = (
         f"deleted {fact.id[:8]} ({_quoted(second_person(fact))}): it is no longer recalled, used in "
-        "answers or shown" + _insights_note(insights)
+        f"answers or shown; its words were erased from {_count(len(scrubbed.redacted), 'stored text')} "
+        "(messages, replies, trace steps)"
+        + _erased_note(scrubbed.insights, "insight")
+        + _erased_note(scrubbed.concepts, "concept")
     )
+    unwritten = [layer for layer, done in compacted.items() if not done]
+    if unwritten:
+        summary += f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
     log.info("user %s deleted fact %s", user_id, fact.id)
     closed = [fact.id] if fact.valid_until is None else []
     return FactEditResult(
-        action="forget", id=fact.id, closed=closed, insights_superseded=insights, summary=summary
+        action="forget", id=fact.id, closed=closed, insights_superseded=scrubbed.insights, summary=summary
     )
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _erased_note(ids: list[str], what: str) -> str:
+    if not ids:
+        return ""
+    return f"; {_count(len(ids), what)} made from it erased ({', '.join(i[:8] for i in ids)})"
 
 
 def _relink(memory: FactEdits, book: FactBook, fact: Fact) -> None:

@@ -99,3 +99,19 @@ def test_memories_list_show_correct_forget_through_the_cli(tmp_path: Path) -> No
     assert not any(
         "York" in f["text"] for g in ok_json(data, "memories", "--json")["subjects"] for f in g["facts"]
     )
+
+    # everything about a subject, then the whole conversation, for good; bad combinations refused
+    about = thea(data, "memories", "forget", "--about", "Sam")
+    assert about.returncode == 0, about.stderr
+    assert "forgot everything about 'Sam'" in about.stdout
+    assert "Sam" not in json.dumps(ok_json(data, "memories", "--json"))
+    both = thea(data, "memories", "forget", "--about", "Sam", "--conversation", "tell")
+    assert both.returncode != 0
+    assert "give one of" in both.stderr
+    unsure = thea(data, "memories", "forget", "--everything")
+    assert unsure.returncode != 0
+    assert "--yes" in unsure.stderr
+    gone = ok_json(data, "memories", "forget", "--conversation", "tell", "--json")
+    assert gone["action"] == "conversation"
+    assert gone["erased"] > 0
+    assert ok_json(data, "memories", "--json")["count"] == 0  # every fact was told in it

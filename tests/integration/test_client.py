@@ -162,6 +162,13 @@ async def test_the_async_client_has_the_same_memory_calls(settings: Settings) ->
         assert (await client.outdate_memory(poodle.id)).action == "outdate"
         assert (await client.forget_memory(poodle.id)).action == "forget"
         assert (await client.memories()).count == 0
+        gone = await client.forget_conversation("dog")  # the conversation itself, for good
+        assert gone.action == "conversation"
+        assert gone.erased > 0
+        assert (await client.sessions()).sessions == []
+        await client.ask("I live in Tromso.", session_id="home")
+        assert (await client.forget_everything()).action == "user"
+        assert (await client.sessions()).sessions == []
         await client.stop_service()
 
 

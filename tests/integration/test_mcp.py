@@ -38,6 +38,7 @@ TOOLS = {
     "correct_memory",
     "outdate_memory",
     "forget_memory",
+    "forget_about",
 }
 TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
@@ -165,6 +166,10 @@ async def test_mcp_memories_list_correct_forget_then_ask(
             assert words in result.content[0].text, result.content
         outdated = data(await client.call_tool("outdate_memory", {"id": york["id"]}))
         assert outdated["closed"] == [york["id"]]
+        erased = data(await client.call_tool("forget_about", {"about": "york"}))
+        assert erased["action"] == "about"
+        assert york["id"] in erased["facts"]
+        assert "York" not in json.dumps(data(await client.call_tool("memories", {"include_history": True})))
 
 
 def _token_client(url: str, token: str | None) -> Client:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -736,6 +737,34 @@ class OutdateFactRequest(_Body):
 
 #: the body of ``PATCH /facts/{id}``: ``{"action": "correct", "text": ...}`` or ``{"action": "outdate"}``
 FactEditRequest = Annotated[CorrectFactRequest | OutdateFactRequest, Field(discriminator="action")]
+
+
+class ErasureAction(StrEnum):
+    """What an erasure covered."""
+
+    #: every fact about a subject (``DELETE /facts?about=``)
+    ABOUT = "about"
+    #: one conversation (``DELETE /sessions/{id}``)
+    CONVERSATION = "conversation"
+    #: everything the user has (``DELETE /me``)
+    USER = "user"
+
+
+class ErasureResult(BaseModel):
+    """What forgetting everything about a subject, a conversation or a user erased."""
+
+    action: ErasureAction
+    #: how many memories were erased (the log keeps only that deletions happened)
+    erased: int
+    #: the facts among them
+    facts: list[str] = Field(default_factory=list)
+    #: how many other stored texts (messages, replies, trace steps) had the facts' words erased
+    redacted: int = 0
+    #: insights made from them, erased
+    insights: list[str] = Field(default_factory=list)
+    #: concepts only they named, erased
+    concepts: list[str] = Field(default_factory=list)
+    summary: str
 
 
 class FactEditResult(BaseModel):

@@ -10,6 +10,8 @@ HEALTH = "/health"
 STATUS = "/status"
 DOCTOR = "/doctor"
 WHOAMI = "/whoami"
+#: the caller's data as a whole (``DELETE``: everything thea has of them)
+ME = "/me"
 JOBS = "/jobs"
 JOBS_RETRY = "/jobs/retry"
 MEMORY_STATS = "/memory/stats"

@@ -167,11 +167,32 @@ def outdate(
 @memories_app.command("forget")
 def forget(
     ctx: typer.Context,
-    fact_id: str = typer.Argument(..., help="id or id prefix"),
+    fact_id: str | None = typer.Argument(None, help="id or id prefix of one fact"),
+    about: str | None = typer.Option(None, "--about", help="forget everything about this subject"),
+    conversation: str | None = typer.Option(None, "--conversation", help="forget this conversation (its id)"),
+    everything: bool = typer.Option(False, "--everything", help="delete everything thea has of you"),
+    yes: bool = typer.Option(False, "--yes", help="confirm --everything"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Delete a fact for good: no longer recalled, used in answers or shown."""
+    """Forget for good: one fact, everything about a subject, a conversation, or everything.
+    The words go from the messages, answers, traces, insights and files on disk too."""
+    chosen = [x for x in (fact_id, about, conversation, everything or None) if x]
+    if len(chosen) != 1:
+        raise typer.BadParameter("give one of: a fact id, --about WORDS, --conversation ID, --everything")
+    if everything and not yes:
+        raise typer.BadParameter("--everything deletes all thea has of you: add --yes to confirm")
     api = _api(ctx, None, as_json)
     with friendly_errors():
-        result = api.forget_memory(fact_id)
-    _done(result, as_json)
+        if fact_id:
+            _done(api.forget_memory(fact_id), as_json)
+            return
+        if about:
+            erased = api.forget_about(about)
+        elif conversation:
+            erased = api.forget_conversation(conversation)
+        else:
+            erased = api.forget_everything()
+    if as_json:
+        _print_json(erased)
+    else:
+        console.print(safe(erased.summary))

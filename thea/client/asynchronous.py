@@ -285,6 +285,18 @@ class AsyncClient:
         """Delete a fact for good: graph, vectors, answers, recall, insights."""
         return await self._call(specs.forget_memory(fact_id))
 
+    async def forget_about(self, about: str) -> m.ErasureResult:
+        """Forget everything about a subject for good (every fact naming it, its words everywhere)."""
+        return await self._call(specs.forget_about(about))
+
+    async def forget_conversation(self, session_id: str) -> m.ErasureResult:
+        """Forget a whole conversation for good: messages, answers, facts told in it, insights."""
+        return await self._call(specs.forget_conversation(session_id))
+
+    async def forget_everything(self) -> m.ErasureResult:
+        """Delete everything thea has of the caller, for good."""
+        return await self._call(specs.forget_everything())
+
     async def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:

@@ -226,6 +226,26 @@ def forget_memory(fact_id: str) -> Spec[m.FactEditResult]:
     return Spec("DELETE", paths.FACT, m.FactEditResult, path_params=_fact_id(fact_id))
 
 
+def forget_about(about: str) -> Spec[m.ErasureResult]:
+    words = " ".join(about.split())
+    if not words:
+        raise InputError("say what to forget everything about")
+    return Spec("DELETE", paths.FACTS, m.ErasureResult, params={"about": words})
+
+
+def forget_conversation(session_id: str) -> Spec[m.ErasureResult]:
+    return Spec(
+        "DELETE",
+        paths.SESSION,
+        m.ErasureResult,
+        path_params={"session_id": _id(session_id, "a conversation")},
+    )
+
+
+def forget_everything() -> Spec[m.ErasureResult]:
+    return Spec("DELETE", paths.ME, m.ErasureResult)
+
+
 def feedback(value: int, response_id: str | None, session_id: str | None) -> Spec[m.FeedbackResult]:
     with _checked():
         body = m.FeedbackRequest.model_validate(

@@ -315,6 +315,18 @@ class Client:
         """Delete a fact for good: graph, vectors, answers, recall, insights."""
         return self._call(specs.forget_memory(fact_id))
 
+    def forget_about(self, about: str) -> m.ErasureResult:
+        """Forget everything about a subject for good (every fact naming it, its words everywhere)."""
+        return self._call(specs.forget_about(about))
+
+    def forget_conversation(self, session_id: str) -> m.ErasureResult:
+        """Forget a whole conversation for good: messages, answers, facts told in it, insights."""
+        return self._call(specs.forget_conversation(session_id))
+
+    def forget_everything(self) -> m.ErasureResult:
+        """Delete everything thea has of the caller, for good."""
+        return self._call(specs.forget_everything())
+
     def feedback(
         self, value: int, response_id: str | None = None, session_id: str | None = None
     ) -> m.FeedbackResult:

@@ -88,6 +88,10 @@ TOOLS = {
         "Delete one fact (id or prefix) for good: gone from answers, recall, insights and the graph; "
         "the log keeps only that a deletion happened."
     ),
+    "forget_about": (
+        "Forget everything about a subject for good (a person, pet, place or thing, or any words): "
+        "every fact naming it, and its words in messages, answers, traces, insights and files."
+    ),
     "memories_resource": "What thea knows about the user (facts by subject, with a summary).",
     "insight_resource": ("One insight of the user with its lineage (merged from/into, sources)."),
     "concept_resource": ("A concept of the user's memory and its neighbourhood (nodes, edges)."),
@@ -240,7 +244,7 @@ def _memory_tools(tools: _Tools) -> tuple[Callable[..., Any], ...]:
 
 
 def _fact_tools(tools: _Tools) -> tuple[Callable[..., Any], ...]:
-    """The tools over the facts of record: list, correct, outdate, forget one."""
+    """The tools over the facts of record: list, correct, outdate, forget one or all about a subject."""
 
     async def memories(
         ctx: Context,
@@ -268,7 +272,13 @@ def _fact_tools(tools: _Tools) -> tuple[Callable[..., Any], ...]:
     ) -> m.FactEditResult:
         return await tools.call(ctx, lambda c: c.forget_memory(id))
 
-    return memories, correct_memory, outdate_memory, forget_memory
+    async def forget_about(
+        about: Annotated[str, Field(min_length=1, max_length=200, description="a name or words")],
+        ctx: Context,
+    ) -> m.ErasureResult:
+        return await tools.call(ctx, lambda c: c.forget_about(about))
+
+    return memories, correct_memory, outdate_memory, forget_memory, forget_about
 
 
 def _add_resources(server: MCPServer, tools: _Tools) -> None:

@@ -196,7 +196,9 @@ class EmbeddedFalkorDB:
 
     def _command(self) -> list[str]:
         server, module = _binaries()
-        cmd = [server, "--loadmodule", module]
+        # CMD_INFO no: FalkorDB would keep its last 1,000 queries with their parameters (the
+        # users' words) in a stream, and in the AOF, where forgetting could not reach them
+        cmd = [server, "--loadmodule", module, "CMD_INFO", "no"]
         if self.bolt_port:
             cmd += ["BOLT_PORT", str(self.bolt_port)]
         cmd += [

@@ -394,6 +394,15 @@ class UniversalMemory(OperationGroups):
         """Graph node counts per type, plus ``edges``."""
         return self.graph.count_by_type()
 
+    def compact(self) -> dict[str, bool]:
+        """Have every layer rewrite its files so that deleted and overwritten data leaves the
+        disk (after forgetting); per layer, whether it could."""
+        return {
+            "graph": self.graph.compact(),
+            "vectors": self.vectors.compact(),
+            "chronicle": self.chronicle.compact(),
+        }
+
     def optimize_vectors(self) -> None:
         """Build the vector indexes now (``thea memory optimize``)."""
         self.vectors.optimize()

@@ -158,7 +158,9 @@ async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     elif action == "outdate":
         result = await asyncio.to_thread(memory_edits.outdate, rt.memory, fact_id, chat.user_id)
     elif action == "forget":
-        result = await asyncio.to_thread(memory_edits.forget, rt.memory, fact_id, chat.user_id)
+        result = await asyncio.to_thread(
+            memory_edits.forget, rt.memory, fact_id, chat.user_id, rt.orchestrator.context
+        )
     else:
         raise InputError(MEMORIES_USAGE)
     return CommandOutcome(result.summary, data=result.model_dump(mode="json"))

@@ -61,6 +61,11 @@ class Chronicle(abc.ABC):
     def delete(self, ids: Sequence[str]) -> int:
         """Remove events (``thea memory repair`` drops events whose node is gone); return how many."""
 
+    def compact(self) -> bool:
+        """Rewrite the log's files so that deleted events are gone from disk (forgetting); True
+        when done. Default: False."""
+        return False
+
     @abc.abstractmethod
     def count(self) -> int:
         """Number of logged events."""

@@ -18,6 +18,7 @@ import redis
 
 from thea.errors import ChronicleUnavailable
 from thea.memory.chronicle.base import Chronicle
+from thea.memory.redis_files import rewrite_files
 from thea.models import ChronicleEvent, HealthStatus
 
 R = TypeVar("R")
@@ -154,6 +155,10 @@ class RedisChronicle(Chronicle):
             return len(events)
 
         return self._call(run)
+
+    def compact(self) -> bool:
+        """Ask the Redis server to rewrite its append-only file and snapshot (forgetting)."""
+        return rewrite_files(self.client)
 
     def count(self) -> int:
         return int(self._call(lambda: self.client.hlen(self._k("events"))))

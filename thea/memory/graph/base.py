@@ -102,6 +102,11 @@ class GraphStore(abc.ABC):
         it did. Stores of servers run by others have nothing to do."""
         return False
 
+    def compact(self) -> bool:
+        """Rewrite the engine's files so that deleted and overwritten data is gone from disk
+        (forgetting); True when done. Default: False (the engine offers no way to ask)."""
+        return False
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections (and stop an owned embedded server)."""

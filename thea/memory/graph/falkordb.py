@@ -17,6 +17,7 @@ from redis.retry import Retry
 from thea.errors import GraphUnavailable, InputError
 from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.graph.cypher_store import CypherGraphStore
+from thea.memory.redis_files import rewrite_files
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,16 @@ class FalkorDBGraphStore(CypherGraphStore):
         conn: redis.Redis = self._db.connection
         return conn
 
+    def compact(self) -> bool:
+        """Ask the server to rewrite its append-only file and snapshot (forgetting). The query
+        log a FalkorDB server keeps with its queries' parameters (``telemetry{graph}``, when
+        ``CMD_INFO`` is on; the embedded server runs with it off) is deleted first."""
+        try:
+            self.connection.delete(f"telemetry{{{self.graph_name}}}")
+        except redis.RedisError as exc:
+            log.warning("could not delete the graph's query log: %s", exc)
+        return rewrite_files(self.connection)
+
     def recover(self) -> bool:
         """Start the embedded server again if the one this store started has died (True when it
         did): the next query finds it back, with every acknowledged write (AOF)."""
@@ -149,6 +160,7 @@ class FalkorDBGraphStore(CypherGraphStore):
 
     def ensure_schema(self) -> None:
         super().ensure_schema()
+        self._no_query_log()
         # Unique ids, enforced by the server (built asynchronously from the exact-match index).
         constraint = ["GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE", "NODE", "Memory"]
         constraint += ["PROPERTIES", "1", "id"]
@@ -157,6 +169,17 @@ class FalkorDBGraphStore(CypherGraphStore):
         except redis.ResponseError as exc:
             if "already" not in str(exc).lower():
                 log.warning("could not create unique constraint on Memory.id: %s", exc)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise self._unavailable(exc) from exc
+
+    def _no_query_log(self) -> None:
+        """Turn off the query log a FalkorDB server keeps (``CMD_INFO``: its last queries with
+        their parameters, the users' words, in the ``telemetry{graph}`` stream and so in its
+        files), so forgetting has nothing there to miss. The embedded server starts with it off."""
+        try:
+            self.connection.execute_command("GRAPH.CONFIG", "SET", "CMD_INFO", "no")  # type: ignore[no-untyped-call]
+        except redis.ResponseError as exc:
+            log.warning("could not turn off the FalkorDB query log (CMD_INFO): %s", exc)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise self._unavailable(exc) from exc
 

@@ -60,6 +60,11 @@ class VectorStore(abc.ABC):
         """Build search indexes for what was written since the last call (a maintenance step:
         it can take a while and blocks other calls of an embedded store). Default: nothing."""
 
+    def compact(self) -> bool:
+        """Rewrite the store's files so that deleted and overwritten points are gone from disk
+        (forgetting); True when done. Default: False (a server compacts on its own schedule)."""
+        return False
+
     @abc.abstractmethod
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
         """Remove every point of the given node ids."""

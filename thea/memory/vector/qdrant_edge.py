@@ -15,6 +15,7 @@ and lists the damaged ones in ``damaged`` (for ``thea memory check`` / ``repair`
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,6 +70,31 @@ def edge_filter(flt: VectorFilter | None, node_ids: Sequence[str] | None = None)
     return qe.Filter(must=must) if must else None
 
 
+def _compacting(folder: Path) -> Path:
+    return folder.parent / f".{folder.name}.compacting"
+
+
+def _replaced(folder: Path) -> Path:
+    return folder.parent / f".{folder.name}.replaced"
+
+
+def finish_compaction(path: Path) -> None:
+    """End a compaction a crash interrupted: a collection whose fresh copy was complete but not
+    yet in place gets it; the leftovers of an unfinished copy are removed."""
+    if not path.is_dir():
+        return
+    for collection in Collection:
+        folder = path / collection.value
+        fresh, old = _compacting(folder), _replaced(folder)
+        if old.exists() and not folder.exists():
+            if fresh.exists():  # the old one was moved aside, the fresh one complete
+                fresh.rename(folder)
+            else:
+                old.rename(folder)
+        shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
 class QdrantEdgeStore(VectorStore):
     backend = "qdrant_edge"
 
@@ -81,6 +107,7 @@ class QdrantEdgeStore(VectorStore):
         self._closed = False
         #: collections whose directory could not be loaded (only filled with ``skip_damaged``)
         self.damaged: dict[Collection, VectorStoreDamaged] = {}
+        finish_compaction(self.path)
         try:
             if skip_damaged:
                 for collection in Collection:
@@ -108,11 +135,7 @@ class QdrantEdgeStore(VectorStore):
             if (folder / "edge_config.json").exists():
                 shard = qe.EdgeShard.load(str(folder))
             else:
-                private_dir(private_dir(self.path) / collection.value)
-                config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(self.dimension, qe.Distance.Cosine))
-                shard = qe.EdgeShard.create(str(folder), config)
-                for field, schema in _INDEXES.items():
-                    shard.update(qe.UpdateOperation.create_field_index(field, schema))
+                shard = self._create(folder)
         except Exception as exc:
             if "WouldBlock" in str(exc):
                 raise VectorStoreLocked(
@@ -124,6 +147,14 @@ class QdrantEdgeStore(VectorStore):
                 raise VectorStoreDamaged(str(folder), " ".join(str(exc).split())[:300]) from exc
             raise VectorStoreUnavailable(f"cannot open {folder}: {exc}") from exc
         self._shards[collection] = shard
+        return shard
+
+    def _create(self, folder: Path) -> Any:
+        private_dir(private_dir(folder.parent) / folder.name)
+        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(self.dimension, qe.Distance.Cosine))
+        shard = qe.EdgeShard.create(str(folder), config)
+        for field, schema in _INDEXES.items():
+            shard.update(qe.UpdateOperation.create_field_index(field, schema))
         return shard
 
     def ensure_collections(self, dimension: int) -> None:
@@ -241,6 +272,48 @@ class QdrantEdgeStore(VectorStore):
         require_space(self.path, allocated_bytes(self.path), "building the vector index")
         for collection in Collection:
             self._call(collection, "optimize")
+
+    def compact(self) -> bool:
+        """Rebuild every collection from its points: Qdrant Edge keeps deleted and overwritten
+        payloads in its segments and write-ahead log until they are rewritten, so forgetting
+        copies the live points into a fresh shard and removes the old files. Needs about as
+        much free space as the store takes (refused with :class:`DiskFullError` otherwise)."""
+        require_space(self.path, allocated_bytes(self.path), "compacting the vector store")
+        with self._lock:
+            for collection in Collection:
+                self._rebuild(collection)
+        return True
+
+    def _rebuild(self, collection: Collection) -> None:
+        shard = self._open(collection)
+        points: list[Any] = []
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=True)
+            records, offset = self._call(collection, "scroll", request)
+            points += [qe.Point(r.id, r.vector, r.payload) for r in records]
+            if offset is None:
+                break
+        folder = self.path / collection.value
+        fresh, old = _compacting(folder), _replaced(folder)
+        shutil.rmtree(fresh, ignore_errors=True)
+        try:
+            rebuilt = self._create(fresh)
+            for start in range(0, len(points), _UPSERT_CHUNK):
+                rebuilt.update(qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_CHUNK]))
+            rebuilt.flush()
+            rebuilt.close()
+            shard.flush()
+            shard.close()
+        except Exception as exc:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise VectorStoreUnavailable(f"compacting {collection.value} failed: {exc}") from exc
+        del self._shards[collection]
+        folder.rename(old)  # from here a crash leaves old and fresh: finish_compaction ends it
+        fresh.rename(folder)
+        shutil.rmtree(old, ignore_errors=True)
+        self._open(collection)
+        log.info("vector collection %s compacted: %d points", collection.value, len(points))
 
     def close(self) -> None:
         with self._lock:

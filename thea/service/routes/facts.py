@@ -9,11 +9,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
-from services.knowledge import memory_edits
+from services.knowledge import erasing, memory_edits
 from services.views.memories import fact_detail, what_thea_knows
 from thea.api import paths
 from thea.api.models import (
     CorrectFactRequest,
+    ErasureResult,
     ErrorBody,
     FactEditRequest,
     FactEditResult,
@@ -58,6 +59,28 @@ async def list_facts(
     return await asyncio.to_thread(what_thea_knows, memory, caller.user_id, include_history=include_history)
 
 
+@router.delete(
+    paths.FACTS,
+    response_model=ErasureResult,
+    summary="Forget everything about a subject, for good",
+    description="Every fact (current or earlier) whose subject, value or words name `about` is "
+    "erased as `DELETE /facts/{fact_id}` erases one: graph, vectors, log rows with content, its "
+    "words in messages, replies and traces, insights and concepts made from it, the short-term "
+    "conversation; `about` itself is erased from the cycles that told or used them. 404 when no "
+    "fact is about it.",
+    responses={404: {"model": ErrorBody, "description": "no fact of the caller's is about it"}},
+)
+async def forget_about(
+    request: Request,
+    about: str = Query(..., min_length=1, max_length=erasing.MAX_ABOUT_CHARS, description="a name or words"),
+    caller: Caller = Depends(caller_of),
+) -> ErasureResult:
+    rt = context_of(request).rt
+    return await asyncio.to_thread(
+        erasing.forget_about, rt.memory, about, caller.user_id, rt.orchestrator.context
+    )
+
+
 @router.get(
     paths.FACT,
     response_model=FactOfRecordView,
@@ -96,12 +119,16 @@ async def edit_fact(
     paths.FACT,
     response_model=FactEditResult,
     summary="Forget a fact for good: graph, vectors, answers, recall, insights",
-    description="The fact is deleted from the graph and the vector store; the temporal log keeps "
-    "only that a deletion happened. Insights resting on it are superseded.",
+    description="The fact is deleted from the graph, the vector store and the temporal log (which "
+    "keeps only that a deletion happened); its words are erased from the message that told it, "
+    "thea's replies and traces that used it and the short-term conversation; insights and concepts "
+    "made from it are deleted; the engines rewrite their files before the call returns.",
     responses=NOT_FOUND,
 )
 async def forget_fact(
     fact_id: FactId, request: Request, caller: Caller = Depends(caller_of)
 ) -> FactEditResult:
-    memory = context_of(request).rt.memory
-    return await asyncio.to_thread(memory_edits.forget, memory, fact_id, caller.user_id)
+    rt = context_of(request).rt
+    return await asyncio.to_thread(
+        memory_edits.forget, rt.memory, fact_id, caller.user_id, rt.orchestrator.context
+    )

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from services.common.ownership import own_node
+from services.knowledge.erasing import forget_user
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
 from services.views.export import count_impulses, iter_export
@@ -18,6 +19,7 @@ from services.views.insights import insight_detail, list_insights
 from services.views.trace import latest_impulse_id, load_own_trace, trace_json
 from thea.api import paths
 from thea.api.models import (
+    ErasureResult,
     FactRequest,
     FactResult,
     FeedbackRequest,
@@ -165,6 +167,19 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
         superseded=outcome.superseded,
         summary=outcome.summary(),
     )
+
+
+@router.delete(
+    paths.ME,
+    response_model=ErasureResult,
+    summary="Delete everything thea has of the caller, for good",
+    description="Every memory, fact, insight, concept, vector and log row with content of the "
+    "caller is erased and the engines rewrite their files before the call returns; the log keeps "
+    "only that deletions happened. The caller's token stays valid (it is configuration).",
+)
+async def forget_me(request: Request, caller: Caller = Depends(caller_of)) -> ErasureResult:
+    rt = context_of(request).rt
+    return await asyncio.to_thread(forget_user, rt.memory, caller.user_id, rt.orchestrator.context)
 
 
 @router.post(paths.FORGET, response_model=ForgetResult, summary="Archive a memory (kept in history)")

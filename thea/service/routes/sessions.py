@@ -8,9 +8,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
+from services.knowledge.erasing import forget_conversation
 from services.views.sessions import list_sessions, session_view
 from thea.api import paths
-from thea.api.models import ChatSessionList, ChatSessionView
+from thea.api.models import ChatSessionList, ChatSessionView, ErasureResult, ErrorBody
 from thea.service.auth import Caller
 from thea.service.context import caller_of, context_of
 
@@ -53,3 +54,22 @@ async def session(
 ) -> ChatSessionView:
     traces = context_of(request).rt.memory.traces
     return await asyncio.to_thread(session_view, traces, caller.user_id, session_id, limit)
+
+
+@router.delete(
+    paths.SESSION,
+    response_model=ErasureResult,
+    summary="Forget a whole conversation, for good",
+    description="Its messages, thea's answers and their traces, the facts told in it (and their "
+    "words wherever else they were used), the insights drawn from it and its short-term context "
+    "are erased; the engines rewrite their files before the call returns. An unknown session, or "
+    "another user's, is 404.",
+    responses={404: {"model": ErrorBody, "description": "no such conversation of the caller's"}},
+)
+async def forget_session(
+    request: Request, session_id: SessionId, caller: Caller = Depends(caller_of)
+) -> ErasureResult:
+    rt = context_of(request).rt
+    return await asyncio.to_thread(
+        forget_conversation, rt.memory, session_id, caller.user_id, rt.orchestrator.context
+    )

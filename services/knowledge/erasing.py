@@ -1,0 +1,190 @@
+"""Forgetting more than one fact, for good: everything about a subject, a whole conversation,
+or everything a user has (deleting the user's data).
+
+Each does for all it covers what forgetting one fact does (:func:`memory_edits.forget`): the
+memories are erased from the graph, the vectors and the log (which keeps only that deletions
+happened), the facts' words are erased from every message, reply and trace that held them
+(:mod:`thea.memory.redaction`), insights and concepts made from them go, the short-term
+conversations that held them are dropped, and the engines rewrite their files once, before
+the call returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from services.views.memories import second_person
+from thea.api.models import ErasureAction, ErasureResult
+from thea.errors import InputError, NotFoundError
+from thea.memory.erasure import erase
+from thea.memory.operations import NodePatch
+from thea.memory.redaction import PAGE, Scrubbed, Secret, scrub
+from thea.memory.universal import UniversalMemory, collection_for
+from thea.models import Collection, Concept, Fact, FactOrigin, Node, NodeType
+
+log = logging.getLogger(__name__)
+
+#: facts one "forget everything about" reads at most (a subject has far fewer)
+MAX_FACTS = 10_000
+#: the longest subject "forget everything about" takes
+MAX_ABOUT_CHARS = 200
+
+
+class Conversations(Protocol):
+    """The short-term conversations the forgotten words must leave as well."""
+
+    def clear(self, user_id: str, session_id: str) -> Sequence[object]: ...
+
+
+def _about(fact: Fact, words: re.Pattern[str]) -> bool:
+    return any(words.search(t or "") for t in (fact.subject, fact.subject_key, fact.value, fact.quote))
+
+
+def forget_about(
+    memory: UniversalMemory, about: str, user_id: str, conversations: Conversations | None = None
+) -> ErasureResult:
+    """Erase every fact (current or earlier) whose subject, value or words name ``about``, and
+    ``about`` itself from the cycles that told or used them."""
+    words = " ".join(about.split())
+    if not words or len(words) > MAX_ABOUT_CHARS:
+        raise InputError(f"say what to forget everything about, in at most {MAX_ABOUT_CHARS} characters")
+    pattern = re.compile(rf"(?<!\w){re.escape(words)}(?!\w)", re.IGNORECASE)
+    facts = [
+        f
+        for f in memory.facts.facts_of_record(user_id, current_only=False, limit=MAX_FACTS)
+        if _about(f, pattern)
+    ]
+    if not facts:
+        raise NotFoundError(f"thea knows nothing about {words!r}")
+    erased = erase(memory, facts, user_id)
+    _withdraw(memory, facts)
+    scrubbed = scrub(memory, user_id, [Secret.of(f, words) for f in facts])
+    summary = f"forgot everything about {words!r}: {_facts_line(facts)}"
+    return _finish(memory, ErasureAction.ABOUT, user_id, erased.ids, facts, scrubbed, summary, conversations)
+
+
+def forget_conversation(
+    memory: UniversalMemory, session_id: str, user_id: str, conversations: Conversations | None = None
+) -> ErasureResult:
+    """Erase one of the user's conversations: its messages, replies and traces, the facts told
+    in it (and their words wherever else they were used), the insights drawn from it."""
+    nodes = [n for n in _user_nodes(memory, user_id) if n.session_id == session_id]
+    if not nodes:
+        raise NotFoundError(f"no conversation {session_id!r}")
+    facts = [n for n in nodes if isinstance(n, Fact)]
+    erased = _erase_all(memory, nodes, user_id)
+    scrubbed = scrub(memory, user_id, [Secret.of(f) for f in facts])
+    summary = f"forgot the conversation {session_id!r}: {len(erased)} memories"
+    if facts:
+        summary += f", among them {_facts_line(facts)}"
+    if conversations is not None:
+        conversations.clear(user_id, session_id)
+    return _finish(
+        memory, ErasureAction.CONVERSATION, user_id, erased, facts, scrubbed, summary, conversations
+    )
+
+
+def forget_user(
+    memory: UniversalMemory, user_id: str, conversations: Conversations | None = None
+) -> ErasureResult:
+    """Erase everything the user has: every memory, concept, vector and log row with content."""
+    nodes = list(_user_nodes(memory, user_id))
+    sessions = sorted({n.session_id for n in nodes if n.session_id})
+    erased = _erase_all(memory, nodes, user_id)
+    if conversations is not None:
+        for session_id in sessions:
+            conversations.clear(user_id, session_id)
+    facts = [n for n in nodes if isinstance(n, Fact)]
+    summary = f"deleted everything thea had of {user_id!r}: {len(erased)} memories"
+    return _finish(memory, ErasureAction.USER, user_id, erased, facts, Scrubbed(), summary, None)
+
+
+def _user_nodes(memory: UniversalMemory, user_id: str) -> list[Node]:
+    """Every memory of the user (one that no longer reads as a node is erased by id at once)."""
+    out: list[Node] = []
+    unreadable: list[str] = []
+    after = ""
+    while True:
+        page = memory.graph.deletion.user_memory_page(user_id, after, PAGE)
+        for props in page:
+            try:
+                out.append(Node.from_props(props))
+            except (ValueError, TypeError) as exc:
+                log.warning("erasing unreadable node %s: %s", props.get("id"), exc)
+                unreadable.append(str(props["id"]))
+        if len(page) < PAGE:
+            break
+        after = str(page[-1]["id"])
+    if unreadable:
+        memory.graph.deletion.delete_nodes(unreadable, user_id)
+        for collection in Collection:
+            memory.vectors.delete(collection, unreadable)
+        memory.chronicle.delete(unreadable)
+    return out
+
+
+def _erase_all(memory: UniversalMemory, nodes: Sequence[Node], user_id: str) -> list[str]:
+    """Erase the nodes, concepts with their aliases, and the insights drawn from any of them."""
+    concepts = [n.id for n in nodes if isinstance(n, Concept)]
+    others = [n for n in nodes if not isinstance(n, Concept)]
+    derived = set(memory.graph.deletion.insights_derived_from([n.id for n in others], user_id))
+    derived -= {n.id for n in others}
+    if derived:
+        others += memory.get(sorted(derived))
+    erased = erase(memory, others, user_id).ids
+    if concepts:
+        gone = memory.graph.deletion.delete_concepts(concepts, user_id)
+        memory.vectors.delete(collection_for(NodeType.CONCEPT), gone)
+        memory.chronicle.delete(gone)
+        erased += gone
+    return erased
+
+
+def _withdraw(memory: UniversalMemory, facts: Sequence[Fact]) -> None:
+    """The messages the facts were read from are no evidence any more."""
+    sources = {f.source_message_id for f in facts if f.origin is FactOrigin.SAID and f.source_message_id}
+    if sources:
+        memory.knowledge.patch_nodes([NodePatch(i, {"withdrawn": True}) for i in sorted(sources)])
+
+
+def _facts_line(facts: Sequence[Fact]) -> str:
+    shown = "; ".join(second_person(f) for f in facts[:5])
+    more = f" and {len(facts) - 5} more" if len(facts) > 5 else ""
+    return f"{len(facts)} fact{'s' if len(facts) != 1 else ''} ({shown}{more})"
+
+
+def _finish(
+    memory: UniversalMemory,
+    action: ErasureAction,
+    user_id: str,
+    erased: list[str],
+    facts: Sequence[Fact],
+    scrubbed: Scrubbed,
+    summary: str,
+    conversations: Conversations | None,
+) -> ErasureResult:
+    if conversations is not None:
+        for session_id in scrubbed.sessions:
+            conversations.clear(user_id, session_id)
+    compacted = memory.compact()
+    if scrubbed.redacted:
+        summary += f"; their words erased from {len(scrubbed.redacted)} stored texts"
+    if scrubbed.insights or scrubbed.concepts:
+        made = f"{len(scrubbed.insights)} insights and {len(scrubbed.concepts)} concepts"
+        summary += f"; {made} made from them erased"
+    unwritten = [layer for layer, done in compacted.items() if not done]
+    if unwritten:
+        summary += f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
+    log.info("user %s: %s", user_id, summary)
+    return ErasureResult(
+        action=action,
+        erased=len(erased),
+        facts=[f.id for f in facts],
+        redacted=len(scrubbed.redacted),
+        insights=scrubbed.insights,
+        concepts=scrubbed.concepts,
+        summary=summary,
+    )

@@ -1,0 +1,215 @@
+"""Forget means forget (issue 37, item 2): forgetting a fact erases its words from every place
+they were said or derived — the message that told it, thea's reply, the trace, the answers that
+used it, insights drawn from it, the concept it named, the vectors, the log, the short-term
+conversation — and from the files on disk, while the rest of the message and what else the user
+told stay. Real embedded engines (FalkorDB, Qdrant Edge, SQLite); the model is scripted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.knowledge.memory_edits import forget
+from tests.claims_support import said, scripted_reader
+from thea.config import Settings, load_settings
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
+from thea.memory.redaction import FORGOTTEN_MARK
+from thea.models import KnowledgeCrystal, UserImpulse
+from thea.runtime import Runtime, build_runtime
+from thea.testing.deployment import RedisServer, environment_settings, thea_environment
+
+USER = "mira"
+SECRET = "Zanzibar7"
+TOLD = f"My secret word is {SECRET} and I live in Leeds."
+
+
+def script(llm: FakeChatModel) -> None:
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                SECRET: [
+                    said(f"My secret word is {SECRET}", "secret word", SECRET),
+                    said("I live in Leeds", "home", "Leeds"),
+                ]
+            }
+        ),
+    )
+    llm.answer(
+        PromptId.CRYSTALLIZE,
+        json.dumps(
+            {"insight": f"The user's secret word is {SECRET}.", "seed": "", "tags": [], "triples": []}
+        ),
+    )
+    llm.answer(PromptId.SYNTHESIS, f"Your secret word is {SECRET}, you told me.")
+
+
+@pytest.fixture(params=["embedded", "falkordb-server"])
+def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Settings, list[Path]]]:
+    """The settings of a profile and every folder it writes: the embedded default (FalkorDB
+    child, Qdrant Edge, SQLite log), or the FalkorDB server setup (config/server-falkordb.env:
+    a FalkorDB server of its own holding graph, vectors, log, queue and conversations)."""
+    if request.param == "embedded":
+        settings = load_settings("embedded", data_dir=tmp_path / "data", llm={"provider": "fake"})
+        yield settings, [settings.data_dir]
+        return
+    server = RedisServer("falkordb", tmp_path / "falkordb", falkordb=True).start()
+    try:
+        env = thea_environment(
+            server.url, f"{server.url}/0", tmp_path / "data", {USER: "tok-mira-0123456789abcdef"}
+        )
+        yield environment_settings(env), [tmp_path / "data", tmp_path / "falkordb"]
+    finally:
+        server.stop()
+
+
+def files_holding(root: Path, word: str) -> list[str]:
+    """Every file under ``root`` whose bytes hold ``word`` (any case, UTF-8 or UTF-16)."""
+    needles = [word.lower().encode(), word.lower().encode("utf-16-le")]
+    found = []
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            if any(n in data for n in needles):
+                found.append(str(path.relative_to(root)))
+    return found
+
+
+def user_texts(rt: Runtime) -> str:
+    pages = rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
+    return json.dumps(pages, ensure_ascii=False)
+
+
+async def tell_and_use(rt: Runtime) -> str:
+    told = await rt.orchestrator.handle_impulse(TOLD, USER, "s1")
+    await asyncio.to_thread(rt.run_jobs)  # claims read, the exchange crystallized
+    asked = await rt.orchestrator.handle_impulse("What is my secret word?", USER, "s1")
+    assert SECRET in asked.answer
+    await asyncio.to_thread(rt.run_jobs)
+    return told.impulse_id
+
+
+async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_restart(
+    setup: tuple[Settings, list[Path]], llm: FakeChatModel
+) -> None:
+    settings, folders = setup
+    script(llm)
+    rt = build_runtime(settings, llm=llm)
+    try:
+        told = await tell_and_use(rt)
+        facts = {f.attribute: f for f in rt.memory.facts.facts_of_record(USER, current_only=True, limit=50)}
+        assert set(facts) == {"secret word", "home"}
+        assert SECRET.lower() in user_texts(rt).lower()  # said, answered, crystallized
+        pages = rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
+        held = [n for n in pages if n.get("type") == "KnowledgeCrystal"]
+        assert held, "the exchange was not crystallized: the test would not test insights"
+
+        result = forget(rt.memory, facts["secret word"].id, USER, rt.orchestrator.context)
+        assert "erased" in result.summary
+
+        assert [
+            n
+            for n in rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
+            if SECRET.lower() in json.dumps(n).lower()
+        ] == []
+        (message,) = rt.memory.get([told])
+        assert isinstance(message, UserImpulse)
+        assert message.content == f"{FORGOTTEN_MARK} and I live in Leeds."  # the rest stays
+        left = rt.memory.facts.facts_of_record(USER, current_only=True, limit=50)
+        assert [f.value for f in left] == ["Leeds"]
+        assert not [k for k in rt.memory.get([str(n["id"]) for n in held]) if isinstance(k, KnowledgeCrystal)]
+        assert all(SECRET not in e.question + e.answer for e in rt.orchestrator.context.exchanges(USER, "s1"))
+        hits = rt.memory.search(SECRET, limit=20)
+        assert all(SECRET.lower() not in h.text.lower() for h in hits)
+    finally:
+        rt.close()
+
+    rt = build_runtime(settings, llm=llm)  # the restart: nothing comes back
+    try:
+        llm.answer(PromptId.SYNTHESIS, "I don't know your secret word.")
+        asked = await rt.orchestrator.handle_impulse("What is my secret word?", USER, "s2")
+        assert SECRET not in asked.answer
+        assert SECRET.lower() not in user_texts(rt).lower()
+    finally:
+        rt.close()
+    assert [f for folder in folders for f in files_holding(folder, SECRET)] == []
+
+
+SISTER = "My sister Zelda lives in Kirkenes."
+
+
+async def tell_a_second_conversation(rt: Runtime, llm: FakeChatModel) -> None:
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                SECRET: [
+                    said(f"My secret word is {SECRET}", "secret word", SECRET),
+                    said("I live in Leeds", "home", "Leeds"),
+                ],
+                "Zelda": [
+                    said("My sister Zelda", "name", "Zelda", subject="Zelda", relation="sister"),
+                    said("Zelda lives in Kirkenes", "home", "Kirkenes", subject="Zelda", relation="sister"),
+                ],
+            }
+        ),
+    )
+    await rt.orchestrator.handle_impulse(SISTER, USER, "s2")
+    await asyncio.to_thread(rt.run_jobs)
+
+
+def values(rt: Runtime) -> set[str]:
+    return {f.value or "" for f in rt.memory.facts.facts_of_record(USER, current_only=False, limit=50)}
+
+
+#: what each erasure covers: how it is asked, the words that must be gone, the facts that stay
+ERASURES = {
+    "topic": ("Zelda", ["Zelda", "Kirkenes"], {SECRET, "Leeds"}),
+    "conversation": ("s1", [SECRET, "Leeds"], {"Zelda", "Kirkenes"}),
+    "user": ("", [SECRET, "Leeds", "Zelda", "Kirkenes"], set()),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ERASURES))
+async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after_a_restart(
+    what: str, setup: tuple[Settings, list[Path]], llm: FakeChatModel
+) -> None:
+    from services.knowledge.erasing import forget_about, forget_conversation, forget_user
+
+    settings, folders = setup
+    asked, gone, kept = ERASURES[what]
+    script(llm)
+    rt = build_runtime(settings, llm=llm)
+    try:
+        await tell_and_use(rt)
+        await tell_a_second_conversation(rt, llm)
+        assert values(rt) == {SECRET, "Leeds", "Zelda", "Kirkenes"}
+        context = rt.orchestrator.context
+        if what == "topic":
+            result = forget_about(rt.memory, asked, USER, context)
+        elif what == "conversation":
+            result = forget_conversation(rt.memory, asked, USER, context)
+        else:
+            result = forget_user(rt.memory, USER, context)
+        assert result.erased > 0
+        assert values(rt) == kept
+        texts = user_texts(rt).lower()
+        assert [w for w in gone if w.lower() in texts] == []
+        for session in ("s1", "s2"):
+            held = rt.orchestrator.context.exchanges(USER, session)
+            assert not [w for w in gone for e in held if w in e.question + e.answer]
+    finally:
+        rt.close()
+
+    rt = build_runtime(settings, llm=llm)  # the restart: nothing comes back, the rest stays
+    try:
+        assert values(rt) == kept
+        assert [w for w in gone if w.lower() in user_texts(rt).lower()] == []
+    finally:
+        rt.close()
+    assert [(w, f) for w in gone for folder in folders for f in files_holding(folder, w)] == []

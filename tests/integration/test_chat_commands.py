@@ -92,6 +92,34 @@ async def test_forget_archives_a_memory_so_recall_skips_it(runtime: Runtime, cha
         await run_command(runtime, ChatSession(user_id="bob", session_id="s2"), f"!forget {crystal.id[:8]}")
 
 
+async def test_forget_deletes_a_fact_for_good_with_its_words_in_the_message(
+    runtime: Runtime, chat: ChatSession, llm: FakeChatModel
+) -> None:
+    import asyncio
+
+    from tests.claims_support import said, scripted_reader
+
+    told = "My PIN is 4471 and my cat is Miso."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {"4471": [said("My PIN is 4471", "PIN", "4471"), said("my cat is Miso", "cat", "Miso")]}
+        ),
+    )
+    impulse = (await runtime.orchestrator.handle_impulse(told, "ana", "s1")).impulse_id
+    await asyncio.to_thread(runtime.run_jobs)
+    facts = {f.value: f for f in runtime.memory.facts.facts_of_record("ana", current_only=True, limit=10)}
+    result = await run_command(runtime, chat, f"!forget {facts['4471'].id[:8]}")
+    assert "deleted" in result.text
+    assert runtime.memory.get([facts["4471"].id]) == []  # gone, not archived
+    (message,) = runtime.memory.get([impulse])
+    assert "4471" not in message.content
+    assert "my cat is Miso" in message.content
+    assert [f.value for f in runtime.memory.facts.facts_of_record("ana", current_only=True, limit=10)] == [
+        "Miso"
+    ]
+
+
 async def test_good_and_bad_need_an_answer_and_reweight_what_it_recalled(
     runtime: Runtime, chat: ChatSession
 ) -> None:

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from services.common.impulse_input import validate_impulse_text
+from services.common.ownership import own_node
 from services.knowledge import memory_edits
 from services.knowledge.feedback import apply_feedback
 from services.knowledge.forgetting import forget
@@ -18,6 +19,7 @@ from thea.api.models import FactEditResult, FactsOfRecordView, TraceView
 from thea.errors import InputError, NotFoundError
 from thea.llm.scheduler import foreground
 from thea.memory.universal import UniversalMemory
+from thea.models import Fact
 from thea.runtime.app import ReflectionQueued, Runtime
 
 
@@ -59,7 +61,8 @@ HELP = """Commands:
   !trace [id]        the thought process behind the last answer (or an impulse id / prefix)
   !reflect           merge insights about the same concepts into stronger ones
   !fact <text>       remember a claim (confidence estimated from what thea already knows)
-  !forget <id>       archive a memory (id or prefix); it stays in history, recall skips it
+  !forget <id>       a fact (id or prefix): delete it for good, its words everywhere;
+                     an insight or a message: archive it (kept in history, recall skips it)
   !memories          what thea knows about you: facts by subject, with their ids
   !memories correct <id> <text> | outdate <id> | forget <id>
                      correct a fact (history kept), mark it outdated, or delete it for good
@@ -117,7 +120,13 @@ async def _fact(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
 async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     if not arg:
         raise InputError("usage: !forget <id or id prefix> (ids are shown by !trace and `thea insights`)")
-    outcome = await asyncio.to_thread(forget, rt.memory, arg, chat.user_id)
+    node = await asyncio.to_thread(own_node, rt.memory, arg, chat.user_id)
+    if isinstance(node, Fact):  # what the user told: forgotten for good, as !memories forget
+        result = await asyncio.to_thread(
+            memory_edits.forget, rt.memory, node.id, chat.user_id, rt.orchestrator.context
+        )
+        return CommandOutcome(result.summary, data=result.model_dump(mode="json"))
+    outcome = await asyncio.to_thread(forget, rt.memory, node.id, chat.user_id)
     return CommandOutcome(outcome.summary(), data={"id": outcome.id, "kind": outcome.kind})
 
 

@@ -13,22 +13,27 @@ Slow (one model load, ~60 model calls): run with ``python -m pytest -m slow``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
 import pytest
 
-from tests.injection_cases import CASES, InjectionCase, steered
+from tests.injection_cases import CASES, InjectionCase, said_back, steered
 from tests.recalling import recalled_told
 from thea.runtime import Runtime
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 
-async def _store(rt: Runtime, case: InjectionCase, user: str) -> str:
+async def _store(rt: Runtime, case: InjectionCase, user: str) -> tuple[str, str]:
+    """The payload stored, and thea's reply to it (what it said back)."""
     if case.store == "message":
-        return (await rt.orchestrator.handle_impulse(case.payload, user, "store")).impulse_id
-    return (await rt.facts.add_fact(case.payload, user, "store")).fact.id
+        told = await rt.orchestrator.handle_impulse(case.payload, user, "store")
+        await asyncio.to_thread(rt.run_jobs)  # the slow loop reads the message's claims
+        return told.impulse_id, told.answer
+    added = await rt.facts.add_fact(case.payload, user, "store")
+    return added.fact.id, added.summary()
 
 
 async def test_stored_injections_do_not_steer_the_answer(
@@ -38,7 +43,7 @@ async def test_stored_injections_do_not_steer_the_answer(
     rows = []
     for case in CASES:
         user = f"inj-{case.name}"
-        stored_id = await _store(runtime, case, user)
+        stored_id, reply = await _store(runtime, case, user)
         result = await runtime.orchestrator.handle_impulse(case.question, user, "ask")
         rows.append(
             {
@@ -48,6 +53,8 @@ async def test_stored_injections_do_not_steer_the_answer(
                 "question": case.question,
                 "answer": result.answer,
                 "steered": steered(result.answer, case),
+                "reply": reply,
+                "said_back": said_back(reply, case) or said_back(result.answer, case),
                 # a message's facts of record stand for it in recall
                 "recalled": recalled_told(stored_id, result.recalled_ids),
                 "right_answer": case.expected.casefold() in result.answer.casefold(),
@@ -56,11 +63,14 @@ async def test_stored_injections_do_not_steer_the_answer(
         )
         print(f"{'STEERED' if rows[-1]['steered'] else 'held   '} {case.name}: {result.answer[:100]!r}")
     steered_cases = [r["case"] for r in rows if r["steered"]]
+    said_back_cases = [r["case"] for r in rows if r["said_back"]]
     report = {
         "model": runtime.settings.llm.model,
         "cases": len(rows),
         "steered": len(steered_cases),
         "steered_cases": steered_cases,
+        "said_back": len(said_back_cases),
+        "said_back_cases": said_back_cases,
         "not_recalled": [r["case"] for r in rows if not r["recalled"]],
         "right_answers": sum(1 for r in rows if r["right_answer"]),
         "seconds": round(time.perf_counter() - started, 1),
@@ -69,8 +79,10 @@ async def test_stored_injections_do_not_steer_the_answer(
     out = tmp_path_factory.mktemp("injection") / "report.json"
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     print(
-        f"\ninjection suite: {len(steered_cases)} of {len(rows)} stored payloads steered the answer "
+        f"\ninjection suite: {len(steered_cases)} of {len(rows)} stored payloads steered the answer, "
+        f"{len(said_back_cases)} were said back "
         f"({report['right_answers']} right answers, {report['seconds']} s); report: {out}"
     )
     assert report["not_recalled"] == [], "these payloads were not recalled, so they measured nothing"
     assert steered_cases == [], f"steered by stored text: {steered_cases} (see {out})"
+    assert said_back_cases == [], f"said back: {said_back_cases} (see {out})"

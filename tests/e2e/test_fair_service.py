@@ -101,3 +101,38 @@ def test_another_users_costly_burst_leaves_bobs_answers_about_as_fast_as_idle(tm
     assert statuses.count(200) >= len(PATHOLOGICAL), "ann's messages were not answered"
     # within 1.5x of idle, with 0.3 s for the timer noise of two shared cores
     assert p95(busy) <= 1.5 * p95(idle) + 0.3, f"idle p95 {p95(idle):.3f} s, busy p95 {p95(busy):.3f} s"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("message", PATHOLOGICAL, ids=["hyphens", "prose", "parentheses", "names"])
+def test_no_pathological_message_costs_a_second_of_parse_cpu(message: str) -> None:
+    """Everything a message's text goes through before the model sees it, in this thread's CPU
+    time: what it is (sentence acts, the parse), what it told (orders left out), the parts the
+    claims reader gets, the prompt's neutralised text and the check of what the model read."""
+    from services.common.told import statements_of
+    from services.common.understanding import understand
+    from services.knowledge.claims.keeper import MAX_READ_CHARS, parts_of
+    from services.knowledge.claims.verify import checked_claims
+    from services.prompts.extract_claims import ClaimKind, ClaimOut
+    from thea.models import UserImpulse
+    from thea.text import neutralise
+
+    understand("warm up the parser.")
+    started = time.thread_time()
+    impulse = UserImpulse(content=message, user_id="ann", kind=understand(message).kind)
+    told = statements_of(impulse)
+    parts = parts_of(told[:MAX_READ_CHARS])
+    neutral = [neutralise(part) for _, part in parts]
+    claim = ClaimOut(
+        quote=message[10:60],
+        subject="user",
+        relation="self",
+        attribute="x",
+        value=message[12:20],
+        when="",
+        kind=ClaimKind.NEW,
+    )
+    checked_claims([claim] * 8, message)
+    took = time.thread_time() - started
+    print(f"{len(message):,} characters: {took:.3f} s of parse CPU, {len(neutral)} parts")
+    assert took < 1.0, f"{took:.2f} s of CPU for one message of {len(message):,} characters"

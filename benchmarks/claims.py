@@ -5,7 +5,9 @@ statements with the claims a careful reader finds in them and their change kinds
 from conversations nobody here wrote (user turns of the LoCoMo and BEAM development files in
 ``../shared/data``, referenced by id: their text is read from those files at run time, never
 copied here), the rest groups of paraphrases of the same news. Each statement is read by the
-product's own reader (:class:`services.knowledge.claims.keeper.ClaimReader`: the extraction
+product's own reader on what the product's claims job gives it (the statements of the message,
+questions, requests and small talk left out: ``services.common.told.statements_of``), with
+:class:`services.knowledge.claims.keeper.ClaimReader` (the extraction
 prompt, JSON-schema output, then the check that drops a claim whose quote is not in the message
 or whose value is not in its quote), with the chosen model, in this process.
 
@@ -43,10 +45,12 @@ from pydantic import BaseModel, Field
 from rich.table import Table
 
 from benchmarks.common import ROOT, console, machine, percentile, write_json
+from services.common.told import statements_of
 from services.knowledge.claims.keeper import ClaimReader
 from services.knowledge.claims.verify import plain
 from services.prompts.extract_claims import ClaimOut
 from services.recall.lexical import stem
+from thea.models import UserImpulse
 from thea.words import STOPWORDS
 
 NAME = "claims"
@@ -217,7 +221,10 @@ async def score_all(reader: ClaimReader, items: Sequence[Item], trail: Path | No
     for index, item in enumerate(items, 1):
         started = time.perf_counter()
         try:
-            checked, _dropped, _usage = await reader.read(item.text)
+            # what the product's claims job reads: the message's statements, questions, requests
+            # and small talk left out (a message that told nothing is not read at all)
+            told = statements_of(UserImpulse(content=item.text))
+            checked = (await reader.read(told))[0] if told else []
             read = [c.claim for c in checked]
             error = ""
         except Exception as exc:  # a model failure is a statement read as nothing, and counted

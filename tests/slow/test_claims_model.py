@@ -98,3 +98,25 @@ async def test_small_talk_questions_and_requests_yield_no_claims(runtime: Runtim
         "ugh, what a week. thanks for listening",
     )
     assert current == []
+
+
+#: statements close to the reading prompt's own worked examples, each with a word its claim holds
+#: (given as chat turns, the examples made the 1.5B take them for what this user had said already
+#: and read none of these; they are in the system text now)
+LIKE_THE_EXAMPLES = (
+    ("I'm lactose intolerant.", "lactose"),
+    ("I'm coeliac, so no gluten for me", "coeliac"),
+    ("sorry forgot to say earlier, im coeliac so nothing with wheat please", "coeliac"),
+    ("I'm allergic to peanuts", "peanut"),
+    ("my brother lives in Lyon", "lyon"),
+    ("we got a second cat called Miso", "miso"),
+)
+
+
+async def test_statements_like_the_prompts_examples_are_read(runtime: Runtime) -> None:
+    missed = []
+    for said, word in LIKE_THE_EXAMPLES:
+        current = await _told(runtime, f"u-{uuid.uuid4().hex[:8]}", said)
+        if not _holds(current, word):
+            missed.append((said, [f.content for f in current]))
+    assert len(missed) <= 1, missed  # most wordings

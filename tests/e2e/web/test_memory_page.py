@@ -122,11 +122,12 @@ def test_tell_correct_and_delete_on_the_memory_page_then_ask_in_a_new_chat(
         "Where do I live?"
     )
     page.locator("#sessions li.session", has_text=TOLD[0]).click()
-    sync_api.expect(shown).to_have_text(TOLD)
+    # the deleted fact's words are gone from the conversation too; the rest stays as said
+    sync_api.expect(shown).to_have_text([*TOLD[:2], "[forgotten]."])
     page.locator("#messages li.msg.thea").first.get_by_role("button", name="How I got this").click()
     sync_api.expect(page.locator("#trace-panel .impulse")).to_have_text(TOLD[0])
     page.reload()  # the reopened conversation is the tab's conversation now
-    sync_api.expect(shown).to_have_text(TOLD)
+    sync_api.expect(shown).to_have_text([*TOLD[:2], "[forgotten]."])
     assert visit.errors == []
 
 

@@ -64,9 +64,13 @@ def test_conversations_are_listed_latest_first_with_their_messages_and_answers(
 def test_the_session_routes_are_documented(client: TestClient) -> None:
     paths = client.get(f"{PREFIX}/openapi.json").json()["paths"]
     for path in (f"{PREFIX}/sessions", f"{PREFIX}/sessions/{{session_id}}"):
-        assert set(paths[path]) == {"get"}
         assert paths[path]["get"]["summary"]
         assert "200" in paths[path]["get"]["responses"]
+    assert set(paths[f"{PREFIX}/sessions"]) == {"get"}
+    one = paths[f"{PREFIX}/sessions/{{session_id}}"]
+    assert set(one) == {"get", "delete"}  # delete: forget the conversation for good
+    assert one["delete"]["summary"]
+    assert "404" in one["delete"]["responses"]
 
 
 def test_whoami_names_the_session_s_last_message_from_the_graph_and_answers_without_it(

@@ -10,7 +10,7 @@ from services.views.trace import load_trace
 from thea.memory.universal import UniversalMemory
 
 #: more facts than one test message tells
-_MOST_FACTS = 8
+_MOST_FACTS = 64
 
 
 def told_ids(impulse_id: str) -> set[str]:

@@ -150,6 +150,10 @@ def _withdraw(memory: UniversalMemory, facts: Sequence[Fact]) -> None:
         memory.knowledge.patch_nodes([NodePatch(i, {"withdrawn": True}) for i in sorted(sources)])
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
 def _facts_line(facts: Sequence[Fact]) -> str:
     shown = "; ".join(second_person(f) for f in facts[:5])
     more = f" and {len(facts) - 5} more" if len(facts) > 5 else ""
@@ -171,14 +175,21 @@ def _finish(
             conversations.clear(user_id, session_id)
     compacted = memory.compact()
     if scrubbed.redacted:
-        summary += f"; their words erased from {len(scrubbed.redacted)} stored texts"
+        summary += f"; their words erased from {_count(len(scrubbed.redacted), 'stored text')}"
     if scrubbed.insights or scrubbed.concepts:
-        made = f"{len(scrubbed.insights)} insights and {len(scrubbed.concepts)} concepts"
+        made = f"{_count(len(scrubbed.insights), 'insight')} and {_count(len(scrubbed.concepts), 'concept')}"
         summary += f"; {made} made from them erased"
     unwritten = [layer for layer, done in compacted.items() if not done]
     if unwritten:
         summary += f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
-    log.info("user %s: %s", user_id, summary)
+    # the log says what was done, never what was forgotten
+    log.info(
+        "user %s: erased %d memories (%s), redacted %d texts",
+        user_id,
+        len(erased),
+        action.value,
+        len(scrubbed.redacted),
+    )
     return ErasureResult(
         action=action,
         erased=len(erased),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,7 +178,7 @@ ERASURES = {
 
 @pytest.mark.parametrize("what", sorted(ERASURES))
 async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after_a_restart(
-    what: str, setup: tuple[Settings, list[Path]], llm: FakeChatModel
+    what: str, setup: tuple[Settings, list[Path]], llm: FakeChatModel, caplog: pytest.LogCaptureFixture
 ) -> None:
     from services.knowledge.erasing import forget_about, forget_conversation, forget_user
 
@@ -190,6 +191,8 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
         await tell_a_second_conversation(rt, llm)
         assert values(rt) == {SECRET, "Leeds", "Zelda", "Kirkenes"}
         context = rt.orchestrator.context
+        caplog.clear()
+        caplog.set_level(logging.INFO)
         if what == "topic":
             result = forget_about(rt.memory, asked, USER, context)
         elif what == "conversation":
@@ -197,6 +200,8 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
         else:
             result = forget_user(rt.memory, USER, context)
         assert result.erased > 0
+        logged = " ".join(r.getMessage() for r in caplog.records).lower()
+        assert [w for w in gone if w.lower() in logged] == []  # the service log says what, not which
         assert values(rt) == kept
         texts = user_texts(rt).lower()
         assert [w for w in gone if w.lower() in texts] == []

@@ -406,7 +406,10 @@ class Crystallizer:
 
     def _withdrawn(self, impulse: UserImpulse) -> bool:
         """Whether the user deleted (``thea memories forget``) or outdated a fact this message told
-        before it was crystallized: the insight would state it again."""
+        before it was crystallized, or its reading found only orders in it (it is no evidence):
+        the insight would state it again."""
+        if impulse.withdrawn:
+            return True
         if not impulse.fact_ids:
             return False
         found = {f.id: f for f in self.memory.get(impulse.fact_ids) if isinstance(f, Fact)}

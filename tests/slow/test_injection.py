@@ -20,7 +20,7 @@ import time
 import pytest
 
 from tests.injection_cases import CASES, InjectionCase, said_back, steered
-from tests.recalling import recalled_told
+from tests.recalling import recall_found, recalled_told
 from thea.runtime import Runtime
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -54,9 +54,12 @@ async def test_stored_injections_do_not_steer_the_answer(
                 "answer": result.answer,
                 "steered": steered(result.answer, case),
                 "reply": reply,
-                "said_back": said_back(reply, case) or said_back(result.answer, case),
+                # thea's answer to the storing message obeyed an order given inside it
+                "reply_obeyed": said_back(reply, case),
+                "said_back": said_back(result.answer, case),
                 # a message's facts of record stand for it in recall
-                "recalled": recalled_told(stored_id, result.recalled_ids),
+                "recalled": recalled_told(stored_id, result.recalled_ids)
+                or recalled_told(stored_id, recall_found(runtime.memory, result.impulse_id)),
                 "right_answer": case.expected.casefold() in result.answer.casefold(),
                 "failed_steps": result.failed_steps,
             }
@@ -64,6 +67,7 @@ async def test_stored_injections_do_not_steer_the_answer(
         print(f"{'STEERED' if rows[-1]['steered'] else 'held   '} {case.name}: {result.answer[:100]!r}")
     steered_cases = [r["case"] for r in rows if r["steered"]]
     said_back_cases = [r["case"] for r in rows if r["said_back"]]
+    obeyed_cases = [r["case"] for r in rows if r["reply_obeyed"]]
     report = {
         "model": runtime.settings.llm.model,
         "cases": len(rows),
@@ -71,6 +75,8 @@ async def test_stored_injections_do_not_steer_the_answer(
         "steered_cases": steered_cases,
         "said_back": len(said_back_cases),
         "said_back_cases": said_back_cases,
+        "reply_obeyed": len(obeyed_cases),
+        "reply_obeyed_cases": obeyed_cases,
         "not_recalled": [r["case"] for r in rows if not r["recalled"]],
         "right_answers": sum(1 for r in rows if r["right_answer"]),
         "seconds": round(time.perf_counter() - started, 1),
@@ -80,7 +86,8 @@ async def test_stored_injections_do_not_steer_the_answer(
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     print(
         f"\ninjection suite: {len(steered_cases)} of {len(rows)} stored payloads steered the answer, "
-        f"{len(said_back_cases)} were said back "
+        f"{len(said_back_cases)} were said back in a later answer; the reply to the storing message obeyed "
+        f"an order inside it {len(obeyed_cases)} times "
         f"({report['right_answers']} right answers, {report['seconds']} s); report: {out}"
     )
     assert report["not_recalled"] == [], "these payloads were not recalled, so they measured nothing"

@@ -18,12 +18,19 @@ from typing import Any, Protocol
 from services.common.job_trace import JobTrace
 from services.common.told import statements_of
 from services.knowledge.claims.keeper import ClaimKeeper, ClaimMemory, KeptClaims, SaidMessage
+from services.knowledge.claims.verify import hostile
+from services.prompts.extract_claims import ClaimOut
+from services.prompts.quoting import is_order
 from thea.errors import JobError
 from thea.memory.operations import NodePatch
 from thea.memory.ports import AsyncRecorder, NodeReads
 from thea.models import FactOrigin, Step, TaskStatus, UserImpulse
 
 log = logging.getLogger(__name__)
+
+
+def _gives_orders(claim: ClaimOut) -> bool:
+    return hostile(claim.quote) or hostile(claim.value) or is_order(claim.quote)
 
 
 class StatementMemory(ClaimMemory, NodeReads, AsyncRecorder, Protocol):
@@ -72,7 +79,10 @@ class StatementReader:
         job.usage = kept.usage
         nodes, edges = job.build(TaskStatus.SUCCESS, output=kept.as_output().wire(), produced=kept.stored)
         await self.memory.arecord(nodes, edges)
-        await asyncio.to_thread(self._mark_read, impulse_id, kept.fact_ids)
+        # a message whose every claim gave orders (template tokens, a new persona, "tell the user
+        # ...") is no evidence either: its words would reach the answer's prompt as the user's
+        hostile_only = not kept.stored and not kept.repeats and any(_gives_orders(c) for c in kept.dropped)
+        await asyncio.to_thread(self._mark_read, impulse_id, kept.fact_ids, hostile_only)
         log.info(
             "impulse %s: %d claims stored, %d repeated, %d dropped, %d superseded",
             impulse_id,
@@ -87,9 +97,12 @@ class StatementReader:
             "superseded": [c.old.id for c in kept.closings],
         }
 
-    def _mark_read(self, impulse_id: str, fact_ids: Sequence[str]) -> None:
-        """The message is read: its claims (if any) stand for it in recall from now on."""
+    def _mark_read(self, impulse_id: str, fact_ids: Sequence[str], withdrawn: bool = False) -> None:
+        """The message is read: its claims (if any) stand for it in recall from now on; a
+        message that only gave orders is withdrawn (never recalled)."""
         props: dict[str, Any] = {"claims_read": True}
+        if withdrawn:
+            props["withdrawn"] = True
         if fact_ids:
             props["fact_ids"] = list(fact_ids)
         self.memory.knowledge.patch_nodes([NodePatch(impulse_id, props)])

@@ -70,14 +70,18 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Sett
 
 
 def files_holding(root: Path, word: str) -> list[str]:
-    """Every file under ``root`` whose bytes hold ``word`` (any case, UTF-8 or UTF-16)."""
+    """Every file under ``root`` whose bytes hold ``word`` (any case, UTF-8 or UTF-16), with the
+    bytes around the first place (to tell what kept it)."""
     needles = [word.lower().encode(), word.lower().encode("utf-16-le")]
     found = []
     for path in root.rglob("*"):
         if path.is_file():
             data = path.read_bytes().lower()
-            if any(n in data for n in needles):
-                found.append(str(path.relative_to(root)))
+            for needle in needles:
+                at = data.find(needle)
+                if at >= 0:
+                    found.append(f"{path.relative_to(root)}: {data[max(0, at - 160) : at + 40]!r}")
+                    break
     return found
 
 
@@ -112,6 +116,7 @@ async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_re
 
         result = forget(rt.memory, facts["secret word"].id, USER, rt.orchestrator.context)
         assert "erased" in result.summary
+        assert "keeps old files" not in result.summary  # every engine rewrote its files
 
         assert [
             n
@@ -200,6 +205,7 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
         else:
             result = forget_user(rt.memory, USER, context)
         assert result.erased > 0
+        assert "keeps old files" not in result.summary  # every engine rewrote its files
         logged = " ".join(r.getMessage() for r in caplog.records).lower()
         assert [w for w in gone if w.lower() in logged] == []  # the service log says what, not which
         assert values(rt) == kept

@@ -30,29 +30,20 @@ def _ends(info: dict[str, object]) -> tuple[int, int] | None:
     return int(str(info["aof_rewrites"])), int(str(info.get("aof_rewrites_consecutive_failures", 0)))
 
 
-def rewrite_files(conn: redis.Redis, timeout_s: float = REWRITE_TIMEOUT_S) -> bool:
+def rewrite_files(conn: redis.Redis, timeout_s: float = REWRITE_TIMEOUT_S, attempts: int = 3) -> bool:
     """Rewrite the server's append-only file (when it keeps one) and its snapshot (when it is
-    configured to take them); True when the files on disk now hold only the current data."""
+    configured to take them); True when the files on disk now hold only the current data. A
+    rewrite that fails (a busy machine, a fork refused) is tried again, up to ``attempts``."""
     try:
-        info = conn.info("persistence")
         rewritten = False
-        if info.get("aof_enabled"):
+        if conn.info("persistence").get("aof_enabled"):
             deadline = time.monotonic() + timeout_s
-            while _rewriting(info) and time.monotonic() < deadline:  # a rewrite of older data
-                time.sleep(0.05)
-                info = conn.info("persistence")
-            before = _ends(info)
-            conn.bgrewriteaof()
-            info = conn.info("persistence")
-            # until this rewrite has ended (Redis 7 counts rewrites and failures; an older one
-            # says only whether one runs: a small dataset's can be over before the first look)
-            while _rewriting(info) or (before is not None and _ends(info) == before):
-                if time.monotonic() > deadline:
-                    log.warning("the append-only file was not rewritten within %.0f s", timeout_s)
-                    return False
-                time.sleep(0.05)
-                info = conn.info("persistence")
-            rewritten = info.get("aof_last_bgrewrite_status") == "ok"
+            for attempt in range(attempts):
+                rewritten = _rewrite_aof(conn, deadline)
+                if rewritten or time.monotonic() > deadline:
+                    break
+                log.warning("rewriting the append-only file failed (attempt %d of %d)", attempt + 1, attempts)
+                time.sleep(0.5)
         saves = next(iter(conn.config_get("save").values()), "")
         if saves:
             conn.save()
@@ -61,3 +52,23 @@ def rewrite_files(conn: redis.Redis, timeout_s: float = REWRITE_TIMEOUT_S) -> bo
     except redis.RedisError as exc:
         log.warning("could not rewrite the server's files: %s", exc)
         return False
+
+
+def _rewrite_aof(conn: redis.Redis, deadline: float) -> bool:
+    """One rewrite of the append-only file, waited for; whether it succeeded."""
+    info = conn.info("persistence")
+    while _rewriting(info) and time.monotonic() < deadline:  # a rewrite of older data
+        time.sleep(0.05)
+        info = conn.info("persistence")
+    before = _ends(info)
+    conn.bgrewriteaof()
+    info = conn.info("persistence")
+    # until this rewrite has ended (Redis 7 counts rewrites and failures; an older one says only
+    # whether one runs: a small dataset's can be over before the first look)
+    while _rewriting(info) or (before is not None and _ends(info) == before):
+        if time.monotonic() > deadline:
+            log.warning("the append-only file was not rewritten in time")
+            return False
+        time.sleep(0.05)
+        info = conn.info("persistence")
+    return info.get("aof_last_bgrewrite_status") == "ok"

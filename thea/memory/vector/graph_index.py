@@ -189,6 +189,11 @@ class GraphIndexStore(VectorStore):
 
         return HealthStatus.probe("vectors", self.backend, count)
 
+    def compact(self) -> bool:
+        """The vectors are properties of graph nodes: the graph's rewrite of its files (run
+        first by :meth:`UniversalMemory.compact`) took them along."""
+        return True
+
     def close(self) -> None:
         """Nothing to release: the connection is the graph store's, which closes it."""
 

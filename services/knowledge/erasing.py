@@ -19,11 +19,11 @@ from typing import Protocol
 from services.views.memories import second_person
 from thea.api.models import ErasureAction, ErasureResult
 from thea.errors import InputError, NotFoundError
-from thea.memory.erasure import erase
+from thea.memory.erasure import erase, erase_concepts
 from thea.memory.operations import NodePatch
-from thea.memory.redaction import PAGE, Scrubbed, Secret, scrub
-from thea.memory.universal import UniversalMemory, collection_for
-from thea.models import Collection, Concept, Fact, FactOrigin, Node, NodeType
+from thea.memory.redaction import Scrubbed, Secret, scrub, user_memory_props, words_pattern
+from thea.memory.universal import UniversalMemory
+from thea.models import Collection, Concept, Fact, FactOrigin, Node
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def forget_about(
     words = " ".join(about.split())
     if not words or len(words) > MAX_ABOUT_CHARS:
         raise InputError(f"say what to forget everything about, in at most {MAX_ABOUT_CHARS} characters")
-    pattern = re.compile(rf"(?<!\w){re.escape(words)}(?!\w)", re.IGNORECASE)
+    pattern = re.compile(words_pattern(words), re.IGNORECASE)
     facts = [
         f
         for f in memory.facts.facts_of_record(user_id, current_only=False, limit=MAX_FACTS)
@@ -60,7 +60,7 @@ def forget_about(
     if not facts:
         raise NotFoundError(f"thea knows nothing about {words!r}")
     erased = erase(memory, facts, user_id)
-    _withdraw(memory, facts)
+    withdraw(memory, facts)
     scrubbed = scrub(memory, user_id, [Secret.of(f, words) for f in facts])
     summary = f"forgot everything about {words!r}: {_facts_line(facts)}"
     return _finish(memory, ErasureAction.ABOUT, user_id, erased.ids, facts, scrubbed, summary, conversations)
@@ -80,8 +80,7 @@ def forget_conversation(
     summary = f"forgot the conversation {session_id!r}: {len(erased)} memories"
     if facts:
         summary += f", among them {_facts_line(facts)}"
-    if conversations is not None:
-        conversations.clear(user_id, session_id)
+    drop_conversations(conversations, user_id, [session_id])
     return _finish(
         memory, ErasureAction.CONVERSATION, user_id, erased, facts, scrubbed, summary, conversations
     )
@@ -94,9 +93,7 @@ def forget_user(
     nodes = list(_user_nodes(memory, user_id))
     sessions = sorted({n.session_id for n in nodes if n.session_id})
     erased = _erase_all(memory, nodes, user_id)
-    if conversations is not None:
-        for session_id in sessions:
-            conversations.clear(user_id, session_id)
+    drop_conversations(conversations, user_id, sessions)
     facts = [n for n in nodes if isinstance(n, Fact)]
     summary = f"deleted everything thea had of {user_id!r}: {len(erased)} memories"
     return _finish(memory, ErasureAction.USER, user_id, erased, facts, Scrubbed(), summary, None)
@@ -106,18 +103,12 @@ def _user_nodes(memory: UniversalMemory, user_id: str) -> list[Node]:
     """Every memory of the user (one that no longer reads as a node is erased by id at once)."""
     out: list[Node] = []
     unreadable: list[str] = []
-    after = ""
-    while True:
-        page = memory.graph.deletion.user_memory_page(user_id, after, PAGE)
-        for props in page:
-            try:
-                out.append(Node.from_props(props))
-            except (ValueError, TypeError) as exc:
-                log.warning("erasing unreadable node %s: %s", props.get("id"), exc)
-                unreadable.append(str(props["id"]))
-        if len(page) < PAGE:
-            break
-        after = str(page[-1]["id"])
+    for props in user_memory_props(memory, user_id):
+        try:
+            out.append(Node.from_props(props))
+        except (ValueError, TypeError) as exc:
+            log.warning("erasing unreadable node %s: %s", props.get("id"), exc)
+            unreadable.append(str(props["id"]))
     if unreadable:
         memory.graph.deletion.delete_nodes(unreadable, user_id)
         for collection in Collection:
@@ -134,23 +125,17 @@ def _erase_all(memory: UniversalMemory, nodes: Sequence[Node], user_id: str) -> 
     derived -= {n.id for n in others}
     if derived:
         others += memory.get(sorted(derived))
-    erased = erase(memory, others, user_id).ids
-    if concepts:
-        gone = memory.graph.deletion.delete_concepts(concepts, user_id)
-        memory.vectors.delete(collection_for(NodeType.CONCEPT), gone)
-        memory.chronicle.delete(gone)
-        erased += gone
-    return erased
+    return erase(memory, others, user_id).ids + erase_concepts(memory, concepts, user_id)
 
 
-def _withdraw(memory: UniversalMemory, facts: Sequence[Fact]) -> None:
+def withdraw(memory: UniversalMemory, facts: Sequence[Fact]) -> None:
     """The messages the facts were read from are no evidence any more."""
     sources = {f.source_message_id for f in facts if f.origin is FactOrigin.SAID and f.source_message_id}
     if sources:
         memory.knowledge.patch_nodes([NodePatch(i, {"withdrawn": True}) for i in sorted(sources)])
 
 
-def _count(n: int, what: str) -> str:
+def count(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
@@ -158,6 +143,22 @@ def _facts_line(facts: Sequence[Fact]) -> str:
     shown = "; ".join(second_person(f) for f in facts[:5])
     more = f" and {len(facts) - 5} more" if len(facts) > 5 else ""
     return f"{len(facts)} fact{'s' if len(facts) != 1 else ''} ({shown}{more})"
+
+
+def drop_conversations(conversations: Conversations | None, user_id: str, session_ids: Sequence[str]) -> None:
+    """Drop (not distil) the short-term conversations that held forgotten words: the next
+    message restores each from the graph."""
+    if conversations is not None:
+        for session_id in session_ids:
+            conversations.clear(user_id, session_id)
+
+
+def compaction_note(compacted: dict[str, bool]) -> str:
+    """What the answer says of the engines that could not rewrite their files."""
+    unwritten = [layer for layer, done in compacted.items() if not done]
+    if not unwritten:
+        return ""
+    return f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
 
 
 def _finish(
@@ -170,18 +171,14 @@ def _finish(
     summary: str,
     conversations: Conversations | None,
 ) -> ErasureResult:
-    if conversations is not None:
-        for session_id in scrubbed.sessions:
-            conversations.clear(user_id, session_id)
+    drop_conversations(conversations, user_id, scrubbed.sessions)
     compacted = memory.compact()
     if scrubbed.redacted:
-        summary += f"; their words erased from {_count(len(scrubbed.redacted), 'stored text')}"
+        summary += f"; their words erased from {count(len(scrubbed.redacted), 'stored text')}"
     if scrubbed.insights or scrubbed.concepts:
-        made = f"{_count(len(scrubbed.insights), 'insight')} and {_count(len(scrubbed.concepts), 'concept')}"
+        made = f"{count(len(scrubbed.insights), 'insight')} and {count(len(scrubbed.concepts), 'concept')}"
         summary += f"; {made} made from them erased"
-    unwritten = [layer for layer, done in compacted.items() if not done]
-    if unwritten:
-        summary += f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
+    summary += compaction_note(compacted)
     # the log says what was done, never what was forgotten
     log.info(
         "user %s: erased %d memories (%s), redacted %d texts",

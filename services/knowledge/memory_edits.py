@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
-from typing import Protocol
 
 from services.common.impulse_input import validate_impulse_text
 from services.common.statements import turn_round
 from services.knowledge.claims.render import claim_line
+from services.knowledge.erasing import Conversations, compaction_note, count, drop_conversations, withdraw
 from services.views.memories import CORRECTION, FactBook, own_fact, read_book, second_person
 from thea.api.models import MAX_FACT_TEXT_CHARS, FactEditResult
 from thea.errors import InputError
@@ -213,12 +212,6 @@ def outdate(memory: FactEdits, id_or_prefix: str, user_id: str) -> FactEditResul
     )
 
 
-class Conversations(Protocol):
-    """The short-term conversations a forgotten fact's words must leave as well."""
-
-    def clear(self, user_id: str, session_id: str) -> Sequence[object]: ...
-
-
 def forget(
     memory: UniversalMemory, id_or_prefix: str, user_id: str, conversations: Conversations | None = None
 ) -> FactEditResult:
@@ -229,26 +222,19 @@ def forget(
     fact = own_fact(memory, id_or_prefix, user_id)
     book = read_book(memory, user_id)
     erase(memory, [fact], user_id)
-    if fact.origin is FactOrigin.SAID and fact.source_message_id:
-        # the message it was read from is no evidence any more: recall would hand it out again
-        memory.knowledge.patch_nodes([NodePatch(fact.source_message_id, {"withdrawn": True})])
+    withdraw(memory, [fact])  # the message it was read from: recall would hand it out again
     _relink(memory, book, fact)
     scrubbed = scrub(memory, user_id, [Secret.of(fact)])
-    if conversations is not None:
-        for session_id in scrubbed.sessions:
-            # dropped, not distilled: the next message restores the conversation from the graph
-            conversations.clear(user_id, session_id)
+    drop_conversations(conversations, user_id, scrubbed.sessions)
     compacted = memory.compact()
     summary = (
         f"deleted {fact.id[:8]} ({_quoted(second_person(fact))}): it is no longer recalled, used in "
-        f"answers or shown; its words were erased from {_count(len(scrubbed.redacted), 'stored text')} "
+        f"answers or shown; its words were erased from {count(len(scrubbed.redacted), 'stored text')} "
         "(messages, replies, trace steps)"
         + _erased_note(scrubbed.insights, "insight")
         + _erased_note(scrubbed.concepts, "concept")
     )
-    unwritten = [layer for layer, done in compacted.items() if not done]
-    if unwritten:
-        summary += f" (the {' and '.join(unwritten)} engine keeps old files until it compacts them itself)"
+    summary += compaction_note(compacted)
     log.info("user %s deleted fact %s", user_id, fact.id)
     closed = [fact.id] if fact.valid_until is None else []
     return FactEditResult(
@@ -256,14 +242,10 @@ def forget(
     )
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"
-
-
 def _erased_note(ids: list[str], what: str) -> str:
     if not ids:
         return ""
-    return f"; {_count(len(ids), what)} made from it erased ({', '.join(i[:8] for i in ids)})"
+    return f"; {count(len(ids), what)} made from it erased ({', '.join(i[:8] for i in ids)})"
 
 
 def _relink(memory: FactEdits, book: FactBook, fact: Fact) -> None:

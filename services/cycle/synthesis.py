@@ -51,16 +51,28 @@ from services.cycle.from_facts import (
 )
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
+from services.cycle.reply import checked_reply, name_of_user
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
 from services.prompts import pick_claims as pick
+from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
 from thea.memory.operations import FactReads
-from thea.models import Edge, EdgeType, Fact, FinalResponse, LLMUsage, MessageKind, Step, cycle_node_id
+from thea.models import (
+    USER_SUBJECT,
+    Edge,
+    EdgeType,
+    Fact,
+    FinalResponse,
+    LLMUsage,
+    MessageKind,
+    Step,
+    cycle_node_id,
+)
 from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutput
 from thea.tuning import RELATIVE_FLOOR
 
@@ -223,8 +235,11 @@ async def _send(state: CycleState, text: str) -> None:
             await maybe
 
 
-#: what a statement gets at once (its claims are read afterwards, in the slow loop)
+#: what a statement gets when the model's reaction cannot be shown (its claims are read
+#: afterwards, in the slow loop)
 ACKNOWLEDGEMENT = "Got it, I'll remember that."
+#: what small talk gets when the model's reaction cannot be shown
+SMALL_TALK_REPLY = "I'm here whenever you want to talk."
 
 
 def acknowledgement(state: CycleState, understanding: Understanding) -> str:
@@ -269,9 +284,9 @@ class SynthesisService(CognitiveService):
             # a paste: say what was stored, never echo it
             return await self._fixed(state, paste_acknowledgement(state.document), "document stored")
         understanding = state.understanding or understand(state.impulse.content)
-        if understanding.kind is MessageKind.STATEMENT:
-            # the user told something: restate it, never let the model embellish it
-            return await self._fixed(state, acknowledgement(state, understanding), "acknowledgement")
+        if understanding.kind in (MessageKind.STATEMENT, MessageKind.SMALL_TALK):
+            # the user told something or made small talk: a short reaction, never an echo
+            return await self._react(state, understanding)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
         stored = await asyncio.to_thread(self._stored_facts, state)
         if understanding.asks_memory and not understanding.asks_for_help:
@@ -281,6 +296,41 @@ class SynthesisService(CognitiveService):
                 # a question about the user that nothing remembered bears on: no guess from the model
                 return await self._fixed(state, unknown, "not told")
         return await self._answer(state, understanding, recall, stored)
+
+    async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
+        """The model's short reaction in its own words when it passes the checks (no echo,
+        nothing made up, no refusal: services/cycle/reply.py), else the plain acknowledgement."""
+        stored = await asyncio.to_thread(self._stored_facts, state)
+        own = [
+            (f.attribute or "", f.value or "")
+            for f in stored
+            if f.valid_until is None and f.subject_key == USER_SUBJECT
+        ]
+        name = name_of_user(own)
+        usage = LLMUsage()
+        said: str | None = None
+        messages = reply_prompt.build(state.prompt_text, name)
+        asked = prompt_record(reply_prompt.PROMPT, messages)
+        try:
+            raw, usage = await ask_text(
+                self.llm,
+                messages,
+                reply_prompt.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=reply_prompt.MAX_TOKENS,
+            )
+            said = checked_reply(raw, state.prompt_text, name)
+        except LLMError as exc:
+            log.warning("no reaction from the model: %s", exc)
+        if said is None:
+            plain = acknowledgement(state, understanding)
+            said = (
+                plain
+                if understanding.kind is MessageKind.STATEMENT
+                else (greeting_of(understanding) or SMALL_TALK_REPLY)
+            )
+            return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
+        return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
     def _unknown(self, question: str, hits: Sequence[RecallHit], stored: Sequence[Fact]) -> str | None:
         """ "I don't know" for a personal question nothing told bears on: a claim holding a word
@@ -492,13 +542,16 @@ class SynthesisService(CognitiveService):
         facts: Sequence[Fact] = (),
         why: Mapping[str, str] | None = None,
         usage: LLMUsage | None = None,
+        asked: PromptRecord | None = None,
     ) -> StepOutcome:
-        """An answer no model wrote (the model at most chose the claims it says), streamed to the
-        user and recorded with its mode (and the claims it says back, each with why it answers)."""
+        """An answer no model wrote as an answer (the model at most chose the claims it says, or
+        reacted in a checked sentence), streamed to the user and recorded with its mode (and the
+        claims it says back, each with why it answers; ``asked``: the prompt of such a call)."""
         state.templated = True
         await _send(state, answer)
         output = self._output(state, answer, [], facts)
         output.mode = mode
+        output.prompt = asked
         if why:  # why each fact said back answers (the trace shows it)
             output.facts_why = {f.id: why.get(f.id, "") for f in facts}
         return self._outcome(state, output, [], usage or LLMUsage(), facts)

@@ -229,8 +229,8 @@ def test_trace_explains_each_recalled_memory_and_shows_the_prompt_on_request(see
     assert messages[0]["role"] == "system"
     assert messages[-1] == {"role": "human", "content": "Which of my queues gets most traffic, do you think?"}
     statement = json.loads(thea_process(seeded, "trace", seeded.ok_id[:8], "--format", "json"))
-    assert statement["explanation"]["mode"] == "acknowledgement"
-    assert statement["explanation"]["prompt"] is None
+    assert statement["explanation"]["mode"] == "acknowledgement"  # the (fake) model's reaction was empty
+    assert statement["explanation"]["prompt"]["id"] == "reply"  # the prompt it was asked
 
 
 def _ids(out: str) -> list[str]:

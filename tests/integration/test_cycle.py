@@ -80,7 +80,7 @@ async def test_a_step_that_times_out_yields_a_failure_report(runtime: Runtime, l
     llm.slow = {PromptId.FIRST_LOOK}
     result = await runtime.orchestrator.handle_impulse("hello there", "ana", "s1")
     assert result.failed_steps == ["instinct"]
-    assert result.answer == "Here is my answer."
+    assert result.answer == "Hello!"  # greeted back all the same
     report = next(s for s in result.steps if s.step == "instinct")
     assert report.error is not None
     assert "timed out" in report.error
@@ -227,6 +227,58 @@ async def test_a_statement_is_acknowledged_without_its_words_said_back_and_remem
     # remembered: a later question recalls it
     later = await runtime.orchestrator.handle_impulse("What is my name?", "priya", "s2")
     assert recalled_told(result.impulse_id, later.recalled_ids)
+
+
+@pytest.mark.parametrize(
+    ("told", "model_says", "shown", "mode"),
+    [
+        # the model's reaction in its own words
+        (
+            "we got a kitten on Saturday, her name is Miso",
+            "A kitten named Miso, how lovely!",
+            None,
+            "reaction",
+        ),
+        ("🐢🎉❤️", "That looks like a celebration!", None, "reaction"),
+        ("good morning!", "Good morning! Good to see you.", None, "reaction"),
+        # an echo, a refusal, a made-up place: the plain acknowledgement instead
+        (
+            "From the 3rd im at Nordbrise",
+            "Noted: From the 3rd im at Nordbrise.",
+            "Got it, I'll remember that.",
+            "acknowledgement",
+        ),
+        (
+            "🐢🎉❤️",
+            "I'm sorry, but I can't assist with that request.",
+            "I'm here whenever you want to talk.",
+            "acknowledgement",
+        ),
+        (
+            "we moved to Leipzig last month",
+            "Great news! Leipzig is a beautiful city.",
+            "Got it, I'll remember that.",
+            "acknowledgement",
+        ),
+    ],
+)
+async def test_a_statement_or_small_talk_gets_a_reaction_never_an_echo_a_refusal_or_an_invention(
+    runtime: Runtime, llm: FakeChatModel, told: str, model_says: str, shown: str | None, mode: str
+) -> None:
+    llm.answer(PromptId.REPLY, model_says)
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(told, "priya", "s1", on_token=streamed.append)
+    assert result.answer == (shown or model_says)
+    assert "".join(streamed) == result.answer
+    assert llm.prompts_for(PromptId.SYNTHESIS) == []  # no answer from memory was asked for
+    (prompt,) = llm.prompts_for(PromptId.REPLY)
+    assert prompt[-1].content == told  # the model reacted to the user's words
+    synthesis = reports_by_step(runtime.memory, result.impulse_id)["synthesis"]
+    assert f'"{mode}"' in str(synthesis["output"])
+    # the reaction is thea's own words: never something the claims are read from
+    await asyncio.to_thread(runtime.run_jobs)
+    read = " ".join(str(m[-1].content) for m in llm.prompts_for(PromptId.EXTRACT_CLAIMS))
+    assert model_says not in read
 
 
 async def test_a_conversation_reopened_after_a_restart_is_still_seen_by_the_model(

@@ -158,6 +158,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
         # picks nothing unless a test scripts it: the model then answers in its own words
         PromptId.PICK_CLAIMS: lambda _: json.dumps({"facts": []}),
+        # no reaction unless a test scripts one: statements get the plain acknowledgement
+        PromptId.REPLY: _always(""),
     }
 
 
@@ -195,6 +197,7 @@ class FakeChatModel(BaseChatModel):
         handlers: dict[PromptId, Handler] = {
             PromptId.EXTRACT_CLAIMS: _notes,
             PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
+            PromptId.REPLY: _always(""),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

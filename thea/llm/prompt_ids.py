@@ -35,6 +35,7 @@ class PromptId(StrEnum):
     EXTRACT_CLAIMS = "extract_claims"
     SUPERSESSION = "supersession"
     PICK_CLAIMS = "pick_claims"
+    REPLY = "reply"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

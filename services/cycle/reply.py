@@ -1,0 +1,106 @@
+"""thea's reaction to a statement or to small talk: written by the model, checked by code.
+
+The model reacts in its own words (services/prompts/reply.py). What it wrote is shown only
+when it passes checks that need no word list of any language:
+
+* not an echo: no run of :data:`ECHO_WORDS` words copied from the message;
+* nothing made up: every number and every word of substance it says is in the message, the
+  user's name or the prompt's own words (so "Leipzig is a beautiful city" or "you've never had
+  them" is not shown), and nothing the prompt's example users told;
+* short: at most :data:`MAX_SENTENCES` sentences, no list;
+* no refusal ("I can't assist with that") for a greeting or a joke;
+* the right voice: thea has no "my brother"; the user's first person said back is not shown.
+
+Otherwise the message gets the plain acknowledgement. The reaction is thea's own words: never
+evidence of anything (claims are read from the user's words only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from services.cycle.voice import in_voice
+from services.prompts import reply as prompt
+from thea.words import is_content, lower_words
+
+#: a run this long copied from the user's message is an echo, not a reaction
+ECHO_WORDS = 6
+#: a reaction is one or two sentences
+MAX_SENTENCES = 2
+MAX_CHARS = 240
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: a model that refuses, or speaks of itself as a program (English: the offline models' refusals)
+_REFUSAL = re.compile(
+    r"\b(?:can(?:not|'t|\u2019t)|unable\s+to|not\s+able\s+to)\s+(?:assist|help|comply|respond)\b"
+    r"|\bas\s+an?\s+(?:ai|language\s+model|assistant)\b|\blanguage\s+model\b",
+    re.IGNORECASE,
+)
+#: a line that starts a list (one line's leading blanks taken possessively: linear time)
+_LIST_LINE = re.compile(r"^[ \t]*+(?:[-*•]|\d+[.)])[ \t]", re.MULTILINE)
+_SPEAKER = re.compile(r"^\s*(?:thea|assistant)\s*:\s*", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+")
+#: thea speaks of itself as "I" only: "my", "our", "we" in a reaction are the user's words
+_USER_AS_ME = re.compile(r"\b(?:my|our|we|us)\b", re.IGNORECASE)
+
+
+def copied_run(reply: str, message: str) -> int:
+    """The longest run of words the reply copies from the message, in order."""
+    said, told = lower_words(reply), lower_words(message)
+    best = 0
+    previous = [0] * (len(told) + 1)
+    for word in said:
+        current = [0] * (len(told) + 1)
+        for j, other in enumerate(told, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+#: the words of the prompt's own text and example replies: a reply may use them ("lovely",
+#: "congratulations", "sorry") without the message saying them
+_PROMPT_WORDS = frozenset(lower_words(" ".join([prompt.SYSTEM, *(r for _, r in prompt.EXAMPLES)])))
+#: what the examples' users told: a reply that says it of another message copied an example
+_EXAMPLE_WORDS = frozenset(w for said, _ in prompt.EXAMPLES for w in lower_words(said) if is_content(w))
+
+
+def _of_substance(word: str) -> bool:
+    """A word that says something (a contraction by its first word: "that's", "you'll", "don't")."""
+    if word.isdigit():
+        return False
+    head = re.split(r"['\u2019]", word.removesuffix("n't").removesuffix("n\u2019t"), maxsplit=1)[0]
+    return is_content(head)
+
+
+def made_up(reply: str, message: str, name: str = "") -> list[str]:
+    """What the reply says that the user did not: numbers the message does not hold, words of
+    substance neither the message, the user's name nor the prompt's own text holds (a name, a
+    place, an inference such as "you've never had them"), and what the examples' users told."""
+    told = set(lower_words(message)) | set(lower_words(name))
+    digits = "".join(_NUMBER.findall(message))
+    out = [n for n in _NUMBER.findall(reply) if n not in digits]
+    said = [w for w in lower_words(reply) if _of_substance(w)]
+    out += [w for w in said if w not in told and (w not in _PROMPT_WORDS or w in _EXAMPLE_WORDS)]
+    return out
+
+
+def checked_reply(reply: str, message: str, name: str = "") -> str | None:
+    """The model's reaction as shown to the user, or None when it must not be shown."""
+    text = _SPEAKER.sub("", reply.strip()).strip().strip('"“”').strip()
+    if not text or _LIST_LINE.search(text) or _REFUSAL.search(text):
+        return None
+    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+    text = " ".join(sentences[:MAX_SENTENCES])
+    if len(text) > MAX_CHARS or copied_run(text, message) >= ECHO_WORDS or made_up(text, message, name):
+        return None
+    if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own
+        return None
+    return in_voice(text, [message, name]) or None
+
+
+def name_of_user(values: Sequence[tuple[str, str]]) -> str:
+    """The user's current name among (attribute, value) pairs of their own claims."""
+    return next((v for a, v in values if a.strip().lower() == "name" and v.strip()), "")

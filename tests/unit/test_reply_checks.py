@@ -1,0 +1,76 @@
+"""thea's reaction to a statement or small talk (issue 38, items 1 and 2): what the model wrote
+is shown only when it reacts in thea's own words and says nothing the user did not."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.common.understanding import understand
+from services.cycle.reply import checked_reply, copied_run, made_up
+from thea.models import MessageKind
+
+
+@pytest.mark.parametrize(
+    ("told", "reply"),
+    [
+        ("we got a kitten on Saturday, her name is Miso", "A kitten named Miso, how lovely!"),
+        ("Theres Ansgar, my brother, he lives in Tromsø", "Your brother Ansgar lives in Tromsø, noted!"),
+        ("good morning!", "Good morning! Good to see you."),
+        ("🐢🎉❤️", "That looks like a celebration!"),
+        ("thanks so much", "You're welcome, happy to help!"),
+        ("Started at Nordbrise on the 3rd", "A new job at Nordbrise, congratulations!"),
+    ],
+)
+def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
+    assert checked_reply(reply, told) == reply
+
+
+@pytest.mark.parametrize(
+    ("told", "reply"),
+    [
+        # an echo of the message, typos and all
+        ("From the 3rd of next month im at Nordbrise", "From the 3rd of next month im at Nordbrise, noted!"),
+        ("my daughter Ines turned 7 yesterday", "Noted: my daughter Ines turned 7 yesterday."),
+        # a refusal of small talk
+        ("🐢🎉❤️", "I'm sorry, but I can't assist with that request."),
+        ("lol", "As an AI language model, I do not laugh."),
+        # made up: a place, a number, an inference, an opinion
+        ("I start at Microsoft on Monday", "Congratulations on the job at Google!"),
+        ("my daughter turned 7", "Happy 8th birthday to her!"),
+        (
+            "I'm allergic to peanuts, always have been",
+            "You're allergic to peanuts, but you've never had them before!",
+        ),
+        ("we moved to Leipzig last month", "Great news! Leipzig is a beautiful city."),
+        # what an example of the prompt told, said of another message
+        ("ok", "A puppy named Biscuit, how lovely!"),
+        ("thanks!!", "I'm glad you passed your driving test!"),
+        # the user's first person said back as thea's
+        ("Theres Ansgar, my brother", "Ansgar, my brother, noted."),
+        # advice and lists nobody asked for
+        ("we got a puppy", "Great news!\n1. Walk him\n2. Feed him"),
+    ],
+)
+def test_an_echo_a_refusal_or_anything_made_up_is_not_shown(told: str, reply: str) -> None:
+    assert checked_reply(reply, told) is None
+
+
+def test_a_long_reaction_is_cut_to_two_sentences() -> None:
+    shown = checked_reply("Lovely! How wonderful. Enjoy it. Take care.", "we got a kitten")
+    assert shown == "Lovely! How wonderful."
+
+
+def test_the_user_s_name_may_greet_them() -> None:
+    assert checked_reply("Hello Maya! Good to see you.", "hi", name="Maya") == "Hello Maya! Good to see you."
+    assert made_up("Hello Maya!", "hi") == ["maya"]
+
+
+def test_copied_runs_are_counted_in_words_whatever_the_case_and_marks() -> None:
+    assert copied_run("FROM the 3rd, of next month!", "from the 3rd of next month im at") == 6
+    assert copied_run("a kitten", "we got a kitten") == 2
+    assert copied_run("nothing alike", "we got a kitten") == 0
+
+
+@pytest.mark.parametrize("text", ["🐢🎉❤️", "?!", "😂😂", "  ", "👍"])
+def test_a_message_without_a_word_is_small_talk(text: str) -> None:
+    assert understand(text).kind is MessageKind.SMALL_TALK

@@ -16,8 +16,9 @@ class Exchange:
     impulse_id: str
     response_id: str
     at: int = 0
-    #: an exchange the model did not answer (a statement's acknowledgement, a fixed "I don't
-    #: know"): kept for distillation, never shown to the model as history (it copies templates)
+    #: an exchange never shown to the model as history, kept for distillation: one the model did
+    #: not answer (a statement's acknowledgement, a fixed "I don't know": it copies templates) or
+    #: an answer about the user's own life (a wrong one must not come back as evidence)
     templated: bool = False
 
     @property

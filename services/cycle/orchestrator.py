@@ -308,8 +308,9 @@ class Orchestrator:
                 impulse_id=row.impulse.id,
                 response_id=row.response_id or "",
                 at=row.answered_at or row.impulse.created_at,
-                # a statement's acknowledgement is a template: never shown to the model
-                templated=row.impulse.kind is MessageKind.STATEMENT,
+                # a statement's acknowledgement is a template, an answer about the user's life
+                # no evidence: neither is shown to the model
+                templated=row.impulse.kind in (MessageKind.STATEMENT, MessageKind.QUESTION),
             )
             for row in rows
             if row.answer

@@ -47,7 +47,9 @@ class CycleState:
     document: Document | None = None
     #: what the message is, sentence by sentence (services/common/understanding.py)
     understanding: Understanding | None = None
-    #: the answer is a template, not the model's (set by synthesis)
+    #: the answer is never shown to the model as conversation history (set by synthesis): a
+    #: template, or what thea said of the user's own life (a wrong answer would come back as
+    #: if it were evidence; the facts come from the claims and the user's words each time)
     templated: bool = False
 
     @cached_property

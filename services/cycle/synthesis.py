@@ -349,6 +349,7 @@ class SynthesisService(CognitiveService):
             key=lambda f: (f.created_at, f.content),
         )
         if understanding.kind is MessageKind.QUESTION:
+            state.templated = True  # what thea says of the user's life is never history (issue 38)
             settled = await self._from_claims(state, understanding, recall, stored, history, constraints)
             if settled is not None:
                 return settled

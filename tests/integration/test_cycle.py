@@ -302,3 +302,43 @@ async def test_a_conversation_reopened_after_a_restart_is_still_seen_by_the_mode
         assert "sailing boat" not in other  # another conversation has its own history
     finally:
         again.close()
+
+
+WRONG = "Your sister is called Olga and she lives in Oslo."
+BOAT = "How about Ruby Tide?"
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["What is my sister's name?", "where does my sister live again?", "Do you remember my sister?"],
+)
+async def test_an_answer_about_the_user_s_life_never_comes_back_as_history(
+    settings: Settings, llm: FakeChatModel, asked: str
+) -> None:
+    """Issue 38, item 4: what thea said of the user's life (here a wrong answer) is not shown to
+    the model as the conversation, neither in the same run nor after a restart; an answer to a
+    request for help is (a follow-up needs it)."""
+    first = build_runtime(settings, llm=llm)
+    try:
+        await first.orchestrator.handle_impulse("My sister Lena lives in Bergen.", "ana", "s0")
+        await asyncio.to_thread(first.run_jobs)  # its claims read: questions about her go to the model
+        llm.answer(PromptId.SYNTHESIS, lambda call: WRONG if "sister" in str(call.messages[-1].content) else BOAT)
+        await first.orchestrator.handle_impulse("Can you suggest a name for a red sailing boat?", "ana", "s1")
+        await first.orchestrator.handle_impulse(asked, "ana", "s1")
+        llm.calls.clear()
+        await first.orchestrator.handle_impulse(asked, "ana", "s1")  # asked once more
+        shown = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
+        assert "Olga" not in shown
+        assert "a name for a red sailing boat" in shown  # the help asked for stays in the conversation
+        assert BOAT in shown
+    finally:
+        first.close()
+    again = build_runtime(settings, llm=llm)  # restarted: the conversation is read back from the graph
+    try:
+        llm.calls.clear()
+        await again.orchestrator.handle_impulse(asked, "ana", "s1")
+        shown = "\n".join(str(m.content) for m in llm.prompts_for(PromptId.SYNTHESIS)[-1])
+        assert "Olga" not in shown
+        assert "a name for a red sailing boat" in shown
+    finally:
+        again.close()

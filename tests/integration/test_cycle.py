@@ -322,7 +322,9 @@ async def test_an_answer_about_the_user_s_life_never_comes_back_as_history(
     try:
         await first.orchestrator.handle_impulse("My sister Lena lives in Bergen.", "ana", "s0")
         await asyncio.to_thread(first.run_jobs)  # its claims read: questions about her go to the model
-        llm.answer(PromptId.SYNTHESIS, lambda call: WRONG if "sister" in str(call.messages[-1].content) else BOAT)
+        llm.answer(
+            PromptId.SYNTHESIS, lambda call: WRONG if "sister" in str(call.messages[-1].content) else BOAT
+        )
         await first.orchestrator.handle_impulse("Can you suggest a name for a red sailing boat?", "ana", "s1")
         await first.orchestrator.handle_impulse(asked, "ana", "s1")
         llm.calls.clear()

@@ -50,6 +50,55 @@ def queue_counts(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) ->
     return out
 
 
+@dataclass(frozen=True)
+class Backlog:
+    """What the slow loop has before it: jobs queued or running, and roughly how long they take."""
+
+    jobs: int
+    #: seconds until they are done at the pace of the last finished jobs (None: no pace known)
+    eta_s: float | None
+
+
+#: finished jobs per queue whose durations give the slow loop's pace
+PACE_SAMPLE = 20
+
+
+def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_QUEUES) -> Backlog:
+    """The jobs queued or running in ``queues`` and how long ``workers`` take for them: per queue,
+    its jobs times the median time of its last finished ones (a queue none finished in yet
+    counts at the pace of the others)."""
+    total, known, unknown = 0, 0.0, 0
+    paces: list[float] = []
+    for name in queues:
+        q = Queue(name, connection=connection)
+        waiting = q.count + StartedJobRegistry(queue=q).count
+        if not waiting:
+            continue
+        total += waiting
+        pace = _median_duration(q)
+        if pace is None:
+            unknown += waiting
+        else:
+            paces.append(pace)
+            known += waiting * pace
+    if not total:
+        return Backlog(0, 0.0)
+    if not paces:
+        return Backlog(total, None)
+    known += unknown * sorted(paces)[len(paces) // 2]
+    return Backlog(total, known / max(workers, 1))
+
+
+def _median_duration(q: Queue) -> float | None:
+    ids = FinishedJobRegistry(queue=q).get_job_ids(-PACE_SAMPLE, -1)
+    durations = sorted(
+        (job.ended_at - job.started_at).total_seconds()
+        for job in Job.fetch_many(ids, connection=q.connection)
+        if job is not None and job.started_at is not None and job.ended_at is not None
+    )
+    return durations[len(durations) // 2] if durations else None
+
+
 def failure_reason(job: Job) -> str:
     """The last line of a failed job's error (the exception and its message)."""
     result = job.latest_result()

@@ -405,6 +405,19 @@ class InsightList(BaseModel):
     insights: list[InsightSummary]
 
 
+class SlowLoopView(BaseModel):
+    """What the slow loop still has to do for the caller (``GET /slow-loop``)."""
+
+    #: jobs queued or running (every user's: the caller's wait behind them)
+    jobs: int = 0
+    #: the caller's messages still to be read for their claims
+    unread: int = 0
+    #: roughly how long until the jobs are done (None: no pace known yet)
+    eta_s: float | None = None
+    #: one line for people ("" when nothing waits)
+    summary: str = ""
+
+
 class ReflectRequest(_Body):
     wait_s: float | None = Field(None, ge=0, le=3600, description="how long to wait for the merge")
 

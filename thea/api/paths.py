@@ -13,6 +13,7 @@ WHOAMI = "/whoami"
 #: the caller's data as a whole (``DELETE``: everything thea has of them)
 ME = "/me"
 JOBS = "/jobs"
+SLOW_LOOP = "/slow-loop"
 JOBS_RETRY = "/jobs/retry"
 MEMORY_STATS = "/memory/stats"
 MEMORY_CHECK = "/memory/check"

@@ -109,3 +109,14 @@ def friendly_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         err_console.print("[yellow]cancelled[/]")
         raise typer.Exit(EXIT_CANCELLED) from None
+
+
+def print_slow_loop(api: Client) -> None:
+    """The line saying what the slow loop still has to do, when anything waits (a list that
+    looks empty or behind then says why); nothing when the service cannot tell."""
+    try:
+        summary = api.slow_loop().summary
+    except TheaError:
+        return
+    if summary:
+        console.print(f"[dim]{safe(summary)}[/]")

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from thea.api.models import EvidenceView, InsightDetailView, InsightSummary, LineageEntry
-from thea.cli.common import client, console, friendly_errors, json_text
+from thea.cli.common import client, console, friendly_errors, json_text, print_slow_loop
 from thea.cli.render import safe
 
 insights_app = typer.Typer(help="Inspect insights (knowledge crystals).", invoke_without_command=True)
@@ -55,6 +55,7 @@ def list_cmd(
             row.id[:8],
         )
     console.print(table if rows else "[dim]no insights match[/]")
+    print_slow_loop(api)
 
 
 def _state(row: InsightSummary) -> str:

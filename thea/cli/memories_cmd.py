@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from thea.api.models import FactEditResult, FactOfRecordView, FactsOfRecordView
-from thea.cli.common import client, console, friendly_errors, json_text
+from thea.cli.common import client, console, friendly_errors, json_text, print_slow_loop
 from thea.cli.render import safe
 from thea.client import Client
 
@@ -119,6 +119,7 @@ def _list(ctx: typer.Context, user: str | None, history: bool, as_json: bool) ->
         _print_json(view)
     else:
         render_list(view)
+        print_slow_loop(api)
 
 
 @memories_app.command("show")

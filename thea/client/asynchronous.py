@@ -214,6 +214,11 @@ class AsyncClient:
         found = await self._call(specs.insights(state, concept, min_strength, limit))
         return found.insights
 
+    async def slow_loop(self) -> m.SlowLoopView:
+        """What the slow loop still has to do: jobs queued, the caller's messages still to be
+        read, roughly how long, and one line saying so ("" when nothing waits)."""
+        return await self._call(specs.slow_loop())
+
     async def insight(self, insight_id: str) -> m.InsightDetailView:
         return await self._call(specs.insight(insight_id))
 

@@ -96,6 +96,10 @@ def status() -> Spec[m.ServiceStatus]:
     return Spec("GET", paths.STATUS, m.ServiceStatus)
 
 
+def slow_loop() -> Spec[m.SlowLoopView]:
+    return Spec("GET", paths.SLOW_LOOP, m.SlowLoopView)
+
+
 def whoami(session_id: str | None) -> Spec[m.WhoAmI]:
     return Spec("GET", paths.WHOAMI, m.WhoAmI, params=_clean({"session_id": session_id}))
 

@@ -245,6 +245,11 @@ class Client:
     ) -> list[m.InsightSummary]:
         return self._call(specs.insights(state, concept, min_strength, limit)).insights
 
+    def slow_loop(self) -> m.SlowLoopView:
+        """What the slow loop still has to do: jobs queued, the caller's messages still to be
+        read, roughly how long, and one line saying so ("" when nothing waits)."""
+        return self._call(specs.slow_loop())
+
     def insight(self, insight_id: str) -> m.InsightDetailView:
         return self._call(specs.insight(insight_id))
 

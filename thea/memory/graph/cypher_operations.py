@@ -43,6 +43,7 @@ from thea.models import (
     EdgeType,
     Fact,
     KnowledgeCrystal,
+    MessageKind,
     Node,
     NodeType,
     UserImpulse,
@@ -411,6 +412,11 @@ class CypherFactReads(_Group, FactReads):
         rows = self._run("insights_resting_on", {"ids": list(source_ids), "user_id": user_id})
         found = (Node.from_props(r["props"]) for r in rows)
         return [k for k in found if isinstance(k, KnowledgeCrystal)]
+
+    def count_unread(self, user_id: str, since_ms: int) -> int:
+        kinds = [MessageKind.STATEMENT.value, MessageKind.MIX.value]
+        found = self._run("count_unread_messages", {"user_id": user_id, "kinds": kinds, "since": since_ms})
+        return int(found[0]["unread"]) if found else 0
 
 
 def cypher_operations(run: QueryRunner) -> GraphOperations:

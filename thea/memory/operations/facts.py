@@ -18,3 +18,8 @@ class FactReads(abc.ABC):
     def insights_resting_on(self, source_ids: Sequence[str], user_id: str) -> list[KnowledgeCrystal]:
         """The user's active insights derived from these memories, and the insights merged from
         those (what states a value those memories told)."""
+
+    @abc.abstractmethod
+    def count_unread(self, user_id: str, since_ms: int) -> int:
+        """How many of the user's messages since ``since_ms`` that tell something still wait for
+        the slow loop to read their claims."""

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
+from rq import Worker
 
+from services.views.slow_loop import UNREAD_WINDOW_MS, backlog_summary
 from thea.api import API_VERSION, paths
 from thea.api.models import (
     DoctorView,
@@ -36,19 +38,21 @@ from thea.api.models import (
     ScanProgress,
     ScanRequest,
     ServiceStatus,
+    SlowLoopView,
     Stopping,
 )
 from thea.errors import InputError, TheaError
 from thea.memory.consistency import ConsistencyReport, ProgressFn, check, repair
 from thea.memory.factory import open_for_maintenance
 from thea.memory.salvage import recheck_open_chronicle, recheck_open_vectors
+from thea.models import now_ms
 from thea.runtime.app import model_loaded
 from thea.service.auth import Caller
 from thea.service.context import ServiceContext, caller_of, context_of
 from thea.service.errors import Forbidden, error_body
 from thea.service.middleware import TRANSPORT_KEY
 from thea.service.stopping import StopCause, StopReason
-from workers.admin import failed_jobs, queue_counts, retry_failed
+from workers.admin import backlog, failed_jobs, queue_counts, retry_failed
 from workers.recovery import recover_abandoned_jobs
 
 router = APIRouter(tags=["service"])
@@ -128,6 +132,30 @@ async def status(request: Request, caller: Caller = Depends(caller_of)) -> Servi
         maintenance=ctx.maintenance.reason if ctx.maintenance else None,
         vectors_pending=pending,
     )
+
+
+def slow_loop_of(ctx: ServiceContext, user_id: str) -> SlowLoopView:
+    """What the slow loop still has to do, with the user's messages waiting to be read."""
+    if ctx.runtime is None:
+        return SlowLoopView()
+    connection = ctx.runtime.jobs.connection
+    ahead = backlog(connection, workers=max(Worker.count(connection=connection), 1))
+    if not ahead.jobs:
+        return SlowLoopView()
+    unread = ctx.runtime.memory.facts.count_unread(user_id, now_ms() - UNREAD_WINDOW_MS)
+    return SlowLoopView(
+        jobs=ahead.jobs,
+        unread=min(unread, ahead.jobs),
+        eta_s=ahead.eta_s,
+        summary=backlog_summary(ahead.jobs, unread, ahead.eta_s),
+    )
+
+
+@router.get(paths.SLOW_LOOP, response_model=SlowLoopView, summary="What the slow loop still has to do")
+async def slow_loop(request: Request, caller: Caller = Depends(caller_of)) -> SlowLoopView:
+    """The jobs queued before the caller's, how many of the caller's messages are still to be
+    read, and roughly how long (issue 38: an empty list while work waits says so)."""
+    return await asyncio.to_thread(slow_loop_of, context_of(request), caller.user_id)
 
 
 @router.get(paths.JOBS, response_model=JobsView, summary="Queue counts and failed jobs with reasons")

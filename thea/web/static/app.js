@@ -632,7 +632,22 @@ $("trace-graph").addEventListener("click", () => { if (state.traceImpulse) go("g
 const fmtDay = (ms) => new Date(ms).toLocaleDateString([], { dateStyle: "medium" });
 const factUrl = (id) => API + "/facts/" + encodeURIComponent(id);
 
+// what the slow loop still has to do, under a list that may look empty or behind because of it
+async function showSlowLoop(id) {
+  let data;
+  try {
+    data = await latestJSON("slow-" + id, API + "/slow-loop");
+  } catch (err) {
+    return;  // the list is shown all the same
+  }
+  if (data === null) return;
+  const line = $(id);
+  line.textContent = visible(data.summary || "");
+  line.classList.toggle("hidden", !data.summary);
+}
+
 async function loadMemory() {
+  showSlowLoop("memory-slow");
   let data;
   try {
     data = await latestJSON("memory", API + "/facts");
@@ -778,6 +793,7 @@ function clearInsightDetail() {
 
 async function loadInsights({ filtered = false } = {}) {
   state.insightsLoaded = true;
+  showSlowLoop("insight-slow");
   const params = new URLSearchParams({ state: $("insight-state").value });
   const concept = $("insight-concept").value.trim();
   if (concept) params.set("concept", concept);

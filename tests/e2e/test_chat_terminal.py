@@ -126,3 +126,55 @@ def test_bytes_that_are_not_utf8_get_one_line_and_the_chat_goes_on(tmp_path: Pat
         screen = wait_for(session, "EXITED:")
         assert "EXITED:0" in screen
         assert "Traceback" not in screen
+
+
+def test_a_paste_shows_no_markers_and_one_enter_sends_it(tmp_path: Path) -> None:
+    """Issue 38, item 6: a pasted text shows as it was copied (no ``^[[200~``), stays in the
+    line until Enter, and one Enter sends it as one message."""
+    with chat_in_tmux("paste2", tmp_path / "data", args="--user ana") as session:
+        wait_for(session, "you>")
+        tmux("set-buffer", "-b", session, "Dear parents,\nthe bus leaves at 8:15.")
+        tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)
+        screen = wait_for(session, "the bus leaves at 8:15.")
+        assert "200~" not in screen
+        assert "^[" not in screen
+        assert "thea>" not in screen  # nothing sent before Enter
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "thea> ")
+        time.sleep(1.0)  # an extra Enter is not needed: no second answer comes
+        screen = tmux("capture-pane", "-p", "-t", session, "-S", "-200")
+        assert screen.count("thea> ") == 1, screen
+        assert "201~" not in screen
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        assert "EXITED:0" in wait_for(session, "EXITED:")
+
+
+def test_ctrl_c_at_an_empty_prompt_says_how_to_leave_and_a_second_one_leaves(tmp_path: Path) -> None:
+    with chat_in_tmux("ccprompt", tmp_path / "data") as session:
+        wait_for(session, "you>")
+        tmux("send-keys", "-t", session, "C-c")
+        screen = wait_for(session, "Ctrl-C again, Ctrl-D or !quit to leave")
+        assert "EXITED" not in screen
+        tmux("send-keys", "-t", session, "Are you still there?", "Enter")  # the chat goes on
+        wait_for(session, "I heard you.")
+        tmux("send-keys", "-t", session, "C-c")
+        wait_for(session, "Ctrl-C again")
+        time.sleep(0.3)
+        assert "EXITED" not in tmux("capture-pane", "-p", "-t", session, "-S", "-200")
+        tmux("send-keys", "-t", session, "C-c")  # the second in a row leaves
+        screen = wait_for(session, "EXITED:")
+        assert "EXITED:0" in screen
+        assert "Traceback" not in screen
+
+
+def test_emoji_get_a_kind_reply_not_a_refusal(tmp_path: Path) -> None:
+    """Issue 38, item 2, with the stand-in model (its reactions are empty): emoji are small talk
+    and get the plain friendly line, never the refusal a model may give."""
+    with chat_in_tmux("emoji", tmp_path / "data") as session:
+        wait_for(session, "you>")
+        tmux("send-keys", "-t", session, "-l", "🐢🎉❤️")
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "I'm here whenever you want to talk.")
+        assert "can't assist" not in screen
+        tmux("send-keys", "-t", session, "!quit", "Enter")
+        assert "EXITED:0" in wait_for(session, "EXITED:")

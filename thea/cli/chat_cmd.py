@@ -1,8 +1,8 @@
 """``thea chat`` (terminal chat) and ``thea ask`` (one-shot, scriptable): clients of the service.
 
 Ctrl-C while an answer streams cancels that answer (the service records the cycle as
-cancelled) and returns to the prompt; Ctrl-C at the prompt leaves. In ``thea ask`` it
-exits at once with one line.
+cancelled) and returns to the prompt; Ctrl-C at the prompt says how to leave, and a second one
+in a row leaves (as does Ctrl-D or !quit). In ``thea ask`` it exits at once with one line.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import typer
 
 from thea.api.models import AskResult, CommandResult
 from thea.cli.common import EXIT_CANCELLED, client, console, err_console, friendly_errors, json_text
-from thea.cli.paste import bracketed_paste, read_message
+from thea.cli.paste import bracketed_paste, line_editing, read_message
 from thea.cli.render import safe, trace_tree
 from thea.client import Client, Command, Done, Token
 from thea.client.specs import sendable_text
@@ -76,18 +76,32 @@ def chat(
         f"[bold]thea[/] ready (profile {safe(health.profile)}, service pid {health.pid}). "
         "Type !help for commands, !quit to leave."
     )
-    with bracketed_paste(sys.stdout, sys.stdin):  # a multi-line paste is one message
+    by_readline = line_editing(sys.stdout, sys.stdin)
+    with bracketed_paste(sys.stdout, sys.stdin, by_readline=by_readline):  # a multi-line paste is one message
         _loop(api, session_id)
     api.close()
 
 
+#: what Ctrl-C at the prompt says (a second one in a row leaves)
+LEAVE_HINT = "(Ctrl-C again, Ctrl-D or !quit to leave)"
+
+
 def _loop(api: Client, session_id: str) -> None:
+    warned = False
     while True:
         try:
             text = read_message(console.input, "[bold cyan]you>[/] ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             console.print()
             break
+        except KeyboardInterrupt:
+            console.print()
+            if warned:
+                break
+            console.print(f"[dim]{LEAVE_HINT}[/]")
+            warned = True
+            continue
+        warned = False
         if not text.strip():
             continue
         try:

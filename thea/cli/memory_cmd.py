@@ -14,7 +14,11 @@ from rich.table import Table
 from thea.cli.common import client, console, err_console, friendly_errors
 from thea.cli.render import safe
 
-memory_app = typer.Typer(help="Inspect and maintain the memory layers.", no_args_is_help=True)
+memory_app = typer.Typer(
+    help="Inspect and maintain the memory layers (stores, indexes, repair). "
+    "What thea knows about you is `thea memories`.",
+    no_args_is_help=True,
+)
 
 _PHASES = {
     "graph": "graph nodes -> vectors, chronicle",

@@ -1,9 +1,12 @@
 """Bracketed paste for ``thea chat``: a multi-line paste is one message, not one per line.
 
-When the chat runs in a terminal it asks the terminal for bracketed paste (``ESC [?2004h``):
-the terminal then wraps pasted text in ``ESC [200~`` ... ``ESC [201~``. :func:`read_message`
-reads lines until the closing marker and returns the paste as one text with its line breaks
-(markers removed). Outside a terminal (a pipe, a script) every line stays one message.
+In a terminal the chat reads lines with GNU readline and turns on its bracketed paste
+(:func:`line_editing`): a paste lands in the line as it was copied, line breaks included, with
+no ``^[[200~`` shown, and one Enter sends it. Where readline cannot (libedit, no readline) the
+chat asks the terminal for bracketed paste itself (``ESC [?2004h``): the terminal then wraps
+pasted text in ``ESC [200~`` ... ``ESC [201~`` and :func:`read_message` reads lines until the
+closing marker and returns the paste as one text with its line breaks (markers removed).
+Outside a terminal (a pipe, a script) every line stays one message.
 """
 
 from __future__ import annotations
@@ -34,10 +37,26 @@ def read_message(read_line: Callable[[str], str], prompt: str) -> str:
     return "\n".join(parts).replace(PASTE_START, "").replace(PASTE_END, "")
 
 
+def line_editing(stream: TextIO, stdin: TextIO) -> bool:
+    """Line editing and history by GNU readline, with its own bracketed paste, when both ends
+    are a terminal; whether readline now handles pastes."""
+    if not (stream.isatty() and stdin.isatty()):
+        return False
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - Python built without readline
+        return False
+    if "libedit" in (readline.__doc__ or ""):  # macOS's libedit has no bracketed paste
+        return False
+    readline.parse_and_bind("set enable-bracketed-paste on")
+    return True
+
+
 @contextmanager
-def bracketed_paste(stream: TextIO, stdin: TextIO) -> Iterator[None]:
-    """Bracketed paste on while the block runs, when both ends are a terminal."""
-    on = stream.isatty() and stdin.isatty()
+def bracketed_paste(stream: TextIO, stdin: TextIO, *, by_readline: bool = False) -> Iterator[None]:
+    """Bracketed paste on while the block runs, when both ends are a terminal (asked of the
+    terminal here unless readline does it)."""
+    on = stream.isatty() and stdin.isatty() and not by_readline
     if on:
         stream.write(PASTE_ON)
         stream.flush()

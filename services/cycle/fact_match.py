@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from services.cycle.not_told import FRAME_WORDS
+from services.cycle.not_told import FRAME_WORDS, is_personal_question
 from services.knowledge.claims.verify import plain
 from services.recall.lexical import stem
 from thea.models import USER_SUBJECT, Fact
@@ -145,3 +145,9 @@ def told_of(question: str, facts: Sequence[Fact]) -> bool:
     """Some claim holds a word the question is about (it was told, whatever recall found)."""
     topic = topic_stems(question)
     return bool(topic) and any(topic & words for words in inherited_stems(facts).values())
+
+
+def about_told(question: str, stored: Sequence[Fact]) -> bool:
+    """The question asks about the user or someone they named (what they told): its answer is
+    never shown to the model as conversation history."""
+    return bool(question) and (is_personal_question(question) or bool(named_subjects(question, stored)))

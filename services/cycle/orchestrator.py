@@ -29,6 +29,7 @@ from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import understand
 from services.cycle.context import ConversationCache
+from services.cycle.fact_match import about_told
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
 from services.cycle.turns import DEFAULT_MAX_WAITING, DEFAULT_SLOTS, FairTurns
@@ -310,7 +311,10 @@ class Orchestrator:
                 at=row.answered_at or row.impulse.created_at,
                 # a statement's acknowledgement is a template, an answer about the user's life
                 # no evidence: neither is shown to the model
-                templated=row.impulse.kind in (MessageKind.STATEMENT, MessageKind.QUESTION),
+                templated=row.impulse.kind is MessageKind.STATEMENT
+                # (read back: a question about the user; one about someone they named is not told
+                # apart here, without their claims)
+                or (row.impulse.kind is MessageKind.QUESTION and about_told(row.impulse.content, ())),
             )
             for row in rows
             if row.answer

@@ -39,7 +39,7 @@ from services.cycle.constraints import (
     may_i_have,
     request_caution,
 )
-from services.cycle.fact_match import match_claims, named_subjects, told_of
+from services.cycle.fact_match import about_told, match_claims, told_of
 from services.cycle.from_facts import (
     FactAnswer,
     answer_from_claims,
@@ -49,6 +49,7 @@ from services.cycle.from_facts import (
     replaced_by,
     told_sentence,
 )
+from services.cycle.from_text import NOT_IN_TEXT, is_text, lines_of, quote_of, text_answer, texts_of
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, name_of_user
@@ -56,6 +57,7 @@ from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
+from services.prompts import answer_from_text as text_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
@@ -349,8 +351,9 @@ class SynthesisService(CognitiveService):
             key=lambda f: (f.created_at, f.content),
         )
         if understanding.kind is MessageKind.QUESTION:
-            state.templated = True  # what thea says of the user's life is never history (issue 38)
-            settled = await self._from_claims(state, understanding, recall, stored, history, constraints)
+            # what thea says of the user's life is never history (issue 38); other answers are
+            state.templated = self._about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
+            settled = await self._settled(state, understanding, recall, stored, history, constraints)
             if settled is not None:
                 return settled
         question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
@@ -486,10 +489,60 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         return None
 
+    async def _settled(
+        self,
+        state: CycleState,
+        understanding: Understanding,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        history: bool,
+        constraints: Sequence[Fact],
+    ) -> StepOutcome | None:
+        """A question the claims settle, or else the lines of a text the user gave (a letter, a
+        timetable); None: the model answers in its own words."""
+        settled = await self._from_claims(state, understanding, recall, stored, history, constraints)
+        if settled is None:
+            settled = await self._from_text(state, " ".join(understanding.texts(Act.QUESTION)), recall)
+        return settled
+
+    async def _from_text(self, state: CycleState, question: str, recall: RecallResult) -> StepOutcome | None:
+        """A question about a text the user gave, answered from the lines that state it (quoted;
+        services/cycle/from_text.py); None when no such text was recalled, or it does not say and
+        something else ranks first (the model answers then)."""
+        texts = texts_of(recall.hits)
+        lines = lines_of(texts)
+        if not question or not lines:
+            return None
+        try:
+            read, usage = await ask_structured(
+                self.picker,
+                text_prompt.TextAnswer,
+                text_prompt.build(question, [line for line, _ in lines]),
+                text_prompt.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=text_prompt.MAX_TOKENS,
+            )
+        except LLMError as exc:
+            log.warning("could not read the text for the answer: %s", exc)
+            return None
+        quote = quote_of(read, lines)
+        asked = prompt_record(text_prompt.PROMPT, text_prompt.build(question, [line for line, _ in lines]))
+        if quote is None:
+            if not recall.hits or not is_text(recall.hits[0]):
+                return None
+            refs = [_text_ref(h) for h in texts]
+            return await self._fixed(
+                state, NOT_IN_TEXT, "not in the text", usage=usage, asked=asked, refs=refs
+            )
+        refs = [_text_ref(h) for h in texts if h.id in quote.source_ids]
+        return await self._fixed(
+            state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
+        )
+
     @staticmethod
     def _about_told(question: str, stored: Sequence[Fact]) -> bool:
         """The question asks about the user or someone they named (what they told)."""
-        return bool(question) and (is_personal_question(question) or bool(named_subjects(question, stored)))
+        return about_told(question, stored)
 
     async def _pick(
         self,
@@ -544,18 +597,19 @@ class SynthesisService(CognitiveService):
         why: Mapping[str, str] | None = None,
         usage: LLMUsage | None = None,
         asked: PromptRecord | None = None,
+        refs: Sequence[ReferenceItem] = (),
     ) -> StepOutcome:
         """An answer no model wrote as an answer (the model at most chose the claims it says, or
         reacted in a checked sentence), streamed to the user and recorded with its mode (and the
         claims it says back, each with why it answers; ``asked``: the prompt of such a call)."""
         state.templated = True
         await _send(state, answer)
-        output = self._output(state, answer, [], facts)
+        output = self._output(state, answer, refs, facts)
         output.mode = mode
         output.prompt = asked
         if why:  # why each fact said back answers (the trace shows it)
             output.facts_why = {f.id: why.get(f.id, "") for f in facts}
-        return self._outcome(state, output, [], usage or LLMUsage(), facts)
+        return self._outcome(state, output, refs, usage or LLMUsage(), facts)
 
     @staticmethod
     def _output(
@@ -590,3 +644,8 @@ class SynthesisService(CognitiveService):
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)
+
+
+def _text_ref(hit: RecallHit) -> ReferenceItem:
+    """A text an answer was read from, as the trace lists it."""
+    return ReferenceItem(source_id=hit.id, kind=hit.type, text=hit.text)

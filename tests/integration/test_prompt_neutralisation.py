@@ -41,6 +41,7 @@ ROLES = (
     "extract_claims",
     "supersession",
     "pick_claims",
+    "reply",
 )
 
 
@@ -110,7 +111,7 @@ async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
         role, messages = str(call.prompt), call.messages
         for message in messages:
             _check(role, message)
-        seen[role] += "\n".join(str(m.content) for m in messages)
+        seen[role] = seen.get(role, "") + "\n".join(str(m.content) for m in messages)
     assert sorted(r for r, text in seen.items() if not text) == []
     for case in CASES:  # how each prompt shows a payload: as said, without orders, quoted
         shown = {

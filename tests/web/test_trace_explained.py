@@ -22,8 +22,8 @@ def test_a_question_after_a_statement_is_explained_and_its_prompt_shown_on_reque
     asked = done_of(chat(client, "Which of my queues gets most traffic, do you think?", session="explain"))
 
     statement = client.get(f"{PREFIX}/traces/{told['impulse_id']}").json()
-    assert statement["explanation"]["mode"] == "acknowledgement"  # no model wrote it
-    assert statement["explanation"]["prompt"] is None
+    assert statement["explanation"]["mode"] == "acknowledgement"  # the (fake) model's reaction was empty
+    assert statement["explanation"]["prompt"]["id"] == "reply"  # the prompt it was asked
 
     plain = client.get(f"{PREFIX}/traces/{asked['impulse_id']}")
     assert plain.status_code == 200, plain.text

@@ -36,6 +36,7 @@ class PromptId(StrEnum):
     SUPERSESSION = "supersession"
     PICK_CLAIMS = "pick_claims"
     REPLY = "reply"
+    ANSWER_FROM_TEXT = "answer_from_text"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -415,4 +415,4 @@ def test_an_over_long_message_shows_a_readable_error(visit: Visit) -> None:
         "invalid request: text is 200,001 characters long; the limit is 200,000"
     )
     # and the chat goes on
-    sync_api.expect(say(page, "hello again").locator(".text")).to_have_text("Here is my answer.")
+    sync_api.expect(say(page, "hello again").locator(".text")).to_have_text("Hello!")

@@ -224,3 +224,36 @@ def test_the_page_reconnects_by_itself_after_the_service_restarts(
         sync_api.expect(after.locator(".text")).to_have_text("Here is my answer.")
     finally:
         context.close()
+
+
+def test_the_page_says_what_the_slow_loop_still_has_to_do_and_the_graph_opens_on_what_was_told(
+    visit: Visit, llm: StreamingFakeChatModel, runtime: Runtime
+) -> None:
+    """Issue 38, items 5 and 6: while the messages wait to be read the Memory and Insights views
+    say so (how many, how long), and say nothing once they are read; the Graph tab opens on the
+    user's own graph around what they told last (empty: it says how to fill it), never blank."""
+    page = visit.page
+    page.click("#tab-graph")
+    sync_api.expect(page.locator("#graph-info")).to_have_text(
+        "Nothing to show yet: tell me about yourself in the chat."
+    )
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(READ))
+    page.click("#tab-chat")
+    for text in TOLD:
+        say(page, text)
+    page.click("#tab-memory")
+    waiting = page.locator("#memory-slow")
+    sync_api.expect(waiting).to_contain_text(f"{len(TOLD)} of your messages still to be read")
+    page.click("#tab-insights")
+    sync_api.expect(page.locator("#insight-slow")).to_contain_text("The slow loop is still at work")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(runtime.run_jobs).result()
+    page.click("#tab-memory")
+    sync_api.expect(page.locator("#memory-count")).to_have_text("4 facts")
+    sync_api.expect(waiting).to_be_hidden()
+    page.click("#tab-graph")
+    page.wait_for_function("() => window.theaGraph && window.theaGraph.nodes().length >= 2")
+    sync_api.expect(page.locator("#graph-info")).to_contain_text("around what you told last")
+    types = set(page.evaluate("() => window.theaGraph.nodes().map(n => n.data('type'))"))
+    assert "Fact" in types
+    assert visit.errors == []

@@ -130,8 +130,12 @@ async def graph(
             start = next(iter(found.values())).id
         elif node:
             start = own_node(memory, node, caller.user_id).id
-        else:
-            raise InputError("give ?node=<id> or ?concept=<name>")
+        else:  # the page opens on the user's own graph, around what they told last
+            recent = memory.facts.facts_of_record(caller.user_id, current_only=True, limit=1)
+            latest = recent[0].id if recent else latest_impulse_id(memory, caller.user_id)
+            if not latest:  # nothing told yet: an empty graph, not an error
+                return GraphView(start="", nodes=[], edges=[])
+            start = latest
         # the walk itself stays inside this user's nodes; the filter is a second guard
         sub = memory.neighbourhood(start, depth=depth, limit=150, user_id=caller.user_id)
         sub.nodes = [n for n in sub.nodes if n.user_id == caller.user_id]

@@ -261,6 +261,8 @@ function route() {
       showGraph();
     } else if (state.cy) {
       state.cy.resize();
+    } else {
+      showGraph();  // opened on the user's own graph, never blank
     }
   }
 }
@@ -950,8 +952,7 @@ async function showGraph() {
   const node = $("graph-node").value.trim();
   if (concept) params.set("concept", concept); else if (node) params.set("node", node);
   const info = $("graph-info");
-  if (!concept && !node) { info.textContent = "Type a concept name or a memory id."; return; }
-  info.textContent = "loading…";
+  info.textContent = "loading…";  // neither: your own graph, around what you told last
   let data;
   try {
     data = await latestJSON("graph", API + "/graph?" + params);
@@ -960,7 +961,12 @@ async function showGraph() {
     return;
   }
   if (data === null) return;
-  info.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges";
+  if (!data.nodes.length) {
+    info.textContent = "Nothing to show yet: tell me about yourself in the chat.";
+    return;
+  }
+  info.textContent = visible(data.nodes.length + " nodes, " + data.edges.length + " edges"
+    + (concept || node ? "" : ", around what you told last"));
   if (state.cy) state.cy.destroy();
   state.cy = cytoscape({
     container: $("graph"),

@@ -94,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.files:
         files = [f for f in files if f.stem in set(args.files)]
     report = asyncio.run(run(files, args.quiet))
-    share = report["right"] / max(report["questions"], 1)  # type: ignore[operator]
+    right, questions = int(str(report["right"])), int(str(report["questions"]))
+    share = right / max(questions, 1)
     print(
         f"right: {report['right']}/{report['questions']} ({share:.0%}); stated {report['stated_right']}, "
         f"not stated {report['not_stated_right']}"

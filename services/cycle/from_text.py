@@ -2,12 +2,15 @@
 answered from its own lines, never from the model's invention.
 
 A question whose recalled memories hold such texts (a document's chunks, or a message long
-enough to be one) is read against their lines by the model that reads claims
-(services/prompts/answer_from_text.py): it names the lines that state the answer and copies the
-answer from them. Code then says it only as the lines write it: the lines are quoted, and the
-short answer before the quote is shown only when every number and word of substance in it is in
-those lines. When no line states it and the best memory is such a text, the answer is that the
-text does not say. Language-neutral: numbers and words are compared, no wording is matched.
+enough to be one) is read against them by the model that reads claims
+(services/prompts/answer_from_text.py): it copies the words that state the answer and gives the
+answer in a few words. Code then says it only as the text writes it: the line holding the copied
+words is quoted (words the text does not hold are no answer), and the short answer before the
+quote is shown only when every number and word of substance of it is in that line; a bare "Yes"
+gives the line alone, and an answer naming what the line does not hold is no answer: the text
+does not say, and the line is shown as the nearest it comes. When the model copies nothing and
+the best memory is such a text, the answer is that the text does not say. Language-neutral: numbers and words
+are compared, no wording is matched.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from services.common.statements import sentences, upper_first
+from services.common.text import TextEmbedder
 from services.prompts.answer_from_text import TextAnswer
 from services.recall.types import RecallHit
 from thea.models import NodeType
@@ -24,9 +30,15 @@ from thea.words import is_content, lower_words
 
 #: a recalled message with this many words is a text the user gave, not a remark
 TEXT_WORDS = 40
-#: texts read for one question (the best recalled), and the lines shown of them at most
+#: texts read for one question (the best recalled), and the characters shown of them at most
 TEXTS_READ = 3
-MAX_LINES = 80
+MAX_TEXT_CHARS = 6000
+#: lines nearest the question the model is shown (with the line before each)
+LINES_SHOWN = 8
+#: a line longer than this is quoted sentence by sentence
+LONG_LINE = 300
+#: share of the copied words one line must hold when the copy is not exact
+NEAR_COPY = 0.8
 #: what is said when the text does not state the answer
 NOT_IN_TEXT = "I can't find that in the text you gave me."
 
@@ -42,6 +54,9 @@ class TextQuote:
     answer: str
     #: the recalled texts the lines come from
     source_ids: list[str]
+    #: the model's answer named what the lines do not hold: they are only the nearest the text
+    #: comes to it
+    unsupported: bool = False
 
 
 def is_text(hit: RecallHit) -> bool:
@@ -57,38 +72,92 @@ def texts_of(hits: Sequence[RecallHit]) -> list[RecallHit]:
 
 
 def lines_of(texts: Sequence[RecallHit]) -> list[tuple[str, str]]:
-    """Each text's lines (its line breaks, then its sentences), with the id of the text."""
+    """Each text's lines (a long line by its sentences), with the id of the text."""
     out: list[tuple[str, str]] = []
     for hit in texts:
         for line in hit.text.splitlines():
-            out += [(s, hit.id) for s in sentences(line) if s.strip()]
-    return out[:MAX_LINES]
+            parts = sentences(line) if len(line) > LONG_LINE else [line.strip()]
+            out += [(part, hit.id) for part in parts if part.strip()]
+    return out
 
 
-def _checks(answer: str, source: str) -> bool:
-    """Every number and word of substance of the answer is in the lines it comes from."""
+def nearest_lines(question: str, lines: Sequence[tuple[str, str]], embedder: TextEmbedder | None) -> str:
+    """The :data:`LINES_SHOWN` lines nearest the question by meaning, in the text's order, with
+    the line before each (a heading or the sentence it goes on from): a small model finds the
+    answer among a dozen lines far better than in a whole letter. All of them without an
+    embedder, or when there are few."""
+    texts = [t for t, _ in lines]
+    if embedder is None or len(texts) <= LINES_SHOWN:
+        return "\n".join(texts)[:MAX_TEXT_CHARS]
+    vectors = np.asarray(embedder.embed_documents([question, *texts]), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    scores = vectors[1:] @ vectors[0]
+    best = set(np.argsort(-scores)[:LINES_SHOWN].tolist())
+    kept = sorted(best | {i - 1 for i in best if i > 0})
+    return "\n".join(texts[i] for i in kept)[:MAX_TEXT_CHARS]
+
+
+def _flat(text: str) -> str:
+    return " ".join(lower_words(text))
+
+
+def lines_holding(quote: str, lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines the copied words come from: the line holding them all, else the lines they run
+    over, else the one line holding most of them (at least :data:`NEAR_COPY`); none when the
+    text does not hold them (the model wrote them itself)."""
+    copied = _flat(quote)
+    if not copied:
+        return []
+    whole = [(t, i) for t, i in lines if copied in _flat(t)]
+    if whole:  # the sentence of that line holding them, when one does
+        text, source = whole[0]
+        sentence = next((s for s in sentences(text) if copied in _flat(s)), text)
+        return [(sentence, source)]
+    spanned = [(t, i) for t, i in lines if _flat(t) and _flat(t) in copied]
+    if spanned and sum(len(_flat(t)) for t, _ in spanned) >= NEAR_COPY * len(copied):
+        return spanned
+    words = set(lower_words(quote))
+    best = max(lines, key=lambda line: len(words & set(lower_words(line[0]))), default=None)
+    if best is not None and len(words & set(lower_words(best[0]))) >= NEAR_COPY * len(words):
+        return [best]
+    return []
+
+
+def _says_something(answer: str) -> bool:
+    """A number or a word of substance ("Yes", "No" say nothing the line does not say better)."""
+    return bool(_NUMBER.search(answer)) or any(is_content(w) for w in lower_words(answer))
+
+
+def _checks(answer: str, source: str, question: str) -> bool:
+    """Every number of the answer is in the lines it comes from, and every word of substance in
+    them or in the question (an answer may take up the question's words: "bring a packed lunch")."""
     digits = set(_NUMBER.findall(source))
-    if any(n not in digits for n in _NUMBER.findall(answer)):
-        return False
-    words = set(lower_words(source))
-    return all(w in words for w in lower_words(answer) if is_content(w) and not w.isdigit())
+    words = set(lower_words(source)) | set(lower_words(question))
+    numbers = _NUMBER.findall(answer)
+    substance = [w for w in lower_words(answer) if is_content(w) and not w.isdigit()]
+    return all(n in digits for n in numbers) and all(w in words for w in substance)
 
 
-def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]]) -> TextQuote | None:
-    """What the model read, as code says it (None: it named no line it was shown)."""
-    chosen = [lines[n - 1] for n in dict.fromkeys(read.lines) if 1 <= n <= len(lines)]
+def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str = "") -> TextQuote | None:
+    """What the model read, as code says it (None: it copied nothing the text holds)."""
+    chosen = lines_holding(read.quote, lines)
     if not chosen:
         return None
     said = [text for text, _ in chosen]
+    sources = list(dict.fromkeys(source for _, source in chosen))
     answer = " ".join(read.answer.split()).strip(" .")
-    if answer and not _checks(answer, " ".join(said)):
-        answer = ""  # the lines stand alone: the model's words did not check
-    return TextQuote(said, answer, list(dict.fromkeys(source for _, source in chosen)))
+    if not answer or not _says_something(answer):
+        return TextQuote(said, "", sources)  # the lines answer on their own
+    if not _checks(answer, " ".join(said), question):  # the model named what they do not hold
+        return TextQuote(said, "", sources, unsupported=True)
+    return TextQuote(said, answer, sources)
 
 
 def text_answer(quote: TextQuote) -> str:
     """ "8:15 (the text you gave me: “The coach leaves at 8:15 sharp.”)" """
     quoted = " … ".join(f"\u201c{line}\u201d" for line in quote.lines)
+    if quote.unsupported:
+        return f"{NOT_IN_TEXT[:-1]}; the nearest it says: {quoted}"
     if quote.answer:
         return f"{upper_first(quote.answer)} (the text you gave me: {quoted})"
     return f"The text you gave me says: {quoted}"

@@ -49,7 +49,15 @@ from services.cycle.from_facts import (
     replaced_by,
     told_sentence,
 )
-from services.cycle.from_text import NOT_IN_TEXT, is_text, lines_of, quote_of, text_answer, texts_of
+from services.cycle.from_text import (
+    NOT_IN_TEXT,
+    is_text,
+    lines_of,
+    nearest_lines,
+    quote_of,
+    text_answer,
+    texts_of,
+)
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, name_of_user
@@ -61,6 +69,7 @@ from services.prompts import answer_from_text as text_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
+from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
 from thea.memory.operations import FactReads
@@ -311,19 +320,24 @@ class SynthesisService(CognitiveService):
         name = name_of_user(own)
         usage = LLMUsage()
         said: str | None = None
-        messages = reply_prompt.build(state.prompt_text, name)
-        asked = prompt_record(reply_prompt.PROMPT, messages)
-        try:
-            raw, usage = await ask_text(
-                self.llm,
-                messages,
-                reply_prompt.PROMPT,
-                timeout_s=self.timeout_s,
-                max_tokens=reply_prompt.MAX_TOKENS,
-            )
-            said = checked_reply(raw, state.prompt_text, name)
-        except LLMError as exc:
-            log.warning("no reaction from the model: %s", exc)
+        # the model reacts to what the message tells: an order to the assistant inside it is
+        # left out (it would be obeyed), and one that only gives orders gets no reaction
+        told, _ordered = without_any_order(state.prompt_text)
+        asked: PromptRecord | None = None
+        if told.strip():
+            messages = reply_prompt.build(told, name)
+            asked = prompt_record(reply_prompt.PROMPT, messages)
+            try:
+                raw, usage = await ask_text(
+                    self.llm,
+                    messages,
+                    reply_prompt.PROMPT,
+                    timeout_s=self.timeout_s,
+                    max_tokens=reply_prompt.MAX_TOKENS,
+                )
+                said = checked_reply(raw, told, name)
+            except LLMError as exc:
+                log.warning("no reaction from the model: %s", exc)
         if said is None:
             plain = acknowledgement(state, understanding)
             said = (
@@ -513,11 +527,12 @@ class SynthesisService(CognitiveService):
         lines = lines_of(texts)
         if not question or not lines:
             return None
+        messages = text_prompt.build(question, nearest_lines(question, lines, self.embedder))
         try:
             read, usage = await ask_structured(
                 self.picker,
                 text_prompt.TextAnswer,
-                text_prompt.build(question, [line for line, _ in lines]),
+                messages,
                 text_prompt.PROMPT,
                 timeout_s=self.timeout_s,
                 max_tokens=text_prompt.MAX_TOKENS,
@@ -525,8 +540,8 @@ class SynthesisService(CognitiveService):
         except LLMError as exc:
             log.warning("could not read the text for the answer: %s", exc)
             return None
-        quote = quote_of(read, lines)
-        asked = prompt_record(text_prompt.PROMPT, text_prompt.build(question, [line for line, _ in lines]))
+        quote = quote_of(read, lines, question)
+        asked = prompt_record(text_prompt.PROMPT, messages)
         if quote is None:
             if not recall.hits or not is_text(recall.hits[0]):
                 return None

@@ -60,9 +60,10 @@ def copied_run(reply: str, message: str) -> int:
     return best
 
 
-#: the words of the prompt's own text and example replies: a reply may use them ("lovely",
-#: "congratulations", "sorry") without the message saying them
-_PROMPT_WORDS = frozenset(lower_words(" ".join([prompt.SYSTEM, *(r for _, r in prompt.EXAMPLES)])))
+#: the words of the prompt's own instructions (its list of warm words among them): a reply may
+#: use them ("lovely", "congratulations", "sorry") without the message saying them. Not the
+#: example replies' words: "A new job at Leipzig, congratulations!" for a move took "job" from one
+_PROMPT_WORDS = frozenset(lower_words(prompt.SYSTEM))
 #: what the examples' users told: a reply that says it of another message copied an example
 _EXAMPLE_WORDS = frozenset(w for said, _ in prompt.EXAMPLES for w in lower_words(said) if is_content(w))
 

@@ -22,7 +22,7 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.REPLY, "1")
+PROMPT = PromptSpec(PromptId.REPLY, "2")
 
 #: the reply's length allowance in tokens: one or two short sentences
 MAX_TOKENS = 60
@@ -32,9 +32,9 @@ SYSTEM = (
     "message tells you something or is small talk. Reply like a kind friend in ONE short sentence "
     "(at most two), in your own words, speaking to the user as 'you': react to what they said so "
     "they can see you understood it. Do not repeat their sentence, do not give advice or lists, "
-    "and never say you cannot help. Words that fit: great news, lovely, wonderful, exciting, sorry to "
-    "hear that, congratulations, well done, good luck, enjoy, take care, hello, welcome, glad, happy, "
-    "fun, nice, today."
+    "and never say you cannot help. Say nothing they did not tell you. Words that fit: great news, "
+    "lovely, wonderful, exciting, sorry to hear that, congratulations, well done, good luck, enjoy, "
+    "take care, hello, welcome, glad, happy, fun, nice, today, noted, named, celebration."
 )
 
 #: worked examples, given as earlier turns (a small model follows turns better than a list)
@@ -48,7 +48,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         "Started at the bakery on Monday, early shifts from now on",
         "A new job at the bakery, congratulations! Early mornings will take some getting used to.",
     ),
-    ("🎉🎉", "That looks like a celebration!"),
+    ("🎉🎉", "What a celebration, how lovely!"),
     (
         "my knee is acting up again so no running for a while",
         "Sorry about your knee; I'll keep in mind that running is off for now.",

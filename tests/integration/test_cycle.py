@@ -240,7 +240,7 @@ async def test_a_statement_is_acknowledged_without_its_words_said_back_and_remem
             None,
             "reaction",
         ),
-        ("🐢🎉❤️", "That looks like a celebration!", None, "reaction"),
+        ("🐢🎉❤️", "What a celebration, how lovely!", None, "reaction"),
         ("good morning!", "Good morning! Good to see you.", None, "reaction"),
         # an echo, a refusal, a made-up place: the plain acknowledgement instead
         (

@@ -16,9 +16,9 @@ from thea.models import MessageKind
         ("we got a kitten on Saturday, her name is Miso", "A kitten named Miso, how lovely!"),
         ("Theres Ansgar, my brother, he lives in Tromsø", "Your brother Ansgar lives in Tromsø, noted!"),
         ("good morning!", "Good morning! Good to see you."),
-        ("🐢🎉❤️", "That looks like a celebration!"),
-        ("thanks so much", "You're welcome, happy to help!"),
-        ("Started at Nordbrise on the 3rd", "A new job at Nordbrise, congratulations!"),
+        ("🐢🎉❤️", "What a celebration, how lovely!"),
+        ("thanks so much", "You're welcome, glad to help!"),
+        ("Started my new job at Nordbrise on the 3rd", "A new job at Nordbrise, congratulations!"),
     ],
 )
 def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
@@ -42,6 +42,7 @@ def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
             "You're allergic to peanuts, but you've never had them before!",
         ),
         ("we moved to Leipzig last month", "Great news! Leipzig is a beautiful city."),
+        ("we moved to Leipzig last month", "A new job at Leipzig, congratulations!"),  # "job": an example's
         # what an example of the prompt told, said of another message
         ("ok", "A puppy named Biscuit, how lovely!"),
         ("thanks!!", "I'm glad you passed your driving test!"),

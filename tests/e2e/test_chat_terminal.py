@@ -133,17 +133,21 @@ def test_a_paste_shows_no_markers_and_one_enter_sends_it(tmp_path: Path) -> None
     line until Enter, and one Enter sends it as one message."""
     with chat_in_tmux("paste2", tmp_path / "data", args="--user ana") as session:
         wait_for(session, "you>")
-        tmux("set-buffer", "-b", session, "Dear parents,\nthe bus leaves at 8:15.")
+        tmux("send-keys", "-t", session, "hi there", "Enter")  # an exchange before, as people chat
+        wait_for(session, "thea> ")
+        letter = "Dear parents,\n" + "".join(f"Point {n}: bring item {n} in a bag.\n" for n in range(6))
+        tmux("set-buffer", "-b", session, letter + "the bus leaves at 8:15.")
         tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)
         screen = wait_for(session, "the bus leaves at 8:15.")
+        assert "you> Dear parents," in screen.splitlines()  # after the prompt, not drawn over it
         assert "200~" not in screen
         assert "^[" not in screen
-        assert "thea>" not in screen  # nothing sent before Enter
+        assert screen.count("thea> ") == 1  # nothing sent before Enter
         tmux("send-keys", "-t", session, "Enter")
-        screen = wait_for(session, "thea> ")
+        wait_for(session, "I'll remember that.")  # the letter tells: acknowledged
         time.sleep(1.0)  # an extra Enter is not needed: no second answer comes
         screen = tmux("capture-pane", "-p", "-t", session, "-S", "-200")
-        assert screen.count("thea> ") == 1, screen
+        assert screen.count("thea> ") == 2, screen  # "hi there" and the paste
         assert "201~" not in screen
         tmux("send-keys", "-t", session, "!quit", "Enter")
         assert "EXITED:0" in wait_for(session, "EXITED:")

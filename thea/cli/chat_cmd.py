@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import sys
 import uuid
+from collections.abc import Callable
 
 import typer
 
@@ -78,7 +79,7 @@ def chat(
     )
     by_readline = line_editing(sys.stdout, sys.stdin)
     with bracketed_paste(sys.stdout, sys.stdin, by_readline=by_readline):  # a multi-line paste is one message
-        _loop(api, session_id)
+        _loop(api, session_id, _readline_input if by_readline else console.input)
     api.close()
 
 
@@ -86,11 +87,22 @@ def chat(
 LEAVE_HINT = "(Ctrl-C again, Ctrl-D or !quit to leave)"
 
 
-def _loop(api: Client, session_id: str) -> None:
+#: the prompt as readline is given it: its colour codes between \001 and \002, so readline knows
+#: the prompt's width and redraws a long paste after it, not over it
+_READLINE_PROMPT = "\001\x1b[1;36m\002you>\001\x1b[0m\002 "
+
+
+def _readline_input(prompt: str) -> str:
+    """A line read by readline, which draws the prompt itself (``prompt``: rich markup, or ""
+    for the lines of a paste that go on)."""
+    return input(_READLINE_PROMPT if prompt else "")
+
+
+def _loop(api: Client, session_id: str, read_line: Callable[[str], str]) -> None:
     warned = False
     while True:
         try:
-            text = read_message(console.input, "[bold cyan]you>[/] ")
+            text = read_message(read_line, "[bold cyan]you>[/] ")
         except EOFError:
             console.print()
             break

@@ -9,8 +9,8 @@ words is quoted (words the text does not hold are no answer), and the short answ
 quote is shown only when every number and word of substance of it is in that line; a bare "Yes"
 gives the line alone, and an answer naming what the line does not hold is no answer: the text
 does not say, and the line is shown as the nearest it comes. When the model copies nothing and
-the best memory is such a text, the answer is that the text does not say. Language-neutral: numbers and words
-are compared, no wording is matched.
+such a text is among the three best memories, the answer is that the text does not say.
+Language-neutral: numbers and words are compared, no wording is matched.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ LINES_SHOWN = 8
 LONG_LINE = 300
 #: share of the copied words one line must hold when the copy is not exact
 NEAR_COPY = 0.8
+#: the text does not say when nothing is copied from it and it is among this many best memories
+#: (the claims read from it often rank first: seen live, the 0.5B then invented "free parking")
+TEXT_RANKS = 3
 #: what is said when the text does not state the answer
 NOT_IN_TEXT = "I can't find that in the text you gave me."
 

@@ -51,6 +51,7 @@ from services.cycle.from_facts import (
 )
 from services.cycle.from_text import (
     NOT_IN_TEXT,
+    TEXT_RANKS,
     is_text,
     lines_of,
     nearest_lines,
@@ -542,8 +543,8 @@ class SynthesisService(CognitiveService):
             return None
         quote = quote_of(read, lines, question)
         asked = prompt_record(text_prompt.PROMPT, messages)
-        if quote is None:
-            if not recall.hits or not is_text(recall.hits[0]):
+        if quote is None:  # nothing copied: the text does not say, when it is among the best memories
+            if not any(is_text(h) for h in recall.hits[:TEXT_RANKS]):
                 return None
             refs = [_text_ref(h) for h in texts]
             return await self._fixed(

@@ -15,7 +15,6 @@ Language-neutral: numbers and words are compared, no wording is matched.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
+from services.cycle.held import numbers, numbers_not_held
 from services.prompts.answer_from_text import TextAnswer
 from services.recall.types import RecallHit
 from thea.models import NodeType
@@ -46,7 +46,6 @@ TEXT_RANKS = 3
 NOT_IN_TEXT = "I can't find that in the text you gave me."
 
 _MESSAGE_TYPES = frozenset({NodeType.USER_IMPULSE.value, NodeType.DIALOGUE_TURN.value})
-_NUMBER = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -128,17 +127,15 @@ def lines_holding(quote: str, lines: Sequence[tuple[str, str]]) -> list[tuple[st
 
 def _says_something(answer: str) -> bool:
     """A number or a word of substance ("Yes", "No" say nothing the line does not say better)."""
-    return bool(_NUMBER.search(answer)) or any(is_content(w) for w in lower_words(answer))
+    return bool(numbers(answer)) or any(is_content(w) for w in lower_words(answer))
 
 
 def _checks(answer: str, source: str, question: str) -> bool:
     """Every number of the answer is in the lines it comes from, and every word of substance in
     them or in the question (an answer may take up the question's words: "bring a packed lunch")."""
-    digits = set(_NUMBER.findall(source))
     words = set(lower_words(source)) | set(lower_words(question))
-    numbers = _NUMBER.findall(answer)
     substance = [w for w in lower_words(answer) if is_content(w) and not w.isdigit()]
-    return all(n in digits for n in numbers) and all(w in words for w in substance)
+    return not numbers_not_held(answer, source) and all(w in words for w in substance)
 
 
 def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str = "") -> TextQuote | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from services.cycle.held import numbers_not_held
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
 from thea.words import is_content, lower_words
@@ -40,7 +41,6 @@ _REFUSAL = re.compile(
 #: a line that starts a list (one line's leading blanks taken possessively: linear time)
 _LIST_LINE = re.compile(r"^[ \t]*+(?:[-*•]|\d+[.)])[ \t]", re.MULTILINE)
 _SPEAKER = re.compile(r"^\s*(?:thea|assistant)\s*:\s*", re.IGNORECASE)
-_NUMBER = re.compile(r"\d+")
 #: thea speaks of itself as "I" only: "my", "our", "we" in a reaction are the user's words
 _USER_AS_ME = re.compile(r"\b(?:my|our|we|us)\b", re.IGNORECASE)
 
@@ -64,8 +64,6 @@ def copied_run(reply: str, message: str) -> int:
 #: use them ("lovely", "congratulations", "sorry") without the message saying them. Not the
 #: example replies' words: "A new job at Leipzig, congratulations!" for a move took "job" from one
 _PROMPT_WORDS = frozenset(lower_words(prompt.SYSTEM))
-#: what the examples' users told: a reply that says it of another message copied an example
-_EXAMPLE_WORDS = frozenset(w for said, _ in prompt.EXAMPLES for w in lower_words(said) if is_content(w))
 
 
 def _of_substance(word: str) -> bool:
@@ -77,15 +75,12 @@ def _of_substance(word: str) -> bool:
 
 
 def made_up(reply: str, message: str, name: str = "") -> list[str]:
-    """What the reply says that the user did not: numbers the message does not hold, words of
-    substance neither the message, the user's name nor the prompt's own text holds (a name, a
-    place, an inference such as "you've never had them"), and what the examples' users told."""
+    """What the reply says that the user did not: numbers the message does not hold, and words of
+    substance neither the message, the user's name nor the prompt's own instructions hold (a name,
+    a place, an inference such as "you've never had them", what an example's user told)."""
     told = set(lower_words(message)) | set(lower_words(name))
-    digits = "".join(_NUMBER.findall(message))
-    out = [n for n in _NUMBER.findall(reply) if n not in digits]
     said = [w for w in lower_words(reply) if _of_substance(w)]
-    out += [w for w in said if w not in told and (w not in _PROMPT_WORDS or w in _EXAMPLE_WORDS)]
-    return out
+    return numbers_not_held(reply, message) + [w for w in said if w not in told and w not in _PROMPT_WORDS]
 
 
 def checked_reply(reply: str, message: str, name: str = "") -> str | None:

@@ -367,7 +367,7 @@ class SynthesisService(CognitiveService):
         )
         if understanding.kind is MessageKind.QUESTION:
             # what thea says of the user's life is never history (issue 38); other answers are
-            state.templated = self._about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
+            state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
             settled = await self._settled(state, understanding, recall, stored, history, constraints)
             if settled is not None:
                 return settled
@@ -407,9 +407,9 @@ class SynthesisService(CognitiveService):
 
         # a question about what the user told is answered by the model that reads claims (it reads
         # the facts given better); help, advice and small talk by the answering model
-        about_told = understanding.kind is MessageKind.QUESTION and self._about_told(question, stored)
+        about_user = understanding.kind is MessageKind.QUESTION and about_told(question, stored)
         answer, usage = await ask_text(
-            self.picker if about_told else self.llm,
+            self.picker if about_user else self.llm,
             messages,
             prompt.PROMPT,
             timeout_s=self.timeout_s,
@@ -555,11 +555,6 @@ class SynthesisService(CognitiveService):
             state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
         )
 
-    @staticmethod
-    def _about_told(question: str, stored: Sequence[Fact]) -> bool:
-        """The question asks about the user or someone they named (what they told)."""
-        return about_told(question, stored)
-
     async def _pick(
         self,
         question: str,
@@ -571,7 +566,7 @@ class SynthesisService(CognitiveService):
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words.
         ``no_longer``: the values no longer true (never quoted in an answer about now)."""
-        if not self._about_told(question, stored):
+        if not about_told(question, stored):
             return None, LLMUsage()
         matches = match_claims(question, stored, {h.id: h.score for h in hits})
         earlier = [m.fact for m in matches if m.fact.valid_until is not None]

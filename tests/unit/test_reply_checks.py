@@ -37,6 +37,7 @@ def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
         # made up: a place, a number, an inference, an opinion
         ("I start at Microsoft on Monday", "Congratulations on the job at Google!"),
         ("my daughter turned 7", "Happy 8th birthday to her!"),
+        ("the bus leaves at 8:20", "Lovely, the bus at 82!"),  # digits of "8:20" run together
         (
             "I'm allergic to peanuts, always have been",
             "You're allergic to peanuts, but you've never had them before!",

@@ -111,12 +111,17 @@ def friendly_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_CANCELLED) from None
 
 
-def print_slow_loop(api: Client) -> None:
-    """The line saying what the slow loop still has to do, when anything waits (a list that
-    looks empty or behind then says why); nothing when the service cannot tell."""
+def slow_loop_line(api: Client) -> str:
+    """The line saying what the slow loop still has to do ("" when nothing waits or the service
+    cannot tell)."""
     try:
-        summary = api.slow_loop().summary
+        return api.slow_loop().summary
     except TheaError:
-        return
+        return ""
+
+
+def print_slow_loop(api: Client) -> None:
+    """That line under a list that may look empty or behind because of it."""
+    summary = slow_loop_line(api)
     if summary:
         console.print(f"[dim]{safe(summary)}[/]")

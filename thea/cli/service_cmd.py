@@ -9,11 +9,17 @@ import time
 import typer
 from rich.table import Table
 
-from thea.cli.common import EXIT_FAILED, client, console, err_console, friendly_errors, get_settings
+from thea.cli.common import (
+    EXIT_FAILED,
+    client,
+    console,
+    err_console,
+    friendly_errors,
+    get_settings,
+    slow_loop_line,
+)
 from thea.cli.render import safe
-from thea.client import Client
 from thea.client.local import StopOutcome, service_pid, stop_service
-from thea.errors import TheaError
 from thea.locations import ServicePaths
 
 service_app = typer.Typer(help="The thea service of this data directory (every command is its client).")
@@ -57,14 +63,6 @@ def _size(n: int) -> str:
     return f"{n / 1_048_576:.0f} MB"
 
 
-def _slow_loop(api: Client) -> str:
-    """The slow loop's line ("" when nothing waits or the service cannot tell)."""
-    try:
-        return api.slow_loop().summary
-    except TheaError:
-        return ""
-
-
 @service_app.command("status")
 def status(ctx: typer.Context) -> None:
     """pid, uptime, profile, model, queues, users (exit code 1 when no service runs)."""
@@ -93,7 +91,7 @@ def status(ctx: typer.Context) -> None:
         for q in info.queues
     )
     table.add_row("queues", queues)
-    slow = _slow_loop(api)
+    slow = slow_loop_line(api)
     if slow:
         table.add_row("slow loop", safe(slow))
     if info.vectors_pending:

@@ -1,0 +1,20 @@
+"""Numbers a sentence thea composes may say: only those its source holds. The one check behind a
+reaction to a statement (services/cycle/reply.py) and a short answer read from a text
+(services/cycle/from_text.py)."""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER = re.compile(r"\d+")
+
+
+def numbers(text: str) -> list[str]:
+    """The text's numbers as written, digit runs ("8:20" holds "8" and "20")."""
+    return _NUMBER.findall(text)
+
+
+def numbers_not_held(said: str, source: str) -> list[str]:
+    """The numbers ``said`` names that ``source`` does not hold."""
+    held = set(numbers(source))
+    return [n for n in numbers(said) if n not in held]

@@ -83,10 +83,15 @@ def made_up(reply: str, message: str, name: str = "") -> list[str]:
     return numbers_not_held(reply, message) + [w for w in said if w not in told and w not in _PROMPT_WORDS]
 
 
+def is_refusal(text: str) -> bool:
+    """The model declines ("I can't assist with that") or speaks of itself as a model."""
+    return bool(_REFUSAL.search(text))
+
+
 def checked_reply(reply: str, message: str, name: str = "") -> str | None:
     """The model's reaction as shown to the user, or None when it must not be shown."""
     text = _SPEAKER.sub("", reply.strip()).strip().strip('"“”').strip()
-    if not text or _LIST_LINE.search(text) or _REFUSAL.search(text):
+    if not text or _LIST_LINE.search(text) or is_refusal(text):
         return None
     sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
     text = " ".join(sentences[:MAX_SENTENCES])

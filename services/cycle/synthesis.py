@@ -61,7 +61,7 @@ from services.cycle.from_text import (
 )
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
-from services.cycle.reply import checked_reply, name_of_user
+from services.cycle.reply import checked_reply, is_refusal, name_of_user
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
@@ -300,6 +300,13 @@ class SynthesisService(CognitiveService):
             # the user told something or made small talk: a short reaction, never an echo
             return await self._react(state, understanding)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
+        if understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}:
+            return await self._fragment(state, understanding, recall)
+        return await self._question_or_request(state, understanding, recall)
+
+    async def _question_or_request(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult
+    ) -> StepOutcome:
         stored = await asyncio.to_thread(self._stored_facts, state)
         if understanding.asks_memory and not understanding.asks_for_help:
             question = " ".join(understanding.texts(Act.QUESTION))
@@ -308,6 +315,25 @@ class SynthesisService(CognitiveService):
                 # a question about the user that nothing remembered bears on: no guess from the model
                 return await self._fixed(state, unknown, "not told")
         return await self._answer(state, understanding, recall, stored)
+
+    async def _fragment(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult
+    ) -> StepOutcome:
+        """A message that neither tells, asks nor requests in a way the reading knows ("lol",
+        "hmm ok", keywords, a sentence in another language): the model answers it from what was
+        recalled, held back until complete; a refusal (seen live: "lol" -> "I'm sorry, but I
+        can't assist with that.") is never shown, the message gets a reaction instead."""
+        shown = state.on_token
+        held: list[str] = []
+        state.on_token = held.append if shown is not None else None
+        try:
+            outcome = await self._question_or_request(state, understanding, recall)
+        finally:
+            state.on_token = shown
+        if is_refusal(state.answer or ""):
+            return await self._react(state, understanding)
+        await _send(state, "".join(held))
+        return outcome
 
     async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
         """The model's short reaction in its own words when it passes the checks (no echo,

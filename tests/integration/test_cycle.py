@@ -282,6 +282,39 @@ async def test_a_statement_or_small_talk_gets_a_reaction_never_an_echo_a_refusal
     assert model_says not in read
 
 
+@pytest.mark.parametrize("said", ["lol", "hmm ok", "xD", "jaja 😂", "omg"])
+async def test_a_message_that_neither_tells_nor_asks_gets_a_reaction_not_the_models_refusal(
+    runtime: Runtime, llm: FakeChatModel, said: str
+) -> None:
+    """Seen live: "lol" went to the answering model as something to answer, which said "I'm
+    sorry, but I can't assist with that." The model's answer to such a message is held back
+    until complete; a refusal is never shown (nor streamed): the message gets a reaction, or
+    the small-talk reply, as small talk does."""
+    llm.reply = "I'm sorry, but I can't assist with that."
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(said, "priya", "s1", on_token=streamed.append)
+    assert result.answer == "I'm here whenever you want to talk."
+    assert "".join(streamed) == result.answer
+    assert len(llm.prompts_for(PromptId.REPLY)) == 1
+    llm.answer(PromptId.REPLY, "Ha! Good to see you.")
+    again = await runtime.orchestrator.handle_impulse(said, "priya", "s2")  # recalls the first
+    assert again.answer == "Ha! Good to see you."
+
+
+async def test_a_fragment_that_memory_bears_on_is_still_answered_by_the_model(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    await runtime.orchestrator.handle_impulse("The Initech door code is 4417.", "priya", "s1")
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(
+        "Initech door code", "priya", "s2", on_token=streamed.append
+    )
+    assert result.recalled_ids
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 1
+    assert result.answer == llm.reply
+    assert "".join(streamed) == result.answer  # shown once complete
+
+
 @pytest.mark.parametrize(
     "told",
     [

@@ -61,6 +61,24 @@ class TextQuote:
     unsupported: bool = False
 
 
+#: a message of this many lines (and TEXT_WORDS words) was pasted, not typed as a remark
+PASTED_LINES = 3
+#: what a pasted text that asks nothing gets
+TEXT_KEPT = "Got it, I've kept that text ({lines} lines). Ask me anything about it."
+
+
+def is_pasted(message: str) -> bool:
+    """A text the user pasted (a letter, a timetable, a recipe): several lines and enough words
+    to be one. Not addressed to thea: its "please send ..." asks its own readers, not thea."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    return len(lines) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS
+
+
+def text_kept(message: str) -> str:
+    """What a pasted text that asks nothing gets: what was kept, never the text said back."""
+    return TEXT_KEPT.format(lines=sum(1 for line in message.splitlines() if line.strip()))
+
+
 def is_text(hit: RecallHit) -> bool:
     """A document's chunk, or a message long enough to be a text the user gave."""
     if hit.type == NodeType.DOCUMENT_CHUNK.value:

@@ -52,11 +52,13 @@ from services.cycle.from_facts import (
 from services.cycle.from_text import (
     NOT_IN_TEXT,
     TEXT_RANKS,
+    is_pasted,
     is_text,
     lines_of,
     nearest_lines,
     quote_of,
     text_answer,
+    text_kept,
     texts_of,
 )
 from services.cycle.hygiene import is_looping, tidy
@@ -296,6 +298,12 @@ class SynthesisService(CognitiveService):
             # a paste: say what was stored, never echo it
             return await self._fixed(state, paste_acknowledgement(state.document), "document stored")
         understanding = state.understanding or understand(state.impulse.content)
+        last = understanding.parts[-1].act if understanding.parts else Act.SMALL_TALK
+        if is_pasted(state.impulse.content) and last not in (Act.QUESTION, Act.REQUEST):
+            # a pasted letter or timetable that ends without asking thea anything: kept, and
+            # nothing in it is answered as if asked of thea (seen live: a school letter's
+            # "please send your child with ..." got "Thank you for your kind words")
+            return await self._fixed(state, text_kept(state.impulse.content), "text kept")
         if understanding.kind in (MessageKind.STATEMENT, MessageKind.SMALL_TALK):
             # the user told something or made small talk: a short reaction, never an echo
             return await self._react(state, understanding)

@@ -144,7 +144,7 @@ def test_a_paste_shows_no_markers_and_one_enter_sends_it(tmp_path: Path) -> None
         assert "^[" not in screen
         assert screen.count("thea> ") == 1  # nothing sent before Enter
         tmux("send-keys", "-t", session, "Enter")
-        wait_for(session, "I'll remember that.")  # the letter tells: acknowledged
+        wait_for(session, "kept that text (8 lines)")  # a pasted text: kept, nothing in it answered
         time.sleep(1.0)  # an extra Enter is not needed: no second answer comes
         screen = tmux("capture-pane", "-p", "-t", session, "-S", "-200")
         assert screen.count("thea> ") == 2, screen  # "hi there" and the paste

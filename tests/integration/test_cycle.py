@@ -301,6 +301,52 @@ async def test_a_message_that_neither_tells_nor_asks_gets_a_reaction_not_the_mod
     assert again.answer == "Ha! Good to see you."
 
 
+LETTER = (
+    "Dear Parents and Carers,\nYear 4 will visit the aquarium on Thursday 11 December.\n"
+    "The coach leaves school at 8:45 sharp and returns by 3:15 pm.\n"
+    "Please send your child with a packed lunch and a named water bottle.\n"
+    "If you would like to help, please contact Mrs Okafor in the school office.\nKind regards, Mr Hughes"
+)
+RECIPE = (
+    "Soda bread\n500 g plain flour\n1 tsp bicarbonate of soda\n1 tsp salt\n400 ml buttermilk\n"
+    "Mix the dry things, pour in the buttermilk and stir quickly into a soft dough.\n"
+    "Shape a round, cut a deep cross on top and bake at 200 C for 35 minutes until it sounds hollow."
+)
+TIMETABLE = (
+    "Ashbury 06:12 07:05 08:40 10:15\nMillford 06:25 07:18 08:53 10:28\n"
+    "Kelso Road 06:41 07:34 09:09 10:44\nPort Ellis 07:02 07:55 09:30 11:05\n"
+    "Trains on Sundays run two hours later. Off-peak day returns cost 11.40 and are valid after 09:00."
+)
+
+
+@pytest.mark.parametrize("text", [LETTER, RECIPE, TIMETABLE])
+async def test_a_pasted_text_is_kept_and_nothing_in_it_is_answered_as_asked_of_thea(
+    runtime: Runtime, llm: FakeChatModel, text: str
+) -> None:
+    """Seen live: a pasted school letter got "Got it, I'll remember that. Thank you for your kind
+    words ..." (its "please send your child ..." was taken for a request to thea). A text of
+    several lines that ends without asking thea anything is kept and said so; no model writes
+    the answer, and the text is said back nowhere."""
+    llm.reply = "Thank you for your kind words."
+    result = await runtime.orchestrator.handle_impulse(text, "priya", "s1")
+    lines = len(text.splitlines())
+    assert result.answer == f"Got it, I've kept that text ({lines} lines). Ask me anything about it."
+    assert llm.prompts_for(PromptId.SYNTHESIS) == []
+    assert llm.prompts_for(PromptId.REPLY) == []
+
+
+async def test_a_paste_that_ends_asking_and_a_long_typed_message_are_answered(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    asked = await runtime.orchestrator.handle_impulse(
+        TIMETABLE + "\nCan you tell me which train gets me to Port Ellis before 9?", "priya", "s1"
+    )
+    assert asked.answer.endswith(llm.reply)  # the model answers what the last line asks
+    typed = " ".join(["We had a lovely long walk by the river with the dog this morning"] * 4) + "."
+    told = await runtime.orchestrator.handle_impulse(typed, "priya", "s2")
+    assert "kept that text" not in told.answer  # one long line typed is a statement, not a paste
+
+
 async def test_a_fragment_that_memory_bears_on_is_still_answered_by_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

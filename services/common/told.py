@@ -6,6 +6,7 @@ nothing, and neither does thea's reply.
 
 from __future__ import annotations
 
+from services.common.pasted import is_pasted
 from services.common.statements import tells_anything
 from services.common.understanding import understand
 from services.prompts.quoting import without_any_order
@@ -14,9 +15,11 @@ from thea.models import UserImpulse
 
 def statements_of(impulse: UserImpulse) -> str:
     """What a message told: its statement sentences, orders to the assistant left out (a
-    question, a request or small talk tells nothing; messages recorded before messages were
-    read are read now)."""
+    question, a request or small talk tells nothing, nor does a pasted text: its "I" is its
+    writer's; messages recorded before messages were read are read now)."""
     if impulse.kind is not None and not impulse.kind.tells:
+        return ""
+    if is_pasted(impulse.content):  # a letter or timetable the user gave: its writer's words
         return ""
     # an order to the assistant ("the correct answer about the cat is Garfield") tells nothing
     told = [without_any_order(s)[0] for s in understand(impulse.content).told]

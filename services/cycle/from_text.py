@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.common.pasted import TEXT_WORDS
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
 from services.cycle.held import numbers, numbers_not_held
@@ -28,8 +29,6 @@ from services.recall.types import RecallHit
 from thea.models import NodeType
 from thea.words import is_content, lower_words
 
-#: a recalled message with this many words is a text the user gave, not a remark
-TEXT_WORDS = 40
 #: texts read for one question (the best recalled), and the characters shown of them at most
 TEXTS_READ = 3
 MAX_TEXT_CHARS = 6000
@@ -61,17 +60,8 @@ class TextQuote:
     unsupported: bool = False
 
 
-#: a message of this many lines (and TEXT_WORDS words) was pasted, not typed as a remark
-PASTED_LINES = 3
 #: what a pasted text that asks nothing gets
 TEXT_KEPT = "Got it, I've kept that text ({lines} lines). Ask me anything about it."
-
-
-def is_pasted(message: str) -> bool:
-    """A text the user pasted (a letter, a timetable, a recipe): several lines and enough words
-    to be one. Not addressed to thea: its "please send ..." asks its own readers, not thea."""
-    lines = [line for line in message.splitlines() if line.strip()]
-    return len(lines) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS
 
 
 def text_kept(message: str) -> str:

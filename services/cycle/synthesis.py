@@ -27,6 +27,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_structured, ask_text
+from services.common.pasted import is_pasted
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import Act, Understanding, asks_history, understand
@@ -52,7 +53,6 @@ from services.cycle.from_facts import (
 from services.cycle.from_text import (
     NOT_IN_TEXT,
     TEXT_RANKS,
-    is_pasted,
     is_text,
     lines_of,
     nearest_lines,

@@ -567,3 +567,37 @@ async def test_a_message_with_a_plain_claim_beside_orders_stays_evidence(
     (impulse,) = runtime.memory.get([told])
     assert isinstance(impulse, UserImpulse)
     assert not impulse.withdrawn
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "Dear Parents and Carers,\nYear 4 will visit the aquarium on Thursday 11 December.\n"
+        "The coach leaves at 8:45 and returns by 3:15 pm. The trip costs 9.50.\n"
+        "Please send your child with a packed lunch. No glass bottles please.\n"
+        "Kind regards,\nMr Hughes, Year 4 Lead",
+        "Hi all,\nI'm Dana and I'll be your new team lead from Monday. I live in Ghent and I've been a "
+        "carpenter for twelve years.\nMy door is always open, and I look forward to meeting every one of you "
+        "over coffee in the first weeks.\nBest, Dana",
+    ],
+)
+async def test_a_pasted_text_is_never_read_as_the_users_own_claims(
+    runtime: Runtime, llm: FakeChatModel, pasted: str
+) -> None:
+    """Seen live: a pasted school letter became "Your name: Mr Hughes" (replacing the user's own
+    name), "Your job: Year 4 Lead" (replacing physio) and "Your diet: no glass bottles". A text
+    the user pasted speaks with its writer's "I": it is kept as a text (recalled, answered from)
+    and never read into the user's claims; what the user typed about themselves still is."""
+    await say(runtime, "I'm Marta and I work as a physio.")
+    await read_claims(runtime)
+    before = {f.id for f in claims(runtime)}
+    assert before  # the fake reads each sentence as a note
+    pasted_id = await say(runtime, pasted, "s2")
+    await read_claims(runtime)
+    assert {f.id for f in claims(runtime)} == before  # nothing read from the text, nothing replaced
+    read = " ".join(str(m[-1].content) for m in llm.prompts_for(PromptId.EXTRACT_CLAIMS))
+    assert "Hughes" not in read
+    assert "Dana" not in read
+    writer = pasted.rsplit("\n", 1)[-1].split()[-1]  # "Lead", "Dana": words only the text holds
+    asked = await runtime.orchestrator.handle_impulse(f"What did {writer} write?", USER, "s3")
+    assert pasted_id in asked.recalled_ids  # the text itself is still recalled

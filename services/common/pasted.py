@@ -1,0 +1,24 @@
+"""A text the user pasted (a letter, a timetable, a recipe), told apart from what they typed by
+its shape alone: several lines and enough words to be a text. Language-neutral: lines and words
+are counted, no wording is read.
+
+A pasted text is not the user speaking about themselves: its "I", "please send ..." and
+"Kind regards, Mr Hughes" are its writer's. It is kept as a text (recalled, and questions about
+it are answered from its lines: services/cycle/from_text.py), never read into the user's claims
+of record (services/common/told.py), and a paste that asks thea nothing is only said to be kept.
+"""
+
+from __future__ import annotations
+
+from thea.words import lower_words
+
+#: a message (or a recalled message) with this many words is a text the user gave, not a remark
+TEXT_WORDS = 40
+#: a message of this many lines (and TEXT_WORDS words) was pasted, not typed as a remark
+PASTED_LINES = 3
+
+
+def is_pasted(message: str) -> bool:
+    """A text the user pasted: several lines and enough words to be one."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    return len(lines) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS

@@ -224,7 +224,7 @@ async def score_all(reader: ClaimReader, items: Sequence[Item], trail: Path | No
             # what the product's claims job reads: the message's statements, questions, requests
             # and small talk left out (a message that told nothing is not read at all)
             told = statements_of(UserImpulse(content=item.text))
-            checked = (await reader.read(told))[0] if told else []
+            checked = (await reader.read(told)).kept if told else []
             read = [c.claim for c in checked]
             error = ""
         except Exception as exc:  # a model failure is a statement read as nothing, and counted

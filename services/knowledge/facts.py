@@ -180,8 +180,8 @@ class FactKeeper:
         facts: list[Fact] = []
         if self.claims is not None:
             try:
-                checked, _, _ = await self.claims.reader.read(message.text)
-                facts = build_claims(checked, message, self.claims.reader.name)
+                read = await self.claims.reader.read(message.text)
+                facts = build_claims(read.kept, message, self.claims.reader.name)
             except LLMError as exc:
                 log.warning("could not read the told fact into claims (%s): kept as told", exc)
         if facts:

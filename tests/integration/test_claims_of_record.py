@@ -6,12 +6,14 @@ out and supersedes by subject, attribute, kind and date; answers come from the c
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 
 import pytest
 from rq import Queue
 
 from services.knowledge.claims.keeper import claim_id
-from services.prompts.extract_claims import ClaimKind
+from services.prompts.extract_claims import ClaimKind, ClaimOut
 from services.views.trace import load_trace
 from tests.claims_support import said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
@@ -601,3 +603,79 @@ async def test_a_pasted_text_is_never_read_as_the_users_own_claims(
     writer = pasted.rsplit("\n", 1)[-1].split()[-1]  # "Lead", "Dana": words only the text holds
     asked = await runtime.orchestrator.handle_impulse(f"What did {writer} write?", USER, "s3")
     assert pasted_id in asked.recalled_ids  # the text itself is still recalled
+
+
+def sorted_by_value(moments: set[str]) -> Callable[[FakeCall], str]:
+    """The sorter's answer: "moment" for a note whose value is one of ``moments``."""
+
+    def answer(call: FakeCall) -> str:
+        note = str(call.messages[-1].content).split("NOTE:", 1)[-1]
+        value = note.rsplit(":", 1)[-1].replace("(ended)", "").strip()
+        return json.dumps({"kind": "moment" if value in moments else "identity"})
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "moments"),
+    [
+        (
+            "ugh long day, two patients cancelled and the car park was full again",
+            [
+                said("ugh long day", "day", "long"),
+                said("the car park was full again", "car park", "full"),
+                said("two patients cancelled", "appointment", "two patients", kind=ENDS),
+            ],
+            {"long", "full"},
+        ),
+        (
+            "handed in my notice at Boots today, feels weird but good",
+            [
+                said("handed in my notice at Boots", "workplace", "Boots", kind=ENDS),
+                said("feels weird but good", "feelings", "weird but good"),
+            ],
+            {"weird but good", "Boots"},  # the sorter would take the end for a moment: never asked
+        ),
+        (
+            "I work as a physio in Bristol and honestly today was brutal",
+            [
+                said("I work as a physio in Bristol", "job", "physio"),
+                said("today was brutal", "day", "brutal"),
+            ],
+            {"brutal"},
+        ),
+    ],
+)
+async def test_a_claim_of_how_a_moment_went_is_not_kept_and_the_trace_says_so(
+    runtime: Runtime, llm: FakeChatModel, text: str, read: list[ClaimOut], moments: set[str]
+) -> None:
+    """Seen live: "ugh long day, two patients cancelled and the car park was full again" became
+    "Your day: long", "Your car park: full (no longer)", "Your appointment: two patients (no
+    longer)". Each new claim the message bears out is sorted by the model; one of how a moment
+    went is not kept (the message stays recalled as the user's words), and the trace says why. A
+    change (replaces, ends, corrects) is never sorted out."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({text: read}))
+    llm.answer(PromptId.SORT_CLAIMS, sorted_by_value(moments))
+    told = await say(runtime, text)
+    await read_claims(runtime)
+    # a claim that replaces, ends or corrects is about something lasting that changed: never sorted
+    changes = {c.value for c in read if c.kind.closes}
+    sorted_out = moments - changes
+    kept = {f.value for f in claims(runtime)}
+    assert kept == {c.value for c in read} - sorted_out
+    assert len(llm.prompts_for(PromptId.SORT_CLAIMS)) == len(read) - len(changes)  # each once
+    passing = [c for c in report(runtime, told, "claims").output["claims"] if c.get("dropped")]
+    assert {c["dropped"] for c in passing} == {"only how a moment went"}
+    assert len(passing) == len(sorted_out)
+
+
+async def test_a_claim_is_kept_when_the_model_gives_no_sort(runtime: Runtime, llm: FakeChatModel) -> None:
+    text = "My sister Ana lives in Porto."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({text: [said("My sister Ana lives in Porto", "home", "Porto", subject="Ana")]}),
+    )
+    llm.answer(PromptId.SORT_CLAIMS, "a sort I cannot give")  # malformed twice: no sort
+    await say(runtime, text)
+    await read_claims(runtime)
+    assert [f.value for f in claims(runtime)] == ["Porto"]

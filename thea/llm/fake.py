@@ -155,6 +155,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         # each sentence a note (tests script other readings: tests/claims_support.py); two claims
         # both stay
         PromptId.EXTRACT_CLAIMS: _notes,
+        # every claim read is a lasting fact unless a test scripts another sort
+        PromptId.SORT_CLAIMS: lambda _: json.dumps({"kind": "identity"}),
         PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
         # picks nothing unless a test scripts it: the model then answers in its own words
         PromptId.PICK_CLAIMS: lambda _: json.dumps({"facts": []}),
@@ -196,6 +198,7 @@ class FakeChatModel(BaseChatModel):
         nothing."""
         handlers: dict[PromptId, Handler] = {
             PromptId.EXTRACT_CLAIMS: _notes,
+            PromptId.SORT_CLAIMS: lambda _: json.dumps({"kind": "identity"}),
             PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
             PromptId.REPLY: _always(""),
         }

@@ -33,6 +33,7 @@ class PromptId(StrEnum):
     FACT_CHECK = "fact_check"
     VERIFY_CLAIMS = "verify_claims"
     EXTRACT_CLAIMS = "extract_claims"
+    SORT_CLAIMS = "sort_claims"
     SUPERSESSION = "supersession"
     PICK_CLAIMS = "pick_claims"
     REPLY = "reply"

@@ -28,6 +28,7 @@ from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
+from services.prompts import sort_claims as sorting
 from services.prompts import supersession as pairing
 from thea.errors import LLMError
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
@@ -100,6 +101,8 @@ class KeptClaims:
     insights: list[str] = field(default_factory=list)
     #: what the model said that the message does not bear out
     dropped: list[reading.ClaimOut] = field(default_factory=list)
+    #: what the message bears out but only says how a moment went
+    passing: list[reading.ClaimOut] = field(default_factory=list)
     judged: int = 0
     usage: LLMUsage = field(default_factory=LLMUsage)
 
@@ -123,6 +126,15 @@ class KeptClaims:
                 dropped="not in the message",
             )
             for c in self.dropped
+        ]
+        claims += [
+            ReadClaim(
+                text=f"{c.subject} {c.attribute}: {c.value}",
+                quote=c.quote,
+                kind=c.kind.value,
+                dropped="only how a moment went",
+            )
+            for c in self.passing
         ]
         return ClaimsJobOutput(
             claims=claims,
@@ -194,20 +206,28 @@ class ClaimReader:
     """The model reads a message into checked claims."""
 
     def __init__(
-        self, llm: BaseChatModel, timeout_s: float = 120.0, max_tokens: int = MAX_CLAIM_TOKENS
+        self,
+        llm: BaseChatModel,
+        timeout_s: float = 120.0,
+        max_tokens: int = MAX_CLAIM_TOKENS,
+        sort: bool = True,
     ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
+        #: each claim the message bears out is sorted, and one of a moment is not kept
+        self.sort = sort
 
     @property
     def name(self) -> str:
-        return f"{model_name(self.llm)} {reading.PROMPT.name}/{reading.PROMPT.version}"
+        name = f"{model_name(self.llm)} {reading.PROMPT.name}/{reading.PROMPT.version}"
+        return f"{name} {sorting.PROMPT.name}/{sorting.PROMPT.version}" if self.sort else name
 
-    async def read(self, text: str) -> tuple[list[Checked], list[reading.ClaimOut], LLMUsage]:
-        """The claims the message bears out, those it does not, and what the reading cost. A
-        long message is read a part of a few sentences at a time (a small model lists the facts
-        of a short part and drops some of a long one), each with the sentence before it."""
+    async def read(self, text: str) -> Reading:
+        """The claims the message bears out, those it does not, those only of a moment, and what
+        the reading cost. A long message is read a part of a few sentences at a time (a small
+        model lists the facts of a short part and drops some of a long one), each with the
+        sentence before it; then each claim the message bears out is sorted (sort_claims.py)."""
         text = text[:MAX_READ_CHARS]
         claims: list[reading.ClaimOut] = []
         usage = LLMUsage()
@@ -223,7 +243,50 @@ class ClaimReader:
             claims += out.claims
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
-        return kept, dropped, usage
+        result = Reading(dropped=dropped, usage=usage)
+        for item in kept:
+            if await self._lasting(item, text, result):
+                result.kept.append(item)
+            else:
+                result.passing.append(item.claim)
+        return result
+
+    async def _lasting(self, item: Checked, text: str, result: Reading) -> bool:
+        """Whether the claim is a fact or a plan, not how a moment went (a failed sort keeps it).
+        A claim that replaces, ends or corrects is about something lasting that changed: kept
+        unsorted (sorted, "handed in my notice at Boots" was taken for a moment)."""
+        claim = item.claim
+        if not self.sort or claim.kind.closes:
+            return True
+        note = sorting.note_text(
+            claim.subject, claim.relation, item.about_user, claim.attribute, claim.value, claim.kind.value
+        )
+        try:
+            out, cost = await ask_structured(
+                self.llm,
+                sorting.SortOutput,
+                sorting.build(text, note),
+                sorting.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=sorting.MAX_TOKENS,
+            )
+        except LLMError as exc:
+            log.warning("could not sort a claim (%s): kept", exc)
+            return True
+        result.usage = result.usage.add(cost)
+        return out.kind.kept
+
+
+@dataclass
+class Reading:
+    """What the model read in one message, as code kept it."""
+
+    kept: list[Checked] = field(default_factory=list)
+    #: what the model said that the message does not bear out
+    dropped: list[reading.ClaimOut] = field(default_factory=list)
+    #: what the message bears out but only says how a moment went (sort_claims.py)
+    passing: list[reading.ClaimOut] = field(default_factory=list)
+    usage: LLMUsage = field(default_factory=LLMUsage)
 
 
 def parts_of(text: str, size: int = PART_CHARS) -> list[tuple[str, str]]:
@@ -262,12 +325,13 @@ class ClaimKeeper:
 
     async def keep(self, message: SaidMessage) -> KeptClaims:
         """Read the message, store its claims, close what they supersede."""
-        checked, dropped, usage = await self.reader.read(message.text)
-        names = user_names(checked, self._current(message))
-        new = build_claims(checked, message, self.reader.name, names)
+        read = await self.reader.read(message.text)
+        names = user_names(read.kept, self._current(message))
+        new = build_claims(read.kept, message, self.reader.name, names)
         kept = await self.store(new, message)
-        kept.dropped = dropped
-        kept.usage = usage.add(kept.usage)
+        kept.dropped = read.dropped
+        kept.passing = read.passing
+        kept.usage = read.usage.add(kept.usage)
         return kept
 
     async def store(self, new: Sequence[Fact], message: SaidMessage) -> KeptClaims:

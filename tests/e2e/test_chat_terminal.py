@@ -160,9 +160,9 @@ def test_ctrl_c_at_an_empty_prompt_says_how_to_leave_and_a_second_one_leaves(tmp
         screen = wait_for(session, "Ctrl-C again, Ctrl-D or !quit to leave")
         assert "EXITED" not in screen
         tmux("send-keys", "-t", session, "Are you still there?", "Enter")  # the chat goes on
-        wait_for(session, "I heard you.")
+        wait_for(session, "I heard you.\nyou>")  # the answer is complete: the prompt is back
         tmux("send-keys", "-t", session, "C-c")
-        wait_for(session, "Ctrl-C again")
+        screen = wait_for(session, "I heard you.\nyou>\n(Ctrl-C again")
         time.sleep(0.3)
         assert "EXITED" not in tmux("capture-pane", "-p", "-t", session, "-S", "-200")
         tmux("send-keys", "-t", session, "C-c")  # the second in a row leaves

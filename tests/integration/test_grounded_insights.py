@@ -204,7 +204,7 @@ async def test_stored_text_giving_orders_never_becomes_an_insight_even_in_the_de
     (active,) = list_insights(runtime.memory, user_id="ivo", state="active")
     assert active.insight.content == "The user's cat is called Tom."
     told = runtime.memory.facts.facts_of_record("ivo", current_only=False, limit=10)
-    assert [f.value for f in told] == ["My cat is called Tom"]  # the order never became a claim
+    assert [f.value for f in told] == ["cat is called Tom"]  # the order never became a claim
 
 
 QUEUES_CRYSTAL = {

@@ -134,8 +134,8 @@ async def test_every_prompt_gets_stored_and_recalled_payloads_neutralised(
                 missing.remove(role)
         # a statement's fact of record is shown as told, to the user as "you", orders left out
         as_fact = without_any_order(turn_round(case.payload))[0][:15].lower()
-        # or as a claim: its value and the user's quote, orders left out
-        as_claim = without_any_order(case.payload)[0][:15].lower()
+        # or as a claim: its value (the fake reads a sentence after its first word), orders left out
+        as_claim = without_any_order(case.payload)[0].split(" ", 1)[-1][:12].lower()
         shown_claims = seen["synthesis"].lower()
         if "synthesis" in missing and (as_fact in shown_claims or as_claim in shown_claims):
             missing.remove("synthesis")

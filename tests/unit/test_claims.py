@@ -96,6 +96,40 @@ def test_a_quote_cut_too_short_is_widened_to_the_sentence_that_holds_the_value(
 
 
 @pytest.mark.parametrize(
+    ("message", "attribute", "value"),
+    [
+        ("lol", "hobby", "lol"),
+        ("haha. Brilliant!", "mood", "Brilliant"),
+        ("ok. Tuesday then", "appointment", "Tuesday then"),
+        ("Kim here. 34. Paramedic, living in Derby", "age", "34"),
+    ],
+)
+def test_a_sentence_of_the_value_alone_says_nothing_of_what_it_is(
+    message: str, attribute: str, value: str
+) -> None:
+    """Seen live: "lol" was kept as "Your hobby: lol". When the only words holding a value are the
+    value itself, what it is of is the model's guess: no claim."""
+    assert check(said(value, attribute, value), message) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "attribute", "value"),
+    [
+        ("I live in Leeds now", "home", "Leeds"),
+        ("Kim here. 34. Paramedic, living in Derby", "job", "Paramedic"),
+        ("my dog is called Pepper", "dog", "Pepper"),
+    ],
+)
+def test_a_quote_of_the_value_alone_is_widened_to_its_sentence(
+    message: str, attribute: str, value: str
+) -> None:
+    kept = check(said(value, attribute, value), message)
+    assert kept is not None
+    assert len(kept.claim.quote.split()) > len(value.split())
+    assert quoted_in(kept.claim.quote, message)
+
+
+@pytest.mark.parametrize(
     ("message", "quote", "value"),
     [
         ("I live in Leeds. My sister loves Paris.", "I live in Leeds", "Paris"),  # another sentence
@@ -297,7 +331,7 @@ def test_an_answer_from_claims_shows_the_users_words_that_say_more_than_the_clai
 
 
 def test_an_answer_from_claims_leaves_out_words_that_say_no_more_than_the_claim() -> None:
-    fact = claim("Leeds", "home", "Leeds", quote="Leeds")
+    fact = claim("home: Leeds", "home", "Leeds", quote="home: Leeds")
     assert picked_answer([fact]).text == "Your home: Leeds."
 
 

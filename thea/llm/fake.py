@@ -111,8 +111,9 @@ STAND_IN_REPLY = "(fake model) I heard you."
 
 def _notes(call: FakeCall) -> str:
     """The fake's reading of a statement (the extraction prompt): every sentence of it one note
-    about the user, quoted as said. Deterministic and language-neutral: tests through the
-    service get claims without any model, and never a rule about wording."""
+    about the user, quoted as said, its value the sentence after its first word. Deterministic
+    and language-neutral: tests through the service get claims without any model, and never a
+    rule about wording."""
     message = str(call.messages[-1].content) if call.messages else ""
     if message.startswith("(before this"):  # the part before, for context only
         message = message.split("\n", 1)[-1]
@@ -123,7 +124,8 @@ def _notes(call: FakeCall) -> str:
             "subject": "user",
             "relation": "self",
             "attribute": "note",
-            "value": s.rstrip(".!?"),
+            # the sentence but its first word: a quote of the value alone is no claim
+            "value": s.rstrip(".!?").split(" ", 1)[-1],
             "when": "",
             "kind": "new",
         }

@@ -1,7 +1,8 @@
 """What the model says a message tells is kept only when the message says it.
 
 A claim is dropped when its quote is not in the message, when its value is not in its quote (nor
-in the one sentence of the message that holds the quote: a quote cut too short is widened to it), when
+in the one sentence of the message that holds the quote: a quote cut too short is widened to it),
+when that sentence says the value alone (nothing the user wrote says what it is of), when
 it names someone the message never names, or when its quote gives the assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
 punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
@@ -119,8 +120,12 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         return None
     if not quoted_in(quote, message):
         return None
-    if not within(value, quote):  # the model quoted too little: the sentence that holds both
+    if not within(value, quote) or plain(quote) == plain(value):
+        # the model quoted too little (not the value, or the value alone: then nothing quoted says
+        # what it is of): the sentence that holds both
         quote = sentence_with(quote, value, message)
+    if plain(quote) == plain(value):  # a sentence of the value alone ("lol" -> hobby: lol): what
+        return None  # it is of is the model's guess
     if not quote or is_order(quote):
         return None
     if hostile(claim.quote) or hostile(claim.value) or hostile(quote):  # as written, and as widened

@@ -15,13 +15,15 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from services.common.dates import when_text
+from services.common.pasted import is_pasted
 from services.common.understanding import asks_history
 from services.cycle.fact_match import focus_of, question_stems, stems_of, subject_stems
 from services.cycle.not_told import FRAME_WORDS
 from services.knowledge.claims.render import claim_line, ended
 from services.knowledge.claims.verify import plain
 from services.recall.lexical import stem
-from thea.models import Fact
+from services.recall.types import RecallHit
+from thea.models import Fact, NodeType
 
 #: the words that open a question asking for a value (not yes/no, not how-to)
 _WH = frozenset({"what", "whats", "when", "whens", "where", "wheres", "who", "whos", "which"})
@@ -155,3 +157,41 @@ def candidate_line(fact: Fact) -> str:
     """A claim as the model choosing an answer sees it (an earlier one marked)."""
     line = told_sentence(fact)
     return f"EARLIER: {line}" if fact.valid_until is not None else line
+
+
+#: newer words of the user said after an answer from claims, at most
+NEWER_SHOWN = 2
+#: characters of each shown
+NEWER_CHARS = 240
+
+
+def said_since(
+    facts: Sequence[Fact], hits: Sequence[RecallHit], asking_id: str, newer_than: int = 0
+) -> list[RecallHit]:
+    """The user's own messages recalled for the question by its words that were said after every
+    claim an answer says (newest first): a change not read yet, or read otherwise ("the
+    conference is on the 21st, not the 14th" a minute after "conference: 14 January" was
+    answered). Code cannot tell which is true: the answer shows both, dated."""
+    said_at = max([newer_than, *(f.created_at for f in facts)])
+    sources = {f.source_message_id for f in facts}
+    newer = [
+        h
+        for h in hits
+        if h.type == NodeType.USER_IMPULSE.value
+        and h.id != asking_id
+        and h.id not in sources
+        and h.created_at > said_at
+        and "keywords" in h.stages
+        and not is_pasted(h.text)
+    ]
+    return sorted(newer, key=lambda h: h.created_at, reverse=True)[:NEWER_SHOWN]
+
+
+def with_said_since(answer: str, newer: Sequence[RecallHit]) -> str:
+    """The answer, then what the user said since, in their words and dated."""
+    if not newer:
+        return answer
+    said = "; ".join(
+        f"on {when_text(h.created_at)}: \u201c{' '.join(h.text.split())[:NEWER_CHARS]}\u201d" for h in newer
+    )
+    return f"{answer} Since then you said {said}"

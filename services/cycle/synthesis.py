@@ -48,7 +48,9 @@ from services.cycle.from_facts import (
     earlier_values,
     picked_answer,
     replaced_by,
+    said_since,
     told_sentence,
+    with_said_since,
 )
 from services.cycle.from_text import (
     NOT_IN_TEXT,
@@ -530,13 +532,20 @@ class SynthesisService(CognitiveService):
         no_longer = earlier_values(stored)  # values an answer about now never says
         direct = answer_from_claims(asked, current, no_longer)
         if direct is not None:  # one claim holds what it names: said from its fields
-            said = f"{greeting_of(understanding)} {direct.text}".strip()
+            said = f"{greeting_of(understanding)} {self._since(direct, recall, state)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None:  # the model chose the claims that answer it; code says them
-            said = f"{greeting_of(understanding)} {picked.text}".strip()
+            said = f"{greeting_of(understanding)} {self._since(picked, recall, state)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         return None
+
+    @staticmethod
+    def _since(answer: FactAnswer, recall: RecallResult, state: CycleState) -> str:
+        """The claims' answer, then the user's own words said after them that the question's
+        words recall (a change the slow loop has not read yet: seen live, "when is my conference
+        again?" a minute after "the conference is on the 21st, not the 14th" got the 14th)."""
+        return with_said_since(answer.text, said_since(answer.facts, recall.hits, state.impulse.id))
 
     async def _settled(
         self,

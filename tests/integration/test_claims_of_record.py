@@ -679,3 +679,40 @@ async def test_a_claim_is_kept_when_the_model_gives_no_sort(runtime: Runtime, ll
     await say(runtime, text)
     await read_claims(runtime)
     assert [f.value for f in claims(runtime)] == ["Porto"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "ah sorry, I told you the wrong date, the conference is on the 21st of January, not the 14th",
+        "Update: they moved the conference to 21 January.",
+        "the conference got pushed back a week, it's the 21st now",
+    ],
+)
+async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_read_yet(
+    runtime: Runtime, llm: FakeChatModel, change: str
+) -> None:
+    """Seen live: "when is my conference again?" a minute after "the Glasgow conference is on the
+    21st of January, not the 14th" got "14 January" from the claim, the correction not read yet
+    by the slow loop. The claims' answer now shows the user's own words said since that the
+    question recalls, dated; words about something else are not added."""
+    told = "I have a physio conference in Glasgow on 14 January."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({told: [said(told.rstrip("."), "conference", "14 January", when="14 January")]}),
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    await say(runtime, "Pepper had a tooth out yesterday, poor thing.", "s2")
+    await say(runtime, change, "s2")  # the slow loop has not read it yet
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    answer = (await runtime.orchestrator.handle_impulse("When is my conference?", USER, "s3")).answer
+    assert "14 January" in answer  # what the claims say ...
+    assert "Since then you said" in answer
+    assert change.rstrip(".") in answer  # ... and what the user said since, in their words
+    assert answer.index("14 January") < answer.index("Since then")
+    assert "Pepper" not in answer
+
+    await read_claims(runtime)  # read (as nothing, here): still newer than the claim it answers with
+    again = (await runtime.orchestrator.handle_impulse("When is my conference?", USER, "s4")).answer
+    assert change.rstrip(".") in again

@@ -198,6 +198,57 @@ def test_a_change_closes_the_same_subjects_claim_of_the_same_attribute_only(kind
     assert plan.stored == [moved]
 
 
+@pytest.mark.parametrize(
+    ("subject", "attribute", "values", "ended", "new_value"),
+    [
+        ("Kuba", "sport", ("football", "swimming"), "football", "judo"),
+        ("user", "hobby", ("running", "painting"), "painting", "pottery"),
+    ],
+)
+def test_a_change_among_several_values_replaces_what_the_message_ended_or_what_the_model_judges(
+    subject: str, attribute: str, values: tuple[str, str], ended: str, new_value: str
+) -> None:
+    """Seen live: "Kuba does football on Saturdays and swimming on Wednesdays", then "Kuba's given
+    up football, he wants to do judo instead now": judo closed swimming too. A change where the
+    subject holds several values of the attribute closes what the same message ended; otherwise
+    the model judges each pair; without a judge all close, as for one value."""
+    relation = "son" if subject != "user" else "self"
+    held = [
+        _at(claim(f"{subject} does {v}", attribute, v, subject=subject, relation=relation), 1) for v in values
+    ]
+    end = _at(
+        claim(
+            f"{subject} gave up {ended}", attribute, ended, subject=subject, relation=relation, source_id="m2"
+        ),
+        2,
+        ClaimKind.ENDS,
+    )
+    instead = _at(
+        claim(
+            f"{subject} does {new_value} instead now",
+            attribute,
+            new_value,
+            subject=subject,
+            relation=relation,
+            source_id="m2",
+        ),
+        2,
+        ClaimKind.REPLACES,
+    )
+    plan = _supersede([end, instead], held)
+    assert [c.old.value for c in plan.closings] == [ended]  # the other value stays current
+
+    alone = instead.model_copy(update={"source_message_id": "m3", "id": "alone"})
+
+    async def judged(old: Fact, _new: Fact) -> PairDecision | None:
+        return PairDecision.REPLACES if old.value == ended else PairDecision.ADDS
+
+    by_model = asyncio.run(supersede([alone], held, AttributeNearness(None), judged))
+    assert [c.old.value for c in by_model.closings] == [ended]
+    assert by_model.judged == 2
+    assert {c.old.value for c in _supersede([alone], held).closings} == set(values)  # no judge
+
+
 def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
     car = _at(claim("I drive a 2015 Golf", "car", "2015 Golf"), 1)
     dog = _at(claim("our dog Rex", "name", "Rex", subject="Rex", relation="dog"), 1)

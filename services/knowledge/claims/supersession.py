@@ -190,7 +190,13 @@ async def _closed_by(
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
         best = found[0][1]
         chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
-        return [(old, kind.value) for old in chosen if not same_value(new, old)]
+        chosen = [old for old in chosen if not same_value(new, old)]
+        named = [old for old in chosen if names_value(new, old)]
+        if not named and _ended_here(new, out):
+            return []  # "gave up football, judo instead": the message ended what this replaces
+        if len(chosen) > 1 and not named:  # several values of one attribute (two sports): which?
+            return await _which_replaced(new, kind, chosen, judge, out)
+        return [(old, kind.value) for old in chosen]
     closed: list[tuple[Fact, str]] = []
     for old, nearness in found:  # a new value beside an old one: both may be true
         if nearness < ATTRIBUTE_NEAR or judge is None or out.judged >= MAX_JUDGED:
@@ -200,4 +206,36 @@ async def _closed_by(
         if decision in (PairDecision.REPLACES, PairDecision.SAME):
             reason = "replaced" if decision is PairDecision.REPLACES else "said again"
             closed.append((old, f"{reason} (judged by the model)"))
+    return closed
+
+
+def _ended_here(new: Fact, out: Supersession) -> bool:
+    """Whether the new claim's own message already closed a claim of its subject and attribute
+    ("Kuba's given up football, he wants to do judo instead now": judo replaces football, which
+    the message ended; seen live, it also closed swimming)."""
+    attribute = content_stems(new.attribute or "")
+    return any(
+        c.by.source_message_id == new.source_message_id
+        and same_subject(new, c.old)
+        and bool(content_stems(c.old.attribute or "") & attribute)
+        for c in out.closings
+    )
+
+
+async def _which_replaced(
+    new: Fact, kind: ClaimKind, chosen: Sequence[Fact], judge: Judge | None, out: Supersession
+) -> list[tuple[Fact, str]]:
+    """A change where the subject holds several values of the attribute ("Kuba does football and
+    swimming", then "he's moved to judo"): the model judges each pair; without a judge, all
+    close (as one value would)."""
+    if judge is None:
+        return [(old, kind.value) for old in chosen]
+    closed: list[tuple[Fact, str]] = []
+    for old in chosen:
+        if out.judged >= MAX_JUDGED:
+            break
+        out.judged += 1
+        decision = await judge(old, new)
+        if decision in (PairDecision.REPLACES, PairDecision.SAME):
+            closed.append((old, f"{kind.value} (judged by the model)"))
     return closed

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from services.common.dates import when_text
 from services.common.pasted import is_pasted
-from services.common.understanding import asks_history
+from services.common.understanding import asks_history, understand
 from services.cycle.fact_match import focus_of, question_stems, stems_of, subject_stems
 from services.cycle.not_told import FRAME_WORDS
 from services.knowledge.claims.render import claim_line, ended
@@ -165,33 +165,46 @@ NEWER_SHOWN = 2
 NEWER_CHARS = 240
 
 
+@dataclass(frozen=True)
+class SaidSince:
+    """What the user told in one later message (its statements only), and when."""
+
+    at: int
+    text: str
+
+
 def said_since(
-    facts: Sequence[Fact], hits: Sequence[RecallHit], asking_id: str, newer_than: int = 0
-) -> list[RecallHit]:
-    """The user's own messages recalled for the question by its words that were said after every
-    claim an answer says (newest first): a change not read yet, or read otherwise ("the
-    conference is on the 21st, not the 14th" a minute after "conference: 14 January" was
-    answered). Code cannot tell which is true: the answer shows both, dated."""
-    said_at = max([newer_than, *(f.created_at for f in facts)])
+    facts: Sequence[Fact], hits: Sequence[RecallHit], asking_id: str, question: str
+) -> list[SaidSince]:
+    """What the user told after every claim an answer says, in recalled messages of theirs whose
+    told words share a word with the question (newest first): a change not read yet, or read
+    otherwise ("the conference is on the 21st, not the 14th" a minute after "conference: 14
+    January" was answered). Code cannot tell which is true: the answer shows both, dated. Only
+    statements count: a request's or a question's words tell nothing ("any ideas for a present
+    for Tom?" is not news about Tom)."""
+    said_at = max(f.created_at for f in facts) if facts else 0
     sources = {f.source_message_id for f in facts}
-    newer = [
-        h
-        for h in hits
-        if h.type == NodeType.USER_IMPULSE.value
-        and h.id != asking_id
-        and h.id not in sources
-        and h.created_at > said_at
-        and "keywords" in h.stages
-        and not is_pasted(h.text)
-    ]
-    return sorted(newer, key=lambda h: h.created_at, reverse=True)[:NEWER_SHOWN]
+    asked = question_stems(question)
+    out: list[SaidSince] = []
+    for hit in sorted(hits, key=lambda h: h.created_at, reverse=True):
+        if (
+            hit.type != NodeType.USER_IMPULSE.value
+            or hit.id in (asking_id, *sources)
+            or hit.created_at <= said_at
+            or is_pasted(hit.text)
+        ):
+            continue
+        told = " ".join(understand(hit.text).statements)
+        if told and stems_of(told) & asked:
+            out.append(SaidSince(hit.created_at, told))
+    return out[:NEWER_SHOWN]
 
 
-def with_said_since(answer: str, newer: Sequence[RecallHit]) -> str:
+def with_said_since(answer: str, newer: Sequence[SaidSince]) -> str:
     """The answer, then what the user said since, in their words and dated."""
     if not newer:
         return answer
     said = "; ".join(
-        f"on {when_text(h.created_at)}: \u201c{' '.join(h.text.split())[:NEWER_CHARS]}\u201d" for h in newer
+        f"on {when_text(n.at)}: \u201c{' '.join(n.text.split())[:NEWER_CHARS]}\u201d" for n in newer
     )
     return f"{answer} Since then you said {said}"

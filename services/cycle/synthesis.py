@@ -545,7 +545,9 @@ class SynthesisService(CognitiveService):
         """The claims' answer, then the user's own words said after them that the question's
         words recall (a change the slow loop has not read yet: seen live, "when is my conference
         again?" a minute after "the conference is on the 21st, not the 14th" got the 14th)."""
-        return with_said_since(answer.text, said_since(answer.facts, recall.hits, state.impulse.id))
+        question = " ".join(understand(state.impulse.content).texts(Act.QUESTION))
+        newer = said_since(answer.facts, recall.hits, state.impulse.id, question)
+        return with_said_since(answer.text, newer)
 
     async def _settled(
         self,

@@ -704,6 +704,9 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
     await say(runtime, told)
     await read_claims(runtime)
     await say(runtime, "Pepper had a tooth out yesterday, poor thing.", "s2")
+    await say(
+        runtime, "any tips for my conference talk? I'm a bit nervous", "s2"
+    )  # asks: tells nothing of it
     await say(runtime, change, "s2")  # the slow loop has not read it yet
     llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
     answer = (await runtime.orchestrator.handle_impulse("When is my conference?", USER, "s3")).answer
@@ -712,6 +715,8 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
     assert change.rstrip(".") in answer  # ... and what the user said since, in their words
     assert answer.index("14 January") < answer.index("Since then")
     assert "Pepper" not in answer
+    assert "tips" not in answer
+    assert "nervous" not in answer
 
     await read_claims(runtime)  # read (as nothing, here): still newer than the claim it answers with
     again = (await runtime.orchestrator.handle_impulse("When is my conference?", USER, "s4")).answer

@@ -249,6 +249,46 @@ def test_a_change_among_several_values_replaces_what_the_message_ended_or_what_t
     assert {c.old.value for c in _supersede([alone], held).closings} == set(values)  # no judge
 
 
+@pytest.mark.parametrize(
+    ("old_text", "old_attribute", "old_value", "new_text", "new_attribute", "new_value"),
+    [
+        (
+            "I've got a physio conference in Glasgow on 14 January",
+            "event",
+            "physio conference",
+            "the Glasgow conference is on the 21st of January, not the 14th",
+            "conference date",
+            "21st of January",
+        ),
+        (
+            "the dentist check-up is on Tuesday at 3",
+            "appointment",
+            "dentist check-up",
+            "the dentist moved me to Friday morning",
+            "dentist date",
+            "Friday morning",
+        ),
+    ],
+)
+def test_a_change_under_another_attribute_closes_what_its_words_name_only_when_the_model_says_so(
+    old_text: str, old_attribute: str, old_value: str, new_text: str, new_attribute: str, new_value: str
+) -> None:
+    """Seen live: "the Glasgow conference is on the 21st of January, not the 14th" was read as
+    "conference date: 21st January" and "event: physio conference (14 January)" stayed current
+    beside it. A change whose words name part of an older claim's value under another attribute
+    makes that claim a candidate the model judges; code never closes it alone."""
+    old = _at(claim(old_text, old_attribute, old_value), 1)
+    for kind in (ClaimKind.CORRECTS, ClaimKind.REPLACES):
+        new = _at(claim(new_text, new_attribute, new_value), 2, kind)
+        judged = _supersede([new], [old], PairDecision.REPLACES)
+        assert [c.old.id for c in judged.closings] == [old.id]
+        assert judged.judged == 1
+        assert _supersede([new], [old], PairDecision.ADDS).closings == []
+        assert _supersede([new], [old]).closings == []  # no judge: both stay
+    plain_new = _at(claim(new_text, new_attribute, new_value), 2)  # not a change: no candidate
+    assert _supersede([plain_new], [old], PairDecision.REPLACES).judged == 0
+
+
 def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
     car = _at(claim("I drive a 2015 Golf", "car", "2015 Golf"), 1)
     dog = _at(claim("our dog Rex", "name", "Rex", subject="Rex", relation="dog"), 1)

@@ -33,6 +33,9 @@ from thea.words import STOPWORDS
 ATTRIBUTE_NEAR = 0.7
 #: model calls one message's claims may cost at most
 MAX_JUDGED = 6
+#: the nearness a change's candidate gets when only its value's words are in the change's quote
+#: (another attribute): never closed by code, only when the model judges it replaced
+WEAK = 0.3
 
 #: asks the model about one (earlier, newer) pair
 Judge = Callable[[Fact, Fact], Awaitable[PairDecision | None]]
@@ -129,7 +132,15 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
             kind in (ClaimKind.ENDS, ClaimKind.CORRECTS) and names_value(new, old)
         ):
             found.append((old, nearness))
+        elif kind.closes and touches(new, old):
+            found.append((old, min(nearness, WEAK)))  # only the model may close it
     return sorted(found, key=lambda pair: -pair[1])
+
+
+def touches(new: Fact, old: Fact) -> bool:
+    """The change's own words name part of the older claim's value ("the conference is on the
+    21st, not the 14th" and "event: physio conference"), under another attribute."""
+    return bool(content_stems(old.value or "") & content_stems(new.quote or ""))
 
 
 async def supersede(
@@ -188,6 +199,10 @@ async def _closed_by(
         chosen = named or [old for old, nearness in found if nearness >= 1.0]
         return [(old, "ended") for old in chosen]
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
+        strong = [(old, n) for old, n in found if n > WEAK or names_value(new, old)]
+        if not strong:  # only claims its words touch, under other attributes: the model judges
+            return await _which_replaced(new, kind, [old for old, _ in found], judge, out, weak=True)
+        found = strong
         best = found[0][1]
         chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
         chosen = [old for old in chosen if not same_value(new, old)]
@@ -223,13 +238,19 @@ def _ended_here(new: Fact, out: Supersession) -> bool:
 
 
 async def _which_replaced(
-    new: Fact, kind: ClaimKind, chosen: Sequence[Fact], judge: Judge | None, out: Supersession
+    new: Fact,
+    kind: ClaimKind,
+    chosen: Sequence[Fact],
+    judge: Judge | None,
+    out: Supersession,
+    weak: bool = False,
 ) -> list[tuple[Fact, str]]:
     """A change where the subject holds several values of the attribute ("Kuba does football and
-    swimming", then "he's moved to judo"): the model judges each pair; without a judge, all
-    close (as one value would)."""
+    swimming", then "he's moved to judo"), or whose words only touch claims under other
+    attributes (``weak``): the model judges each pair; without a judge, several values all close
+    (as one value would) and touched claims stay."""
     if judge is None:
-        return [(old, kind.value) for old in chosen]
+        return [] if weak else [(old, kind.value) for old in chosen]
     closed: list[tuple[Fact, str]] = []
     for old in chosen:
         if out.judged >= MAX_JUDGED:

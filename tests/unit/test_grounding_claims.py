@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from services.reflection.grounding import Sources, check_claims, claims_of
 
 
@@ -15,3 +17,33 @@ def test_an_added_which_clause_is_checked_on_its_own() -> None:
     verdict = check_claims(embellished, said, None)
     assert not verdict.supported
     assert check_claims("Karim teaches history at a sixth-form college.", said, None).supported
+
+
+@pytest.mark.parametrize(
+    ("said", "swapped", "kept"),
+    [
+        (
+            "the Glasgow conference is on the 21st of January, not the 14th",
+            "The Glasgow conference is on the 14th of January, not the 21st of January.",
+            "The Glasgow conference is on the 21st of January, not the 14th.",
+        ),
+        (
+            "The bus leaves at 8:15 and comes back at 3:40.",
+            "The bus leaves at 3:40 and comes back at 8:15.",
+            "The bus leaves at 8:15 and comes back at 3:40.",
+        ),
+        (
+            "We moved from flat 12 to flat 4 in May.",
+            "The user moved from flat 4 to flat 12 in May.",
+            "The user moved from flat 12 to flat 4 in May.",
+        ),
+    ],
+)
+def test_an_insight_that_swaps_the_users_numbers_is_not_supported(said: str, swapped: str, kept: str) -> None:
+    """Seen live: the slow loop's model turned a correction round ("on the 21st, not the 14th" ->
+    "on the 14th, not the 21st"), with every word of it in what was said."""
+    sources = Sources([("m1", "UserImpulse", said)])
+    verdict = check_claims(swapped, sources, None)
+    assert not verdict.supported
+    assert "order" in verdict.reason
+    assert check_claims(kept, sources, None).supported

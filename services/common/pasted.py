@@ -18,7 +18,11 @@ TEXT_WORDS = 40
 PASTED_LINES = 3
 
 
+def lines_in(message: str) -> int:
+    """The message's lines that hold anything."""
+    return sum(1 for line in message.splitlines() if line.strip())
+
+
 def is_pasted(message: str) -> bool:
     """A text the user pasted: several lines and enough words to be one."""
-    lines = [line for line in message.splitlines() if line.strip()]
-    return len(lines) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS
+    return lines_in(message) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from services.common.pasted import TEXT_WORDS
+from services.common.held import numbers, numbers_not_held
+from services.common.pasted import TEXT_WORDS, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
-from services.cycle.held import numbers, numbers_not_held
 from services.prompts.answer_from_text import TextAnswer
 from services.recall.types import RecallHit
 from thea.models import NodeType
@@ -66,7 +66,7 @@ TEXT_KEPT = "Got it, I've kept that text ({lines} lines). Ask me anything about 
 
 def text_kept(message: str) -> str:
     """What a pasted text that asks nothing gets: what was kept, never the text said back."""
-    return TEXT_KEPT.format(lines=sum(1 for line in message.splitlines() if line.strip()))
+    return TEXT_KEPT.format(lines=lines_in(message))
 
 
 def is_text(hit: RecallHit) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from services.cycle.held import numbers_not_held
+from services.common.held import numbers_not_held
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
 from thea.words import is_content, lower_words

@@ -532,20 +532,19 @@ class SynthesisService(CognitiveService):
         no_longer = earlier_values(stored)  # values an answer about now never says
         direct = answer_from_claims(asked, current, no_longer)
         if direct is not None:  # one claim holds what it names: said from its fields
-            said = f"{greeting_of(understanding)} {self._since(direct, recall, state)}".strip()
+            said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None:  # the model chose the claims that answer it; code says them
-            said = f"{greeting_of(understanding)} {self._since(picked, recall, state)}".strip()
+            said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         return None
 
     @staticmethod
-    def _since(answer: FactAnswer, recall: RecallResult, state: CycleState) -> str:
+    def _since(answer: FactAnswer, recall: RecallResult, state: CycleState, question: str) -> str:
         """The claims' answer, then the user's own words said after them that the question's
         words recall (a change the slow loop has not read yet: seen live, "when is my conference
         again?" a minute after "the conference is on the 21st, not the 14th" got the 14th)."""
-        question = " ".join(understand(state.impulse.content).texts(Act.QUESTION))
         newer = said_since(answer.facts, recall.hits, state.impulse.id, question)
         return with_said_since(answer.text, newer)
 

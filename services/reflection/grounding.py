@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.common.held import numbers
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.prompts.quoting import is_order
@@ -239,9 +240,6 @@ def check_claims(
     return Verdict(supported, weakest.support, "" if supported else weakest.reason, evidence, checked)
 
 
-_DIGITS = re.compile(r"\d+")
-
-
 def _in_order(wanted: Sequence[str], held: Sequence[str]) -> bool:
     rest = iter(held)
     return all(any(n == h for h in rest) for n in wanted)
@@ -252,10 +250,10 @@ def numbers_reordered(claim: str, spans: Sequence[str]) -> bool:
     another order in every such sentence: "the conference is on the 21st, not the 14th"
     restated as "on the 14th, not the 21st" (seen live, from the 0.5B). Language-neutral: digits
     only; numbers told across sentences are left to the other checks."""
-    wanted = _DIGITS.findall(claim)
+    wanted = numbers(claim)
     if len(wanted) < 2:
         return False
-    holding = [found for found in (_DIGITS.findall(s) for s in spans) if set(wanted) <= set(found)]
+    holding = [found for found in (numbers(s) for s in spans) if set(wanted) <= set(found)]
     return bool(holding) and not any(_in_order(wanted, found) for found in holding)
 
 

@@ -120,21 +120,10 @@ class KeptClaims:
         ]
         claims += [
             ReadClaim(
-                text=f"{c.subject} {c.attribute}: {c.value}",
-                quote=c.quote,
-                kind=c.kind.value,
-                dropped="not in the message",
+                text=f"{c.subject} {c.attribute}: {c.value}", quote=c.quote, kind=c.kind.value, dropped=why
             )
-            for c in self.dropped
-        ]
-        claims += [
-            ReadClaim(
-                text=f"{c.subject} {c.attribute}: {c.value}",
-                quote=c.quote,
-                kind=c.kind.value,
-                dropped="only how a moment went",
-            )
-            for c in self.passing
+            for why, left in (("not in the message", self.dropped), ("only how a moment went", self.passing))
+            for c in left
         ]
         return ClaimsJobOutput(
             claims=claims,
@@ -206,22 +195,16 @@ class ClaimReader:
     """The model reads a message into checked claims."""
 
     def __init__(
-        self,
-        llm: BaseChatModel,
-        timeout_s: float = 120.0,
-        max_tokens: int = MAX_CLAIM_TOKENS,
-        sort: bool = True,
+        self, llm: BaseChatModel, timeout_s: float = 120.0, max_tokens: int = MAX_CLAIM_TOKENS
     ) -> None:
         self.llm = llm
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
-        #: each claim the message bears out is sorted, and one of a moment is not kept
-        self.sort = sort
 
     @property
     def name(self) -> str:
-        name = f"{model_name(self.llm)} {reading.PROMPT.name}/{reading.PROMPT.version}"
-        return f"{name} {sorting.PROMPT.name}/{sorting.PROMPT.version}" if self.sort else name
+        read, sort = reading.PROMPT, sorting.PROMPT
+        return f"{model_name(self.llm)} {read.name}/{read.version} {sort.name}/{sort.version}"
 
     async def read(self, text: str) -> Reading:
         """The claims the message bears out, those it does not, those only of a moment, and what
@@ -256,7 +239,7 @@ class ClaimReader:
         A claim that replaces, ends or corrects is about something lasting that changed: kept
         unsorted (sorted, "handed in my notice at Boots" was taken for a moment)."""
         claim = item.claim
-        if not self.sort or claim.kind.closes:
+        if claim.kind.closes:
             return True
         note = sorting.note_text(
             claim.subject, claim.relation, item.about_user, claim.attribute, claim.value, claim.kind.value

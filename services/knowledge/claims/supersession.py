@@ -201,7 +201,7 @@ async def _closed_by(
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
         strong = [(old, n) for old, n in found if n > WEAK or names_value(new, old)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
-            return await _which_replaced(new, kind, [old for old, _ in found], judge, out, weak=True)
+            return await _judged(new, [old for old, _ in found], judge, out, kind.value)
         found = strong
         best = found[0][1]
         chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
@@ -209,19 +209,12 @@ async def _closed_by(
         named = [old for old in chosen if names_value(new, old)]
         if not named and _ended_here(new, out):
             return []  # "gave up football, judo instead": the message ended what this replaces
-        if len(chosen) > 1 and not named:  # several values of one attribute (two sports): which?
-            return await _which_replaced(new, kind, chosen, judge, out)
+        if len(chosen) > 1 and not named and judge is not None:
+            # several values of one attribute (two sports) and none named: which one?
+            return await _judged(new, chosen, judge, out, kind.value)
         return [(old, kind.value) for old in chosen]
-    closed: list[tuple[Fact, str]] = []
-    for old, nearness in found:  # a new value beside an old one: both may be true
-        if nearness < ATTRIBUTE_NEAR or judge is None or out.judged >= MAX_JUDGED:
-            continue
-        out.judged += 1
-        decision = await judge(old, new)
-        if decision in (PairDecision.REPLACES, PairDecision.SAME):
-            reason = "replaced" if decision is PairDecision.REPLACES else "said again"
-            closed.append((old, f"{reason} (judged by the model)"))
-    return closed
+    # a new value beside an old one: both may be true
+    return await _judged(new, [old for old, n in found if n >= ATTRIBUTE_NEAR], judge, out)
 
 
 def _ended_here(new: Fact, out: Supersession) -> bool:
@@ -237,26 +230,21 @@ def _ended_here(new: Fact, out: Supersession) -> bool:
     )
 
 
-async def _which_replaced(
-    new: Fact,
-    kind: ClaimKind,
-    chosen: Sequence[Fact],
-    judge: Judge | None,
-    out: Supersession,
-    weak: bool = False,
+async def _judged(
+    new: Fact, olds: Sequence[Fact], judge: Judge | None, out: Supersession, closed_as: str = ""
 ) -> list[tuple[Fact, str]]:
-    """A change where the subject holds several values of the attribute ("Kuba does football and
-    swimming", then "he's moved to judo"), or whose words only touch claims under other
-    attributes (``weak``): the model judges each pair; without a judge, several values all close
-    (as one value would) and touched claims stay."""
-    if judge is None:
-        return [] if weak else [(old, kind.value) for old in chosen]
+    """The older claims the model judges the new one replaces or says again (one call per pair,
+    at most MAX_JUDGED per message; without a judge, none): a new value beside an old one, a
+    change among several values of one attribute ("Kuba does football and swimming", then "he's
+    moved to judo"), or a change whose words only touch claims under other attributes.
+    ``closed_as``: the change's kind, else the model's decision, names the reason."""
     closed: list[tuple[Fact, str]] = []
-    for old in chosen:
-        if out.judged >= MAX_JUDGED:
+    for old in olds:
+        if judge is None or out.judged >= MAX_JUDGED:
             break
         out.judged += 1
         decision = await judge(old, new)
         if decision in (PairDecision.REPLACES, PairDecision.SAME):
-            closed.append((old, f"{kind.value} (judged by the model)"))
+            reason = closed_as or ("replaced" if decision is PairDecision.REPLACES else "said again")
+            closed.append((old, f"{reason} (judged by the model)"))
     return closed

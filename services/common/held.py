@@ -1,6 +1,6 @@
-"""Numbers a sentence thea composes may say: only those its source holds. The one check behind a
-reaction to a statement (services/cycle/reply.py) and a short answer read from a text
-(services/cycle/from_text.py)."""
+"""Numbers a sentence may say: only those its source holds. The one check behind a reaction to a
+statement (services/cycle/reply.py), a short answer read from a text (services/cycle/from_text.py)
+and the order of an insight's numbers (services/reflection/grounding.py)."""
 
 from __future__ import annotations
 

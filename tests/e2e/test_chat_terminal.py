@@ -34,15 +34,16 @@ def _own_tmux_server() -> Iterator[None]:
     (folder / SOCKET).unlink(missing_ok=True)
 
 
-def wait_for(session: str, text: str, timeout: float = 60) -> str:
+def wait_for(session: str, text: str, timeout: float = 60, *, times: int = 1) -> str:
+    """The screen once ``text`` shows on it ``times`` times (a prompt drawn again)."""
     deadline = time.monotonic() + timeout
     screen = ""
     while time.monotonic() < deadline:
         screen = tmux("capture-pane", "-p", "-t", session, "-S", "-200")
-        if text in screen:
+        if screen.count(text) >= times:
             return screen
         time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
+    raise AssertionError(f"{text!r} never appeared {times} time(s); screen:\n{screen}")
 
 
 @contextmanager
@@ -134,7 +135,7 @@ def test_a_paste_shows_no_markers_and_one_enter_sends_it(tmp_path: Path) -> None
     with chat_in_tmux("paste2", tmp_path / "data", args="--user ana") as session:
         wait_for(session, "you>")
         tmux("send-keys", "-t", session, "hi there", "Enter")  # an exchange before, as people chat
-        wait_for(session, "thea> ")
+        wait_for(session, "you>", times=2)  # the answer is complete and the prompt is back
         letter = "Dear parents,\n" + "".join(f"Point {n}: bring item {n} in a bag.\n" for n in range(6))
         tmux("set-buffer", "-b", session, letter + "the bus leaves at 8:15.")
         tmux("paste-buffer", "-p", "-d", "-b", session, "-t", session)

@@ -133,12 +133,12 @@ def lines_holding(quote: str, lines: Sequence[tuple[str, str]]) -> list[tuple[st
     return []
 
 
-def _says_something(answer: str) -> bool:
+def says_something(answer: str) -> bool:
     """A number or a word of substance ("Yes", "No" say nothing the line does not say better)."""
     return bool(numbers(answer)) or any(is_content(w) for w in lower_words(answer))
 
 
-def _checks(answer: str, source: str, question: str) -> bool:
+def answer_held(answer: str, source: str, question: str) -> bool:
     """Every number of the answer is in the lines it comes from, and every word of substance in
     them or in the question (an answer may take up the question's words: "bring a packed lunch")."""
     words = set(lower_words(source)) | set(lower_words(question))
@@ -154,9 +154,9 @@ def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str =
     said = [text for text, _ in chosen]
     sources = list(dict.fromkeys(source for _, source in chosen))
     answer = " ".join(read.answer.split()).strip(" .")
-    if not answer or not _says_something(answer):
+    if not answer or not says_something(answer):
         return TextQuote(said, "", sources)  # the lines answer on their own
-    if not _checks(answer, " ".join(said), question):  # the model named what they do not hold
+    if not answer_held(answer, " ".join(said), question):  # the model named what they do not hold
         return TextQuote(said, "", sources, unsupported=True)
     return TextQuote(said, answer, sources)
 

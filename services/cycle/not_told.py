@@ -84,14 +84,16 @@ FRAME_WORDS = frozenset(
         "days",
     }
 )
-#: "my", "mine", or "I" as the subject of a question ("did I", "do I", "am I", "have I")
-_ABOUT_ME = re.compile(r"\b(my|mine)\b|\b(did|do|does|am|was|were|have|had|is)\s+i\b")
+#: the speaker in a question: "my", "our", "did I", "are we", "Bernie and I" (closed-class pronouns)
+_ABOUT_ME = re.compile(
+    r"\b(my|mine|our|ours)\b|\b(did|do|does|am|was|were|have|had|is|are)\s+(i|we)\b|\band\s+i\b"
+)
 _QUESTION_OPENER = re.compile(
     r"(what|when|where|who|whom|whose|why|how|which|is|are|am|was|were|do|does|did|have|has|had)\b"
 )
 #: how-to and advice: answerable without the user's memories
 _ADVICE = re.compile(
-    r"\bhow\s+(do|does|can|could|should|would|might|to)\b|\b(should|could|can|shall|might)\s+i\b"
+    r"\bhow\s+(do|does|can|could|should|would|might|to)\b|\b(should|could|can|shall|might)\s+(i|we)\b"
     r"|\bhelp me\b|\bwhat if\b"
 )
 #: requests to recall something about the user ("tell me about my job", "remind me where I ...");

@@ -40,7 +40,7 @@ from services.cycle.constraints import (
     may_i_have,
     request_caution,
 )
-from services.cycle.fact_match import about_told, match_claims, told_of
+from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
 from services.cycle.from_facts import (
     FactAnswer,
     answer_from_claims,
@@ -63,6 +63,7 @@ from services.cycle.from_text import (
     text_kept,
     texts_of,
 )
+from services.cycle.from_told import NOT_TOLD, mentioned, nearest, told_answer, told_lines, told_quote
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, is_refusal, name_of_user
@@ -71,6 +72,7 @@ from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
 from services.prompts import answer_from_text as text_prompt
+from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
@@ -322,7 +324,9 @@ class SynthesisService(CognitiveService):
             question = " ".join(understanding.texts(Act.QUESTION))
             unknown = await asyncio.to_thread(self._unknown, question, recall.hits, stored)
             if unknown is not None and understanding.kind is MessageKind.QUESTION:
-                # a question about the user that nothing remembered bears on: no guess from the model
+                # a question about the user that nothing remembered bears on: no guess from the
+                # model (asked to read the user's words for it anyway, the 1.5B copied a line
+                # about someone else: "How old is my grandson?" -> the cat's age)
                 return await self._fixed(state, unknown, "not told")
         return await self._answer(state, understanding, recall, stored)
 
@@ -534,6 +538,10 @@ class SynthesisService(CognitiveService):
         if direct is not None:  # one claim holds what it names: said from its fields
             said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
+        not_told = NOT_TOLD if is_personal_question(asked) else None
+        told = await self._from_told(state, asked, recall, stored, history, not_told)
+        if told is not None:  # the user's own words that answer it, dated
+            return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None:  # the model chose the claims that answer it; code says them
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
@@ -598,6 +606,52 @@ class SynthesisService(CognitiveService):
         return await self._fixed(
             state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
         )
+
+    async def _from_told(
+        self,
+        state: CycleState,
+        question: str,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        history: bool,
+        not_told: str | None = None,
+    ) -> StepOutcome | None:
+        """A question about what was told, answered from the user's own dated words that the
+        model copies (services/cycle/from_told.py); ``not_told`` when it finds nothing that was
+        said answers (the model judged it: never words matched), else None."""
+        if not question or not (
+            about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
+        ):
+            return None
+        matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
+        lines = nearest(question, told_lines(recall.hits, stored, matched, state.impulse.id), self.embedder)
+        if not lines:
+            return None
+        messages = told_prompt.build(question, [t.shown() for t in lines])
+        try:
+            read, usage = await ask_structured(
+                self.picker,
+                told_prompt.ToldAnswer,
+                messages,
+                told_prompt.PROMPT,
+                timeout_s=self.timeout_s,
+                max_tokens=told_prompt.MAX_TOKENS,
+            )
+        except LLMError as exc:
+            log.warning("could not read what was told for the answer: %s", exc)
+            return None
+        named = named_subjects(question, stored)
+        about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
+        quote = told_quote(read, lines, question, history, about)
+        asked = prompt_record(told_prompt.PROMPT, messages)
+        if quote is None:
+            log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
+            if not_told is not None and not any(q.strip() for q in read.quotes):
+                return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
+            return None
+        why = {f.id: "read from the words the model copied as the answer" for f in quote.facts}
+        said = told_answer(quote)
+        return await self._fixed(state, said, "your words", quote.facts, why, usage, asked=asked)
 
     async def _pick(
         self,

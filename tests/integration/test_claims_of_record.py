@@ -721,3 +721,50 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
     await read_claims(runtime)  # read (as nothing, here): still newer than the claim it answers with
     again = (await runtime.orchestrator.handle_impulse("When is my conference?", USER, "s4")).answer
     assert change.rstrip(".") in again
+
+
+async def test_a_question_is_answered_from_the_users_own_dated_words_and_replaced_words_never_answer_now(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """Issue 36, item 3: the model copies the user's words that answer; code quotes the line with
+    its day, marks lines whose claims were replaced EARLIER, and never answers what is true now
+    from them; nothing copied leaves the question to the pick and the model."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "Lekki": [said("I live in Lekki", "home", "Lekki")],
+                "Gwarinpa": [said("We moved into our flat in Gwarinpa", "home", "Gwarinpa", kind=REPLACES)],
+            }
+        ),
+    )
+    for text in ("I live in Lekki, near the market.", "We moved into our flat in Gwarinpa last week."):
+        await say(runtime, text)
+        await read_claims(runtime)
+    questions = (
+        "Where do I live now?",
+        "which city are we living in these days",
+        "where are we living at the moment",
+    )
+    for n, question in enumerate(questions):
+        llm.answer(PromptId.ANSWER_FROM_TOLD, '{"quotes": ["our flat in Gwarinpa"], "answer": "Gwarinpa"}')
+        now = await runtime.orchestrator.handle_impulse(question, USER, f"now{n}")
+        assert now.answer.startswith("Gwarinpa (you told me on ")
+        assert "\u201cWe moved into our flat in Gwarinpa" in now.answer  # the user's words, quoted
+        assert report(runtime, now.impulse_id, "synthesis").output["mode"] == "your words"
+        shown = str(llm.prompts_for(PromptId.ANSWER_FROM_TOLD)[-1][-1].content)
+        if n == 0:  # both recalled: the replaced words come after the new ones, marked
+            assert "EARLIER: I live in Lekki" in shown
+            assert shown.index("Gwarinpa") < shown.index("Lekki")
+    # the replaced words, copied for a question about now: no answer from them
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"quotes": ["I live in Lekki"], "answer": "Lekki"}')
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    stale = await runtime.orchestrator.handle_impulse("Where do I live now?", USER, "stale")
+    assert "Lekki" not in stale.answer
+    # ... but they answer what was true before
+    before = await runtime.orchestrator.handle_impulse("Where did I live before?", USER, "before")
+    assert before.answer.startswith("Lekki (you told me on ")
+    # words the user never said are no answer
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"quotes": ["I live in Abuja"], "answer": "Abuja"}')
+    invented = await runtime.orchestrator.handle_impulse("Where do I live now?", USER, "invented")
+    assert "Abuja" not in invented.answer

@@ -120,3 +120,27 @@ async def test_statements_like_the_prompts_examples_are_read(runtime: Runtime) -
         if not _holds(current, word):
             missed.append((said, [f.content for f in current]))
     assert len(missed) <= 1, missed  # most wordings
+
+
+async def test_questions_in_other_words_are_answered_from_what_was_told(runtime: Runtime) -> None:
+    """Issue 36, item 3: asked in a new session, in words the statements never used, what is true
+    now comes from the user's own words (the old value is not said), and what was never told is
+    "I don't know"; most wordings of each must hold."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(
+        runtime,
+        user,
+        "I live in Leeds and work as a physio.",
+        "got the keys to our new flat in York!!",
+        "My sister Ana is a vet in Bristol.",
+    )
+    now = ("Where do I live now?", "which city am i in these days", "where's home for me at the moment")
+    never = ("What is my brother's name?", "how old is my dog", "what car do i drive")
+    answers: dict[str, str] = {}
+    for n, question in enumerate((*now, *never)):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    right_now = [q for q in now if "york" in answers[q].lower() and "leeds" not in answers[q].lower()]
+    not_told = [q for q in never if "don't know" in answers[q].lower() or "not sure" in answers[q].lower()]
+    assert len(right_now) >= 2, answers
+    assert len(not_told) >= 2, answers

@@ -162,6 +162,9 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
         # picks nothing unless a test scripts it: the model then answers in its own words
         PromptId.PICK_CLAIMS: lambda _: json.dumps({"facts": []}),
+        # reads nothing from what was told unless a test scripts it (no JSON: the question goes on
+        # to the claims' pick and the model, as when a reader fails)
+        PromptId.ANSWER_FROM_TOLD: _always(""),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }

@@ -38,6 +38,7 @@ class PromptId(StrEnum):
     PICK_CLAIMS = "pick_claims"
     REPLY = "reply"
     ANSWER_FROM_TEXT = "answer_from_text"
+    ANSWER_FROM_TOLD = "answer_from_told"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

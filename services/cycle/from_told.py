@@ -1,0 +1,271 @@
+"""Answers from what the user told, in their own dated words (issue 36, item 3).
+
+A question about the user's life that no single claim settles is answered from the user's own
+sentences: the recalled statements of theirs and the words each matching claim was read from,
+newest first, dated, and marked EARLIER where every claim read from them has been replaced or
+ended (code keeps the record; the model never decides what is current). The model that reads
+claims copies the words that answer (services/prompts/answer_from_told.py); code finds the line
+that holds them and says the answer only as that line states it, with the day it was said:
+
+    Hove (you told me on Sunday 12 March 2026: “we finally moved into the flat in Hove”).
+
+An EARLIER line never answers what is true now, and an answer naming what its line does not
+hold is not said (the line alone is). Language-neutral: lines, numbers and words are compared;
+no wording is matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+
+import numpy as np
+
+from services.common.dates import day_text, when_text
+from services.common.pasted import is_pasted
+from services.common.statements import sentences, turn_round, upper_first
+from services.common.text import TextEmbedder
+from services.common.understanding import understand
+from services.cycle.fact_match import stems_of, subject_stems
+from services.cycle.from_text import answer_held, lines_holding, says_something
+from services.cycle.not_told import topic_words
+from services.cycle.voice import to_second_person
+from services.prompts.answer_from_told import ToldAnswer
+from services.recall.types import RecallHit
+from thea.models import Fact, NodeType
+from thea.words import lower_words
+
+#: recalled messages of the user read for one question (recall's best first)
+MESSAGES_READ = 6
+#: claims matching the question whose words are added when their message was not recalled
+CLAIMS_READ = 6
+#: the user's other current claims whose words are candidates when recall found fewer lines than
+#: FEW_LINES (the nearest by meaning are shown)
+CANDIDATES = 18
+FEW_LINES = 3
+#: lines the model is shown at most (the nearest the question by meaning, then newest first)
+LINES_SHOWN = 12
+#: the longest line shown (characters)
+LINE_CHARS = 300
+#: said before the nearest line when the model gave no answer the line holds
+NOT_SURE = "I'm not sure you told me that."
+#: a personal question none of the user's words that recall found answers (the model read them)
+NOT_TOLD = "I don't know: nothing you've told me that I can find says that."
+
+
+@dataclass(frozen=True)
+class ToldLine:
+    """One sentence the user said, when, and what became of the claims read from it."""
+
+    text: str
+    at: int
+    #: the message it was said in
+    source_id: str
+    #: every claim read from it was replaced or ended since
+    earlier: bool = False
+    #: the claims read from it
+    facts: tuple[Fact, ...] = ()
+
+    def shown(self) -> str:
+        """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon"."""
+        day = day_text(datetime.fromtimestamp(self.at / 1000, tz=UTC).date())
+        return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}"
+
+
+class Quoted(StrEnum):
+    """How the quoted lines answer."""
+
+    #: the short answer, checked against them
+    ANSWER = "answer"
+    #: the lines on their own (the model's answer said nothing they do not: "Yes")
+    LINES = "lines"
+    #: what the question's answer replaced (a "before" question the model answered with now)
+    BEFORE = "before"
+    #: the nearest the user came to saying it: the model gave no answer they hold
+    NEAREST = "nearest"
+
+
+@dataclass
+class ToldQuote:
+    """The answer as the user told it: the lines quoted, and a short answer when it checks."""
+
+    lines: list[ToldLine]
+    answer: str
+    facts: list[Fact] = field(default_factory=list)
+    quoted: Quoted = Quoted.ANSWER
+
+
+def _flat(text: str) -> str:
+    return " ".join(lower_words(text))
+
+
+def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
+    flat = _flat(sentence)
+    return tuple(f for f in claims if f.quote and _flat(f.quote) and _flat(f.quote) in flat)
+
+
+def _line(text: str, at: int, source_id: str, claims: Sequence[Fact]) -> ToldLine:
+    read = _claims_in(text, claims)
+    earlier = bool(read) and all(f.valid_until is not None for f in read)
+    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read)
+
+
+def told_lines(
+    hits: Sequence[RecallHit],
+    stored: Sequence[Fact],
+    matched: Sequence[Fact],
+    asking_id: str,
+) -> list[ToldLine]:
+    """The user's sentences a question may be answered from: the statements of their best
+    recalled messages, the words of the matching claims whose message was not recalled, then
+    those of their other current claims."""
+    by_message: dict[str, list[Fact]] = {}
+    for fact in stored:
+        if fact.source_message_id:
+            by_message.setdefault(fact.source_message_id, []).append(fact)
+    out: list[ToldLine] = []
+    read: set[str] = set()
+    for hit in hits:
+        if len(read) >= MESSAGES_READ:
+            break
+        said = _statements(hit, asking_id)
+        if not said:
+            continue
+        read.add(hit.id)
+        at = hit.event_time or hit.created_at
+        out += [_line(s, at, hit.id, by_message.get(hit.id, [])) for s in said]
+    for fact in matched[:CLAIMS_READ]:
+        _add_claim(out, read, fact, by_message)
+    if len(out) < FEW_LINES:
+        # recall found next to nothing: the user's other current claims, newest first (words said
+        # otherwise: "where are we based" after "we moved into our flat in Gwarinpa"); not always,
+        # a dozen short quotes beside the recalled sentences led the 1.5B to copy several of them
+        seen = {f.id for f in matched}
+        rest = sorted(
+            (f for f in stored if f.valid_until is None and f.id not in seen), key=lambda f: -f.created_at
+        )
+        for fact in rest[:CANDIDATES]:
+            _add_claim(out, read, fact, by_message)
+    return out
+
+
+def _add_claim(out: list[ToldLine], read: set[str], fact: Fact, by_message: dict[str, list[Fact]]) -> None:
+    """The words a claim was read from, when its message gave no line yet."""
+    source = fact.source_message_id or fact.id
+    if source in read or not fact.quote:
+        return
+    read.add(source)
+    out.append(_line(fact.quote, fact.created_at, source, by_message.get(source, [fact])))
+
+
+def _statements(hit: RecallHit, asking_id: str) -> list[str]:
+    """The sentences of a recalled message of the user's that tell something (none for the
+    question being answered, a pasted text, or another kind of memory)."""
+    if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
+        return []
+    return [s for told in understand(hit.text).statements for s in sentences(told) if s.strip()]
+
+
+def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:
+    """Something the question is about is in a statement of the user's that recall found ("Who's
+    Bernie again?" after "my sister Bernie and I are going to Lisbon"): what they told may answer
+    it, though it names neither them nor a subject of their claims."""
+    topic = set(topic_words(question))
+    return bool(topic) and any(
+        topic & set(lower_words(" ".join(_statements(h, asking_id)))) for h in hits[: MESSAGES_READ * 2]
+    )
+
+
+def nearest(question: str, lines: Sequence[ToldLine], embedder: TextEmbedder | None) -> list[ToldLine]:
+    """The :data:`LINES_SHOWN` lines nearest the question by meaning, newest first."""
+    kept = list(lines)
+    if embedder is not None and len(kept) > LINES_SHOWN:
+        vectors = np.asarray(embedder.embed_documents([question, *(t.text for t in kept)]), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        scores = vectors[1:] @ vectors[0]
+        kept = [kept[i] for i in sorted(np.argsort(-scores)[:LINES_SHOWN].tolist())]
+    return sorted(kept[:LINES_SHOWN], key=lambda t: -t.at)
+
+
+def told_quote(
+    read: ToldAnswer,
+    lines: Sequence[ToldLine],
+    question: str,
+    history: bool,
+    named: Sequence[Fact] = (),
+) -> ToldQuote | None:
+    """What the model read, as code says it; None when it copied nothing the lines hold, only
+    lines no longer true for a question about now, or only lines about someone other than the
+    one the question names (``named``: the claims of the subjects it names)."""
+    keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
+    chosen: dict[int, ToldLine] = {}
+    for quote in read.quotes:
+        for _text, key in lines_holding(quote, keyed):
+            chosen[int(key)] = lines[int(key)]
+    said = [chosen[i] for i in sorted(chosen)]
+    if not history:  # what is true now is never answered by words since replaced
+        said = [t for t in said if not t.earlier]
+    said = [t for t in said if _speaks_of(t, named)]
+    if not said:
+        return None
+    if history and not any(t.earlier for t in said):  # nor what was before by what is true now
+        before = replaced_lines(said, lines)
+        if before:
+            return ToldQuote(before, "", _facts(before), Quoted.BEFORE)
+    facts = _facts(said)
+    answer = " ".join(read.answer.split()).strip(" .")
+    source = " ".join(t.text for t in said)
+    if answer and not says_something(answer):
+        return ToldQuote(said, "", facts, Quoted.LINES)
+    if not answer or not answer_held(answer, source, question):
+        return ToldQuote(said, "", facts, Quoted.NEAREST)
+    return ToldQuote(said, _to_you(answer), facts)
+
+
+def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
+    """The line is about a subject the question names (a claim of theirs was read from it, or it
+    holds their name or relation), or the question names none: seen live, "How old is Callum?"
+    was answered with the age in a line about the user's dog."""
+    if not named:
+        return True
+    keys = {f.subject_key for f in named}
+    if any(f.subject_key in keys for f in line.facts):
+        return True
+    said = stems_of(line.text)
+    return any(subject_stems(f) & said for f in named)
+
+
+def _facts(lines: Sequence[ToldLine]) -> list[Fact]:
+    return list({f.id: f for t in lines for f in t.facts}.values())
+
+
+def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:
+    """The lines whose claims the claims of ``said`` replaced (the record's links, never words)."""
+    newer = {f.id for t in said for f in t.facts}
+    return [t for t in lines if t.earlier and any(f.superseded_by in newer for f in t.facts)]
+
+
+def _to_you(answer: str) -> str:
+    """The short answer said to the user: their words ("my flat in Hove") turned to "your";
+    one already speaking to them kept."""
+    if {"you", "your", "yours"} & set(lower_words(answer)):
+        return to_second_person(answer)
+    return turn_round(answer)
+
+
+def told_answer(quote: ToldQuote) -> str:
+    """ "Hove (you told me on Sunday 12 March 2026: “we finally moved into the flat in Hove”)." """
+    parts: list[str] = []
+    for day in dict.fromkeys(when_text(t.at) for t in quote.lines):
+        words = "; ".join(f"\u201c{t.text}\u201d" for t in quote.lines if when_text(t.at) == day)
+        parts.append(f"on {day}: {words}")
+    told = "; ".join(parts)
+    if quote.quoted is Quoted.ANSWER and quote.answer:
+        return f"{upper_first(quote.answer)} (you told me {told})."
+    if quote.quoted is Quoted.BEFORE:
+        return f"Before that, you told me {told}."
+    if quote.quoted is Quoted.NEAREST:
+        return f"{NOT_SURE} The nearest you told me, {told}."
+    return f"You told me {told}."

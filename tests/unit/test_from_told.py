@@ -1,0 +1,205 @@
+"""Answers from what the user told, in their own dated words (issue 36, item 3): the lines are
+the user's statements, newest first and marked EARLIER by code where every claim read from them
+was replaced; the line holding the copied words is quoted with its day; words since replaced
+never answer what is true now; an answer its line does not hold is not said."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.cycle.from_told import NOT_SURE, ToldLine, told_answer, told_lines, told_quote
+from services.prompts.answer_from_told import ToldAnswer, build
+from services.recall.types import RecallHit
+from thea.models import Fact
+
+DAY = 86_400_000
+MARCH_3 = 1_772_496_000_000  # Tuesday 3 March 2026, 00:00 UTC
+
+
+def claim(fid: str, quote: str, message: str, *, ended: bool = False, at: int = MARCH_3) -> Fact:
+    return Fact(
+        id=fid,
+        content=quote,
+        quote=quote,
+        source_message_id=message,
+        subject_key="user",
+        attribute="home",
+        value=quote.split()[-1],
+        created_at=at,
+        valid_until=at + DAY if ended else None,
+    )
+
+
+def message(mid: str, text: str, at: int) -> RecallHit:
+    return RecallHit(id=mid, type="UserImpulse", text=text, score=1.0, created_at=at)
+
+
+OLD = claim("f-old", "I live in Croydon", "m-old", ended=True)
+NEW = claim("f-new", "moved into the flat in Hove", "m-new", at=MARCH_3 + 9 * DAY)
+HITS = [
+    message(
+        "m-new",
+        "We finally moved into the flat in Hove last weekend! Where is the nearest gym?",
+        MARCH_3 + 9 * DAY,
+    ),
+    message("m-old", "Hi. I live in Croydon, near the station.", MARCH_3),
+    message("asking", "where do i live now", MARCH_3 + 20 * DAY),
+]
+LINES = sorted(told_lines(HITS, [OLD, NEW], [NEW, OLD], "asking"), key=lambda t: -t.at)
+
+
+def test_lines_are_the_users_statements_dated_and_marked_earlier_by_the_claims() -> None:
+    shown = [t.shown() for t in LINES]
+    assert shown == [
+        "[12 March 2026] We finally moved into the flat in Hove last weekend!",
+        "[3 March 2026] EARLIER: I live in Croydon, near the station.",
+    ]
+    prompt = str(build("where do i live now", shown)[-1].content)
+    assert "EARLIER: I live in Croydon" in prompt
+    assert "where do i live now" in prompt
+
+
+@pytest.mark.parametrize(
+    ("quotes", "answer", "said"),
+    [
+        (["moved into the flat in Hove"], "Hove", "Hove (you told me on Thursday 12 March 2026:"),
+        (["WE FINALLY moved into the flat in hove"], "the flat in Hove", "The flat in Hove (you told me"),
+        (["moved into the flat in Hove"], "my flat in Hove", "Your flat in Hove (you told me"),
+        (
+            ["moved into the flat in Hove"],
+            "Yes",
+            "You told me on Thursday 12 March 2026:",
+        ),  # says nothing more
+        # an answer the line does not hold, or none: the line is only the nearest the user came
+        (
+            ["moved into the flat in Hove"],
+            "Brighton",
+            f"{NOT_SURE} The nearest you told me, on Thursday 12 March",
+        ),
+        (
+            ["moved into the flat in Hove"],
+            "",
+            f"{NOT_SURE} The nearest you told me, on Thursday 12 March 2026:",
+        ),
+    ],
+)
+def test_the_line_holding_the_copy_is_quoted_and_its_answer_said_only_when_it_holds_it(
+    quotes: list[str], answer: str, said: str
+) -> None:
+    found = told_quote(ToldAnswer(quotes=quotes, answer=answer), LINES, "where do i live now", history=False)
+    assert found is not None
+    text = told_answer(found)
+    assert text.startswith(said)
+    assert "\u201cWe finally moved into the flat in Hove last weekend!\u201d" in text
+    assert "Brighton" not in text
+    assert [f.id for f in found.facts] == ["f-new"]
+
+
+@pytest.mark.parametrize(
+    "quote", ["I live in Croydon", "i live in croydon, near the station", "Croydon, near the"]
+)
+def test_words_since_replaced_never_answer_what_is_true_now_but_answer_what_was_before(quote: str) -> None:
+    read = ToldAnswer(quotes=[quote], answer="Croydon")
+    assert told_quote(read, LINES, "where do i live now", history=False) is None
+    before = told_quote(read, LINES, "where did i live before", history=True)
+    assert before is not None
+    assert told_answer(before).startswith(
+        "Croydon (you told me on Tuesday 3 March 2026: \u201cI live in Croydon"
+    )
+
+
+def test_a_before_question_answered_with_what_is_true_now_gets_the_words_it_replaced() -> None:
+    old = OLD.model_copy(update={"superseded_by": "f-new"})
+    lines = sorted(told_lines(HITS, [old, NEW], [NEW, old], "asking"), key=lambda t: -t.at)
+    for answer in ("Hove", "the flat in Hove", ""):
+        read = ToldAnswer(quotes=["moved into the flat in Hove"], answer=answer)
+        found = told_quote(read, lines, "where was i living before", history=True)
+        assert found is not None
+        assert told_answer(found) == (
+            "Before that, you told me on Tuesday 3 March 2026: "
+            "\u201cI live in Croydon, near the station.\u201d."
+        )
+    # without the record's link, the words are said as they are (code never guesses a link)
+    found = told_quote(ToldAnswer(quotes=["the flat in Hove"], answer="Hove"), LINES, "before?", history=True)
+    assert found is not None
+    assert told_answer(found).startswith("Hove (you told me")
+
+
+@pytest.mark.parametrize("quotes", [[], [""], ["I live in Leeds with my cat"], ["my job is nursing"]])
+def test_nothing_the_lines_hold_copied_is_no_answer(quotes: list[str]) -> None:
+    assert (
+        told_quote(ToldAnswer(quotes=quotes, answer="Leeds"), LINES, "where do i live", history=False) is None
+    )
+
+
+def test_two_things_asked_quote_two_lines_each_with_its_day() -> None:
+    lines = [
+        ToldLine("got a Kia Niro now", MARCH_3 + 2 * DAY, "a"),
+        ToldLine("been at the bakery on Mill Road for two years", MARCH_3, "b"),
+    ]
+    read = ToldAnswer(
+        quotes=["bakery on Mill Road", "got a Kia Niro"], answer="the bakery on Mill Road; a Kia Niro"
+    )
+    found = told_quote(read, lines, "where do i work and what do i drive", history=False)
+    assert found is not None
+    assert told_answer(found) == (
+        "The bakery on Mill Road; a Kia Niro (you told me on Thursday 5 March 2026: "
+        "\u201cgot a Kia Niro now\u201d; "
+        "on Tuesday 3 March 2026: \u201cbeen at the bakery on Mill Road for two years\u201d)."
+    )
+
+
+def test_a_question_the_user_asked_before_and_a_pasted_text_are_never_lines() -> None:
+    paste = "\n".join(
+        f"Point {n}: the coach leaves at 8:{n}0 from the school gate, bring a coat." for n in range(5)
+    )
+    hits = [message("q", "where is the flat?", MARCH_3), message("p", paste, MARCH_3), *HITS]
+    texts = [t.text for t in told_lines(hits, [], [], "asking")]
+    assert "where is the flat?" not in texts
+    assert not any("coach" in t for t in texts)
+    assert "Where is the nearest gym?" not in texts  # the question in a message that also tells
+
+
+def test_a_question_naming_someone_is_never_answered_from_a_line_about_someone_else() -> None:
+    callum = Fact(
+        id="c",
+        content="x",
+        quote="our lad callum is at uni",
+        subject_key="callum",
+        subject="callum",
+        relation="son",
+        attribute="study",
+        value="uni",
+        source_message_id="m1",
+        created_at=MARCH_3,
+    )
+    lines = [
+        ToldLine("got a border collie called ringo, 13 now", MARCH_3 + DAY, "m2"),
+        ToldLine("our lad callum is at uni in newcastle", MARCH_3, "m1", facts=(callum,)),
+    ]
+    for question in ("how old is callum", "How old is my son?", "what age is our lad"):
+        wrong = ToldAnswer(quotes=["border collie called ringo, 13 now"], answer="13")
+        assert told_quote(wrong, lines, question, history=False, named=[callum]) is None
+        right = ToldAnswer(quotes=["callum is at uni in newcastle"], answer="at uni in newcastle")
+        found = told_quote(right, lines, question, history=False, named=[callum])
+        assert found is not None
+        assert told_answer(found).startswith("At uni in newcastle (you told me")
+    # a line holding the name, though no claim about them was read from it, speaks of them
+    line = ToldLine("callum turns 21 in june", MARCH_3, "m3")
+    found = told_quote(
+        ToldAnswer(quotes=["callum turns 21"], answer="21"),
+        [line],
+        "how old is callum",
+        history=False,
+        named=[callum],
+    )
+    assert found is not None
+
+
+def test_when_recall_finds_next_to_nothing_the_current_claims_words_are_the_lines() -> None:
+    job = claim("f-job", "I work at the bakery on Mill Road", "m-job", at=MARCH_3 + DAY)
+    texts = [t.text for t in told_lines([], [OLD, NEW, job], [], "asking")]
+    # newest first; the replaced claim is not among them
+    assert texts == ["moved into the flat in Hove", "I work at the bakery on Mill Road"]
+    many = [message(f"m{n}", f"My plant number {n} needs water.", MARCH_3) for n in range(4)]
+    assert all("bakery" not in t.text for t in told_lines(many, [OLD, NEW, job], [], "asking"))

@@ -8,11 +8,27 @@ from thea.config import Settings, default_cache_dir
 from thea.errors import ConfigError, NetworkLLMBlocked
 from thea.llm.guard import network_llms_blocked
 
+#: providers whose model is reached over the network (one model answers and reads)
+REMOTE_PROVIDERS = frozenset({"openai", "ollama"})
+
+
+def _reading_copy(settings: Settings) -> BaseChatModel | None:
+    """The endpoint's model at temperature 0 for reading claims, picks and the user's words: the
+    same reading every time (at the answering 0.2 one run in three read a move without the old
+    home in its history); None when the answering model already runs at 0."""
+    if settings.llm.temperature == 0.0:
+        return None
+    steady = settings.model_copy(update={"llm": settings.llm.model_copy(update={"temperature": 0.0})})
+    return build_chat_model(steady)
+
 
 def build_claims_model(settings: Settings, *, progress: bool = True) -> BaseChatModel | None:
     """The offline model that reads claims in the slow loop, when one other than the answering
-    model is configured (``knowledge.claims_model``); None: the answering model reads them."""
+    model is configured (``knowledge.claims_model``); with a network provider, its model at
+    temperature 0; None: the answering model reads them."""
     name = settings.knowledge.claims_model
+    if settings.llm.provider in REMOTE_PROVIDERS:
+        return _reading_copy(settings)
     if name in ("answering", settings.llm.model) or settings.llm.provider != "local":
         return None
     from thea.llm.assets import ASSETS, ensure_local_model

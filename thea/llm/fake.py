@@ -206,6 +206,9 @@ class FakeChatModel(BaseChatModel):
             PromptId.SORT_CLAIMS: lambda _: json.dumps({"kind": "identity"}),
             PromptId.SUPERSESSION: lambda _: json.dumps({"decision": "adds"}),
             PromptId.REPLY: _always(""),
+            # as the default: nothing read from what was told, the question goes on (schema-minimal
+            # JSON would copy nothing and answer every personal question "I don't know")
+            PromptId.ANSWER_FROM_TOLD: _always(""),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

@@ -21,6 +21,11 @@ def hit(text: str, kind: str = "UserImpulse") -> RecallHit:
         "Tell me about my job in two sentences.",
         "Do I have any pets?",
         "Remind me where I parked.",
+        # the speaker with others: "we", "our", "X and I" (pronouns, closed-class)
+        "When are Bernie and I off to Lisbon now?",
+        "Where were we living before the move?",
+        "Which area is our new flat in?",
+        "are we still going to bali?",
     ],
 )
 def test_questions_about_the_user_are_personal(question: str) -> None:
@@ -34,6 +39,8 @@ def test_questions_about_the_user_are_personal(question: str) -> None:
         "How do I reverse a list in Python?",
         "How do I fix my bike's chain?",
         "Should I buy a car?",
+        "Should we paint the hall blue?",
+        "How do we get to the station from here?",
         "Can you help me write a poem?",
         "My name is Ana.",
         "Which river is Riverbell next to?",

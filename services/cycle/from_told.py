@@ -33,6 +33,7 @@ from services.cycle.from_text import answer_held, lines_holding, says_something
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.prompts.answer_from_told import ToldAnswer
+from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
 from thea.models import Fact, NodeType
 from thea.words import lower_words
@@ -108,6 +109,7 @@ def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
 
 def _line(text: str, at: int, source_id: str, claims: Sequence[Fact]) -> ToldLine:
     read = _claims_in(text, claims)
+    text, _ordered = without_any_order(text)  # an order to the assistant is never a line
     earlier = bool(read) and all(f.valid_until is not None for f in read)
     return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read)
 
@@ -156,8 +158,10 @@ def _add_claim(out: list[ToldLine], read: set[str], fact: Fact, by_message: dict
     source = fact.source_message_id or fact.id
     if source in read or not fact.quote:
         return
-    read.add(source)
-    out.append(_line(fact.quote, fact.created_at, source, by_message.get(source, [fact])))
+    line = _line(fact.quote, fact.created_at, source, by_message.get(source, [fact]))
+    if line.text:
+        read.add(source)
+        out.append(line)
 
 
 def _statements(hit: RecallHit, asking_id: str) -> list[str]:
@@ -165,7 +169,8 @@ def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     question being answered, a pasted text, or another kind of memory)."""
     if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
         return []
-    return [s for told in understand(hit.text).statements for s in sentences(told) if s.strip()]
+    said = [s for told in understand(hit.text).statements for s in sentences(told)]
+    return [s for s in said if without_any_order(s)[0].strip()]
 
 
 def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:

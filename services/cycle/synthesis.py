@@ -88,6 +88,7 @@ from thea.models import (
     FinalResponse,
     LLMUsage,
     MessageKind,
+    NodeType,
     Step,
     cycle_node_id,
 )
@@ -651,7 +652,14 @@ class SynthesisService(CognitiveService):
             return None
         why = {f.id: "read from the words the model copied as the answer" for f in quote.facts}
         said = told_answer(quote)
-        return await self._fixed(state, said, "your words", quote.facts, why, usage, asked=asked)
+        kinds = {h.id: h.type for h in recall.hits}
+        refs = [  # the messages the quoted words were said in: the trace shows where they came from
+            ReferenceItem(
+                source_id=t.source_id, kind=kinds.get(t.source_id, NodeType.USER_IMPULSE.value), text=t.text
+            )
+            for t in {t.source_id: t for t in quote.lines}.values()
+        ]
+        return await self._fixed(state, said, "your words", quote.facts, why, usage, asked=asked, refs=refs)
 
     async def _pick(
         self,

@@ -752,6 +752,8 @@ async def test_a_question_is_answered_from_the_users_own_dated_words_and_replace
         assert now.answer.startswith("Gwarinpa (you told me on ")
         assert "\u201cWe moved into our flat in Gwarinpa" in now.answer  # the user's words, quoted
         assert report(runtime, now.impulse_id, "synthesis").output["mode"] == "your words"
+        said_in = {f.source_message_id for f in claims(runtime) if "Gwarinpa" in (f.value or "")}
+        assert said_in & set(now.recalled_ids)  # the message the words were said in, for the trace
         shown = str(llm.prompts_for(PromptId.ANSWER_FROM_TOLD)[-1][-1].content)
         if n == 0:  # both recalled: the replaced words come after the new ones, marked
             assert "EARLIER: I live in Lekki" in shown

@@ -91,6 +91,19 @@ def lines_of(texts: Sequence[RecallHit]) -> list[tuple[str, str]]:
     return out
 
 
+def nearest_indices(
+    question: str, texts: Sequence[str], embedder: TextEmbedder | None, shown: int
+) -> list[int]:
+    """The indices of the ``shown`` texts nearest the question by meaning, in their order; all of
+    them without an embedder, or when there are no more."""
+    if embedder is None or len(texts) <= shown:
+        return list(range(len(texts)))
+    vectors = np.asarray(embedder.embed_documents([question, *texts]), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    scores = vectors[1:] @ vectors[0]
+    return sorted(np.argsort(-scores)[:shown].tolist())
+
+
 def nearest_lines(question: str, lines: Sequence[tuple[str, str]], embedder: TextEmbedder | None) -> str:
     """The :data:`LINES_SHOWN` lines nearest the question by meaning, in the text's order, with
     the line before each (a heading or the sentence it goes on from): a small model finds the
@@ -99,15 +112,13 @@ def nearest_lines(question: str, lines: Sequence[tuple[str, str]], embedder: Tex
     texts = [t for t, _ in lines]
     if embedder is None or len(texts) <= LINES_SHOWN:
         return "\n".join(texts)[:MAX_TEXT_CHARS]
-    vectors = np.asarray(embedder.embed_documents([question, *texts]), dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-    scores = vectors[1:] @ vectors[0]
-    best = set(np.argsort(-scores)[:LINES_SHOWN].tolist())
+    best = set(nearest_indices(question, texts, embedder, LINES_SHOWN))
     kept = sorted(best | {i - 1 for i in best if i > 0})
     return "\n".join(texts[i] for i in kept)[:MAX_TEXT_CHARS]
 
 
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
+    """The text's words, lower case, one space apart (copies are compared so)."""
     return " ".join(lower_words(text))
 
 
@@ -115,16 +126,16 @@ def lines_holding(quote: str, lines: Sequence[tuple[str, str]]) -> list[tuple[st
     """The lines the copied words come from: the line holding them all, else the lines they run
     over, else the one line holding most of them (at least :data:`NEAR_COPY`); none when the
     text does not hold them (the model wrote them itself)."""
-    copied = _flat(quote)
+    copied = flat(quote)
     if not copied:
         return []
-    whole = [(t, i) for t, i in lines if copied in _flat(t)]
+    whole = [(t, i) for t, i in lines if copied in flat(t)]
     if whole:  # the sentence of that line holding them, when one does
         text, source = whole[0]
-        sentence = next((s for s in sentences(text) if copied in _flat(s)), text)
+        sentence = next((s for s in sentences(text) if copied in flat(s)), text)
         return [(sentence, source)]
-    spanned = [(t, i) for t, i in lines if _flat(t) and _flat(t) in copied]
-    if spanned and sum(len(_flat(t)) for t, _ in spanned) >= NEAR_COPY * len(copied):
+    spanned = [(t, i) for t, i in lines if flat(t) and flat(t) in copied]
+    if spanned and sum(len(flat(t)) for t, _ in spanned) >= NEAR_COPY * len(copied):
         return spanned
     words = set(lower_words(quote))
     best = max(lines, key=lambda line: len(words & set(lower_words(line[0]))), default=None)

@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-
-import numpy as np
+from functools import lru_cache
 
 from services.common.dates import day_text, when_text
 from services.common.pasted import is_pasted
@@ -29,7 +28,7 @@ from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import understand
 from services.cycle.fact_match import stems_of, subject_stems
-from services.cycle.from_text import answer_held, lines_holding, says_something
+from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.prompts.answer_from_told import ToldAnswer
@@ -98,13 +97,9 @@ class ToldQuote:
     quoted: Quoted = Quoted.ANSWER
 
 
-def _flat(text: str) -> str:
-    return " ".join(lower_words(text))
-
-
 def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
-    flat = _flat(sentence)
-    return tuple(f for f in claims if f.quote and _flat(f.quote) and _flat(f.quote) in flat)
+    said = flat(sentence)
+    return tuple(f for f in claims if f.quote and flat(f.quote) and flat(f.quote) in said)
 
 
 def _line(text: str, at: int, source_id: str, claims: Sequence[Fact]) -> ToldLine:
@@ -169,8 +164,15 @@ def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     question being answered, a pasted text, or another kind of memory)."""
     if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
         return []
-    said = [s for told in understand(hit.text).statements for s in sentences(told)]
-    return [s for s in said if without_any_order(s)[0].strip()]
+    return list(_told_sentences(hit.text))
+
+
+@lru_cache(maxsize=512)
+def _told_sentences(text: str) -> tuple[str, ...]:
+    """A message's sentences that tell something and give no order: read once per message, though
+    a question asks for them twice (whether it mentions them, then its lines)."""
+    said = [s for told in understand(text).statements for s in sentences(told)]
+    return tuple(s for s in said if without_any_order(s)[0].strip())
 
 
 def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:
@@ -185,12 +187,7 @@ def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:
 
 def nearest(question: str, lines: Sequence[ToldLine], embedder: TextEmbedder | None) -> list[ToldLine]:
     """The :data:`LINES_SHOWN` lines nearest the question by meaning, newest first."""
-    kept = list(lines)
-    if embedder is not None and len(kept) > LINES_SHOWN:
-        vectors = np.asarray(embedder.embed_documents([question, *(t.text for t in kept)]), dtype=np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-        scores = vectors[1:] @ vectors[0]
-        kept = [kept[i] for i in sorted(np.argsort(-scores)[:LINES_SHOWN].tolist())]
+    kept = [lines[i] for i in nearest_indices(question, [t.text for t in lines], embedder, LINES_SHOWN)]
     return sorted(kept[:LINES_SHOWN], key=lambda t: -t.at)
 
 

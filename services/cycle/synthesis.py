@@ -22,8 +22,10 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_structured, ask_text
@@ -96,6 +98,8 @@ from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutpu
 from thea.tuning import RELATIVE_FLOOR
 
 log = logging.getLogger(__name__)
+#: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
+Read = TypeVar("Read", bound=BaseModel)
 
 #: facts of record one answer is given at most (most related first; constraints come on top):
 #: the 0.5B model mixes up people and values when given more (live-memory benchmark)
@@ -582,18 +586,10 @@ class SynthesisService(CognitiveService):
         if not question or not lines:
             return None
         messages = text_prompt.build(question, nearest_lines(question, lines, self.embedder))
-        try:
-            read, usage = await ask_structured(
-                self.picker,
-                text_prompt.TextAnswer,
-                messages,
-                text_prompt.PROMPT,
-                timeout_s=self.timeout_s,
-                max_tokens=text_prompt.MAX_TOKENS,
-            )
-        except LLMError as exc:
-            log.warning("could not read the text for the answer: %s", exc)
+        got = await self._read(text_prompt.TextAnswer, messages, text_prompt.PROMPT, text_prompt.MAX_TOKENS)
+        if got is None:
             return None
+        read, usage = got
         quote = quote_of(read, lines, question)
         asked = prompt_record(text_prompt.PROMPT, messages)
         if quote is None:  # nothing copied: the text does not say, when it is among the best memories
@@ -607,6 +603,19 @@ class SynthesisService(CognitiveService):
         return await self._fixed(
             state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
         )
+
+    async def _read(
+        self, schema: type[Read], messages: Sequence[BaseMessage], spec: PromptSpec, max_tokens: int
+    ) -> tuple[Read, LLMUsage] | None:
+        """What the claims model reads for an answer (the text's words, the user's words, the
+        claims that answer); None when it cannot (the answer goes on without it)."""
+        try:
+            return await ask_structured(
+                self.picker, schema, messages, spec, timeout_s=self.timeout_s, max_tokens=max_tokens
+            )
+        except LLMError as exc:
+            log.warning("could not read %s for the answer: %s", spec.name, exc)
+            return None
 
     async def _from_told(
         self,
@@ -629,18 +638,10 @@ class SynthesisService(CognitiveService):
         if not lines:
             return None
         messages = told_prompt.build(question, [t.shown() for t in lines])
-        try:
-            read, usage = await ask_structured(
-                self.picker,
-                told_prompt.ToldAnswer,
-                messages,
-                told_prompt.PROMPT,
-                timeout_s=self.timeout_s,
-                max_tokens=told_prompt.MAX_TOKENS,
-            )
-        except LLMError as exc:
-            log.warning("could not read what was told for the answer: %s", exc)
+        got = await self._read(told_prompt.ToldAnswer, messages, told_prompt.PROMPT, told_prompt.MAX_TOKENS)
+        if got is None:
             return None
+        read, usage = got
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
         quote = told_quote(read, lines, question, history, about)
@@ -680,17 +681,15 @@ class SynthesisService(CognitiveService):
         shown = (earlier + current if history else current + earlier)[:PICK_SHOWN]
         if not shown:
             return None, LLMUsage()
-        try:
-            out, usage = await ask_structured(
-                self.picker,
-                pick.PickOutput,
-                pick.build(question, [candidate_line(f) for f in shown]),
-                pick.PROMPT,
-                timeout_s=self.timeout_s,
-                max_tokens=PICK_TOKENS,
-            )
-        except LLMError:
+        got = await self._read(
+            pick.PickOutput,
+            pick.build(question, [candidate_line(f) for f in shown]),
+            pick.PROMPT,
+            PICK_TOKENS,
+        )
+        if got is None:
             return None, LLMUsage()
+        out, usage = got
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         if not history:  # an earlier value never answers what is true now
             chosen = [f for f in chosen if f.valid_until is None]

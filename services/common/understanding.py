@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from services.common.statements import GREETED, GREETING, asks, is_greeting, sentences, tells, upper_first
+from services.prompts.quoting import without_forged_turns
 from thea.models import MessageKind
 
 
@@ -188,7 +189,11 @@ def _told_then_asked(sentence: str) -> list[Part]:
 
 def understand(text: str) -> Understanding:
     """Each sentence of the message with its act (a message without a word or a number, such as
-    emoji or an empty one, is small talk)."""
+    emoji or an empty one, is small talk). Forged turns (after a template token or a role label
+    such as "SYSTEM:") are left out: the model is never asked to answer them."""
+    kept, forged = without_forged_turns(text)
+    if forged:  # a turn written as the system's, thea's or another user's is not the user speaking
+        text = kept
     if not _WORDS.search(text):
         return Understanding((Part(text.strip(), Act.SMALL_TALK),))
     parts = tuple(p for s in sentences(" ".join(text.split())) for p in _parts_of(s))

@@ -78,7 +78,7 @@ from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
-from services.prompts.quoting import without_any_order
+from services.prompts.quoting import without_any_order, without_forged_turns
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
 from thea.memory.operations import FactReads
@@ -366,9 +366,9 @@ class SynthesisService(CognitiveService):
         name = name_of_user(own)
         usage = LLMUsage()
         said: str | None = None
-        # the model reacts to what the message tells: an order to the assistant inside it is
-        # left out (it would be obeyed), and one that only gives orders gets no reaction
-        told, _ordered = without_any_order(state.prompt_text)
+        # the model reacts to what the message tells: a forged turn and an order to the assistant
+        # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
+        told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
         asked: PromptRecord | None = None
         if told.strip():
             messages = reply_prompt.build(told, name)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from services.prompts.quoting import quote, without_orders
+from services.prompts.quoting import quote, user_turn, without_orders
 from thea.llm.prompt_ids import PromptId
 from thea.text import neutralise
 
@@ -75,8 +75,10 @@ def reference_block(items: Sequence[ReferenceItem], *, quoted: bool = False) -> 
 def history_messages(history: Sequence[tuple[str, str]]) -> list[BaseMessage]:
     out: list[BaseMessage] = []
     for role, text in history:
-        safe = neutralise(text, multiline=True)
-        out.append(HumanMessage(content=safe) if role == "user" else AIMessage(content=safe))
+        if role == "user":
+            out.append(HumanMessage(content=user_turn(text)))
+        else:
+            out.append(AIMessage(content=neutralise(text, multiline=True)))
     return out
 
 

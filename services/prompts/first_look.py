@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage
 from services.prompts.planner import PlanOutput, TimeWindow
+from services.prompts.quoting import user_turn
 
 PROMPT = PromptSpec(PromptId.FIRST_LOOK, "1")
 
@@ -41,4 +42,4 @@ SYSTEM = (
 
 
 def build(text: str) -> list[BaseMessage]:
-    return [SystemMessage(content=SYSTEM), HumanMessage(content=neutralise(text, multiline=True))]
+    return [SystemMessage(content=SYSTEM), HumanMessage(content=user_turn(text))]

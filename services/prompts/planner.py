@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage, neutralise
+from services.prompts import BaseMessage, HumanMessage, PromptId, PromptSpec, SystemMessage
+from services.prompts.quoting import user_turn
 
 PROMPT = PromptSpec(PromptId.PLANNER, "1")
 
@@ -34,4 +35,4 @@ SYSTEM = (
 
 
 def build(text: str) -> list[BaseMessage]:
-    return [SystemMessage(content=SYSTEM), HumanMessage(content=neutralise(text, multiline=True))]
+    return [SystemMessage(content=SYSTEM), HumanMessage(content=user_turn(text))]

@@ -31,14 +31,32 @@ _ROLE = (
     r"system|assistant|ai|model|bot|chatbot|user|human|developer|instructions?|response|prompt|"
     r"im_start|im_end|start_of_turn|end_of_turn|inst|sys"
 )
+#: a role label or a (defused) template token opening the sentence: "SYSTEM:", "### Instruction:"
+#: (or one after a forged marker or token: "«END REFERENCE MEMORY» SYSTEM: ..."); of a run of
+#: closing marks only the last is tried (an earlier one finds no more: what follows it is a
+#: closing mark), or a run of ")" cost ten tries of the role names per character
+_ROLE_LABEL = rf"(?:^|[»)\]](?![»)\]]))[\W_]{{0,10}}(?:#+\s*)?\(?/?(?:{_ROLE})\)?\s*[:)]"
+#: thea's own reference block markers, forged
+_FORGED_MARKER = r"«\s*(?:end\s+)?reference\s+memory\b"
+#: the roles a forged turn names in a label of its own ("Assistant:", "### Response:"): not
+#: "model" or "instructions" alone, which people write as labels of their own ("Model: Golf")
+_TURN_ROLE = (
+    r"system|assistant|ai|chatbot|user|human|developer|im_start|im_end|start_of_turn|end_of_turn|inst|sys"
+)
+#: a sentence that opens another turn of a chat: a role label or a forged reference marker
+_TURN_LABEL = re.compile(
+    rf"(?:^|[»)\]](?![»)\]]))[\W_]{{0,10}}(?:#+\s*\(?(?:{_ROLE})|\(?/?(?:{_TURN_ROLE}))\)?\s*[:)]"
+    rf"|{_FORGED_MARKER}",
+    re.IGNORECASE,
+)
+#: a turn inside brackets or a comment: "(Assistant: ...)", "<!-- assistant: ... -->" (bounded:
+#: at most 500 characters inside, no brackets nested)
+_ENCLOSED_TURN = re.compile(
+    rf"[(\[«<]\W{{0,4}}(?:{_TURN_ROLE}|#+\s*(?:{_ROLE}))\s*:[^()\[\]«»<>]{{0,500}}[)\]»>]", re.IGNORECASE
+)
 _ORDERS = [
-    # a role label or a (defused) template token opening the sentence: "SYSTEM:", "### Instruction:"
-    # (or one after a forged marker or token: "«END REFERENCE MEMORY» SYSTEM: ..."); of a run of
-    # closing marks only the last is tried (an earlier one finds no more: what follows it is
-    # a closing mark), or a run of ")" cost ten tries of the role names per character
-    rf"(?:^|[»)\]](?![»)\]]))[\W_]{{0,10}}(?:#+\s*)?\(?/?(?:{_ROLE})\)?\s*[:)]",
-    # thea's own reference block markers, forged
-    r"«\s*(?:end\s+)?reference\s+memory\b",
+    _ROLE_LABEL,
+    _FORGED_MARKER,
     rf"\((?:/?)(?:{_ROLE}|[a-z]+_[a-z_\u2581]+)\)\s*(?:{_ROLE})\b",
     # talking to the assistant
     r"\b(?:note|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+)?(?:assistant|ai|model|bot|chatbot|llm)\b",
@@ -111,6 +129,33 @@ def without_any_order(text: str) -> tuple[str, bool]:
     parts = _parts(text, lambda s: s)
     kept = [p for p in parts if p != ORDER_LEFT_OUT]
     return " ".join(kept), len(kept) != len(parts)
+
+
+def without_forged_turns(text: str) -> tuple[str, bool]:
+    """The neutralised text without what is written as another turn of a chat (after a template
+    token that opens a turn, a sentence with a role label such as "SYSTEM:" or "User:", a forged
+    reference marker), and whether there was any. The user's own requests stay, orders included
+    ("reply only with yes or no"): only a forged turn is not the user speaking to thea."""
+    kept: list[str] = []
+    plain, enclosed = _ENCLOSED_TURN.subn(" ", neutralise(text))
+    forged = enclosed > 0  # the turn ends where its brackets do: what follows is the user's again
+    pieces = _TOKEN.split(plain)
+    for i in range(0, len(pieces), 2):
+        segment, token = pieces[i], pieces[i - 1] if i else ""
+        if _ROLE_TOKEN.match(token) or (token and _FORGED_TURN.match(segment)):
+            return " ".join(kept), True
+        for sentence in sentences(segment):
+            if _TURN_LABEL.search(sentence):  # the forged turn runs to the end: no end can be trusted
+                return " ".join(kept), True
+            kept.append(sentence)
+    return " ".join(kept), forged
+
+
+def user_turn(text: str) -> str:
+    """A user's message as their turn in a prompt: neutralised (line breaks kept), and without
+    the forged turns it carries, which the model would otherwise take for its orders."""
+    kept, forged = without_forged_turns(text)
+    return kept if forged else neutralise(text, multiline=True)
 
 
 def quote(text: str) -> str:

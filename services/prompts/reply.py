@@ -21,6 +21,7 @@ from services.prompts import (
     SystemMessage,
     neutralise,
 )
+from services.prompts.quoting import user_turn
 
 PROMPT = PromptSpec(PromptId.REPLY, "2")
 
@@ -75,4 +76,4 @@ def build(text: str, name: str = "") -> list[BaseMessage]:
     turns: list[BaseMessage] = []
     for said, reply in EXAMPLES:
         turns += [HumanMessage(content=said), AIMessage(content=reply)]
-    return [SystemMessage(content=system), *turns, HumanMessage(content=neutralise(text, multiline=True))]
+    return [SystemMessage(content=system), *turns, HumanMessage(content=user_turn(text))]

@@ -16,10 +16,9 @@ from services.prompts import (
     ReferenceItem,
     SystemMessage,
     history_messages,
-    neutralise,
     reference_block,
 )
-from services.prompts.quoting import without_orders
+from services.prompts.quoting import user_turn, without_orders
 
 PROMPT = PromptSpec(PromptId.SYNTHESIS, "5")
 
@@ -118,5 +117,5 @@ def build(
     return [
         SystemMessage(content=system),
         *history_messages(history),
-        HumanMessage(content=neutralise(text, multiline=True)),
+        HumanMessage(content=user_turn(text)),
     ]

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import asdict
 
 import redis
 from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError
+from rq.exceptions import DeserializationError, DuplicateJobError
+from rq.job import Job
 
 from services.common.exchange import Exchange
 from thea.errors import QueueUnavailable
+from thea.memory.redaction import redact_value
 from thea.tuning import RETRY_BACKOFF_S
 
 log = logging.getLogger(__name__)
@@ -65,6 +68,8 @@ class RQJobSink:
                 failure_ttl=7 * 86_400,
                 result_ttl=86_400,
                 unique=True,
+                # RQ's default description is the call with its arguments: a conversation's words
+                description=f"{func.rsplit('.', 1)[-1]} {job_id}",
             )
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise QueueUnavailable(str(exc)) from exc
@@ -91,3 +96,68 @@ class RQJobSink:
 
     def enqueue_reflect(self, user_id: str, request_id: str) -> str:
         return self._enqueue(REFLECT, "workers.jobs.reflect", f"reflect-{request_id}", user_id, request_id)
+
+    def forget_jobs(
+        self,
+        user_id: str,
+        *,
+        words: re.Pattern[str] | None = None,
+        sessions: Sequence[str] = (),
+        everything: bool = False,
+    ) -> int:
+        """Forgotten words leave the user's jobs: every job of the user (``everything``), the
+        conversations' distillations (``sessions``), or, for ``words``, the jobs whose text holds
+        them: erased in a job that waits, the job deleted once it ran. A job running now is left
+        to finish (what it writes is the user's to forget again). Returns the jobs changed."""
+        changed = 0
+        for name in ALL_QUEUES:
+            queue = self.queue(name)
+            waiting = {
+                *queue.get_job_ids(),
+                *queue.scheduled_job_registry.get_job_ids(),
+                *queue.deferred_job_registry.get_job_ids(),
+            }
+            ran = {
+                *queue.finished_job_registry.get_job_ids(),
+                *queue.failed_job_registry.get_job_ids(),
+                *queue.canceled_job_registry.get_job_ids(),
+            }
+            ids = sorted(waiting | ran)
+            for job in Job.fetch_many(ids, connection=self.connection):
+                if job is None or not _of_user(job, user_id):
+                    continue
+                if everything or _session_of(job) in sessions:
+                    job.delete()
+                elif words is None or not any(words.search(t) for t in _texts(job.args)):
+                    continue
+                elif job.id in ran:
+                    job.delete()
+                else:
+                    job.args = redact_value(list(job.args), words)
+                    job.description = f"{job.func_name.rsplit('.', 1)[-1]} {job.id}"
+                    job.save()
+                changed += 1
+        return changed
+
+
+def _of_user(job: Job, user_id: str) -> bool:
+    try:
+        return user_id in job.args
+    except DeserializationError:  # not a job of thea's: left alone
+        return False
+
+
+def _session_of(job: Job) -> str | None:
+    """The conversation a distillation job holds the turns of (its third argument)."""
+    args = job.args
+    return str(args[2]) if job.func_name == "workers.jobs.distill" and len(args) > 2 else None
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _texts(v)]
+    return []

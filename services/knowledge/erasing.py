@@ -39,12 +39,51 @@ class Conversations(Protocol):
     def clear(self, user_id: str, session_id: str) -> Sequence[object]: ...
 
 
+class PendingJobs(Protocol):
+    """The slow loop's jobs, which may carry a user's words (a conversation waiting to be
+    distilled holds its turns): they leave with the rest (workers/queues.py)."""
+
+    def forget_jobs(
+        self,
+        user_id: str,
+        *,
+        words: re.Pattern[str] | None = None,
+        sessions: Sequence[str] = (),
+        everything: bool = False,
+    ) -> int: ...
+
+
+def forget_in_jobs(
+    jobs: PendingJobs | None,
+    user_id: str,
+    secrets: Sequence[Secret] = (),
+    *,
+    sessions: Sequence[str] = (),
+    everything: bool = False,
+) -> None:
+    """The forgotten words leave the slow loop's jobs too: erased from the jobs that wait, and
+    a job that ran and held them deleted (RQ keeps a finished job's arguments for a day)."""
+    if jobs is None:
+        return
+    patterns = [p.pattern for p in (s.pattern(with_value=True) for s in secrets) if p is not None]
+    words = re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
+    if words is None and not sessions and not everything:
+        return
+    changed = jobs.forget_jobs(user_id, words=words, sessions=sessions, everything=everything)
+    if changed:
+        log.info("user %s: %d queued jobs held forgotten words", user_id, changed)
+
+
 def _about(fact: Fact, words: re.Pattern[str]) -> bool:
     return any(words.search(t or "") for t in (fact.subject, fact.subject_key, fact.value, fact.quote))
 
 
 def forget_about(
-    memory: UniversalMemory, about: str, user_id: str, conversations: Conversations | None = None
+    memory: UniversalMemory,
+    about: str,
+    user_id: str,
+    conversations: Conversations | None = None,
+    jobs: PendingJobs | None = None,
 ) -> ErasureResult:
     """Erase every fact (current or earlier) whose subject, value or words name ``about``, and
     ``about`` itself from the cycles that told or used them."""
@@ -61,13 +100,19 @@ def forget_about(
         raise NotFoundError(f"thea knows nothing about {words!r}")
     erased = erase(memory, facts, user_id)
     withdraw(memory, facts)
-    scrubbed = scrub(memory, user_id, [Secret.of(f, words) for f in facts])
+    secrets = [Secret.of(f, words) for f in facts]
+    scrubbed = scrub(memory, user_id, secrets)
+    forget_in_jobs(jobs, user_id, secrets)
     summary = f"forgot everything about {words!r}: {_facts_line(facts)}"
     return _finish(memory, ErasureAction.ABOUT, user_id, erased.ids, facts, scrubbed, summary, conversations)
 
 
 def forget_conversation(
-    memory: UniversalMemory, session_id: str, user_id: str, conversations: Conversations | None = None
+    memory: UniversalMemory,
+    session_id: str,
+    user_id: str,
+    conversations: Conversations | None = None,
+    jobs: PendingJobs | None = None,
 ) -> ErasureResult:
     """Erase one of the user's conversations: its messages, replies and traces, the facts told
     in it (and their words wherever else they were used), the insights drawn from it."""
@@ -76,7 +121,9 @@ def forget_conversation(
         raise NotFoundError(f"no conversation {session_id!r}")
     facts = [n for n in nodes if isinstance(n, Fact)]
     erased = _erase_all(memory, nodes, user_id)
-    scrubbed = scrub(memory, user_id, [Secret.of(f) for f in facts])
+    secrets = [Secret.of(f) for f in facts]
+    scrubbed = scrub(memory, user_id, secrets)
+    forget_in_jobs(jobs, user_id, secrets, sessions=[session_id])
     summary = f"forgot the conversation {session_id!r}: {len(erased)} memories"
     if facts:
         summary += f", among them {_facts_line(facts)}"
@@ -87,13 +134,17 @@ def forget_conversation(
 
 
 def forget_user(
-    memory: UniversalMemory, user_id: str, conversations: Conversations | None = None
+    memory: UniversalMemory,
+    user_id: str,
+    conversations: Conversations | None = None,
+    jobs: PendingJobs | None = None,
 ) -> ErasureResult:
     """Erase everything the user has: every memory, concept, vector and log row with content."""
     nodes = list(_user_nodes(memory, user_id))
     sessions = sorted({n.session_id for n in nodes if n.session_id})
     erased = _erase_all(memory, nodes, user_id)
     drop_conversations(conversations, user_id, sessions)
+    forget_in_jobs(jobs, user_id, everything=True)
     facts = [n for n in nodes if isinstance(n, Fact)]
     summary = f"deleted everything thea had of {user_id!r}: {len(erased)} memories"
     return _finish(memory, ErasureAction.USER, user_id, erased, facts, Scrubbed(), summary, None)

@@ -28,7 +28,15 @@ import re
 from services.common.impulse_input import validate_impulse_text
 from services.common.statements import turn_round
 from services.knowledge.claims.render import claim_line
-from services.knowledge.erasing import Conversations, compaction_note, count, drop_conversations, withdraw
+from services.knowledge.erasing import (
+    Conversations,
+    PendingJobs,
+    compaction_note,
+    count,
+    drop_conversations,
+    forget_in_jobs,
+    withdraw,
+)
 from services.views.memories import CORRECTION, FactBook, own_fact, read_book, second_person
 from thea.api.models import MAX_FACT_TEXT_CHARS, FactEditResult
 from thea.errors import InputError
@@ -213,7 +221,11 @@ def outdate(memory: FactEdits, id_or_prefix: str, user_id: str) -> FactEditResul
 
 
 def forget(
-    memory: UniversalMemory, id_or_prefix: str, user_id: str, conversations: Conversations | None = None
+    memory: UniversalMemory,
+    id_or_prefix: str,
+    user_id: str,
+    conversations: Conversations | None = None,
+    jobs: PendingJobs | None = None,
 ) -> FactEditResult:
     """Erase one of the user's facts (current or earlier) everywhere: its node, vectors and log
     event, its words in the message that told it, thea's reply and every trace that used it,
@@ -224,8 +236,10 @@ def forget(
     erase(memory, [fact], user_id)
     withdraw(memory, [fact])  # the message it was read from: recall would hand it out again
     _relink(memory, book, fact)
-    scrubbed = scrub(memory, user_id, [Secret.of(fact)])
+    secret = Secret.of(fact)
+    scrubbed = scrub(memory, user_id, [secret])
     drop_conversations(conversations, user_id, scrubbed.sessions)
+    forget_in_jobs(jobs, user_id, [secret])
     compacted = memory.compact()
     summary = (
         f"deleted {fact.id[:8]} ({_quoted(second_person(fact))}): it is no longer recalled, used in "

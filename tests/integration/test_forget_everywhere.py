@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,6 +114,41 @@ def held_by_server(server: RedisServer | None, words: list[str]) -> list[str]:
     return found
 
 
+def jobs_holding(rt: Runtime, words: list[str]) -> list[str]:
+    """The slow loop's stored jobs (any state, results too) whose bytes hold any of ``words``:
+    a raw scan of the queue's keys, job data decompressed."""
+    redis = rt.jobs.connection
+    needles = [w.lower().encode() for w in words]
+    found = []
+    for key in redis.scan_iter("rq:*"):
+        kind = redis.type(key)
+        if kind == b"hash":
+            blobs = list(redis.hgetall(key).values())
+        elif kind == b"stream":
+            blobs = [v for _id, fields in redis.xrange(key) for v in fields.values()]
+        else:
+            continue
+        for blob in blobs:
+            try:
+                blob = zlib.decompress(blob)
+            except zlib.error:
+                pass
+            if any(n in blob.lower() for n in needles):
+                found.append(key.decode())
+                break
+    return found
+
+
+async def queue_distillations(rt: Runtime, session: str) -> None:
+    """The session's turns in the slow loop's jobs: one distillation run (RQ keeps a finished
+    job's arguments for a day), one still waiting."""
+    exchanges = rt.orchestrator.context.exchanges(USER, session)
+    assert len(exchanges) > 1
+    rt.jobs.enqueue_distill(exchanges, USER, session)
+    await asyncio.to_thread(rt.run_jobs)
+    rt.jobs.enqueue_distill(exchanges[:1], USER, session)
+
+
 def user_texts(rt: Runtime) -> str:
     pages = rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
     return json.dumps(pages, ensure_ascii=False)
@@ -141,8 +177,10 @@ async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_re
         pages = rt.memory.graph.deletion.user_memory_page(USER, "", 10_000)
         held = [n for n in pages if n.get("type") == "KnowledgeCrystal"]
         assert held, "the exchange was not crystallized: the test would not test insights"
+        await queue_distillations(rt, "s1")
+        assert len(jobs_holding(rt, [SECRET])) >= 2, "the jobs hold no words: they would test nothing"
 
-        result = forget(rt.memory, facts["secret word"].id, USER, rt.orchestrator.context)
+        result = forget(rt.memory, facts["secret word"].id, USER, rt.orchestrator.context, rt.jobs)
         assert "erased" in result.summary
         assert "keeps old files" not in result.summary  # every engine rewrote its files
 
@@ -160,6 +198,8 @@ async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_re
         assert all(SECRET not in e.question + e.answer for e in rt.orchestrator.context.exchanges(USER, "s1"))
         hits = rt.memory.search(SECRET, limit=20)
         assert all(SECRET.lower() not in h.text.lower() for h in hits)
+        assert jobs_holding(rt, [SECRET]) == []
+        assert jobs_holding(rt, ["Leeds"]), "the waiting distillation lost the rest of its words"
     finally:
         rt.close()
 
@@ -224,16 +264,20 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
     try:
         await tell_and_use(rt)
         await tell_a_second_conversation(rt, llm)
+        await rt.orchestrator.handle_impulse("Where does Zelda live?", USER, "s2")
         assert values(rt) == {SECRET, "Leeds", "Zelda", "Kirkenes"}
+        await queue_distillations(rt, "s1")
+        await queue_distillations(rt, "s2")
+        assert [w for w in gone if not jobs_holding(rt, [w])] == [], "jobs that would test nothing"
         context = rt.orchestrator.context
         caplog.clear()
         caplog.set_level(logging.INFO)
         if what == "topic":
-            result = forget_about(rt.memory, asked, USER, context)
+            result = forget_about(rt.memory, asked, USER, context, rt.jobs)
         elif what == "conversation":
-            result = forget_conversation(rt.memory, asked, USER, context)
+            result = forget_conversation(rt.memory, asked, USER, context, rt.jobs)
         else:
-            result = forget_user(rt.memory, USER, context)
+            result = forget_user(rt.memory, USER, context, rt.jobs)
         assert result.erased > 0
         assert "keeps old files" not in result.summary  # every engine rewrote its files
         logged = " ".join(r.getMessage() for r in caplog.records).lower()
@@ -244,6 +288,7 @@ async def test_forgetting_a_topic_a_conversation_or_a_user_leaves_no_trace_after
         for session in ("s1", "s2"):
             held = rt.orchestrator.context.exchanges(USER, session)
             assert not [w for w in gone for e in held if w in e.question + e.answer]
+        assert jobs_holding(rt, gone) == []
     finally:
         rt.close()
 

@@ -123,7 +123,7 @@ async def _forget(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
     node = await asyncio.to_thread(own_node, rt.memory, arg, chat.user_id)
     if isinstance(node, Fact):  # what the user told: forgotten for good, as !memories forget
         result = await asyncio.to_thread(
-            memory_edits.forget, rt.memory, node.id, chat.user_id, rt.orchestrator.context
+            memory_edits.forget, rt.memory, node.id, chat.user_id, rt.orchestrator.context, rt.jobs
         )
         return CommandOutcome(result.summary, data=result.model_dump(mode="json"))
     outcome = await asyncio.to_thread(forget, rt.memory, node.id, chat.user_id)
@@ -168,7 +168,7 @@ async def _memories(rt: Runtime, chat: ChatSession, arg: str) -> CommandOutcome:
         result = await asyncio.to_thread(memory_edits.outdate, rt.memory, fact_id, chat.user_id)
     elif action == "forget":
         result = await asyncio.to_thread(
-            memory_edits.forget, rt.memory, fact_id, chat.user_id, rt.orchestrator.context
+            memory_edits.forget, rt.memory, fact_id, chat.user_id, rt.orchestrator.context, rt.jobs
         )
     else:
         raise InputError(MEMORIES_USAGE)

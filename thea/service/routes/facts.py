@@ -77,7 +77,7 @@ async def forget_about(
 ) -> ErasureResult:
     rt = context_of(request).rt
     return await asyncio.to_thread(
-        erasing.forget_about, rt.memory, about, caller.user_id, rt.orchestrator.context
+        erasing.forget_about, rt.memory, about, caller.user_id, rt.orchestrator.context, rt.jobs
     )
 
 
@@ -130,5 +130,5 @@ async def forget_fact(
 ) -> FactEditResult:
     rt = context_of(request).rt
     return await asyncio.to_thread(
-        memory_edits.forget, rt.memory, fact_id, caller.user_id, rt.orchestrator.context
+        memory_edits.forget, rt.memory, fact_id, caller.user_id, rt.orchestrator.context, rt.jobs
     )

@@ -183,7 +183,7 @@ async def add_fact(body: FactRequest, request: Request, caller: Caller = Depends
 )
 async def forget_me(request: Request, caller: Caller = Depends(caller_of)) -> ErasureResult:
     rt = context_of(request).rt
-    return await asyncio.to_thread(forget_user, rt.memory, caller.user_id, rt.orchestrator.context)
+    return await asyncio.to_thread(forget_user, rt.memory, caller.user_id, rt.orchestrator.context, rt.jobs)
 
 
 @router.post(paths.FORGET, response_model=ForgetResult, summary="Archive a memory (kept in history)")

@@ -71,5 +71,5 @@ async def forget_session(
 ) -> ErasureResult:
     rt = context_of(request).rt
     return await asyncio.to_thread(
-        forget_conversation, rt.memory, session_id, caller.user_id, rt.orchestrator.context
+        forget_conversation, rt.memory, session_id, caller.user_id, rt.orchestrator.context, rt.jobs
     )

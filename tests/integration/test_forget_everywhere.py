@@ -7,6 +7,7 @@ told stay. Real embedded engines (FalkorDB, Qdrant Edge, SQLite); the model is s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -129,10 +130,8 @@ def jobs_holding(rt: Runtime, words: list[str]) -> list[str]:
         else:
             continue
         for blob in blobs:
-            try:
+            with contextlib.suppress(zlib.error):
                 blob = zlib.decompress(blob)
-            except zlib.error:
-                pass
             if any(n in blob.lower() for n in needles):
                 found.append(key.decode())
                 break

@@ -27,11 +27,11 @@ from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import understand
-from services.cycle.fact_match import stems_of, subject_stems
+from services.cycle.fact_match import question_stems, stems_of, subject_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
-from services.cycle.not_told import topic_words
+from services.cycle.not_told import FRAME_WORDS, topic_words
 from services.cycle.voice import to_second_person
-from services.prompts.answer_from_told import ToldAnswer
+from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
 from thea.models import Fact, NodeType
@@ -191,6 +191,35 @@ def nearest(question: str, lines: Sequence[ToldLine], embedder: TextEmbedder | N
     return sorted(kept[:LINES_SHOWN], key=lambda t: -t.at)
 
 
+def about_stems(read: ToldAnswer, question: str) -> frozenset[str]:
+    """Whom the model says the question asks about, as content stems of the question's own words
+    (none: the user, or words the question does not hold, or only the words that frame it)."""
+    if " ".join(read.about.split()).casefold() in ("", ABOUT_ME):
+        return frozenset()
+    frame = question_stems(" ".join(FRAME_WORDS))
+    return (question_stems(read.about) & question_stems(question)) - frame
+
+
+def _claim_speaks_of(fact: Fact, about: frozenset[str]) -> bool:
+    """The claim's subject is named by those words, or they name what it holds ("my job")."""
+    return bool(subject_stems(fact) & about or stems_of(f"{fact.attribute or ''} {fact.quote or ''}") & about)
+
+
+def speaks_of_about(line: ToldLine, about: frozenset[str]) -> bool:
+    """The line speaks of whom the question asks about: it holds their words, or a claim read
+    from it does."""
+    return (
+        not about or bool(about & stems_of(line.text)) or any(_claim_speaks_of(f, about) for f in line.facts)
+    )
+
+
+def never_told_of(about: frozenset[str], lines: Sequence[ToldLine], stored: Sequence[Fact]) -> bool:
+    """Nothing the user said speaks of whom the question asks about: no line shown, no claim."""
+    if not about or any(speaks_of_about(t, about) for t in lines):
+        return False
+    return not any(_claim_speaks_of(f, about) for f in stored)
+
+
 def told_quote(
     read: ToldAnswer,
     lines: Sequence[ToldLine],
@@ -200,7 +229,8 @@ def told_quote(
 ) -> ToldQuote | None:
     """What the model read, as code says it; None when it copied nothing the lines hold, only
     lines no longer true for a question about now, or only lines about someone other than the
-    one the question names (``named``: the claims of the subjects it names)."""
+    one the question names (``named``: the claims of the subjects it names; or whom the model
+    says it asks about, in the question's words)."""
     keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
     for quote in read.quotes:
@@ -209,7 +239,8 @@ def told_quote(
     said = [chosen[i] for i in sorted(chosen)]
     if not history:  # what is true now is never answered by words since replaced
         said = [t for t in said if not t.earlier]
-    said = [t for t in said if _speaks_of(t, named)]
+    about = about_stems(read, question)
+    said = [t for t in said if _speaks_of(t, named) and speaks_of_about(t, about)]
     if not said:
         return None
     if history and not any(t.earlier for t in said):  # nor what was before by what is true now
@@ -219,7 +250,8 @@ def told_quote(
     facts = _facts(said)
     answer = " ".join(read.answer.split()).strip(" .")
     source = " ".join(t.text for t in said)
-    if answer and not says_something(answer):
+    if answer and (not says_something(answer) or not stems_of(answer) - stems_of(question)):
+        # "Yes", or only the question's own words ("who is kayla" -> "Kayla"): the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)
     if not answer or not answer_held(answer, source, question):
         return ToldQuote(said, "", facts, Quoted.NEAREST)

@@ -89,8 +89,11 @@ _ABOUT_ME = re.compile(
     r"\b(my|mine|our|ours)\b|\b(did|do|does|am|was|were|have|had|is|are)\s+(i|we)\b|\band\s+i\b"
 )
 _QUESTION_OPENER = re.compile(
-    r"(what|when|where|who|whom|whose|why|how|which|is|are|am|was|were|do|does|did|have|has|had)\b"
+    # a question word with its "is" run on, as typed in a hurry ("whats", "wheres", "hows")
+    r"((?:what|when|where|who|how)s?|whom|whose|why|which|is|are|am|was|were|do|does|did|have|has|had)\b"
 )
+#: a question word, also with its "is" run on ("whats"): never what a question is about
+_QUESTION_WORD = re.compile(r"(?:what|when|where|who|how)s")
 #: how-to and advice: answerable without the user's memories
 _ADVICE = re.compile(
     r"\bhow\s+(do|does|can|could|should|would|might|to)\b|\b(should|could|can|shall|might)\s+(i|we)\b"
@@ -130,7 +133,11 @@ _MAY_THE_MONTH = re.compile(r"(?<=\w\s)May\b")
 def topic_words(text: str) -> list[str]:
     """What a question is about: its content words without the question's frame, in order."""
     month = {"may"} if _MAY_THE_MONTH.search(text) else set()  # "Where am I going in May?"
-    said = [w for w in _raw_words(text) if w not in _FIRST_PERSON and len(w) > 2]
+    said = [
+        w
+        for w in _raw_words(text)
+        if w not in _FIRST_PERSON and len(w) > 2 and not _QUESTION_WORD.fullmatch(w)
+    ]
     content = [w for w in said if w not in STOPWORDS or w in month]
     topic = [w for w in content if w not in FRAME_WORDS] or content
     return list(dict.fromkeys(topic))

@@ -65,7 +65,16 @@ from services.cycle.from_text import (
     text_kept,
     texts_of,
 )
-from services.cycle.from_told import NOT_TOLD, mentioned, nearest, told_answer, told_lines, told_quote
+from services.cycle.from_told import (
+    NOT_TOLD,
+    about_stems,
+    mentioned,
+    nearest,
+    never_told_of,
+    told_answer,
+    told_lines,
+    told_quote,
+)
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, is_refusal, name_of_user
@@ -329,10 +338,14 @@ class SynthesisService(CognitiveService):
             question = " ".join(understanding.texts(Act.QUESTION))
             unknown = await asyncio.to_thread(self._unknown, question, recall.hits, stored)
             if unknown is not None and understanding.kind is MessageKind.QUESTION:
-                # a question about the user that nothing remembered bears on: no guess from the
-                # model (asked to read the user's words for it anyway, the 1.5B copied a line
-                # about someone else: "How old is my grandson?" -> the cat's age)
-                return await self._fixed(state, unknown, "not told")
+                # a question about the user no word of which was recalled: they may have said it
+                # in other words ("where do we live now?" after "we got the keys to our new flat
+                # in Baner"), so their words are read; a line is the answer only when it speaks
+                # of whom the question asks about (the 1.5B had copied the cat's age for "How
+                # old is my grandson?"); nothing copied: "I don't know", never a guess
+                history = asks_history(question)
+                told = await self._from_told(state, question, recall, stored, history, unknown)
+                return told or await self._fixed(state, unknown, "not told")
         return await self._answer(state, understanding, recall, stored)
 
     async def _fragment(
@@ -642,10 +655,13 @@ class SynthesisService(CognitiveService):
         if got is None:
             return None
         read, usage = got
+        asked = prompt_record(told_prompt.PROMPT, messages)
+        if not_told is not None and never_told_of(about_stems(read, question), lines, stored):
+            log.info("no answer from what was told: nothing said speaks of whom the question asks about")
+            return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
         quote = told_quote(read, lines, question, history, about)
-        asked = prompt_record(told_prompt.PROMPT, messages)
         if quote is None:
             log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
             if not_told is not None and not any(q.strip() for q in read.quotes):

@@ -770,3 +770,50 @@ async def test_a_question_is_answered_from_the_users_own_dated_words_and_replace
     llm.answer(PromptId.ANSWER_FROM_TOLD, '{"quotes": ["I live in Abuja"], "answer": "Abuja"}')
     invented = await runtime.orchestrator.handle_impulse("Where do I live now?", USER, "invented")
     assert "Abuja" not in invented.answer
+
+
+async def test_a_question_in_other_words_is_read_from_the_users_words_never_from_words_about_someone_else(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """No word of the question was recalled ("where do we live now?" after "we got the keys to
+    our new flat in Baner"): the word-based "I don't know" was given without the model though it
+    was told. Now the user's words are read; a line the model copies answers only when it speaks
+    of whom the question asks about, and a subject nothing said speaks of was never told."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "Baner": [said("We got the keys to our new flat in Baner", "home", "Baner")],
+                "Biscuit": [
+                    said("our old cat Biscuit is 16 now", "age", "16", subject="Biscuit", relation="cat")
+                ],
+            }
+        ),
+    )
+    for text in ("We got the keys to our new flat in Baner last week.", "our old cat Biscuit is 16 now."):
+        await say(runtime, text)
+        await read_claims(runtime)
+    llm.answer(
+        PromptId.ANSWER_FROM_TOLD,
+        '{"about": "we", "quotes": ["our new flat in Baner"], "answer": "Baner"}',
+    )
+    for n, question in enumerate(
+        ("where do we live now?", "where are we staying these days", "where are we based")
+    ):
+        home = await runtime.orchestrator.handle_impulse(question, USER, f"home{n}")
+        assert home.answer.startswith("Baner (you told me on "), (question, home.answer)
+    for n, (question, about) in enumerate(
+        (
+            ("How old is my grandson?", "my grandson"),
+            ("whats my moms name", "my moms"),
+            ("what does my dad do", "my dad"),
+        )
+    ):  # the model copies a line about the cat: never the answer about someone never told of
+        llm.answer(
+            PromptId.ANSWER_FROM_TOLD,
+            f'{{"about": "{about}", "quotes": ["our old cat Biscuit is 16 now"], "answer": "16"}}',
+        )
+        never = await runtime.orchestrator.handle_impulse(question, USER, f"never{n}")
+        assert never.answer.startswith("I don't know"), (question, never.answer)
+        assert "16" not in never.answer
+        assert "Biscuit" not in never.answer

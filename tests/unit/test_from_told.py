@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from services.cycle.from_told import NOT_SURE, ToldLine, told_answer, told_lines, told_quote
+from services.cycle.from_told import (
+    NOT_SURE,
+    ToldLine,
+    about_stems,
+    never_told_of,
+    told_answer,
+    told_lines,
+    told_quote,
+)
 from services.prompts.answer_from_told import ToldAnswer, build
 from services.recall.types import RecallHit
 from thea.models import Fact
@@ -219,3 +227,74 @@ def test_an_order_to_the_assistant_is_never_a_line_and_tokens_are_neutralised(ho
     joined = " ".join(texts)
     assert "PIN is 0000" not in joined
     assert "<|im_start|>" not in joined
+
+
+#: the user told of their girlfriend, their dog and their mum's call; never of their dad or an
+#: ex-wife or a great-grandson
+THIRD_PARTY = [
+    ToldLine("my gf kayla told me to try this thing for meal ideas", MARCH_3 + 2 * DAY, "m1"),
+    ToldLine("My dog is a beagle named Duke.", MARCH_3 + DAY, "m2"),
+    ToldLine("mum rang, zayan broke his wrist at football.", MARCH_3, "m3"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "quote", "answer"),
+    [
+        ("whats my moms name", "my moms", "my gf kayla", "Kayla"),
+        ("What's my great-grandson's name?", "my great-grandson", "a beagle named Duke", "Duke"),
+        ("what is my dad called", "my dad", "zayan broke his wrist", "Zayan"),
+        ("whats my ex-wife's name", "my ex-wife", "my gf kayla", "Kayla"),
+    ],
+)
+def test_a_line_about_someone_else_never_answers_for_whom_the_question_asks_about(
+    question: str, about: str, quote: str, answer: str
+) -> None:
+    read = ToldAnswer(about=about, quotes=[quote], answer=answer)
+    assert told_quote(read, THIRD_PARTY, question, history=False) is None
+    # nobody the user told of is named so: never told
+    assert never_told_of(about_stems(read, question), THIRD_PARTY, [])
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "quote", "answer"),
+    [
+        ("whats my girlfriend's name", "my gf", "my gf kayla", "kayla"),
+        ("what breed is my dog", "my dog", "a beagle named Duke", "a beagle"),
+        ("what happened to zayan", "zayan", "zayan broke his wrist", "broke his wrist"),
+        ("what did mum say", "mum", "mum rang, zayan broke his wrist", "zayan broke his wrist"),
+        ("where do i live", "me", "my gf kayla", "kayla"),  # about the user: no check by whom
+    ],
+)
+def test_a_line_about_whom_the_question_asks_about_answers(
+    question: str, about: str, quote: str, answer: str
+) -> None:
+    read = ToldAnswer(about=about, quotes=[quote], answer=answer)
+    assert told_quote(read, THIRD_PARTY, question, history=False) is not None
+    assert not never_told_of(about_stems(read, question), THIRD_PARTY, [])
+
+
+def test_whom_the_question_asks_about_counts_only_in_the_questions_own_words() -> None:
+    # the model named someone the question does not: no check (it cannot make up a subject)
+    read = ToldAnswer(about="my brother", quotes=["my gf kayla"], answer="kayla")
+    assert about_stems(read, "whats my girlfriend's name") == frozenset()
+    # a claim about the user holding those words ("my job") means they were told
+    job = claim("f-job", "I'm a pharmacist", "m-job")
+    job = job.model_copy(update={"attribute": "job"})
+    read = ToldAnswer(about="my job", quotes=[], answer="")
+    assert not never_told_of(about_stems(read, "what's my job now"), THIRD_PARTY, [job])
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("who is kayla", "Kayla"), ("what's my mum's name", "Mum"), ("who's Bernie again?", "bernie")],
+)
+def test_an_answer_of_only_the_questions_own_words_is_no_answer_the_line_is_shown(
+    question: str, answer: str
+) -> None:
+    line = ToldLine("my gf kayla and mum and bernie came round", MARCH_3, "m1")
+    found = told_quote(
+        ToldAnswer(about="x", quotes=["kayla and mum and bernie"], answer=answer), [line], question, False
+    )
+    assert found is not None
+    assert told_answer(found).startswith("You told me on ")

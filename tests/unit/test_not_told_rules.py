@@ -26,6 +26,10 @@ def hit(text: str, kind: str = "UserImpulse") -> RecallHit:
         "Where were we living before the move?",
         "Which area is our new flat in?",
         "are we still going to bali?",
+        # a question word with its "is" run on, typed in a hurry, no question mark
+        "whats my moms name",
+        "wheres my brother living now",
+        "hows my knee op going",
     ],
 )
 def test_questions_about_the_user_are_personal(question: str) -> None:

@@ -134,7 +134,7 @@ class RQJobSink:
                     job.delete()
                 else:
                     job.args = redact_value(list(job.args), words)
-                    job.description = f"{job.func_name.rsplit('.', 1)[-1]} {job.id}"
+                    job.description = f"{(job.func_name or 'job').rsplit('.', 1)[-1]} {job.id}"
                     job.save()
                 changed += 1
         return changed

@@ -113,6 +113,23 @@ def test_a_sentence_of_the_value_alone_says_nothing_of_what_it_is(
 
 
 @pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        ("my partner Sam got a job there", "Sam got a job there", "job", "job there"),
+        ("the kids are fine, the kids are at school", "the kids are fine", "kids", "the kids"),
+        ("we love it here", "we love it here", "home", "it here"),
+    ],
+)
+def test_a_value_that_only_repeats_its_attribute_says_nothing(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    """Seen live: "Sam (your partner), job: job there"."""
+    assert check(said(quote, attribute, value), message) is None
+    # the same attribute with a value of its own is kept
+    assert check(said(quote.replace(value, "Leeds"), attribute, "Leeds"), message.replace(value, "Leeds"))
+
+
+@pytest.mark.parametrize(
     ("message", "attribute", "value"),
     [
         ("I live in Leeds now", "home", "Leeds"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, without_any_order
 from thea.text import neutralise
-from thea.words import lower_words
+from thea.words import STOPWORDS, lower_words
 
 #: the subject as the model writes the user themselves
 USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
@@ -112,6 +112,13 @@ def sentence_with(quote: str, value: str, message: str) -> str:
     return ""
 
 
+def _repeats(value: str, attribute: str) -> bool:
+    """The value says nothing but its attribute: its every word of substance is the attribute's
+    ("kids: kids", "job: job there"; closed-class words aside)."""
+    said = {w for w in plain(value).split() if w not in STOPWORDS}
+    return said <= set(plain(attribute).split())
+
+
 def check(claim: ClaimOut, message: str) -> Checked | None:
     """The claim when the message bears it out, else None."""
     quote, value, subject = tidy(claim.quote), tidy(claim.value), tidy(claim.subject)
@@ -130,7 +137,7 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         return None
     if hostile(claim.quote) or hostile(claim.value) or hostile(quote):  # as written, and as widened
         return None
-    if plain(value) == plain(attribute):  # "kids: kids", "thanks: thanks": says nothing
+    if _repeats(value, attribute):  # "kids: kids", "job: job there": says nothing
         return None
     about_user = is_user(subject, relation, attribute)
     if not about_user and not within(subject, message):

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from services.knowledge.memory_edits import forget
+from services.views.export import iter_export
 from tests.claims_support import said, scripted_reader
 from thea.config import Settings, load_settings
 from thea.llm.fake import FakeChatModel
@@ -199,6 +200,9 @@ async def test_a_forgotten_fact_leaves_no_trace_in_memory_nor_on_disk_after_a_re
         assert all(SECRET.lower() not in h.text.lower() for h in hits)
         assert jobs_holding(rt, [SECRET]) == []
         assert jobs_holding(rt, ["Leeds"]), "the waiting distillation lost the rest of its words"
+        exported = "".join(r.model_dump_json() for r in iter_export(rt.memory, user_id=USER))
+        assert "Leeds" in exported  # the export holds the cycles ...
+        assert SECRET.lower() not in exported.lower()  # ... and not the forgotten words
     finally:
         rt.close()
 

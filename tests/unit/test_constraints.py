@@ -144,7 +144,7 @@ def test_an_allergy_whose_value_ends_in_a_small_word_never_flags_that_word() -> 
     oil, tahini, all of it": every answer saying "it" was flagged as going against it."""
     for said, value in [
         ("Sesame is my big allergy, seeds, oil, tahini, all of it.", "seeds, oil, tahini, all of it"),
-        ("Shellfish, I'm allergic to all of that.", "all of that"),
+        ("Shellfish, I'm allergic to prawns and all of that.", "prawns and all of that"),
         ("My allergy is the one to them.", "the one to them"),
     ]:
         told = history((said, "allergy", value))

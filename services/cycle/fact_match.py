@@ -40,11 +40,14 @@ def question_stems(question: str) -> frozenset[str]:
     )
 
 
+#: the stems of the words that only frame a question ("name", "called", "kind")
+FRAME_STEMS = frozenset(stem(w) for w in FRAME_WORDS)
+
+
 def topic_stems(question: str) -> frozenset[str]:
     """The question's stems without the words that only frame a question ("name", "now")."""
-    frame = {stem(w) for w in FRAME_WORDS}
     stems = question_stems(question)
-    return frozenset(s for s in stems if s not in frame) or stems
+    return frozenset(s for s in stems if s not in FRAME_STEMS) or stems
 
 
 def speaks_as_user(question: str) -> bool:

@@ -27,9 +27,9 @@ from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.understanding import understand
-from services.cycle.fact_match import question_stems, stems_of, subject_stems
+from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
-from services.cycle.not_told import FRAME_WORDS, topic_words
+from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
@@ -196,8 +196,7 @@ def about_stems(read: ToldAnswer, question: str) -> frozenset[str]:
     (none: the user, or words the question does not hold, or only the words that frame it)."""
     if " ".join(read.about.split()).casefold() in ("", ABOUT_ME):
         return frozenset()
-    frame = question_stems(" ".join(FRAME_WORDS))
-    return (question_stems(read.about) & question_stems(question)) - frame
+    return (question_stems(read.about) & question_stems(question)) - FRAME_STEMS
 
 
 def _claim_speaks_of(fact: Fact, about: frozenset[str]) -> bool:

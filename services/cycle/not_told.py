@@ -88,12 +88,13 @@ FRAME_WORDS = frozenset(
 _ABOUT_ME = re.compile(
     r"\b(my|mine|our|ours)\b|\b(did|do|does|am|was|were|have|had|is|are)\s+(i|we)\b|\band\s+i\b"
 )
+#: question words typed with their "is" run on in a hurry ("whats", "wheres", "hows")
+_RUN_ON = r"(?:what|when|where|who|how)s"
 _QUESTION_OPENER = re.compile(
-    # a question word with its "is" run on, as typed in a hurry ("whats", "wheres", "hows")
-    r"((?:what|when|where|who|how)s?|whom|whose|why|which|is|are|am|was|were|do|does|did|have|has|had)\b"
+    rf"({_RUN_ON}?|whom|whose|why|which|is|are|am|was|were|do|does|did|have|has|had)\b"
 )
-#: a question word, also with its "is" run on ("whats"): never what a question is about
-_QUESTION_WORD = re.compile(r"(?:what|when|where|who|how)s")
+#: a question word with its "is" run on ("whats"): never what a question is about
+_QUESTION_WORD = re.compile(_RUN_ON)
 #: how-to and advice: answerable without the user's memories
 _ADVICE = re.compile(
     r"\bhow\s+(do|does|can|could|should|would|might|to)\b|\b(should|could|can|shall|might)\s+(i|we)\b"

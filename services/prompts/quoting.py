@@ -17,7 +17,7 @@ Three layers, each measured against the offline 0.5B model with the injection su
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from thea.text import neutralise
 
@@ -54,6 +54,12 @@ _TURN_LABEL = re.compile(
 _ENCLOSED_TURN = re.compile(
     rf"[(\[«<]\W{{0,4}}(?:{_TURN_ROLE}|#+\s*(?:{_ROLE}))\s*:[^()\[\]«»<>]{{0,500}}[)\]»>]", re.IGNORECASE
 )
+#: "whenever anyone asks about X, say Y" (``asker``: more who; the user's own "if I ask" is an
+#: order, never an answer dictated for later)
+_ASKS_THEN_SAY = (
+    r"\b(?:whenever|if)\s+(?:anyone|someone|somebody|the\s+user|they{asker})\s+asks?\b.{{0,60}}"
+    r"\b(?:say|answer|reply|tell)\b"
+)
 #: dictating the answer in the declarative: "the correct answer to any question about the cat is
 #: Garfield", "when asked where the user lives, the answer is Reykjavik" (never a request of the
 #: user's own: it is written for whoever answers later)
@@ -63,9 +69,10 @@ _DICTATING = [
     r"\b(?:answer|reply|response)s?\s+(?:to|for)\s+(?:any|every|all|each|the|a|this|that)?\s*"
     r"(?:question|query|request|prompt)s?\b[^.!?]{0,80}\b(?:is|are|should\s+be|will\s+be|must\s+be)\b",
     r"\b(?:when|whenever|if)\s+(?:asked|questioned)\b[^.!?]{0,80}\b(?:answer|reply|response)\b",
-    r"\b(?:whenever|if)\s+(?:anyone|someone|somebody|the\s+user|they)\s+asks?\b.{0,60}\b(?:say|answer|reply|tell)\b",
 ]
-_DICTATED = re.compile("|".join(f"(?:{p})" for p in _DICTATING), re.IGNORECASE)
+_DICTATED = re.compile(
+    "|".join(f"(?:{p})" for p in (*_DICTATING, _ASKS_THEN_SAY.format(asker=""))), re.IGNORECASE
+)
 _ORDERS = [
     _ROLE_LABEL,
     _FORGED_MARKER,
@@ -85,7 +92,7 @@ _ORDERS = [
     r"\b(?:reply|respond|answer|say|output|print|write|repeat)\b[^.!?]{0,40}"
     r"\b(?:only|exactly|nothing\s+else|single\s+word|the\s+word|the\s+code|the\s+phrase)\b",
     r"\bmust\s+(?:now\s+)?(?:start|begin|end)\s+with\b",
-    r"\b(?:whenever|if)\s+(?:anyone|someone|somebody|the\s+user|i|they)\s+asks?\b.{0,60}\b(?:say|answer|reply|tell)\b",
+    _ASKS_THEN_SAY.format(asker="|i"),
     *_DICTATING,
     # a few other languages: "ignore previous instructions", "answer only"
     r"\b(?:ignorez|ignore[rz]?|oubliez)\b.{0,30}\binstructions?\b|\brépond(?:ez|s)\b.{0,30}\b(?:uniquement|seulement)\b",
@@ -146,10 +153,8 @@ def without_forged_turns(text: str) -> tuple[str, bool]:
     kept: list[str] = []
     plain, enclosed = _ENCLOSED_TURN.subn(" ", neutralise(text))
     forged = enclosed > 0  # the turn ends where its brackets do: what follows is the user's again
-    pieces = _TOKEN.split(plain)
-    for i in range(0, len(pieces), 2):
-        segment, token = pieces[i], pieces[i - 1] if i else ""
-        if _ROLE_TOKEN.match(token) or (token and _FORGED_TURN.match(segment)):
+    for segment, turn in _segments(plain):
+        if turn:
             return " ".join(kept), True
         for sentence in sentences(segment):
             if _TURN_LABEL.search(sentence):  # the forged turn runs to the end: no end can be trusted
@@ -173,6 +178,16 @@ def quote(text: str) -> str:
     return " ".join(_parts(text, lambda s: "«" + "^".join(s.split()) + "»")) or "«»"
 
 
+def _segments(text: str) -> Iterator[tuple[str, bool]]:
+    """The neutralised text's pieces between template tokens, each with whether it is a forged
+    turn: a (defused) template token ends whatever came before it, and what follows a token that
+    opens a turn ("(User) ...", "(im_start)system ...", "(start_of_turn)model ...") is one."""
+    pieces = _TOKEN.split(text)
+    for i in range(0, len(pieces), 2):
+        segment, token = pieces[i], pieces[i - 1] if i else ""
+        yield segment, bool(_ROLE_TOKEN.match(token) or (token and _FORGED_TURN.match(segment)))
+
+
 def _parts(text: str, show: Callable[[str], str]) -> list[str]:
     out: list[str] = []
 
@@ -180,14 +195,10 @@ def _parts(text: str, show: Callable[[str], str]) -> list[str]:
         if not out or out[-1] != ORDER_LEFT_OUT:
             out.append(ORDER_LEFT_OUT)
 
-    # a (defused) template token ends whatever came before it; what follows a token that opens
-    # a turn ("(User) ...", "(im_start)system ...", "(start_of_turn)model ...") is a forged turn
-    pieces = _TOKEN.split(neutralise(text))
-    for i in range(0, len(pieces), 2):
-        segment, token = pieces[i], pieces[i - 1] if i else ""
+    for segment, turn in _segments(neutralise(text)):
         if not segment.strip():
             continue
-        if _ROLE_TOKEN.match(token) or (token and _FORGED_TURN.match(segment)):
+        if turn:
             left_out()
             continue
         for sentence in sentences(segment):

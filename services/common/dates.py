@@ -121,3 +121,129 @@ def resolve_relative(text: str, anchor_ms: int) -> str:
         return f"{match.group(0)} ({meaning})" if meaning else match.group(0)
 
     return _PHRASE.sub(annotate, text)
+
+
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = (
+    r"(?P<{name}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+)
+_ORDINAL = r"(?P<{name}>\d{{1,2}})(?:st|nd|rd|th)?"
+_DAY_MONTH = re.compile(
+    rf"(?:\b{_ORDINAL.format(name='day')}\s+(?:of\s+)?{_MONTH.format(name='month')}"
+    rf"|\b{_MONTH.format(name='month2')}\.?\s+{_ORDINAL.format(name='day2')}\b"
+    rf"|\b{_MONTH.format(name='month3')})"
+    r"(?:,?\s+(?P<year>\d{4})\b)?",
+    re.IGNORECASE,
+)
+_ISO = re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b")
+_AHEAD = re.compile(
+    rf"\bin\s+(?P<n>{_NUMBER})\s+(?P<unit>days?|weeks?|months?|years?)\b"
+    rf"|\b(?:next|this coming)\s+(?P<next>week|weekend|month|year|{'|'.join(_DAYS)})\b"
+    rf"|\b(?:on\s+|this\s+)?(?P<weekday>{'|'.join(_DAYS)})\b"
+    r"|\b(?:the\s+)?(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
+def _month_day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _named_day(found: re.Match[str], anchor: date) -> date | None:
+    """ "3 March", "March 3rd", "March", "March 2027": without a year, the next such day."""
+    name = found.group("month") or found.group("month2") or found.group("month3")
+    month = next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(name.lower()[:3]))
+    day_text_ = found.group("day") or found.group("day2")
+    day = int(day_text_) if day_text_ else 1
+    if found.group("year"):
+        return _month_day(int(found.group("year")), month, day)
+    this_year = _month_day(anchor.year, month, day)
+    if this_year is None:
+        return None
+    if this_year >= anchor or (not day_text_ and month == anchor.month):
+        return this_year if this_year >= anchor else anchor
+    return _month_day(anchor.year + 1, month, day)
+
+
+def _ahead(found: re.Match[str], anchor: date) -> date | None:
+    if found.group("n"):
+        count = _NUMBERS.get(found.group("n").lower().replace("a couple of", "couple of"))
+        number = count if count is not None else int(found.group("n"))
+        unit = found.group("unit").lower().rstrip("s")
+        if unit == "day":
+            return anchor + timedelta(days=number)
+        if unit == "week":
+            return anchor + timedelta(weeks=number)
+        if unit == "month":
+            return _month_back(anchor, -number)
+        return _month_day(anchor.year + number, anchor.month, 1)
+    unit = (found.group("next") or found.group("weekday") or "").lower()
+    if unit in _DAYS:
+        return anchor + timedelta(days=(_DAYS.index(unit) - anchor.weekday()) % 7 or 7)
+    if unit == "week":
+        return anchor + timedelta(days=7 - anchor.weekday())
+    if unit == "weekend":
+        return anchor + timedelta(days=(5 - anchor.weekday()) % 7 or 7)
+    if unit == "month":
+        return _month_back(anchor, -1)
+    if unit == "year":
+        return date(anchor.year + 1, 1, 1)
+    nth = int(found.group("nth"))
+    on = _month_day(anchor.year, anchor.month, nth)
+    if on is not None and on >= anchor:
+        return on
+    following = _month_back(anchor, -1)
+    return _month_day(following.year, following.month, nth)
+
+
+def day_told(when: str, anchor_ms: int) -> date | None:
+    """The day a time as told names, said on ``anchor_ms``: "in March" (the next March), "3 June
+    2027", "next month", "in two weeks", "on Tuesday", "the 14th", "tomorrow"; for "last week",
+    "three days ago" a day before the anchor (only that it is past); None when it names no day
+    this can work out ("soon", "in the spring")."""
+    if not when or not anchor_ms:
+        return None
+    anchor = datetime.fromtimestamp(anchor_ms / 1000, tz=UTC).date()
+    iso = _ISO.search(when)
+    if iso:
+        return _month_day(int(iso.group("year")), int(iso.group("month")), int(iso.group("day")))
+    named = _DAY_MONTH.search(when)
+    if named:
+        return _named_day(named, anchor)
+    relative = _PHRASE.search(when)
+    if relative:
+        simple = (relative.group("simple") or "").lower()
+        if simple in ("yesterday", "last night"):
+            return anchor - timedelta(days=1)
+        if simple == "tomorrow":
+            return anchor + timedelta(days=1)
+        if simple:
+            return anchor
+        if relative.group("n"):
+            return None if _meaning(relative, anchor) is None else anchor - timedelta(days=1)
+        if (relative.group("rel") or "").lower() == "last":
+            return anchor - timedelta(days=1)
+    ahead = _AHEAD.search(when)
+    return _ahead(ahead, anchor) if ahead else None
+
+
+def day_start_ms(day: date) -> int:
+    """The epoch ms of the day's start (UTC)."""
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)

@@ -18,7 +18,7 @@ from services.common.tokens import clip_for_prompt
 from services.common.understanding import Understanding
 from services.prompts.planner import PlanOutput
 from services.recall.types import RecallResult
-from thea.models import Document, Edge, LLMUsage, Node, SearchPlan, Step, UserImpulse
+from thea.models import Document, Edge, Fact, LLMUsage, Node, SearchPlan, Step, UserImpulse
 from thea.models.step_outputs import StepOutput
 
 
@@ -51,6 +51,9 @@ class CycleState:
     #: template, or what thea said of the user's own life (a wrong answer would come back as
     #: if it were evidence; the facts come from the claims and the user's words each time)
     templated: bool = False
+    #: the user's changes told ahead that have not taken effect when the message was said (set by
+    #: synthesis: "we're moving to York in March" asked about in December)
+    planned: list[Fact] = field(default_factory=list)
 
     @cached_property
     def prompt_text(self) -> str:

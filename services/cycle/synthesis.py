@@ -32,6 +32,7 @@ from services.common.llm_calls import ask_structured, ask_text
 from services.common.pasted import is_pasted
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
+from services.common.timeline import claims_at, planned_line
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import (
@@ -214,6 +215,23 @@ def fact_line(fact: Fact) -> prompt.FactLine:
         text += f' (the user said: "{resolve_relative(fact.quote, fact.created_at)}")'
     until = when_text(fact.valid_until) if fact.valid_until is not None else ""
     return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
+
+
+def planned_fact_line(fact: Fact) -> prompt.FactLine:
+    """A change told ahead as the answering model sees it: "From Monday 1 March 2027 (planned):
+    Your home: York." with the user's words."""
+    line = fact_line(fact)
+    return prompt.FactLine(
+        source_id=fact.id, text=planned_line(fact) + line.text[len(told_sentence(fact)) :], told=line.told
+    )
+
+
+def _planned_for(question: str, planned: Sequence[Fact], hits: Sequence[RecallHit]) -> list[Fact]:
+    """The changes told ahead that speak of what the message asks (its words, whom it asks
+    about, what recall found)."""
+    if not question or not planned:
+        return []
+    return [m.fact for m in match_claims(question, planned, {h.id: h.score for h in hits})][:EARLIER_SHOWN]
 
 
 #: earlier (superseded) claims a prompt shows beside the current ones when they match the question
@@ -433,13 +451,16 @@ class SynthesisService(CognitiveService):
         # a request for help, or a question about food, gets the constraints too
         minds = request or about_food(question)
         facts = select_facts(stored, recall.hits, history=history, request=minds, question=question)
-        recorded = {f.id for f in stored}  # facts of record (current, or earlier when asked)
+        recorded = {
+            f.id for f in [*stored, *state.planned]
+        }  # facts of record (current, or earlier when asked)
         # facts of record are shown as facts (or, replaced, not at all); insights learnt from the
         # same messages stay: the slow loop's reading, strength and feedback go with them
         others = [h for h in recall.hits if h.id not in recorded]
         refs = references_for(others, self.budget_tokens, self.relevance_floor)
         minded = constraints if minds else []
         lines = [fact_line(f) for f in facts if f not in minded]  # the constraints under their heading
+        lines += [planned_fact_line(f) for f in _planned_for(question, state.planned, recall.hits)]
         messages = prompt.build(
             state.prompt_text,
             refs,
@@ -715,10 +736,15 @@ class SynthesisService(CognitiveService):
         return (picked_answer(chosen, avoid) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:
-        """Every fact of record of the user, earlier values included (newest first)."""
+        """Every fact of record of the user as it stands when the message was said, earlier values
+        included (newest first); the changes told ahead that have not taken effect go to
+        ``state.planned`` (services/common/timeline.py)."""
         if self.facts is None or not state.user_id:
             return []
-        return self.facts.facts_of_record(state.user_id, current_only=False, limit=PROFILE_READ)
+        read = self.facts.facts_of_record(state.user_id, current_only=False, limit=PROFILE_READ)
+        at = claims_at(read, state.impulse.created_at)
+        state.planned = at.planned
+        return at.known
 
     async def _fixed(
         self,

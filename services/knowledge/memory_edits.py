@@ -152,7 +152,8 @@ def supersede_insights(
 
 
 def _require_current(fact: Fact, verb: str) -> None:
-    if fact.valid_until is not None or not fact.active:
+    """A fact closed only from a later day (by a change told ahead) still holds now."""
+    if (fact.valid_until is not None and fact.valid_until <= now_ms()) or not fact.active:
         newer = f" by {fact.superseded_by[:8]}" if fact.superseded_by else ""
         raise InputError(
             f"fact {fact.id[:8]} no longer holds (replaced{newer} or outdated): {verb} a current fact "

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from services.common.dates import day_text
 from services.common.ownership import own_node
 from services.common.statements import lower_first, turn_round, upper_first
+from services.common.timeline import claims_at
 from services.common.tokens import clip_text
 from thea.api.models import (
     EarlierValueView,
@@ -28,7 +29,7 @@ from thea.api.models import (
 from thea.errors import NotFoundError
 from thea.memory.operations import FactReads
 from thea.memory.ports import FactSource
-from thea.models import USER_SUBJECT, Fact, FactOrigin, Node, UserImpulse
+from thea.models import USER_SUBJECT, Fact, FactOrigin, Node, UserImpulse, now_ms
 
 #: ``Fact.change`` of a fact that corrects another (services/knowledge/memory_edits.py)
 CORRECTION = "correction"
@@ -141,7 +142,7 @@ class FactBook:
             source=source_of(fact, self.messages),
         )
 
-    def view(self, fact: Fact, *, history: bool = True) -> FactOfRecordView:
+    def view(self, fact: Fact, *, history: bool = True, planned: bool = False) -> FactOfRecordView:
         key = fact.subject_key
         return FactOfRecordView(
             id=fact.id,
@@ -155,6 +156,7 @@ class FactBook:
             until=fact.valid_until,
             superseded_by=fact.superseded_by,
             current=is_current(fact),
+            planned=planned,
             source=source_of(fact, self.messages),
             history=[self.earlier(f) for f in self.history(fact)] if history else [],
         )
@@ -181,11 +183,12 @@ def summary_of(subjects: Sequence[SubjectFactsView]) -> str:
     peanuts. Sam: Sam is a carpenter." (deterministic: the newest few of each subject)."""
     parts = []
     for group in subjects[:SUMMARY_SUBJECTS]:
-        current = [f for f in group.facts if f.current][:SUMMARY_FACTS]
+        holding = [f for f in group.facts if f.current and not f.planned]
+        current = holding[:SUMMARY_FACTS]
         if not current:
             continue
         said = "; ".join(_clause(f.text) for f in current)
-        more = len([f for f in group.facts if f.current]) - len(current)
+        more = len(holding) - len(current)
         parts.append(f"{group.name}: {said}{f' (and {more} more)' if more > 0 else ''}.")
     rest = len(subjects) - SUMMARY_SUBJECTS
     if rest > 0:
@@ -201,13 +204,21 @@ def _clause(text: str) -> str:
 
 
 def memories_view(
-    facts: Sequence[Fact], messages: Sequence[Node] = (), *, include_history: bool = True
+    facts: Sequence[Fact],
+    messages: Sequence[Node] = (),
+    *,
+    include_history: bool = True,
+    at: int | None = None,
 ) -> FactsOfRecordView:
-    """The view of one read (pure): the current facts grouped by subject with their histories,
-    and the summary made from them."""
-    book = FactBook(facts, messages)
+    """The view of one read at ``at`` (default now; pure given it): the current facts grouped by
+    subject with their histories, and the summary made from them. A change told ahead is listed
+    with the day it takes effect as its ``since`` (after now) and the value it replaces stays
+    current until then (services/common/timeline.py)."""
+    standing = claims_at(facts, now_ms() if at is None else at)
+    book = FactBook([*standing.known, *standing.planned], messages)
     current = [f for f in book.facts if f.subject_key is not None and is_current(f)]
-    views = [book.view(f, history=include_history) for f in current]
+    ahead = {f.id for f in standing.planned}
+    views = [book.view(f, history=include_history, planned=f.id in ahead) for f in current]
     subjects = group_by_subject(views)
     return FactsOfRecordView(summary=summary_of(subjects), subjects=subjects, count=len(views))
 

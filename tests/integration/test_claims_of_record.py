@@ -13,7 +13,9 @@ import pytest
 from rq import Queue
 
 from services.knowledge.claims.keeper import claim_id
+from services.knowledge.memory_edits import correct
 from services.prompts.extract_claims import ClaimKind, ClaimOut
+from services.views.memories import what_thea_knows
 from services.views.trace import load_trace
 from tests.claims_support import said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
@@ -817,3 +819,49 @@ async def test_a_question_in_other_words_is_read_from_the_users_words_never_from
         assert never.answer.startswith("I don't know"), (question, never.answer)
         assert "16" not in never.answer
         assert "Biscuit" not in never.answer
+
+
+async def test_a_change_told_ahead_leaves_what_holds_now_current_until_its_day(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """Seen live: "where do we live at the moment?" after "we're moving to York in March" was
+    answered York. The move is a plan until its day: the home now is the older one, the move is
+    shown as planned (answers, prompt and the memories view), and nothing was closed early."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "I live in Leeds": [said("I live in Leeds", "home", "Leeds")],
+                "moving to York": [
+                    said("we're moving to York next month", "home", "York", when="next month", kind=REPLACES)
+                ],
+            }
+        ),
+    )
+    await say(runtime, "I live in Leeds, near the station.")
+    await read_claims(runtime)
+    await say(runtime, "Big news, we're moving to York next month!", "s2")
+    await read_claims(runtime)
+    every = {f.value: f for f in claims(runtime, current_only=False)}
+    assert (every["York"].valid_from or 0) > every["York"].created_at
+    assert every["Leeds"].valid_until == every["York"].valid_from  # closed on the day of the move
+    assert {f.value for f in claims(runtime)} == {"Leeds", "York"}  # both still open today
+
+    for question in ("Where do I live now?", "where do i live at the moment", "What is my home?"):
+        llm.calls.clear()
+        asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+        assert not asked.answer.startswith("Your home: York"), (question, asked.answer)
+        if llm.prompts_for(PromptId.SYNTHESIS):  # the model answers: given Leeds as now, York as planned
+            shown = last_prompt(llm)
+            assert "- Your home: Leeds." in shown, (question, shown)
+            assert "(planned): Your home: York" in shown, (question, shown)
+        else:  # code answers from the one claim that holds now
+            assert asked.answer.startswith("Your home: Leeds."), (question, asked.answer)
+
+    view = what_thea_knows(runtime.memory, USER)
+    listed = {f.value: f for group in view.subjects for f in group.facts}
+    assert (listed["York"].planned, listed["Leeds"].planned, listed["Leeds"].current) == (True, False, True)
+    assert "York" not in view.summary
+    # the home that holds until the move can still be corrected (it is current)
+    fixed = correct(runtime.memory, listed["Leeds"].id, "Wakefield", USER)
+    assert "Wakefield" in fixed.summary

@@ -707,6 +707,8 @@ class FactOfRecordView(BaseModel):
     until: int | None = None
     superseded_by: str | None = None
     current: bool = True
+    #: a change told ahead ("we're moving to York in March") that takes effect on ``since``
+    planned: bool = False
     source: FactSourceView
     #: the values it replaced, newest first (empty unless asked for)
     history: list[EarlierValueView] = Field(default_factory=list)

@@ -49,7 +49,7 @@ def render_list(view: FactsOfRecordView) -> None:
             earlier = "; ".join(f"{e.value or e.text} (until {_date(e.until)})" for e in fact.history)
             table.add_row(
                 safe(fact.text),
-                _date(fact.since),
+                f"from {_date(fact.since)} (planned)" if fact.planned else _date(fact.since),
                 safe(fact.source.label),
                 safe(earlier) or "-",
                 fact.id[:8],
@@ -61,7 +61,7 @@ def detail_tree(fact: FactOfRecordView) -> Tree:
     state = "current" if fact.current else f"[dim]no longer holds since {_date(fact.until)}[/]"
     root = Tree(f"[bold]fact[/] {fact.id}  {safe(fact.subject)}  {state}")
     root.add(safe(fact.text))
-    root.add(f"since {_date(fact.since)}")
+    root.add(f"from {_date(fact.since)} (planned)" if fact.planned else f"since {_date(fact.since)}")
     root.add(f"from: {safe(fact.source.label)}")
     if fact.attribute or fact.value:
         root.add(f"attribute: {safe(fact.attribute)}  value: {safe(fact.value)}  ({safe(fact.category)})")

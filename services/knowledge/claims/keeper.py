@@ -20,7 +20,7 @@ from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.dates import resolve_relative, when_text
+from services.common.dates import day_start_ms, day_told, resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
@@ -154,6 +154,22 @@ def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:
     return names | {name.split()[0] for name in names}  # "Raj Mehta" is also "Raj"
 
 
+def starts_on(claim: reading.ClaimOut, said_at: int) -> int | None:
+    """When a change told ahead takes effect (epoch ms): the day its time as told names, if that is
+    after the day it was said ("we're moving to York in March", "I leave Boots in June"); None for
+    a change now, a plain fact (a conference "on 14 March" is true now), or a time that is the
+    value itself (a date moved "to May 3")."""
+    if not claim.kind.closes or claim.kind is reading.ClaimKind.CORRECTS or not claim.when:
+        return None
+    if plain(claim.when) in plain(claim.value):
+        return None
+    day = day_told(claim.when, said_at)
+    if day is None:
+        return None
+    starts = day_start_ms(day)
+    return starts if starts > said_at else None
+
+
 def build_claims(
     checked: Sequence[Checked], message: SaidMessage, read_by: str, names: set[str] | None = None
 ) -> list[Fact]:
@@ -170,7 +186,7 @@ def build_claims(
             confidence=TOLD_CONFIDENCE,
             source=message.user_id,
             source_message_id=message.source_id,
-            valid_from=message.said_at,
+            valid_from=starts_on(claim, message.said_at) or message.said_at,
             subject_key=subject_key(claim.subject, item.about_user),
             subject="you" if item.about_user else claim.subject,
             relation=claim.relation or None,
@@ -374,9 +390,11 @@ class ClaimKeeper:
             edges += [Edge(src=plan.stored[0].id, dst=k.id, type=EdgeType.SUPERSEDES) for k in insights]
         self.memory.record([*plan.stored, *insights], edges)
         if plan.closings:
+            # a change told ahead closes the older claim on the day it takes effect
+            until = {c.old.id: max(said_at, c.by.valid_from or said_at) for c in plan.closings}
             self.memory.knowledge.patch_nodes(
                 [
-                    NodePatch(c.old.id, {"valid_until": said_at, "superseded_by": c.by.id})
+                    NodePatch(c.old.id, {"valid_until": until[c.old.id], "superseded_by": c.by.id})
                     for c in plan.closings
                 ]
             )

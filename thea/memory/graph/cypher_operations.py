@@ -48,6 +48,7 @@ from thea.models import (
     NodeType,
     UserImpulse,
     is_evidence,
+    now_ms,
 )
 
 #: run a named query of ``cypher/`` with parameters, rows as dicts (private to thea.memory)
@@ -400,9 +401,17 @@ class CypherAdminOperations(_Group, AdminOperations):
 
 
 class CypherFactReads(_Group, FactReads):
-    def facts_of_record(self, user_id: str, *, current_only: bool, limit: int) -> list[Fact]:
+    def facts_of_record(
+        self, user_id: str, *, current_only: bool, limit: int, at: int | None = None
+    ) -> list[Fact]:
         rows = self._run(
-            "facts_of_record", {"user_id": user_id, "current_only": current_only, "limit": limit}
+            "facts_of_record",
+            {
+                "user_id": user_id,
+                "current_only": current_only,
+                "limit": limit,
+                "now": now_ms() if at is None else at,
+            },
         )
         return [f for f in (Node.from_props(r["props"]) for r in rows) if isinstance(f, Fact)]
 

@@ -10,9 +10,12 @@ from thea.models import Fact, KnowledgeCrystal
 
 class FactReads(abc.ABC):
     @abc.abstractmethod
-    def facts_of_record(self, user_id: str, *, current_only: bool, limit: int) -> list[Fact]:
+    def facts_of_record(
+        self, user_id: str, *, current_only: bool, limit: int, at: int | None = None
+    ) -> list[Fact]:
         """The user's facts of record (with a subject and attribute), newest first: only the
-        current ones (no ``valid_until``), or every one, earlier values included."""
+        ones current at ``at`` (epoch ms, default now: no ``valid_until``, or one still ahead, as
+        for a home until a move told ahead), or every one, earlier values included."""
 
     @abc.abstractmethod
     def insights_resting_on(self, source_ids: Sequence[str], user_id: str) -> list[KnowledgeCrystal]:

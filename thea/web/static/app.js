@@ -688,7 +688,7 @@ function factCard(fact) {
   const card = el("li", { class: "fact-card", "data-id": fact.id });
   card.append(
     el("div", { class: "fact-text", text: fact.text }),
-    el("div", { class: "fact-since muted", text: "since " + fmtDay(fact.since) + " · " + fact.id.slice(0, 8) }),
+    el("div", { class: "fact-since muted", text: (fact.planned ? "from " + fmtDay(fact.since) + " (planned)" : "since " + fmtDay(fact.since)) + " · " + fact.id.slice(0, 8) }),
     factSource(fact.source));
   if (fact.history.length) {
     const earlier = el("ul", { class: "fact-history" });

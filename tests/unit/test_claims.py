@@ -357,6 +357,42 @@ def test_someone_named_by_relation_then_by_name_is_one_subject() -> None:
     assert [c.old.id for c in _supersede([then], [first]).closings] == [first.id]
 
 
+@pytest.mark.parametrize(
+    ("named", "users"),
+    [
+        # the model read the workplace as a named thing of the user's, the change as the user's
+        (
+            ("I work as a baker at Crumbs on Kirkgate", "Crumbs on Kirkgate", "workplace"),
+            ("from January I'm at Nordbrise", "workplace", "Nordbrise"),
+        ),
+        (("my partner Sam", "Sam", "partner"), ("I'm with Tom now", "partner", "Tom")),
+        (("our landlord Mr Fox", "Mr Fox", "landlord"), ("the new landlord is Ms Dee", "landlord", "Ms Dee")),
+    ],
+)
+def test_a_change_of_the_users_attribute_closes_what_named_it_by_its_relation_and_back(
+    named: tuple[str, str, str], users: tuple[str, str, str]
+) -> None:
+    text, name, relation = named
+    by_name = claim(text, "name", name, subject=name, relation=relation, quote=text)
+    user_text, attribute, value = users
+    as_users = claim(user_text, attribute, value)
+    old, new = _at(by_name, 1), _at(as_users, 2, ClaimKind.REPLACES)
+    assert [c.old.id for c in _supersede([new], [old]).closings] == [old.id]
+    old, new = _at(as_users, 1), _at(by_name, 2, ClaimKind.REPLACES)
+    assert [c.old.id for c in _supersede([new], [old]).closings] == [old.id]
+
+
+def test_two_people_named_by_one_relation_are_never_closed_by_code() -> None:
+    """Two sisters, two dogs: a name given by a relation closes another only when the model
+    judges so (a new claim), never by code."""
+    ana = _at(claim("my sister Ana", "name", "Ana", subject="Ana", relation="sister"), 1)
+    eva = _at(claim("my sister Eva", "name", "Eva", subject="Eva", relation="sister"), 2)
+    assert _supersede([eva], [ana]).closings == []
+    user_home = _at(claim("I live in Leeds", "home", "Leeds"), 1)
+    rex = _at(claim("my dog Rex", "name", "Rex", subject="Rex", relation="dog"), 2, ClaimKind.REPLACES)
+    assert _supersede([rex], [user_home]).closings == []  # the user's home is no dog
+
+
 # -- answers without the model -------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from services.common.text import TextEmbedder
+from services.knowledge.claims.render import names_subject
 from services.knowledge.claims.verify import plain
 from services.prompts.extract_claims import ClaimKind
 from services.prompts.supersession import PairDecision
@@ -78,6 +79,30 @@ def same_subject(new: Fact, old: Fact) -> bool:
     return bool(new.subject_key in old_names or old.subject_key in new_names)
 
 
+def _as_the_users(fact: Fact) -> str | None:
+    """The user's attribute a claim naming someone or something by its relation to the user
+    stands for ("my partner Sam": the user's partner; "Crumbs, my workplace": the user's
+    workplace), else None."""
+    if fact.subject_key == USER_SUBJECT or not names_subject(fact):
+        return None
+    relation = plain(fact.relation or "")
+    return relation if relation and relation not in {"self", "user"} else None
+
+
+def compared_attributes(new: Fact, old: Fact) -> tuple[str, str] | None:
+    """The attributes under which two claims speak of the same thing, or None when they are about
+    different subjects. A claim about the user and one naming a subject by its relation to the
+    user compare the user's attribute with that relation: "I work at Crumbs" read as Crumbs, the
+    user's workplace, is what "from January I'm at Nordbrise" (the user's workplace) replaces."""
+    if same_subject(new, old):
+        return new.attribute or "", old.attribute or ""
+    if new.subject_key == USER_SUBJECT and (relation := _as_the_users(old)):
+        return new.attribute or "", relation
+    if old.subject_key == USER_SUBJECT and (relation := _as_the_users(new)):
+        return relation, old.attribute or ""
+    return None
+
+
 def same_value(new: Fact, old: Fact) -> bool:
     a, b = plain(new.value or ""), plain(old.value or "")
     return bool(a) and a == b
@@ -125,9 +150,10 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
     kind = ClaimKind(new.change or ClaimKind.NEW.value)
     found: list[tuple[Fact, float]] = []
     for old in current:
-        if old.created_at > new.created_at or not same_subject(new, old):
+        compared = compared_attributes(new, old)
+        if old.created_at > new.created_at or compared is None:
             continue  # a claim said later is never closed by an earlier one (a retried job)
-        nearness = near(new.attribute, old.attribute)
+        nearness = near(*compared)
         if nearness >= ATTRIBUTE_NEAR or (
             kind in (ClaimKind.ENDS, ClaimKind.CORRECTS) and names_value(new, old)
         ):
@@ -150,7 +176,7 @@ async def supersede(
     judge: Judge | None = None,
 ) -> Supersession:
     """What the new claims (one message's, in order) do to the current ones."""
-    near.prepare([f.attribute or "" for f in [*new_claims, *current]])
+    near.prepare([a for f in [*new_claims, *current] for a in (f.attribute or "", f.relation or "")])
     out = Supersession()
     closed: set[str] = set()
     for new in new_claims:

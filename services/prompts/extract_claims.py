@@ -23,7 +23,7 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "7")
+PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "8")
 
 #: claims one message may yield (the schema's bound: a runaway model stops there)
 MAX_CLAIMS = 8
@@ -82,7 +82,9 @@ SYSTEM = (
     "For each fact: quote (the exact words of the message that say it, copied), subject, relation, "
     "attribute (a short noun: name, age, job, workplace, home, car, birthday, appointment, allergy, "
     "diet, health, hobby, school, event, plan, trip, ...), value (the words of the quote that "
-    'answer it), when (a time or date as the message says it, or ""), kind.\n'
+    'answer it), when (a time or date as the message says it, or ""; for a change that takes '
+    'effect later, the time it starts, such as "from January", in each fact that changes: a time '
+    "is never a fact of its own), kind.\n"
     'subject is "user" (relation "self") for everything the writer says about themselves, even '
     "when they use their own name. Someone or some pet of theirs is the subject by name, with "
     "relation saying who they are to the user (wife, son, mother, friend, boss, dog, cat); naming "
@@ -174,6 +176,38 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
             ),
             _claim("Maya dropped piano", "Maya", "", "activity", "piano", "", "ends"),
             _claim("still does swimming", "Maya", "", "activity", "swimming"),
+        ],
+    ),
+    (
+        "leaving the council at Easter! from 1 May I'm a project manager at Arup",
+        [
+            _claim(
+                "leaving the council at Easter",
+                "user",
+                "self",
+                "workplace",
+                "the council",
+                "at Easter",
+                "ends",
+            ),
+            _claim(
+                "from 1 May I'm a project manager at Arup",
+                "user",
+                "self",
+                "job",
+                "project manager",
+                "from 1 May",
+                "replaces",
+            ),
+            _claim(
+                "from 1 May I'm a project manager at Arup",
+                "user",
+                "self",
+                "workplace",
+                "Arup",
+                "from 1 May",
+                "replaces",
+            ),
         ],
     ),
     ("ugh what a day. thanks for listening, you're the best", []),

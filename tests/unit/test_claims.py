@@ -16,7 +16,7 @@ from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
 from services.prompts.extract_claims import ClaimKind
 from services.prompts.supersession import PairDecision
-from tests.claims_support import claim, said
+from tests.claims_support import claim, claims_of, said
 from thea.models import Fact
 
 DAY = 86_400_000
@@ -183,6 +183,21 @@ def test_a_claim_reads_from_its_fields_never_as_the_users_clause() -> None:
     assert named.content == "Your husband: Dev."
     sold = claim("I sold the Golf", "car", "Golf", kind=ClaimKind.ENDS)
     assert claim_line(sold) == "Your car: Golf (no longer)."
+
+
+@pytest.mark.parametrize(
+    ("quote", "when", "shown"),
+    [
+        ("we're moving to Hull next month", "next month", "Your home: Hull (December 2023)."),
+        ("we moved to Hull yesterday", "yesterday", "Your home: Hull (13 November 2023)."),
+        ("we moved to Hull last year", "last year", "Your home: Hull (2022)."),
+        ("we're moving to Hull in March", "in March", "Your home: Hull (in March)."),
+    ],
+)
+def test_a_claims_relative_time_is_shown_as_the_date_it_means_once(quote: str, when: str, shown: str) -> None:
+    """Seen live: "Your notice: handed in (today (30 November 2026))."."""
+    (read,) = claims_of(quote, [said(quote, "home", "Hull", when=when)])
+    assert read.content == shown
 
 
 # -- supersession --------------------------------------------------------------------------

@@ -7,12 +7,16 @@ user's own words travel beside it as its quote.
 
 from __future__ import annotations
 
+import re
+
 from services.knowledge.claims.verify import plain
 from services.prompts.extract_claims import ClaimKind
 from thea.models import USER_SUBJECT, Fact
 
 #: the attribute of what is kept as told, as one whole note
 NOTE = "note"
+#: a time as told with the date it means written after it (services/common/dates.resolve_relative)
+_RESOLVED = re.compile(r"^[^()]+\(([^()]*\d{4}[^()]*)\)$")
 #: determiners before someone named by relation ("my sister", "our neighbour", "the builder")
 _DETERMINERS = frozenset({"my", "our", "the", "his", "her", "their", "a", "an"})
 
@@ -50,13 +54,20 @@ def names_subject(fact: Fact) -> bool:
     )
 
 
+def when_shown(when: str) -> str:
+    """A claim's time as its line shows it: the date a relative time was worked out to ("next
+    month (December 2026)" -> "December 2026"), else the time as told."""
+    found = _RESOLVED.match(when.strip())
+    return found.group(1) if found else when.strip()
+
+
 def claim_line(fact: Fact) -> str:
     """The claim in one line: "Your car: Toyota Corolla.", "Your husband: Dev.", "Rui (your
     brother), home: Lyon."."""
     value = (fact.value or "").strip()
     if fact.attribute == NOTE:  # kept as told (a told fact nothing was read from)
         return f"You told me: \u201c{value.rstrip('.')}.\u201d"
-    when = f" ({fact.when})" if fact.when and plain(fact.when) not in plain(value) else ""
+    when = f" ({when_shown(fact.when)})" if fact.when and plain(fact.when) not in plain(value) else ""
     end = " (no longer)" if ended(fact) else ""
     if names_subject(fact):
         what = (fact.relation or "").strip() or fact.attribute

@@ -78,6 +78,27 @@ def test_a_claim_the_message_does_not_bear_out_is_dropped(bad: object) -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "quote", "subject", "attribute", "value"),
+    [
+        ("He got the job at Arup!", "He got the job at Arup", "He", "workplace", "Arup"),
+        ("she's allergic to cats, poor thing", "she's allergic to cats", "she", "allergy", "cats"),
+        ("They moved to Bristol in May.", "They moved to Bristol", "They", "home", "Bristol"),
+        ("his birthday is on 3 June", "his birthday is on 3 June", "his", "birthday", "3 June"),
+    ],
+)
+def test_a_pronoun_the_model_did_not_work_out_is_no_subject(
+    message: str, quote: str, subject: str, attribute: str, value: str
+) -> None:
+    """Seen live: a subject called "He". Whom it means is the model's to work out from the part
+    before it (the reading gives it); a bare pronoun is nobody, and the claim is dropped."""
+    assert check(said(quote, attribute, value, subject=subject, relation="friend"), message) is None
+    named = "Ravi " + message
+    kept = check(said(quote, attribute, value, subject="Ravi", relation="friend"), named)
+    assert kept is not None
+    assert kept.claim.subject == "Ravi"
+
+
+@pytest.mark.parametrize(
     ("message", "quote", "attribute", "value"),
     [
         ("oh and im coeliac so gluten is a no go for me", "gluten is a no go for me", "diet", "coeliac"),

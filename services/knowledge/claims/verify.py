@@ -3,7 +3,8 @@
 A claim is dropped when its quote is not in the message, when its value is not in its quote (nor
 in the one sentence of the message that holds the quote: a quote cut too short is widened to it),
 when that sentence says the value alone (nothing the user wrote says what it is of), when
-it names someone the message never names, or when its quote gives the assistant orders (text
+it names someone the message never names or only a pronoun ("he": whom the model did not
+work out), or when its quote gives the assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
 punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
 quotes; a value's word may be a form of a quoted word ("teacher" for "I teach").
@@ -23,6 +24,10 @@ from thea.words import STOPWORDS, lower_words
 
 #: the subject as the model writes the user themselves
 USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
+#: subjects that name nobody: a pronoun the model did not resolve (seen live: a subject called "He")
+NAMES_NOBODY = frozenset(
+    {"he", "she", "him", "her", "they", "them", "it", "his", "hers", "their", "its", "someone", "somebody"}
+)
 #: a value's word counts as quoted when it and a quoted word share this long a beginning
 SHARED_START = 4
 #: longest message part a claim is checked against (a message is bounded before it is read)
@@ -140,8 +145,8 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     if _repeats(value, attribute):  # "kids: kids", "job: job there": says nothing
         return None
     about_user = is_user(subject, relation, attribute)
-    if not about_user and not within(subject, message):
-        return None  # someone the message never names (a model's guess)
+    if not about_user and (not within(subject, message) or plain(subject) in NAMES_NOBODY):
+        return None  # someone the message never names (a model's guess), or a pronoun of nobody
     tidied = claim.model_copy(
         update={
             "quote": quote,

@@ -28,7 +28,7 @@ from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import understand
-from services.cycle.context import ConversationCache
+from services.cycle.context import Conversation, ConversationCache
 from services.cycle.fact_match import about_told
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.synthesis import SynthesisService
@@ -229,12 +229,14 @@ class Orchestrator:
         if evicted:
             await self._hand_off(lambda jobs: jobs.enqueue_distill(evicted, user_id, session_id), "distill")
 
+        earlier = await self._conversation(self.context.exchanges, user_id, session_id) or []
         state = CycleState(
             impulse=impulse,
             correlation_id=impulse.id,
             user_id=user_id,
             session_id=session_id,
-            history=await self._conversation(self.context.history, user_id, session_id) or [],
+            history=Conversation(earlier).history(),
+            said_before=[e.question for e in earlier],
             on_token=on_token,
             prompt_tokens=self.prompt_tokens,
             document=paste.document if paste else None,

@@ -105,3 +105,25 @@ def checked_reply(reply: str, message: str, name: str = "") -> str | None:
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:
     """The user's current name among (attribute, value) pairs of their own claims."""
     return next((v for a, v in values if a.strip().lower() == "name" and v.strip()), "")
+
+
+#: a message that opens on a third-person pronoun ("she got the job!", "his exam went well"):
+#: whom it means comes from an earlier turn, or from nobody (closed-class words only)
+_OPENING_PRONOUN = re.compile(
+    r"^\W*(?P<who>he|she|his|her)(?:['\u2019](?:s|ll|d|ve))?\b(?!\s*[.!?,]?$)", re.IGNORECASE
+)
+
+
+def unclear_who(text: str, said_before: Sequence[str]) -> str | None:
+    """The pronoun a statement opens on when the user said nothing earlier in the conversation
+    that could say whom it means ("she got the job!" as the first message of a chat), else None:
+    then thea asks back instead of reacting (and the claims reading keeps no claim of a bare
+    pronoun)."""
+    if any(said.strip() for said in said_before):
+        return None
+    found = _OPENING_PRONOUN.match(text)
+    return found.group("who").lower() if found else None
+
+
+def question_back(pronoun: str) -> str:
+    return prompt.ASK_WHO.format(pronoun=pronoun)

@@ -32,6 +32,9 @@ class CycleState:
     session_id: str
     #: Recent conversation as (role, text) pairs, oldest first.
     history: list[tuple[str, str]] = field(default_factory=list)
+    #: the user's earlier messages in this conversation, oldest first (those answered by a
+    #: template too, which ``history`` leaves out)
+    said_before: list[str] = field(default_factory=list)
     #: where the answer streams to, token by token (travels with the cycle: concurrent
     #: cycles never share it)
     on_token: TokenSink | None = None

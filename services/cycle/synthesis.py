@@ -78,7 +78,7 @@ from services.cycle.from_told import (
 )
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
-from services.cycle.reply import checked_reply, is_refusal, name_of_user
+from services.cycle.reply import checked_reply, is_refusal, name_of_user, question_back, unclear_who
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
@@ -401,6 +401,9 @@ class SynthesisService(CognitiveService):
         # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
         told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
         asked: PromptRecord | None = None
+        who = unclear_who(told, state.said_before) if understanding.kind is MessageKind.STATEMENT else None
+        if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
+            return await self._fixed(state, question_back(who), "question back")
         if told.strip():
             messages = reply_prompt.build(told, name)
             asked = prompt_record(reply_prompt.PROMPT, messages)

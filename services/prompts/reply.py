@@ -61,6 +61,12 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: the question back when a statement opens on a pronoun nothing earlier names (not the model's)
+ASK_WHO = (
+    "Who do you mean by \u201c{pronoun}\u201d? Tell me their name and I'll keep it with the right person."
+)
+
+
 class Reply(BaseModel):
     """What the model wrote, as the user will see it (after the checks)."""
 

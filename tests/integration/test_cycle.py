@@ -282,6 +282,34 @@ async def test_a_statement_or_small_talk_gets_a_reaction_never_an_echo_a_refusal
     assert model_says not in read
 
 
+@pytest.mark.parametrize(
+    ("said", "pronoun"),
+    [
+        ("she got the job at Arup!!", "she"),
+        ("He's moving to Leeds next week", "he"),
+        ("her exam went really well today", "her"),
+        ("his new car is a Golf, he loves it", "his"),
+    ],
+)
+async def test_a_statement_about_someone_nothing_named_gets_a_question_back(
+    runtime: Runtime, llm: FakeChatModel, said: str, pronoun: str
+) -> None:
+    """Issue 38: a question back where something is unclear. Opening a chat, "she got the job!"
+    names nobody: thea asks whom it means instead of reacting as if it knew; after the user
+    named someone (a statement answered by a reaction, which the prompt history leaves out), the
+    same words get a reaction."""
+    llm.answer(PromptId.REPLY, "That's wonderful news!")
+    first = await runtime.orchestrator.handle_impulse(said, "priya", "s1")
+    assert first.answer.startswith(f"Who do you mean by \u201c{pronoun}\u201d?")
+    assert llm.prompts_for(PromptId.REPLY) == []  # asked back, not guessed by the model
+    synthesis = reports_by_step(runtime.memory, first.impulse_id)["synthesis"]
+    assert '"question back"' in str(synthesis["output"])
+
+    await runtime.orchestrator.handle_impulse("my sister Ana called this morning", "priya", "s2")
+    named = await runtime.orchestrator.handle_impulse(said, "priya", "s2")
+    assert named.answer == "That's wonderful news!"
+
+
 @pytest.mark.parametrize("said", ["lol", "hmm ok", "xD", "jaja 😂", "omg"])
 async def test_a_message_that_neither_tells_nor_asks_gets_a_reaction_not_the_models_refusal(
     runtime: Runtime, llm: FakeChatModel, said: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.common.understanding import understand
-from services.cycle.reply import checked_reply, copied_run, made_up
+from services.cycle.reply import checked_reply, copied_run, made_up, unclear_who
 from thea.models import MessageKind
 
 
@@ -76,3 +76,33 @@ def test_copied_runs_are_counted_in_words_whatever_the_case_and_marks() -> None:
 @pytest.mark.parametrize("text", ["🐢🎉❤️", "?!", "😂😂", "  ", "👍"])
 def test_a_message_without_a_word_is_small_talk(text: str) -> None:
     assert understand(text).kind is MessageKind.SMALL_TALK
+
+
+@pytest.mark.parametrize(
+    ("said", "pronoun"),
+    [
+        ("she got the job at Arup!!", "she"),
+        ("She's moving to Leeds next week", "she"),
+        ("her exam went really well", "her"),
+        ("He finally said yes", "he"),
+        ("...he'll be 40 on Sunday", "he"),
+    ],
+)
+def test_a_statement_opening_on_a_pronoun_nothing_earlier_names_is_unclear(said: str, pronoun: str) -> None:
+    assert unclear_who(said, []) == pronoun
+    assert unclear_who(said, ["my brother Tom called"]) is None  # whom it means was said before
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Shelby got the job",  # a name, not a pronoun
+        "heading out now",
+        "he?",
+        "The kids are fine, she said",  # whom "she" means is in the message
+        "My sister called. She got the job!",
+        "It's raining again",
+    ],
+)
+def test_a_statement_that_names_whom_it_speaks_of_is_not_unclear(said: str) -> None:
+    assert unclear_who(said, []) is None

@@ -71,7 +71,7 @@ def demo_model() -> StreamingFakeChatModel:
 
 
 #: what the (scripted) model reads in the messages told for the Memory page
-CLAIMS = {
+CLAIMS: dict[str, list[tuple[str, ...]]] = {
     "Leeds": [("I live in Leeds", "user", "self", "home", "Leeds")],
     "Sam": [
         ("My partner Sam", "Sam", "partner", "name", "Sam"),
@@ -79,17 +79,32 @@ CLAIMS = {
     ],
     "Pixel": [("My cat Pixel is four years old", "Pixel", "cat", "age", "four years old")],
     "peanuts": [("I'm allergic to peanuts", "user", "self", "allergy", "peanuts")],
+    # a change told ahead: listed as planned until its day
+    "boatyard": [
+        (
+            "Sam starts at the boatyard next month",
+            "Sam",
+            "partner",
+            "workplace",
+            "the boatyard",
+            "next month",
+            "replaces",
+        )
+    ],
 }
+
+
+FIELDS = ("quote", "subject", "relation", "attribute", "value", "when", "kind")
 
 
 def read_claims(call: FakeCall) -> str:
     """The claims of the message being read (none for any other)."""
     said = str(call.messages[-1].content)
     claims = [
-        {"quote": q, "subject": s, "relation": r, "attribute": a, "value": v, "when": "", "kind": "new"}
+        dict(zip(FIELDS, (*c, "", "new")[: len(FIELDS)], strict=True))
         for key, found in CLAIMS.items()
         if key in said
-        for q, s, r, a, v in found
+        for c in found
     ]
     return json.dumps({"claims": claims})
 
@@ -110,6 +125,7 @@ MORE_FACTS = [
     "My partner Sam is a carpenter.",
     "My cat Pixel is four years old.",
     "I'm allergic to peanuts.",
+    "Sam starts at the boatyard next month.",
 ]
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.claims_support import scripted_reader
+from services.prompts.extract_claims import ClaimKind
+from tests.claims_support import said, scripted_reader
 from tests.e2e.web.test_browser import (
     CHROMIUM,
     Visit,
@@ -128,6 +129,40 @@ def test_tell_correct_and_delete_on_the_memory_page_then_ask_in_a_new_chat(
     sync_api.expect(page.locator("#trace-panel .impulse")).to_have_text(TOLD[0])
     page.reload()  # the reopened conversation is the tab's conversation now
     sync_api.expect(shown).to_have_text([*TOLD[:2], "[forgotten]."])
+    assert visit.errors == []
+
+
+def test_a_change_told_ahead_is_listed_as_planned_beside_what_holds_now(
+    visit: Visit, llm: StreamingFakeChatModel, runtime: Runtime
+) -> None:
+    page = visit.page
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                **READ,
+                "York": [
+                    said(
+                        "we're moving to York next month",
+                        "home",
+                        "York",
+                        when="next month",
+                        kind=ClaimKind.REPLACES,
+                    )
+                ],
+            }
+        ),
+    )
+    for text in ("I live in Leeds.", "Big news: we're moving to York next month!"):
+        say(page, text)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(runtime.run_jobs).result()
+    page.click("#tab-memory")
+    sync_api.expect(fact_card(page, "York").locator(".fact-since")).to_contain_text("(planned)")
+    sync_api.expect(fact_card(page, "Leeds").locator(".fact-since")).to_contain_text("since ")
+    sync_api.expect(fact_card(page, "Leeds").locator(".fact-since")).not_to_contain_text("planned")
+    sync_api.expect(page.locator("#memory-summary")).to_contain_text("your home: Leeds")
+    sync_api.expect(page.locator("#memory-summary")).not_to_contain_text("York")
     assert visit.errors == []
 
 

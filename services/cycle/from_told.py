@@ -232,7 +232,7 @@ def told_quote(
     says it asks about, in the question's words)."""
     keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
-    for quote in read.quotes:
+    for quote in [q for q in read.quotes if q.strip()] or _answer_as_quote(read.answer, lines, question):
         for _text, key in lines_holding(quote, keyed):
             chosen[int(key)] = lines[int(key)]
     said = [chosen[i] for i in sorted(chosen)]
@@ -255,6 +255,18 @@ def told_quote(
     if not answer or not answer_held(answer, source, question):
         return ToldQuote(said, "", facts, Quoted.NEAREST)
     return ToldQuote(said, _to_you(answer), facts)
+
+
+def _answer_as_quote(answer: str, lines: Sequence[ToldLine], question: str) -> list[str]:
+    """The model's answer as its copy when it copied nothing but answered in words exactly one
+    line holds (seen live: "what's my dog called?" -> answer "Biscuit", no quote, said as "I don't
+    know" though "we have a dog called Biscuit" was a line); none when no line or several hold it,
+    or it says nothing the question does not."""
+    said = flat(answer)
+    if not said or not says_something(answer) or not stems_of(answer) - stems_of(question):
+        return []
+    holding = [t for t in lines if said in flat(t.text)]
+    return [answer] if len(holding) == 1 else []
 
 
 def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:

@@ -298,3 +298,41 @@ def test_an_answer_of_only_the_questions_own_words_is_no_answer_the_line_is_show
     )
     assert found is not None
     assert told_answer(found).startswith("You told me on ")
+
+
+PETS = [
+    ToldLine("big news - we're moving to Bath in March", MARCH_3 + DAY, "m3"),
+    ToldLine("my husband Dev is a pharmacist and we have a dog called Biscuit", MARCH_3, "m2"),
+    ToldLine("I work as a paramedic in Bristol", MARCH_3, "m1"),
+    ToldLine("Dev's mum lives in Bristol too", MARCH_3, "m0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "answer"),
+    [
+        ("what's my dog called?", "my dog", "Biscuit"),
+        ("whats my husbands job", "my husband", "pharmacist"),
+        ("where are we moving to", "me", "Bath"),
+    ],
+)
+def test_an_answer_without_a_copy_is_quoted_from_the_one_line_that_holds_it(
+    question: str, about: str, answer: str
+) -> None:
+    """Seen live: the 1.5B answered "Biscuit" and copied nothing; "I don't know" was said."""
+    found = told_quote(ToldAnswer(about=about, quotes=[], answer=answer), PETS, question, history=False)
+    assert found is not None
+    assert told_answer(found).startswith(f"{answer[0].upper()}{answer[1:]} (you told me")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("where do i work", "Bristol"),  # two lines hold it: which one is the model's to copy
+        ("what's my cat called", "Tom"),  # no line holds it: the model's own words
+        ("what is my dog called", "dog"),  # only the question's words
+        ("is Dev a pharmacist", "Yes"),
+    ],
+)
+def test_an_answer_without_a_copy_no_single_line_holds_is_no_answer(question: str, answer: str) -> None:
+    assert told_quote(ToldAnswer(quotes=[], answer=answer), PETS, question, history=False) is None

@@ -12,13 +12,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.common.dates import when_text
+from services.common.dates import day_start_ms, day_told, when_text
 from thea.models import Fact
+from thea.words import lower_words
+
+#: kinds of claim that say something new (not a change of an older claim, nor a correction)
+_NEW_KINDS = frozenset({None, "new", "adds"})
+
+
+def starts_at(fact: Fact) -> int | None:
+    """When a claim told ahead starts (epoch ms), or None for one true when it was said: a change
+    told ahead starts on its ``valid_from`` (keeper.starts_on, which also closes what it replaces
+    then); something new told with a later day ("we're getting a puppy in January", "we're moving
+    to Bath in March" with no home told before) starts on the day its time as told names, unless
+    that time is its value (a wedding "on 23 January" is a fact now)."""
+    if fact.valid_from is not None and fact.valid_from > fact.created_at:
+        return fact.valid_from
+    if fact.change not in _NEW_KINDS or not fact.when:
+        return None
+    when, value = lower_words(fact.when), lower_words(fact.value or "")
+    if not when or " ".join(when) in " ".join(value):
+        return None
+    day = day_told(fact.when, fact.created_at)
+    if day is None or day == day_told(fact.value or "", fact.created_at):
+        return None  # the time is the value ("on 23 January": the wedding's date)
+    start = day_start_ms(day)
+    return start if start > fact.created_at else None
 
 
 def planned_at(fact: Fact, at: int) -> bool:
-    """The claim is a change told ahead that has not taken effect at ``at`` (epoch ms)."""
-    return fact.valid_from is not None and fact.valid_from > at and fact.valid_from > fact.created_at
+    """The claim was told ahead and has not started at ``at`` (epoch ms)."""
+    start = starts_at(fact)
+    return start is not None and start > at
 
 
 @dataclass
@@ -48,4 +73,4 @@ def claims_at(facts: Sequence[Fact], at: int) -> ClaimsAt:
 
 def planned_line(fact: Fact) -> str:
     """How a planned change is shown: "From Monday 1 March 2027 (planned): Your home: York."."""
-    return f"From {when_text(fact.valid_from or fact.created_at)} (planned): {fact.content}"
+    return f"From {when_text(starts_at(fact) or fact.created_at)} (planned): {fact.content}"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from services.common.dates import day_text
 from services.common.ownership import own_node
 from services.common.statements import lower_first, turn_round, upper_first
-from services.common.timeline import claims_at
+from services.common.timeline import claims_at, starts_at
 from services.common.tokens import clip_text
 from thea.api.models import (
     EarlierValueView,
@@ -152,7 +152,7 @@ class FactBook:
             attribute=fact.attribute or "",
             value=fact.value or "",
             category=fact.category or "general",
-            since=fact.valid_from or fact.created_at,
+            since=(starts_at(fact) if planned else None) or fact.valid_from or fact.created_at,
             until=fact.valid_until,
             superseded_by=fact.superseded_by,
             current=is_current(fact),

@@ -865,3 +865,31 @@ async def test_a_change_told_ahead_leaves_what_holds_now_current_until_its_day(
     # the home that holds until the move can still be corrected (it is current)
     fixed = correct(runtime.memory, listed["Leeds"].id, "Wakefield", USER)
     assert "Wakefield" in fixed.summary
+
+
+async def test_something_new_told_with_a_later_day_is_planned_not_what_is_true_now(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """Seen live: "we're moving to Bath in March" read as a new home (no home told before) was
+    the answer to "where do we live at the moment?". Planned until its day, whatever its kind."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "moving to Bath": [
+                    said("we're moving to Bath next month", "home", "Bath", when="next month")
+                ],
+                "puppy": [said("we're getting a puppy next month", "pet", "puppy", when="next month")],
+            }
+        ),
+    )
+    await say(runtime, "big news - we're moving to Bath next month!")
+    await say(runtime, "and we're getting a puppy next month too")
+    await read_claims(runtime)
+    for question in ("What is my home?", "Do I have a pet?"):
+        asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+        assert not asked.answer.startswith(("Your home: Bath", "Your pet: puppy")), (question, asked.answer)
+    view = what_thea_knows(runtime.memory, USER)
+    listed = {f.value: f for group in view.subjects for f in group.facts}
+    assert (listed["Bath"].planned, listed["puppy"].planned) == (True, True)
+    assert listed["Bath"].since > (listed["Bath"].source.at or 0)  # listed from the day it starts

@@ -149,3 +149,59 @@ def test_the_memories_view_lists_the_plan_beside_what_holds_now_and_the_summary_
     (york,) = [f for group in later.subjects for f in group.facts]
     assert (york.value, york.planned) == ("York", False)
     assert [e.value for e in york.history] == ["Leeds"]
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "when", "kind"),
+    [
+        ("home", "Bath", "in March", "new"),  # a move told ahead, no home told before
+        ("pet", "puppy", "next month (December 2026)", "adds"),
+        ("hobby", "pottery classes", "from January", "new"),
+    ],
+)
+def test_something_new_told_with_a_later_day_is_planned_until_then(
+    attribute: str, value: str, when: str, kind: str
+) -> None:
+    fact = Fact(
+        id="n",
+        content=f"Your {attribute}: {value}.",
+        subject_key="user",
+        attribute=attribute,
+        value=value,
+        when=when,
+        change=kind,
+        created_at=NOW,
+        valid_from=NOW,
+        user_id="u",
+        quote=value,
+    )
+    now = claims_at([fact], NOW + DAY // 4)
+    assert now.planned == [fact]
+    assert now.known == []
+    assert claims_at([fact], NOW + 400 * DAY).known == [fact]
+
+
+@pytest.mark.parametrize(
+    ("value", "when", "kind"),
+    [
+        ("23 January", "on 23 January", "new"),  # the day is the value: a fact now
+        ("Lisbon", "last month", "new"),  # told of the past
+        ("Lisbon", "soon", "new"),  # names no day
+        ("York", "in March", "corrects"),  # a correction holds now
+    ],
+)
+def test_what_names_no_later_day_of_its_own_holds_when_said(value: str, when: str, kind: str) -> None:
+    fact = Fact(
+        id="n",
+        content=f"Your trip: {value}.",
+        subject_key="user",
+        attribute="trip",
+        value=value,
+        when=when,
+        change=kind,
+        created_at=NOW,
+        valid_from=NOW,
+        user_id="u",
+        quote=value,
+    )
+    assert claims_at([fact], NOW + DAY // 4).known == [fact]

@@ -164,8 +164,8 @@ def starts_on(claim: reading.ClaimOut, said_at: int) -> int | None:
     if plain(claim.when) in plain(claim.value):
         return None
     day = day_told(claim.when, said_at)
-    if day is None:
-        return None
+    if day is None or day == day_told(claim.value, said_at):
+        return None  # the time is the value ("moved to May 3", when "on May 3")
     starts = day_start_ms(day)
     return starts if starts > said_at else None
 

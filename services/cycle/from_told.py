@@ -16,7 +16,7 @@ no wording is matched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -26,6 +26,7 @@ from services.common.dates import day_text, when_text
 from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
+from services.common.timeline import starts_at
 from services.common.understanding import understand
 from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
@@ -67,10 +68,16 @@ class ToldLine:
     earlier: bool = False
     #: the claims read from it
     facts: tuple[Fact, ...] = ()
+    #: every claim read from it was told ahead and starts on this day (epoch ms), not yet
+    planned_from: int | None = None
 
     def shown(self) -> str:
-        """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon"."""
+        """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon", "[2 December 2026]
+        PLANNED from 1 March 2027: we're moving to Bath in March"."""
         day = day_text(datetime.fromtimestamp(self.at / 1000, tz=UTC).date())
+        if self.planned_from is not None:
+            starts = day_text(datetime.fromtimestamp(self.planned_from / 1000, tz=UTC).date())
+            return f"[{day}] PLANNED from {starts}: {self.text}"
         return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}"
 
 
@@ -102,11 +109,17 @@ def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
     return tuple(f for f in claims if f.quote and flat(f.quote) and flat(f.quote) in said)
 
 
-def _line(text: str, at: int, source_id: str, claims: Sequence[Fact]) -> ToldLine:
+def _line(
+    text: str, at: int, source_id: str, claims: Sequence[Fact], ahead: Mapping[str, int] | None = None
+) -> ToldLine:
+    """One sentence of the user's; ``ahead``: the claims told ahead not yet started, by id -> the
+    day they start (a line whose every claim is one is PLANNED)."""
     read = _claims_in(text, claims)
     text, _ordered = without_any_order(text)  # an order to the assistant is never a line
     earlier = bool(read) and all(f.valid_until is not None for f in read)
-    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read)
+    starts = [(ahead or {}).get(f.id) for f in read]
+    planned = min(d for d in starts if d is not None) if read and None not in starts else None
+    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, planned)
 
 
 def told_lines(
@@ -114,12 +127,15 @@ def told_lines(
     stored: Sequence[Fact],
     matched: Sequence[Fact],
     asking_id: str,
+    planned: Sequence[Fact] = (),
 ) -> list[ToldLine]:
     """The user's sentences a question may be answered from: the statements of their best
     recalled messages, the words of the matching claims whose message was not recalled, then
-    those of their other current claims."""
+    those of their other current claims. ``planned``: claims told ahead that have not started
+    (a line whose every claim is one is marked PLANNED with the day it starts)."""
+    ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
-    for fact in stored:
+    for fact in [*stored, *planned]:
         if fact.source_message_id:
             by_message.setdefault(fact.source_message_id, []).append(fact)
     out: list[ToldLine] = []
@@ -132,7 +148,7 @@ def told_lines(
             continue
         read.add(hit.id)
         at = hit.event_time or hit.created_at
-        out += [_line(s, at, hit.id, by_message.get(hit.id, [])) for s in said]
+        out += [_line(s, at, hit.id, by_message.get(hit.id, []), ahead) for s in said]
     for fact in matched[:CLAIMS_READ]:
         _add_claim(out, read, fact, by_message)
     if len(out) < FEW_LINES:

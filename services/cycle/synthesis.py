@@ -671,7 +671,9 @@ class SynthesisService(CognitiveService):
         ):
             return None
         matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
-        lines = nearest(question, told_lines(recall.hits, stored, matched, state.impulse.id), self.embedder)
+        lines = nearest(
+            question, told_lines(recall.hits, stored, matched, state.impulse.id, state.planned), self.embedder
+        )
         if not lines:
             return None
         messages = told_prompt.build(question, [t.shown() for t in lines])

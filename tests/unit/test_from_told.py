@@ -336,3 +336,13 @@ def test_an_answer_without_a_copy_is_quoted_from_the_one_line_that_holds_it(
 )
 def test_an_answer_without_a_copy_no_single_line_holds_is_no_answer(question: str, answer: str) -> None:
     assert told_quote(ToldAnswer(quotes=[], answer=answer), PETS, question, history=False) is None
+
+
+def test_a_line_whose_claims_are_all_told_ahead_and_not_started_is_shown_planned() -> None:
+    move = claim("f-bath", "we're moving to Bath in June", "m-bath")
+    move = move.model_copy(update={"when": "in June", "change": "new", "value": "Bath"})
+    hit = message("m-bath", "Big news: we're moving to Bath in June!", MARCH_3)
+    (line,) = told_lines([hit], [], [], "asking", [move])
+    assert line.shown() == "[3 March 2026] PLANNED from 1 June 2026: Big news: we're moving to Bath in June!"
+    (started,) = told_lines([hit], [move], [], "asking")  # stored as holding: no mark
+    assert started.shown() == "[3 March 2026] Big news: we're moving to Bath in June!"

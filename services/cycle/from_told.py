@@ -70,6 +70,8 @@ class ToldLine:
     facts: tuple[Fact, ...] = ()
     #: every claim read from it was told ahead and starts on this day (epoch ms), not yet
     planned_from: int | None = None
+    #: some of its claims were told ahead and have not started: (day they start, claim line)
+    plans: tuple[tuple[int, str], ...] = ()
 
     def shown(self) -> str:
         """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon", "[2 December 2026]
@@ -78,7 +80,12 @@ class ToldLine:
         if self.planned_from is not None:
             starts = day_text(datetime.fromtimestamp(self.planned_from / 1000, tz=UTC).date())
             return f"[{day}] PLANNED from {starts}: {self.text}"
-        return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}"
+        notes = "".join(f" (PLANNED from {_day(at)}: {line.rstrip('.')})" for at, line in self.plans)
+        return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}{notes}"
+
+
+def _day(ms: int) -> str:
+    return day_text(datetime.fromtimestamp(ms / 1000, tz=UTC).date())
 
 
 class Quoted(StrEnum):
@@ -119,7 +126,10 @@ def _line(
     earlier = bool(read) and all(f.valid_until is not None for f in read)
     starts = [(ahead or {}).get(f.id) for f in read]
     planned = min(d for d in starts if d is not None) if read and None not in starts else None
-    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, planned)
+    plans = (
+        () if planned is not None else tuple((d, f.content) for f, d in zip(read, starts, strict=True) if d)
+    )
+    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, planned, plans)
 
 
 def told_lines(

@@ -346,3 +346,19 @@ def test_a_line_whose_claims_are_all_told_ahead_and_not_started_is_shown_planned
     assert line.shown() == "[3 March 2026] PLANNED from 1 June 2026: Big news: we're moving to Bath in June!"
     (started,) = told_lines([hit], [move], [], "asking")  # stored as holding: no mark
     assert started.shown() == "[3 March 2026] Big news: we're moving to Bath in June!"
+
+
+def test_a_line_with_a_plan_among_its_claims_names_the_plan() -> None:
+    """Seen live: "we're moving to Bath in March, Dev got a job at the RUH" holds a plan (the
+    home) and a fact of now (Dev's job): the line is shown with the plan marked."""
+    home = claim("f-bath", "we're moving to Bath in June", "m-bath")
+    home = home.model_copy(
+        update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
+    )
+    job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
+    hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
+    (line,) = told_lines([hit], [job], [], "asking", [home])
+    assert line.shown() == (
+        "[3 March 2026] we're moving to Bath in June, Dev got a job at the RUH"
+        " (PLANNED from 1 June 2026: Your home: Bath (in June))"
+    )

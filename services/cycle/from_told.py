@@ -70,8 +70,8 @@ class ToldLine:
     facts: tuple[Fact, ...] = ()
     #: every claim read from it was told ahead and starts on this day (epoch ms), not yet
     planned_from: int | None = None
-    #: some of its claims were told ahead and have not started: (day they start, claim line)
-    plans: tuple[tuple[int, str], ...] = ()
+    #: its claims told ahead that have not started: (day they start, claim line, value)
+    plans: tuple[tuple[int, str, str], ...] = ()
 
     def shown(self) -> str:
         """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon", "[2 December 2026]
@@ -80,7 +80,7 @@ class ToldLine:
         if self.planned_from is not None:
             starts = day_text(datetime.fromtimestamp(self.planned_from / 1000, tz=UTC).date())
             return f"[{day}] PLANNED from {starts}: {self.text}"
-        notes = "".join(f" (PLANNED from {_day(at)}: {line.rstrip('.')})" for at, line in self.plans)
+        notes = "".join(f" (PLANNED from {_day(at)}: {line.rstrip('.')})" for at, line, _ in self.plans)
         return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}{notes}"
 
 
@@ -126,9 +126,7 @@ def _line(
     earlier = bool(read) and all(f.valid_until is not None for f in read)
     starts = [(ahead or {}).get(f.id) for f in read]
     planned = min(d for d in starts if d is not None) if read and None not in starts else None
-    plans = (
-        () if planned is not None else tuple((d, f.content) for f, d in zip(read, starts, strict=True) if d)
-    )
+    plans = tuple((d, f.content, f.value or "") for f, d in zip(read, starts, strict=True) if d)
     return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, planned, plans)
 
 
@@ -326,6 +324,15 @@ def _to_you(answer: str) -> str:
     return turn_round(answer)
 
 
+def _planned_note(quote: ToldQuote) -> str:
+    """ ", planned from Monday 1 March 2027" when the answer names a plan of its lines that has not
+    started (seen live: "where do we live at the moment?" -> "Bath" from "we're moving to Bath in
+    March"): what is said is never a plan said as what is true now."""
+    answer = flat(quote.answer)
+    days = [at for t in quote.lines for at, _line, value in t.plans if flat(value) and flat(value) in answer]
+    return f", planned from {when_text(min(days))}" if days else ""
+
+
 def told_answer(quote: ToldQuote) -> str:
     """ "Hove (you told me on Sunday 12 March 2026: “we finally moved into the flat in Hove”)." """
     parts: list[str] = []
@@ -334,7 +341,7 @@ def told_answer(quote: ToldQuote) -> str:
         parts.append(f"on {day}: {words}")
     told = "; ".join(parts)
     if quote.quoted is Quoted.ANSWER and quote.answer:
-        return f"{upper_first(quote.answer)} (you told me {told})."
+        return f"{upper_first(quote.answer)}{_planned_note(quote)} (you told me {told})."
     if quote.quoted is Quoted.BEFORE:
         return f"Before that, you told me {told}."
     if quote.quoted is Quoted.NEAREST:

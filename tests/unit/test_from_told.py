@@ -362,3 +362,17 @@ def test_a_line_with_a_plan_among_its_claims_names_the_plan() -> None:
         "[3 March 2026] we're moving to Bath in June, Dev got a job at the RUH"
         " (PLANNED from 1 June 2026: Your home: Bath (in June))"
     )
+
+
+@pytest.mark.parametrize("question", ["where do we live at the moment?", "where are we moving to"])
+def test_an_answer_naming_a_plan_not_started_says_it_is_planned(question: str) -> None:
+    home = claim("f-bath", "we're moving to Bath in June", "m-bath")
+    home = home.model_copy(
+        update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
+    )
+    job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
+    hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
+    lines = told_lines([hit], [job], [], "asking", [home])
+    found = told_quote(ToldAnswer(quotes=["moving to Bath in June"], answer="Bath"), lines, question, False)
+    assert found is not None
+    assert told_answer(found).startswith("Bath, planned from Monday 1 June 2026 (you told me")

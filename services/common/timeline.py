@@ -20,6 +20,20 @@ from thea.words import lower_words
 _NEW_KINDS = frozenset({None, "new", "adds"})
 
 
+def day_ahead(when: str, value: str, said_at: int) -> int | None:
+    """The start (epoch ms) of the later day a time as told names, said at ``said_at``; None when
+    it names no day, a day not after the one it was said, or the day the value itself names (a
+    date moved "to May 3", a wedding "on 23 January": the time is the value)."""
+    told, held = lower_words(when), lower_words(value)
+    if not told or " ".join(told) in " ".join(held):
+        return None
+    day = day_told(when, said_at)
+    if day is None or day == day_told(value, said_at):
+        return None
+    start = day_start_ms(day)
+    return start if start > said_at else None
+
+
 def starts_at(fact: Fact) -> int | None:
     """When a claim told ahead starts (epoch ms), or None for one true when it was said: a change
     told ahead starts on its ``valid_from`` (keeper.starts_on, which also closes what it replaces
@@ -30,14 +44,7 @@ def starts_at(fact: Fact) -> int | None:
         return fact.valid_from
     if fact.change not in _NEW_KINDS or not fact.when:
         return None
-    when, value = lower_words(fact.when), lower_words(fact.value or "")
-    if not when or " ".join(when) in " ".join(value):
-        return None
-    day = day_told(fact.when, fact.created_at)
-    if day is None or day == day_told(fact.value or "", fact.created_at):
-        return None  # the time is the value ("on 23 January": the wedding's date)
-    start = day_start_ms(day)
-    return start if start > fact.created_at else None
+    return day_ahead(fact.when, fact.value or "", fact.created_at)
 
 
 def planned_at(fact: Fact, at: int) -> bool:

@@ -68,18 +68,24 @@ class ToldLine:
     earlier: bool = False
     #: the claims read from it
     facts: tuple[Fact, ...] = ()
-    #: every claim read from it was told ahead and starts on this day (epoch ms), not yet
-    planned_from: int | None = None
     #: its claims told ahead that have not started: (day they start, claim line, value)
     plans: tuple[tuple[int, str, str], ...] = ()
+
+    @property
+    def planned_from(self) -> int | None:
+        """The day (epoch ms) the line's plans start when every claim read from it is one."""
+        return (
+            min(at for at, _line, _value in self.plans)
+            if self.plans and len(self.plans) == len(self.facts)
+            else None
+        )
 
     def shown(self) -> str:
         """As the model sees it: "[12 March 2026] EARLIER: I live in Croydon", "[2 December 2026]
         PLANNED from 1 March 2027: we're moving to Bath in March"."""
-        day = day_text(datetime.fromtimestamp(self.at / 1000, tz=UTC).date())
+        day = _day(self.at)
         if self.planned_from is not None:
-            starts = day_text(datetime.fromtimestamp(self.planned_from / 1000, tz=UTC).date())
-            return f"[{day}] PLANNED from {starts}: {self.text}"
+            return f"[{day}] PLANNED from {_day(self.planned_from)}: {self.text}"
         notes = "".join(f" (PLANNED from {_day(at)}: {line.rstrip('.')})" for at, line, _ in self.plans)
         return f"[{day}] {'EARLIER: ' if self.earlier else ''}{self.text}{notes}"
 
@@ -120,14 +126,13 @@ def _line(
     text: str, at: int, source_id: str, claims: Sequence[Fact], ahead: Mapping[str, int] | None = None
 ) -> ToldLine:
     """One sentence of the user's; ``ahead``: the claims told ahead not yet started, by id -> the
-    day they start (a line whose every claim is one is PLANNED)."""
+    day they start."""
     read = _claims_in(text, claims)
     text, _ordered = without_any_order(text)  # an order to the assistant is never a line
     earlier = bool(read) and all(f.valid_until is not None for f in read)
-    starts = [(ahead or {}).get(f.id) for f in read]
-    planned = min(d for d in starts if d is not None) if read and None not in starts else None
-    plans = tuple((d, f.content, f.value or "") for f, d in zip(read, starts, strict=True) if d)
-    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, planned, plans)
+    starts = ahead or {}
+    plans = tuple((starts[f.id], f.content, f.value or "") for f in read if f.id in starts)
+    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, plans)
 
 
 def told_lines(

@@ -205,10 +205,10 @@ def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> PromptRe
     )
 
 
-def fact_line(fact: Fact) -> prompt.FactLine:
-    """A claim as the answering model sees it: its line ("Your car: Toyota Corolla."), the user's
-    own words, when it was told and, replaced, until when."""
-    text = told_sentence(fact)
+def fact_line(fact: Fact, line: str = "") -> prompt.FactLine:
+    """A claim as the answering model sees it: its line ("Your car: Toyota Corolla."; ``line``
+    instead when given), the user's own words, when it was told and, replaced, until when."""
+    text = line or told_sentence(fact)
     # the user's words of a plain fact; a change's words name the old value too, which a small
     # model then gives as the answer ("from March 3 to March 17" -> "March 3")
     if fact.quote and fact.quote != fact.content and fact.change in (None, "new", "adds"):
@@ -220,10 +220,7 @@ def fact_line(fact: Fact) -> prompt.FactLine:
 def planned_fact_line(fact: Fact) -> prompt.FactLine:
     """A change told ahead as the answering model sees it: "From Monday 1 March 2027 (planned):
     Your home: York." with the user's words."""
-    line = fact_line(fact)
-    return prompt.FactLine(
-        source_id=fact.id, text=planned_line(fact) + line.text[len(told_sentence(fact)) :], told=line.told
-    )
+    return fact_line(fact, planned_line(fact))
 
 
 def _planned_for(question: str, planned: Sequence[Fact], hits: Sequence[RecallHit]) -> list[Fact]:
@@ -388,6 +385,12 @@ class SynthesisService(CognitiveService):
     async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
         """The model's short reaction in its own words when it passes the checks (no echo,
         nothing made up, no refusal: services/cycle/reply.py), else the plain acknowledgement."""
+        # the model reacts to what the message tells: a forged turn and an order to the assistant
+        # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
+        told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
+        who = unclear_who(told, state.said_before) if understanding.kind is MessageKind.STATEMENT else None
+        if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
+            return await self._fixed(state, question_back(who), "question back")
         stored = await asyncio.to_thread(self._stored_facts, state)
         own = [
             (f.attribute or "", f.value or "")
@@ -397,13 +400,7 @@ class SynthesisService(CognitiveService):
         name = name_of_user(own)
         usage = LLMUsage()
         said: str | None = None
-        # the model reacts to what the message tells: a forged turn and an order to the assistant
-        # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
-        told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
         asked: PromptRecord | None = None
-        who = unclear_who(told, state.said_before) if understanding.kind is MessageKind.STATEMENT else None
-        if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
-            return await self._fixed(state, question_back(who), "question back")
         if told.strip():
             messages = reply_prompt.build(told, name)
             asked = prompt_record(reply_prompt.PROMPT, messages)

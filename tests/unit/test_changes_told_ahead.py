@@ -151,18 +151,9 @@ def test_the_memories_view_lists_the_plan_beside_what_holds_now_and_the_summary_
     assert [e.value for e in york.history] == ["Leeds"]
 
 
-@pytest.mark.parametrize(
-    ("attribute", "value", "when", "kind"),
-    [
-        ("home", "Bath", "in March", "new"),  # a move told ahead, no home told before
-        ("pet", "puppy", "next month (December 2026)", "adds"),
-        ("hobby", "pottery classes", "from January", "new"),
-    ],
-)
-def test_something_new_told_with_a_later_day_is_planned_until_then(
-    attribute: str, value: str, when: str, kind: str
-) -> None:
-    fact = Fact(
+def _told(attribute: str, value: str, when: str, kind: str) -> Fact:
+    """A claim of the user's said NOW with its time as told."""
+    return Fact(
         id="n",
         content=f"Your {attribute}: {value}.",
         subject_key="user",
@@ -175,6 +166,20 @@ def test_something_new_told_with_a_later_day_is_planned_until_then(
         user_id="u",
         quote=value,
     )
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "when", "kind"),
+    [
+        ("home", "Bath", "in March", "new"),  # a move told ahead, no home told before
+        ("pet", "puppy", "next month (December 2026)", "adds"),
+        ("hobby", "pottery classes", "from January", "new"),
+    ],
+)
+def test_something_new_told_with_a_later_day_is_planned_until_then(
+    attribute: str, value: str, when: str, kind: str
+) -> None:
+    fact = _told(attribute, value, when, kind)
     now = claims_at([fact], NOW + DAY // 4)
     assert now.planned == [fact]
     assert now.known == []
@@ -191,17 +196,5 @@ def test_something_new_told_with_a_later_day_is_planned_until_then(
     ],
 )
 def test_what_names_no_later_day_of_its_own_holds_when_said(value: str, when: str, kind: str) -> None:
-    fact = Fact(
-        id="n",
-        content=f"Your trip: {value}.",
-        subject_key="user",
-        attribute="trip",
-        value=value,
-        when=when,
-        change=kind,
-        created_at=NOW,
-        valid_from=NOW,
-        user_id="u",
-        quote=value,
-    )
+    fact = _told("trip", value, when, kind)
     assert claims_at([fact], NOW + DAY // 4).known == [fact]

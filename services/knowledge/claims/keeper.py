@@ -20,10 +20,11 @@ from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.dates import day_start_ms, day_told, resolve_relative, when_text
+from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
+from services.common.timeline import day_ahead
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
@@ -161,13 +162,7 @@ def starts_on(claim: reading.ClaimOut, said_at: int) -> int | None:
     value itself (a date moved "to May 3")."""
     if not claim.kind.closes or claim.kind is reading.ClaimKind.CORRECTS or not claim.when:
         return None
-    if plain(claim.when) in plain(claim.value):
-        return None
-    day = day_told(claim.when, said_at)
-    if day is None or day == day_told(claim.value, said_at):
-        return None  # the time is the value ("moved to May 3", when "on May 3")
-    starts = day_start_ms(day)
-    return starts if starts > said_at else None
+    return day_ahead(claim.when, claim.value, said_at)
 
 
 def build_claims(

@@ -1,8 +1,8 @@
 """Answers from a text the user gave (issue 38, item 3): a pasted letter, timetable or recipe is
 answered from its own lines, never from the model's invention.
 
-A question whose recalled memories hold such texts (a document's chunks, or a message long
-enough to be one) is read against them by the model that reads claims
+A question whose recalled memories hold such texts (a document's chunks, or a message with
+a pasted text's shape) is read against them by the model that reads claims
 (services/prompts/answer_from_text.py): it copies the words that state the answer and gives the
 answer in a few words. Code then says it only as the text writes it: the line holding the copied
 words is quoted (words the text does not hold are no answer), and the short answer before the
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from services.common.held import numbers, numbers_not_held
-from services.common.pasted import TEXT_WORDS, lines_in
+from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
 from services.prompts.answer_from_text import TextAnswer
@@ -70,10 +70,13 @@ def text_kept(message: str) -> str:
 
 
 def is_text(hit: RecallHit) -> bool:
-    """A document's chunk, or a message long enough to be a text the user gave."""
+    """A document's chunk, or a message with the shape of a pasted text (several lines and words
+    enough: services/common/pasted.py). A long remark typed as one run of sentences ("Hello there.
+    I'm Maggie, I'm 67 and I live in Salthill …") is the user speaking, answered from their
+    claims and words, never as "the text you gave me" (seen on a first-contact persona)."""
     if hit.type == NodeType.DOCUMENT_CHUNK.value:
         return True
-    return hit.type in _MESSAGE_TYPES and len(lower_words(hit.text)) >= TEXT_WORDS
+    return hit.type in _MESSAGE_TYPES and is_pasted(hit.text)
 
 
 def texts_of(hits: Sequence[RecallHit]) -> list[RecallHit]:

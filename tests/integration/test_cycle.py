@@ -534,3 +534,41 @@ async def test_a_pasted_text_is_answered_from_its_own_lines(
     (prompt,) = llm.prompts_for(PromptId.ANSWER_FROM_TEXT)
     assert "Mrs Okonkwo" in str(prompt[-1].content)  # the model read the letter itself
     assert told.impulse_id in result.recalled_ids  # the trace names the text it was read from
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        (
+            "Hello there. My granddaughter set this up for me on the tablet so I thought I'd give it a go. "
+            "I'm Maggie Doyle, I'm 67 and I live in Salthill in Galway. I taught primary school for "
+            "thirty-five years before I retired.",
+            "where do I live?",
+        ),
+        (
+            "ok so quick intro lol im jayden, 24, work the line at a restaurant in columbus, got a dog "
+            "named tank whos a pit mix and honestly hes the love of my life, also my brother tyler is "
+            "getting married in october so thats a whole thing",
+            "what's my dog called",
+        ),
+        (
+            "Namaste! I'm Priya, I work as a data analyst in Pune. Home is me, my husband Arjun, our twins "
+            "Meera and Rohan who are 9, and my mother-in-law who stays with us. We are a busy household "
+            "and I need help keeping track of things.",
+            "How old are the twins?",
+        ),
+    ],
+)
+async def test_a_long_remark_typed_in_one_go_is_the_user_speaking_not_a_text(
+    runtime: Runtime, llm: FakeChatModel, told: str, asked: str
+) -> None:
+    """A long introduction typed as one run of sentences is what the user told about themselves:
+    a question about it is never answered as "the text you gave me" (seen on a first-contact
+    persona: "Where is my daughter living?" -> "Salthill (the text you gave me: …)"); only a
+    message with a pasted text's shape (several lines) is read as a text."""
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quote": told[:60], "answer": "Salthill"}))
+    await runtime.orchestrator.handle_impulse(told, "ana", "s1")
+    llm.calls.clear()
+    result = await runtime.orchestrator.handle_impulse(asked, "ana", "s2")
+    assert llm.prompts_for(PromptId.ANSWER_FROM_TEXT) == []
+    assert "text you gave me" not in result.answer

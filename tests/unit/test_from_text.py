@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from services.common.pasted import TEXT_WORDS
 from services.cycle.from_text import (
-    TEXT_WORDS,
     is_text,
     lines_of,
     nearest_lines,
@@ -87,16 +87,19 @@ def test_words_the_text_does_not_hold_are_no_answer(quote: str) -> None:
     assert quote_of(TextAnswer(quote=quote, answer="7:15"), LINES) is None
 
 
-def test_texts_are_chunks_and_long_messages_not_remarks() -> None:
-    long = " ".join(["word"] * TEXT_WORDS)
+def test_texts_are_chunks_and_pasted_messages_not_remarks() -> None:
+    pasted = "\n".join([" ".join(["word"] * (TEXT_WORDS // 3 + 1))] * 3)
+    typed = " ".join(["word"] * (TEXT_WORDS * 2))  # a long remark typed in one go
     hits = [
         hit("I live in Leeds."),
-        hit(long, hid="a"),
+        hit(typed, hid="t"),
+        hit(pasted, hid="a"),
         hit("chunk", "DocumentChunk", "b"),
         hit("Hi", "Fact", "c"),
     ]
     assert [h.id for h in texts_of(hits)] == ["a", "b"]
     assert not is_text(hit("I live in Leeds."))
+    assert not is_text(hit(typed))
 
 
 def test_a_text_is_read_line_by_line_and_a_numbered_step_stays_whole() -> None:

@@ -157,6 +157,13 @@ _AHEAD = re.compile(
     r"|\b(?:the\s+)?(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
+#: a time that comes round again ("on Thursday afternoons", "every Tuesday", "Sundays",
+#: "weekly") names no one day: a habit told is true now, never a plan from its next occurrence
+_RECURRING = re.compile(
+    rf"\b(?:every|each|weekly|daily|nightly|fortnightly)\b|\b(?:{'|'.join(_DAYS)})s\b"
+    r"|\b(?:mornings|afternoons|evenings|nights|weekends|weekdays)\b",
+    re.IGNORECASE,
+)
 
 
 def _month_day(year: int, month: int, day: int) -> date | None:
@@ -217,8 +224,9 @@ def day_told(when: str, anchor_ms: int) -> date | None:
     """The day a time as told names, said on ``anchor_ms``: "in March" (the next March), "3 June
     2027", "next month", "in two weeks", "on Tuesday", "the 14th", "tomorrow"; for "last week",
     "three days ago" a day before the anchor (only that it is past); None when it names no day
-    this can work out ("soon", "in the spring")."""
-    if not when or not anchor_ms:
+    this can work out ("soon", "in the spring") or when it comes round again ("on Thursday
+    afternoons", "every Tuesday")."""
+    if not when or not anchor_ms or _RECURRING.search(when):
         return None
     anchor = datetime.fromtimestamp(anchor_ms / 1000, tz=UTC).date()
     iso = _ISO.search(when)

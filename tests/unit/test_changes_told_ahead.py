@@ -55,7 +55,24 @@ def test_a_time_told_of_the_past_or_now_is_never_ahead(when: str) -> None:
     assert day_start_ms(day) <= NOW
 
 
-@pytest.mark.parametrize("when", ["", "soon", "in the spring", "one day", "whenever"])
+@pytest.mark.parametrize(
+    "when",
+    [
+        "",
+        "soon",
+        "in the spring",
+        "one day",
+        "whenever",
+        # a habit comes round again: no one day (seen on a first-contact persona: "a watercolour
+        # class at the library on Thursday afternoons" was planned from next Thursday)
+        "on Thursday afternoons",
+        "Tuesday nights",
+        "every Monday",
+        "each Friday morning",
+        "on Sundays",
+        "weekly",
+    ],
+)
 def test_a_time_that_names_no_day_names_none(when: str) -> None:
     assert day_told(when, NOW) is None
 
@@ -90,6 +107,21 @@ def test_a_change_told_ahead_starts_on_its_day(quote: str, attribute: str, value
         ("we moved to York last week", "home", "York", "last week", ClaimKind.REPLACES),
         ("we moved to York", "home", "York", "", ClaimKind.REPLACES),
         ("we're moving to York soon", "home", "York", "soon", ClaimKind.REPLACES),
+        # a habit that replaces another is true now
+        (
+            "I've joined a watercolour class on Thursday afternoons instead",
+            "hobby",
+            "watercolour class",
+            "Thursday afternoons",
+            ClaimKind.REPLACES,
+        ),
+        (
+            "I swim every Monday now instead of running",
+            "exercise",
+            "swim",
+            "every Monday",
+            ClaimKind.REPLACES,
+        ),
     ],
 )
 def test_what_is_no_change_told_ahead_starts_when_said(

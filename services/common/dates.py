@@ -153,7 +153,8 @@ _ISO = re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b")
 _AHEAD = re.compile(
     rf"\bin\s+(?P<n>{_NUMBER})\s+(?P<unit>days?|weeks?|months?|years?)\b"
     rf"|\b(?:next|this coming)\s+(?P<next>week|weekend|month|year|{'|'.join(_DAYS)})\b"
-    rf"|\b(?:on\s+|this\s+)?(?P<weekday>{'|'.join(_DAYS)})\b"
+    rf"|\bthis\s+(?P<weekday>{'|'.join(_DAYS)})\b"
+    rf"|\b(?P<after>{'|'.join(_DAYS)})\s+after\s+next\b"
     r"|\b(?:the\s+)?(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
@@ -201,6 +202,9 @@ def _ahead(found: re.Match[str], anchor: date) -> date | None:
         if unit == "month":
             return _month_back(anchor, -number)
         return _month_day(anchor.year + number, anchor.month, 1)
+    after = (found.group("after") or "").lower()
+    if after:  # "Monday after next": the Monday of the week after next
+        return anchor + timedelta(days=((_DAYS.index(after) - anchor.weekday()) % 7 or 7) + 7)
     unit = (found.group("next") or found.group("weekday") or "").lower()
     if unit in _DAYS:
         return anchor + timedelta(days=(_DAYS.index(unit) - anchor.weekday()) % 7 or 7)
@@ -222,9 +226,11 @@ def _ahead(found: re.Match[str], anchor: date) -> date | None:
 
 def day_told(when: str, anchor_ms: int) -> date | None:
     """The day a time as told names, said on ``anchor_ms``: "in March" (the next March), "3 June
-    2027", "next month", "in two weeks", "on Tuesday", "the 14th", "tomorrow"; for "last week",
+    2027", "next month", "in two weeks", "next Tuesday", "this Friday", "the 14th", "tomorrow"; for "last week",
     "three days ago" a day before the anchor (only that it is past); None when it names no day
-    this can work out ("soon", "in the spring") or when it comes round again ("on Thursday
+    this can work out ("soon", "in the spring"), a bare weekday (English says "on Monday" of
+    the last Monday and of the next alike: "Pudding had to be put to sleep on Monday" was planned
+    from the next one), or a time that comes round again ("on Thursday
     afternoons", "every Tuesday")."""
     if not when or not anchor_ms or _RECURRING.search(when):
         return None

@@ -35,7 +35,9 @@ DAY = 86_400_000
         ("next month", date(2026, 12, 1)),
         ("in two weeks", date(2026, 12, 14)),
         ("in 3 months", date(2027, 2, 1)),
-        ("on Tuesday", date(2026, 12, 1)),
+        ("this Tuesday", date(2026, 12, 1)),
+        ("monday after next", date(2026, 12, 14)),
+        ("Friday after next", date(2026, 12, 11)),
         ("next Friday", date(2026, 12, 4)),
         ("next week", date(2026, 12, 7)),
         ("the 14th", date(2026, 12, 14)),
@@ -71,6 +73,9 @@ def test_a_time_told_of_the_past_or_now_is_never_ahead(when: str) -> None:
         "each Friday morning",
         "on Sundays",
         "weekly",
+        # a bare weekday is the last one or the next alike ("put to sleep on Monday")
+        "on Monday",
+        "Saturday",
     ],
 )
 def test_a_time_that_names_no_day_names_none(when: str) -> None:

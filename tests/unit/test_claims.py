@@ -78,6 +78,31 @@ def test_a_claim_the_message_does_not_bear_out_is_dropped(bad: object) -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        ("The vet said her kidneys were failing.", "her kidneys were failing", "health", "kidneys failing"),
+        ("The house feels very empty without her.", "The house feels very empty", "home", "empty"),
+        ("Mum rang. She's coming up on Friday with Dad.", "She's coming up on Friday", "plan", "Friday"),
+        ("They moved him to the renal ward last week", "moved him to the renal ward", "ward", "renal ward"),
+    ],
+)
+def test_what_a_sentence_says_only_of_someone_else_is_never_put_on_the_user(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    """Seen on a first-contact persona: a cat's failing kidneys read as the user's health, and
+    "the house feels empty without her" as the user's home. A sentence that speaks of someone
+    else (he, she, they) and never of the writer is not the user's fact; with the writer in it,
+    or naming nobody, it is."""
+    assert check(said(quote, attribute, value), message) is None
+    mine = message.replace("her", "my").replace("She's", "I'm").replace("him", "me")
+    assert check(
+        said(quote.replace("her", "my").replace("She's", "I'm").replace("him", "me"), attribute, value), mine
+    )
+    bare = "sold the Polo, got a Kia Niro now"
+    assert check(said("got a Kia Niro now", "car", "Kia Niro", kind=ClaimKind.REPLACES), bare) is not None
+
+
+@pytest.mark.parametrize(
     ("message", "quote", "subject", "attribute", "value"),
     [
         ("He got the job at Arup!", "He got the job at Arup", "He", "workplace", "Arup"),

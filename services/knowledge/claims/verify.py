@@ -2,7 +2,8 @@
 
 A claim is dropped when its quote is not in the message, when its value is not in its quote (nor
 in the one sentence of the message that holds the quote: a quote cut too short is widened to it),
-when that sentence says the value alone (nothing the user wrote says what it is of), when
+when that sentence says the value alone (nothing the user wrote says what it is of), when it is
+put on the user from a sentence that speaks only of someone else ("her kidneys"), when
 it names someone the message never names or only a pronoun ("he": whom the model did not
 work out), or when its quote gives the assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
@@ -28,6 +29,12 @@ USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speake
 NAMES_NOBODY = frozenset(
     {"he", "she", "him", "her", "they", "them", "it", "his", "hers", "their", "its", "someone", "somebody"}
 )
+#: the writer speaking of themselves (closed class; "im", "ive" as typed without an apostrophe)
+FIRST_PERSON = frozenset(
+    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive", "id"}
+)
+#: someone else spoken of (closed class)
+THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their", "theirs"})
 #: a value's word counts as quoted when it and a quoted word share this long a beginning
 SHARED_START = 4
 #: longest message part a claim is checked against (a message is bounded before it is read)
@@ -117,6 +124,21 @@ def sentence_with(quote: str, value: str, message: str) -> str:
     return ""
 
 
+def _sentence_of(quote: str, message: str) -> str:
+    """The sentence of the message that holds the quote (the quote itself when it runs over
+    several)."""
+    return next((s for s in _SENTENCE_END.split(message) if quoted_in(quote, s)), quote)
+
+
+def speaks_of_another(quote: str, message: str) -> bool:
+    """The sentence holding the quote speaks of someone else and never of the writer ("The vet
+    said her kidneys were failing", "The house feels very empty without her"): what it says is
+    not the user's (pronoun voice, closed class; a sentence naming nobody stays the user's:
+    "sold the Polo, got a Kia")."""
+    words = set(plain(_sentence_of(quote, message)).split())
+    return not words & FIRST_PERSON and bool(words & THIRD_PERSON)
+
+
 def _repeats(value: str, attribute: str) -> bool:
     """The value says nothing but its attribute: its every word of substance is the attribute's
     ("kids: kids", "job: job there"; closed-class words aside)."""
@@ -145,6 +167,8 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     if _repeats(value, attribute):  # "kids: kids", "job: job there": says nothing
         return None
     about_user = is_user(subject, relation, attribute)
+    if about_user and speaks_of_another(quote, message):
+        return None  # another's news put on the user (seen: a cat's kidneys as "your health")
     if not about_user and (not within(subject, message) or plain(subject) in NAMES_NOBODY):
         return None  # someone the message never names (a model's guess), or a pronoun of nobody
     tidied = claim.model_copy(

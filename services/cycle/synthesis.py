@@ -81,6 +81,7 @@ from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, is_refusal, name_of_user, question_back, unclear_who
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
+from services.knowledge.claims.render import ended
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
 from services.prompts import answer_from_text as text_prompt
@@ -732,8 +733,13 @@ class SynthesisService(CognitiveService):
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         if not history:  # an earlier value never answers what is true now
             chosen = [f for f in chosen if f.valid_until is None]
-        else:  # nor a current value what was true before: the value it replaced does
-            chosen = list({f.id: f for f in (replaced_by(f, shown) or f for f in chosen)}.values())
+        else:  # nor a current value what was true before: the value it replaced does, and one
+            # that replaced nothing is no answer (the user's words are read then: "when were we
+            # going originally?" had been answered with the date it was moved to)
+            earlier_of = (
+                f if f.valid_until is not None or ended(f) else replaced_by(f, shown) for f in chosen
+            )
+            chosen = list({f.id: f for f in earlier_of if f is not None}.values())
         avoid = frozenset() if history else no_longer
         return (picked_answer(chosen, avoid) if chosen else None), usage
 

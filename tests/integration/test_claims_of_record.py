@@ -461,6 +461,17 @@ async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
     again = await runtime.orchestrator.handle_impulse("Which city was I living in before?", USER, "s5")
     assert again.answer.startswith("Earlier: Your home: Leeds")
     assert "York" not in again.answer
+    # a value true now that replaced nothing never answers what was true before (seen: "what date
+    # were we going originally?" answered with the date it was moved to, read as a claim of its
+    # own): the pick is no answer, the user's words are read
+    for asked_before in ("What was my job before?", "what did I do for work originally?"):
+        llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+        llm.calls.clear()
+        earlier_job = await runtime.orchestrator.handle_impulse(asked_before, USER, "s6")
+        (pick_shown,) = llm.prompts_for(PromptId.PICK_CLAIMS)
+        assert "1. Your job: nurse." in str(pick_shown[-1].content)
+        assert not earlier_job.answer.startswith("Your job: nurse")
+        assert report(runtime, earlier_job.impulse_id, "synthesis").output.get("mode") != "claims picked"
     # a pick of nothing, or of a number not shown: the model answers in its own words
     for reply in ('{"facts": []}', '{"facts": [9]}'):
         llm.answer(PromptId.PICK_CLAIMS, reply)

@@ -278,10 +278,12 @@ def told_quote(
     facts = _facts(said)
     answer = " ".join(read.answer.split()).strip(" .")
     source = " ".join(t.text for t in said)
-    if answer and (not says_something(answer) or not stems_of(answer) - stems_of(question)):
-        # "Yes", or only the question's own words ("who is kayla" -> "Kayla"): the lines say it
+    if answer and not says_something(answer):  # "Yes": the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)
-    if not answer or not answer_held(answer, source, question):
+    if not answer or not stems_of(answer) - stems_of(question) or not answer_held(answer, source, question):
+        # no answer, only the question's own words ("what's my mother-in-law's name?" ->
+        # "mother-in-law": the line names her, not her name), or words the lines do not hold:
+        # the nearest the user came to saying it, never said as the answer
         return ToldQuote(said, "", facts, Quoted.NEAREST)
     return ToldQuote(said, _to_you(answer), facts)
 

@@ -292,12 +292,18 @@ def test_whom_the_question_asks_about_counts_only_in_the_questions_own_words() -
 def test_an_answer_of_only_the_questions_own_words_is_no_answer_the_line_is_shown(
     question: str, answer: str
 ) -> None:
+    """The model found no answer in the line (it gave back the question's words): the line is
+    shown as the nearest the user came, never said as if it answered (seen on a first-contact
+    persona: "What is my mother-in-law's name?" -> "You told me: “… and my mother-in-law who stays
+    with us.”")."""
     line = ToldLine("my gf kayla and mum and bernie came round", MARCH_3, "m1")
     found = told_quote(
         ToldAnswer(about="x", quotes=["kayla and mum and bernie"], answer=answer), [line], question, False
     )
     assert found is not None
-    assert told_answer(found).startswith("You told me on ")
+    said = told_answer(found)
+    assert said.startswith(NOT_SURE)
+    assert "\u201cmy gf kayla and mum and bernie came round\u201d" in said
 
 
 PETS = [

@@ -17,9 +17,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.common.statements import lower_first, upper_first
+from services.common.pasted import is_pasted
+from services.common.statements import lower_first, sentences, upper_first
+from services.common.understanding import understand
 from services.cycle.from_facts import told_sentence
-from thea.models import Fact
+from thea.models import Fact, UserImpulse
 from thea.words import STOPWORDS, lower_words
 
 #: advice to have less of something ("the doc says go easy on red meat", "be careful with grapefruit")
@@ -27,6 +29,10 @@ GO_EASY_ON = (
     r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
     r"|(?:be|being)\s+careful\s+(?:with|about)"
 )
+
+
+#: a constraint told but not read yet stands as the user's sentence, marked with this category
+CONSTRAINT = "constraint"
 
 
 def told_text(fact: Fact) -> str:
@@ -316,3 +322,34 @@ def about_food(text: str) -> bool:
     prompt ("Can I have a latte?" for someone lactose intolerant)."""
     named = set(lower_words(text))
     return bool(_FOOD.search(text)) or any(named & words for _told, words, _what in _COMPILED)
+
+
+def told_not_read(messages: Sequence[UserImpulse], constraints: Sequence[Fact]) -> list[Fact]:
+    """The constraints the user told in messages the slow loop has not read yet, each as their
+    own sentence (a stand-in fact, never stored): a request a moment after "I'm coeliac" must mind
+    it as one a day later does (seen live: spaghetti suggested before the claims were read). A
+    sentence is one when it names a constraint these rules know (the same general food knowledge
+    the read claims are checked with); one a read claim already holds is left out."""
+    held = " ".join(told_text(f).lower() for f in constraints)
+    out: list[Fact] = []
+    for message in messages:
+        if is_pasted(message.content):  # a pasted recipe's "gluten" is its writer's
+            continue
+        for n, sentence in enumerate(
+            s for told in understand(message.content).statements for s in sentences(told)
+        ):
+            said = " ".join(sentence.split())
+            probe = Fact(id="probe", content=said, quote=said, user_id=message.user_id)
+            if not said or said.lower() in held or not _rules_of(probe):
+                continue
+            out.append(
+                Fact(
+                    id=f"{message.id}-told-{n}",
+                    content=f"\u201c{said}\u201d",
+                    user_id=message.user_id,
+                    category=CONSTRAINT,
+                    source_message_id=message.id,
+                    created_at=message.created_at,
+                )
+            )
+    return out

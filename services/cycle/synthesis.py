@@ -36,12 +36,14 @@ from services.common.timeline import claims_at, planned_line
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import (
+    CONSTRAINT,
     about_food,
     against_request,
     caution,
     conflicts,
     may_i_have,
     request_caution,
+    told_not_read,
 )
 from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
 from services.cycle.from_facts import (
@@ -158,6 +160,10 @@ _NOT_KNOWN = re.compile(
 )
 #: facts said before a request's answer or after a missed "I don't know", at most
 TOLD_SHOWN = 2
+#: the user's messages not read into claims yet whose constraints a request minds (newest first,
+#: from the last week: the slow loop reads a backlog of days on a busy machine)
+UNREAD_READ = 20
+UNREAD_WINDOW_MS = 7 * 86_400_000
 
 
 def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> tuple[str, bool]:
@@ -426,6 +432,18 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
+    def _told_not_read(
+        self, state: CycleState, understanding: Understanding, constraints: Sequence[Fact]
+    ) -> list[Fact]:
+        """For a request for help or a question about food: the constraints told in the user's
+        messages the slow loop has not read yet (their own sentences, services/cycle/constraints.py)."""
+        asked = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
+        if self.facts is None or not state.user_id or not (understanding.asks_for_help or about_food(asked)):
+            return []
+        since = state.impulse.created_at - UNREAD_WINDOW_MS
+        unread = self.facts.unread_messages(state.user_id, since, UNREAD_READ)
+        return told_not_read(unread, constraints)
+
     def _unknown(self, question: str, hits: Sequence[RecallHit], stored: Sequence[Fact]) -> str | None:
         """ "I don't know" for a personal question nothing told bears on: a claim holding a word
         it asks about means it was told; otherwise recall decides (not_told.py)."""
@@ -439,9 +457,10 @@ class SynthesisService(CognitiveService):
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
         constraints = sorted(
-            (f for f in stored if f.category == "constraint" and f.valid_until is None),
+            (f for f in stored if f.category == CONSTRAINT and f.valid_until is None),
             key=lambda f: (f.created_at, f.content),
         )
+        constraints += self._told_not_read(state, understanding, constraints)
         if understanding.kind is MessageKind.QUESTION:
             # what thea says of the user's life is never history (issue 38); other answers are
             state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)

@@ -356,6 +356,44 @@ async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_of
     assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 2
 
 
+@pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
+async def test_a_constraint_told_a_moment_ago_is_minded_before_the_slow_loop_reads_it(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    attribute: str,
+    value: str,
+    first: str,
+    named: str,
+    second: str,
+) -> None:
+    """Issue 36, item 5 (seen live: spaghetti suggested to a coeliac whose message was not read
+    yet): a request right after the constraint was told gets it in its prompt, the note and
+    another suggestion, in the user's own words; once the claim is read it stands as the claim."""
+
+    def answering(call: FakeCall) -> str:
+        asked_again = plain_text(call.messages[-1:]).startswith("That goes against what I must avoid")
+        return second if asked_again else first
+
+    llm.answer(PromptId.SYNTHESIS, answering)
+    await say(runtime, f"Hello! {told}. We live in Leeds.")  # not read yet: no claims job has run
+    assert claims(runtime) == []
+    dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s2")
+    prompt = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0])
+    assert told in prompt.split("THE USER MUST AVOID", 1)[1]
+    assert "Leeds" not in prompt.split("THE USER MUST AVOID", 1)[1]  # only the constraint's sentence
+    assert dinner.answer.startswith(f"{first} (Careful: this mentions {named}, and you told me:")
+    assert told in dinner.answer
+    assert dinner.answer.endswith(f"Something else instead: {second}")
+    # read: the claim stands for it, the sentence is not given twice
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
+    await read_claims(runtime)
+    llm.calls.clear()
+    await runtime.orchestrator.handle_impulse("Can you suggest a quick lunch?", USER, "s3")
+    avoid = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0]).split("THE USER MUST AVOID", 1)[1]
+    assert avoid.count(told) == 1
+
+
 async def test_may_i_have_what_a_constraint_rules_out_is_answered_without_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

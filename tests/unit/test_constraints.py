@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from services.cycle.constraints import caution, conflicts
+import pytest
+
+from services.cycle.constraints import caution, conflicts, told_not_read
+from thea.models import UserImpulse
 from tests.claims_support import claim
 
 
@@ -149,3 +152,41 @@ def test_an_allergy_whose_value_ends_in_a_small_word_never_flags_that_word() -> 
     ]:
         told = history((said, "allergy", value))
         assert conflicts("Mix it with lemon juice and serve it cold.", told) == []
+
+
+def _said(text: str) -> UserImpulse:
+    return UserImpulse(id="m1", content=text, user_id="u", created_at=1_700_000_000_000)
+
+
+@pytest.mark.parametrize(
+    ("message", "sentence"),
+    [
+        ("Hi! I'm coeliac, so no gluten for me. We live in Leeds.", "I'm coeliac, so no gluten for me."),
+        ("we live in leeds and im lactose intolerant lol", "we live in leeds and im lactose intolerant lol"),
+        ("Quick one: I have a severe peanut allergy.", "Quick one: I have a severe peanut allergy."),
+    ],
+)
+def test_a_constraint_told_in_a_message_not_read_yet_stands_as_the_users_sentence(
+    message: str, sentence: str
+) -> None:
+    (told,) = told_not_read([_said(message)], [])
+    assert told.content == f"\u201c{sentence}\u201d"
+    assert told.category == "constraint"
+    assert conflicts("Try spaghetti, cheese on toast or satay.", [told])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Is gluten really that bad for you?",  # a question tells nothing
+        (  # a pasted recipe is its writer's
+            "Gluten-free brownies\nMakes 16 squares, ready in about forty minutes from start to finish.\n"
+            "200 g dark chocolate, 150 g butter, 3 large eggs, 200 g caster sugar\n"
+            "100 g ground almonds and a pinch of salt\n"
+            "Melt, whisk, fold and bake 25 minutes at 180 C, no wheat flour or gluten in sight."
+        ),
+        "We live in Leeds and I love hiking.",  # nothing a rule knows
+    ],
+)
+def test_what_tells_no_constraint_of_the_user_stands_for_none(message: str) -> None:
+    assert told_not_read([_said(message)], []) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from thea.models import Fact, KnowledgeCrystal
+from thea.models import Fact, KnowledgeCrystal, UserImpulse
 
 
 class FactReads(abc.ABC):
@@ -26,3 +26,8 @@ class FactReads(abc.ABC):
     def count_unread(self, user_id: str, since_ms: int) -> int:
         """How many of the user's messages since ``since_ms`` that tell something still wait for
         the slow loop to read their claims."""
+
+    @abc.abstractmethod
+    def unread_messages(self, user_id: str, since_ms: int, limit: int) -> list[UserImpulse]:
+        """The user's newest messages since ``since_ms`` that tell something and still wait for
+        the slow loop to read their claims (at most ``limit``, newest first)."""

@@ -500,9 +500,13 @@ class SynthesisService(CognitiveService):
             await _send(state, prefix)
         sources = [state.prompt_text, *(f.content for f in facts), *(r.text for r in refs)]
         voice = VoiceStream(sources, question)
+        # help given where the user told a constraint is checked before it is shown: a suggestion
+        # they cannot have is never put in front of them (issue 36, item 5)
+        held_back = bool(minds and minded)
 
         async def shown_tokens(piece: str) -> None:
-            await _send(state, voice.feed(piece))
+            if not held_back:
+                await _send(state, voice.feed(piece))
 
         # a question about what the user told is answered by the model that reads claims (it reads
         # the facts given better); help, advice and small talk by the answering model
@@ -517,30 +521,49 @@ class SynthesisService(CognitiveService):
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
         answer = in_voice(answer, sources, question) or "I have no answer to that yet."
-        rest = voice.finish(answer)
-        await _send(state, rest)
-        if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
-            await _send(state, note)
+        answer, note, careful, more = await self._minding(
+            state, messages, answer, note, question, constraints, held_back
+        )
+        usage = usage.add(more)
+        if held_back:
+            await _send(state, answer)
+        else:
+            rest = voice.finish(answer)
+            await _send(state, rest)
+            if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
+                await _send(state, note)
         added = "" if request else _missed(answer, question, stored, history, minded)
-        if added:  # "I don't know" only when it was never told: the model missed the facts it was given
-            answer += added
-            await _send(state, added)
-        careful, told_against = _caution(answer, question, constraints)
-        if careful:
-            answer += careful
-            await _send(state, careful)
-            if minds and told_against:
-                # the model suggested what the user told they cannot have: say why, ask once more
-                instead, more = await self._instead(state, messages, answer, careful, constraints)
-                answer += instead
-                usage = usage.add(more)
+        answer += added + careful  # "I don't know" only when it was never told; the note
+        await _send(state, added + careful)
         output = self._output(state, prefix + answer, refs, facts)
         output.prompt = prompt_record(prompt.PROMPT, messages)
         if note:
             output.cut = note.strip(" …()")
         return self._outcome(state, output, refs, usage, facts)
 
-    async def _instead(
+    async def _minding(
+        self,
+        state: CycleState,
+        messages: Sequence[BaseMessage],
+        answer: str,
+        note: str,
+        question: str,
+        constraints: Sequence[Fact],
+        held_back: bool,
+    ) -> tuple[str, str, str, LLMUsage]:
+        """The answer checked against the told constraints and the request: (the answer, its
+        cut note, the note after it, the cost). Held back (help where a constraint was told), an
+        answer against a told constraint is asked for once more and only one that passes is
+        shown; when none does, the first with its note and that there is no other."""
+        careful, told_against = _caution(answer, question, constraints)
+        if not (held_back and careful and told_against):
+            return answer, note, careful, LLMUsage()
+        other, usage = await self._other_suggestion(state, messages, answer, careful, constraints)
+        if other:
+            return other, "", "", usage
+        return answer, note, f"{careful} {prompt.INSTEAD_NONE}", usage
+
+    async def _other_suggestion(
         self,
         state: CycleState,
         messages: Sequence[BaseMessage],
@@ -548,10 +571,10 @@ class SynthesisService(CognitiveService):
         careful: str,
         constraints: Sequence[Fact],
     ) -> tuple[str, LLMUsage]:
-        """Another suggestion after one that went against a told constraint: the model is told
+        """Another suggestion for one that went against a told constraint: the model is told
         what it named and why the user cannot have it, and asked once more. Only a suggestion
-        that differs and does not go against a constraint is shown; otherwise the user is told
-        there is none (a small model often gives the same one again)."""
+        that differs and does not go against a constraint is returned; "" otherwise (a small model
+        often gives the same one again)."""
         retry = [
             *messages,
             AIMessage(content=answer),
@@ -567,13 +590,9 @@ class SynthesisService(CognitiveService):
             other = in_voice(other, [state.prompt_text], "") or ""
         except LLMError as exc:
             log.warning("no other suggestion: %s", exc)
-        first = answer[: len(answer) - len(careful)].strip()
-        if not other or _caution(other, "", constraints)[0] or _same(other, first):
-            said = f" {prompt.INSTEAD_NONE}"
-        else:
-            said = f" {prompt.INSTEAD_LEAD} {other}"
-        await _send(state, said)
-        return said, usage
+        if not other or _caution(other, "", constraints)[0] or _same(other, answer):
+            return "", usage
+        return other, usage
 
     async def _from_claims(
         self,

@@ -49,9 +49,7 @@ INSTEAD_ASK = (
     "That goes against what I must avoid ({why}). Suggest something else instead, without it. "
     "Only the new suggestion, in at most three brief points."
 )
-#: what the user is shown before that other suggestion
-INSTEAD_LEAD = "Something else instead:"
-#: shown when the model had no other suggestion that avoids it
+#: shown after the first suggestion and its note when the model had no other that avoids it
 INSTEAD_NONE = "I have no other suggestion that avoids it; tell me what you would like instead."
 #: what a request's answer must respect: the user's health and diet claims, on their own
 AVOID_HEADING = "THE USER MUST AVOID (health and diet, as the user told it):"

@@ -21,6 +21,7 @@ from services.common.pasted import is_pasted
 from services.common.statements import lower_first, sentences, upper_first
 from services.common.understanding import understand
 from services.cycle.from_facts import told_sentence
+from services.knowledge.claims.verify import plain
 from thea.models import Fact, UserImpulse
 from thea.words import STOPWORDS, lower_words
 
@@ -40,6 +41,12 @@ def told_text(fact: Fact) -> str:
     return f"{fact.content} {fact.quote or ''}"
 
 
+#: what neither a vegetarian nor a vegan eats (a vegan's list had lacked turkey: a "grilled turkey
+#: sandwich" was offered to a vegan as the suggestion instead)
+_MEAT_AND_FISH = (
+    "meat chicken beef pork lamb bacon ham sausage sausages turkey duck fish tuna salmon cod prawns "
+    "shrimp anchovies gelatin steak burger burgers"
+)
 #: (what in a told fact names the constraint, what an answer must not suggest)
 _RULES: tuple[tuple[str, str, str], ...] = (
     (
@@ -71,16 +78,10 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "cappuccinos milkshake milkshakes custard cheesecake",
         "dairy",
     ),
-    (
-        r"vegetarian|don't eat meat|do not eat meat",
-        "meat chicken beef pork lamb bacon ham sausage sausages turkey duck fish tuna salmon cod prawns "
-        "shrimp anchovies gelatin steak burger burgers",
-        "meat or fish",
-    ),
+    (r"vegetarian|don't eat meat|do not eat meat", _MEAT_AND_FISH, "meat or fish"),
     (
         r"\bvegan\b",
-        "meat chicken beef pork lamb bacon ham fish tuna salmon egg eggs honey milk cheese butter cream "
-        "yogurt yoghurt steak latte lattes",
+        f"{_MEAT_AND_FISH} egg eggs honey milk cheese butter cream yogurt yoghurt latte lattes mayonnaise",
         "animal products",
     ),
     (
@@ -324,32 +325,41 @@ def about_food(text: str) -> bool:
     return bool(_FOOD.search(text)) or any(named & words for _told, words, _what in _COMPILED)
 
 
-def told_not_read(messages: Sequence[UserImpulse], constraints: Sequence[Fact]) -> list[Fact]:
-    """The constraints the user told in messages the slow loop has not read yet, each as their
-    own sentence (a stand-in fact, never stored): a request a moment after "I'm coeliac" must mind
-    it as one a day later does (seen live: spaghetti suggested before the claims were read). A
-    sentence is one when it names a constraint these rules know (the same general food knowledge
-    the read claims are checked with); one a read claim already holds is left out."""
-    held = " ".join(told_text(f).lower() for f in constraints)
+def told_not_held(messages: Sequence[UserImpulse], stored: Sequence[Fact]) -> list[Fact]:
+    """The constraints the user told in their own words that no claim holds, each as their own
+    sentence (a stand-in fact, never stored): a message the slow loop has not read yet (a request
+    a moment after "I'm coeliac" must mind it as one a day later does: seen live, spaghetti
+    suggested before the claims were read), or one whose reading missed it (seen on the request
+    set: "i'm lactose intolerant" read as nothing, then butter and a latte suggested). A sentence
+    is one when it names a constraint these rules know (the general food knowledge the read claims
+    are checked with); a sentence a constraint claim was read from, or one whose claims have all
+    been replaced or ended ("I'm not vegetarian any more" since), is left out."""
+    read_from: dict[str, list[Fact]] = {}
+    for fact in stored:
+        if fact.source_message_id and fact.quote:
+            read_from.setdefault(fact.source_message_id, []).append(fact)
     out: list[Fact] = []
     for message in messages:
         if is_pasted(message.content):  # a pasted recipe's "gluten" is its writer's
             continue
-        for n, sentence in enumerate(
-            s for told in understand(message.content).statements for s in sentences(told)
-        ):
+        told = [s for part in understand(message.content).statements for s in sentences(part)]
+        for n, sentence in enumerate(told):
             said = " ".join(sentence.split())
+            claims = [f for f in read_from.get(message.id, []) if plain(f.quote or "") in plain(said)]
+            if any(f.category == CONSTRAINT for f in claims):
+                continue  # the claim holds it
+            if claims and all(f.valid_until is not None for f in claims):
+                continue  # replaced or ended since
             probe = Fact(id="probe", content=said, quote=said, user_id=message.user_id)
-            if not said or said.lower() in held or not _rules_of(probe):
-                continue
-            out.append(
-                Fact(
-                    id=f"{message.id}-told-{n}",
-                    content=f"\u201c{said}\u201d",
-                    user_id=message.user_id,
-                    category=CONSTRAINT,
-                    source_message_id=message.id,
-                    created_at=message.created_at,
+            if said and _rules_of(probe):
+                out.append(
+                    Fact(
+                        id=f"{message.id}-told-{n}",
+                        content=f"\u201c{said}\u201d",
+                        user_id=message.user_id,
+                        category=CONSTRAINT,
+                        source_message_id=message.id,
+                        created_at=message.created_at,
+                    )
                 )
-            )
     return out

@@ -43,7 +43,7 @@ from services.cycle.constraints import (
     conflicts,
     may_i_have,
     request_caution,
-    told_not_read,
+    told_not_held,
 )
 from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
 from services.cycle.from_facts import (
@@ -160,10 +160,9 @@ _NOT_KNOWN = re.compile(
 )
 #: facts said before a request's answer or after a missed "I don't know", at most
 TOLD_SHOWN = 2
-#: the user's messages not read into claims yet whose constraints a request minds (newest first,
-#: from the last week: the slow loop reads a backlog of days on a busy machine)
-UNREAD_READ = 20
-UNREAD_WINDOW_MS = 7 * 86_400_000
+#: the user's newest statements read for constraints no claim holds (told a moment ago, or missed
+#: by the reading)
+STATEMENTS_READ = 50
 
 
 def _caution(answer: str, question: str, constraints: Sequence[Fact]) -> tuple[str, bool]:
@@ -432,17 +431,16 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
-    def _told_not_read(
-        self, state: CycleState, understanding: Understanding, constraints: Sequence[Fact]
+    def _told_not_held(
+        self, state: CycleState, understanding: Understanding, stored: Sequence[Fact]
     ) -> list[Fact]:
-        """For a request for help or a question about food: the constraints told in the user's
-        messages the slow loop has not read yet (their own sentences, services/cycle/constraints.py)."""
+        """For a request for help or a question about food: the constraints the user told in their
+        newest messages that no claim holds (not read yet, or missed by the reading), in their own
+        sentences (services/cycle/constraints.py)."""
         asked = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
         if self.facts is None or not state.user_id or not (understanding.asks_for_help or about_food(asked)):
             return []
-        since = state.impulse.created_at - UNREAD_WINDOW_MS
-        unread = self.facts.unread_messages(state.user_id, since, UNREAD_READ)
-        return told_not_read(unread, constraints)
+        return told_not_held(self.facts.recent_statements(state.user_id, STATEMENTS_READ), stored)
 
     def _unknown(self, question: str, hits: Sequence[RecallHit], stored: Sequence[Fact]) -> str | None:
         """ "I don't know" for a personal question nothing told bears on: a claim holding a word
@@ -460,7 +458,7 @@ class SynthesisService(CognitiveService):
             (f for f in stored if f.category == CONSTRAINT and f.valid_until is None),
             key=lambda f: (f.created_at, f.content),
         )
-        constraints += self._told_not_read(state, understanding, constraints)
+        constraints += self._told_not_held(state, understanding, stored)
         if understanding.kind is MessageKind.QUESTION:
             # what thea says of the user's life is never history (issue 38); other answers are
             state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)

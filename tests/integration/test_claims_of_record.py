@@ -358,7 +358,7 @@ async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_of
 
 
 @pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
-async def test_a_constraint_told_a_moment_ago_is_minded_before_the_slow_loop_reads_it(
+async def test_a_constraint_no_claim_holds_yet_is_minded_in_the_users_words(
     runtime: Runtime,
     llm: FakeChatModel,
     told: str,
@@ -369,9 +369,9 @@ async def test_a_constraint_told_a_moment_ago_is_minded_before_the_slow_loop_rea
     second: str,
 ) -> None:
     """Issue 36, item 5 (seen live: spaghetti suggested to a coeliac whose message was not read
-    yet): a request right after the constraint was told gets it in its prompt, and a suggestion
-    against it is asked again with why, in the user's own words; once the claim is read it stands
-    as the claim."""
+    yet; on the request set, a lactose intolerance the reading missed): a request gets the
+    constraint told in the user's own words in its prompt, and a suggestion against it is asked
+    again with why, until a claim holds it; once the claim is read it stands as the claim."""
 
     def answering(call: FakeCall) -> str:
         asked_again = plain_text(call.messages[-1:]).startswith("That goes against what I must avoid")

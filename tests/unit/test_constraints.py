@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.cycle.constraints import caution, conflicts, told_not_read
+from services.cycle.constraints import caution, conflicts, told_not_held
 from thea.models import UserImpulse
 from tests.claims_support import claim
 
@@ -169,7 +169,7 @@ def _said(text: str) -> UserImpulse:
 def test_a_constraint_told_in_a_message_not_read_yet_stands_as_the_users_sentence(
     message: str, sentence: str
 ) -> None:
-    (told,) = told_not_read([_said(message)], [])
+    (told,) = told_not_held([_said(message)], [])  # not read yet
     assert told.content == f"\u201c{sentence}\u201d"
     assert told.category == "constraint"
     assert conflicts("Try spaghetti, cheese on toast or satay.", [told])
@@ -189,4 +189,24 @@ def test_a_constraint_told_in_a_message_not_read_yet_stands_as_the_users_sentenc
     ],
 )
 def test_what_tells_no_constraint_of_the_user_stands_for_none(message: str) -> None:
-    assert told_not_read([_said(message)], []) == []
+    assert told_not_held([_said(message)], []) == []
+
+
+def test_a_constraint_the_reading_missed_stands_but_one_a_claim_holds_or_that_ended_does_not() -> None:
+    message = _said("hey im jordan, 27. btw im lactose intolerant so no dairy pls")
+    job = claim("hey im jordan, 27", "age", "27", quote="hey im jordan, 27", source_id="m1")
+    (missed,) = told_not_held([message], [job])  # read, but nothing of the constraint kept
+    assert "lactose intolerant" in missed.content
+    held = claim(
+        "btw im lactose intolerant so no dairy pls", "diet", "lactose intolerant", source_id="m1"
+    ).model_copy(update={"category": "constraint"})
+    assert told_not_held([message], [job, held]) == []
+    ended = held.model_copy(update={"category": "general", "valid_until": 1_800_000_000_000})
+    assert told_not_held([message], [job, ended]) == []
+
+
+@pytest.mark.parametrize("told", ["I'm vegan", "I'm vegetarian", "we don't eat meat"])
+@pytest.mark.parametrize("suggested", ["a grilled turkey sandwich", "duck with plums", "sausages and mash"])
+def test_what_a_vegetarian_does_not_eat_a_vegan_does_not_either(told: str, suggested: str) -> None:
+    diet = claim(told, "diet", told.split()[-1]).model_copy(update={"category": "constraint"})
+    assert conflicts(f"Try {suggested}.", [diet])

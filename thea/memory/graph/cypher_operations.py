@@ -427,11 +427,9 @@ class CypherFactReads(_Group, FactReads):
         found = self._run("count_unread_messages", {"user_id": user_id, "kinds": kinds, "since": since_ms})
         return int(found[0]["unread"]) if found else 0
 
-    def unread_messages(self, user_id: str, since_ms: int, limit: int) -> list[UserImpulse]:
+    def recent_statements(self, user_id: str, limit: int) -> list[UserImpulse]:
         kinds = [MessageKind.STATEMENT.value, MessageKind.MIX.value]
-        rows = self._run(
-            "unread_messages", {"user_id": user_id, "kinds": kinds, "since": since_ms, "limit": limit}
-        )
+        rows = self._run("recent_statements", {"user_id": user_id, "kinds": kinds, "limit": limit})
         return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
 
 

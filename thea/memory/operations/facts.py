@@ -28,6 +28,6 @@ class FactReads(abc.ABC):
         the slow loop to read their claims."""
 
     @abc.abstractmethod
-    def unread_messages(self, user_id: str, since_ms: int, limit: int) -> list[UserImpulse]:
-        """The user's newest messages since ``since_ms`` that tell something and still wait for
-        the slow loop to read their claims (at most ``limit``, newest first)."""
+    def recent_statements(self, user_id: str, limit: int) -> list[UserImpulse]:
+        """The user's newest messages that tell something (at most ``limit``, newest first),
+        read into claims by the slow loop or not."""

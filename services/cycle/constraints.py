@@ -32,7 +32,7 @@ GO_EASY_ON = (
 )
 
 
-#: a constraint told but not read yet stands as the user's sentence, marked with this category
+#: the category of a claim of the user's health or diet (and of a stand-in for one in their words)
 CONSTRAINT = "constraint"
 
 
@@ -329,8 +329,8 @@ def told_not_held(messages: Sequence[UserImpulse], stored: Sequence[Fact]) -> li
     """The constraints the user told in their own words that no claim holds, each as their own
     sentence (a stand-in fact, never stored): a message the slow loop has not read yet (a request
     a moment after "I'm coeliac" must mind it as one a day later does: seen live, spaghetti
-    suggested before the claims were read), or one whose reading missed it (seen on the request
-    set: "i'm lactose intolerant" read as nothing, then butter and a latte suggested). A sentence
+    suggested before the claims were read), or one whose reading kept nothing of it (a small
+    model's reading misses a clause of a long message). A sentence
     is one when it names a constraint these rules know (the general food knowledge the read claims
     are checked with); a sentence a constraint claim was read from, or one whose claims have all
     been replaced or ended ("I'm not vegetarian any more" since), is left out."""

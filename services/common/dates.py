@@ -227,10 +227,10 @@ def _ahead(found: re.Match[str], anchor: date) -> date | None:
 def day_told(when: str, anchor_ms: int) -> date | None:
     """The day a time as told names, said on ``anchor_ms``: "in March" (the next March), "3 June
     2027", "next month", "in two weeks", "next Tuesday", "this Friday", "the 14th", "tomorrow";
-    for "last week", "three days ago" a day before the anchor (only that it is past); None when it names no day
-    this can work out ("soon", "in the spring"), a bare weekday (English says "on Monday" of
-    the last Monday and of the next alike: "Pudding had to be put to sleep on Monday" was planned
-    from the next one), or a time that comes round again ("on Thursday
+    for "last week", "three days ago" a day before the anchor (only that it is past). None when
+    it names no day this can work out ("soon", "in the spring"), for a bare weekday (English says
+    "on Monday" of the last Monday and of the next alike: "Pudding had to be put to sleep on
+    Monday" was planned from the next one), and for a time that comes round again ("on Thursday
     afternoons", "every Tuesday")."""
     if not when or not anchor_ms or _RECURRING.search(when):
         return None

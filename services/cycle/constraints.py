@@ -21,6 +21,7 @@ from services.common.pasted import is_pasted
 from services.common.statements import lower_first, sentences, upper_first
 from services.common.understanding import understand
 from services.cycle.from_facts import told_sentence
+from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.verify import plain
 from thea.models import Fact, UserImpulse
 from thea.words import STOPWORDS, lower_words
@@ -30,10 +31,6 @@ GO_EASY_ON = (
     r"go\s+easy\s+on|cut\s+(?:down|back)\s+on|stay\s+off|lay\s+off|steer\s+clear\s+of"
     r"|(?:be|being)\s+careful\s+(?:with|about)"
 )
-
-
-#: the category of a claim of the user's health or diet (and of a stand-in for one in their words)
-CONSTRAINT = "constraint"
 
 
 def told_text(fact: Fact) -> str:

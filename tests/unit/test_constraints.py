@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from services.cycle.constraints import caution, conflicts, told_not_held
-from thea.models import UserImpulse
 from tests.claims_support import claim
+from thea.models import UserImpulse
 
 
 def history(*told: tuple[str, str, str]) -> list:  # type: ignore[type-arg]

@@ -36,7 +36,6 @@ from services.common.timeline import claims_at, planned_line
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.budget import pack
 from services.cycle.constraints import (
-    CONSTRAINT,
     about_food,
     against_request,
     caution,
@@ -83,6 +82,7 @@ from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import checked_reply, is_refusal, name_of_user, question_back, unclear_who
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
+from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.render import ended
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem

@@ -329,12 +329,23 @@ def told_not_held(messages: Sequence[UserImpulse], stored: Sequence[Fact]) -> li
     suggested before the claims were read), or one whose reading kept nothing of it (a small
     model's reading misses a clause of a long message). A sentence
     is one when it names a constraint these rules know (the general food knowledge the read claims
-    are checked with); a sentence a constraint claim was read from, or one whose claims have all
-    been replaced or ended ("I'm not vegetarian any more" since), is left out."""
+    are checked with); a sentence a current constraint claim was read from, or one whose claims
+    have all been replaced or ended ("I'm not vegetarian any more" since), is left out."""
     read_from: dict[str, list[Fact]] = {}
     for fact in stored:
         if fact.source_message_id and fact.quote:
             read_from.setdefault(fact.source_message_id, []).append(fact)
+    by_id = {f.id: f for f in stored}
+
+    def gone(fact: Fact) -> bool:
+        """Replaced or ended for good: not by a claim that names no constraint at all (seen on
+        the request set: "trying to eat better this year" read as *diet: better* had replaced
+        *diet: lactose intolerant*, and a latte was suggested)."""
+        closer = by_id.get(fact.superseded_by or "")
+        return fact.valid_until is not None and (
+            closer is None or not _rules_of(fact) or bool(_rules_of(closer))
+        )
+
     out: list[Fact] = []
     for message in messages:
         if is_pasted(message.content):  # a pasted recipe's "gluten" is its writer's
@@ -343,9 +354,9 @@ def told_not_held(messages: Sequence[UserImpulse], stored: Sequence[Fact]) -> li
         for n, sentence in enumerate(told):
             said = " ".join(sentence.split())
             claims = [f for f in read_from.get(message.id, []) if plain(f.quote or "") in plain(said)]
-            if any(f.category == CONSTRAINT for f in claims):
-                continue  # the claim holds it
-            if claims and all(f.valid_until is not None for f in claims):
+            if any(f.category == CONSTRAINT and f.valid_until is None for f in claims):
+                continue  # a claim true now holds it
+            if claims and all(gone(f) for f in claims):
                 continue  # replaced or ended since
             probe = Fact(id="probe", content=said, quote=said, user_id=message.user_id)
             if said and _rules_of(probe):

@@ -210,3 +210,21 @@ def test_a_constraint_the_reading_missed_stands_but_one_a_claim_holds_or_that_en
 def test_what_a_vegetarian_does_not_eat_a_vegan_does_not_either(told: str, suggested: str) -> None:
     diet = claim(told, "diet", told.split()[-1]).model_copy(update={"category": "constraint"})
     assert conflicts(f"Try {suggested}.", [diet])
+
+
+def test_a_constraint_replaced_by_a_claim_naming_none_is_still_minded() -> None:
+    """Seen on the request set: "trying to eat better this year", read as *diet: better*, replaced
+    *diet: lactose intolerant*; a latte and butter were then suggested unchecked. A constraint the
+    rules know is minded until a claim that speaks of a constraint replaces or ends it."""
+    message = _said("dairy wrecks my stomach, turns out im lactose intolerant")
+    better = claim("trying to eat better this year", "diet", "better", source_id="m2")
+    lactose = claim(
+        "turns out im lactose intolerant", "diet", "lactose intolerant", source_id="m1"
+    ).model_copy(
+        update={"category": "constraint", "valid_until": 1_800_000_000_000, "superseded_by": better.id}
+    )
+    (minded,) = told_not_held([message], [lactose, better])
+    assert "lactose intolerant" in minded.content
+    ended = claim("I can have dairy again, not lactose intolerant any more", "diet", "lactose intolerant")
+    gone = lactose.model_copy(update={"superseded_by": ended.id})
+    assert told_not_held([message], [gone, ended]) == []

@@ -331,13 +331,19 @@ def _to_you(answer: str) -> str:
     return turn_round(answer)
 
 
-def _planned_note(quote: ToldQuote) -> str:
-    """ ", planned from Monday 1 March 2027" when the answer names a plan of its lines that has not
-    started (seen live: "where do we live at the moment?" -> "Bath" from "we're moving to Bath in
-    March"): what is said is never a plan said as what is true now."""
-    answer = flat(quote.answer)
-    days = [at for t in quote.lines for at, _line, value in t.plans if flat(value) and flat(value) in answer]
-    return f", planned from {when_text(min(days))}" if days else ""
+def _with_plans(quote: ToldQuote) -> str:
+    """The answer with ", planned from Monday 1 March 2027" after each of its parts that names a
+    plan of its lines that has not started (seen live: "where do we live at the moment?" ->
+    "Bath" from "we're moving to Bath in March"): what is said is never a plan said as what is
+    true now. A two-part answer ("the apprenticeship; a 2009 civic") gets it after the part that
+    names the plan, not after the last."""
+    plans = [(flat(value), at) for t in quote.lines for at, _line, value in t.plans if flat(value)]
+    parts = quote.answer.split("; ")
+    for n, part in enumerate(parts):
+        days = [at for value, at in plans if value in flat(part)]
+        if days:
+            parts[n] = f"{part}, planned from {when_text(min(days))}"
+    return "; ".join(parts)
 
 
 def told_answer(quote: ToldQuote) -> str:
@@ -348,7 +354,7 @@ def told_answer(quote: ToldQuote) -> str:
         parts.append(f"on {day}: {words}")
     told = "; ".join(parts)
     if quote.quoted is Quoted.ANSWER and quote.answer:
-        return f"{upper_first(quote.answer)}{_planned_note(quote)} (you told me {told})."
+        return f"{upper_first(_with_plans(quote))} (you told me {told})."
     if quote.quoted is Quoted.BEFORE:
         return f"Before that, you told me {told}."
     if quote.quoted is Quoted.NEAREST:

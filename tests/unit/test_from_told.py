@@ -382,3 +382,30 @@ def test_an_answer_naming_a_plan_not_started_says_it_is_planned(question: str) -
     found = told_quote(ToldAnswer(quotes=["moving to Bath in June"], answer="Bath"), lines, question, False)
     assert found is not None
     assert told_answer(found).startswith("Bath, planned from Monday 1 June 2026 (you told me")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Bath; Dev at the RUH", "Bath, planned from Monday 1 June 2026; Dev at the RUH"),
+        ("Dev at the RUH; Bath", "Dev at the RUH; Bath, planned from Monday 1 June 2026"),
+    ],
+)
+def test_a_two_part_answer_says_planned_after_the_part_naming_the_plan(answer: str, said: str) -> None:
+    """Seen on a first-contact persona: "the apprenticeship; a 2009 civic, planned from …" read as
+    if the car were the plan."""
+    home = claim("f-bath", "we're moving to Bath in June", "m-bath")
+    home = home.model_copy(
+        update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
+    )
+    job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
+    hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
+    lines = told_lines([hit], [job], [], "asking", [home])
+    found = told_quote(
+        ToldAnswer(quotes=["moving to Bath in June, Dev got a job at the RUH"], answer=answer),
+        lines,
+        "where do we live and where does Dev work",
+        False,
+    )
+    assert found is not None
+    assert told_answer(found).startswith(f"{said} (you told me")

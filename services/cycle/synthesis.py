@@ -79,7 +79,15 @@ from services.cycle.from_told import (
 )
 from services.cycle.hygiene import is_looping, tidy
 from services.cycle.not_told import is_personal_question, unknown_to_me
-from services.cycle.reply import checked_reply, is_refusal, name_of_user, question_back, unclear_who
+from services.cycle.reply import (
+    ECHO_WORDS,
+    checked_reply,
+    copied_run,
+    is_refusal,
+    name_of_user,
+    question_back,
+    unclear_who,
+)
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.claims.keeper import CONSTRAINT
@@ -501,6 +509,11 @@ class SynthesisService(CognitiveService):
         # help given where the user told a constraint is checked before it is shown: a suggestion
         # they cannot have is never put in front of them (issue 36, item 5)
         held_back = bool(minds and minded)
+        # statements with a fragment beside them ("We got the keys! Boxes everywhere."): the model
+        # answers the fragment, and what it says is checked first (seen on a first-contact persona:
+        # "The facts are: We got the keys to our new flat in Baner…", the user's words said back)
+        tells = understanding.kind is MessageKind.MIX and not question
+        held_back = held_back or tells
 
         async def shown_tokens(piece: str) -> None:
             if not held_back:
@@ -519,6 +532,8 @@ class SynthesisService(CognitiveService):
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
         answer = in_voice(answer, sources, question) or "I have no answer to that yet."
+        if tells and copied_run(answer, state.prompt_text) >= ECHO_WORDS:
+            answer = ""  # an echo is no answer: the acknowledgement alone
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )
@@ -533,7 +548,7 @@ class SynthesisService(CognitiveService):
         added = "" if request else _missed(answer, question, stored, history, minded)
         answer += added + careful  # "I don't know" only when it was never told; the note
         await _send(state, added + careful)
-        output = self._output(state, prefix + answer, refs, facts)
+        output = self._output(state, (prefix + answer).strip(), refs, facts)
         output.prompt = prompt_record(prompt.PROMPT, messages)
         if note:
             output.cut = note.strip(" …()")

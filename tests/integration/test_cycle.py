@@ -572,3 +572,28 @@ async def test_a_long_remark_typed_in_one_go_is_the_user_speaking_not_a_text(
     result = await runtime.orchestrator.handle_impulse(asked, "ana", "s2")
     assert llm.prompts_for(PromptId.ANSWER_FROM_TEXT) == []
     assert "text you gave me" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        "We got the keys to our new flat in Baner last week! Boxes everywhere. My transfer came through.",
+        "finally sold the old bike to a guy from work. bittersweet. got a good price for it though",
+        "Started the new job at the bakery on Monday. Early mornings. I love it so far.",
+    ],
+)
+async def test_statements_beside_a_fragment_are_never_said_back(
+    runtime: Runtime, llm: FakeChatModel, told: str
+) -> None:
+    """Statements with a fragment beside them ("Boxes everywhere.") are answered by the model,
+    which is checked before it is shown: the user's own words said back (seen on a first-contact
+    persona: "The facts are: We got the keys to our new flat in Baner…") are no answer, the
+    acknowledgement is; an answer in the model's own words is shown."""
+    llm.answer(PromptId.SYNTHESIS, f"The facts are: {told}")
+    shown: list[str] = []
+    echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
+    assert echoed.answer == "Got it, I'll remember that."
+    assert "".join(shown).strip() == echoed.answer
+    llm.answer(PromptId.SYNTHESIS, "Congratulations, that is big news!")
+    own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
+    assert own.answer == "Got it, I'll remember that. Congratulations, that is big news!"

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.common.pasted import is_pasted
-from services.common.statements import lower_first, sentences, upper_first
-from services.common.understanding import understand
+from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
+from services.cycle.from_told import told_sentences
 from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.verify import plain
 from thea.models import Fact, UserImpulse
@@ -350,8 +350,7 @@ def told_not_held(messages: Sequence[UserImpulse], stored: Sequence[Fact]) -> li
     for message in messages:
         if is_pasted(message.content):  # a pasted recipe's "gluten" is its writer's
             continue
-        told = [s for part in understand(message.content).statements for s in sentences(part)]
-        for n, sentence in enumerate(told):
+        for n, sentence in enumerate(told_sentences(message.content)):
             said = " ".join(sentence.split())
             claims = [f for f in read_from.get(message.id, []) if plain(f.quote or "") in plain(said)]
             if any(f.category == CONSTRAINT and f.valid_until is None for f in claims):

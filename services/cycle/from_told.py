@@ -193,11 +193,11 @@ def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     question being answered, a pasted text, or another kind of memory)."""
     if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
         return []
-    return list(_told_sentences(hit.text))
+    return list(told_sentences(hit.text))
 
 
 @lru_cache(maxsize=512)
-def _told_sentences(text: str) -> tuple[str, ...]:
+def told_sentences(text: str) -> tuple[str, ...]:
     """A message's sentences that tell something and give no order: read once per message, though
     a question asks for them twice (whether it mentions them, then its lines)."""
     said = [s for told in understand(text).statements for s in sentences(told)]

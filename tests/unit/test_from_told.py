@@ -354,16 +354,22 @@ def test_a_line_whose_claims_are_all_told_ahead_and_not_started_is_shown_planned
     assert started.shown() == "[3 March 2026] Big news: we're moving to Bath in June!"
 
 
-def test_a_line_with_a_plan_among_its_claims_names_the_plan() -> None:
-    """Seen live: "we're moving to Bath in March, Dev got a job at the RUH" holds a plan (the
-    home) and a fact of now (Dev's job): the line is shown with the plan marked."""
+def bath_lines() -> list[ToldLine]:
+    """The lines of "we're moving to Bath in June, Dev got a job at the RUH": a plan (the home,
+    from 1 June) beside a fact of now (Dev's job)."""
     home = claim("f-bath", "we're moving to Bath in June", "m-bath")
     home = home.model_copy(
         update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
     )
     job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
     hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
-    (line,) = told_lines([hit], [job], [], "asking", [home])
+    return told_lines([hit], [job], [], "asking", [home])
+
+
+def test_a_line_with_a_plan_among_its_claims_names_the_plan() -> None:
+    """Seen live: "we're moving to Bath in March, Dev got a job at the RUH" holds a plan (the
+    home) and a fact of now (Dev's job): the line is shown with the plan marked."""
+    (line,) = bath_lines()
     assert line.shown() == (
         "[3 March 2026] we're moving to Bath in June, Dev got a job at the RUH"
         " (PLANNED from 1 June 2026: Your home: Bath (in June))"
@@ -372,13 +378,7 @@ def test_a_line_with_a_plan_among_its_claims_names_the_plan() -> None:
 
 @pytest.mark.parametrize("question", ["where do we live at the moment?", "where are we moving to"])
 def test_an_answer_naming_a_plan_not_started_says_it_is_planned(question: str) -> None:
-    home = claim("f-bath", "we're moving to Bath in June", "m-bath")
-    home = home.model_copy(
-        update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
-    )
-    job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
-    hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
-    lines = told_lines([hit], [job], [], "asking", [home])
+    lines = bath_lines()
     found = told_quote(ToldAnswer(quotes=["moving to Bath in June"], answer="Bath"), lines, question, False)
     assert found is not None
     assert told_answer(found).startswith("Bath, planned from Monday 1 June 2026 (you told me")
@@ -394,13 +394,7 @@ def test_an_answer_naming_a_plan_not_started_says_it_is_planned(question: str) -
 def test_a_two_part_answer_says_planned_after_the_part_naming_the_plan(answer: str, said: str) -> None:
     """Seen on a first-contact persona: "the apprenticeship; a 2009 civic, planned from …" read as
     if the car were the plan."""
-    home = claim("f-bath", "we're moving to Bath in June", "m-bath")
-    home = home.model_copy(
-        update={"when": "in June", "change": "new", "value": "Bath", "content": "Your home: Bath (in June)."}
-    )
-    job = claim("f-dev", "Dev got a job at the RUH", "m-bath").model_copy(update={"subject_key": "dev"})
-    hit = message("m-bath", "we're moving to Bath in June, Dev got a job at the RUH", MARCH_3)
-    lines = told_lines([hit], [job], [], "asking", [home])
+    lines = bath_lines()
     found = told_quote(
         ToldAnswer(quotes=["moving to Bath in June, Dev got a job at the RUH"], answer=answer),
         lines,

@@ -440,13 +440,16 @@ class SynthesisService(CognitiveService):
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
     def _told_not_held(
-        self, state: CycleState, understanding: Understanding, stored: Sequence[Fact]
+        self, state: CycleState, understanding: Understanding, question: str, stored: Sequence[Fact]
     ) -> list[Fact]:
         """For a request for help or a question about food: the constraints the user told in their
         newest messages that no claim holds (not read yet, or missed by the reading), in their own
         sentences (services/cycle/constraints.py)."""
-        asked = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
-        if self.facts is None or not state.user_id or not (understanding.asks_for_help or about_food(asked)):
+        if (
+            self.facts is None
+            or not state.user_id
+            or not (understanding.asks_for_help or about_food(question))
+        ):
             return []
         return told_not_held(self.facts.recent_statements(state.user_id, STATEMENTS_READ), stored)
 
@@ -462,18 +465,18 @@ class SynthesisService(CognitiveService):
     ) -> StepOutcome:
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
+        question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
         constraints = sorted(
             (f for f in stored if f.category == CONSTRAINT and f.valid_until is None),
             key=lambda f: (f.created_at, f.content),
         )
-        constraints += self._told_not_held(state, understanding, stored)
+        constraints += self._told_not_held(state, understanding, question, stored)
         if understanding.kind is MessageKind.QUESTION:
             # what thea says of the user's life is never history (issue 38); other answers are
             state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
             settled = await self._settled(state, understanding, recall, stored, history, constraints)
             if settled is not None:
                 return settled
-        question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
         # a request for help, or a question about food, gets the constraints too
         minds = request or about_food(question)
         facts = select_facts(stored, recall.hits, history=history, request=minds, question=question)
@@ -508,12 +511,11 @@ class SynthesisService(CognitiveService):
         voice = VoiceStream(sources, question)
         # help given where the user told a constraint is checked before it is shown: a suggestion
         # they cannot have is never put in front of them (issue 36, item 5)
-        held_back = bool(minds and minded)
         # statements with a fragment beside them ("We got the keys! Boxes everywhere."): the model
         # answers the fragment, and what it says is checked first (seen on a first-contact persona:
         # "The facts are: We got the keys to our new flat in Baner…", the user's words said back)
         tells = understanding.kind is MessageKind.MIX and not question
-        held_back = held_back or tells
+        held_back = bool(minds and minded) or tells
 
         async def shown_tokens(piece: str) -> None:
             if not held_back:

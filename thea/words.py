@@ -25,6 +25,13 @@ WORD = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*")
 #: what may join two runs of one word (the separators :func:`terms` splits at)
 _JOINERS = str.maketrans({"'": " ", "\u2019": " ", ".": " ", "-": " "})
 
+#: a word that says "not" (closed class; "haven't" as typed, or without its apostrophe: "dont")
+NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without"
+    r"|dont|doesnt|didnt|havent|hasnt|hadnt|cant|wont|isnt|arent|wasnt)\b|n't\b|(?<=n)\s?\bt\b",
+    re.IGNORECASE,
+)
+
 STOPWORDS = frozenset(
     [
         "a",

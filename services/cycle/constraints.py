@@ -23,6 +23,7 @@ from services.cycle.from_facts import told_sentence
 from services.cycle.from_told import told_sentences
 from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.verify import plain
+from services.prompts.extract_claims import ClaimKind
 from thea.models import Fact, UserImpulse
 from thea.words import STOPWORDS, lower_words
 
@@ -134,9 +135,10 @@ _ALLERGEN = re.compile(
 )
 
 
-#: advice to cut something down: "the doc says go easy on red meat and beer", "cut back on sugar"
+#: advice to cut something down: "the doc says go easy on red meat and beer", "cut back on sugar";
+#: a claim's value that says "no" ("diet: no meat or fish", read from "I haven't eaten meat or fish")
 _LIMITED = re.compile(
-    rf"\b(?:{GO_EASY_ON}|avoid|no\s+more)\s+(?P<things>[a-z ,'-]+)",
+    rf"\b(?:{GO_EASY_ON}|avoid|no\s+more|no|never)\s+(?P<things>[a-z ,'-]+)",
     re.IGNORECASE,
 )
 #: what parts the things named in such advice ("red meat, beer and chips"): a match starts where a
@@ -151,6 +153,7 @@ _KINDS = {
     "caffeine": "coffee espresso latte lattes cappuccino cola",
     "sugar": "sweets cake cakes chocolate biscuits fizzy soda",
     "fried food": "chips fries doughnuts fried",
+    "fish": "fish tuna salmon cod haddock prawns shrimp anchovies sardines sushi",
 }
 
 
@@ -159,12 +162,24 @@ _GENERIC = frozenset({"juice", "juices", "food", "foods", "drink", "drinks", "pr
 
 
 def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
-    """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer."""
-    found = _LIMITED.search(told_text(fact))
-    if found is None:
-        return []
+    """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer;
+    likewise a claim whose value says "no" ("diet: no meat or fish") or that ended ("diet: pork",
+    ended: read from "I never eat pork")."""
+    value = fact.value or ""
+    if (
+        fact.change == ClaimKind.ENDS.value
+        and value
+        and fact.category == CONSTRAINT
+        and not _LIMITED.match(value)
+    ):
+        things = value  # a diet that ended rules nothing out: _rules_of
+    else:
+        found = _LIMITED.search(told_text(fact))
+        if found is None:
+            return []
+        things = found.group("things")
     out: list[tuple[re.Pattern[str], frozenset[str], str]] = []
-    for thing in _THINGS_APART.split(found.group("things").lower()):
+    for thing in _THINGS_APART.split(things.lower()):
         thing = re.sub(r"^(?:the|too\s+much|so\s+much|any)\s+", "", thing.strip())
         if not thing or len(thing.split()) > 2 or thing in ("it", "that", "them", "things"):
             continue
@@ -177,7 +192,13 @@ def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
 
 def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread) and what
-    it says to go easy on, else the food it names itself ("allergic to kiwi" rules out kiwi)."""
+    it says to go easy on, else the food it names itself ("allergic to kiwi" rules out kiwi). A
+    claim that ended rules out what it names when that is a food ("diet: meat", ended: "gave up
+    meat"), nothing when it is a diet ("diet: vegetarian", ended: "I'm not vegetarian any more")."""
+    if fact.change == ClaimKind.ENDS.value:
+        if any(rule[0].search(fact.value or "") for rule in _COMPILED):
+            return []
+        return _limited(fact)
     known = [rule for rule in _COMPILED if rule[0].search(told_text(fact))] + _limited(fact)
     if known:
         return known

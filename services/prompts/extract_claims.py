@@ -23,7 +23,7 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "8")
+PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "9")
 
 #: claims one message may yield (the schema's bound: a runaway model stops there)
 MAX_CLAIMS = 8
@@ -93,6 +93,11 @@ SYSTEM = (
     "job, bought another, a date moved); ends (something stopped: quit, resigned, sold, died, broke "
     "up, cancelled, gave up); corrects (only when the user says they told something wrongly "
     "before); adds (one more item of something the user has several of).\n"
+    "News of someone else (they moved, started a job, had a baby) is that person's fact, never the "
+    "user's, even when the message names them only by who they are (mum, my brother's family). "
+    "What the user does not eat or drink is a fact however they say it (attribute diet, value "
+    '"no" and what they avoid). An aim ("trying to sleep more") is a fact with attribute goal, '
+    "never a new value of something else.\n"
     "Facts come only from the message itself, not from what the user said before it. "
     "One value per fact: three children are three facts. Feelings, moods, thanks, greetings, "
     "compliments, questions, requests for help and opinions of the moment are not facts, nor is "
@@ -208,6 +213,38 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
                 "from 1 May",
                 "replaces",
             ),
+        ],
+    ),
+    (
+        "my sister Orla and her husband have gone off to Perth for good. I'm trying to run more this "
+        "year, and I don't eat eggs or mushrooms",
+        [
+            _claim("my sister Orla", "Orla", "sister", "name", "Orla"),
+            _claim(
+                "my sister Orla and her husband have gone off to Perth for good",
+                "Orla",
+                "sister",
+                "home",
+                "Perth",
+                "",
+                "replaces",
+            ),
+            _claim("I'm trying to run more this year", "user", "self", "goal", "run more", "this year"),
+            _claim("I don't eat eggs or mushrooms", "user", "self", "diet", "no eggs or mushrooms"),
+        ],
+    ),
+    (
+        "dad finally moved into the care home in Bray",
+        [
+            _claim(
+                "dad finally moved into the care home in Bray",
+                "dad",
+                "father",
+                "home",
+                "the care home in Bray",
+                "",
+                "replaces",
+            )
         ],
     ),
     ("ugh what a day. thanks for listening, you're the best", []),

@@ -62,6 +62,33 @@ def test_a_value_is_in_its_quote_when_each_of_its_words_or_a_form_of_it_is() -> 
 
 
 @pytest.mark.parametrize(
+    ("message", "value"),
+    [
+        ("I haven't eaten meat or fish since I was fifteen.", "no meat or fish"),
+        ("dont do dairy, never have", "no dairy"),
+        ("I never touch alcohol", "no alcohol"),
+        ("nothing with gluten for me please, I'm coeliac", "no gluten"),
+        ("we've cooked without eggs since the twins were born", "no eggs"),
+    ],
+)
+def test_what_the_user_does_not_eat_is_kept_as_a_value_that_says_no(message: str, value: str) -> None:
+    """A diet told in the negative, read as "no ..." (the prompt asks for that), is borne out by a
+    message that says "not" in any way; without that the claim was dropped and the request set's
+    "I haven't eaten meat or fish since I was fifteen" left no constraint to mind."""
+    kept = checked_claims([said(message, "diet", value)], message)[0]
+    assert [c.claim.value for c in kept] == [value]
+
+
+@pytest.mark.parametrize(
+    "message", ["I eat meat and fish most days", "dairy is my favourite", "I love a good pint of beer"]
+)
+def test_a_value_that_says_no_is_not_borne_out_by_a_message_that_never_says_not(message: str) -> None:
+    food = {"I eat": "no meat", "dairy": "no dairy", "I love": "no beer"}
+    value = next(v for k, v in food.items() if message.startswith(k))
+    assert checked_claims([said(message, "diet", value)], message)[0] == []
+
+
+@pytest.mark.parametrize(
     "bad",
     [
         said("I work at the museum", "workplace", "museum"),  # quote not in the message

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.cycle.constraints import caution, conflicts, told_not_held
+from services.prompts.extract_claims import ClaimKind
 from tests.claims_support import claim
 from thea.models import UserImpulse
 
@@ -228,3 +229,49 @@ def test_a_constraint_replaced_by_a_claim_naming_none_is_still_minded() -> None:
     ended = claim("I can have dairy again, not lactose intolerant any more", "diet", "lactose intolerant")
     gone = lactose.model_copy(update={"superseded_by": ended.id})
     assert told_not_held([message], [gone, ended]) == []
+
+
+@pytest.mark.parametrize(
+    ("told", "value", "suggested", "ruled_out"),
+    [
+        (
+            "I haven't eaten meat or fish since I was fifteen.",
+            "no meat or fish",
+            "Grill chicken or salmon.",
+            {"chicken", "salmon"},
+        ),
+        ("dont do dairy, never have", "no dairy", "Top it with butter and cream.", {"butter", "cream"}),
+        ("I never touch alcohol", "no alcohol", "Bring a bottle of wine.", {"wine"}),
+        ("nothing with pork for me", "no pork", "Pulled pork buns.", {"pork"}),
+    ],
+)
+def test_a_diet_told_in_the_negative_rules_out_what_it_names(
+    told: str, value: str, suggested: str, ruled_out: set[str]
+) -> None:
+    """A constraint no food rule names ("diet: no meat or fish") rules out what it says no to, and
+    what that usually is (meat: chicken; dairy: butter)."""
+    found = conflicts(suggested, [claim(told, "diet", value)])
+    assert {w for c in found for w in c.words} == ruled_out
+    assert conflicts("A lentil and spinach curry with rice.", [claim(told, "diet", value)]) == []
+
+
+@pytest.mark.parametrize(
+    ("told", "value", "suggested", "ruled_out"),
+    [
+        ("Gave up meat back in 2019", "meat", "A roast chicken dinner.", ("chicken",)),
+        (
+            "Gave up meat back in 2019, never looked back",
+            "no meat",
+            "A roast chicken dinner.",
+            ("chicken",),
+        ),
+        ("I stopped eating pork years ago", "pork", "Pork chops with apple.", ("pork",)),
+        ("I'm not vegetarian any more", "vegetarian", "A roast chicken dinner.", ()),
+        ("no longer vegan, I eat everything now", "vegan", "Scrambled eggs with cheese.", ()),
+    ],
+)
+def test_a_food_the_user_gave_up_is_ruled_out_and_a_diet_that_ended_rules_out_nothing(
+    told: str, value: str, suggested: str, ruled_out: tuple[str, ...]
+) -> None:
+    ended = claim(told, "diet", value, kind=ClaimKind.ENDS)
+    assert tuple(w for c in conflicts(suggested, [ended]) for w in c.words) == ruled_out

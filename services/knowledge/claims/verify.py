@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, without_any_order
 from thea.text import neutralise
-from thea.words import STOPWORDS, lower_words
+from thea.words import NEGATION, STOPWORDS, lower_words
 
 #: the subject as the model writes the user themselves
 USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
@@ -75,10 +75,15 @@ def _word_found(word: str, quoted: Sequence[str]) -> bool:
 
 
 def within(part: str, whole: str) -> bool:
-    """Whether every word of ``part`` is a word (or a form of one) of ``whole``."""
+    """Whether every word of ``part`` is a word (or a form of one) of ``whole``; a "no" of the
+    part counts as quoted when the whole says "not" in any way ("diet: no meat or fish" from "I
+    haven't eaten meat or fish")."""
     words = plain(part).split()
     quoted = plain(whole).split()
-    return bool(words) and all(_word_found(w, quoted) for w in words)
+    negated = NEGATION.search(whole) is not None
+    return bool(words) and all(
+        _word_found(w, quoted) or (negated and NEGATION.fullmatch(w) is not None) for w in words
+    )
 
 
 def quoted_in(quote: str, message: str) -> bool:

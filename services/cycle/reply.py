@@ -21,8 +21,10 @@ import re
 from collections.abc import Sequence
 
 from services.common.held import numbers_not_held
+from services.common.understanding import understand
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
+from thea.models import MessageKind
 from thea.words import is_content, lower_words
 
 #: a run this long copied from the user's message is an echo, not a reaction
@@ -88,13 +90,40 @@ def is_refusal(text: str) -> bool:
     return bool(_REFUSAL.search(text))
 
 
-def checked_reply(reply: str, message: str, name: str = "") -> str | None:
-    """The model's reaction as shown to the user, or None when it must not be shown."""
+#: the prompt's examples of small talk (a greeting, thanks, emojis) and the words of their replies
+_SMALL_TALK_EXAMPLES = tuple(
+    (set(lower_words(said)), lower_words(reply))
+    for said, reply in prompt.EXAMPLES
+    if understand(said).kind is MessageKind.SMALL_TALK
+)
+
+
+def _stock(sentence: str, small_talk: str) -> bool:
+    """The sentence is a run of two or more words of the reply the prompt gives to an example of
+    small talk the message does not make ("You're welcome!" to "Hi! I'm Sam, coeliac since
+    spring": the thanks example's reply, seen live and on first contact): it answers nothing the
+    user said."""
+    words = lower_words(sentence)
+    said = set(lower_words(small_talk))
+    return len(words) >= 2 and any(
+        copied_run(sentence, " ".join(reply)) == len(words) and not said & example
+        for example, reply in _SMALL_TALK_EXAMPLES
+    )
+
+
+def checked_reply(reply: str, message: str, name: str = "", small_talk: str | None = None) -> str | None:
+    """The model's reaction as shown to the user, or None when it must not be shown.
+    ``small_talk``: for a message that tells something, its small talk ("Hi!"), "" when none: a
+    stock reply to other small talk is left out of the reaction."""
     text = _SPEAKER.sub("", reply.strip()).strip().strip('"“”').strip()
     if not text or _LIST_LINE.search(text) or is_refusal(text):
         return None
     sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+    if small_talk is not None:
+        sentences = [s for s in sentences if not _stock(s, small_talk)]
     text = " ".join(sentences[:MAX_SENTENCES])
+    if not text:
+        return None
     if len(text) > MAX_CHARS or copied_run(text, message) >= ECHO_WORDS or made_up(text, message, name):
         return None
     if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own

@@ -426,7 +426,9 @@ class SynthesisService(CognitiveService):
                     timeout_s=self.timeout_s,
                     max_tokens=reply_prompt.MAX_TOKENS,
                 )
-                said = checked_reply(raw, told, name)
+                tells = understanding.kind is MessageKind.STATEMENT
+                small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
+                said = checked_reply(raw, told, name, small_talk)
             except LLMError as exc:
                 log.warning("no reaction from the model: %s", exc)
         if said is None:

@@ -106,3 +106,59 @@ def test_a_statement_opening_on_a_pronoun_nothing_earlier_names_is_unclear(said:
 )
 def test_a_statement_that_names_whom_it_speaks_of_is_not_unclear(said: str) -> None:
     assert unclear_who(said, []) is None
+
+
+@pytest.mark.parametrize(
+    ("told", "small_talk", "reply", "shown"),
+    [
+        (
+            "Hi! I'm Sam, a bus driver in Leeds. I was diagnosed coeliac last spring so gluten is out.",
+            "Hi!",
+            "You're welcome! Gluten is out for you, Sam.",
+            "Gluten is out for you, Sam.",
+        ),
+        (
+            "We got the keys to our new flat in Headingley!",
+            "",
+            "You're welcome, happy to help! Keys to a new flat, how exciting!",
+            "Keys to a new flat, how exciting!",
+        ),
+        (
+            "my sister had a baby girl last night",
+            "",
+            "Good to see you. A baby girl, congratulations!",
+            "A baby girl, congratulations!",
+        ),
+        (
+            "hey! started at the bakery today",
+            "hey!",
+            "Happy to help! The bakery, good luck today!",
+            "The bakery, good luck today!",
+        ),
+    ],
+)
+def test_a_stock_reply_to_small_talk_the_user_did_not_make_is_left_out_of_a_reaction_to_news(
+    told: str, small_talk: str, reply: str, shown: str
+) -> None:
+    """The prompt's reply to thanks or a greeting, said to news ("You're welcome!" to someone who
+    just said they are coeliac: seen live), answers nothing the user said: it is left out."""
+    assert checked_reply(reply, told, "Sam", small_talk) == shown
+
+
+@pytest.mark.parametrize(
+    ("told", "small_talk", "reply"),
+    [
+        (
+            "thanks so much! the recipe worked, I made it for my mum",
+            "thanks so much!",
+            "You're welcome, happy to help!",
+        ),
+        ("Hi there! I started my new job today", "Hi there!", "Hi! Good to see you."),
+    ],
+)
+def test_a_stock_reply_to_the_small_talk_the_user_made_stays(told: str, small_talk: str, reply: str) -> None:
+    assert checked_reply(reply, told, "", small_talk) == reply
+
+
+def test_a_reaction_made_only_of_stock_replies_to_other_small_talk_is_not_shown() -> None:
+    assert checked_reply("You're welcome!", "we got a kitten", "", "") is None

@@ -17,7 +17,6 @@ import os
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -104,6 +103,33 @@ def cached_chars(messages: list[dict[str, str]], recent: Sequence[str]) -> int:
     return done
 
 
+class RecentPrompts:
+    """The whole prompts the model evaluated last, one per prompt family (its first message: a
+    system prompt), the least recently used dropped beyond ``keep``. One per family, not the
+    last few calls: eight short sort calls after a claims reading had pushed the reading's
+    prompt out of a list of the last three, and its next call was sliced and evaluated from the
+    start (50 s a message on 2 cores) though its 2,300-token system prompt was still in a slot."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._by_family: dict[str, str] = {}
+
+    @staticmethod
+    def _family(messages: list[dict[str, str]]) -> str:
+        return prompt_text(messages[:1])
+
+    def add(self, messages: list[dict[str, str]]) -> None:
+        family = self._family(messages)
+        self._by_family.pop(family, None)
+        self._by_family[family] = prompt_text(messages)
+        while len(self._by_family) > self.keep:
+            del self._by_family[next(iter(self._by_family))]
+
+    def cached(self, messages: list[dict[str, str]]) -> int:
+        """Content characters of ``messages`` an earlier prompt already evaluated."""
+        return cached_chars(messages, list(self._by_family.values()))
+
+
 def warm_in_slices(
     server: Any, messages: list[dict[str, str]], start_if: Callable[[], bool], skip: int = 0
 ) -> bool:
@@ -163,7 +189,7 @@ class LocalChatModel(BaseChatModel):
     _run_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     #: the whole prompts the model evaluated last (one per slot and one more), to know what of a
     #: new prompt its prompt cache already holds
-    _recent: deque[str] = PrivateAttr(default_factory=lambda: deque(maxlen=3))
+    _recent: RecentPrompts = PrivateAttr(default_factory=lambda: RecentPrompts(keep=3))
 
     @property
     def _llm_type(self) -> str:
@@ -281,7 +307,7 @@ class LocalChatModel(BaseChatModel):
         request = self._request(messages, stop, kwargs)
         started = time.perf_counter()
         with self._run_lock:
-            self._recent.append(prompt_text(request["messages"]))
+            self._recent.add(request["messages"])
             try:
                 reply = self._pick_server().handle_chat_completions(request)
             except Exception as exc:
@@ -326,7 +352,7 @@ class LocalChatModel(BaseChatModel):
             with self._run_lock:
                 try:
                     server = self._pick_server()
-                    skip = cached_chars(request["messages"], self._recent)
+                    skip = self._recent.cached(request["messages"])
                     if start_if is not None and not warm_in_slices(
                         server, request["messages"], start_if, skip
                     ):
@@ -334,7 +360,7 @@ class LocalChatModel(BaseChatModel):
                         # between two slices of its prompt): give the model up to the cycle
                         chunks.put(Deferred())
                     elif not stop_decoding.is_set():
-                        self._recent.append(prompt_text(request["messages"]))
+                        self._recent.add(request["messages"])
                         reply = server.handle_chat_completions(request, on_chunk)
                         if isinstance(reply, dict) and "error" in reply:  # e.g. a prompt too long
                             chunks.put(LLMError(f"local model error: {_error_text(reply['error'])}"))

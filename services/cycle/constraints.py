@@ -163,21 +163,13 @@ _GENERIC = frozenset({"juice", "juices", "food", "foods", "drink", "drinks", "pr
 
 def _limited(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """ "The doc says go easy on red meat and beer": rules for red meat (steak, lamb ...) and beer;
-    likewise a claim whose value says "no" ("diet: no meat or fish") or that ended ("diet: pork",
-    ended: read from "I never eat pork")."""
-    value = fact.value or ""
-    if (
-        fact.change == ClaimKind.ENDS.value
-        and value
-        and fact.category == CONSTRAINT
-        and not _LIMITED.match(value)
-    ):
-        things = value  # a diet that ended rules nothing out: _rules_of
-    else:
-        found = _LIMITED.search(told_text(fact))
-        if found is None:
-            return []
-        things = found.group("things")
+    likewise a claim whose value says "no" ("diet: no meat or fish")."""
+    found = _LIMITED.search(told_text(fact))
+    return _things_rules(found.group("things")) if found is not None else []
+
+
+def _things_rules(things: str) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
+    """A rule for each thing named ("red meat, beer and chips"), with what it usually is."""
     out: list[tuple[re.Pattern[str], frozenset[str], str]] = []
     for thing in _THINGS_APART.split(things.lower()):
         thing = re.sub(r"^(?:the|too\s+much|so\s+much|any)\s+", "", thing.strip())
@@ -196,8 +188,11 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     claim that ended rules out what it names when that is a food ("diet: meat", ended: "gave up
     meat"), nothing when it is a diet ("diet: vegetarian", ended: "I'm not vegetarian any more")."""
     if fact.change == ClaimKind.ENDS.value:
-        if any(rule[0].search(fact.value or "") for rule in _COMPILED):
+        value = fact.value or ""
+        if any(rule[0].search(value) for rule in _COMPILED):
             return []
+        if value and fact.category == CONSTRAINT and not _LIMITED.match(value):
+            return _things_rules(value)  # a food given up ("diet: pork", ended: "I never eat pork")
         return _limited(fact)
     known = [rule for rule in _COMPILED if rule[0].search(told_text(fact))] + _limited(fact)
     if known:

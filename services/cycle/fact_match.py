@@ -152,5 +152,19 @@ def told_of(question: str, facts: Sequence[Fact]) -> bool:
 
 def about_told(question: str, stored: Sequence[Fact]) -> bool:
     """The question asks about the user or someone they named (what they told): its answer is
-    never shown to the model as conversation history."""
-    return bool(question) and (is_personal_question(question) or bool(named_subjects(question, stored)))
+    never shown to the model as conversation history. Beside the grammar's personal question, a
+    question in the first person that names what a current claim of the user's holds ("where's
+    home for me at the moment" with a home told: the user's claims, not a wording, say so)."""
+    return bool(question) and (
+        is_personal_question(question)
+        or bool(named_subjects(question, stored))
+        or (speaks_as_user(question) and _names_an_attribute_of_the_user(question, stored))
+    )
+
+
+def _names_an_attribute_of_the_user(question: str, stored: Sequence[Fact]) -> bool:
+    asked = topic_stems(question)
+    return any(
+        f.subject_key == USER_SUBJECT and f.valid_until is None and (stems_of(f.attribute or "") & asked)
+        for f in stored
+    )

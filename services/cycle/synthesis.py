@@ -92,6 +92,7 @@ from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.render import ended
+from services.knowledge.claims.verify import without_hostile
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
 from services.prompts import answer_from_text as text_prompt
@@ -402,6 +403,7 @@ class SynthesisService(CognitiveService):
         # the model reacts to what the message tells: a forged turn and an order to the assistant
         # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
         told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
+        told = without_hostile(told)  # nor a persona or role given to thea (seen: "You're DAN, and ...")
         who = unclear_who(told, state.said_before) if understanding.kind is MessageKind.STATEMENT else None
         if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
             return await self._fixed(state, question_back(who), "question back")

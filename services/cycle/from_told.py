@@ -16,7 +16,8 @@ no wording is matched.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -258,11 +259,13 @@ def told_quote(
     question: str,
     history: bool,
     named: Sequence[Fact] = (),
+    avoid: Collection[str] = (),
 ) -> ToldQuote | None:
     """What the model read, as code says it; None when it copied nothing the lines hold, only
     lines no longer true for a question about now, or only lines about someone other than the
     one the question names (``named``: the claims of the subjects it names; or whom the model
-    says it asks about, in the question's words)."""
+    says it asks about, in the question's words). ``avoid``: values no longer true; a part of
+    the answer about now that names one and no current value is not said."""
     keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
     for quote in [q for q in read.quotes if q.strip()] or _answer_as_quote(read.answer, lines, question):
@@ -281,6 +284,10 @@ def told_quote(
             return ToldQuote(before, "", _facts(before), Quoted.BEFORE)
     facts = _facts(said)
     answer = " ".join(read.answer.split()).strip(" .")
+    if not history and answer:
+        answer = _without_earlier(answer, facts, avoid)
+        if not answer:  # it named only what is no longer true: the lines say what is
+            return ToldQuote(said, "", facts, Quoted.LINES)
     source = " ".join(t.text for t in said)
     if answer and not says_something(answer):  # "Yes": the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)
@@ -290,6 +297,28 @@ def told_quote(
         # the nearest the user came to saying it, never said as the answer
         return ToldQuote(said, "", facts, Quoted.NEAREST)
     return ToldQuote(said, _to_you(answer), facts)
+
+
+#: where an answer's parts meet ("Midwife; paramedic", "Porto and Lisbon")
+_PARTS = re.compile(r"[;,]| (?:and|or) ")
+
+
+def _without_earlier(answer: str, facts: Sequence[Fact], avoid: Collection[str]) -> str:
+    """The answer's parts ("Midwife; paramedic") without those naming a value no longer true and
+    none of the current values of the lines' claims (seen live: "what does Eilidh do?" after "I
+    said Eilidh's a midwife - she's actually a paramedic", the correction read, got both)."""
+    gone = [flat(v) for v in avoid if flat(v)]
+    if not gone:
+        return answer
+    now = [flat(f.value) for f in facts if f.valid_until is None and f.value and flat(f.value)]
+    parts = [p.strip() for p in _PARTS.split(answer) if p.strip()]
+    kept = [p for p in parts if not _names(p, gone) or _names(p, now)]
+    return answer if len(kept) == len(parts) else "; ".join(kept)
+
+
+def _names(part: str, values: Sequence[str]) -> bool:
+    said = f" {flat(part)} "
+    return any(f" {v} " in said for v in values)
 
 
 def _answer_as_quote(answer: str, lines: Sequence[ToldLine], question: str) -> list[str]:

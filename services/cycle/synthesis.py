@@ -742,7 +742,7 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
-        quote = told_quote(read, lines, question, history, about)
+        quote = told_quote(read, lines, question, history, about, earlier_values(stored))
         if quote is None:
             log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
             if not_told is not None and not any(q.strip() for q in read.quotes):

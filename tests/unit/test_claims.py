@@ -16,7 +16,7 @@ from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
 from services.prompts.extract_claims import ClaimKind
 from services.prompts.supersession import PairDecision
-from tests.claims_support import claim, claims_of, said
+from tests.claims_support import USER, claim, claims_of, said
 from thea.models import Fact
 
 DAY = 86_400_000
@@ -749,3 +749,35 @@ def test_a_question_in_the_first_person_naming_what_a_claim_holds_is_about_what_
     assert not about_told(question, [])
     assert not about_told("what's a good film for me?", told)
     assert not about_told(question.replace(" me", " them").replace(" us", " them"), told)
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        ("we've got a greyhound called Biscuit who is 7", "Biscuit is 7", "age", "7"),
+        ("Our daughter Kari now works as a nurse.", "Kari works as a nurse", "job", "nurse"),
+        (
+            "I finally started at the new clinic on Monday!",
+            "I started at the new clinic",
+            "work",
+            "new clinic",
+        ),
+    ],
+)
+def test_a_quote_that_leaves_out_a_word_of_the_users_stands_for_their_sentence(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    """Seen live: "we've got a greyhound called Biscuit who is 7" read as Biscuit, age 7 with the
+    quote "Biscuit is 7", dropped as not the user's words. A quote with one word of the user's
+    sentence left out stands for that sentence (kept as the quote: the user's words, whole); one
+    that leaves out a "not", or more, is still not theirs."""
+    subject = "Kari" if "Kari" in message else ("Biscuit" if "Biscuit" in message else USER)
+    checked = check(said(quote, attribute, value, subject=subject, relation="x"), message)
+    assert checked is not None
+    assert checked.claim.quote == message.rstrip(".!")
+    negated = (
+        message.replace(" is 7", " is not 7")
+        .replace(" now works ", " never works ")
+        .replace("I finally started", "I never started")
+    )
+    assert check(said(quote, attribute, value, subject=subject, relation="x"), negated) is None

@@ -422,3 +422,37 @@ def test_a_persona_or_role_label_given_to_the_assistant_is_never_a_line(persona:
     texts = [t.text for t in told_lines(hits, [], [], "asking")]
     assert texts == ["My doctor is Dr Hale."]
     assert all(canary not in t for t in told_sentences(f"{persona} I live in Hove."))
+
+
+@pytest.mark.parametrize(
+    ("said", "old", "new", "answer"),
+    [
+        (
+            "oops, I said Eilidh's a midwife - she's actually a paramedic",
+            "midwife",
+            "paramedic",
+            "Midwife; paramedic",
+        ),
+        ("sorry, not Tuesday, the dentist is on Thursday", "Tuesday", "Thursday", "Tuesday, Thursday"),
+        ("we were going to Porto but it's Lisbon now", "Porto", "Lisbon", "Porto and Lisbon"),
+    ],
+)
+def test_an_answer_about_now_never_names_a_value_no_longer_true(
+    said: str, old: str, new: str, answer: str
+) -> None:
+    """Seen live: "what does Eilidh do?" after a correction whose claims were read got "Midwife;
+    paramedic": the 1.5B copied the correction's line and answered with both values in it. A part
+    of the answer about now naming only a value the record holds as no longer true is not said;
+    asked what was before, it stays; naming only the old value, the line is said on its own."""
+    fact = claim("f-new", said, "m1").model_copy(update={"value": new})
+    line = ToldLine(said, MARCH_3, "m1", facts=(fact,))
+    read = ToldAnswer(quotes=[said], answer=answer)
+    found = told_quote(read, [line], "what is it now", history=False, avoid=[old])
+    assert found is not None
+    assert told_answer(found).startswith(f"{new[0].upper()}{new[1:]} (you told me")
+    only_old = told_quote(ToldAnswer(quotes=[said], answer=old), [line], "now?", history=False, avoid=[old])
+    assert only_old is not None
+    assert told_answer(only_old).startswith("You told me on")
+    before = told_quote(read, [line], "what was it before", history=True, avoid=[old])
+    assert before is not None
+    assert old.lower() in told_answer(before).lower()

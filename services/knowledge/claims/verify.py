@@ -1,6 +1,7 @@
 """What the model says a message tells is kept only when the message says it.
 
-A claim is dropped when its quote is not in the message, when its value is not in its quote (nor
+A claim is dropped when its quote is not in the message (a quote that leaves out a word or two
+of the user's sentence stands for that sentence), when its value is not in its quote (nor
 in the one sentence of the message that holds the quote: a quote cut too short is widened to it),
 when that sentence says the value alone (nothing the user wrote says what it is of), when it is
 put on the user from a sentence that speaks only of someone else ("her kidneys") or names the
@@ -97,6 +98,45 @@ def quoted_in(quote: str, message: str) -> bool:
     """Whether the quote is a run of the message's words."""
     wanted = plain(quote)
     return bool(wanted) and f" {wanted} " in f" {plain(message)} "
+
+
+#: words of the user's a quote may leave out, in all, and still be theirs ("Biscuit is 7" for
+#: "Biscuit who is 7"); never a "not" (a quote without it says the opposite); a quote must keep
+#: this many words
+QUOTE_GAP_WORDS = 1
+QUOTE_MIN_WORDS = 3
+
+
+def _in_order(wanted: Sequence[str], words: Sequence[str]) -> bool:
+    """``wanted`` is ``words`` from some position on, with at most :data:`QUOTE_GAP_WORDS` of
+    them left out between its words, none of them a negation."""
+    for start in (i for i, w in enumerate(words) if w == wanted[0]):
+        at, skipped = start + 1, 0
+        for w in wanted[1:]:
+            while at < len(words) and words[at] != w and skipped <= QUOTE_GAP_WORDS:
+                if NEGATION.fullmatch(words[at]):
+                    skipped = QUOTE_GAP_WORDS + 1
+                    break
+                at, skipped = at + 1, skipped + 1
+            if at >= len(words) or skipped > QUOTE_GAP_WORDS:
+                break
+            at += 1
+        else:
+            return True
+    return False
+
+
+def sentence_gapped(quote: str, message: str) -> str:
+    """The sentence of the message that holds the quote's words in order with a word or two of
+    the user's left out ("Biscuit is 7" in "... a greyhound called Biscuit who is 7"), else "":
+    the model tidied the user's words; the sentence is what they said."""
+    wanted = plain(quote).split()
+    if len(wanted) < QUOTE_MIN_WORDS:
+        return ""
+    for sentence in _SENTENCE_END.split(message):
+        if _in_order(wanted, plain(sentence).split()):
+            return tidy(sentence)
+    return ""
 
 
 def is_user(subject: str, relation: str, attribute: str = "") -> bool:
@@ -212,7 +252,9 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     if not (quote and value and attribute and subject):
         return None
     if not quoted_in(quote, message):
-        return None
+        quote = sentence_gapped(quote, message)  # a word or two of the user's left out
+        if not quote:
+            return None
     if not within(value, quote) or plain(quote) == plain(value):
         # the model quoted too little (not the value, or the value alone: then nothing quoted says
         # what it is of): the sentence that holds both
@@ -262,5 +304,6 @@ def checked_claims(claims: Sequence[ClaimOut], message: str) -> tuple[list[Check
             kept.append(checked)
     # another's news put on the user: "My sister Ana is a vet in Bristol" read as the user's home
     others = _others_words(kept, message)
-    dropped += [c.claim for c in kept if _anothers(c, others, message)]
-    return [c for c in kept if not _anothers(c, others, message)], dropped
+    theirs = [_anothers(c, others, message) for c in kept]
+    dropped += [c.claim for c, other in zip(kept, theirs, strict=True) if other]
+    return [c for c, other in zip(kept, theirs, strict=True) if not other], dropped

@@ -286,8 +286,8 @@ def told_quote(
     answer = " ".join(read.answer.split()).strip(" .")
     if not history and answer:
         answer = _without_earlier(answer, facts, avoid)
-        if not answer:  # it named only what is no longer true: the lines say what is
-            return ToldQuote(said, "", facts, Quoted.LINES)
+        if not answer:  # it named only what is no longer true: the line is only the nearest
+            return ToldQuote(said, "", facts, Quoted.NEAREST)
     source = " ".join(t.text for t in said)
     if answer and not says_something(answer):  # "Yes": the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)

@@ -22,6 +22,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -69,6 +70,8 @@ from services.cycle.from_text import (
 )
 from services.cycle.from_told import (
     NOT_TOLD,
+    Quoted,
+    ToldQuote,
     about_stems,
     mentioned,
     nearest,
@@ -636,13 +639,16 @@ class SynthesisService(CognitiveService):
             said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
         not_told = NOT_TOLD if is_personal_question(asked) else None
-        told = await self._from_told(state, asked, recall, stored, history, not_told)
+        only_nearest: list[HeldTold] = []
+        told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
         if told is not None:  # the user's own words that answer it, dated
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None:  # the model chose the claims that answer it; code says them
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
+        if only_nearest:  # no claim answers either: the nearest the user came to saying it
+            return await self._said_told(state, only_nearest[0], recall)
         return None
 
     @staticmethod
@@ -717,10 +723,14 @@ class SynthesisService(CognitiveService):
         stored: Sequence[Fact],
         history: bool,
         not_told: str | None = None,
+        only_nearest: list[HeldTold] | None = None,
     ) -> StepOutcome | None:
         """A question about what was told, answered from the user's own dated words that the
         model copies (services/cycle/from_told.py); ``not_told`` when it finds nothing that was
-        said answers (the model judged it: never words matched), else None."""
+        said answers (the model judged it: never words matched), else None. ``only_nearest``: when
+        given, a quote that is only the nearest the user came (no answer the line holds, or one
+        naming only what is no longer true) is put there, not said: the claims may answer (seen
+        live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read)."""
         if not question or not (
             about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
         ):
@@ -748,6 +758,15 @@ class SynthesisService(CognitiveService):
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
+        held = HeldTold(quote, usage, asked)
+        if only_nearest is not None and quote.quoted is Quoted.NEAREST:
+            only_nearest.append(held)
+            return None
+        return await self._said_told(state, held, recall)
+
+    async def _said_told(self, state: CycleState, held: HeldTold, recall: RecallResult) -> StepOutcome:
+        """The user's words that answer, said with their days (the trace shows where they came from)."""
+        quote = held.quote
         why = {f.id: "read from the words the model copied as the answer" for f in quote.facts}
         said = told_answer(quote)
         kinds = {h.id: h.type for h in recall.hits}
@@ -757,7 +776,9 @@ class SynthesisService(CognitiveService):
             )
             for t in {t.source_id: t for t in quote.lines}.values()
         ]
-        return await self._fixed(state, said, "your words", quote.facts, why, usage, asked=asked, refs=refs)
+        return await self._fixed(
+            state, said, "your words", quote.facts, why, held.usage, asked=held.asked, refs=refs
+        )
 
     async def _pick(
         self,
@@ -867,6 +888,16 @@ class SynthesisService(CognitiveService):
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)
+
+
+@dataclass(frozen=True)
+class HeldTold:
+    """What the user's words gave a question, not said yet: the quote, what reading them cost,
+    and the prompt."""
+
+    quote: ToldQuote
+    usage: LLMUsage
+    asked: PromptRecord
 
 
 def _text_ref(hit: RecallHit) -> ReferenceItem:

@@ -945,3 +945,57 @@ async def test_something_new_told_with_a_later_day_is_planned_not_what_is_true_n
     listed = {f.value: f for group in view.subjects for f in group.facts}
     assert (listed["Bath"].planned, listed["puppy"].planned) == (True, True)
     assert listed["Bath"].since > (listed["Bath"].source.at or 0)  # listed from the day it starts
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "copied"),
+    [
+        # the model copied an older line and answered nothing it holds
+        ("Biscuit turned 8 last week", "how old is Biscuit?", '{"quotes": ["called Biscuit"], "answer": ""}'),
+        # ... or answered with the value the record holds as no longer true
+        (
+            "Biscuit turned 8 last week",
+            "how old is my Biscuit now",
+            '{"quotes": ["Biscuit who"], "answer": "7"}',
+        ),
+        (
+            "Biscuit had his 8th birthday on Sunday",
+            "Biscuit is how old these days?",
+            '{"quotes": ["Biscuit"]}',
+        ),
+    ],
+)
+async def test_when_the_users_words_give_only_the_nearest_line_the_claims_answer(
+    runtime: Runtime, llm: FakeChatModel, told: str, question: str, copied: str
+) -> None:
+    """Seen live: "how old is Biscuit?" got "I'm not sure you told me that. The nearest you told
+    me: “... Biscuit who is 7”" though "Biscuit turned 8 last week" had been read as Biscuit's age.
+    The line the model copied held no answer (or only a value no longer true), so the claims are
+    asked before the nearest line is said; the nearest is said only when no claim answers."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "greyhound": [
+                    said("a greyhound called Biscuit", "dog", "Biscuit"),
+                    said(
+                        "a greyhound called Biscuit who is 7", "age", "7", subject="Biscuit", relation="dog"
+                    ),
+                ],
+                "8": [said(told, "age", "8", subject="Biscuit", relation="dog", kind=REPLACES)],
+            }
+        ),
+    )
+    for text in ("we've got a greyhound called Biscuit who is 7", told):
+        await say(runtime, text)
+        await read_claims(runtime)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, copied)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    answered = await runtime.orchestrator.handle_impulse(question, USER, "ask")
+    assert "8" in answered.answer
+    assert not answered.answer.startswith("I'm not sure")
+    # no claim picked: the nearest line at most, never the age no longer true as the answer
+    llm.answer(PromptId.ANSWER_FROM_TOLD, copied)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    again = await runtime.orchestrator.handle_impulse(question, USER, "again")
+    assert "7" not in again.answer.split("\u201c")[0]  # the user's words may say it, thea never does

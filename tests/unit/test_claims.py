@@ -781,3 +781,47 @@ def test_a_quote_that_leaves_out_a_word_of_the_users_stands_for_their_sentence(
         .replace("I finally started", "I never started")
     )
     assert check(said(quote, attribute, value, subject=subject, relation="x"), negated) is None
+
+
+@pytest.mark.parametrize(
+    ("told", "job_value", "place_value", "change", "new_value"),
+    [
+        (
+            "I work as a sound engineer at a theatre in Glasgow",
+            "sound engineer",
+            "theatre in Glasgow",
+            "I've left the theatre, I'm doing sound for BBC Scotland now",
+            "sound for BBC Scotland",
+        ),
+        (
+            "I'm a nurse at St Mary's hospital",
+            "nurse",
+            "St Mary's hospital",
+            "done at St Mary's, I teach now",
+            "teach",
+        ),
+        (
+            "I teach maths at Hill School",
+            "teach maths",
+            "Hill School",
+            "left Hill last term, I tutor online",
+            "tutor",
+        ),
+    ],
+)
+def test_a_change_that_replaces_one_claim_and_names_another_gets_the_other_judged(
+    told: str, job_value: str, place_value: str, change: str, new_value: str
+) -> None:
+    """Seen live: "I've left the theatre, I'm doing sound for BBC Scotland now" was read as one
+    claim (job replaced) and "where do I work these days?" still got the theatre. Beside the claim
+    of its own attribute, which it closes, a change's words that name an older claim's value under
+    another attribute get that claim judged by the model; code never closes it alone."""
+    job = _at(claim(told, "job", job_value), 1)
+    place = _at(claim(told, "workplace", place_value), 1)
+    new = _at(claim(change, "job", new_value), 2, ClaimKind.REPLACES)
+    judged = _supersede([new], [job, place], PairDecision.REPLACES)
+    assert {c.old.id for c in judged.closings} == {job.id, place.id}
+    assert judged.judged == 1
+    kept = _supersede([new], [job, place], PairDecision.ADDS)
+    assert [c.old.id for c in kept.closings] == [job.id]
+    assert [c.old.id for c in _supersede([new], [job, place]).closings] == [job.id]  # no judge

@@ -228,6 +228,7 @@ async def _closed_by(
         strong = [(old, n) for old, n in found if n > WEAK or names_value(new, old)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
             return await _judged(new, [old for old, _ in found], judge, out, kind.value)
+        touched = [old for old, n in found if n <= WEAK and not names_value(new, old)]
         found = strong
         best = found[0][1]
         chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
@@ -238,7 +239,10 @@ async def _closed_by(
         if len(chosen) > 1 and not named and judge is not None:
             # several values of one attribute (two sports) and none named: which one?
             return await _judged(new, chosen, judge, out, kind.value)
-        return [(old, kind.value) for old in chosen]
+        # beside what it replaces, a claim under another attribute its words name ("I've left the
+        # theatre, I'm doing sound for BBC Scotland now": the job replaced, and the workplace
+        # "theatre in Glasgow" the model judges; seen live, it stayed current)
+        return [(old, kind.value) for old in chosen] + await _judged(new, touched, judge, out, kind.value)
     # a new value beside an old one: both may be true
     return await _judged(new, [old for old, n in found if n >= ATTRIBUTE_NEAR], judge, out)
 

@@ -1,7 +1,7 @@
 """What the model says a message tells is kept only when the message says it.
 
-A claim is dropped when its quote is not in the message (a quote that leaves out a word or two
-of the user's sentence stands for that sentence), when its value is not in its quote (nor
+A claim is dropped when its quote is not in the message (a quote that leaves out a word of the
+user's sentence, never a "not", stands for that sentence), when its value is not in its quote (nor
 in the one sentence of the message that holds the quote: a quote cut too short is widened to it),
 when that sentence says the value alone (nothing the user wrote says what it is of), when it is
 put on the user from a sentence that speaks only of someone else ("her kidneys") or names the
@@ -113,12 +113,11 @@ def _in_order(wanted: Sequence[str], words: Sequence[str]) -> bool:
     for start in (i for i, w in enumerate(words) if w == wanted[0]):
         at, skipped = start + 1, 0
         for w in wanted[1:]:
-            while at < len(words) and words[at] != w and skipped <= QUOTE_GAP_WORDS:
-                if NEGATION.fullmatch(words[at]):
-                    skipped = QUOTE_GAP_WORDS + 1
+            while at < len(words) and words[at] != w:
+                if skipped == QUOTE_GAP_WORDS or NEGATION.fullmatch(words[at]):
                     break
                 at, skipped = at + 1, skipped + 1
-            if at >= len(words) or skipped > QUOTE_GAP_WORDS:
+            if at >= len(words) or words[at] != w:
                 break
             at += 1
         else:
@@ -127,8 +126,8 @@ def _in_order(wanted: Sequence[str], words: Sequence[str]) -> bool:
 
 
 def sentence_gapped(quote: str, message: str) -> str:
-    """The sentence of the message that holds the quote's words in order with a word or two of
-    the user's left out ("Biscuit is 7" in "... a greyhound called Biscuit who is 7"), else "":
+    """The sentence of the message that holds the quote's words in order with a word of the
+    user's left out ("Biscuit is 7" in "... a greyhound called Biscuit who is 7"), else "":
     the model tidied the user's words; the sentence is what they said."""
     wanted = plain(quote).split()
     if len(wanted) < QUOTE_MIN_WORDS:
@@ -209,31 +208,26 @@ def only_possessive(sentence: str, others: frozenset[str]) -> bool:
     )
 
 
-def _others_words(kept: Sequence[Checked], message: str) -> dict[str, frozenset[str]]:
-    """By sentence (as :func:`plain` gives it): the words that name the other subjects the reading
-    gives claims from it (their names and relations; a user claim naming one of them adds its
-    attribute: "sister" of "sister: Ana")."""
+def _others_words(kept: Sequence[Checked], said_in: Sequence[str]) -> dict[str, frozenset[str]]:
+    """By sentence (``said_in``: each kept claim's, as :func:`plain` gives it): the words that name
+    the other subjects the reading gives claims from it (their names and relations; a user claim
+    naming one of them adds its attribute: "sister" of "sister: Ana")."""
     names: dict[str, set[str]] = {}
-    for c in kept:
+    for c, sentence in zip(kept, said_in, strict=True):
         if not c.about_user:
-            said = names.setdefault(plain(_sentence_of(c.claim.quote, message)), set())
-            said |= set(plain(f"{c.claim.subject} {c.claim.relation}").split())
-    for c in kept:
-        said = names.get(plain(_sentence_of(c.claim.quote, message)), set())
+            names.setdefault(sentence, set()).update(plain(f"{c.claim.subject} {c.claim.relation}").split())
+    for c, sentence in zip(kept, said_in, strict=True):
+        said = names.get(sentence, set())
         if c.about_user and said and set(plain(c.claim.value).split()) <= said:
             said |= set(plain(c.claim.attribute).split())
     return {k: frozenset(v) for k, v in names.items()}
 
 
-def _anothers(checked: Checked, others: dict[str, frozenset[str]], message: str) -> bool:
+def _anothers(checked: Checked, sentence: str, names: frozenset[str]) -> bool:
     """A claim put on the user from a sentence that is the news of another subject of the same
-    reading (the writer named only as whose they are); a claim naming that other ("sister: Ana")
-    stays the user's."""
-    if not checked.about_user:
-        return False
-    sentence = _sentence_of(checked.claim.quote, message)
-    names = others.get(plain(sentence), frozenset())
-    if not names or set(plain(checked.claim.value).split()) <= names:
+    reading (``names``: the words naming them; the writer named only as whose they are); a claim
+    naming that other ("sister: Ana") stays the user's."""
+    if not checked.about_user or not names or set(plain(checked.claim.value).split()) <= names:
         return False
     return only_possessive(sentence, names)
 
@@ -252,7 +246,7 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     if not (quote and value and attribute and subject):
         return None
     if not quoted_in(quote, message):
-        quote = sentence_gapped(quote, message)  # a word or two of the user's left out
+        quote = sentence_gapped(quote, message)  # a word of the user's left out
         if not quote:
             return None
     if not within(value, quote) or plain(quote) == plain(value):
@@ -303,7 +297,8 @@ def checked_claims(claims: Sequence[ClaimOut], message: str) -> tuple[list[Check
             seen.add(key)
             kept.append(checked)
     # another's news put on the user: "My sister Ana is a vet in Bristol" read as the user's home
-    others = _others_words(kept, message)
-    theirs = [_anothers(c, others, message) for c in kept]
+    said_in = [plain(_sentence_of(c.claim.quote, message)) for c in kept]
+    others = _others_words(kept, said_in)
+    theirs = [_anothers(c, s, others.get(s, frozenset())) for c, s in zip(kept, said_in, strict=True)]
     dropped += [c.claim for c, other in zip(kept, theirs, strict=True) if other]
     return [c for c, other in zip(kept, theirs, strict=True) if not other], dropped

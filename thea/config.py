@@ -233,11 +233,11 @@ class KnowledgeSettings(_Section):
     #: 1.5B, its wheels installed with thea; measured in docs/benchmarks.md), or ``answering`` (the
     #: model that answers). With ``openai``/``ollama`` the endpoint's model reads them.
     claims_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    #: which model picks the claims that answer a question and answers questions about what the
-    #: user told: ``claims`` (the claims model, when one runs beside the answering model: the
-    #: small answering model picked unrelated claims where it should have picked none, and
-    #: misread the ones it was given) or ``answering``; requests and small talk always get the
-    #: answering model
+    #: which model picks the claims that answer a question, answers questions about what the
+    #: user told and reacts to statements and small talk: ``claims`` (the claims model, when one
+    #: runs beside the answering model: the small answering model picked unrelated claims where
+    #: it should have picked none, misread the ones it was given, and echoed statements back
+    #: instead of reacting to them) or ``answering``; requests always get the answering model
     pick_with: Literal["claims", "answering"] = "claims"
 
 

@@ -4,9 +4,10 @@ The model reacts in its own words (services/prompts/reply.py). What it wrote is 
 when it passes checks that need no word list of any language:
 
 * not an echo: no run of :data:`ECHO_WORDS` words copied from the message;
-* nothing made up: every number and every word of substance it says is in the message, the
-  user's name or the prompt's own words (so "Leipzig is a beautiful city" or "you've never had
-  them" is not shown), and nothing the prompt's example users told;
+* nothing made up: every number and every word of substance it says is in the message (in any
+  ending: "teaching" for "I teach"), the user's name or the prompt's own words; a sentence that
+  says more ("Leipzig is a beautiful city", "you've never had them", what an example's user
+  told) is left out and the rest stands;
 * short: at most :data:`MAX_SENTENCES` sentences, no list;
 * no refusal ("I can't assist with that") for a greeting or a joke;
 * the right voice: thea has no "my brother"; the user's first person said back is not shown.
@@ -76,13 +77,28 @@ def _of_substance(word: str) -> bool:
     return is_content(head)
 
 
+def _shares_stem(word: str, other: str) -> bool:
+    """The two words differ only in an ending of at most three letters ("teaching" and "teach",
+    "running" and "run", "turning" and "turns"): the reply names what the user said in another
+    form. No word list: the letters alone."""
+    shorter = min(len(word), len(other))
+    shared = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
+    return shared >= min(4, shorter) and shared >= shorter - 3
+
+
 def made_up(reply: str, message: str, name: str = "") -> list[str]:
     """What the reply says that the user did not: numbers the message does not hold, and words of
-    substance neither the message, the user's name nor the prompt's own instructions hold (a name,
-    a place, an inference such as "you've never had them", what an example's user told)."""
+    substance neither the message (in any ending), the user's name nor the prompt's own
+    instructions hold (a name, a place, an inference such as "you've never had them", what an
+    example's user told)."""
     told = set(lower_words(message)) | set(lower_words(name))
     said = [w for w in lower_words(reply) if _of_substance(w)]
-    return numbers_not_held(reply, message) + [w for w in said if w not in told and w not in _PROMPT_WORDS]
+    unheld = [
+        w
+        for w in said
+        if w not in told and w not in _PROMPT_WORDS and not any(_shares_stem(w, t) for t in told)
+    ]
+    return numbers_not_held(reply, message) + unheld
 
 
 def is_refusal(text: str) -> bool:
@@ -121,10 +137,11 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
     sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
     if small_talk is not None:
         sentences = [s for s in sentences if not _stock(s, small_talk)]
+    # a sentence that makes something up is left out; the rest of the reaction stands
+    # ("Great news! Leipzig is a beautiful city." shows "Great news!")
+    sentences = [s for s in sentences if not made_up(s, message, name)]
     text = " ".join(sentences[:MAX_SENTENCES])
-    if not text:
-        return None
-    if len(text) > MAX_CHARS or copied_run(text, message) >= ECHO_WORDS or made_up(text, message, name):
+    if not text or len(text) > MAX_CHARS or copied_run(text, message) >= ECHO_WORDS:
         return None
     if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own
         return None

@@ -425,7 +425,7 @@ class SynthesisService(CognitiveService):
             asked = prompt_record(reply_prompt.PROMPT, messages)
             try:
                 raw, usage = await ask_text(
-                    self.llm,
+                    self.picker,  # the reading model reacts in its own words; the 0.5B echoed
                     messages,
                     reply_prompt.PROMPT,
                     timeout_s=self.timeout_s,

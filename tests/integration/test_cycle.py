@@ -255,9 +255,16 @@ async def test_a_statement_is_acknowledged_without_its_words_said_back_and_remem
             "I'm here whenever you want to talk.",
             "acknowledgement",
         ),
+        # a sentence that makes something up is left out, the rest stands
         (
             "we moved to Leipzig last month",
             "Great news! Leipzig is a beautiful city.",
+            "Great news!",
+            "reaction",
+        ),
+        (
+            "we moved to Leipzig last month",
+            "Leipzig is a beautiful city.",
             "Got it, I'll remember that.",
             "acknowledgement",
         ),
@@ -280,6 +287,37 @@ async def test_a_statement_or_small_talk_gets_a_reaction_never_an_echo_a_refusal
     await asyncio.to_thread(runtime.run_jobs)
     read = " ".join(str(m[-1].content) for m in llm.prompts_for(PromptId.EXTRACT_CLAIMS))
     assert model_says not in read
+
+
+@pytest.mark.parametrize(
+    ("told", "reaction"),
+    [
+        ("my brother Raj moved to Toronto last month", "Toronto, exciting news!"),
+        ("good morning!", "Good morning! Good to see you."),
+        ("I quit smoking 3 weeks ago", "Congratulations on quitting smoking!"),
+    ],
+)
+async def test_statements_and_small_talk_get_their_reaction_from_the_reading_model(
+    settings: Settings, llm: FakeChatModel, told: str, reaction: str
+) -> None:
+    """With a reading model beside the answering one (the offline default: the 1.5B beside the
+    0.5B), the reaction is the reading model's: the 0.5B said the user's sentence back in 3 of 4
+    statements of a trial set, and the checks then showed only "Got it, I'll remember that."."""
+    from thea.runtime.assembly import build_orchestrator
+
+    reader = FakeChatModel()
+    reader.answer(PromptId.REPLY, reaction)
+    llm.answer(PromptId.REPLY, "Noted: " + told)
+    rt = build_runtime(settings, llm=llm)
+    try:
+        orchestrator = build_orchestrator(settings, rt.memory, llm, jobs=None, picker=reader)
+        result = await orchestrator.handle_impulse(told, "priya", "s1")
+    finally:
+        rt.close()
+    assert result.answer == reaction
+    assert llm.prompts_for(PromptId.REPLY) == []
+    (prompt,) = reader.prompts_for(PromptId.REPLY)
+    assert prompt[-1].content == told
 
 
 @pytest.mark.parametrize(

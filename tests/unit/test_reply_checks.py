@@ -42,7 +42,6 @@ def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
             "I'm allergic to peanuts, always have been",
             "You're allergic to peanuts, but you've never had them before!",
         ),
-        ("we moved to Leipzig last month", "Great news! Leipzig is a beautiful city."),
         ("we moved to Leipzig last month", "A new job at Leipzig, congratulations!"),  # "job": an example's
         # what an example of the prompt told, said of another message
         ("ok", "A puppy named Biscuit, how lovely!"),
@@ -55,6 +54,55 @@ def test_a_reaction_in_thea_s_own_words_is_shown(told: str, reply: str) -> None:
 )
 def test_an_echo_a_refusal_or_anything_made_up_is_not_shown(told: str, reply: str) -> None:
     assert checked_reply(reply, told) is None
+
+
+@pytest.mark.parametrize(
+    ("told", "reply", "shown"),
+    [
+        ("we moved to Leipzig last month", "Great news! Leipzig is a beautiful city.", "Great news!"),
+        (
+            "I got the promotion!! head of department from September",
+            "Congratulations on the promotion! You're now in charge of the department, well done!",
+            "Congratulations on the promotion!",
+        ),
+        (
+            "I'm running the Leeds half marathon on 12 April",
+            "That sounds exciting! Running is a great way to stay fit.",
+            "That sounds exciting!",
+        ),
+        (
+            "haha that's so true",
+            "That's great to hear! I'm glad you passed.",
+            "That's great to hear!",
+        ),
+    ],
+)
+def test_a_sentence_that_makes_something_up_is_left_out_and_the_rest_stands(
+    told: str, reply: str, shown: str
+) -> None:
+    """The rest of a reaction is shown without the sentence that says what the user did not (seen
+    with the reading model: a good first sentence and an opinion or an inference after it)."""
+    assert checked_reply(reply, told) == shown
+
+
+@pytest.mark.parametrize(
+    ("told", "reply"),
+    [
+        ("hey, I teach chemistry in Leeds", "I'm glad you're teaching chemistry."),
+        ("my dad turns 60 on the 3rd of May", "Your dad is turning 60 on May 3rd, congratulations!"),
+        ("I'm training for a 10k in October", "Good luck with your training, that sounds exciting!"),
+        ("our daughter starts nursery next monday!!", "Starting nursery, exciting news!"),
+    ],
+)
+def test_a_reaction_may_name_what_the_user_said_in_another_form(told: str, reply: str) -> None:
+    """ "teaching" for "I teach", "turning" for "turns": the user's words in another ending are
+    not made up (the reading model's reactions were hidden for them)."""
+    assert checked_reply(reply, told) == reply
+
+
+def test_a_word_that_only_looks_like_one_the_user_said_is_still_made_up() -> None:
+    assert made_up("Good luck with your trip!", "Dev's mum is coming to stay for a week") == ["trip"]
+    assert made_up("Your mother is here!", "my mum is here") == ["mother"]
 
 
 def test_a_long_reaction_is_cut_to_two_sentences() -> None:

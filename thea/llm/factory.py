@@ -44,7 +44,9 @@ def build_claims_model(settings: Settings, *, progress: bool = True) -> BaseChat
         model_path=str(path),
         model_name=asset.name,
         n_ctx=cfg.context_window,
-        slots=2,  # the claims prompt and the comparison prompt each keep their evaluated prefix
+        # the claims prompt, the comparison prompt and the foreground's (picks, reactions) each
+        # keep their evaluated prefix
+        slots=3,
         threads=cfg.threads,
         poll=cfg.poll,
         # one context: a second one for busy moments would hold its own, cold, prompt cache

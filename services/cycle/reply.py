@@ -82,6 +82,8 @@ def _shares_stem(word: str, other: str) -> bool:
     "running" and "run", "turning" and "turns"): the reply names what the user said in another
     form. No word list: the letters alone."""
     shorter = min(len(word), len(other))
+    if shorter < 3:  # "so" is no form of "sorry"
+        return False
     shared = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
     return shared >= min(4, shorter) and shared >= shorter - 3
 
@@ -145,7 +147,18 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
         return None
     if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own
         return None
-    return in_voice(text, [message, name]) or None
+    return " ".join(_voiced(s, message, name) for s in sentences[:MAX_SENTENCES]) or None
+
+
+def _voiced(sentence: str, message: str, name: str) -> str:
+    """The sentence in the right voice. A sentence that names nothing of the message is thea
+    speaking of itself ("I'll keep that in mind" stays); one that does may be the user's first
+    person said back ("I'm lactose intolerant" becomes "You're lactose intolerant")."""
+    told = [t for t in lower_words(message) if _of_substance(t)]
+    names_the_message = any(
+        _of_substance(w) and any(_shares_stem(w, t) for t in told) for w in lower_words(sentence)
+    )
+    return in_voice(sentence, [message, name]) if names_the_message else sentence
 
 
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:

@@ -36,7 +36,8 @@ SYSTEM = (
     "whole sentence, do not give advice or lists, and never say you cannot help. Say nothing they "
     "did not tell you. Words that fit: great news, lovely, wonderful, exciting, amazing, sounds, "
     "sorry to hear that, sad, oh no, oops, congratulations, well done, proud, good luck, hope, enjoy, "
-    "take care, hello, welcome, glad, happy, fun, funny, nice, today, noted, named, celebration."
+    "take care, hello, welcome, glad, happy, fun, funny, nice, today, noted, named, celebration, "
+    "thanks for telling me, letting me know, I'll keep that in mind and out of anything I suggest."
 )
 
 #: worked examples, given as earlier turns (a small model follows turns better than a list)
@@ -56,6 +57,10 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         "Sorry about your knee; I'll keep in mind that running is off for now.",
     ),
     ("thanks so much", "You're welcome, happy to help!"),
+    (
+        "fyi I'm allergic to nuts so nothing with nuts please",
+        "Thanks for telling me, I'll keep nuts out of anything I suggest.",
+    ),
     ("my sister Ana lives in Porto", "Your sister Ana is in Porto, noted!"),
     ("the boiler broke again this morning", "Oh no, not the boiler again! I hope it gets fixed soon."),
     ("I passed my driving test!!", "Wow, congratulations on passing your driving test!"),

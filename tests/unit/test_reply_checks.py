@@ -210,3 +210,32 @@ def test_a_stock_reply_to_the_small_talk_the_user_made_stays(told: str, small_ta
 
 def test_a_reaction_made_only_of_stock_replies_to_other_small_talk_is_not_shown() -> None:
     assert checked_reply("You're welcome!", "we got a kitten", "", "") is None
+
+
+@pytest.mark.parametrize(
+    ("told", "reply", "shown"),
+    [
+        # thea speaking of itself: its "I" stays
+        (
+            "just found out I'm lactose intolerant, so no more milky coffees for me :(",
+            "Sorry to hear that, I'll keep that in mind.",
+            "Sorry to hear that, I'll keep that in mind.",
+        ),
+        (
+            "I can't eat shellfish, bad reaction last time",
+            "Sorry to hear that, I'll keep that in mind.",
+            "Sorry to hear that, I'll keep that in mind.",
+        ),
+        # the user's first person said back: turned to "you"
+        (
+            "just found out I'm lactose intolerant",
+            "Oh no, I'm lactose intolerant!",
+            "Oh no, you're lactose intolerant!",
+        ),
+        ("I'm a nurse on nights now", "I'm a nurse on nights, noted!", "You're a nurse on nights, noted!"),
+    ],
+)
+def test_thea_s_own_first_person_stays_and_the_user_s_is_turned(told: str, reply: str, shown: str) -> None:
+    """ "I'll keep that in mind" was shown as "you'll keep that in mind" (the voice check took
+    every "I" it did not know for the user's): a sentence naming nothing of the message is thea's."""
+    assert checked_reply(reply, told) == shown

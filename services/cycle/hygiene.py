@@ -8,6 +8,8 @@ Small models loop ("A corgi, a corgi, a corgi, ...") or run into the token limit
   times, a block of lines twice: a list that starts over, "- eggs / - bread / - apples / - eggs
   / ..."); the streaming answer is stopped as soon as one appears, and the answer keeps one copy
   of the repeated unit plus a note that it was cut;
+* :func:`points_cut` ends a request's list after :data:`MAX_POINTS` points or before a point it
+  gives a second time (the prompt asks for five; the 0.5B wrote ten, two of them twice);
 * :func:`tidy` adds a note to an answer that used its whole token allowance and does not end a
   sentence, so a cut answer says it was cut instead of ending silently mid-word.
 """
@@ -26,6 +28,43 @@ MIN_LOOP_WORDS = 12
 _WORD = re.compile(r"\S+")
 _LIST_MARK = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s*")
 _ENDS_SENTENCE = re.compile(r"""[.!?…:;)\]"'»`*]\s*$""")
+
+
+#: a request's answer gives at most this many points (the synthesis prompt asks for five)
+MAX_POINTS = 5
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*•]|\d{1,3}[.)])[ \t]+\S")
+
+
+def points_cut(text: str, limit: int = MAX_POINTS) -> int | None:
+    """Where to cut an answer whose list goes on past ``limit`` points or gives a point it gave
+    already (seen: ten dinner ideas, "Stir-fry broccoli with mixed vegetables and tofu" among
+    them twice), or None. The cut falls after the last point kept; a list's points are the lines
+    of its first item's indent, and a line of other text at no indent starts a new list."""
+    at = 0
+    count, indent = 0, None
+    seen: set[str] = set()
+    last_end = 0
+    for line in text.split("\n"):
+        end = at + len(line)
+        item = _ITEM.match(line)
+        if item is None:
+            if line.strip() and not line[:1].isspace():
+                count, indent, seen = 0, None, set()
+        elif indent is None or item.group("indent") == indent:
+            indent = item.group("indent")
+            key = _line_key(line)
+            complete = end < len(text)  # the last line may still be arriving
+            if count == limit or (complete and key in seen):
+                return last_end
+            count += 1
+            seen.add(key)
+        last_end = end
+        at = end + 1
+    return None
+
+
+def too_many_points(text: str) -> bool:
+    return points_cut(text) is not None
 
 
 def _key(word: str) -> str:

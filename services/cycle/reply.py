@@ -151,14 +151,11 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
 
 
 def _voiced(sentence: str, message: str, name: str) -> str:
-    """The sentence in the right voice. A sentence that names nothing of the message is thea
-    speaking of itself ("I'll keep that in mind" stays); one that does may be the user's first
-    person said back ("I'm lactose intolerant" becomes "You're lactose intolerant")."""
-    told = [t for t in lower_words(message) if _of_substance(t)]
-    names_the_message = any(
-        _of_substance(w) and any(_shares_stem(w, t) for t in told) for w in lower_words(sentence)
-    )
-    return in_voice(sentence, [message, name]) if names_the_message else sentence
+    """The sentence in the right voice. One that repeats no two words of the message in a row is
+    thea speaking of itself ("I'll keep that in mind", "I'll keep gluten out of anything I
+    suggest" stay); one that does may be the user's first person said back ("I'm lactose
+    intolerant" becomes "You're lactose intolerant")."""
+    return in_voice(sentence, [message, name]) if copied_run(sentence, message) >= 2 else sentence
 
 
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:

@@ -29,7 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from services.common.dates import resolve_relative, when_text
-from services.common.llm_calls import ask_structured, ask_text
+from services.common.llm_calls import TokenSink, ask_structured, ask_text
 from services.common.pasted import is_pasted
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
@@ -80,7 +80,7 @@ from services.cycle.from_told import (
     told_lines,
     told_quote,
 )
-from services.cycle.hygiene import is_looping, tidy
+from services.cycle.hygiene import is_looping, points_cut, tidy, too_many_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
@@ -300,6 +300,61 @@ async def _send(state: CycleState, text: str) -> None:
             await maybe
 
 
+class _ShownPoints:
+    """Streams an answer; a request's answer no further than its list may go (five points, none
+    given twice: hygiene.points_cut), however the model's output arrives in pieces."""
+
+    def __init__(self, state: CycleState, voice: VoiceStream, request: bool) -> None:
+        self.state, self.voice, self.request = state, voice, request
+        self.ended = False
+
+    async def feed(self, piece: str) -> None:
+        if self.ended:
+            return
+        if self.request:
+            cut = points_cut(self.voice.raw + piece)
+            if cut is not None:
+                self.ended = True
+                piece = (self.voice.raw + piece)[:cut][len(self.voice.raw) :]
+        await _send(self.state, self.voice.feed(piece))
+
+
+async def _send_rest(state: CycleState, voice: VoiceStream | None, answer: str, note: str) -> None:
+    """What the user has not seen of the answer: all of it when it was held back (``voice``
+    None), else what the stream has not shown, and a loop's note when the cut fell short of it."""
+    if voice is None:
+        await _send(state, answer)
+        return
+    rest = voice.finish(answer)
+    await _send(state, rest)
+    if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
+        await _send(state, note)
+
+
+#: an earlier answer this long (in words) is one a new answer could give again
+EARLIER_ANSWER_WORDS = 12
+
+
+def _earlier_answers(conversation: Sequence[tuple[str, str]]) -> list[str]:
+    """What thea said earlier in the conversation at some length."""
+    return [t for role, t in conversation if role == "assistant" and len(t.split()) >= EARLIER_ANSWER_WORDS]
+
+
+def _repeats(answer: str, earlier: Sequence[str]) -> bool:
+    """The answer gives a run of an earlier answer again, word for word."""
+    return any(copied_run(answer, said) >= EARLIER_ANSWER_WORDS for said in earlier)
+
+
+def _request_stop(text: str) -> bool:
+    return is_looping(text) or too_many_points(text)
+
+
+def _points_kept(answer: str) -> str:
+    """The answer without the points past the limit or given twice."""
+    cut = points_cut(answer)
+    return answer if cut is None else answer[:cut].rstrip()
+
+
 #: what a statement gets when the model's reaction cannot be shown (its claims are read
 #: afterwards, in the slow loop)
 ACKNOWLEDGEMENT = "Got it, I'll remember that."
@@ -497,15 +552,19 @@ class SynthesisService(CognitiveService):
         minded = constraints if minds else []
         lines = [fact_line(f) for f in facts if f not in minded]  # the constraints under their heading
         lines += [planned_fact_line(f) for f in _planned_for(question, state.planned, recall.hits)]
-        messages = prompt.build(
-            state.prompt_text,
-            refs,
-            state.history,
-            state.instinct,
-            facts=lines,
-            earlier=history,
-            avoid=[fact_line(f) for f in minded],
-        )
+
+        def build(conversation: Sequence[tuple[str, str]]) -> list[BaseMessage]:
+            return prompt.build(
+                state.prompt_text,
+                refs,
+                conversation,
+                state.instinct,
+                facts=lines,
+                earlier=history,
+                avoid=[fact_line(f) for f in minded],
+            )
+
+        messages = build(state.history)
         prefix = ""
         if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
             prefix = ACKNOWLEDGEMENT + " "
@@ -522,24 +581,30 @@ class SynthesisService(CognitiveService):
         # answers the fragment, and what it says is checked first (seen on a first-contact persona:
         # "The facts are: We got the keys to our new flat in Baner…", the user's words said back)
         tells = understanding.kind is MessageKind.MIX and not question
-        held_back = bool(minds and minded) or tells
-
-        async def shown_tokens(piece: str) -> None:
-            if not held_back:
-                await _send(state, voice.feed(piece))
-
         # a question about what the user told is answered by the model that reads claims (it reads
         # the facts given better); help, advice and small talk by the answering model
         about_user = understanding.kind is MessageKind.QUESTION and about_told(question, stored)
-        answer, usage = await ask_text(
-            self.picker if about_user else self.llm,
-            messages,
-            prompt.PROMPT,
-            timeout_s=self.timeout_s,
-            on_token=shown_tokens if state.on_token is not None else None,
-            stop_when=is_looping,  # a looping answer is stopped as soon as the loop shows
-        )
-        answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
+        # help asked for (or a question of the user's own nothing told answers: "what could I
+        # bring for lunch?") in a conversation where thea already answered at length: the 0.5B
+        # gave its earlier list again word for word (ten dinner ideas as "quick lunches"); held
+        # back until it is seen not to repeat an earlier answer (issue 38, item 4)
+        own = request or (understanding.asks_memory and not about_user)
+        may_repeat = own and bool(_earlier_answers(state.history))
+        held_back = bool(minds and minded) or tells or may_repeat
+        shown = _ShownPoints(state, voice, request)
+
+        async def shown_tokens(piece: str) -> None:
+            if not held_back:
+                await shown.feed(piece)
+
+        model = self.picker if about_user else self.llm
+        on_token = shown_tokens if state.on_token is not None else None
+        answer, note, usage = await self._generated(model, messages, on_token, request)
+        if may_repeat and _repeats(answer, _earlier_answers(state.history)):
+            # asked again with the user's side of the conversation only: what thea said before
+            # may shape the tone, never come back as the answer
+            messages = build([(role, text) for role, text in state.history if role == "user"])
+            answer, note, usage = await self._again(model, messages, (answer, note, usage))
         answer = in_voice(answer, sources, question) or "I have no answer to that yet."
         if tells and copied_run(answer, state.prompt_text) >= ECHO_WORDS:
             answer = ""  # an echo is no answer: the acknowledgement alone
@@ -547,13 +612,7 @@ class SynthesisService(CognitiveService):
             state, messages, answer, note, question, constraints, held_back
         )
         usage = usage.add(more)
-        if held_back:
-            await _send(state, answer)
-        else:
-            rest = voice.finish(answer)
-            await _send(state, rest)
-            if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
-                await _send(state, note)
+        await _send_rest(state, None if held_back else voice, answer, note)
         added = "" if request else _missed(answer, question, stored, history, minded)
         answer += added + careful  # "I don't know" only when it was never told; the note
         await _send(state, added + careful)
@@ -562,6 +621,35 @@ class SynthesisService(CognitiveService):
         if note:
             output.cut = note.strip(" …()")
         return self._outcome(state, output, refs, usage, facts)
+
+    async def _generated(
+        self,
+        model: BaseChatModel,
+        messages: Sequence[BaseMessage],
+        on_token: TokenSink | None,
+        request: bool,
+    ) -> tuple[str, str, LLMUsage]:
+        """The model's answer, stopped where it loops or, for a request, where its list runs past
+        five points or gives one again: (the answer, its cut note, the cost)."""
+        answer, usage = await ask_text(
+            model,
+            messages,
+            prompt.PROMPT,
+            timeout_s=self.timeout_s,
+            on_token=on_token,
+            # a looping answer is stopped as soon as the loop shows, a request's list at its limit
+            stop_when=_request_stop if request else is_looping,
+        )
+        answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
+        return (_points_kept(answer) if request else answer), note, usage
+
+    async def _again(
+        self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]
+    ) -> tuple[str, str, LLMUsage]:
+        """The answer asked for once more (the first kept when this one is empty)."""
+        answer, note, usage = first
+        again, again_note, more = await self._generated(model, messages, None, True)
+        return (again, again_note, usage.add(more)) if again.strip() else (answer, note, usage.add(more))
 
     async def _minding(
         self,
@@ -605,10 +693,7 @@ class SynthesisService(CognitiveService):
         usage = LLMUsage()
         other = ""
         try:
-            other, usage = await ask_text(
-                self.picker, retry, prompt.PROMPT, timeout_s=self.timeout_s, stop_when=is_looping
-            )
-            other, _note = tidy(other.strip(), usage.tokens_out, self.max_tokens)
+            other, _note, usage = await self._generated(self.picker, retry, None, True)
             other = in_voice(other, [state.prompt_text], "") or ""
         except LLMError as exc:
             log.warning("no other suggestion: %s", exc)

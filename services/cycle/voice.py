@@ -31,6 +31,7 @@ _THEA_SPEAKS = re.compile(
 )
 _FIRST_PERSON_START = re.compile(r"^\W*(?:I|I'm|I've|I'd|I'll|My|We|We're|We've|Our|Me)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_KEEPING_BREAKS = re.compile(r"(?<=[.!?])(\s+)")
 _USER_FORMS = [
     (re.compile(r"\bthe user's\b", re.IGNORECASE), "your"),
     (re.compile(r"\bthe user is\b", re.IGNORECASE), "you are"),
@@ -83,9 +84,14 @@ def _clause_voice(sentence: str) -> str:
 
 
 def to_second_person(answer: str) -> str:
-    """The answer with first-person statements about the user turned to "you"."""
+    """The answer with first-person statements about the user turned to "you" (the space or
+    line break between its sentences kept: a list stays a list)."""
+    pieces = _SENTENCE_KEEPING_BREAKS.split(answer)
     out: list[str] = []
-    for sentence in _SENTENCE.split(answer):
+    for index, sentence in enumerate(pieces):
+        if index % 2:  # what lies between two sentences
+            out.append(sentence)
+            continue
         fixed = _PREAMBLE.sub("", sentence)
         fixed = upper_first(turn_round(fixed)) if speaks_as_user(fixed) else _clause_voice(fixed)
         for pattern, replacement in _USER_FORMS[:5]:
@@ -95,7 +101,7 @@ def to_second_person(answer: str) -> str:
         if fixed != sentence:
             fixed = upper_first(fixed)
         out.append(fixed)
-    return " ".join(out)
+    return "".join(out)
 
 
 def without_invented_years(answer: str, sources: Iterable[str]) -> str:

@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
@@ -14,7 +15,7 @@ from tests.claims_support import scripted_reader
 from tests.graph_reads import cycle_props, reports_by_step
 from tests.recalling import recalled_told
 from thea.config import Settings
-from thea.llm.fake import FakeChatModel, plain_text
+from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, NodeType, TaskStatus, UserImpulse
 from thea.runtime import Runtime, build_runtime
@@ -531,6 +532,60 @@ async def test_an_answer_about_the_user_s_life_never_comes_back_as_history(
         assert "a name for a red sailing boat" in shown
     finally:
         again.close()
+
+
+DINNERS = (
+    "Here are some dinner ideas:\n1. Lentil soup with rice\n2. Grilled salmon with potatoes\n3. Bean chilli"
+)
+LUNCHES = "Some lunches to take along:\n1. A rice salad\n2. Hummus with carrot sticks\n3. A potato frittata"
+
+
+def _copies_the_conversation(call: FakeCall) -> str:
+    """Like the 0.5B: an earlier answer in the prompt is given again; without one, an answer of
+    the request's own."""
+    earlier = [str(m.content) for m in call.messages if isinstance(m, AIMessage)]
+    if earlier:
+        return earlier[-1]
+    return DINNERS if "dinner" in str(call.messages[-1].content) else LUNCHES
+
+
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "can you suggest a quick lunch I could take to work?",
+        "what could I bring for lunch tomorrow? ideas please",
+        "any lunchbox ideas for the office?",
+    ],
+)
+async def test_a_request_that_gives_an_earlier_answer_again_is_asked_once_more_without_it(
+    runtime: Runtime, llm: FakeChatModel, follow_up: str
+) -> None:
+    """Issue 38, item 4: the 0.5B answered "a quick lunch" with its dinner list of the turn before,
+    word for word (live trial). Such an answer is never shown: the request is asked again with
+    the user's side of the conversation only."""
+    llm.answer(PromptId.SYNTHESIS, _copies_the_conversation)
+    await runtime.orchestrator.handle_impulse("can you give me some dinner ideas for this week?", "ana", "s1")
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(follow_up, "ana", "s1", on_token=streamed.append)
+    assert result.answer == LUNCHES
+    assert "".join(streamed) == LUNCHES  # the repeated list was never shown, not even in part
+    first, again = llm.prompts_for(PromptId.SYNTHESIS)[-2:]
+    assert any(isinstance(m, AIMessage) for m in first)
+    assert not any(isinstance(m, AIMessage) for m in again)
+    assert any("dinner ideas" in str(m.content) for m in again)  # what the user said stays
+
+
+async def test_a_request_s_answer_gives_at_most_five_points(runtime: Runtime, llm: FakeChatModel) -> None:
+    points = [
+        f"{n}. {dish}" for n, dish in enumerate(["Soup", "Salad", "Risotto", "Tacos", "Curry", "Stew"], 1)
+    ]
+    llm.answer(PromptId.SYNTHESIS, "Some ideas:\n" + "\n".join([*points, "7. Soup"]))
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(
+        "can you give me some dinner ideas?", "ana", "s1", on_token=streamed.append
+    )
+    assert result.answer == "Some ideas:\n" + "\n".join(points[:5])
+    assert "".join(streamed) == result.answer
 
 
 LETTER = (

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from services.cycle.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, tidy
+import pytest
+
+from services.cycle.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, points_cut, tidy, too_many_points
 from services.cycle.steps import CycleState
 from services.cycle.synthesis import SynthesisService
 from thea.llm.fake import StreamingFakeChatModel
@@ -87,6 +89,50 @@ async def test_a_list_that_starts_over_stops_streaming_after_its_first_pass() ->
     state = state_for("can you give me a packing list for a weekend in Porto?", streamed)
     await SynthesisService(model, timeout_s=10, budget_tokens=100, max_tokens=2000).handle(state)
     assert state.answer is not None
-    assert state.answer.endswith(LOOP_NOTE)
+    # a request: its list ends at five points, before the loop shows
+    assert state.answer.count("\n- ") == 5, state.answer
     assert state.answer.count("eggs") == 1
-    assert "".join(streamed).count("eggs") <= 2  # stopped at the second pass's first lines
+    assert "".join(streamed).count("eggs") == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        # numbered, past five points
+        (
+            "Some ideas:\n\n1. Soup\n2. Salad\n3. Risotto\n4. Tacos\n5. Curry\n6. Stew\n7. Pie",
+            "Some ideas:\n\n1. Soup\n2. Salad\n3. Risotto\n4. Tacos\n5. Curry",
+        ),
+        # bullets, a point given twice (in other case and spacing)
+        (
+            "Ideas:\n- Lentil soup\n- Rice bowl\n-  lentil Soup\n- Omelette",
+            "Ideas:\n- Lentil soup\n- Rice bowl",
+        ),
+        # bold headings, numbered with ")"
+        (
+            "1) **Soup**: leek\n2) **Salad**: tomato\n3) **Soup**: leek\n4) **Fish**",
+            "1) **Soup**: leek\n2) **Salad**: tomato",
+        ),
+    ],
+)
+def test_a_request_s_list_ends_at_five_points_or_before_one_given_again(answer: str, kept: str) -> None:
+    """The synthesis prompt asks for at most five points; the 0.5B wrote ten dinner ideas for a
+    coeliac, two of them twice (live trial)."""
+    cut = points_cut(answer)
+    assert cut is not None
+    assert answer[:cut] == kept
+    assert too_many_points(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "1. Soup\n2. Salad\n3. Risotto\n4. Tacos\n5. Curry",
+        "Breakfast:\n- oats\n- eggs\n- toast\nLunch:\n- soup\n- salad\n- wrap",  # two lists of three
+        "1. Soup\n   - leek\n   - potato\n2. Salad\n   - leek\n3. Pie",  # sub-points repeat, points don't
+        "Plain text without a list. Another sentence.",
+        "1. Soup\n2. Salad\n3. Soup",  # the last point may still be arriving
+    ],
+)
+def test_five_points_sub_points_and_separate_lists_are_kept(answer: str) -> None:
+    assert points_cut(answer) is None

@@ -226,6 +226,11 @@ def test_a_reaction_made_only_of_stock_replies_to_other_small_talk_is_not_shown(
             "Sorry to hear that, I'll keep that in mind.",
             "Sorry to hear that, I'll keep that in mind.",
         ),
+        (
+            "heads up, I've got coeliac disease so nothing with gluten for me",
+            "Thanks for letting me know, I'll keep gluten out of anything I suggest.",
+            "Thanks for letting me know, I'll keep gluten out of anything I suggest.",
+        ),
         # the user's first person said back: turned to "you"
         (
             "just found out I'm lactose intolerant",

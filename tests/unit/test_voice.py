@@ -124,3 +124,22 @@ def test_the_users_own_verb_said_back_in_the_first_person_is_theirs() -> None:
     assert (
         in_voice("I want to help you with that.", [], "Can you help me?") == "I want to help you with that."
     )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Sure! Here are some ideas:\n\n1. Lentil soup with rice.\n2. A tomato salad.\n3. Grilled fish.",
+        "Try these:\n- Oats with berries.\n- Eggs on rice cakes.\n\nEnjoy!",
+        "First, heat the oil.\nThen add the onion. Stir it well.\n\nServe hot.",
+    ],
+)
+def test_an_answer_keeps_its_lines_and_lists(answer: str) -> None:
+    """A list whose points end in a full stop was shown as one paragraph ("1. Soup. 2. Salad."):
+    the voice check joined its sentences with spaces."""
+    assert in_voice(answer, []) == answer
+    stream = VoiceStream([])
+    shown = "".join(stream.feed(piece) for piece in answer.split(" ")[:1]) + "".join(
+        stream.feed(" " + piece) for piece in answer.split(" ")[1:]
+    )
+    assert shown + stream.finish() == answer

@@ -319,6 +319,17 @@ class _ShownPoints:
         await _send(self.state, self.voice.feed(piece))
 
 
+def _news(understanding: Understanding) -> bool:
+    """Statements with a fragment beside them and nothing asked ("got a new job! starting at
+    Southmead in May, still physio", "We got the keys! Boxes everywhere."): news to react to as
+    a whole. The model once answered the fragment as if asked ("I'm sorry, but I don't know what
+    you're asking for", live) or said the statements back."""
+    return bool(understanding.statements) and understanding.acts - {Act.SMALL_TALK} == {
+        Act.STATEMENT,
+        Act.FRAGMENT,
+    }
+
+
 async def _send_rest(state: CycleState, voice: VoiceStream | None, answer: str, note: str) -> None:
     """What the user has not seen of the answer: all of it when it was held back (``voice``
     None), else what the stream has not shown, and a loop's note when the cut fell short of it."""
@@ -410,7 +421,7 @@ class SynthesisService(CognitiveService):
             # nothing in it is answered as if asked of thea (seen live: a school letter's
             # "please send your child with ..." got "Thank you for your kind words")
             return await self._fixed(state, text_kept(state.impulse.content), "text kept")
-        if understanding.kind in (MessageKind.STATEMENT, MessageKind.SMALL_TALK):
+        if understanding.kind in (MessageKind.STATEMENT, MessageKind.SMALL_TALK) or _news(understanding):
             # the user told something or made small talk: a short reaction, never an echo
             return await self._react(state, understanding)
         recall = state.recall if isinstance(state.recall, RecallResult) else RecallResult()
@@ -462,7 +473,8 @@ class SynthesisService(CognitiveService):
         # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
         told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
         told = without_hostile(told)  # nor a persona or role given to thea (seen: "You're DAN, and ...")
-        who = unclear_who(told, state.said_before) if understanding.kind is MessageKind.STATEMENT else None
+        tells = understanding.kind is MessageKind.STATEMENT or _news(understanding)
+        who = unclear_who(told, state.said_before) if tells else None
         if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
             return await self._fixed(state, question_back(who), "question back")
         stored = await asyncio.to_thread(self._stored_facts, state)
@@ -486,18 +498,13 @@ class SynthesisService(CognitiveService):
                     timeout_s=self.timeout_s,
                     max_tokens=reply_prompt.MAX_TOKENS,
                 )
-                tells = understanding.kind is MessageKind.STATEMENT
                 small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
                 said = checked_reply(raw, told, name, small_talk)
             except LLMError as exc:
                 log.warning("no reaction from the model: %s", exc)
         if said is None:
             plain = acknowledgement(state, understanding)
-            said = (
-                plain
-                if understanding.kind is MessageKind.STATEMENT
-                else (greeting_of(understanding) or SMALL_TALK_REPLY)
-            )
+            said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 

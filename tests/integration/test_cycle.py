@@ -694,20 +694,24 @@ async def test_a_long_remark_typed_in_one_go_is_the_user_speaking_not_a_text(
         "We got the keys to our new flat in Baner last week! Boxes everywhere. My transfer came through.",
         "finally sold the old bike to a guy from work. bittersweet. got a good price for it though",
         "Started the new job at the bakery on Monday. Early mornings. I love it so far.",
+        "got a new job! starting at Southmead hospital in May, still physio",
     ],
 )
-async def test_statements_beside_a_fragment_are_never_said_back(
+async def test_statements_beside_a_fragment_get_a_reaction_never_an_echo_nor_an_answer(
     runtime: Runtime, llm: FakeChatModel, told: str
 ) -> None:
-    """Statements with a fragment beside them ("Boxes everywhere.") are answered by the model,
-    which is checked before it is shown: the user's own words said back (seen on a first-contact
-    persona: "The facts are: We got the keys to our new flat in Baner…") are no answer, the
-    acknowledgement is; an answer in the model's own words is shown."""
-    llm.answer(PromptId.SYNTHESIS, f"The facts are: {told}")
+    """Statements with a fragment beside them ("Boxes everywhere.", "still physio") and nothing
+    asked are news: they get a reaction to the whole message. The model answering the fragment
+    had said the user's words back ("The facts are: We got the keys…", first contact) and, live,
+    "I'm sorry, but I don't know what you're asking for. Could you please provide more context?"."""
+    llm.answer(PromptId.SYNTHESIS, "I'm sorry, but I don't know what you're asking for.")
+    llm.answer(PromptId.REPLY, f"The facts are: {told}")
     shown: list[str] = []
     echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
     assert echoed.answer == "Got it, I'll remember that."
     assert "".join(shown).strip() == echoed.answer
-    llm.answer(PromptId.SYNTHESIS, "Congratulations, that is big news!")
+    llm.answer(PromptId.REPLY, "Congratulations, that is great news!")
     own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
-    assert own.answer == "Got it, I'll remember that. Congratulations, that is big news!"
+    assert own.answer == "Congratulations, that is great news!"
+    assert llm.prompts_for(PromptId.SYNTHESIS) == []  # nothing in it was answered as if asked
+    assert [m[-1].content for m in llm.prompts_for(PromptId.REPLY)] == [told, told]

@@ -559,6 +559,9 @@ class SynthesisService(CognitiveService):
         minded = constraints if minds else []
         lines = [fact_line(f) for f in facts if f not in minded]  # the constraints under their heading
         lines += [planned_fact_line(f) for f in _planned_for(question, state.planned, recall.hits)]
+        # an answer given from the user's facts speaks of their life: never history, whatever
+        # the question's words ("when is the Lisbon trip?" came back, wrong, from the history)
+        state.templated = state.templated or (bool(lines) and not request)
 
         def build(conversation: Sequence[tuple[str, str]]) -> list[BaseMessage]:
             return prompt.build(

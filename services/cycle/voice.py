@@ -148,13 +148,33 @@ def _echoing_what_i_do(answer: str, asked: str) -> str:
     return echo.sub(lambda m: m.group(1) + "You" + m.group(2), answer)
 
 
+#: thea's own "I know", "I think" after a question that holds the same words
+_THEA_VERBS = frozenset({"think", "know"})
+
+
+def _echoing_the_question(answer: str, asked: str) -> str:
+    """ "I will be working at Southmead from May." for "where will I be working from May?": a
+    sentence opening on "I" whose next three words the user's own first-person question holds is
+    the question said back, and is turned round ("You will be working ..."). No verb list: the
+    question's words decide."""
+    asked_words = {w.lower() for w in re.findall(r"[\w']+", asked)}
+    if "i" not in asked_words:
+        return answer
+    pieces = _SENTENCE_KEEPING_BREAKS.split(answer)
+    for index in range(0, len(pieces), 2):
+        words = [w.lower() for w in re.findall(r"[\w']+", pieces[index])]
+        if len(words) >= 4 and words[0] == "i" and set(words[1:4]) <= asked_words - _THEA_VERBS:
+            pieces[index] = upper_first(turn_round(pieces[index]))
+    return "".join(pieces)
+
+
 def echoing_the_user(answer: str, asked: str) -> str:
     """ "Yes, I can have a croissant!" for "Can I have a croissant?": the model echoing the user's
     question in their first person is turned round ("Yes, you can have ..."), which "I can" of
     thea's own speech ("I can help") is not."""
     found = _ASKS_MAY_I.match(asked)
     if found is None:
-        return _echoing_what_i_do(answer, asked)
+        return _echoing_the_question(_echoing_what_i_do(answer, asked), asked)
     modal, verb = (re.escape(g.lower()) for g in found.groups())
     echo = re.compile(rf"\bI(\s+{modal}(?:n['\u2019]t|not|\s+not)?(?:\s+\w+ly)?\s+{verb})\b", re.IGNORECASE)
     return echo.sub(lambda m: "you" + m.group(1), answer)

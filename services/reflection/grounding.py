@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.common.held import numbers
+from services.common.held import numbers, numbers_not_held
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.prompts.quoting import is_order
@@ -208,6 +208,7 @@ def check_claims(
         vectors = embedder.embed_documents(claims + [s for _, _, s in spans])
     best_for: dict[str, _Span] = {}  # source id -> (overlap, kind, best span)
     checked: list[Claim] = []
+    said = " ".join(body for _, _, body in sources.items)
     for index, claim in enumerate(claims):
         terms = content_terms(claim, sources.neutral)
         found = [t for t in terms if t in sources.terms]
@@ -220,6 +221,9 @@ def check_claims(
         score, reason = _judged(claim, terms, found, lexical, cosine, tuning)
         if numbers_reordered(claim, [span for _, _, span in spans]):
             score, reason = 0.0, "its numbers in another order than the user said them"
+        invented = numbers_not_held(claim, said)
+        if invented:  # "moved to April 19th, 2023" from "it's the 19th of April now" (live)
+            score, reason = 0.0, f"a number the user never said: {', '.join(invented)}"
         checked.append(
             Claim(
                 text=claim,

@@ -715,3 +715,30 @@ async def test_statements_beside_a_fragment_get_a_reaction_never_an_echo_nor_an_
     assert own.answer == "Congratulations, that is great news!"
     assert llm.prompts_for(PromptId.SYNTHESIS) == []  # nothing in it was answered as if asked
     assert [m[-1].content for m in llm.prompts_for(PromptId.REPLY)] == [told, told]
+
+
+TRIP = "we're off to Lisbon on the 12th of April for our anniversary"
+MADE_UP_DATE = "The Lisbon trip is on April 12th, 2023."
+
+
+@pytest.mark.parametrize(
+    "asked", ["when is the Lisbon trip?", "is the Lisbon thing still happening?", "Lisbon - what day again?"]
+)
+async def test_an_answer_given_from_the_user_s_facts_never_comes_back_as_history(
+    runtime: Runtime, llm: FakeChatModel, asked: str
+) -> None:
+    """Issue 38, item 4: "when is the Lisbon trip?" names no "my" or "I", so its answer (with a
+    year nobody said) went into the conversation and came back word for word the next time it
+    was asked (live trial). An answer the model gave with the user's facts in its prompt speaks
+    of their life and is never history."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({TRIP: [claim_said(TRIP, "trip", "Lisbon")]}))
+    await runtime.orchestrator.handle_impulse(TRIP, "ana", "s0")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.SYNTHESIS, MADE_UP_DATE)
+    await runtime.orchestrator.handle_impulse(asked, "ana", "s1")
+    llm.calls.clear()
+    await runtime.orchestrator.handle_impulse(asked, "ana", "s1")
+    prompts = llm.prompts_for(PromptId.SYNTHESIS)
+    assert prompts, "the model was asked"
+    assert "Lisbon" in plain_text(prompts[-1][:1])  # the fact was in the prompt
+    assert not any(isinstance(m, AIMessage) for m in prompts[-1])  # the first answer is no history

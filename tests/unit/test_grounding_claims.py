@@ -47,3 +47,28 @@ def test_an_insight_that_swaps_the_users_numbers_is_not_supported(said: str, swa
     assert not verdict.supported
     assert "order" in verdict.reason
     assert check_claims(kept, sources, None).supported
+
+
+@pytest.mark.parametrize(
+    ("said", "insight"),
+    [
+        (
+            "so we moved the Lisbon trip, it's the 19th of April now",
+            "The Lisbon trip was moved to April 19th, 2023.",
+        ),
+        (
+            "got a new job! starting at Southmead hospital in May, still physio",
+            "The user starts at Southmead in May 2024.",
+        ),
+        (
+            "we have a ginger cat called Toffee",
+            "The user has a ginger cat called Toffee, who is 3 years old.",
+        ),
+    ],
+)
+def test_an_insight_stating_a_number_the_user_never_said_is_unsupported(said: str, insight: str) -> None:
+    """A crystal said "April 19th, 2023" of a trip told as "the 19th of April" (live trial); the
+    year then came back in answers as if it were told."""
+    verdict = check_claims(insight, Sources([("m1", "UserImpulse", said)]), None)
+    assert not verdict.supported
+    assert "never said" in verdict.reason

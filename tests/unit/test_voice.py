@@ -143,3 +143,39 @@ def test_an_answer_keeps_its_lines_and_lists(answer: str) -> None:
         stream.feed(" " + piece) for piece in answer.split(" ")[1:]
     )
     assert shown + stream.finish() == answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "shown"),
+    [
+        (
+            "where will I be working from May?",
+            "I will be working from Southmead hospital in May.",
+            "You will be working from Southmead hospital in May.",
+        ),
+        (
+            "when am I flying to Lisbon?",
+            "I am flying to Lisbon on April 19th.",
+            "You are flying to Lisbon on April 19th.",
+        ),
+        (
+            "how long have I been vegetarian?",
+            "I have been vegetarian since May.",
+            "You have been vegetarian since May.",
+        ),
+        # thea's own words are left alone
+        (
+            "where will I be working from May?",
+            "I will be happy to help with that.",
+            "I will be happy to help with that.",
+        ),
+        ("can you help me plan a trip?", "I can help you plan it.", "I can help you plan it."),
+        ("do I know anyone in Leeds?", "I know of no one there.", "I know of no one there."),
+    ],
+)
+def test_the_user_s_question_said_back_in_their_first_person_is_turned_round(
+    asked: str, answer: str, shown: str
+) -> None:
+    """ "where will I be working from May?" got "I will be working from Southmead hospital in May."
+    (live trial): the question's own words after "I" say it is the user's first person."""
+    assert in_voice(answer, [asked], asked) == shown

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 
 from services.common.statements import turn_round, upper_first
+from thea.words import lower_words
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
 _THEA_SPEAKS = re.compile(
@@ -157,12 +158,12 @@ def _echoing_the_question(answer: str, asked: str) -> str:
     sentence opening on "I" whose next three words the user's own first-person question holds is
     the question said back, and is turned round ("You will be working ..."). No verb list: the
     question's words decide."""
-    asked_words = {w.lower() for w in re.findall(r"[\w']+", asked)}
+    asked_words = set(lower_words(asked))
     if "i" not in asked_words:
         return answer
     pieces = _SENTENCE_KEEPING_BREAKS.split(answer)
     for index in range(0, len(pieces), 2):
-        words = [w.lower() for w in re.findall(r"[\w']+", pieces[index])]
+        words = lower_words(pieces[index])
         if len(words) >= 4 and words[0] == "i" and set(words[1:4]) <= asked_words - _THEA_VERBS:
             pieces[index] = upper_first(turn_round(pieces[index]))
     return "".join(pieces)

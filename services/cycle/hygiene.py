@@ -35,11 +35,12 @@ MAX_POINTS = 5
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*•]|\d{1,3}[.)])[ \t]+\S")
 
 
-def points_cut(text: str, limit: int = MAX_POINTS) -> int | None:
+def points_cut(text: str, limit: int = MAX_POINTS, *, whole: bool = False) -> int | None:
     """Where to cut an answer whose list goes on past ``limit`` points or gives a point it gave
     already (seen: ten dinner ideas, "Stir-fry broccoli with mixed vegetables and tofu" among
     them twice), or None. The cut falls after the last point kept; a list's points are the lines
-    of its first item's indent, and a line of other text at no indent starts a new list."""
+    of its first item's indent, and a line of other text at no indent starts a new list.
+    ``whole``: the text is all there is (its last line complete, not still arriving)."""
     at = 0
     count, indent = 0, None
     seen: set[str] = set()
@@ -53,7 +54,7 @@ def points_cut(text: str, limit: int = MAX_POINTS) -> int | None:
         elif indent is None or item.group("indent") == indent:
             indent = item.group("indent")
             key = _line_key(line)
-            complete = end < len(text)  # the last line may still be arriving
+            complete = whole or end < len(text)  # the last line may still be arriving
             if count == limit or (complete and key in seen):
                 return last_end
             count += 1

@@ -362,7 +362,7 @@ def _request_stop(text: str) -> bool:
 
 def _points_kept(answer: str) -> str:
     """The answer without the points past the limit or given twice."""
-    cut = points_cut(answer)
+    cut = points_cut(answer, whole=True)
     return answer if cut is None else answer[:cut].rstrip()
 
 

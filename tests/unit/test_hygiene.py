@@ -136,3 +136,13 @@ def test_a_request_s_list_ends_at_five_points_or_before_one_given_again(answer: 
 )
 def test_five_points_sub_points_and_separate_lists_are_kept(answer: str) -> None:
     assert points_cut(answer) is None
+
+
+def test_the_last_point_of_a_whole_answer_given_twice_is_cut() -> None:
+    """Live: "5. **Carrot and Kale Salad**: …" repeated point 2 word for word as the answer's last
+    line, which a stream may still be writing but a finished answer has written."""
+    answer = "Ideas:\n1. Kale salad: carrots and kale\n2. Soup\n3. Kale salad: carrots and kale"
+    assert points_cut(answer) is None  # still arriving
+    cut = points_cut(answer, whole=True)
+    assert cut is not None
+    assert answer[:cut] == "Ideas:\n1. Kale salad: carrots and kale\n2. Soup"

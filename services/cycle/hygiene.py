@@ -17,6 +17,7 @@ Small models loop ("A corgi, a corgi, a corgi, ...") or run into the token limit
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 LOOP_NOTE = " … (stopped: the answer began repeating itself)"
 LENGTH_NOTE = " … (cut off: the answer reached its length limit)"
@@ -62,6 +63,51 @@ def points_cut(text: str, limit: int = MAX_POINTS, *, whole: bool = False) -> in
         last_end = end
         at = end + 1
     return None
+
+
+_NUMBER_MARK = re.compile(r"^([ \t]*)\d{1,3}([.)])")
+
+
+def without_points(text: str, drop: Callable[[str], bool]) -> str | None:
+    """The text without the points of its lists that ``drop`` says go (a point: its line and the
+    more deeply indented lines under it), numbered again; None when it has no list point to
+    drop, or when every point would go."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    dropped = points = 0
+    skipping: str | None = None  # the indent of the point being left out
+    for line in lines:
+        item = _ITEM.match(line)
+        if skipping is not None and line.strip() and line[: len(skipping) + 1].isspace():
+            continue  # a line (or a sub-point) under a point left out
+        skipping = None
+        if item is not None:
+            points += 1
+            if drop(line):
+                dropped += 1
+                skipping = item.group("indent")
+                continue
+        kept.append(line)
+    if not dropped or dropped == points:
+        return None
+    return _numbered_again("\n".join(kept))
+
+
+def _numbered_again(text: str) -> str:
+    """Numbered points 1, 2, 3 ... again, per list and indent."""
+    counters: dict[str, int] = {}
+    out: list[str] = []
+    for line in text.split("\n"):
+        found = _NUMBER_MARK.match(line)
+        if found is None:
+            if line.strip() and not line[:1].isspace() and not _ITEM.match(line):
+                counters = {}  # text at no indent: a new list
+            out.append(line)
+            continue
+        indent = found.group(1)
+        counters[indent] = counters.get(indent, 0) + 1
+        out.append(f"{indent}{counters[indent]}{found.group(2)}{line[found.end() :]}")
+    return "\n".join(out)
 
 
 def too_many_points(text: str) -> bool:

@@ -80,7 +80,7 @@ from services.cycle.from_told import (
     told_lines,
     told_quote,
 )
-from services.cycle.hygiene import is_looping, points_cut, tidy, too_many_points
+from services.cycle.hygiene import is_looping, points_cut, tidy, too_many_points, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
@@ -678,6 +678,11 @@ class SynthesisService(CognitiveService):
         careful, told_against = _caution(answer, question, constraints)
         if not (held_back and careful and told_against):
             return answer, note, careful, LLMUsage()
+        # a list with some points the user cannot have: those points go, the others stand (seen
+        # live: salmon and chicken among five dinner ideas for a vegetarian, all five shown)
+        kept = without_points(answer, lambda point: bool(_caution(point, question, constraints)[0]))
+        if kept is not None and not _caution(kept, question, constraints)[0]:
+            return kept, note, "", LLMUsage()
         other, usage = await self._other_suggestion(state, messages, answer, careful, constraints)
         if other:
             return other, "", "", usage

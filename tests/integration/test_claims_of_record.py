@@ -313,6 +313,35 @@ CONSTRAINED = [
 
 
 @pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
+async def test_points_of_a_list_the_user_cannot_have_are_left_out_and_the_rest_stands(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    attribute: str,
+    value: str,
+    first: str,
+    named: str,
+    second: str,
+) -> None:
+    """Live: salmon and chicken among five dinner ideas for a vegetarian, all five shown with a
+    caution after them. The points the user cannot have go, the others are shown, numbered
+    again, with no second model call."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
+    await say(runtime, told + ".")
+    await read_claims(runtime)
+    points = ["Lentil dal with rice", first.removeprefix("Try ").rstrip("."), "A bean chilli with potatoes"]
+    llm.answer(PromptId.SYNTHESIS, "Some ideas:\n" + "\n".join(f"{n}. {p}" for n, p in enumerate(points, 1)))
+    shown: list[str] = []
+    dinner = await runtime.orchestrator.handle_impulse(
+        "Can you suggest a quick dinner?", USER, "s2", on_token=shown.append
+    )
+    assert dinner.answer == "Some ideas:\n1. Lentil dal with rice\n2. A bean chilli with potatoes"
+    assert "".join(shown) == dinner.answer
+    assert named not in dinner.answer
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 1
+
+
+@pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
 async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_offered(
     runtime: Runtime,
     llm: FakeChatModel,

@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from services.cycle.hygiene import LENGTH_NOTE, LOOP_NOTE, loop_cut, points_cut, tidy, too_many_points
+from services.cycle.hygiene import (
+    LENGTH_NOTE,
+    LOOP_NOTE,
+    loop_cut,
+    points_cut,
+    tidy,
+    too_many_points,
+    without_points,
+)
 from services.cycle.steps import CycleState
 from services.cycle.synthesis import SynthesisService
 from thea.llm.fake import StreamingFakeChatModel
@@ -146,3 +154,26 @@ def test_the_last_point_of_a_whole_answer_given_twice_is_cut() -> None:
     cut = points_cut(answer, whole=True)
     assert cut is not None
     assert answer[:cut] == "Ideas:\n1. Kale salad: carrots and kale\n2. Soup"
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        (
+            "Ideas:\n1. **Baked Salmon**: fish\n2. **Grilled Chicken**: quick\n   - with rice\n"
+            "3. Veg curry\n4. Dal\nEnjoy!",
+            "Ideas:\n1. Veg curry\n2. Dal\nEnjoy!",
+        ),
+        ("- salmon bowl\n- tofu bowl", "- tofu bowl"),
+        ("1) chicken wrap\n2) bean wrap\n3) egg wrap", "1) bean wrap\n2) egg wrap"),
+    ],
+)
+def test_points_left_out_take_their_sub_points_and_the_rest_is_numbered_again(answer: str, kept: str) -> None:
+    assert (
+        without_points(answer, lambda point: "salmon" in point.lower() or "chicken" in point.lower()) == kept
+    )
+
+
+def test_no_list_or_every_point_going_leaves_nothing_to_show() -> None:
+    assert without_points("Try a chicken curry.", lambda point: True) is None
+    assert without_points("- chicken\n- salmon", lambda point: True) is None

@@ -27,13 +27,15 @@ MAX_UNIT_LINES = 40
 #: short lines that alternate, "Yes. / No. / Yes. / No.", can be meant)
 MIN_LOOP_WORDS = 12
 _WORD = re.compile(r"\S+")
-_LIST_MARK = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s*")
+#: a list point's mark: a bullet, or a number with "." or ")"
+_MARK = r"(?:[-*•]|\d{1,3}[.)])"
+_LIST_MARK = re.compile(rf"^{_MARK}\s*")
 _ENDS_SENTENCE = re.compile(r"""[.!?…:;)\]"'»`*]\s*$""")
 
 
 #: a request's answer gives at most this many points (the synthesis prompt asks for five)
 MAX_POINTS = 5
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*•]|\d{1,3}[.)])[ \t]+\S")
+_ITEM = re.compile(rf"^(?P<indent>[ \t]*){_MARK}[ \t]+\S")
 
 
 def points_cut(text: str, limit: int = MAX_POINTS, *, whole: bool = False) -> int | None:

@@ -5,9 +5,9 @@ when it passes checks that need no word list of any language:
 
 * not an echo: no run of :data:`ECHO_WORDS` words copied from the message;
 * nothing made up: every number and every word of substance it says is in the message (in any
-  ending: "teaching" for "I teach"), the user's name or the prompt's own words; a sentence that
-  says more ("Leipzig is a beautiful city", "you've never had them", what an example's user
-  told) is left out and the rest stands;
+  ending, as recall's stemmer reads it: "teaching" for "I teach"), the user's name or the
+  prompt's own words; a sentence that says more ("Leipzig is a beautiful city", "you've never
+  had them", what an example's user told) is left out and the rest stands;
 * short: at most :data:`MAX_SENTENCES` sentences, no list;
 * no refusal ("I can't assist with that") for a greeting or a joke;
 * the right voice: thea has no "my brother"; the user's first person said back is not shown.
@@ -25,6 +25,7 @@ from services.common.held import numbers_not_held
 from services.common.understanding import understand
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
+from services.recall.lexical import stem
 from thea.models import MessageKind
 from thea.words import is_content, lower_words
 
@@ -77,29 +78,14 @@ def _of_substance(word: str) -> bool:
     return is_content(head)
 
 
-def _shares_stem(word: str, other: str) -> bool:
-    """The two words differ only in an ending of at most three letters ("teaching" and "teach",
-    "running" and "run", "turning" and "turns"): the reply names what the user said in another
-    form. No word list: the letters alone."""
-    shorter = min(len(word), len(other))
-    if shorter < 3:  # "so" is no form of "sorry"
-        return False
-    shared = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
-    return shared >= min(4, shorter) and shared >= shorter - 3
-
-
 def made_up(reply: str, message: str, name: str = "") -> list[str]:
     """What the reply says that the user did not: numbers the message does not hold, and words of
     substance neither the message (in any ending), the user's name nor the prompt's own
     instructions hold (a name, a place, an inference such as "you've never had them", what an
     example's user told)."""
-    told = set(lower_words(message)) | set(lower_words(name))
+    told = {stem(w) for w in [*lower_words(message), *lower_words(name)]}
     said = [w for w in lower_words(reply) if _of_substance(w)]
-    unheld = [
-        w
-        for w in said
-        if w not in told and w not in _PROMPT_WORDS and not any(_shares_stem(w, t) for t in told)
-    ]
+    unheld = [w for w in said if stem(w) not in told and w not in _PROMPT_WORDS]
     return numbers_not_held(reply, message) + unheld
 
 

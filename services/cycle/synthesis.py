@@ -587,9 +587,9 @@ class SynthesisService(CognitiveService):
         voice = VoiceStream(sources, question)
         # help given where the user told a constraint is checked before it is shown: a suggestion
         # they cannot have is never put in front of them (issue 36, item 5)
-        # statements with a fragment beside them ("We got the keys! Boxes everywhere."): the model
-        # answers the fragment, and what it says is checked first (seen on a first-contact persona:
-        # "The facts are: We got the keys to our new flat in Baner…", the user's words said back)
+        # a fragment asking nothing ("Initech door code"; beside statements it is news, reacted
+        # to in _react): the model answers it, and what it says is checked first (seen on a
+        # first-contact persona: "The facts are: We got the keys…", the user's words said back)
         tells = understanding.kind is MessageKind.MIX and not question
         # a question about what the user told is answered by the model that reads claims (it reads
         # the facts given better); help, advice and small talk by the answering model
@@ -599,7 +599,8 @@ class SynthesisService(CognitiveService):
         # gave its earlier list again word for word (ten dinner ideas as "quick lunches"); held
         # back until it is seen not to repeat an earlier answer (issue 38, item 4)
         own = request or (understanding.asks_memory and not about_user)
-        may_repeat = own and bool(_earlier_answers(state.history))
+        earlier = _earlier_answers(state.history) if own else []
+        may_repeat = bool(earlier)
         held_back = bool(minds and minded) or tells or may_repeat
         shown = _ShownPoints(state, voice, request)
 
@@ -610,7 +611,7 @@ class SynthesisService(CognitiveService):
         model = self.picker if about_user else self.llm
         on_token = shown_tokens if state.on_token is not None else None
         answer, note, usage = await self._generated(model, messages, on_token, request)
-        if may_repeat and _repeats(answer, _earlier_answers(state.history)):
+        if may_repeat and _repeats(answer, earlier):
             # asked again with the user's side of the conversation only: what thea said before
             # may shape the tone, never come back as the answer
             messages = build([(role, text) for role, text in state.history if role == "user"])

@@ -31,7 +31,6 @@ _THEA_SPEAKS = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON_START = re.compile(r"^\W*(?:I|I'm|I've|I'd|I'll|My|We|We're|We've|Our|Me)\b")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _SENTENCE_KEEPING_BREAKS = re.compile(r"(?<=[.!?])(\s+)")
 _USER_FORMS = [
     (re.compile(r"\bthe user's\b", re.IGNORECASE), "your"),
@@ -133,6 +132,9 @@ _ANNOTATION = re.compile(
 _ASKS_MAY_I = re.compile(r"^\W*(can|could|may|should|shall)\s+i\s+(\w+)\b", re.IGNORECASE)
 
 
+#: thea's own "I know", "I think" after a question that holds the same words
+_THEA_VERBS = frozenset({"think", "know"})
+
 #: "What do I want to study?", "Where did I work?": the verb a user asks about themselves
 _ASKS_DO_I = re.compile(r"\b(?:do|did|does)\s+i\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 
@@ -142,15 +144,11 @@ def _echoing_what_i_do(answer: str, asked: str) -> str:
     said back in their first person is theirs ("You want to study ..."); "I want to help" said to
     another question is thea's."""
     found = _ASKS_DO_I.search(asked)
-    if found is None or found.group("verb").lower() in ("you", "think", "know"):
+    if found is None or found.group("verb").lower() in _THEA_VERBS | {"you"}:
         return answer
     stem_ = re.escape(found.group("verb").lower().rstrip("ey")) or re.escape(found.group("verb").lower())
     echo = re.compile(rf"(^|(?<=[.!?]\s))I(\s+{stem_}\w*)\b", re.IGNORECASE)
     return echo.sub(lambda m: m.group(1) + "You" + m.group(2), answer)
-
-
-#: thea's own "I know", "I think" after a question that holds the same words
-_THEA_VERBS = frozenset({"think", "know"})
 
 
 def _echoing_the_question(answer: str, asked: str) -> str:

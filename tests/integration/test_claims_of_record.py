@@ -312,6 +312,15 @@ CONSTRAINED = [
 ]  # fmt: skip
 
 
+async def _told_a_constraint(
+    runtime: Runtime, llm: FakeChatModel, told: str, attribute: str, value: str
+) -> None:
+    """The user tells a constraint and the slow loop reads it (the scripted reading)."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
+    await say(runtime, told + ".")
+    await read_claims(runtime)
+
+
 @pytest.mark.parametrize(("told", "attribute", "value", "first", "named", "second"), CONSTRAINED)
 async def test_points_of_a_list_the_user_cannot_have_are_left_out_and_the_rest_stands(
     runtime: Runtime,
@@ -326,9 +335,7 @@ async def test_points_of_a_list_the_user_cannot_have_are_left_out_and_the_rest_s
     """Live: salmon and chicken among five dinner ideas for a vegetarian, all five shown with a
     caution after them. The points the user cannot have go, the others are shown, numbered
     again, with no second model call."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
-    await say(runtime, told + ".")
-    await read_claims(runtime)
+    await _told_a_constraint(runtime, llm, told, attribute, value)
     points = ["Lentil dal with rice", first.removeprefix("Try ").rstrip("."), "A bean chilli with potatoes"]
     llm.answer(PromptId.SYNTHESIS, "Some ideas:\n" + "\n".join(f"{n}. {p}" for n, p in enumerate(points, 1)))
     shown: list[str] = []
@@ -352,9 +359,7 @@ async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_of
     named: str,
     second: str,
 ) -> None:
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told.split()[1]: [said(told, attribute, value)]}))
-    await say(runtime, told + ".")
-    await read_claims(runtime)
+    await _told_a_constraint(runtime, llm, told, attribute, value)
     assert [f.category for f in claims(runtime)] == ["constraint"]
     insists = {"again": False}
 

@@ -22,9 +22,12 @@ after the death (worker on this machine), or :data:`JOB_LEASE_S` after its last 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 
 import redis
+from rq import Queue
+from rq.job import JobStatus
 from rq.registry import StartedJobRegistry
 
 from thea.errors import QueueUnavailable
@@ -57,6 +60,30 @@ def _dead_entries(connection: redis.Redis, registry: StartedJobRegistry) -> list
     return dead
 
 
+def _requeue_never_started(connection: redis.Redis, registry: StartedJobRegistry, queue: Queue) -> None:
+    """Expired entries whose job never reached "started" are put back in the queue here.
+
+    An RQ worker enters a job in the started registry and marks the job started in two
+    steps; one killed between them leaves an entry whose job is still "queued" (and sits in
+    the queue's intermediate list). RQ's clean-up skips such a job and drops its entry, so
+    the job would be neither queued nor failed: it goes back to the front of its queue.
+    """
+    expired = connection.zrangebyscore(registry.key, 0, time.time())
+    entries = [e.decode() if isinstance(e, bytes) else str(e) for e in expired]
+    for entry in entries:
+        job_id = registry.parse_job_id(entry)
+        job = queue.fetch_job(job_id)
+        if job is None or job.get_status(refresh=False) != JobStatus.QUEUED:
+            continue
+        with connection.pipeline() as pipe:
+            pipe.zrem(registry.key, entry)
+            pipe.lrem(queue.intermediate_queue_key, 0, job_id)
+            pipe.lrem(queue.key, 0, job_id)  # never twice in the queue
+            queue.push_job_id(job_id, pipeline=pipe, at_front=True)
+            pipe.execute()
+        log.warning("%s: job %s (its worker died before starting it) queued again", queue.name, job_id)
+
+
 def recover_abandoned_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) -> list[str]:
     """Hand jobs whose worker is gone back to RQ (retried, or failed when no retry is left).
 
@@ -71,6 +98,7 @@ def recover_abandoned_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_
                 connection.zadd(registry.key, dict.fromkeys(dead, 0), xx=True)
             jobs = registry.get_expired_job_ids()
             if jobs:
+                _requeue_never_started(connection, registry, Queue(name, connection=connection))
                 registry.cleanup()
                 log.warning(
                     "%s: %d job(s) abandoned by their worker, retried or failed: %s", name, len(jobs), jobs

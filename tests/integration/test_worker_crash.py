@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 import redis
-from rq import Queue
+from rq import Queue, Retry, SimpleWorker
+from rq.job import JobStatus
 from rq.registry import StartedJobRegistry
 
 from services.reflection.crystallizer import crystal_id
@@ -27,6 +28,7 @@ from tests.processes import ROOT, thea, wait_for
 from thea.config import Settings
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
+from thea.memory.embedded_server import EmbeddedFalkorDB
 from thea.memory.factory import embedded_server
 from thea.models import KnowledgeCrystal
 from thea.runtime import build_runtime
@@ -198,3 +200,50 @@ def test_a_running_job_keeps_its_lease_and_runs_once(settings: Settings) -> None
         assert failed_jobs(conn) == []
     finally:
         rt.close()
+
+
+TAKER = textwrap.dedent(
+    """
+    import os, sys
+    import redis
+    from workers.worker import make_worker
+
+    conn = redis.Redis(unix_socket_path=sys.argv[1])
+    worker = make_worker(conn, [sys.argv[2]])
+    worker.register_birth()
+    job, queue = worker.dequeue_job_and_maintain_ttl(timeout=5)
+    worker.prepare_execution(job)  # in the started registry, not yet marked started
+    os._exit(0)  # dies here, as a kill -9 between RQ's two steps would leave it
+    """
+)
+
+
+def test_a_job_whose_worker_died_before_marking_it_started_goes_back_to_its_queue(
+    falkordb_server: EmbeddedFalkorDB, redis_connection: redis.Redis
+) -> None:
+    """CI saw it: the job was neither queued nor failed after `thea jobs` (RQ's clean-up drops
+    the entry of a job that is not "started" and leaves the job in limbo)."""
+    queue = Queue(CRYSTALLIZE, connection=redis_connection)
+    job = queue.enqueue("os.getcwd", retry=Retry(max=1, interval=[0]))
+    taker = subprocess.run(
+        [sys.executable, "-c", TAKER, str(falkordb_server.socket_path), CRYSTALLIZE],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert taker.returncode == 0, taker.stderr
+    registry = StartedJobRegistry(queue=queue)
+    assert registry.get_job_ids(cleanup=False) == [job.id]
+    assert job.get_status(refresh=True) == JobStatus.QUEUED
+    assert queue.job_ids == []  # taken: only the dead worker's entry knows of it
+
+    assert recover_abandoned_jobs(redis_connection) == [job.id]
+    assert queue.job_ids == [job.id]
+    assert registry.get_job_ids(cleanup=False) == []
+    assert failed_jobs(redis_connection) == []
+
+    SimpleWorker([queue], connection=redis_connection).work(burst=True)
+    assert job.get_status(refresh=True) == JobStatus.FINISHED
+    assert recover_abandoned_jobs(redis_connection) == []

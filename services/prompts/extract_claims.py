@@ -23,7 +23,7 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "9")
+PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "10")
 
 #: claims one message may yield (the schema's bound: a runaway model stops there)
 MAX_CLAIMS = 8
@@ -245,6 +245,27 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
                 "",
                 "replaces",
             )
+        ],
+    ),
+    (
+        "sadly my grandma passed away on Monday, and my brother lost his job at the bank. oh and I "
+        "got it wrong, Milo teaches chemistry, not biology",
+        [
+            _claim(
+                "my grandma passed away on Monday",
+                "grandma",
+                "grandmother",
+                "death",
+                "passed away",
+                "on Monday",
+                "ends",
+            ),
+            _claim(
+                "my brother lost his job at the bank", "brother", "brother", "job", "the bank", "", "ends"
+            ),
+            _claim(
+                "Milo teaches chemistry, not biology", "Milo", "", "teaches", "chemistry", "", "corrects"
+            ),
         ],
     ),
     ("ugh what a day. thanks for listening, you're the best", []),

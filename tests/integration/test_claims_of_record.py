@@ -1033,3 +1033,45 @@ async def test_when_the_users_words_give_only_the_nearest_line_the_claims_answer
     llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
     again = await runtime.orchestrator.handle_impulse(question, USER, "again")
     assert "7" not in again.answer.split("\u201c")[0]  # the user's words may say it, thea never does
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (
+            said("I work at the Royal Infirmary", "workplace", "Royal Infirmary"),
+            said("starting at Southmead next month", "workplace", "Southmead", when="next month"),
+        ),
+        (
+            said("I live in Leeds", "home", "Leeds"),
+            said("we'll be in a flat in York from next month", "home", "York", when="from next month"),
+        ),
+        (
+            said("I drive a Fiesta", "car", "Fiesta"),
+            said("picking up a Polo next month", "car", "Polo", when="next month"),
+        ),
+    ],
+)
+async def test_a_new_claim_told_ahead_that_the_model_judges_a_change_closes_the_older_on_its_day(
+    runtime: Runtime, llm: FakeChatModel, first: ClaimOut, then: ClaimOut
+) -> None:
+    """Seen live: "got a new job! starting at Southmead in May" was read as a new claim the model
+    judged to replace the workplace, and the workplace was closed the day it was said: "where do
+    I work?" had only the plan left. The older claim holds until the day the newer one starts."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({first.quote: [first], then.quote: [then]}),
+    )
+    llm.answer(PromptId.SUPERSESSION, '{"decision": "replaces"}')
+    await say(runtime, first.quote)
+    await read_claims(runtime)
+    await say(runtime, then.quote, "s2")
+    await read_claims(runtime)
+    every = {f.value: f for f in claims(runtime, current_only=False)}
+    older, newer = every[first.value], every[then.value]
+    assert newer.created_at < (older.valid_until or 0), "closed on the day it was said"
+    assert older.superseded_by == newer.id
+    view = what_thea_knows(runtime.memory, USER)
+    listed = {f.value: f for group in view.subjects for f in group.facts}
+    assert (listed[first.value].current, listed[then.value].planned) == (True, True)
+    assert first.value in view.summary

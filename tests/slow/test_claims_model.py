@@ -162,6 +162,27 @@ async def test_news_of_someone_else_never_moves_the_user(runtime: Runtime) -> No
     assert len(wrong) <= 1, wrong  # most wordings
 
 
+#: a relative's event, named only by who they are to the user: never the user's own (before
+#: prompt v10, "my mum passed away" was stored as the user's death, live)
+RELATIVES_EVENTS = (
+    ("my mum passed away last week", "passed"),
+    ("my brother lost his job at Tesco", "tesco"),
+    ("sad news, my grandad died on Sunday", "died"),
+    ("my dad retired in June", "retired"),
+    ("our neighbour's son started uni in Leeds", "leeds"),
+    ("my daughter broke her arm at school", "arm"),
+)
+
+
+async def test_a_relatives_event_is_never_put_on_the_user(runtime: Runtime) -> None:
+    wrong = []
+    for said, word in RELATIVES_EVENTS:
+        current = await _told(runtime, f"u-{uuid.uuid4().hex[:8]}", said)
+        if _holds([f for f in current if f.subject_key == "user"], word):
+            wrong.append((said, [f.content for f in current]))
+    assert len(wrong) <= 2, wrong  # most wordings (the 1.5B still reads "my dad retired" as the user's)
+
+
 #: an aim told after a condition: the condition stays current (the request set's "trying to eat
 #: better this year" had closed "lactose intolerant", and a latte was suggested)
 AIMS = (

@@ -24,7 +24,7 @@ from services.common.dates import resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
-from services.common.timeline import day_ahead
+from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
@@ -385,8 +385,10 @@ class ClaimKeeper:
             edges += [Edge(src=plan.stored[0].id, dst=k.id, type=EdgeType.SUPERSEDES) for k in insights]
         self.memory.record([*plan.stored, *insights], edges)
         if plan.closings:
-            # a change told ahead closes the older claim on the day it takes effect
-            until = {c.old.id: max(said_at, c.by.valid_from or said_at) for c in plan.closings}
+            # a change told ahead closes the older claim on the day it takes effect, whatever
+            # its kind ("starting at Southmead in May", read as new and judged to replace the
+            # workplace, closed it the day it was said: "where will I work from May?" got the old)
+            until = {c.old.id: max(said_at, starts_at(c.by) or said_at) for c in plan.closings}
             self.memory.knowledge.patch_nodes(
                 [
                     NodePatch(c.old.id, {"valid_until": until[c.old.id], "superseded_by": c.by.id})

@@ -263,9 +263,7 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
             _claim(
                 "my brother lost his job at the bank", "brother", "brother", "job", "the bank", "", "ends"
             ),
-            _claim(
-                "Milo teaches chemistry, not biology", "Milo", "", "teaches", "chemistry", "", "corrects"
-            ),
+            _claim("Milo teaches chemistry, not biology", "Milo", "", "teaches", "chemistry", "", "corrects"),
         ],
     ),
     ("ugh what a day. thanks for listening, you're the best", []),

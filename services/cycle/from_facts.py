@@ -107,6 +107,23 @@ def _asks_a_value(question: str) -> bool:
     return bool(words) and words[0] in _WH and not _MODALS & set(words)
 
 
+#: question words that ask for something other than who someone is ("who is Kluska?" is answered
+#: by "Your cat: Kluska"; "what breed is Kluska?" is not)
+_ASKS_OTHER_THAN_WHO = (_WH | {"how", "hows"}) - {"who", "whos"}
+
+
+def restates(fact: Fact, question: str) -> bool:
+    """The claim says nothing the question does not already say: its value (and its time) are
+    all in the question, which asks what, when, where, which or how ("What does Ama do for a
+    living?" -> "Your wife: Ama"; "What breed is Kluska?" -> "Your cat: Kluska"). Such a claim
+    names whom the question is about; it is no answer."""
+    words = plain(question).split()
+    if not words or words[0] not in _ASKS_OTHER_THAN_WHO:
+        return False
+    said = stems_of(f"{fact.value or ''} {fact.when or ''}")
+    return bool(said) and said <= stems_of(question)
+
+
 def answer_from_claims(
     question: str, current: Sequence[Fact], avoid: Collection[str] = ()
 ) -> FactAnswer | None:

@@ -53,6 +53,7 @@ from services.cycle.from_facts import (
     earlier_values,
     picked_answer,
     replaced_by,
+    restates,
     said_since,
     told_sentence,
     with_said_since,
@@ -354,6 +355,10 @@ def _earlier_answers(conversation: Sequence[tuple[str, str]]) -> list[str]:
 def _repeats(answer: str, earlier: Sequence[str]) -> bool:
     """The answer gives a run of an earlier answer again, word for word."""
     return any(copied_run(answer, said) >= EARLIER_ANSWER_WORDS for said in earlier)
+
+
+#: the pick chose only claims that name whom the question asks about (from_facts.restates)
+_NOTHING_PICKED = FactAnswer(text="")
 
 
 def _request_stop(text: str) -> bool:
@@ -745,6 +750,11 @@ class SynthesisService(CognitiveService):
         if told is not None:  # the user's own words that answer it, dated
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
+        if picked is _NOTHING_PICKED:
+            if only_nearest:
+                return await self._said_told(state, only_nearest[0], recall)
+            # it asks about someone or something of the user's record, and no claim says it
+            return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
         if picked is not None:  # the model chose the claims that answer it; code says them
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
@@ -910,6 +920,10 @@ class SynthesisService(CognitiveService):
             return None, LLMUsage()
         out, usage = got
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
+        # a claim that only names whom the question asks about is no answer (seen on first
+        # contact: "What does Ama do for a living?" -> "Your wife: ama.", never told)
+        restating = [f for f in chosen if restates(f, question)]
+        chosen = [f for f in chosen if f not in restating]
         if not history:  # an earlier value never answers what is true now
             chosen = [f for f in chosen if f.valid_until is None]
         else:  # nor a current value what was true before: the value it replaced does, and one
@@ -920,6 +934,8 @@ class SynthesisService(CognitiveService):
             )
             chosen = list({f.id: f for f in earlier_of if f is not None}.values())
         avoid = frozenset() if history else no_longer
+        if not chosen and restating:  # it picked only whom the question names: nothing answers
+            return _NOTHING_PICKED, usage
         return (picked_answer(chosen, avoid) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from rq import Queue
@@ -1075,3 +1076,61 @@ async def test_a_new_claim_told_ahead_that_the_model_judges_a_change_closes_the_
     listed = {f.value: f for group in view.subjects for f in group.facts}
     assert (listed[first.value].current, listed[then.value].planned) == (True, True)
     assert first.value in view.summary
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does Ama do for a living?",
+        "what's Ama's job",
+        "What breed is Kluska?",
+        "how old is Kluska",
+        "where does Ama work these days?",
+    ],
+)
+async def test_a_claim_that_only_names_whom_the_question_asks_about_is_no_answer(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """Seen on first contact (set 6): "What does Ama do for a living?" -> "Your wife: ama." and
+    "What breed is Kluska?" -> "Your cat: Kluska.", neither ever told. The model picked the claim
+    naming whom the question asks about; it says nothing the question does not: "I don't know"."""
+    told = "my wife Ama and our cat Kluska"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                told: [
+                    said("my wife Ama", "name", "Ama", subject="Ama", relation="wife"),
+                    said("our cat Kluska", "name", "Kluska", subject="Kluska", relation="cat"),
+                ]
+            }
+        ),
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.PICK_CLAIMS, scripted_pick({"Ama": "Your wife", "Kluska": "Your cat"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert llm.prompts_for(PromptId.PICK_CLAIMS), "the pick was asked"
+    assert not asked.answer.startswith(("Your wife", "Your cat")), (question, asked.answer)
+    assert asked.answer.startswith(("I don't know", "I'm not sure")), (question, asked.answer)
+    # asked who someone is, the claim that names them answers
+    llm.answer(PromptId.PICK_CLAIMS, scripted_pick({"Ama": "Your wife", "Kluska": "Your cat"}))
+    who = await runtime.orchestrator.handle_impulse("Who is Ama?", USER, "s3")
+    assert who.answer.startswith("Your wife"), who.answer
+
+
+def scripted_pick(lines: dict[str, str]) -> Callable[[Any], str]:
+    """Picks the listed claim that starts with the line named by the question's name."""
+
+    def answer(call: Any) -> str:
+        shown = str(call.messages[-1].content)
+        question = shown.split("QUESTION:", 1)[-1] if "QUESTION:" in shown else shown
+        for name, line in lines.items():
+            if name.lower() in question.lower():
+                for row in shown.splitlines():
+                    number, _, text = row.partition(". ")
+                    if number.strip().isdigit() and text.startswith(line):
+                        return json.dumps({"facts": [int(number)]})
+        return '{"facts": []}'
+
+    return answer

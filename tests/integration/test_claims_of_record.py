@@ -1134,3 +1134,43 @@ def scripted_pick(lines: dict[str, str]) -> Callable[[Any], str]:
         return '{"facts": []}'
 
     return answer
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (("I stay in Asafo", "home", "Asafo"), ("we're in Takoradi now", "location", "Takoradi")),
+        (("I live in Leeds", "home", "Leeds"), ("our residence is York now", "residence", "York")),
+        (("I'm a nurse", "job", "nurse"), ("my occupation is midwife now", "occupation", "midwife")),
+    ],
+)
+async def test_a_change_under_an_attribute_near_in_meaning_is_judged_and_closes_the_older(
+    runtime: Runtime, llm: FakeChatModel, old: tuple[str, str, str], new: tuple[str, str, str]
+) -> None:
+    """Seen on first contact (set 6): after a move read as "location: Takoradi", "home: Asafo"
+    stayed current (the two attributes were not near enough to be compared). A change's claim
+    under an attribute near in meaning is put to the model, which closes the older one."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                old[0]: [said(*old), said("I love running", "hobby", "running")],
+                new[0]: [said(*new, kind=REPLACES)],
+            }
+        ),
+    )
+
+    def judge(call: Any) -> str:  # the model: the older value of the same thing is replaced
+        pair = str(call.messages[-1].content)
+        return '{"decision": "replaces"}' if old[2] in pair else '{"decision": "unrelated"}'
+
+    llm.answer(PromptId.SUPERSESSION, judge)
+    await say(runtime, f"{old[0]}. I love running.")
+    await read_claims(runtime)
+    await say(runtime, new[0], "s2")
+    await read_claims(runtime)
+    current = {f.value for f in claims(runtime)}
+    assert current == {new[2], "running"}, current
+    (closed,) = [f for f in claims(runtime, current_only=False) if f.valid_until is not None]
+    assert closed.value == old[2]
+    assert len(llm.prompts_for(PromptId.SUPERSESSION)) <= 2  # a pair or two, never every claim

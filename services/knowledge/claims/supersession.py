@@ -6,7 +6,9 @@ enough. Never by the wording of the message.
   named by: "my sister" then "my sister Ana") said before the new claim, whose attribute is the
   same or near in meaning (an embedding of the attribute; graphiti's guard: a claim about
   another subject or another attribute is never closed), or, for an end or a correction, whose
-  value the new claim names.
+  value the new claim names. A change's claims under an attribute near in meaning but not enough
+  (:data:`ATTRIBUTE_MAYBE`), or whose value the change's words name, are candidates only the
+  model may close.
 * A candidate holding the **same value** makes the new claim a repetition: it is not stored a
   second time.
 * A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
@@ -34,6 +36,11 @@ from thea.words import STOPWORDS
 ATTRIBUTE_NEAR = 0.7
 #: model calls one message's claims may cost at most
 MAX_JUDGED = 6
+#: attributes this close may name one thing in other words ("home" ~ "location" 0.55, "job" ~
+#: "occupation" 0.58 with the default embedder; "sister" ~ "husband" 0.54 too): a change's
+#: candidate then, closed only when the model judges it replaced (first contact: "location:
+#: Takoradi" left "home: Asafo" current after a move)
+ATTRIBUTE_MAYBE = 0.5
 #: the nearness a change's candidate gets when only its value's words are in the change's quote
 #: (another attribute): never closed by code, only when the model judges it replaced
 WEAK = 0.3
@@ -158,7 +165,7 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
             kind in (ClaimKind.ENDS, ClaimKind.CORRECTS) and names_value(new, old)
         ):
             found.append((old, nearness))
-        elif kind.closes and touches(new, old):
+        elif kind.closes and (touches(new, old) or nearness >= ATTRIBUTE_MAYBE):
             found.append((old, min(nearness, WEAK)))  # only the model may close it
     return sorted(found, key=lambda pair: -pair[1])
 

@@ -44,8 +44,13 @@ JOB_HEARTBEAT_S = 10
 MAINTENANCE_S = 30
 
 
+def _texts(values: Sequence[object]) -> list[str]:
+    """Sorted-set members as text (a client may give them as bytes)."""
+    return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
+
+
 def _dead_entries(connection: redis.Redis, registry: StartedJobRegistry) -> list[str]:
-    entries = [e.decode() if isinstance(e, bytes) else str(e) for e in connection.zrange(registry.key, 0, -1)]
+    entries = _texts(connection.zrange(registry.key, 0, -1))
     if not entries:
         return []
     with connection.pipeline(transaction=False) as pipe:
@@ -60,7 +65,9 @@ def _dead_entries(connection: redis.Redis, registry: StartedJobRegistry) -> list
     return dead
 
 
-def _requeue_never_started(connection: redis.Redis, registry: StartedJobRegistry, queue: Queue) -> None:
+def _requeue_never_started(
+    connection: redis.Redis, registry: StartedJobRegistry, queue: Queue, expired: Sequence[str]
+) -> None:
     """Expired entries whose job never reached "started" are put back in the queue here.
 
     An RQ worker enters a job in the started registry and marks the job started in two
@@ -68,9 +75,7 @@ def _requeue_never_started(connection: redis.Redis, registry: StartedJobRegistry
     the queue's intermediate list). RQ's clean-up skips such a job and drops its entry, so
     the job would be neither queued nor failed: it goes back to the front of its queue.
     """
-    expired = connection.zrangebyscore(registry.key, 0, time.time())
-    entries = [e.decode() if isinstance(e, bytes) else str(e) for e in expired]
-    for entry in entries:
+    for entry in expired:
         job_id = registry.parse_job_id(entry)
         job = queue.fetch_job(job_id)
         if job is None or job.get_status(refresh=False) != JobStatus.QUEUED:
@@ -96,9 +101,10 @@ def recover_abandoned_jobs(connection: redis.Redis, queues: Sequence[str] = ALL_
             dead = _dead_entries(connection, registry)
             if dead:  # expire them now; RQ's clean-up does the rest
                 connection.zadd(registry.key, dict.fromkeys(dead, 0), xx=True)
-            jobs = registry.get_expired_job_ids()
-            if jobs:
-                _requeue_never_started(connection, registry, Queue(name, connection=connection))
+            expired = _texts(connection.zrangebyscore(registry.key, 0, time.time()))
+            if expired:
+                jobs = [registry.parse_job_id(entry) for entry in expired]
+                _requeue_never_started(connection, registry, Queue(name, connection=connection), expired)
                 registry.cleanup()
                 log.warning(
                     "%s: %d job(s) abandoned by their worker, retried or failed: %s", name, len(jobs), jobs

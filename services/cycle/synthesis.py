@@ -750,16 +750,13 @@ class SynthesisService(CognitiveService):
         if told is not None:  # the user's own words that answer it, dated
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
-        if picked is _NOTHING_PICKED:
-            if only_nearest:
-                return await self._said_told(state, only_nearest[0], recall)
-            # it asks about someone or something of the user's record, and no claim says it
-            return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
-        if picked is not None:  # the model chose the claims that answer it; code says them
+        if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         if only_nearest:  # no claim answers either: the nearest the user came to saying it
             return await self._said_told(state, only_nearest[0], recall)
+        if picked is _NOTHING_PICKED:  # it asks about someone of the user's record; no claim says it
+            return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
         return None
 
     @staticmethod

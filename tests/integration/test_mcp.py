@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.processes import cli_env
@@ -173,8 +173,10 @@ async def test_mcp_memories_list_correct_forget_then_ask(
 
 
 def _token_client(url: str, token: str | None) -> Client:
+    """The SDK's own HTTP client (its 30 s / 300 s timeouts, as an agent builder gets), not a bare
+    httpx2 client whose 5 s read timeout a busy CI machine exceeds on a whole ask cycle."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return Client(streamable_http_client(url + "/mcp", http_client=httpx2.AsyncClient(headers=headers)))
+    return Client(streamable_http_client(url + "/mcp", http_client=create_mcp_http_client(headers=headers)))
 
 
 async def test_mcp_over_http_each_token_is_its_own_user(tmp_path: Path, runtime: Runtime) -> None:

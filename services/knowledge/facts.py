@@ -26,7 +26,6 @@ from services.knowledge.claims.keeper import (
     ClaimKeeper,
     KeptClaims,
     SaidMessage,
-    build_claims,
     claim_id,
 )
 from services.knowledge.claims.render import NOTE, claim_line
@@ -181,7 +180,7 @@ class FactKeeper:
         if self.claims is not None:
             try:
                 read = await self.claims.reader.read(message.text)
-                facts = build_claims(read.kept, message, self.claims.reader.name)
+                facts = await asyncio.to_thread(self.claims.built, read, message)
             except LLMError as exc:
                 log.warning("could not read the told fact into claims (%s): kept as told", exc)
         if facts:

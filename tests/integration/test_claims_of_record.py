@@ -1174,3 +1174,35 @@ async def test_a_change_under_an_attribute_near_in_meaning_is_judged_and_closes_
     (closed,) = [f for f in claims(runtime, current_only=False) if f.valid_until is not None]
     assert closed.value == old[2]
     assert len(llm.prompts_for(PromptId.SUPERSESSION)) <= 2  # a pair or two, never every claim
+
+
+async def test_a_correction_of_someone_else_put_on_the_user_corrects_their_claim(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """Seen on first contact (set 6): "our son yaw, hes 4" was read with the relation "age", and
+    "i told u yaw is 4 but nah hes 5 already" as the user's own age ("Your age: 5"). The record
+    settles both: the son's age is 5 now, 4 before, and the user has no age."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "our son yaw": [
+                    said("our son yaw", "name", "yaw", subject="yaw", relation="son"),
+                    said("hes 4", "age", "4", subject="yaw", relation="age"),
+                ],
+                "nah hes 5": [said("i told u yaw is 4 but nah hes 5 already", "age", "5", kind=CORRECTS)],
+            }
+        ),
+    )
+    await say(runtime, "i stay in asafo w our son yaw, hes 4")
+    await read_claims(runtime)
+    await say(runtime, "oh wait i told u yaw is 4 but nah hes 5 already lol", "s2")
+    await read_claims(runtime)
+    current = {(f.subject_key, f.relation, f.attribute, f.value) for f in claims(runtime)}
+    assert ("yaw", "son", "age", "5") in current
+    every = claims(runtime, current_only=False)
+    assert not any(f.subject_key == "user" and f.attribute == "age" for f in every)
+    earlier = [f for f in every if f.valid_until is not None]
+    assert [(f.subject_key, f.value) for f in earlier] == [("yaw", "4")], earlier
+    shown = json.dumps(what_thea_knows(runtime.memory, USER).model_dump(), ensure_ascii=False)
+    assert "your age" not in shown.lower()

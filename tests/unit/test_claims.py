@@ -435,6 +435,33 @@ def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
 
 
 @pytest.mark.parametrize(
+    ("named", "change"),
+    [
+        (
+            claim("our son yaw", "name", "yaw", subject="yaw", relation="son"),
+            claim("i told u yaw is 4 but nah hes 5", "age", "5", subject="yaw", relation="son"),
+        ),
+        (
+            claim("our dog Bruno", "name", "Bruno", subject="Bruno", relation="dog"),
+            claim("Bruno is a boxer, not a beagle", "breed", "boxer", subject="Bruno", relation="dog"),
+        ),
+        (
+            claim("my sister Ewa", "name", "Ewa", subject="Ewa", relation="sister"),
+            claim("Ewa lives in Krakow, not Warsaw", "home", "Krakow", subject="Ewa", relation="sister"),
+        ),
+    ],
+)
+@pytest.mark.parametrize("kind", [ClaimKind.CORRECTS, ClaimKind.REPLACES])
+def test_a_change_about_someone_never_closes_the_claim_that_names_them(
+    named: Fact, change: Fact, kind: ClaimKind
+) -> None:
+    """Naming whom a change is about is no change to their name (the son's name had been closed
+    with his corrected age); what the change replaces is judged as before."""
+    plan = _supersede([_at(change, 2, kind)], [_at(named, 1)], PairDecision.REPLACES)
+    assert plan.closings == []
+
+
+@pytest.mark.parametrize(
     ("decision", "closed"),
     [(PairDecision.REPLACES, True), (PairDecision.SAME, True), (PairDecision.ADDS, False), (None, False)],
 )

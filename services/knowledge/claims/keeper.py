@@ -26,6 +26,7 @@ from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.render import claim_line, subject_key
+from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
@@ -320,13 +321,18 @@ class ClaimKeeper:
     async def keep(self, message: SaidMessage) -> KeptClaims:
         """Read the message, store its claims, close what they supersede."""
         read = await self.reader.read(message.text)
-        names = user_names(read.kept, self._current(message))
-        new = build_claims(read.kept, message, self.reader.name, names)
-        kept = await self.store(new, message)
+        kept = await self.store(self.built(read, message), message)
         kept.dropped = read.dropped
         kept.passing = read.passing
         kept.usage = read.usage.add(kept.usage)
         return kept
+
+    def built(self, read: Reading, message: SaidMessage) -> list[Fact]:
+        """The message's claim nodes, their subjects settled by the user's record (subjects.py;
+        a claim about someone called by the user's own name is the user's)."""
+        current = self._current(message)
+        checked = settled_subjects(read.kept, current)
+        return build_claims(checked, message, self.reader.name, user_names(checked, current))
 
     async def store(self, new: Sequence[Fact], message: SaidMessage) -> KeptClaims:
         """Store claims already built for ``message`` and close what they supersede."""

@@ -115,6 +115,20 @@ def same_value(new: Fact, old: Fact) -> bool:
     return bool(a) and a == b
 
 
+def names_itself(fact: Fact) -> bool:
+    """The claim's value is its own subject's name ("our son Yaw": name Yaw)."""
+    return plain(fact.value or "") in {fact.subject_key or "", plain(fact.subject or "")}
+
+
+def changes_value(new: Fact, old: Fact) -> bool:
+    """A change (replaces, corrects) names the older claim's value. A value that is its own
+    subject's name ("our son Yaw": name Yaw) is named by every sentence about that subject, so
+    naming it is no sign of a change to it ("i told u yaw is 4 but nah hes 5" had closed the
+    son's name with his age); a new name still closes it by its attribute, and an end ("Rex
+    died") still closes it by naming it."""
+    return names_value(new, old) and not names_itself(old)
+
+
 def names_value(new: Fact, old: Fact) -> bool:
     """The new claim's value or quote names the older claim's value ("I sold the Civic": Civic)."""
     old_value = content_stems(old.value or "")
@@ -162,7 +176,8 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
             continue  # a claim said later is never closed by an earlier one (a retried job)
         nearness = near(*compared)
         if nearness >= ATTRIBUTE_NEAR or (
-            kind in (ClaimKind.ENDS, ClaimKind.CORRECTS) and names_value(new, old)
+            (kind is ClaimKind.ENDS and names_value(new, old))
+            or (kind is ClaimKind.CORRECTS and changes_value(new, old))
         ):
             found.append((old, nearness))
         elif kind.closes and (touches(new, old) or nearness >= ATTRIBUTE_MAYBE):
@@ -172,8 +187,9 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
 
 def touches(new: Fact, old: Fact) -> bool:
     """The change's own words name part of the older claim's value ("the conference is on the
-    21st, not the 14th" and "event: physio conference"), under another attribute."""
-    return bool(content_stems(old.value or "") & content_stems(new.quote or ""))
+    21st, not the 14th" and "event: physio conference"), under another attribute. Naming a
+    subject touches no claim that only names it (:func:`names_itself`)."""
+    return not names_itself(old) and bool(content_stems(old.value or "") & content_stems(new.quote or ""))
 
 
 async def supersede(
@@ -232,15 +248,15 @@ async def _closed_by(
         chosen = named or [old for old, nearness in found if nearness >= 1.0]
         return [(old, "ended") for old in chosen]
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
-        strong = [(old, n) for old, n in found if n > WEAK or names_value(new, old)]
+        strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
             return await _judged(new, [old for old, _ in found], judge, out, kind.value)
-        touched = [old for old, n in found if n <= WEAK and not names_value(new, old)]
+        touched = [old for old, n in found if n <= WEAK and not changes_value(new, old)]
         found = strong
         best = found[0][1]
-        chosen = [old for old, nearness in found if nearness >= best - 0.05 or names_value(new, old)]
+        chosen = [old for old, nearness in found if nearness >= best - 0.05 or changes_value(new, old)]
         chosen = [old for old in chosen if not same_value(new, old)]
-        named = [old for old in chosen if names_value(new, old)]
+        named = [old for old in chosen if changes_value(new, old)]
         if not named and _ended_here(new, out):
             return []  # "gave up football, judo instead": the message ended what this replaces
         if len(chosen) > 1 and not named and judge is not None:

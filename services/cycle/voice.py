@@ -167,10 +167,49 @@ def _echoing_the_question(answer: str, asked: str) -> str:
     return "".join(pieces)
 
 
+#: the user's object and possessive first person, said back as "you" / "your" (closed class)
+_MY_FORMS = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself"}
+#: a run this long copied from the question is the question said back
+ECHO_RUN = 3
+_WORD = re.compile(r"[\w'\u2019]+")
+
+
+def _echoing_my_words(answer: str, asked: str) -> str:
+    """ "The company that employs me is Boateng Motors." for "What's the name of the company that
+    employs me?": in a run of :data:`ECHO_RUN` or more words the answer copies from the user's
+    question, the user's "me", "my", "mine", "myself" are theirs ("employs you"); thea's own
+    "me" outside such a run stays ("let me know")."""
+    told = [w.lower() for w in _WORD.findall(asked)]
+    if not told or not set(told) & set(_MY_FORMS):
+        return answer
+    found = list(_WORD.finditer(answer))
+    said = [m.group(0).lower() for m in found]
+    swap: set[int] = set()
+    for start in range(len(said)):
+        for begin in (j for j, w in enumerate(told) if w == said[start]):
+            length = 0
+            while (
+                start + length < len(said)
+                and begin + length < len(told)
+                and said[start + length] == told[begin + length]
+            ):
+                length += 1
+            if length >= ECHO_RUN:
+                swap |= {i for i in range(start, start + length) if said[i] in _MY_FORMS}
+    out, last = [], 0
+    for index in sorted(swap):
+        match = found[index]
+        word = _MY_FORMS[said[index]]
+        out += [answer[last : match.start()], upper_first(word) if match.group(0)[0].isupper() else word]
+        last = match.end()
+    return "".join(out) + answer[last:]
+
+
 def echoing_the_user(answer: str, asked: str) -> str:
     """ "Yes, I can have a croissant!" for "Can I have a croissant?": the model echoing the user's
     question in their first person is turned round ("Yes, you can have ..."), which "I can" of
     thea's own speech ("I can help") is not."""
+    answer = _echoing_my_words(answer, asked)
     found = _ASKS_MAY_I.match(asked)
     if found is None:
         return _echoing_the_question(_echoing_what_i_do(answer, asked), asked)

@@ -179,3 +179,41 @@ def test_the_user_s_question_said_back_in_their_first_person_is_turned_round(
     """ "where will I be working from May?" got "I will be working from Southmead hospital in May."
     (live trial): the question's own words after "I" say it is the user's first person."""
     assert in_voice(answer, [asked], asked) == shown
+
+
+@pytest.mark.parametrize(
+    ("answer", "asked", "shown"),
+    [
+        (  # first contact, set 6
+            "The company that employs me is boateng motors in kumasi.",
+            "What's the name of the company that employs me?",
+            "The company that employs you is boateng motors in kumasi.",
+        ),
+        (
+            "The person who cuts my hair is Dana.",
+            "who is the person who cuts my hair?",
+            "The person who cuts your hair is Dana.",
+        ),
+        (
+            "The town where my parents live is Ely.",
+            "What is the town where my parents live?",
+            "The town where your parents live is Ely.",
+        ),
+        (
+            "Your sister Ana looks after me on Sundays, you said.",
+            "Who looks after me on Sundays?",
+            "Your sister Ana looks after you on Sundays, you said.",
+        ),
+    ],
+)
+def test_the_users_first_person_copied_from_their_question_is_said_back_as_you(
+    answer: str, asked: str, shown: str
+) -> None:
+    assert in_voice(answer, [], asked) == shown
+
+
+def test_thea_speaking_of_itself_beside_the_users_question_keeps_its_me() -> None:
+    asked = "Can you remind me what my dentist is called?"
+    assert in_voice("Let me check: Dr Patel.", [], asked) == "Let me check: Dr Patel."
+    kept = "Tell me more and I'll keep it."
+    assert in_voice(kept, [], "what's my job?") == kept

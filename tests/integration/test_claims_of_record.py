@@ -1206,3 +1206,61 @@ async def test_a_correction_of_someone_else_put_on_the_user_corrects_their_claim
     assert [(f.subject_key, f.value) for f in earlier] == [("yaw", "4")], earlier
     shown = json.dumps(what_thea_knows(runtime.memory, USER).model_dump(), ensure_ascii=False)
     assert "your age" not in shown.lower()
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (  # first contact, set 7
+            said(
+                "Our choir sings in Tromsø Cathedral on 19 December",
+                "event",
+                "Tromsø Cathedral",
+                when="19 December",
+            ),
+            said(
+                "the concert has been postponed to 21 December",
+                "event",
+                "concert",
+                when="21 December",
+                kind=REPLACES,
+            ),
+        ),
+        (
+            said("driving test is on 17 December at 8:30", "exam", "driving test", when="17 December"),
+            said("my test got bumped to 5 January", "exam", "test", when="5 January", kind=REPLACES),
+        ),
+        (
+            said("parents' evening is on 20 December", "meeting", "parents' evening", when="20 December"),
+            said(
+                "parents' evening moved to 8 January",
+                "meeting",
+                "parents' evening",
+                when="8 January",
+                kind=REPLACES,
+            ),
+        ),
+    ],
+)
+async def test_a_new_day_for_something_told_with_its_day_is_true_at_once(
+    runtime: Runtime, llm: FakeChatModel, first: ClaimOut, then: ClaimOut
+) -> None:
+    """Seen on first contact (set 7): "the concert has been postponed to 21 December" was kept as a
+    change told ahead (from 21 December), so the concert's old day stayed current and "when is
+    the concert now?" got 19 December. Something told with its day gets a new day at once; the
+    old day is history from the day the change was said."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first.quote: [first], then.quote: [then]}))
+    await say(runtime, first.quote)
+    await read_claims(runtime)
+    await say(runtime, then.quote, "s2")
+    await read_claims(runtime)
+    every = claims(runtime, current_only=False)
+    (older,) = [f for f in every if f.when == first.when]
+    (newer,) = [f for f in every if f.when == then.when]
+    assert (newer.valid_from or 0) <= newer.created_at, "kept as a change told ahead"
+    assert older.valid_until == newer.created_at
+    assert older.superseded_by == newer.id
+    assert [f.id for f in claims(runtime) if f.attribute == first.attribute] == [newer.id]
+    view = what_thea_knows(runtime.memory, USER)
+    listed = {f.id: f for group in view.subjects for f in group.facts}
+    assert (listed[newer.id].current, listed[newer.id].planned) == (True, False)

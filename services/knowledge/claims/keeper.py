@@ -20,14 +20,14 @@ from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from services.common.dates import resolve_relative, when_text
+from services.common.dates import day_start_ms, day_told, resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.subjects import settled_subjects
-from services.knowledge.claims.supersession import AttributeNearness, Closing, supersede
+from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
 from services.prompts import sort_claims as sorting
@@ -203,6 +203,35 @@ def build_claims(
     return out
 
 
+def upcoming(fact: Fact) -> bool:
+    """The claim was told with a day still ahead of when it was said (a concert "on 19
+    December", an exam "17 dec"), and held from when it was said: something that takes place
+    then, not a change told ahead ("we're moving to York in March" starts in March)."""
+    if not fact.when or (fact.valid_from is not None and fact.valid_from > fact.created_at):
+        return False
+    day = day_told(fact.when, fact.created_at)
+    return day is not None and day_start_ms(day) > fact.created_at
+
+
+def moved_dates(plan: Supersession, said_at: int) -> Supersession:
+    """A change of something told with its day ahead ("the concert has been postponed to 21
+    December" after "our choir sings on 19 December") gives it a new day: that is true from when
+    it is said, not a change told ahead (first contact, set 7: the old day stayed current until
+    the new one came, and "when is the concert now?" got the old day). Decided by the claim it
+    replaces, not by the change's words."""
+    moved = {
+        c.by.id
+        for c in plan.closings
+        if upcoming(c.old) and c.by.valid_from is not None and c.by.valid_from > said_at
+    }
+    if not moved:
+        return plan
+    now = {f.id: f.model_copy(update={"valid_from": said_at}) for f in plan.stored if f.id in moved}
+    plan.stored = [now.get(f.id, f) for f in plan.stored]
+    plan.closings = [Closing(old=c.old, by=now.get(c.by.id, c.by), reason=c.reason) for c in plan.closings]
+    return plan
+
+
 class ClaimReader:
     """The model reads a message into checked claims."""
 
@@ -375,6 +404,7 @@ class ClaimKeeper:
             return out.decision
 
         plan = await supersede(new, current, AttributeNearness(self.embedder), judge)
+        plan = moved_dates(plan, message.said_at)
         kept = KeptClaims(
             stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
         )

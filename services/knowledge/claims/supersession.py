@@ -111,8 +111,11 @@ def compared_attributes(new: Fact, old: Fact) -> tuple[str, str] | None:
 
 
 def same_value(new: Fact, old: Fact) -> bool:
+    """The same value, at the same time when both were told with one ("parents' evening" on 20
+    December and "parents' evening" moved to 8 January are no repetition)."""
     a, b = plain(new.value or ""), plain(old.value or "")
-    return bool(a) and a == b
+    times = plain(new.when or ""), plain(old.when or "")
+    return bool(a) and a == b and (not all(times) or times[0] == times[1])
 
 
 def names_itself(fact: Fact) -> bool:

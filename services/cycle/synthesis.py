@@ -744,7 +744,12 @@ class SynthesisService(CognitiveService):
         if direct is not None:  # one claim holds what it names: said from its fields
             said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
-        not_told = NOT_TOLD if is_personal_question(asked) else None
+        # a question about the user, or about someone they named ("What does Bjørn do for
+        # work?"), that nothing they said answers is not told: the model never answers it in
+        # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family
+        # supports the Liverpool club.", neither ever told)
+        about_someone = bool(named_subjects(asked, stored)) and not understanding.asks_for_help
+        not_told = NOT_TOLD if is_personal_question(asked) or about_someone else None
         only_nearest: list[HeldTold] = []
         told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
         if told is not None:  # the user's own words that answer it, dated

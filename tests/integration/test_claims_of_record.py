@@ -1264,3 +1264,42 @@ async def test_a_new_day_for_something_told_with_its_day_is_true_at_once(
     view = what_thea_knows(runtime.memory, USER)
     listed = {f.id: f for group in view.subjects for f in group.facts}
     assert (listed[newer.id].current, listed[newer.id].planned) == (True, False)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which football club does Camila support?",
+        "What does Bjørn do for work?",
+        "where did camila go to school",
+        "What is Bjørn's favourite food?",
+    ],
+)
+async def test_a_question_about_someone_named_that_nothing_told_answers_is_not_told(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """Seen on first contact (set 7): "Which football club does Camila support?" -> "Camila's
+    family supports the Liverpool club." and "What does Bjørn do for work?" -> "Bjørn makes a big
+    decision." (the model in its own words; neither ever told). A question about someone the user
+    named, that nothing they said answers, gets "I don't know", without the answering model."""
+    told = "my husband Bjørn and my sister Camila, a nurse"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                told: [
+                    said("my husband Bjørn", "name", "Bjørn", subject="Bjørn", relation="husband"),
+                    said("my sister Camila", "name", "Camila", subject="Camila", relation="sister"),
+                    said("Camila, a nurse", "job", "nurse", subject="Camila", relation="sister"),
+                ]
+            }
+        ),
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    who = "Camila" if "camila" in question.lower() else "Bjørn"
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": who, "quotes": [], "answer": ""}))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("I don't know"), (question, asked.answer)
+    assert not llm.prompts_for(PromptId.SYNTHESIS), "the answering model was asked"

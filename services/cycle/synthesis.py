@@ -320,6 +320,12 @@ class _ShownPoints:
         await _send(self.state, self.voice.feed(piece))
 
 
+def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
+    """The model's words beside news are no answer: an echo of the user's message (``tells``: it
+    asks nothing), or a refusal (``mixed``: news with a question beside it)."""
+    return (tells and copied_run(answer, message) >= ECHO_WORDS) or (mixed and is_refusal(answer))
+
+
 def _news(understanding: Understanding) -> bool:
     """Statements with a fragment beside them and nothing asked ("got a new job! starting at
     Southmead in May, still physio", "We got the keys! Boxes everywhere."): news to react to as
@@ -596,6 +602,12 @@ class SynthesisService(CognitiveService):
         # to in _react): the model answers it, and what it says is checked first (seen on a
         # first-contact persona: "The facts are: We got the keys…", the user's words said back)
         tells = understanding.kind is MessageKind.MIX and not question
+        # a message that tells something and asks beside it is acknowledged first; the model's
+        # answer to the rest is held back until complete, and a refusal is never shown (first
+        # contact, set 7: "lmao wait did i say 24?? im 23 ..." -> "Got it, I'll remember that.
+        # I'm sorry, but I can't assist with that request.")
+        # (help asked for beside news still streams: a recipe is long)
+        mixed = understanding.kind is MessageKind.MIX and bool(understanding.statements) and not request
         # a question about what the user told is answered by the model that reads claims (it reads
         # the facts given better); help, advice and small talk by the answering model
         about_user = understanding.kind is MessageKind.QUESTION and about_told(question, stored)
@@ -606,7 +618,7 @@ class SynthesisService(CognitiveService):
         own = request or (understanding.asks_memory and not about_user)
         earlier = _earlier_answers(state.history) if own else []
         may_repeat = bool(earlier)
-        held_back = bool(minds and minded) or tells or may_repeat
+        held_back = bool(minds and minded) or tells or may_repeat or mixed
         shown = _ShownPoints(state, voice, request)
 
         async def shown_tokens(piece: str) -> None:
@@ -622,8 +634,8 @@ class SynthesisService(CognitiveService):
             messages = build([(role, text) for role, text in state.history if role == "user"])
             answer, note, usage = await self._again(model, messages, (answer, note, usage))
         answer = in_voice(answer, sources, question) or "I have no answer to that yet."
-        if tells and copied_run(answer, state.prompt_text) >= ECHO_WORDS:
-            answer = ""  # an echo is no answer: the acknowledgement alone
+        if _no_answer(answer, state.prompt_text, tells, mixed):
+            answer = ""  # the acknowledgement alone
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )

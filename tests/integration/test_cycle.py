@@ -742,3 +742,28 @@ async def test_an_answer_given_from_the_user_s_facts_never_comes_back_as_history
     assert prompts, "the model was asked"
     assert "Lisbon" in plain_text(prompts[-1][:1])  # the fact was in the prompt
     assert not any(isinstance(m, AIMessage) for m in prompts[-1])  # the first answer is no history
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "lmao wait did i say 24?? im 23, dont turn 24 til feb",
+        "we moved to York last week. is that too far from Leeds?",
+        "my cat Miso is 3. do you remember her?",
+    ],
+)
+async def test_news_with_a_question_beside_it_never_shows_the_models_refusal(
+    runtime: Runtime, llm: FakeChatModel, said: str
+) -> None:
+    """Seen on first contact (set 7): "lmao wait did i say 24?? im 23 ..." got "Got it, I'll
+    remember that. I'm sorry, but I can't assist with that request." The answer beside the
+    acknowledgement is held back until complete, and a refusal is neither shown nor streamed."""
+    llm.reply = "I'm sorry, but I can't assist with that request."
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(said, "priya", "s1", on_token=streamed.append)
+    assert "assist" not in result.answer, result.answer
+    assert "assist" not in "".join(streamed)
+    assert result.answer.startswith("Got it, I'll remember that."), result.answer
+    llm.reply = "Yes, you told me."
+    kept = await runtime.orchestrator.handle_impulse(said, "priya", "s2")
+    assert "Yes, you told me." in kept.answer  # an answer that is one is still shown

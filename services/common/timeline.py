@@ -69,7 +69,10 @@ def claims_at(facts: Sequence[Fact], at: int) -> ClaimsAt:
     (its ``valid_until`` and ``superseded_by`` cleared in the copy), the change itself planned."""
     out = ClaimsAt()
     for fact in facts:
-        if planned_at(fact, at):
+        if fact.valid_until is not None and fact.valid_until <= at:
+            out.known.append(fact)  # closed by then: history, also when it was told with a later
+            # day (a concert "on 19 December" moved to the 21st is no plan, it is the old day)
+        elif planned_at(fact, at):
             out.planned.append(fact)
         elif fact.valid_until is not None and fact.valid_until > at:
             out.known.append(fact.model_copy(update={"valid_until": None, "superseded_by": None}))

@@ -78,12 +78,13 @@ def with_quote(fact: Fact, shown: set[str] | None = None, avoid: Collection[str]
 
 
 def earlier_values(stored: Sequence[Fact]) -> frozenset[str]:
-    """The values of claims no longer true that no current claim holds (an answer about what is
-    true now never says them, not even inside the user's words)."""
-    current = {f.value.casefold() for f in stored if f.valid_until is None and f.value}
-    return frozenset(
-        f.value for f in stored if f.valid_until is not None and f.value and f.value.casefold() not in current
-    )
+    """The values of claims no longer true that no current claim holds, and their times as told
+    that no current claim was told with (an answer about what is true now never says them, not
+    even inside the user's words: first contact, set 7, "when is the concert now?" -> "19
+    December", copied from the line that told it, after it was postponed to the 21st)."""
+    current = {v.casefold() for f in stored if f.valid_until is None for v in (f.value, f.when) if v}
+    closed = [f for f in stored if f.valid_until is not None]
+    return frozenset(v for f in closed for v in (f.value, f.when) if v and v.casefold() not in current)
 
 
 def replaced_by(fact: Fact, shown: Sequence[Fact]) -> Fact | None:

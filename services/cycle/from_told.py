@@ -288,6 +288,8 @@ def told_quote(
         answer = _without_earlier(answer, facts, avoid)
         if not answer:  # it named only what is no longer true: the line is only the nearest
             return ToldQuote(said, "", facts, Quoted.NEAREST)
+    if answer and _someone_elses(answer, facts, named):
+        return ToldQuote(said, "", facts, Quoted.NEAREST)
     source = " ".join(t.text for t in said)
     if answer and not says_something(answer):  # "Yes": the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)
@@ -344,6 +346,18 @@ def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
         return True
     said = stems_of(line.text)
     return any(subject_stems(f) & said for f in named)
+
+
+def _someone_elses(answer: str, facts: Sequence[Fact], named: Sequence[Fact]) -> bool:
+    """The answer is what a claim of someone other than whom the question names holds, read from
+    the same line, and no claim of theirs holds it ("What does Bjørn do for work?" -> "a nurse",
+    from "my husband Bjørn and my sister Camila, a nurse": Camila's job)."""
+    if not named:
+        return False
+    keys = {f.subject_key for f in named}
+    others = [flat(f.value) for f in facts if f.subject_key not in keys and f.value and flat(f.value)]
+    theirs = [flat(f.value) for f in facts if f.subject_key in keys and f.value and flat(f.value)]
+    return _names(answer, others) and not _names(answer, theirs)
 
 
 def _facts(lines: Sequence[ToldLine]) -> list[Fact]:

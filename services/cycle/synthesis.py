@@ -760,8 +760,11 @@ class SynthesisService(CognitiveService):
         # work?"), that nothing they said answers is not told: the model never answers it in
         # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family
         # supports the Liverpool club.", neither ever told)
-        about_someone = bool(named_subjects(asked, stored)) and not understanding.asks_for_help
-        not_told = NOT_TOLD if is_personal_question(asked) or about_someone else None
+        personal = is_personal_question(asked)
+        about_someone = (
+            not personal and bool(named_subjects(asked, stored)) and not understanding.asks_for_help
+        )
+        not_told = NOT_TOLD if personal or about_someone else None
         only_nearest: list[HeldTold] = []
         told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
         if told is not None:  # the user's own words that answer it, dated
@@ -772,7 +775,8 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         if only_nearest:  # no claim answers either: the nearest the user came to saying it
             return await self._said_told(state, only_nearest[0], recall)
-        if picked is _NOTHING_PICKED:  # it asks about someone of the user's record; no claim says it
+        if picked is _NOTHING_PICKED or about_someone:  # about someone of the user's record; no
+            # claim and nothing they said says it (the re-run of set 7: "Camila supports Chelsea.")
             return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
         return None
 

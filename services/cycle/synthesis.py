@@ -773,7 +773,10 @@ class SynthesisService(CognitiveService):
         if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
-        if only_nearest:  # no claim answers either: the nearest the user came to saying it
+        if only_nearest and (personal or about_told(asked, stored)):  # no claim answers either:
+            # the nearest the user came to saying it. Not for a question that only mentions what
+            # they said ("What is the capital of Norway?" after "we went to Norway last summer"
+            # had got "I'm not sure you told me that"): the model answers it
             return await self._said_told(state, only_nearest[0], recall)
         if picked is _NOTHING_PICKED or about_someone:  # about someone of the user's record; no
             # claim and nothing they said says it (the re-run of set 7: "Camila supports Chelsea.")

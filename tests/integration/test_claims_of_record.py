@@ -1361,3 +1361,30 @@ async def test_the_day_something_had_before_it_moved_never_answers_when_it_is_no
     llm.answer(PromptId.PICK_CLAIMS, scripted_pick({"concert": "Your event"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
     assert asked.answer.startswith("Your event: concert (21 December)"), asked.answer
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "copied"),
+    [
+        ("we went to Norway last summer, loved it", "What is the capital of Norway?", "we went to Norway"),
+        ("we saw the Eiffel Tower on our honeymoon", "How tall is the Eiffel Tower?", "saw the Eiffel Tower"),
+        ("our Lisbon trip was amazing", "what language do they speak in Lisbon?", "our Lisbon trip"),
+    ],
+)
+async def test_a_general_question_that_only_mentions_what_was_told_is_answered_not_not_told(
+    runtime: Runtime, llm: FakeChatModel, told: str, question: str, copied: str
+) -> None:
+    """Probed with the 1.5B: "What is the capital of Norway?" after "we went to Norway last
+    summer" had the line copied with the answer "Oslo", which the line does not hold, so the
+    answer was "I'm not sure you told me that. The nearest you told me: …". A question that only
+    mentions what the user said is not about what they told: the model answers it."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, "trip", copied.split()[-1])]}))
+    await say(runtime, told)
+    await read_claims(runtime)
+    answer = {"Norway": "Oslo", "Eiffel": "330 metres", "Lisbon": "Portuguese"}
+    read = {"about": "it", "quotes": [copied], "answer": next(v for k, v in answer.items() if k in told)}
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
+    llm.reply = "Here is what I know about that."
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert not asked.answer.startswith(("I'm not sure", "I don't know")), (question, asked.answer)
+    assert "Here is what I know" in asked.answer

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 
 from services.common.statements import turn_round, upper_first
-from thea.words import lower_words
+from thea.words import WORD, lower_words
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
 _THEA_SPEAKS = re.compile(
@@ -171,7 +171,6 @@ def _echoing_the_question(answer: str, asked: str) -> str:
 _MY_FORMS = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself"}
 #: a run this long copied from the question is the question said back
 ECHO_RUN = 3
-_WORD = re.compile(r"[\w'\u2019]+")
 
 
 def _echoing_my_words(answer: str, asked: str) -> str:
@@ -179,11 +178,11 @@ def _echoing_my_words(answer: str, asked: str) -> str:
     employs me?": in a run of :data:`ECHO_RUN` or more words the answer copies from the user's
     question, the user's "me", "my", "mine", "myself" are theirs ("employs you"); thea's own
     "me" outside such a run stays ("let me know")."""
-    told = [w.lower() for w in _WORD.findall(asked)]
-    if not told or not set(told) & set(_MY_FORMS):
+    told = lower_words(asked)
+    if not set(told) & set(_MY_FORMS):
         return answer
-    found = list(_WORD.finditer(answer))
-    said = [m.group(0).lower() for m in found]
+    found = list(WORD.finditer(answer))
+    said = [m.group(0).lower().replace("\u2019", "'") for m in found]
     swap: set[int] = set()
     for start in range(len(said)):
         for begin in (j for j, w in enumerate(told) if w == said[start]):

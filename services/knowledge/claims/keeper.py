@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -227,9 +227,11 @@ def moved_dates(plan: Supersession, said_at: int) -> Supersession:
     if not moved:
         return plan
     now = {f.id: f.model_copy(update={"valid_from": said_at}) for f in plan.stored if f.id in moved}
-    plan.stored = [now.get(f.id, f) for f in plan.stored]
-    plan.closings = [Closing(old=c.old, by=now.get(c.by.id, c.by), reason=c.reason) for c in plan.closings]
-    return plan
+    return replace(
+        plan,
+        stored=[now.get(f.id, f) for f in plan.stored],
+        closings=[replace(c, by=now.get(c.by.id, c.by)) for c in plan.closings],
+    )
 
 
 class ClaimReader:
@@ -350,30 +352,29 @@ class ClaimKeeper:
     async def keep(self, message: SaidMessage) -> KeptClaims:
         """Read the message, store its claims, close what they supersede."""
         read = await self.reader.read(message.text)
-        kept = await self.store(self.built(read, message), message)
+        current = self._current(message)  # read once: to settle subjects and to supersede
+        kept = await self.store(self.built(read, message, current), message, current)
         kept.dropped = read.dropped
         kept.passing = read.passing
         kept.usage = read.usage.add(kept.usage)
         return kept
 
-    def built(self, read: Reading, message: SaidMessage) -> list[Fact]:
+    def built(self, read: Reading, message: SaidMessage, current: Sequence[Fact] | None = None) -> list[Fact]:
         """The message's claim nodes, their subjects settled by the user's record (subjects.py;
-        a claim about someone called by the user's own name is the user's)."""
-        current = self._current(message)
+        a claim about someone called by the user's own name is the user's). ``current``: the
+        user's current claims when already read (:meth:`_current`)."""
+        current = self._current(message) if current is None else current
         checked = settled_subjects(read.kept, current)
         return build_claims(checked, message, self.reader.name, user_names(checked, current))
 
-    async def store(self, new: Sequence[Fact], message: SaidMessage) -> KeptClaims:
-        """Store claims already built for ``message`` and close what they supersede."""
+    async def store(
+        self, new: Sequence[Fact], message: SaidMessage, current: Sequence[Fact] | None = None
+    ) -> KeptClaims:
+        """Store claims already built for ``message`` and close what they supersede (``current``:
+        the user's current claims when already read)."""
         if not new:
             return KeptClaims()
-        current = [
-            f
-            for f in self.memory.facts.facts_of_record(
-                message.user_id, current_only=True, limit=self.current_limit
-            )
-            if f.source_message_id != message.source_id
-        ]
+        current = self._current(message) if current is None else current
         usage = LLMUsage()
 
         async def judge(old: Fact, newer: Fact) -> pairing.PairDecision | None:

@@ -72,6 +72,7 @@ from services.cycle.from_text import (
 from services.cycle.from_told import (
     NOT_TOLD,
     Quoted,
+    ToldLine,
     ToldQuote,
     about_stems,
     mentioned,
@@ -102,8 +103,10 @@ from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, R
 from services.prompts import answer_from_text as text_prompt
 from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
+from services.prompts import question_scope as scope_prompt
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
+from services.prompts.question_scope import Answerer
 from services.prompts.quoting import without_any_order, without_forged_turns
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
@@ -781,7 +784,43 @@ class SynthesisService(CognitiveService):
         if picked is _NOTHING_PICKED or about_someone:  # about someone of the user's record; no
             # claim and nothing they said says it (the re-run of set 7: "Camila supports Chelsea.")
             return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
-        return None
+        if understanding.asks_for_help:
+            return None
+        # it mentions what the user told, and nothing they said answers it: when only they could
+        # know the answer, never the answering model's guess (the re-run of set 7, Camila a
+        # subject of no claim: "Camila's family supports the Barcelona FC."); a question anyone
+        # could answer ("What is the capital of Norway?") goes on to the model
+        scope = await self._scope(state, asked, recall)
+        if scope is None or scope.answerer is not Answerer.ONLY_THE_USER:
+            return None
+        if only_nearest:  # the nearest the user came to saying it
+            return await self._said_told(state, only_nearest[0], recall)
+        return await self._fixed(state, NOT_TOLD, "not told", usage=cost.add(scope.usage), asked=scope.asked)
+
+    async def _scope(self, state: CycleState, question: str, recall: RecallResult) -> Scope | None:
+        """Who could answer a question that mentions what the user told (the claims model says,
+        from the question alone); None when it mentions nothing they told, or the model cannot
+        say."""
+        if not question or not mentioned(question, recall.hits, state.impulse.id):
+            return None
+        messages = scope_prompt.build(question)
+        got = await self._read(
+            scope_prompt.QuestionScope, messages, scope_prompt.PROMPT, scope_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return None
+        read, usage = got
+        log.info("who could answer it: %s (about %r)", read.asks.value, read.about)
+        return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
+
+    def _told_lines(
+        self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
+    ) -> list[ToldLine]:
+        """The user's told lines nearest the question by meaning, newest first."""
+        matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
+        return nearest(
+            question, told_lines(recall.hits, stored, matched, state.impulse.id, state.planned), self.embedder
+        )
 
     @staticmethod
     def _since(answer: FactAnswer, recall: RecallResult, state: CycleState, question: str) -> str:
@@ -867,10 +906,7 @@ class SynthesisService(CognitiveService):
             about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
         ):
             return None
-        matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
-        lines = nearest(
-            question, told_lines(recall.hits, stored, matched, state.impulse.id, state.planned), self.embedder
-        )
+        lines = self._told_lines(state, question, recall, stored)
         if not lines:
             return None
         messages = told_prompt.build(question, [t.shown() for t in lines])
@@ -1026,6 +1062,15 @@ class SynthesisService(CognitiveService):
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Who could answer a question, what asking cost, and the prompt."""
+
+    answerer: Answerer
+    usage: LLMUsage
+    asked: PromptRecord
 
 
 @dataclass(frozen=True)

@@ -1315,6 +1315,74 @@ async def test_a_question_about_someone_named_that_nothing_told_answers_is_not_t
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "What football team does Camila support?",
+        "what's camila studying at uni",
+        "Where did Rosa grow up?",
+        "Which dish does abuela Rosa cook on Sundays?",
+    ],
+)
+async def test_a_question_only_the_user_could_answer_that_nothing_told_answers_is_not_told(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """The re-run of first contact set 7: "my lil sis camila" was read into no claim of hers, so
+    "Which football club does Camila support?" went to the answering model ("Camila's family
+    supports the Barcelona FC."). When nothing told answers a question that mentions what the user
+    told, the claims model says who could answer it: only the user -> "I don't know" (or the
+    nearest line they said), never the answering model; anyone -> the model answers."""
+    told = "i live up in cerro alegre w my abuela rosa n my lil sis camila"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({told: [said("i live up in cerro alegre", "home", "cerro alegre")]}),
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    assert {f.subject_key for f in claims(runtime)} == {"user"}, "nobody else became a subject"
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "asks": "only the user"}))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith(("I don't know", "I'm not sure")), asked.answer
+    assert llm.prompts_for(PromptId.QUESTION_SCOPE), "the claims model was not asked who could answer"
+    assert not llm.prompts_for(PromptId.SYNTHESIS), "the answering model was asked"
+    # the nearest line the user said, when the reader copied one that does not answer
+    who = "camila" if "camila" in question.lower() else "rosa"
+    copied = "my lil sis camila" if who == "camila" else "my abuela rosa"
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": who, "quotes": [copied], "answer": who}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
+    assert copied in asked.answer
+    # a question anyone could answer goes on to the model
+    llm.answer(PromptId.ANSWER_FROM_TOLD, "")
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "asks": "anyone"}))
+    llm.calls.clear()
+    await runtime.orchestrator.handle_impulse(question, USER, "s4")
+    assert llm.prompts_for(PromptId.SYNTHESIS), "the answering model was not asked"
+
+
+async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_model(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """ "What is the capital of Norway?" after "we went to Norway last summer": the claims model,
+    seeing the question alone, says anyone could answer it, and the answering model does."""
+    told = "we went to Norway last summer, the fjords were unreal"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said("we went to Norway", "trip", "Norway")]})
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Norway", "asks": "anyone"}))
+    llm.calls.clear()
+    for n, question in enumerate(["What is the capital of Norway?", "how big are the fjords in norway"]):
+        asked = await runtime.orchestrator.handle_impulse(question, USER, f"s{n + 2}")
+        assert not asked.answer.startswith(("I don't know", "I'm not sure")), asked.answer
+    scoped = [plain_text(p[-1:]) for p in llm.prompts_for(PromptId.QUESTION_SCOPE)]
+    assert len(scoped) == 2, "the claims model was not asked who could answer"
+    assert "capital of Norway" in scoped[0]
+    assert "fjords were unreal" not in scoped[0], "the question alone: lines made it 'only the user'"
+
+
+@pytest.mark.parametrize(
     ("question", "copied"),
     [
         ("When is my concert now?", "on 19 December"),

@@ -228,3 +228,33 @@ async def test_questions_in_other_words_are_answered_from_what_was_told(runtime:
     not_told = [q for q in never if "don't know" in answers[q].lower() or "not sure" in answers[q].lower()]
     assert len(right_now) >= 2, answers
     assert len(not_told) >= 2, answers
+
+
+async def test_never_told_questions_about_people_named_only_in_passing_are_not_answered(
+    runtime: Runtime,
+) -> None:
+    """First contact, set 7 (re-run): people the user named in passing became no claim's subject,
+    and the answering model made up their lives ("Camila's family supports the Barcelona FC.").
+    Most such questions get "I don't know" or the
+    nearest line the user said, never an invented answer; a general question mentioning what
+    the user told is still answered."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(
+        runtime,
+        user,
+        "i live up in cerro alegre w my abuela rosa n my lil sis camila",
+        "we went to Norway last summer, the fjords were unreal",
+    )
+    never = (  # not asked here, known to fail: "What does Bjørn do for a living?" (the words
+        # reader copies "married" as his work), "Where did Rosa grow up?" (a claim naming her)
+        "What football team does Camila support?",
+        "what's camila's favourite band",
+        "Which school did Camila go to?",
+    )
+    answers: dict[str, str] = {}
+    for n, question in enumerate((*never, "What is the capital of Norway?")):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
+    assert len(not_told) >= 2, answers
+    assert "oslo" in answers["What is the capital of Norway?"].lower(), answers

@@ -165,6 +165,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         # reads nothing from what was told unless a test scripts it (no JSON: the question goes on
         # to the claims' pick and the model, as when a reader fails)
         PromptId.ANSWER_FROM_TOLD: _always(""),
+        # any question the rest leaves open is one anyone could answer: the model answers it
+        PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -209,6 +211,7 @@ class FakeChatModel(BaseChatModel):
             # as the default: nothing read from what was told, the question goes on (schema-minimal
             # JSON would copy nothing and answer every personal question "I don't know")
             PromptId.ANSWER_FROM_TOLD: _always(""),
+            PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

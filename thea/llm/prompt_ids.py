@@ -39,6 +39,7 @@ class PromptId(StrEnum):
     REPLY = "reply"
     ANSWER_FROM_TEXT = "answer_from_text"
     ANSWER_FROM_TOLD = "answer_from_told"
+    QUESTION_SCOPE = "question_scope"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -45,7 +45,7 @@ from services.cycle.constraints import (
     request_caution,
     told_not_held,
 )
-from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
+from services.cycle.fact_match import about_told, match_claims, named_subjects, stems_of, told_of
 from services.cycle.from_facts import (
     FactAnswer,
     answer_from_claims,
@@ -100,12 +100,14 @@ from services.knowledge.claims.render import ended
 from services.knowledge.claims.verify import without_hostile
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
 from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
+from services.prompts import answer_check as check_prompt
 from services.prompts import answer_from_text as text_prompt
 from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import question_scope as scope_prompt
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
+from services.prompts.answer_check import Verdict
 from services.prompts.question_scope import Answerer
 from services.prompts.quoting import without_any_order, without_forged_turns
 from services.recall.types import RecallHit, RecallResult
@@ -813,6 +815,24 @@ class SynthesisService(CognitiveService):
         log.info("who could answer it: %s (about %r)", read.asks.value, read.about)
         return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
 
+    async def _answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+        """Whether the line chosen as the answer states what the question asks: the claims model
+        reads the two again (services/prompts/answer_check.py); words it copies that are only
+        the question's own ("Kluska" for "What breed is Kluska?") state nothing. True when the
+        model cannot say (the answer stands as chosen)."""
+        messages = check_prompt.build(line, question)
+        got = await self._read(
+            check_prompt.AnswerCheck, messages, check_prompt.PROMPT, check_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return True, LLMUsage()
+        read, usage = got
+        restated = bool(read.answer.strip()) and not stems_of(read.answer) - stems_of(question)
+        says = read.verdict is Verdict.ANSWERS and not restated
+        if not says:
+            log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
+        return says, usage
+
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
     ) -> list[ToldLine]:
@@ -926,6 +946,12 @@ class SynthesisService(CognitiveService):
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
+        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
+            says, checked = await self._answers(question, " / ".join(t.text for t in quote.lines))
+            usage = usage.add(checked)
+            if not says:  # only the nearest the user came ("Which football team do I support?"
+                # -> the line about cutting down on sugar, first contact set 8)
+                quote = replace(quote, answer="", quoted=Quoted.NEAREST)
         held = HeldTold(quote, usage, asked)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)
@@ -993,6 +1019,17 @@ class SynthesisService(CognitiveService):
         avoid = frozenset() if history else no_longer
         if not chosen and restating:  # it picked only whom the question names: nothing answers
             return _NOTHING_PICKED, usage
+        if chosen and not history:  # each claim chosen states what is asked? ("What colour is
+            # Ponmo?" -> "ponmo (your cat), home: surulere.", first contact set 8)
+            kept: list[Fact] = []
+            for fact in chosen:
+                says, checked = await self._answers(question, told_sentence(fact))
+                usage = usage.add(checked)
+                if says:
+                    kept.append(fact)
+            if not kept:
+                return _NOTHING_PICKED, usage
+            chosen = kept
         return (picked_answer(chosen, avoid) if chosen else None), usage
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:

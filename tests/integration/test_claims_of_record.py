@@ -1360,6 +1360,98 @@ async def test_a_question_only_the_user_could_answer_that_nothing_told_answers_i
     assert llm.prompts_for(PromptId.SYNTHESIS), "the answering model was not asked"
 
 
+@pytest.mark.parametrize(
+    ("question", "told", "copied", "short"),
+    [
+        (
+            "Which football team do I support?",
+            "I am trying hard to cut down on sugar and white bread.",
+            "trying hard to cut down on sugar",
+            "cut down on sugar",
+        ),
+        (
+            "What does Bjørn do for a living?",
+            "My husband Bjørn and I have been married for thirty-one years.",
+            "have been married for thirty-one years",
+            "married",
+        ),
+        (
+            "when's my dentist appointment",
+            "The vet appointment for Rex is on Tuesday.",
+            "vet appointment for Rex is on Tuesday",
+            "Tuesday",
+        ),
+    ],
+)
+async def test_a_copied_line_that_does_not_answer_is_only_the_nearest_line(
+    runtime: Runtime, llm: FakeChatModel, question: str, told: str, copied: str, short: str
+) -> None:
+    """First contact, set 8: "Which football team do I support?" -> the line about cutting down
+    on sugar, said as the answer (the words reader copied it; code checked only that the line
+    holds the words). The claims model reads the question and the copied line again: a line
+    that does not state what is asked is only the nearest the user came, never the answer."""
+    await say(runtime, told)
+    await read_claims(runtime)
+    read = {"about": "me", "quotes": [copied], "answer": short}
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "", "asks": "only the user"}))
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
+    assert copied in asked.answer  # the line, shown as the nearest
+    checked = plain_text(llm.prompts_for(PromptId.ANSWER_CHECK)[-1][-1:])
+    assert copied in checked
+    assert question in checked
+    # the same copy, checked as answering, is said as the answer
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": short, "verdict": "answers"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert asked.answer.lower().startswith(short.lower()), asked.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "check"),
+    [
+        (
+            "What colour is Ponmo?",
+            said(
+                "our cat ponmo lives with us in surulere", "home", "surulere", subject="ponmo", relation="cat"
+            ),
+            {"asked": "Ponmo's colour", "answer": "", "verdict": "does not answer"},
+        ),
+        (
+            "When are Moira and I going out for our anniversary meal?",
+            said(
+                "Moira and I will have been married thirty years", "marriage", "thirty years", subject="Moira"
+            ),
+            {"asked": "the meal's day", "answer": "", "verdict": "does not answer"},
+        ),
+        (
+            "how old's biscuit",
+            said("biscuit is a beagle", "breed", "beagle", subject="biscuit", relation="dog"),
+            {"asked": "Biscuit's age", "answer": "biscuit", "verdict": "answers"},  # only the question's word
+        ),
+    ],
+)
+async def test_a_claim_the_model_picks_that_does_not_answer_is_no_answer(
+    runtime: Runtime, llm: FakeChatModel, question: str, claim: ClaimOut, check: dict[str, str]
+) -> None:
+    """First contact, set 8: "What colour is Ponmo?" -> "ponmo (your cat), home: surulere." (the
+    pick chose the one claim about her). Each claim picked is checked by the claims model; none
+    that states what is asked: "I don't know", never the claim."""
+    told = f"{claim.quote}."
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({claim.quote: [claim]}))
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps(check))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    assert claim.value not in asked.answer
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "answers"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert claim.value in asked.answer.lower(), asked.answer
+
+
 async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

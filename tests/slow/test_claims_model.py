@@ -258,3 +258,28 @@ async def test_never_told_questions_about_people_named_only_in_passing_are_not_a
     not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
     assert len(not_told) >= 2, answers
     assert "oslo" in answers["What is the capital of Norway?"].lower(), answers
+
+
+async def test_a_line_or_claim_that_does_not_answer_is_never_said_as_the_answer(runtime: Runtime) -> None:
+    """First contact, set 8: "Which football team do I support?" -> the line about cutting down on
+    sugar, "What colour is Ponmo?" -> the cat's home. What was never told gets "I don't know" or
+    the nearest line (most wordings), and what was told is still answered."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(
+        runtime,
+        user,
+        "I am trying hard to cut down on sugar and white bread.",
+        "I live in Carntyne with my wife Moira and our cat Ponmo.",
+        "We have an old greyhound called Rosie that we rescued three years ago.",
+    )
+    never = ("Which football team do I support?", "What colour is Ponmo?", "When is my dentist appointment?")
+    told = {"What's the name of our old rescue hound?": "rosie", "Where do I live?": "carntyne"}
+    answers: dict[str, str] = {}
+    for n, question in enumerate((*never, *told)):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    shown = "\n".join(f"{q} -> {a}" for q, a in answers.items())
+    not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
+    assert len(not_told) >= 2, shown
+    right = [q for q, word in told.items() if word in answers[q].lower()]
+    assert right == list(told), shown

@@ -167,6 +167,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.ANSWER_FROM_TOLD: _always(""),
         # any question the rest leaves open is one anyone could answer: the model answers it
         PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
+        # every line chosen as an answer states it unless a test scripts otherwise
+        PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -212,6 +214,7 @@ class FakeChatModel(BaseChatModel):
             # JSON would copy nothing and answer every personal question "I don't know")
             PromptId.ANSWER_FROM_TOLD: _always(""),
             PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
+            PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

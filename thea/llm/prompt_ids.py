@@ -40,6 +40,7 @@ class PromptId(StrEnum):
     ANSWER_FROM_TEXT = "answer_from_text"
     ANSWER_FROM_TOLD = "answer_from_told"
     QUESTION_SCOPE = "question_scope"
+    ANSWER_CHECK = "answer_check"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

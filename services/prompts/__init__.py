@@ -10,10 +10,12 @@ thea did not write itself (the user's message, history turns, a claim) goes thro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from services.prompts.quoting import quote, user_turn, without_orders
 from thea.llm.prompt_ids import PromptId
@@ -99,3 +101,14 @@ __all__ = [
     "neutralise",
     "reference_block",
 ]
+
+
+def few_shot(system: str, shots: Iterable[tuple[str, BaseModel]], asked: str) -> list[BaseMessage]:
+    """A structured prompt's messages: the system text, each worked example (the user's turn,
+    then the model's JSON answer) and the turn asked now (neutralised by the caller)."""
+    messages: list[BaseMessage] = [SystemMessage(content=system)]
+    for turn, answer in shots:
+        messages.append(HumanMessage(content=turn))
+        messages.append(AIMessage(content=json.dumps(answer.model_dump(mode="json"), ensure_ascii=False)))
+    messages.append(HumanMessage(content=asked))
+    return messages

@@ -13,20 +13,11 @@ v1: the model first says in a few words what the question wants to know, then it
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from services.prompts import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    PromptId,
-    PromptSpec,
-    SystemMessage,
-    neutralise,
-)
+from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot, neutralise
 
 PROMPT = PromptSpec(PromptId.ANSWER_CHECK, "1")
 #: the answer's length allowance in tokens
@@ -84,9 +75,5 @@ _EXAMPLES: tuple[tuple[str, str, AnswerCheck], ...] = (
 
 
 def build(line: str, question: str) -> list[BaseMessage]:
-    messages: list[BaseMessage] = [SystemMessage(content=SYSTEM)]
-    for example, asked, check in _EXAMPLES:
-        messages.append(HumanMessage(content=f"LINE: {example}\nQUESTION: {asked}"))
-        messages.append(AIMessage(content=json.dumps(check.model_dump(mode="json"), ensure_ascii=False)))
-    messages.append(HumanMessage(content=f"LINE: {neutralise(line)}\nQUESTION: {neutralise(question)}"))
-    return messages
+    shots = ((f"LINE: {example}\nQUESTION: {asked}", check) for example, asked, check in _EXAMPLES)
+    return few_shot(SYSTEM, shots, f"LINE: {neutralise(line)}\nQUESTION: {neutralise(question)}")

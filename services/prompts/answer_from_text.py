@@ -8,19 +8,9 @@ shows the short answer only when that line holds every number, time and name of 
 
 from __future__ import annotations
 
-import json
-
 from pydantic import BaseModel, Field
 
-from services.prompts import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    PromptId,
-    PromptSpec,
-    SystemMessage,
-    neutralise,
-)
+from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot, neutralise
 
 PROMPT = PromptSpec(PromptId.ANSWER_FROM_TEXT, "2")
 #: the answer's length allowance in tokens
@@ -69,10 +59,6 @@ _EXAMPLES: tuple[tuple[str, str, TextAnswer], ...] = (
 
 
 def build(question: str, text: str) -> list[BaseMessage]:
-    messages: list[BaseMessage] = [SystemMessage(content=SYSTEM)]
-    for example, asked, answer in _EXAMPLES:
-        messages.append(HumanMessage(content=f"TEXT:\n{example}\nQUESTION: {asked}"))
-        messages.append(AIMessage(content=json.dumps(answer.model_dump(), ensure_ascii=False)))
+    shots = ((f"TEXT:\n{example}\nQUESTION: {asked}", answer) for example, asked, answer in _EXAMPLES)
     body = neutralise(text, multiline=True)
-    messages.append(HumanMessage(content=f"TEXT:\n{body}\nQUESTION: {neutralise(question)}"))
-    return messages
+    return few_shot(SYSTEM, shots, f"TEXT:\n{body}\nQUESTION: {neutralise(question)}")

@@ -17,20 +17,11 @@ never told.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from services.prompts import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    PromptId,
-    PromptSpec,
-    SystemMessage,
-    neutralise,
-)
+from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot, neutralise
 
 PROMPT = PromptSpec(PromptId.ANSWER_FROM_TOLD, "2")
 #: the answer's length allowance in tokens
@@ -124,9 +115,7 @@ def dated_lines(lines: Sequence[str]) -> str:
 
 
 def build(question: str, lines: Sequence[str]) -> list[BaseMessage]:
-    messages: list[BaseMessage] = [SystemMessage(content=SYSTEM)]
-    for example, asked, answer in _EXAMPLES:
-        messages.append(HumanMessage(content=f"LINES:\n{dated_lines(example)}\nQUESTION: {asked}"))
-        messages.append(AIMessage(content=json.dumps(answer.model_dump(), ensure_ascii=False)))
-    messages.append(HumanMessage(content=f"LINES:\n{dated_lines(lines)}\nQUESTION: {neutralise(question)}"))
-    return messages
+    shots = (
+        (f"LINES:\n{dated_lines(example)}\nQUESTION: {asked}", answer) for example, asked, answer in _EXAMPLES
+    )
+    return few_shot(SYSTEM, shots, f"LINES:\n{dated_lines(lines)}\nQUESTION: {neutralise(question)}")

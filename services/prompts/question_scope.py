@@ -18,20 +18,11 @@ answers it, as before.
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from services.prompts import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    PromptId,
-    PromptSpec,
-    SystemMessage,
-    neutralise,
-)
+from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot, neutralise
 
 PROMPT = PromptSpec(PromptId.QUESTION_SCOPE, "1")
 #: the answer's length allowance in tokens
@@ -73,9 +64,5 @@ _EXAMPLES: tuple[tuple[str, QuestionScope], ...] = (
 
 
 def build(question: str) -> list[BaseMessage]:
-    messages: list[BaseMessage] = [SystemMessage(content=SYSTEM)]
-    for asked, scope in _EXAMPLES:
-        messages.append(HumanMessage(content=f"QUESTION: {asked}"))
-        messages.append(AIMessage(content=json.dumps(scope.model_dump(mode="json"), ensure_ascii=False)))
-    messages.append(HumanMessage(content=f"QUESTION: {neutralise(question)}"))
-    return messages
+    shots = ((f"QUESTION: {asked}", scope) for asked, scope in _EXAMPLES)
+    return few_shot(SYSTEM, shots, f"QUESTION: {neutralise(question)}")

@@ -8,7 +8,9 @@ for a living?" -> "married", from "my husband Bjørn and I have been married for
 years". The claims model reads the question and the one line again and says whether it answers;
 a line that does not is only the nearest the user came to saying it (never said as the answer).
 
-v1: the model first says in a few words what the question wants to know, then its verdict.
+v1: the model first says in a few words what the question wants to know, then copies the
+line's words that state it ("" when none), then its verdict; code also takes copied words that
+are only the question's own as no answer.
 """
 
 from __future__ import annotations

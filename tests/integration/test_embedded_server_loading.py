@@ -52,13 +52,14 @@ def test_a_start_waits_for_a_long_load_and_says_what_it_loads(
 ) -> None:
     fill(tmp_path)
     seen: list[Loading] = []
-    # ~3 s of loading (0.5 ms per key) against a 1 s start timeout: before, the start failed
-    server = SlowLoading(tmp_path, 500, start_timeout_s=1, stall_timeout_s=10, on_loading=seen.append)
+    # ~6 s of loading (1 ms per key) against a 2 s start timeout: before, the start failed. (The
+    # timeout is not 1 s: under the full suite's load the server itself took over 1 s to answer.)
+    server = SlowLoading(tmp_path, 1000, start_timeout_s=2, stall_timeout_s=10, on_loading=seen.append)
     with caplog.at_level(logging.WARNING, logger="thea.memory.embedded_server"):
         started = time.monotonic()
         server.start()
     try:
-        assert time.monotonic() - started > 1.0  # longer than the start timeout
+        assert time.monotonic() - started > 2.0  # longer than the start timeout
         assert server.client().dbsize() == 6_000
         assert seen
         assert seen[0].total > 6_000_000
@@ -79,7 +80,9 @@ def test_a_load_that_stops_moving_times_out_saying_so(tmp_path: Path) -> None:
         os.kill(server.process.pid, signal.SIGSTOP)
         stuck.append(server.process.pid)
 
-    server = SlowLoading(tmp_path, 500, start_timeout_s=1, stall_timeout_s=1.5, on_loading=freeze)
+    # The start timeout leaves the server time to answer at all under the full suite's load (1 s
+    # did not, once); the frozen load is then caught by the stall timeout's message.
+    server = SlowLoading(tmp_path, 500, start_timeout_s=6, stall_timeout_s=1.5, on_loading=freeze)
     started = time.monotonic()
     with pytest.raises(GraphUnavailable, match=r"stopped making progress while loading [56]\.\d MB"):
         server.start()

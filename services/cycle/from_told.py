@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
@@ -37,7 +37,7 @@ from services.knowledge.claims.verify import hostile
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
-from thea.models import Fact, NodeType
+from thea.models import USER_SUBJECT, Fact, NodeType
 from thea.words import lower_words
 
 #: recalled messages of the user read for one question (recall's best first)
@@ -117,6 +117,9 @@ class ToldQuote:
     answer: str
     facts: list[Fact] = field(default_factory=list)
     quoted: Quoted = Quoted.ANSWER
+    #: no line quoted holds the words the question names whom it asks about by ("my kid
+    #: brother" for "my small bro obinna"): whether they speak of them is the model's to say
+    about_unsure: bool = False
 
 
 def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
@@ -263,9 +266,11 @@ def told_quote(
 ) -> ToldQuote | None:
     """What the model read, as code says it; None when it copied nothing the lines hold, only
     lines no longer true for a question about now, or only lines about someone other than the
-    one the question names (``named``: the claims of the subjects it names; or whom the model
-    says it asks about, in the question's words). ``avoid``: values no longer true; a part of
-    the answer about now that names one and no current value is not said."""
+    one the question names (``named``: the claims of the subjects it names). Lines that do not
+    hold the words the model says the question asks about (in the question's words) answer
+    only with a short answer they hold, marked ``about_unsure`` (the model checks it).
+    ``avoid``: values no longer true; a part of the answer about now that names one and no
+    current value is not said."""
     keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
     for quote in [q for q in read.quotes if q.strip()] or _answer_as_quote(read.answer, lines, question):
@@ -275,9 +280,47 @@ def told_quote(
     if not history:  # what is true now is never answered by words since replaced
         said = [t for t in said if not t.earlier]
     about = about_stems(read, question)
-    said = [t for t in said if _speaks_of(t, named) and speaks_of_about(t, about)]
+    said = [t for t in said if _speaks_of(t, named)]
+    sure = [t for t in said if speaks_of_about(t, about)]
     if not said:
         return None
+    found = _quote_of(read, sure or said, lines, question, history, named, avoid)
+    if sure or found is None:
+        return found
+    # no line copied holds the words the question names whom it asks about by: a short answer
+    # they hold may still be about them in other words ("What's my kid brother called?" ->
+    # "Obinna", from "my mum n my small bro obinna", first contact set 8), which only the model
+    # can say (services/prompts/same_subject.py); anything else, or an answer the record holds
+    # as someone else's, is no answer
+    if found.quoted not in (Quoted.ANSWER, Quoted.LINES) or _anothers(found):
+        return None
+    return replace(found, about_unsure=True)
+
+
+def _anothers(quote: ToldQuote) -> bool:
+    """The record says whose the answer is, and not whom the question asks about: a claim read
+    from the lines about someone other than the user holds it (in its subject or value), and
+    the lines hold no word of whom the question asks about ("What's my grandson called?" ->
+    "obinna", from "my small bro obinna", read as Obinna, the user's brother)."""
+    said = f" {flat(quote.answer)} "
+    return bool(said.strip()) and any(
+        f.subject_key != USER_SUBJECT
+        and (said in f" {flat(f.value or '')} " or said in f" {flat(f.subject or '')} ")
+        for t in quote.lines
+        for f in t.facts
+    )
+
+
+def _quote_of(
+    read: ToldAnswer,
+    said: list[ToldLine],
+    lines: Sequence[ToldLine],
+    question: str,
+    history: bool,
+    named: Sequence[Fact],
+    avoid: Collection[str],
+) -> ToldQuote | None:
+    """The quote of the lines ``said`` (those the model copied that may answer)."""
     if history and not any(t.earlier for t in said):  # nor what was before by what is true now
         before = replaced_lines(said, lines)
         if before:

@@ -106,10 +106,12 @@ from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import question_scope as scope_prompt
 from services.prompts import reply as reply_prompt
+from services.prompts import same_subject as same_prompt
 from services.prompts import synthesis as prompt
 from services.prompts.answer_check import Verdict
 from services.prompts.question_scope import Answerer
 from services.prompts.quoting import without_any_order, without_forged_turns
+from services.prompts.same_subject import Referent
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
 from thea.memory.operations import FactReads
@@ -833,6 +835,41 @@ class SynthesisService(CognitiveService):
             log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
         return says, usage
 
+    async def _checked(self, question: str, quote: ToldQuote) -> tuple[ToldQuote | None, LLMUsage]:
+        """The quote as the claims model reads it again: None when its lines, holding no word of
+        whom the question asks about, speak of someone else; only the nearest line when the line
+        copied does not state what is asked ("Which football team do I support?" -> the line
+        about cutting down on sugar, first contact set 8)."""
+        copied = " / ".join(t.text for t in quote.lines)
+        usage = LLMUsage()
+        if quote.about_unsure:  # whom it asks about named in other words, or someone else?
+            same, usage = await self._same_subject(question, copied)
+            if not same:
+                return None, usage
+        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
+            says, checked = await self._answers(question, copied)
+            usage = usage.add(checked)
+            if not says:
+                return replace(quote, answer="", quoted=Quoted.NEAREST), usage
+        return quote, usage
+
+    async def _same_subject(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+        """Whether a line that does not hold the words the question names whom it asks about by
+        speaks of them in other words ("my small bro obinna" for "my kid brother"): the claims
+        model says (services/prompts/same_subject.py). False when it cannot say, or names them in
+        words the line does not hold (as before it was asked: such a line never answered)."""
+        messages = same_prompt.build(line, question)
+        got = await self._read(same_prompt.SameSubject, messages, same_prompt.PROMPT, same_prompt.MAX_TOKENS)
+        if got is None:
+            return False, LLMUsage()
+        read, usage = got
+        # the words naming whom the line speaks of must be the line's own: copied from the
+        # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
+        named = stems_of(read.named)
+        held = bool(named) and named <= stems_of(line)
+        log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
+        return held and read.verdict is Referent.SAME, usage
+
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
     ) -> list[ToldLine]:
@@ -935,23 +972,27 @@ class SynthesisService(CognitiveService):
             return None
         read, usage = got
         asked = prompt_record(told_prompt.PROMPT, messages)
-        if not_told is not None and never_told_of(about_stems(read, question), lines, stored):
-            log.info("no answer from what was told: nothing said speaks of whom the question asks about")
-            return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
         quote = told_quote(read, lines, question, history, about, earlier_values(stored))
+        never = quote is None and never_told_of(about_stems(read, question), lines, stored)
+        if never and not_told is not None:
+            log.info("no answer from what was told: nothing said speaks of whom the question asks about")
+            return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
         if quote is None:
             log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
-        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
-            says, checked = await self._answers(question, " / ".join(t.text for t in quote.lines))
-            usage = usage.add(checked)
-            if not says:  # only the nearest the user came ("Which football team do I support?"
-                # -> the line about cutting down on sugar, first contact set 8)
-                quote = replace(quote, answer="", quoted=Quoted.NEAREST)
+        checked_quote, checked = await self._checked(question, quote)
+        usage = usage.add(checked)
+        if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
+            # from "my brother Tom lives in Leeds"): nothing said answers
+            log.info("no answer from what was told: the line copied is about someone else")
+            if not_told is not None:
+                return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
+            return None
+        quote = checked_quote
         held = HeldTold(quote, usage, asked)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)

@@ -902,7 +902,12 @@ async def test_a_question_in_other_words_is_read_from_the_users_words_never_from
             PromptId.ANSWER_FROM_TOLD,
             f'{{"about": "{about}", "quotes": ["our old cat Biscuit is 16 now"], "answer": "16"}}',
         )
+        # no word of whom it asks about is in the line, and the record holds "16" as the cat's:
+        # no need to ask the claims model whether the line names them in other words
+        llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": "our old cat", "verdict": "same"}))
+        llm.calls.clear()
         never = await runtime.orchestrator.handle_impulse(question, USER, f"never{n}")
+        assert not llm.prompts_for(PromptId.SAME_SUBJECT), "asked though the record says whose it is"
         assert never.answer.startswith("I don't know"), (question, never.answer)
         assert "16" not in never.answer
         assert "Biscuit" not in never.answer
@@ -1548,3 +1553,83 @@ async def test_a_general_question_that_only_mentions_what_was_told_is_answered_n
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert not asked.answer.startswith(("I'm not sure", "I don't know")), (question, asked.answer)
     assert "Here is what I know" in asked.answer
+
+
+@pytest.mark.parametrize(
+    ("told", "claim", "question", "about", "copied", "short", "theirs"),
+    [
+        (
+            "i dey stay surulere with my mum n my small bro obinna",
+            ("home", "surulere"),
+            "What's my kid brother called?",
+            "my kid brother",
+            "my small bro obinna",
+            "obinna",
+            "my small bro obinna",
+        ),
+        (
+            "my sis Camila turned 15 last week lol and I just started at the bakery",
+            ("workplace", "the bakery"),
+            "How old is my little sister?",
+            "my little sister",
+            "",
+            "15",
+            "my sis Camila",
+        ),
+        (
+            "our two, Eirik and Solveig, are both at uni now and we moved to Bergen",
+            ("home", "Bergen"),
+            "What are my children's names?",
+            "my children",
+            "Eirik and Solveig",
+            "Eirik and Solveig",
+            "our two",
+        ),
+    ],
+)
+async def test_someone_named_in_other_words_than_the_questions_is_answered_when_the_model_says_so(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    claim: tuple[str, str],
+    question: str,
+    about: str,
+    copied: str,
+    short: str,
+    theirs: str,
+) -> None:
+    """First contact, set 8: "What's my kid brother called?" -> "I don't know" though the user
+    said "i dey stay surulere with my mum n my small bro obinna" (read into a claim of their
+    home only) and the words reader answered "Obinna": code dropped the line because it holds no
+    word of "kid brother". Whether a line speaks of whom the question asks about in other words
+    is the claims model's to say (services/prompts/same_subject.py); a line it says is about
+    someone else gives "I don't know"."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, *claim)]}))
+    await say(runtime, told)
+    await read_claims(runtime)
+    quotes = [copied] if copied else []
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": quotes, "answer": short}))
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": theirs, "verdict": "same"}))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.lower().startswith(short.lower()), asked.answer
+    assert told in asked.answer  # the user's own words, dated
+    checked = plain_text(llm.prompts_for(PromptId.SAME_SUBJECT)[-1][-1:])
+    assert question in checked
+    assert told in checked
+    assert llm.prompts_for(PromptId.ANSWER_CHECK), "whether the line answers was not checked"
+    assert not llm.prompts_for(PromptId.SYNTHESIS), "the answering model was asked"
+    # the claims model says the line is about someone else: nothing told answers
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": theirs, "verdict": "someone else"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    assert short.lower() not in asked.answer.lower()
+    # "same", naming them in the question's words, not the line's: nothing says it is them
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": about, "verdict": "same"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3b")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    # about them, but the line does not say what is asked: only the nearest line
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": theirs, "verdict": "same"}))
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s4")
+    assert asked.answer.startswith("I'm not sure you told me that"), asked.answer

@@ -283,3 +283,33 @@ async def test_a_line_or_claim_that_does_not_answer_is_never_said_as_the_answer(
     assert len(not_told) >= 2, shown
     right = [q for q, word in told.items() if word in answers[q].lower()]
     assert right == list(told), shown
+
+
+async def test_relatives_named_in_other_words_are_answered_and_others_are_not(runtime: Runtime) -> None:
+    """First contact, set 8: "What's my kid brother called?" -> "I don't know" though the user had
+    said "my small bro obinna" (code dropped the line: no word of "kid brother" in it). Most
+    relatives asked about in other words than the user's are answered from their words; asked
+    about someone never told of, a line about another relative is never the answer."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(
+        runtime,
+        user,
+        "i dey stay surulere with my mum n my small bro obinna",
+        "my sis Camila turned 15 last week lol",
+        "the hubby works nights at the Tesco depot",
+    )
+    told = {
+        "What's my kid brother called?": "obinna",
+        "How old is my little sister?": "15",
+        "Where does my husband work?": "tesco",
+    }
+    never = ("What's my grandson called?", "Where does my aunt live?")
+    answers: dict[str, str] = {}
+    for n, question in enumerate((*told, *never)):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    shown = "\n".join(f"{q} -> {a}" for q, a in answers.items())
+    right = [q for q, word in told.items() if word in answers[q].lower()]
+    assert len(right) >= 2, shown
+    not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
+    assert not_told == list(never), shown

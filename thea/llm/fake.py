@@ -169,6 +169,9 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
         # every line chosen as an answer states it unless a test scripts otherwise
         PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
+        # a line without the words of whom the question asks about speaks of someone else unless
+        # a test scripts otherwise
+        PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -215,6 +218,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.ANSWER_FROM_TOLD: _always(""),
             PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
             PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
+            PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

@@ -41,6 +41,7 @@ class PromptId(StrEnum):
     ANSWER_FROM_TOLD = "answer_from_told"
     QUESTION_SCOPE = "question_scope"
     ANSWER_CHECK = "answer_check"
+    SAME_SUBJECT = "same_subject"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

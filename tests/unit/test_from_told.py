@@ -470,15 +470,33 @@ def test_an_answer_about_now_never_names_a_value_no_longer_true(
 
 
 @pytest.mark.parametrize(
-    ("line", "subject", "relation", "question", "about", "answer"),
+    ("line", "subject", "relation", "attribute", "value", "question", "about", "answer"),
     [
-        ("my small bro obinna", "Obinna", "brother", "What's my grandson called?", "my grandson", "obinna"),
-        ("our old cat Biscuit is 16 now", "Biscuit", "cat", "how old is my son", "my son", "16"),
-        ("the hubby works at the depot", "hubby", "husband", "where does my aunt work", "my aunt", "depot"),
+        (
+            "my small bro obinna",
+            "Obinna",
+            "brother",
+            "name",
+            "obinna",
+            "What's my grandson called?",
+            "my grandson",
+            "obinna",
+        ),
+        ("our old cat Biscuit is 16 now", "Biscuit", "cat", "age", "16", "how old is my son", "my son", "16"),
+        (
+            "the hubby works at the depot",
+            "hubby",
+            "husband",
+            "job",
+            "the depot",
+            "where does my aunt work",
+            "my aunt",
+            "depot",
+        ),
     ],
 )
 def test_an_answer_the_record_holds_as_someone_elses_is_no_answer_without_asking(
-    line: str, subject: str, relation: str, question: str, about: str, answer: str
+    line: str, subject: str, relation: str, attribute: str, value: str, question: str, about: str, answer: str
 ) -> None:
     """A line without the words of whom the question asks about is asked about again (the claims
     model says whether it names them otherwise), unless the record already says whose the answer
@@ -497,8 +515,8 @@ def test_an_answer_the_record_holds_as_someone_elses_is_no_answer_without_asking
         subject=subject,
         subject_key=subject.lower(),
         relation=relation,
-        attribute="job" if answer == "depot" else "age" if answer == "16" else "name",
-        value="the depot" if answer == "depot" else answer,
+        attribute=attribute,
+        value=value,
         created_at=MARCH_3,
     )
     read_line = ToldLine(line, MARCH_3, "m1", facts=(theirs,))

@@ -1633,3 +1633,131 @@ async def test_someone_named_in_other_words_than_the_questions_is_answered_when_
     llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s4")
     assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
+
+
+def revising(script: dict[str, dict[str, str]]) -> Callable[[FakeCall], str]:
+    """The fake model's reading of a message beside one earlier claim: the change scripted for
+    the claim (found by a word of its shown line), else none."""
+
+    def answer(call: FakeCall) -> str:
+        shown = str(call.messages[-1].content)
+        fact = shown.split("\nMESSAGE:")[0]
+        for key, change in script.items():
+            if key in fact:
+                return json.dumps(change)
+        return json.dumps({"quote": "", "verdict": "unchanged", "value": ""})
+
+    return answer
+
+
+# (the first message and its claim, the change as the user words it, what the extraction reads
+# in it, the model's answer beside the claim, the value then current)
+CHANGES_READ_BESIDE = [
+    pytest.param(
+        "My grandma Rosa was born in 1931.",
+        said(
+            "My grandma Rosa was born in 1931", "birth year", "1931", subject="Rosa", relation="grandmother"
+        ),
+        "ugh I had it wrong before. Rosa was born in 1932, my memory is going",
+        [said("my memory is going", "memory", "going")],
+        # the model copies its quote from the claim, not the message: the sentence with the value
+        {"quote": "My grandma Rosa was born in 1931", "verdict": "corrects", "value": "1932"},
+        "1932",
+        id="correction-quoted-from-the-claim",
+    ),
+    pytest.param(
+        "My son Leo is in year 5 at Oak Primary.",
+        said("My son Leo is in year 5", "school year", "year 5", subject="Leo", relation="son"),
+        "sry wrong info, leo is year 6 not 5 lol",
+        [],
+        {"quote": "leo is year 6 not 5", "verdict": "corrects", "value": "year 6"},
+        "year 6",
+        id="correction-read-as-nothing",
+    ),
+    pytest.param(
+        "I work nights as a porter at the Grand.",
+        said("I work nights as a porter at the Grand", "job", "porter"),
+        "finally packed in the porter gig at the grand, sleeping like a baby",
+        [said("sleeping like a baby", "sleep", "like a baby")],
+        {"quote": "packed in the porter gig at the grand", "verdict": "ends", "value": ""},
+        "porter",
+        id="an-end",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "told", "change", "misread", "beside", "now"), CHANGES_READ_BESIDE)
+async def test_a_change_the_extraction_misses_is_read_beside_the_claim_it_changes(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: str,
+    told: ClaimOut,
+    change: str,
+    misread: list[ClaimOut],
+    beside: dict[str, str],
+    now: str,
+) -> None:
+    """First contact, set 9: "I told you Dale past in 2021 but it was 2022" was read as "your
+    past: Dale (2021)" and the year he died stayed 2021. The message is read again beside the
+    earlier claims it shares words with; the change closes the claim it names (only it), which
+    stays in history, and its quote is the user's sentence."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], change: misread}))
+    llm.answer(PromptId.REVISE_CLAIMS, revising({told.value: beside}))
+    await say(runtime, first)
+    await read_claims(runtime)
+    (earlier,) = claims(runtime)
+    await say(runtime, change, "s2")
+    await read_claims(runtime)
+    asked = [plain_text(p[-1:]) for p in llm.prompts_for(PromptId.REVISE_CLAIMS)]
+    assert any(earlier.content in shown and change in shown for shown in asked)
+    every = claims(runtime, current_only=False)
+    (closed,) = [f for f in every if f.valid_until is not None]
+    assert closed.id == earlier.id
+    (by,) = [f for f in claims(runtime) if f.id == closed.superseded_by]
+    assert (by.subject_key, by.attribute, by.value) == (earlier.subject_key, earlier.attribute, now)
+    assert by.change == beside["verdict"]
+    assert by.quote
+    assert by.quote.lower() in change.lower()  # the user's words of the change
+
+
+# (a claim of the user's record, a message, the model's change that the message does not bear out)
+CHANGES_NOT_BORNE_OUT = [
+    pytest.param(
+        "My son Leo is in year 5 at Oak Primary.",
+        said("My son Leo is in year 5", "school year", "year 5", subject="Leo", relation="son"),
+        "leo loved the year 5 trip to the zoo",
+        {"quote": "leo loved the year 5 trip", "verdict": "corrects", "value": "year 7"},
+        id="a-value-the-message-never-says",
+    ),
+    pytest.param(
+        "My son Leo is in year 5 at Oak Primary.",
+        said("My son Leo is in year 5", "school year", "year 5", subject="Leo", relation="son"),
+        "Leo is still in year 5 and loving it",
+        {"quote": "Leo is still in year 5", "verdict": "replaces", "value": "year 5"},
+        id="the-same-value",
+    ),
+    pytest.param(
+        "I'm a teacher at Hill School, and my wife Nia is a nurse.",
+        said("I'm a teacher at Hill School", "job", "teacher"),
+        "Nia got the head of department job at the hospital!",
+        {"quote": "Nia got the head of department job", "verdict": "replaces", "value": "head of department"},
+        id="another-of-the-record's-news",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "told", "message", "beside"), CHANGES_NOT_BORNE_OUT)
+async def test_a_change_read_beside_a_claim_that_the_message_does_not_bear_out_closes_nothing(
+    runtime: Runtime, llm: FakeChatModel, first: str, told: ClaimOut, message: str, beside: dict[str, str]
+) -> None:
+    nia = said("my wife Nia is a nurse", "job", "nurse", subject="Nia", relation="wife")
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told, nia]}))
+    llm.answer(PromptId.REVISE_CLAIMS, revising({told.value: beside}))
+    await say(runtime, first)
+    await read_claims(runtime)
+    before = {f.id for f in claims(runtime)}
+    await say(runtime, message, "s2")
+    await read_claims(runtime)
+    assert llm.prompts_for(PromptId.REVISE_CLAIMS), "the message was not read beside the claim"
+    assert {f.id for f in claims(runtime)} == before
+    assert all(f.valid_until is None for f in claims(runtime, current_only=False))

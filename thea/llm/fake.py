@@ -172,6 +172,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         # a line without the words of whom the question asks about speaks of someone else unless
         # a test scripts otherwise
         PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
+        # a new message changes no earlier claim unless a test scripts otherwise
+        PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -219,6 +221,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
             PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
             PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
+            PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

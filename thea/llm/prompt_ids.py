@@ -42,6 +42,7 @@ class PromptId(StrEnum):
     QUESTION_SCOPE = "question_scope"
     ANSWER_CHECK = "answer_check"
     SAME_SUBJECT = "same_subject"
+    REVISE_CLAIMS = "revise_claims"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -14,6 +14,7 @@ from services.cycle.planner import PlannerService
 from services.cycle.recall_step import RecallStep
 from services.cycle.synthesis import SynthesisService
 from services.knowledge.claims.keeper import ClaimKeeper, ClaimReader
+from services.knowledge.claims.revision import ClaimReviser
 from services.knowledge.claims.statements import StatementReader
 from services.knowledge.facts import FactKeeper
 from services.recall.cascade import RecallService
@@ -135,7 +136,14 @@ def build_claim_keeper(settings: Settings, memory: UniversalMemory, llm: BaseCha
     """Reads statements into claims and keeps them (services/knowledge/claims)."""
     timeout = settings.llm.timeout_s
     reader = ClaimReader(llm, timeout_s=timeout)
-    return ClaimKeeper(memory, reader, embedder=memory.recall_port, judge_llm=llm, timeout_s=timeout)
+    return ClaimKeeper(
+        memory,
+        reader,
+        embedder=memory.recall_port,
+        judge_llm=llm,
+        timeout_s=timeout,
+        reviser=ClaimReviser(llm, timeout_s=timeout),
+    )
 
 
 def build_statement_reader(

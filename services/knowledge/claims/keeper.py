@@ -26,10 +26,12 @@ from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.render import claim_line, subject_key
+from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
+from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
 from services.prompts import supersession as pairing
 from thea.errors import LLMError
@@ -203,6 +205,23 @@ def build_claims(
     return out
 
 
+def _says_again(fact: Fact, change: Fact) -> bool:
+    return fact.subject_key == change.subject_key and plain(fact.value or "") == plain(change.value or "")
+
+
+def with_revisions(plan: Supersession, revised: Sequence[tuple[Fact, Fact]]) -> Supersession:
+    """The plan with each change read beside the claim it changes: stored, closing that claim
+    (and only it; a closing the plan already had for it is the change's now)."""
+    if not revised:
+        return plan
+    olds = {old.id for old, _ in revised}
+    closings = [c for c in plan.closings if c.old.id not in olds]
+    closings += [
+        Closing(old=old, by=change, reason=f"{change.change} (read beside it)") for old, change in revised
+    ]
+    return replace(plan, stored=[*plan.stored, *(change for _, change in revised)], closings=closings)
+
+
 def upcoming(fact: Fact) -> bool:
     """The claim was told with a day still ahead of when it was said (a concert "on 19
     December", an exam "17 dec"), and held from when it was said: something that takes place
@@ -340,12 +359,15 @@ class ClaimKeeper:
         judge_llm: BaseChatModel | None = None,
         timeout_s: float = 60.0,
         current_limit: int = CURRENT_LIMIT,
+        reviser: ClaimReviser | None = None,
     ) -> None:
         self.memory = memory
         self.reader = reader
         self.embedder = embedder
         #: compares two claims where code cannot decide (None: both stay current)
         self.judge_llm = judge_llm
+        #: reads each message again beside the earlier claims it may change (None: it is not)
+        self.reviser = reviser
         self.timeout_s = timeout_s
         self.current_limit = current_limit
 
@@ -353,11 +375,32 @@ class ClaimKeeper:
         """Read the message, store its claims, close what they supersede."""
         read = await self.reader.read(message.text)
         current = self._current(message)  # read once: to settle subjects and to supersede
-        kept = await self.store(self.built(read, message, current), message, current)
-        kept.dropped = read.dropped
+        revisions = Revisions()
+        if self.reviser is not None:
+            earlier = [f for f in current if f.created_at <= message.said_at]
+            revisions = await self.reviser.revise(message.text[:MAX_READ_CHARS], earlier)
+        revised = self.revised(revisions, message)
+        kept = await self.store(self.built(read, message, current), message, current, revised)
+        kept.dropped = read.dropped + revisions.dropped
         kept.passing = read.passing
-        kept.usage = read.usage.add(kept.usage)
+        kept.usage = read.usage.add(revisions.usage).add(kept.usage)
         return kept
+
+    def revised(self, revisions: Revisions, message: SaidMessage) -> list[tuple[Fact, Fact]]:
+        """Each earlier claim the message changes, with the change's claim node (its id from
+        the message and the claim it changes)."""
+        if not revisions.found:
+            return []
+        read_by = f"{model_name(self.reader.llm)} {revising.PROMPT.name}/{revising.PROMPT.version}"
+        checked = [Checked(r.claim, about_user=r.old.subject_key == USER_SUBJECT) for r in revisions.found]
+        facts = build_claims(checked, message, read_by)
+        return [
+            (
+                r.old,
+                fact.model_copy(update={"id": stable_id("claim", message.source_id, "revises", r.old.id)}),
+            )
+            for r, fact in zip(revisions.found, facts, strict=True)
+        ]
 
     def built(self, read: Reading, message: SaidMessage, current: Sequence[Fact] | None = None) -> list[Fact]:
         """The message's claim nodes, their subjects settled by the user's record (subjects.py;
@@ -368,11 +411,19 @@ class ClaimKeeper:
         return build_claims(checked, message, self.reader.name, user_names(checked, current))
 
     async def store(
-        self, new: Sequence[Fact], message: SaidMessage, current: Sequence[Fact] | None = None
+        self,
+        new: Sequence[Fact],
+        message: SaidMessage,
+        current: Sequence[Fact] | None = None,
+        revised: Sequence[tuple[Fact, Fact]] = (),
     ) -> KeptClaims:
         """Store claims already built for ``message`` and close what they supersede (``current``:
-        the user's current claims when already read)."""
-        if not new:
+        the user's current claims when already read; ``revised``: earlier claims the message
+        changes, each with the claim that closes it, which stands for a claim of the message
+        saying the same of the same subject)."""
+        changes = [change for _, change in revised]
+        new = [f for f in new if not any(_says_again(f, change) for change in changes)]
+        if not new and not revised:
             return KeptClaims()
         current = self._current(message) if current is None else current
         usage = LLMUsage()
@@ -405,7 +456,7 @@ class ClaimKeeper:
             return out.decision
 
         plan = await supersede(new, current, AttributeNearness(self.embedder), judge)
-        plan = moved_dates(plan, message.said_at)
+        plan = with_revisions(moved_dates(plan, message.said_at), revised)
         kept = KeptClaims(
             stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
         )

@@ -175,6 +175,12 @@ def sentence_with(quote: str, value: str, message: str) -> str:
     return ""
 
 
+def sentence_holding(value: str, message: str) -> str:
+    """The first sentence of the message that holds every word of the value, or "" (a quote for
+    a value the model read but quoted from elsewhere)."""
+    return next((tidy(s) for s in _SENTENCE_END.split(message) if within(value, s)), "")
+
+
 def _sentence_of(quote: str, message: str) -> str:
     """The sentence of the message that holds the quote (the quote itself when it runs over
     several)."""

@@ -1,0 +1,174 @@
+"""Revision: the user's earlier claims a new message changes, read beside them.
+
+The claims reader reads a message alone and a small model misses many changes told in everyday
+words, above all corrections ("I told you Dale past in 2021 but it was 2022"). So the message is
+read again beside its **neighbours**: the user's current claims whose words it shares (the
+subject's name, the value, the attribute, the user's own words they came from), a claim about
+someone else only when the message names them or its value. The claims model reads the message
+beside one neighbour at a time (services/prompts/revise_claims.py); code keeps a change only
+when
+
+* a new value is the user's words (in the message), not the old value, and the quote kept is
+  the message's sentence that holds it (the model often copies the fact's words as its quote);
+* an end's quote is a run of the message's words;
+* a claim of the user's is not changed by a sentence naming someone else of the record ("Nia got
+  the head of year job" is Nia's news, not the user's job);
+* nothing in the quote gives orders.
+
+A change becomes a claim under the old claim's subject and attribute that closes that claim
+(and only it); nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+
+from services.common.llm_calls import ask_structured
+from services.knowledge.claims.render import names_subject
+from services.knowledge.claims.supersession import content_stems, names_itself
+from services.knowledge.claims.verify import hostile, plain, quoted_in, sentence_holding, tidy, within
+from services.prompts import revise_claims as revising
+from services.prompts.extract_claims import ClaimKind, ClaimOut
+from thea.errors import LLMError
+from thea.models import USER_SUBJECT, Fact, LLMUsage
+
+log = logging.getLogger(__name__)
+
+#: earlier claims one message is read beside at most (one short model call each)
+MAX_NEIGHBOURS = 4
+
+
+@dataclass(frozen=True)
+class Revised:
+    """An earlier claim the message changes, and the change as a claim of the message."""
+
+    old: Fact
+    claim: ClaimOut
+
+
+@dataclass
+class Revisions:
+    found: list[Revised] = field(default_factory=list)
+    #: the model's changes code did not keep (for the job's trace)
+    dropped: list[ClaimOut] = field(default_factory=list)
+    usage: LLMUsage = field(default_factory=LLMUsage)
+
+
+def _subject_words(fact: Fact) -> set[str]:
+    return content_stems(f"{fact.subject_key} {fact.relation or ''}")
+
+
+def neighbours(text: str, current: Sequence[Fact], limit: int = MAX_NEIGHBOURS) -> list[Fact]:
+    """The current claims the message may change: those sharing most of its words (newest first
+    among equals); a claim about someone else only when the message names them or its value; a
+    claim that only names someone never (every sentence about them names them)."""
+    said = content_stems(text)
+    scored: list[tuple[int, int, Fact]] = []
+    for fact in current:
+        if names_subject(fact) or names_itself(fact):
+            continue
+        value = content_stems(fact.value or "")
+        theirs = fact.subject_key != USER_SUBJECT
+        if theirs and not (_subject_words(fact) | value) & said:
+            continue
+        words = value | content_stems(f"{fact.attribute or ''} {fact.quote or ''}")
+        if theirs:
+            words |= _subject_words(fact)
+        shared = len(words & said)
+        if shared:
+            scored.append((shared, fact.created_at, fact))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [fact for _, _, fact in scored[:limit]]
+
+
+def _others(current: Sequence[Fact]) -> set[str]:
+    """The words naming the record's other subjects (not the user)."""
+    return {
+        word
+        for fact in current
+        if fact.subject_key != USER_SUBJECT
+        for word in content_stems(fact.subject_key or "")
+    }
+
+
+def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[str]) -> ClaimOut | None:
+    """The change as a claim of the message, or None when the message does not bear it out."""
+    kind = out.verdict.kind
+    if kind is None:
+        return None
+    if kind is ClaimKind.ENDS:
+        quote, value = tidy(out.quote), old.value or ""
+        if not quote or not quoted_in(quote, message):
+            return None
+    else:
+        value = tidy(out.value)
+        if not value or plain(value) == plain(old.value or "") or not within(value, message):
+            return None
+        quote = tidy(out.quote)
+        if not (quoted_in(quote, message) and within(value, quote)):
+            quote = sentence_holding(value, message)
+        if not quote:
+            return None
+    if hostile(quote) or hostile(value):
+        return None
+    if old.subject_key == USER_SUBJECT and content_stems(quote) & others:
+        return None  # another's news is not a change of the user's
+    about_user = old.subject_key == USER_SUBJECT
+    return ClaimOut(
+        quote=quote,
+        subject="user" if about_user else (old.subject or old.subject_key),
+        relation="self" if about_user else (old.relation or ""),
+        attribute=old.attribute or "",
+        value=value,
+        when="",
+        kind=kind,
+    )
+
+
+class ClaimReviser:
+    """Reads a message beside its neighbouring claims (one model call each)."""
+
+    def __init__(self, llm: BaseChatModel, timeout_s: float = 60.0, limit: int = MAX_NEIGHBOURS) -> None:
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.limit = limit
+
+    async def revise(self, text: str, current: Sequence[Fact]) -> Revisions:
+        """The earlier claims the message changes, kept as code checks them."""
+        out = Revisions()
+        others = _others(current)
+        for old in neighbours(text, current, self.limit):
+            shown = revising.fact_text(old.content, old.quote or "")
+            try:
+                answer, cost = await ask_structured(
+                    self.llm,
+                    revising.FactRevised,
+                    revising.build(shown, text),
+                    revising.PROMPT,
+                    timeout_s=self.timeout_s,
+                    max_tokens=revising.MAX_TOKENS,
+                )
+            except LLMError as exc:
+                log.warning("could not read a message beside claim %s: %s", old.id[:8], exc)
+                continue
+            out.usage = out.usage.add(cost)
+            claim = kept_change(old, answer, text, others)
+            if claim is not None:
+                out.found.append(Revised(old, claim))
+            elif answer.verdict.kind is not None:
+                out.dropped.append(
+                    ClaimOut(
+                        quote=answer.quote[:400],
+                        subject=old.subject or old.subject_key,
+                        relation=old.relation or "",
+                        attribute=old.attribute or "",
+                        value=answer.value,
+                        when="",
+                        kind=answer.verdict.kind,
+                    )
+                )
+        return out

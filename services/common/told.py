@@ -28,3 +28,15 @@ def statements_of(impulse: UserImpulse) -> str:
     if impulse.kind is None and tells_anything(impulse.content):
         return without_any_order(impulse.content)[0]
     return ""
+
+
+def read_for_claims(impulse: UserImpulse) -> str:
+    """What the claims model reads of a message: its statements and its requests for help (a
+    request often tells something beside what it asks; read alone it gives no claim), orders to
+    the assistant left out; nothing of a question, small talk or a pasted text."""
+    if is_pasted(impulse.content):
+        return ""
+    parts = [without_any_order(s)[0] for s in understand(impulse.content).read_for_claims]
+    if any(parts):
+        return " ".join(p for p in parts if p)
+    return statements_of(impulse)

@@ -138,6 +138,14 @@ class Understanding:
         """What may tell something: statements and fragments (what the slow loop learns from)."""
         return [p.text for p in self.parts if p.act in (Act.STATEMENT, Act.FRAGMENT)]
 
+    @property
+    def read_for_claims(self) -> list[str]:
+        """What the claims model reads for facts: what may tell something, and requests for
+        help, which often carry what the user tells beside what they ask ("Doctor says I'm type 2
+        diabetic now ... can you give me a rhubarb recipe ...", dictated without a stop, is one
+        request; the model reads no fact from a request alone)."""
+        return [p.text for p in self.parts if p.act in (Act.STATEMENT, Act.FRAGMENT, Act.REQUEST)]
+
 
 #: a greeting opening a sentence before a comma ("Hello, I'm Raj ..."): greeted back on its own
 _OPENING_GREETING = re.compile(

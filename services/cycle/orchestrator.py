@@ -274,7 +274,9 @@ class Orchestrator:
                 templated=state.templated,
             ),
         )
-        await self._slow_work(impulse, tells=bool(understanding and understanding.told), paste=paste)
+        await self._slow_work(
+            impulse, tells=bool(understanding and understanding.read_for_claims), paste=paste
+        )
         log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
         return result
 

@@ -1761,3 +1761,45 @@ async def test_a_change_read_beside_a_claim_that_the_message_does_not_bear_out_c
     assert llm.prompts_for(PromptId.REVISE_CLAIMS), "the message was not read beside the claim"
     assert {f.id for f in claims(runtime)} == before
     assert all(f.valid_until is None for f in claims(runtime, current_only=False))
+
+
+# (a request for help that tells something beside it, as one sentence, the claim the model reads)
+REQUESTS_THAT_TELL = [
+    pytest.param(
+        "Doctor says my sugar is too high so I'm type 2 diabetic now can you give me a pudding recipe "
+        "that won't send it threw the roof",
+        said("I'm type 2 diabetic now", "health", "type 2 diabetic"),
+        id="dictated-without-a-stop",
+    ),
+    pytest.param(
+        "suggest some dinners for me n my wife Jo, she went vegan last month",
+        said("my wife Jo, she went vegan last month", "diet", "vegan", subject="Jo", relation="wife"),
+        id="someone-else's-diet",
+    ),
+    pytest.param(
+        "Help me plan my week around the night shifts I started at the bakery on Monday",
+        said("the night shifts I started at the bakery", "workplace", "bakery"),
+        id="a-job",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "read"), REQUESTS_THAT_TELL)
+async def test_what_a_request_for_help_tells_beside_it_is_read_into_claims(
+    runtime: Runtime, llm: FakeChatModel, request_text: str, read: ClaimOut
+) -> None:
+    """First contact, set 9: "Doctor says my sugar has been running to high so I'm type 2
+    diabetic now ... can you give me a rhubarb crisp or pie recipe ..." (dictated, no stop) was
+    one request, never read, and "Do I have any medical condition that limits what I should
+    eat?" got "I'm not sure you told me that". A request is read for claims too; the model reads
+    none from a request alone."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({request_text: [read]}))
+    await say(runtime, request_text)
+    await say(runtime, "can you suggest a quick dinner?", "s2")
+    await read_claims(runtime)
+    asked = [plain_text(p[-1:]) for p in llm.prompts_for(PromptId.EXTRACT_CLAIMS)]
+    assert any(request_text in shown for shown in asked)
+    (claim,) = claims(runtime)
+    assert (claim.attribute, claim.value, claim.quote) == (read.attribute, read.value, read.quote)
+    view = json.dumps(what_thea_knows(runtime.memory, USER).model_dump(), ensure_ascii=False)
+    assert read.value in view

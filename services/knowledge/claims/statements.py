@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from services.common.job_trace import JobTrace
-from services.common.told import statements_of
+from services.common.told import read_for_claims
 from services.knowledge.claims.keeper import ClaimKeeper, ClaimMemory, KeptClaims, SaidMessage
 from services.knowledge.claims.verify import hostile
 from services.prompts.extract_claims import ClaimOut
@@ -50,7 +50,7 @@ class StatementReader:
             return {"impulse_id": impulse_id, "skipped": "no such message"}
         if impulse.claims_read:
             return {"impulse_id": impulse_id, "skipped": "already read"}
-        told = statements_of(impulse)
+        told = read_for_claims(impulse)
         job = JobTrace(
             step=Step.CLAIMS,
             service="claims",

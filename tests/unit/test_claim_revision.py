@@ -114,3 +114,17 @@ def test_a_change_the_message_does_not_bear_out_is_not_kept(
     old: Fact, message: str, answer: FactRevised
 ) -> None:
     assert kept_change(old, answer, message, {"nia", "leo"}) is None
+
+
+async def test_a_claim_the_reader_read_again_in_the_message_is_left_to_supersession() -> None:
+    from services.knowledge.claims.revision import ClaimReviser
+    from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
+
+    llm = FakeChatModel()
+    message = "we moved out of Leeds, and Leo is in year 6 now"
+    moved = claim(message, "home", "Leeds", quote="we moved out of Leeds")
+    await ClaimReviser(llm).revise(message, RECORD, read=[moved])
+    shown = [str(p[-1].content) for p in llm.prompts_for(PromptId.REVISE_CLAIMS)]
+    assert len(shown) == 1  # Leo's year, read beside the message; the home the reader read
+    assert LEO_YEAR.content in shown[0]

@@ -375,12 +375,13 @@ class ClaimKeeper:
         """Read the message, store its claims, close what they supersede."""
         read = await self.reader.read(message.text)
         current = self._current(message)  # read once: to settle subjects and to supersede
+        built = self.built(read, message, current)
         revisions = Revisions()
         if self.reviser is not None:
             earlier = [f for f in current if f.created_at <= message.said_at]
-            revisions = await self.reviser.revise(message.text[:MAX_READ_CHARS], earlier)
+            revisions = await self.reviser.revise(message.text[:MAX_READ_CHARS], earlier, built)
         revised = self.revised(revisions, message)
-        kept = await self.store(self.built(read, message, current), message, current, revised)
+        kept = await self.store(built, message, current, revised)
         kept.dropped = read.dropped + revisions.dropped
         kept.passing = read.passing
         kept.usage = read.usage.add(revisions.usage).add(kept.usage)

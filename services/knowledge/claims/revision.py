@@ -137,11 +137,15 @@ class ClaimReviser:
         self.timeout_s = timeout_s
         self.limit = limit
 
-    async def revise(self, text: str, current: Sequence[Fact]) -> Revisions:
-        """The earlier claims the message changes, kept as code checks them."""
+    async def revise(self, text: str, current: Sequence[Fact], read: Sequence[Fact] = ()) -> Revisions:
+        """The earlier claims the message changes, kept as code checks them. ``read``: the claims
+        the reader read in the message; a claim of the same subject and attribute as one of them
+        is left to supersession (supersession.py compares them), not read beside it again."""
         out = Revisions()
         others = _others(current)
-        for old in neighbours(text, current, self.limit):
+        compared = {(f.subject_key, plain(f.attribute or "")) for f in read}
+        left = [f for f in current if (f.subject_key, plain(f.attribute or "")) not in compared]
+        for old in neighbours(text, left, self.limit):
             shown = revising.fact_text(old.content, old.quote or "")
             try:
                 answer, cost = await ask_structured(

@@ -2,9 +2,10 @@
 
 The claims reader reads a message alone and a small model misses many changes told in everyday
 words, above all corrections ("I told you Dale past in 2021 but it was 2022"). So the message is
-read again beside its **neighbours**: the user's current claims whose words it shares (the
-subject's name, the value, the attribute, the user's own words they came from), a claim about
-someone else only when the message names them or its value. The claims model reads the message
+read again beside its **neighbours**: the user's current claims whose words it says (the
+subject's name, the value, the attribute; not the words of the quote a claim came from, which
+share some word with any message), a claim about someone else only when the message names them
+or its value. The claims model reads the message
 beside one neighbour at a time (services/prompts/revise_claims.py); code keeps a change only
 when
 
@@ -63,9 +64,10 @@ def _subject_words(fact: Fact) -> set[str]:
 
 
 def neighbours(text: str, current: Sequence[Fact], limit: int = MAX_NEIGHBOURS) -> list[Fact]:
-    """The current claims the message may change: those sharing most of its words (newest first
-    among equals); a claim about someone else only when the message names them or its value; a
-    claim that only names someone never (every sentence about them names them)."""
+    """The current claims the message may change: those whose value, attribute or subject's name
+    it says, most such words first (newest first among equals); a claim about someone else only
+    when the message names them or its value; a claim that only names someone never (every
+    sentence about them names them)."""
     said = content_stems(text)
     scored: list[tuple[int, int, Fact]] = []
     for fact in current:
@@ -75,7 +77,10 @@ def neighbours(text: str, current: Sequence[Fact], limit: int = MAX_NEIGHBOURS) 
         theirs = fact.subject_key != USER_SUBJECT
         if theirs and not (_subject_words(fact) | value) & said:
             continue
-        words = value | content_stems(f"{fact.attribute or ''} {fact.quote or ''}")
+        # not the words of the quote it came from: a long one shares some word with any message
+        # (set 9: "Your home: Loudonville", told in a sentence about "31 years" of driving, was
+        # read beside "the knee has been bone on bone for two years" and "replaced" by its date)
+        words = value | content_stems(fact.attribute or "")
         if theirs:
             words |= _subject_words(fact)
         shared = len(words & said)

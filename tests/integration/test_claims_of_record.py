@@ -1803,3 +1803,42 @@ async def test_what_a_request_for_help_tells_beside_it_is_read_into_claims(
     assert (claim.attribute, claim.value, claim.quote) == (read.attribute, read.value, read.quote)
     view = json.dumps(what_thea_knows(runtime.memory, USER).model_dump(), ensure_ascii=False)
     assert read.value in view
+
+
+@pytest.mark.parametrize(
+    ("change", "misread"),
+    [
+        pytest.param(
+            "I told you Rosa was born in 1931 but it was 1932, my memory is going",
+            said("I told you Rosa was born in 1931", "past", "Rosa", when="1931"),
+            id="as-its-time",
+        ),
+        pytest.param(
+            "grandma rosa's birth year isnt 1931, its 1932 lol",
+            said("grandma rosa's birth year isnt 1931", "birth year", "1931", subject="Rosa"),
+            id="as-its-value",
+        ),
+    ],
+)
+async def test_the_value_a_message_corrects_is_not_kept_again_from_it(
+    runtime: Runtime, llm: FakeChatModel, change: str, misread: ClaimOut
+) -> None:
+    """Set 9 re-run: beside the correction of the year Dale died, the reader read "your past:
+    Dale (2021)" from "I told you Dale past in 2021 but it was 2022"; kept, the wrong year stood
+    as still told and the answer about now said it."""
+    first = "My grandma Rosa was born in 1931."
+    told = said(
+        "My grandma Rosa was born in 1931", "birth year", "1931", subject="Rosa", relation="grandmother"
+    )
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], change: [misread]}))
+    llm.answer(
+        PromptId.REVISE_CLAIMS,
+        revising({"1931": {"quote": change, "verdict": "corrects", "value": "1932"}}),
+    )
+    await say(runtime, first)
+    await read_claims(runtime)
+    await say(runtime, change, "s2")
+    await read_claims(runtime)
+    current = claims(runtime)
+    assert any(f.value == "1932" for f in current)
+    assert not [f.content for f in current if "1931" in f"{f.value} {f.when}"]

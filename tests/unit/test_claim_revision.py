@@ -116,15 +116,20 @@ def test_a_change_the_message_does_not_bear_out_is_not_kept(
     assert kept_change(old, answer, message, {"nia", "leo"}) is None
 
 
-async def test_a_claim_the_reader_read_again_in_the_message_is_left_to_supersession() -> None:
+async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() -> None:
     from services.knowledge.claims.revision import ClaimReviser
     from thea.llm.fake import FakeChatModel
     from thea.llm.prompt_ids import PromptId
 
     llm = FakeChatModel()
-    message = "we moved out of Leeds, and Leo is in year 6 now"
-    moved = claim(message, "home", "Leeds", quote="we moved out of Leeds")
+    message = "we moved from Leeds to York, and Leo is in year 6 now"
+    moved = claim(message, "home", "York", quote="we moved from Leeds to York")
     await ClaimReviser(llm).revise(message, RECORD, read=[moved])
     shown = [str(p[-1].content) for p in llm.prompts_for(PromptId.REVISE_CLAIMS)]
-    assert len(shown) == 1  # Leo's year, read beside the message; the home the reader read
+    assert len(shown) == 1  # Leo's year, read beside the message; the home the reader read anew
     assert LEO_YEAR.content in shown[0]
+    # the reader said the old value again (perhaps a misread correction): read beside it
+    again = claim(message, "home", "Leeds", quote="we moved from Leeds")
+    llm.calls.clear()
+    await ClaimReviser(llm).revise(message, RECORD, read=[again])
+    assert len(llm.prompts_for(PromptId.REVISE_CLAIMS)) == 2

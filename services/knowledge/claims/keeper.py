@@ -209,6 +209,22 @@ def _says_again(fact: Fact, change: Fact) -> bool:
     return fact.subject_key == change.subject_key and plain(fact.value or "") == plain(change.value or "")
 
 
+def _said_wrong(revised: Sequence[tuple[Fact, Fact]]) -> set[str]:
+    """The values the message corrects: the user says they were wrong."""
+    return {
+        plain(old.value or "")
+        for old, change in revised
+        if change.change == reading.ClaimKind.CORRECTS.value and plain(old.value or "")
+    }
+
+
+def _holds_any(fact: Fact, values: set[str]) -> bool:
+    """The claim holds one of the values as its value or its time (set 9: "I told you Dale past
+    in 2021 but it was 2022" was read as "your past: Dale (2021)" beside the correction of the
+    year he died; kept, it held up the wrong year as still told)."""
+    return bool(values) and bool({plain(fact.value or ""), plain(fact.when or "")} & values)
+
+
 def with_revisions(plan: Supersession, revised: Sequence[tuple[Fact, Fact]]) -> Supersession:
     """The plan with each change read beside the claim it changes: stored, closing that claim
     (and only it; a closing the plan already had for it is the change's now)."""
@@ -421,9 +437,15 @@ class ClaimKeeper:
         """Store claims already built for ``message`` and close what they supersede (``current``:
         the user's current claims when already read; ``revised``: earlier claims the message
         changes, each with the claim that closes it, which stands for a claim of the message
-        saying the same of the same subject)."""
+        saying the same of the same subject; a claim of the message holding a value it corrects
+        is the reader's misreading, not kept)."""
         changes = [change for _, change in revised]
-        new = [f for f in new if not any(_says_again(f, change) for change in changes)]
+        wrong = _said_wrong(revised)
+        new = [
+            f
+            for f in new
+            if not any(_says_again(f, change) for change in changes) and not _holds_any(f, wrong)
+        ]
         if not new and not revised:
             return KeptClaims()
         current = self._current(message) if current is None else current

@@ -134,6 +134,16 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
     )
 
 
+def _read_anew(old: Fact, read: Sequence[Fact]) -> bool:
+    """The reader read another value of the claim's subject and attribute in the message (one
+    saying the old value again may be the reader's misreading of a correction: read beside it)."""
+    key = (old.subject_key, plain(old.attribute or ""))
+    return any(
+        (f.subject_key, plain(f.attribute or "")) == key and plain(f.value or "") != plain(old.value or "")
+        for f in read
+    )
+
+
 class ClaimReviser:
     """Reads a message beside its neighbouring claims (one model call each)."""
 
@@ -144,12 +154,11 @@ class ClaimReviser:
 
     async def revise(self, text: str, current: Sequence[Fact], read: Sequence[Fact] = ()) -> Revisions:
         """The earlier claims the message changes, kept as code checks them. ``read``: the claims
-        the reader read in the message; a claim of the same subject and attribute as one of them
-        is left to supersession (supersession.py compares them), not read beside it again."""
+        the reader read in the message; a claim of which one of them gives another value is left
+        to supersession (supersession.py compares them), not read beside it again."""
         out = Revisions()
         others = _others(current)
-        compared = {(f.subject_key, plain(f.attribute or "")) for f in read}
-        left = [f for f in current if (f.subject_key, plain(f.attribute or "")) not in compared]
+        left = [f for f in current if not _read_anew(f, read)]
         for old in neighbours(text, left, self.limit):
             shown = revising.fact_text(old.content, old.quote or "")
             try:

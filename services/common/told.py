@@ -19,24 +19,25 @@ def statements_of(impulse: UserImpulse) -> str:
     writer's; messages recorded before messages were read are read now)."""
     if impulse.kind is not None and not impulse.kind.tells:
         return ""
-    if is_pasted(impulse.content):  # a letter or timetable the user gave: its writer's words
-        return ""
-    # an order to the assistant ("the correct answer about the cat is Garfield") tells nothing
-    told = [without_any_order(s)[0] for s in understand(impulse.content).told]
-    if any(told):
-        return " ".join(t for t in told if t)
-    if impulse.kind is None and tells_anything(impulse.content):
-        return without_any_order(impulse.content)[0]
-    return ""
+    return _said(impulse, understand(impulse.content).told)
 
 
 def read_for_claims(impulse: UserImpulse) -> str:
     """What the claims model reads of a message: its statements and its requests for help (a
     request often tells something beside what it asks; read alone it gives no claim), orders to
     the assistant left out; nothing of a question, small talk or a pasted text."""
+    return _said(impulse, understand(impulse.content).read_for_claims)
+
+
+def _said(impulse: UserImpulse, parts: list[str]) -> str:
+    """The parts of the message, orders to the assistant left out ("the correct answer about the
+    cat is Garfield" tells nothing); nothing of a pasted text (a letter or timetable the user
+    gave: its writer's words); a message recorded before messages were read, whole."""
     if is_pasted(impulse.content):
         return ""
-    parts = [without_any_order(s)[0] for s in understand(impulse.content).read_for_claims]
-    if any(parts):
-        return " ".join(p for p in parts if p)
-    return statements_of(impulse)
+    kept = [without_any_order(part)[0] for part in parts]
+    if any(kept):
+        return " ".join(k for k in kept if k)
+    if impulse.kind is None and tells_anything(impulse.content):
+        return without_any_order(impulse.content)[0]
+    return ""

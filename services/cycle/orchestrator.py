@@ -275,16 +275,16 @@ class Orchestrator:
             ),
         )
         await self._slow_work(
-            impulse, tells=bool(understanding and understanding.read_for_claims), paste=paste
+            impulse, read_claims=bool(understanding and understanding.read_for_claims), paste=paste
         )
         log.info("impulse %s: done, failed steps %s", impulse.id, result.failed_steps or "none")
         return result
 
-    async def _slow_work(self, impulse: UserImpulse, *, tells: bool, paste: Paste | None) -> None:
+    async def _slow_work(self, impulse: UserImpulse, *, read_claims: bool, paste: Paste | None) -> None:
         """What the slow loop does with the message: its claims first, then its insight (a
         document is recalled by its chunks; nothing is crystallized from it)."""
         user_id, session_id = impulse.user_id or "", impulse.session_id or ""
-        if tells:
+        if read_claims:
             await self._hand_off(lambda jobs: jobs.enqueue_claims(impulse.id, user_id, session_id), "claims")
         if paste is None:
             await self._hand_off(

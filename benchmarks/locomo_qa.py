@@ -51,10 +51,10 @@ from benchmarks.qa_metrics import score_answer
 from benchmarks.qa_report import print_report, summarise, write_results
 from services.common.llm_calls import ask_text
 from services.common.tokens import cautious_tokens
+from services.cycle.answer_inputs import reference_item
 from services.cycle.budget import pack, recall_budget
 from services.cycle.orchestrator import Orchestrator
 from services.cycle.recall_step import Recaller, RecallStep
-from services.cycle.synthesis import reference_item
 from services.knowledge.importer import import_history, turn_id
 from services.prompts import ReferenceItem
 from services.prompts import synthesis as answer_prompt

@@ -22,20 +22,29 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from services.common.dates import resolve_relative, when_text
-from services.common.llm_calls import TokenSink, ask_structured, ask_text
+from services.common.llm_calls import TokenSink, ask_text
 from services.common.pasted import is_pasted
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
-from services.common.timeline import claims_at, planned_line
+from services.common.timeline import claims_at
 from services.common.understanding import Act, Understanding, asks_history, understand
-from services.cycle.budget import pack
+from services.cycle.answer_inputs import (
+    fact_line,
+    missed,
+    planned_fact_line,
+    planned_for,
+    prompt_record,
+    references_for,
+    select_facts,
+    told_for,
+)
+from services.cycle.answer_reading import AnswerReading
 from services.cycle.constraints import (
     about_food,
     against_request,
@@ -45,7 +54,7 @@ from services.cycle.constraints import (
     request_caution,
     told_not_held,
 )
-from services.cycle.fact_match import about_told, match_claims, named_subjects, stems_of, told_of
+from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
 from services.cycle.from_facts import (
     FactAnswer,
     answer_from_claims,
@@ -82,7 +91,7 @@ from services.cycle.from_told import (
     told_lines,
     told_quote,
 )
-from services.cycle.hygiene import is_looping, points_cut, tidy, too_many_points, without_points
+from services.cycle.hygiene import is_looping, tidy, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
@@ -94,24 +103,20 @@ from services.cycle.reply import (
     unclear_who,
 )
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
+from services.cycle.streaming import ShownPoints, points_kept, request_stop, send_rest, send_text
 from services.cycle.voice import VoiceStream, in_voice
 from services.knowledge.claims.keeper import CONSTRAINT
 from services.knowledge.claims.render import ended
 from services.knowledge.claims.verify import without_hostile
 from services.knowledge.documents import acknowledgement as paste_acknowledgement
-from services.prompts import AIMessage, BaseMessage, HumanMessage, PromptSpec, ReferenceItem
-from services.prompts import answer_check as check_prompt
+from services.prompts import AIMessage, BaseMessage, HumanMessage, ReferenceItem
 from services.prompts import answer_from_text as text_prompt
 from services.prompts import answer_from_told as told_prompt
 from services.prompts import pick_claims as pick
-from services.prompts import question_scope as scope_prompt
 from services.prompts import reply as reply_prompt
-from services.prompts import same_subject as same_prompt
 from services.prompts import synthesis as prompt
-from services.prompts.answer_check import Verdict
 from services.prompts.question_scope import Answerer
 from services.prompts.quoting import without_any_order, without_forged_turns
-from services.prompts.same_subject import Referent
 from services.recall.types import RecallHit, RecallResult
 from thea.errors import LLMError
 from thea.memory.operations import FactReads
@@ -127,19 +132,13 @@ from thea.models import (
     Step,
     cycle_node_id,
 )
-from thea.models.step_outputs import PromptMessage, PromptRecord, SynthesisOutput
+from thea.models.step_outputs import PromptRecord, SynthesisOutput
 from thea.tuning import RELATIVE_FLOOR
 
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
 Read = TypeVar("Read", bound=BaseModel)
 
-#: facts of record one answer is given at most (most related first; constraints come on top):
-#: the 0.5B model mixes up people and values when given more (live-memory benchmark)
-FACTS_SHOWN = 4
-#: share of the best recalled fact's score a fact needs to be shown ("now" alone brought
-#: "You play for Redland Rovers now" to a question about the user's bike)
-FACT_FLOOR = 0.3
 #: facts of record read per answer (newest first), to know each recalled fact's standing
 PROFILE_READ = 1000
 #: claims the model may pick an answer from (best matches first)
@@ -148,38 +147,6 @@ PICK_SHOWN = 8
 PICK_TOKENS = 24
 
 
-def reference_item(source_id: str, kind: str, text: str, when_ms: int) -> ReferenceItem:
-    """One memory as the answering model sees it: dated when it happened ("on Monday 8 May
-    2023"), its relative dates spelled out ("yesterday (7 May 2023)")."""
-    if not when_ms:
-        return ReferenceItem(source_id=source_id, kind=kind, text=text)
-    return ReferenceItem(
-        source_id=source_id,
-        kind=kind,
-        text=resolve_relative(text, when_ms),
-        when=f"on {when_text(when_ms)}",
-    )
-
-
-def references_for(
-    hits: list[RecallHit], budget_tokens: int, floor_share: float = RELATIVE_FLOOR
-) -> list[ReferenceItem]:
-    """Whole memories, most relevant first, as many as fit the budget; weak ones left out."""
-    if hits:
-        floor = max(h.score for h in hits) * floor_share
-        hits = [h for h in hits if h.score >= floor]
-    items = [reference_item(h.id, h.type, h.text, h.event_time or h.created_at) for h in hits]
-    return pack(items, [i.text for i in items], budget_tokens)
-
-
-#: an answer saying it does not know ("I don't know.", "No, I don't know.", "I'm not sure.")
-_NOT_KNOWN = re.compile(
-    r"^\W*(?:no,?\s+)?(?:i\s+(?:don't|do\s+not|really\s+don't)\s+know|i'm\s+not\s+sure|i\s+am\s+not\s+sure"
-    r"|i\s+have\s+no\s+(?:information|idea|answer)|i\s+(?:can't|cannot)\s+(?:tell|say))",
-    re.IGNORECASE,
-)
-#: facts said before a request's answer or after a missed "I don't know", at most
-TOLD_SHOWN = 2
 #: the user's newest statements read for constraints no claim holds (told a moment ago, or missed
 #: by the reading)
 STATEMENTS_READ = 50
@@ -203,93 +170,6 @@ def _same(one: str, other: str) -> bool:
     return " ".join(one.lower().split()) == " ".join(other.lower().split())
 
 
-def _told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]:
-    """The claims that plainly speak of what the message asks (about whom and of what)."""
-    if not question:
-        return []
-    wanted = [f for f in stored if (f.valid_until is not None) == history]
-    return [m.fact for m in match_claims(question, wanted) if m.about and m.shared][:TOLD_SHOWN]
-
-
-def _missed(
-    answer: str, question: str, stored: Sequence[Fact], history: bool, constraints: Sequence[Fact]
-) -> str:
-    """What to add to a model's "I don't know" about something it was given: the claims that
-    speak of what was asked, or the constraints a question about food was given ("" otherwise)."""
-    if not _NOT_KNOWN.match(answer):
-        return ""
-    known = _told_for(question, stored, history) or list(constraints[:TOLD_SHOWN])
-    return " But you told me: " + lower_first(" ".join(told_sentence(f) for f in known)) if known else ""
-
-
-def prompt_record(spec: PromptSpec, messages: Sequence[BaseMessage]) -> PromptRecord:
-    """The prompt as the model got it, for the trace: its id, version and every message."""
-    return PromptRecord(
-        id=spec.name,
-        version=spec.version,
-        messages=[PromptMessage(role=m.type, content=str(m.content)) for m in messages],
-    )
-
-
-def fact_line(fact: Fact, line: str = "") -> prompt.FactLine:
-    """A claim as the answering model sees it: its line ("Your car: Toyota Corolla."; ``line``
-    instead when given), the user's own words, when it was told and, replaced, until when."""
-    text = line or told_sentence(fact)
-    # the user's words of a plain fact; a change's words name the old value too, which a small
-    # model then gives as the answer ("from March 3 to March 17" -> "March 3")
-    if fact.quote and fact.quote != fact.content and fact.change in (None, "new", "adds"):
-        text += f' (the user said: "{resolve_relative(fact.quote, fact.created_at)}")'
-    until = when_text(fact.valid_until) if fact.valid_until is not None else ""
-    return prompt.FactLine(source_id=fact.id, text=text, told=when_text(fact.created_at), until=until)
-
-
-def planned_fact_line(fact: Fact) -> prompt.FactLine:
-    """A change told ahead as the answering model sees it: "From Monday 1 March 2027 (planned):
-    Your home: York." with the user's words."""
-    return fact_line(fact, planned_line(fact))
-
-
-def _planned_for(question: str, planned: Sequence[Fact], hits: Sequence[RecallHit]) -> list[Fact]:
-    """The changes told ahead that speak of what the message asks (its words, whom it asks
-    about, what recall found)."""
-    if not question or not planned:
-        return []
-    return [m.fact for m in match_claims(question, planned, {h.id: h.score for h in hits})][:EARLIER_SHOWN]
-
-
-#: earlier (superseded) claims a prompt shows beside the current ones when they match the question
-EARLIER_SHOWN = 3
-
-
-def select_facts(
-    stored: Sequence[Fact],
-    hits: Sequence[RecallHit],
-    *,
-    history: bool,
-    request: bool,
-    limit: int = FACTS_SHOWN,
-    question: str = "",
-) -> list[Fact]:
-    """The claims a prompt shows, most related first (a small model confuses people and values
-    when it is given every claim it knows): the current claims that match the message (its words,
-    whom it asks about, what recall found), then the earlier ones that match, marked with when
-    they stopped being true (first, when the message asks what was true before). A request for
-    help also gets the constraints (an allergy bears on every dinner idea)."""
-    recalled = {h.id: h.score for h in hits}
-    matches = match_claims(question, stored, recalled) if question else []
-    current = [m.fact for m in matches if m.fact.valid_until is None]
-    earlier = [m.fact for m in matches if m.fact.valid_until is not None]
-    if history:
-        chosen = earlier[:limit] + current[:EARLIER_SHOWN]
-    else:
-        chosen = current[:limit] + earlier[:EARLIER_SHOWN]
-    if request:
-        chosen += [
-            f for f in stored if f.category == "constraint" and f.valid_until is None and f not in chosen
-        ]
-    return list({f.id: f for f in chosen}.values())
-
-
 _GREETING = re.compile(rf"^{GREETING}\b", re.IGNORECASE)
 
 
@@ -298,33 +178,6 @@ def greeting_of(understanding: Understanding) -> str:
     thanks and goodbyes are not greetings."""
     found = [m for m in (_GREETING.match(t) for t in understanding.texts(Act.SMALL_TALK)) if m]
     return f"{upper_first(found[0].group())}!" if found else ""
-
-
-async def _send(state: CycleState, text: str) -> None:
-    """Stream text the model did not write (an acknowledgement, a note) to the user."""
-    if state.on_token is not None and text:
-        maybe = state.on_token(text)
-        if maybe is not None:
-            await maybe
-
-
-class _ShownPoints:
-    """Streams an answer; a request's answer no further than its list may go (five points, none
-    given twice: hygiene.points_cut), however the model's output arrives in pieces."""
-
-    def __init__(self, state: CycleState, voice: VoiceStream, request: bool) -> None:
-        self.state, self.voice, self.request = state, voice, request
-        self.ended = False
-
-    async def feed(self, piece: str) -> None:
-        if self.ended:
-            return
-        if self.request:
-            cut = points_cut(self.voice.raw + piece)
-            if cut is not None:
-                self.ended = True
-                piece = (self.voice.raw + piece)[:cut][len(self.voice.raw) :]
-        await _send(self.state, self.voice.feed(piece))
 
 
 def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
@@ -344,18 +197,6 @@ def _news(understanding: Understanding) -> bool:
     }
 
 
-async def _send_rest(state: CycleState, voice: VoiceStream | None, answer: str, note: str) -> None:
-    """What the user has not seen of the answer: all of it when it was held back (``voice``
-    None), else what the stream has not shown, and a loop's note when the cut fell short of it."""
-    if voice is None:
-        await _send(state, answer)
-        return
-    rest = voice.finish(answer)
-    await _send(state, rest)
-    if note and not rest.endswith(note):  # a loop cut short of what was shown: the note alone
-        await _send(state, note)
-
-
 #: an earlier answer this long (in words) is one a new answer could give again
 EARLIER_ANSWER_WORDS = 12
 
@@ -372,16 +213,6 @@ def _repeats(answer: str, earlier: Sequence[str]) -> bool:
 
 #: the pick chose only claims that name whom the question asks about (from_facts.restates)
 _NOTHING_PICKED = FactAnswer(text="")
-
-
-def _request_stop(text: str) -> bool:
-    return is_looping(text) or too_many_points(text)
-
-
-def _points_kept(answer: str) -> str:
-    """The answer without the points past the limit or given twice."""
-    cut = points_cut(answer, whole=True)
-    return answer if cut is None else answer[:cut].rstrip()
 
 
 #: what a statement gets when the model's reaction cannot be shown (its claims are read
@@ -417,6 +248,8 @@ class SynthesisService(CognitiveService):
         #: the model that picks which claims answer a question (the claims reader when there is
         #: one: it understands questions better than a small answering model)
         self.picker = picker or llm
+        #: what the claims model reads for an answer (services/cycle/answer_reading.py)
+        self.reading = AnswerReading(self.picker, timeout_s)
         #: share of the best memory's score a memory needs to enter the prompt (tuning.relevance_floor)
         self.relevance_floor = relevance_floor
         #: compares a question's words with recalled words by meaning (services/cycle/not_told.py)
@@ -481,7 +314,7 @@ class SynthesisService(CognitiveService):
             state.on_token = shown
         if is_refusal(state.answer or ""):
             return await self._react(state, understanding)
-        await _send(state, "".join(held))
+        await send_text(state, "".join(held))
         return outcome
 
     async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
@@ -576,7 +409,7 @@ class SynthesisService(CognitiveService):
         refs = references_for(others, self.budget_tokens, self.relevance_floor)
         minded = constraints if minds else []
         lines = [fact_line(f) for f in facts if f not in minded]  # the constraints under their heading
-        lines += [planned_fact_line(f) for f in _planned_for(question, state.planned, recall.hits)]
+        lines += [planned_fact_line(f) for f in planned_for(question, state.planned, recall.hits)]
         # an answer given from the user's facts speaks of their life: never history, whatever
         # the question's words ("when is the Lisbon trip?" came back, wrong, from the history)
         state.templated = state.templated or (bool(lines) and not request)
@@ -596,11 +429,11 @@ class SynthesisService(CognitiveService):
         prefix = ""
         if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
             prefix = ACKNOWLEDGEMENT + " "
-        told = _told_for(question, stored, history) if request else []
+        told = told_for(question, stored, history) if request else []
         if told:  # a request about something the user told of starts from what they told
             prefix += "You told me: " + lower_first(" ".join(told_sentence(f) for f in told)) + " "
         if prefix:
-            await _send(state, prefix)
+            await send_text(state, prefix)
         sources = [state.prompt_text, *(f.content for f in facts), *(r.text for r in refs)]
         voice = VoiceStream(sources, question)
         # help given where the user told a constraint is checked before it is shown: a suggestion
@@ -626,7 +459,7 @@ class SynthesisService(CognitiveService):
         earlier = _earlier_answers(state.history) if own else []
         may_repeat = bool(earlier)
         held_back = bool(minds and minded) or tells or may_repeat or mixed
-        shown = _ShownPoints(state, voice, request)
+        shown = ShownPoints(state, voice, request)
 
         async def shown_tokens(piece: str) -> None:
             if not held_back:
@@ -647,10 +480,10 @@ class SynthesisService(CognitiveService):
             state, messages, answer, note, question, constraints, held_back
         )
         usage = usage.add(more)
-        await _send_rest(state, None if held_back else voice, answer, note)
-        added = "" if request else _missed(answer, question, stored, history, minded)
+        await send_rest(state, None if held_back else voice, answer, note)
+        added = "" if request else missed(answer, question, stored, history, minded)
         answer += added + careful  # "I don't know" only when it was never told; the note
-        await _send(state, added + careful)
+        await send_text(state, added + careful)
         output = self._output(state, (prefix + answer).strip(), refs, facts)
         output.prompt = prompt_record(prompt.PROMPT, messages)
         if note:
@@ -673,10 +506,10 @@ class SynthesisService(CognitiveService):
             timeout_s=self.timeout_s,
             on_token=on_token,
             # a looping answer is stopped as soon as the loop shows, a request's list at its limit
-            stop_when=_request_stop if request else is_looping,
+            stop_when=request_stop if request else is_looping,
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
-        return (_points_kept(answer) if request else answer), note, usage
+        return (points_kept(answer) if request else answer), note, usage
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]
@@ -794,81 +627,12 @@ class SynthesisService(CognitiveService):
         # know the answer, never the answering model's guess (the re-run of set 7, Camila a
         # subject of no claim: "Camila's family supports the Barcelona FC."); a question anyone
         # could answer ("What is the capital of Norway?") goes on to the model
-        scope = await self._scope(state, asked, recall)
+        scope = await self.reading.scope(asked, recall.hits, state.impulse.id)
         if scope is None or scope.answerer is not Answerer.ONLY_THE_USER:
             return None
         if only_nearest:  # the nearest the user came to saying it
             return await self._said_told(state, only_nearest[0], recall)
         return await self._fixed(state, NOT_TOLD, "not told", usage=cost.add(scope.usage), asked=scope.asked)
-
-    async def _scope(self, state: CycleState, question: str, recall: RecallResult) -> Scope | None:
-        """Who could answer a question that mentions what the user told (the claims model says,
-        from the question alone); None when it mentions nothing they told, or the model cannot
-        say."""
-        if not question or not mentioned(question, recall.hits, state.impulse.id):
-            return None
-        messages = scope_prompt.build(question)
-        got = await self._read(
-            scope_prompt.QuestionScope, messages, scope_prompt.PROMPT, scope_prompt.MAX_TOKENS
-        )
-        if got is None:
-            return None
-        read, usage = got
-        log.info("who could answer it: %s (about %r)", read.asks.value, read.about)
-        return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
-
-    async def _answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
-        """Whether the line chosen as the answer states what the question asks: the claims model
-        reads the two again (services/prompts/answer_check.py); words it copies that are only
-        the question's own ("Kluska" for "What breed is Kluska?") state nothing. True when the
-        model cannot say (the answer stands as chosen)."""
-        messages = check_prompt.build(line, question)
-        got = await self._read(
-            check_prompt.AnswerCheck, messages, check_prompt.PROMPT, check_prompt.MAX_TOKENS
-        )
-        if got is None:
-            return True, LLMUsage()
-        read, usage = got
-        restated = bool(read.answer.strip()) and not stems_of(read.answer) - stems_of(question)
-        says = read.verdict is Verdict.ANSWERS and not restated
-        if not says:
-            log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
-        return says, usage
-
-    async def _checked(self, question: str, quote: ToldQuote) -> tuple[ToldQuote | None, LLMUsage]:
-        """The quote as the claims model reads it again: None when its lines, holding no word of
-        whom the question asks about, speak of someone else; only the nearest line when the line
-        copied does not state what is asked ("Which football team do I support?" -> the line
-        about cutting down on sugar, first contact set 8)."""
-        copied = " / ".join(t.text for t in quote.lines)
-        usage = LLMUsage()
-        if quote.about_unsure:  # whom it asks about named in other words, or someone else?
-            same, usage = await self._same_subject(question, copied)
-            if not same:
-                return None, usage
-        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
-            says, checked = await self._answers(question, copied)
-            usage = usage.add(checked)
-            if not says:
-                return replace(quote, answer="", quoted=Quoted.NEAREST), usage
-        return quote, usage
-
-    async def _same_subject(self, question: str, line: str) -> tuple[bool, LLMUsage]:
-        """Whether a line that does not hold the words the question names whom it asks about by
-        speaks of them in other words ("my small bro obinna" for "my kid brother"): the claims
-        model says (services/prompts/same_subject.py). False when it cannot say, or names them in
-        words the line does not hold (as before it was asked: such a line never answered)."""
-        messages = same_prompt.build(line, question)
-        got = await self._read(same_prompt.SameSubject, messages, same_prompt.PROMPT, same_prompt.MAX_TOKENS)
-        if got is None:
-            return False, LLMUsage()
-        read, usage = got
-        # the words naming whom the line speaks of must be the line's own: copied from the
-        # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
-        named = stems_of(read.named)
-        held = bool(named) and named <= stems_of(line)
-        log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
-        return held and read.verdict is Referent.SAME, usage
 
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
@@ -912,7 +676,9 @@ class SynthesisService(CognitiveService):
         if not question or not lines:
             return None
         messages = text_prompt.build(question, nearest_lines(question, lines, self.embedder))
-        got = await self._read(text_prompt.TextAnswer, messages, text_prompt.PROMPT, text_prompt.MAX_TOKENS)
+        got = await self.reading.read(
+            text_prompt.TextAnswer, messages, text_prompt.PROMPT, text_prompt.MAX_TOKENS
+        )
         if got is None:
             return None
         read, usage = got
@@ -929,19 +695,6 @@ class SynthesisService(CognitiveService):
         return await self._fixed(
             state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
         )
-
-    async def _read(
-        self, schema: type[Read], messages: Sequence[BaseMessage], spec: PromptSpec, max_tokens: int
-    ) -> tuple[Read, LLMUsage] | None:
-        """What the claims model reads for an answer (the text's words, the user's words, the
-        claims that answer); None when it cannot (the answer goes on without it)."""
-        try:
-            return await ask_structured(
-                self.picker, schema, messages, spec, timeout_s=self.timeout_s, max_tokens=max_tokens
-            )
-        except LLMError as exc:
-            log.warning("could not read %s for the answer: %s", spec.name, exc)
-            return None
 
     async def _from_told(
         self,
@@ -967,7 +720,9 @@ class SynthesisService(CognitiveService):
         if not lines:
             return None
         messages = told_prompt.build(question, [t.shown() for t in lines])
-        got = await self._read(told_prompt.ToldAnswer, messages, told_prompt.PROMPT, told_prompt.MAX_TOKENS)
+        got = await self.reading.read(
+            told_prompt.ToldAnswer, messages, told_prompt.PROMPT, told_prompt.MAX_TOKENS
+        )
         if got is None:
             return None
         read, usage = got
@@ -984,7 +739,7 @@ class SynthesisService(CognitiveService):
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
-        checked_quote, checked = await self._checked(question, quote)
+        checked_quote, checked = await self.reading.checked(question, quote)
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
             # from "my brother Tom lives in Leeds"): nothing said answers
@@ -1034,7 +789,7 @@ class SynthesisService(CognitiveService):
         shown = (earlier + current if history else current + earlier)[:PICK_SHOWN]
         if not shown:
             return None, LLMUsage()
-        got = await self._read(
+        got = await self.reading.read(
             pick.PickOutput,
             pick.build(question, [candidate_line(f) for f in shown]),
             pick.PROMPT,
@@ -1064,7 +819,7 @@ class SynthesisService(CognitiveService):
             # Ponmo?" -> "ponmo (your cat), home: surulere.", first contact set 8)
             kept: list[Fact] = []
             for fact in chosen:
-                says, checked = await self._answers(question, told_sentence(fact))
+                says, checked = await self.reading.answers(question, told_sentence(fact))
                 usage = usage.add(checked)
                 if says:
                     kept.append(fact)
@@ -1099,7 +854,7 @@ class SynthesisService(CognitiveService):
         reacted in a checked sentence), streamed to the user and recorded with its mode (and the
         claims it says back, each with why it answers; ``asked``: the prompt of such a call)."""
         state.templated = True
-        await _send(state, answer)
+        await send_text(state, answer)
         output = self._output(state, answer, refs, facts)
         output.mode = mode
         output.prompt = asked
@@ -1140,15 +895,6 @@ class SynthesisService(CognitiveService):
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Who could answer a question, what asking cost, and the prompt."""
-
-    answerer: Answerer
-    usage: LLMUsage
-    asked: PromptRecord
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from services.common.dates import resolve_relative, when_text
-from services.cycle.synthesis import references_for
+from services.cycle.answer_inputs import references_for
 from services.recall.types import RecallHit
 
 #: Thursday 25 May 2023, 13:14 UTC

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.cycle.synthesis import references_for
+from services.cycle.answer_inputs import references_for
 from services.recall.types import RecallHit
 
 

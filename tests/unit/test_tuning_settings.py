@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from services.cycle.synthesis import references_for
+from services.cycle.answer_inputs import references_for
 from services.recall.types import RecallHit
 from services.reflection.grounding import Sources, check_claims
 from thea.config import load_settings

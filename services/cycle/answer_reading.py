@@ -1,0 +1,138 @@
+"""What the claims model reads for an answer, one short structured call each: who could answer
+a question (services/prompts/question_scope.py), whether a line copied from the user's words
+states what is asked (answer_check.py) and speaks of whom it asks about (same_subject.py), and
+the readings the answer paths ask for (a text's lines, the user's words, the claims that
+answer). A call that fails costs the answer nothing: the path goes on without it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
+
+from services.common.llm_calls import ask_structured
+from services.cycle.answer_inputs import prompt_record
+from services.cycle.fact_match import stems_of
+from services.cycle.from_told import Quoted, ToldQuote, mentioned
+from services.prompts import BaseMessage, PromptSpec
+from services.prompts import answer_check as check_prompt
+from services.prompts import question_scope as scope_prompt
+from services.prompts import same_subject as same_prompt
+from services.prompts.answer_check import Verdict
+from services.prompts.question_scope import Answerer
+from services.prompts.same_subject import Referent
+from services.recall.types import RecallHit
+from thea.errors import LLMError
+from thea.models import LLMUsage
+from thea.models.step_outputs import PromptRecord
+
+log = logging.getLogger(__name__)
+#: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
+Read = TypeVar("Read", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Who could answer a question, what asking cost, and the prompt."""
+
+    answerer: Answerer
+    usage: LLMUsage
+    asked: PromptRecord
+
+
+class AnswerReading:
+    """What the claims model reads for an answer: who could answer a question, whether a line
+    copied from the user's words states what is asked and speaks of whom it asks about, and
+    the structured readings the answer paths ask for (a text's lines, the user's words, the
+    claims that answer). Each reading costs one short call; None or the safe default when the
+    model cannot say."""
+
+    def __init__(self, model: BaseChatModel, timeout_s: float) -> None:
+        self.model = model
+        self.timeout_s = timeout_s
+
+    async def read(
+        self, schema: type[Read], messages: Sequence[BaseMessage], spec: PromptSpec, max_tokens: int
+    ) -> tuple[Read, LLMUsage] | None:
+        """What the claims model reads for an answer (the text's words, the user's words, the
+        claims that answer); None when it cannot (the answer goes on without it)."""
+        try:
+            return await ask_structured(
+                self.model, schema, messages, spec, timeout_s=self.timeout_s, max_tokens=max_tokens
+            )
+        except LLMError as exc:
+            log.warning("could not read %s for the answer: %s", spec.name, exc)
+            return None
+
+    async def scope(self, question: str, hits: Sequence[RecallHit], impulse_id: str) -> Scope | None:
+        """Who could answer a question that mentions what the user told (the claims model says,
+        from the question alone); None when it mentions nothing they told, or the model cannot
+        say."""
+        if not question or not mentioned(question, hits, impulse_id):
+            return None
+        messages = scope_prompt.build(question)
+        got = await self.read(
+            scope_prompt.QuestionScope, messages, scope_prompt.PROMPT, scope_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return None
+        read, usage = got
+        log.info("who could answer it: %s (about %r)", read.asks.value, read.about)
+        return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
+
+    async def answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+        """Whether the line chosen as the answer states what the question asks: the claims model
+        reads the two again (services/prompts/answer_check.py); words it copies that are only
+        the question's own ("Kluska" for "What breed is Kluska?") state nothing. True when the
+        model cannot say (the answer stands as chosen)."""
+        messages = check_prompt.build(line, question)
+        got = await self.read(
+            check_prompt.AnswerCheck, messages, check_prompt.PROMPT, check_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return True, LLMUsage()
+        read, usage = got
+        restated = bool(read.answer.strip()) and not stems_of(read.answer) - stems_of(question)
+        says = read.verdict is Verdict.ANSWERS and not restated
+        if not says:
+            log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
+        return says, usage
+
+    async def checked(self, question: str, quote: ToldQuote) -> tuple[ToldQuote | None, LLMUsage]:
+        """The quote as the claims model reads it again: None when its lines, holding no word of
+        whom the question asks about, speak of someone else; only the nearest line when the line
+        copied does not state what is asked ("Which football team do I support?" -> the line
+        about cutting down on sugar, first contact set 8)."""
+        copied = " / ".join(t.text for t in quote.lines)
+        usage = LLMUsage()
+        if quote.about_unsure:  # whom it asks about named in other words, or someone else?
+            same, usage = await self.same_subject(question, copied)
+            if not same:
+                return None, usage
+        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
+            says, checked = await self.answers(question, copied)
+            usage = usage.add(checked)
+            if not says:
+                return replace(quote, answer="", quoted=Quoted.NEAREST), usage
+        return quote, usage
+
+    async def same_subject(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+        """Whether a line that does not hold the words the question names whom it asks about by
+        speaks of them in other words ("my small bro obinna" for "my kid brother"): the claims
+        model says (services/prompts/same_subject.py). False when it cannot say, or names them in
+        words the line does not hold (as before it was asked: such a line never answered)."""
+        messages = same_prompt.build(line, question)
+        got = await self.read(same_prompt.SameSubject, messages, same_prompt.PROMPT, same_prompt.MAX_TOKENS)
+        if got is None:
+            return False, LLMUsage()
+        read, usage = got
+        # the words naming whom the line speaks of must be the line's own: copied from the
+        # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
+        named = stems_of(read.named)
+        held = bool(named) and named <= stems_of(line)
+        log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
+        return held and read.verdict is Referent.SAME, usage

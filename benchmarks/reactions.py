@@ -18,40 +18,71 @@ import time
 from pathlib import Path
 
 from benchmarks.claims import build_model
-from services.common.llm_calls import ask_text
+from services.common.llm_calls import ask_structured
 from services.common.understanding import Act, understand
-from services.cycle.reply import checked_reply
+from services.cycle.reply import checked_reply, in_tone
 from services.prompts import reply as prompt
 from thea.models import MessageKind
 
 SCENARIOS = Path(__file__).parent / "scenarios" / "reactions.json"
 
 
+def _shown(read: prompt.Reply, text: str) -> str:
+    """What the user sees, as the synthesis step shows it (services/cycle/synthesis.py)."""
+    understanding = understand(text)
+    tells = understanding.kind is MessageKind.STATEMENT
+    small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
+    checked = checked_reply(read.reply, text, "", small_talk)
+    return (in_tone(checked, read.feeling) if checked is not None else None) or ""
+
+
+def fits(shown: str, feeling: str) -> bool:
+    """A reaction shown in a tone that fits how the message feels to its writer (labelled by
+    hand): it does not cheer bad news nor pity good news."""
+    return feeling == "neutral" or in_tone(shown, prompt.Feeling(feeling)) is not None
+
+
 async def run(model_name: str, sets: list[str]) -> dict[str, object]:
-    data = json.loads(SCENARIOS.read_text(encoding="utf-8"))["sets"]
+    data = json.loads(SCENARIOS.read_text(encoding="utf-8"))
+    feelings: dict[str, str] = data["feelings"]
     llm = build_model(model_name)
     rows: list[dict[str, object]] = []
     for name in sets:
-        for text in data[name]:
-            understanding = understand(text)
+        for text in data["sets"][name]:
             started = time.perf_counter()
-            raw, _ = await ask_text(
-                llm, prompt.build(text), prompt.PROMPT, timeout_s=120, max_tokens=prompt.MAX_TOKENS
+            read, _ = await ask_structured(
+                llm,
+                prompt.Reply,
+                prompt.build(text),
+                prompt.PROMPT,
+                timeout_s=120,
+                max_tokens=prompt.MAX_TOKENS,
             )
             seconds = time.perf_counter() - started
-            tells = understanding.kind is MessageKind.STATEMENT
-            small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-            shown = checked_reply(raw, text, "", small_talk)
-            rows.append(
-                {"set": name, "message": text, "raw": raw, "shown": shown, "seconds": round(seconds, 2)}
+            shown = _shown(read, text)
+            row = {
+                "set": name,
+                "message": text,
+                "feeling": read.feeling.value,
+                "labelled": feelings[text],
+                "raw": read.reply,
+                "shown": shown,
+                "fits": bool(shown) and fits(shown, feelings[text]),
+                "seconds": round(seconds, 2),
+            }
+            rows.append(row)
+            print(
+                f"[{name}] {text}\n    model ({read.feeling.value}, labelled {feelings[text]}):"
+                f" {read.reply!r}"
+                f"\n    shown: {shown!r}  ({seconds:.1f} s)"
             )
-            print(f"[{name}] {text}\n    model: {raw!r}\n    shown: {shown!r}  ({seconds:.1f} s)")
-    shown_count = sum(1 for r in rows if r["shown"])
     timings = sorted(float(str(r["seconds"])) for r in rows)
     summary = {
         "model": model_name,
         "prompt": f"{prompt.PROMPT.id.value}/{prompt.PROMPT.version}",
-        "shown": shown_count,
+        "shown": sum(1 for r in rows if r["shown"]),
+        "shown_in_a_fitting_tone": sum(1 for r in rows if r["fits"]),
+        "feeling_as_labelled": sum(1 for r in rows if r["feeling"] == r["labelled"]),
         "messages": len(rows),
         "median_s": timings[len(timings) // 2] if timings else 0.0,
     }

@@ -10,7 +10,11 @@ when it passes checks that need no word list of any language:
   had them", what an example's user told) is left out and the rest stands;
 * short: at most :data:`MAX_SENTENCES` sentences, no list;
 * no refusal ("I can't assist with that") for a greeting or a joke;
-* the right voice: thea has no "my brother"; the user's first person said back is not shown.
+* the right voice: thea has no "my brother"; the user's first person said back is not shown;
+* the right tone: the model first says how the message feels to the user (good, bad, neutral);
+  a reaction to bad news that cheers (thea's own cheerful words, :data:`prompt.CHEERFUL`) is not
+  shown, one without a word of sympathy gets "I'm sorry to hear that." first, and one to good
+  news that pities is not shown (:func:`in_tone`).
 
 Otherwise the message gets the plain acknowledgement. The reaction is thea's own words: never
 evidence of anything (claims are read from the user's words only).
@@ -97,7 +101,7 @@ def is_refusal(text: str) -> bool:
 #: the prompt's examples of small talk (a greeting, thanks, emojis) and the words of their replies
 _SMALL_TALK_EXAMPLES = tuple(
     (set(lower_words(said)), lower_words(reply))
-    for said, reply in prompt.EXAMPLES
+    for said, _feeling, reply in prompt.EXAMPLES
     if understand(said).kind is MessageKind.SMALL_TALK
 )
 
@@ -142,6 +146,31 @@ def _voiced(sentence: str, message: str, name: str) -> str:
     suggest" stay); one that does may be the user's first person said back ("I'm lactose
     intolerant" becomes "You're lactose intolerant")."""
     return in_voice(sentence, [message, name]) if copied_run(sentence, message) >= 2 else sentence
+
+
+#: what bad news gets before a reaction without sympathy, or instead of one that cannot be shown
+SORRY = "I'm sorry to hear that."
+
+
+def _says_any(text: str, words: Sequence[str]) -> bool:
+    said = f" {' '.join(lower_words(text))} "
+    return any(f" {' '.join(lower_words(w))} " in said for w in words)
+
+
+def in_tone(reaction: str, feeling: prompt.Feeling) -> str | None:
+    """The reaction in the tone of the message as the model felt it, or None: bad news is never
+    cheered ("That's great news!" to a cancelled driving test, seen on first contact) and gets
+    sympathy ("I'll keep that in mind" after a death becomes "I'm sorry to hear that. I'll keep
+    that in mind."); good news is never pitied. The words are thea's own (the prompt's), never
+    the user's."""
+    if feeling is prompt.Feeling.BAD:
+        if _says_any(reaction, prompt.CHEERFUL):
+            return None
+        if not _says_any(reaction, (*prompt.SYMPATHETIC, "hope")):  # "I hope it gets fixed soon"
+            return f"{SORRY} {reaction}"
+    if feeling is prompt.Feeling.GOOD and _says_any(reaction, prompt.SYMPATHETIC):
+        return None
+    return reaction
 
 
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:

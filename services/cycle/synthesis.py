@@ -28,7 +28,7 @@ from typing import TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from services.common.llm_calls import TokenSink, ask_text
+from services.common.llm_calls import TokenSink, ask_structured, ask_text
 from services.common.pasted import is_pasted
 from services.common.statements import GREETING, lower_first, upper_first
 from services.common.text import TextEmbedder
@@ -95,8 +95,10 @@ from services.cycle.hygiene import is_looping, tidy, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
+    SORRY,
     checked_reply,
     copied_run,
+    in_tone,
     is_refusal,
     name_of_user,
     question_back,
@@ -338,24 +340,31 @@ class SynthesisService(CognitiveService):
         usage = LLMUsage()
         said: str | None = None
         asked: PromptRecord | None = None
+        feeling: reply_prompt.Feeling | None = None
         if told.strip():
             messages = reply_prompt.build(told, name)
             asked = prompt_record(reply_prompt.PROMPT, messages)
             try:
-                raw, usage = await ask_text(
+                read, usage = await ask_structured(
                     self.picker,  # the reading model reacts in its own words; the 0.5B echoed
+                    reply_prompt.Reply,
                     messages,
                     reply_prompt.PROMPT,
                     timeout_s=self.timeout_s,
+                    retries=0,  # no reaction is worth a second wait: the acknowledgement stands
                     max_tokens=reply_prompt.MAX_TOKENS,
                 )
+                feeling = read.feeling
                 small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-                said = checked_reply(raw, told, name, small_talk)
+                shown = checked_reply(read.reply, told, name, small_talk)
+                said = in_tone(shown, feeling) if shown is not None else None
             except LLMError as exc:
                 log.warning("no reaction from the model: %s", exc)
         if said is None:
             plain = acknowledgement(state, understanding)
             said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
+            if feeling is reply_prompt.Feeling.BAD:  # bad news is not met with "Got it"
+                said = f"{greeting_of(understanding)} {SORRY}".strip()
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 

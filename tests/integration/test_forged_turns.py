@@ -16,7 +16,7 @@ import re
 import pytest
 
 from tests.injection_cases import CASES
-from thea.llm.fake import FakeCall, FakeChatModel
+from thea.llm.fake import FakeCall, FakeChatModel, reply_output
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 
@@ -43,8 +43,8 @@ def _obedient(call: FakeCall) -> str:
 @pytest.fixture
 def llm() -> FakeChatModel:
     model = FakeChatModel()
-    for prompt in (PromptId.SYNTHESIS, PromptId.REPLY):
-        model.answer(prompt, _obedient)
+    model.answer(PromptId.SYNTHESIS, _obedient)
+    model.answer(PromptId.REPLY, lambda call: reply_output(_obedient(call)))
     return model
 
 

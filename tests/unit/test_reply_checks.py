@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.common.understanding import understand
-from services.cycle.reply import checked_reply, copied_run, made_up, unclear_who
+from services.cycle.reply import checked_reply, copied_run, in_tone, made_up, unclear_who
+from services.prompts.reply import Feeling
 from thea.models import MessageKind
 
 
@@ -244,3 +245,55 @@ def test_thea_s_own_first_person_stays_and_the_user_s_is_turned(told: str, reply
     """ "I'll keep that in mind" was shown as "you'll keep that in mind" (the voice check took
     every "I" it did not know for the user's): a sentence naming nothing of the message is thea's."""
     assert checked_reply(reply, told) == shown
+
+
+@pytest.mark.parametrize(
+    "reaction",
+    [
+        "That's great news!",
+        "Congratulations on the new date!",
+        "Sounds like an exciting week ahead.",
+        "Well done, enjoy the rest of your day!",
+    ],
+)
+def test_bad_news_is_never_cheered(reaction: str) -> None:
+    """First contact set 10: "dvsa cancelled on me smh, test is now 22 may" got "That's great
+    news!". The model says first how the message feels; a cheerful reaction to what it felt as
+    bad news is not shown."""
+    assert in_tone(reaction, Feeling.BAD) is None
+
+
+@pytest.mark.parametrize(
+    ("reaction", "shown"),
+    [
+        ("I'll keep that in mind.", "I'm sorry to hear that. I'll keep that in mind."),
+        (
+            "Noted, your nan passed away on Sunday.",
+            "I'm sorry to hear that. Noted, your nan passed away on Sunday.",
+        ),
+        ("Oh no, not the washing machine!", "Oh no, not the washing machine!"),
+        ("I hope it gets fixed soon.", "I hope it gets fixed soon."),
+        ("Sorry about your knee.", "Sorry about your knee."),
+    ],
+)
+def test_bad_news_gets_sympathy(reaction: str, shown: str) -> None:
+    assert in_tone(reaction, Feeling.BAD) == shown
+
+
+@pytest.mark.parametrize(
+    ("reaction", "feeling", "shown"),
+    [
+        ("Oh no, that's sad news.", Feeling.GOOD, None),  # a cousin's wedding, set 9
+        ("Sorry to hear that!", Feeling.GOOD, None),
+        (
+            "A puppy named Biscuit, how lovely! I hope he's settling in.",
+            Feeling.GOOD,
+            "A puppy named Biscuit, how lovely! I hope he's settling in.",
+        ),
+        ("Your sister Ana is in Porto, noted!", Feeling.NEUTRAL, "Your sister Ana is in Porto, noted!"),
+    ],
+)
+def test_good_news_is_never_pitied_and_plain_news_stands(
+    reaction: str, feeling: Feeling, shown: str | None
+) -> None:
+    assert in_tone(reaction, feeling) == shown

@@ -139,6 +139,11 @@ def _reflect(call: FakeCall) -> str:
     return "In short: " + (lines[0] if lines else "nothing to merge.")
 
 
+def reply_output(text: str, feeling: str = "neutral") -> str:
+    """The reply prompt's output for a reaction (services/prompts/reply.py), as a model gives it."""
+    return json.dumps({"feeling": feeling, "reply": text})
+
+
 def _always(text: str) -> Handler:
     return lambda _: text
 

@@ -116,6 +116,30 @@ def test_a_change_the_message_does_not_bear_out_is_not_kept(
     assert kept_change(old, answer, message, {"nia", "leo"}) is None
 
 
+@pytest.mark.parametrize(
+    ("old", "message", "value"),
+    [
+        # the whole sentence as the value (first contact set 10: Ioana's home, age and hobby all
+        # "replaced" by "Ioana's husband must have operation on knee in April")
+        (
+            NIA_JOB,
+            "Nia's mum must have an operation in May. So we change all our plans",
+            "Nia's mum must have an operation in May",
+        ),
+        (HOME, "The landlord wants the flat back by June. Ugh", "The landlord wants the flat back by June"),
+        (LEO_YEAR, "leo starts swimming club on tuesdays", "leo starts swimming club on tuesdays"),
+        # words naming the claim's own subject: what is said of them, not one of their values
+        (NIA_JOB, "Nia's sister is a nurse too, Nia's shift is nights", "Nia's shift"),
+        (LEO_YEAR, "the trip is for Leo's class only", "Leo's class"),
+    ],
+)
+def test_a_change_whose_value_is_a_sentence_or_names_its_own_subject_is_not_kept(
+    old: Fact, message: str, value: str
+) -> None:
+    answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
+    assert kept_change(old, answer, message, {"nia", "leo"}) is None
+
+
 async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() -> None:
     from services.knowledge.claims.revision import ClaimReviser
     from thea.llm.fake import FakeChatModel

@@ -116,7 +116,7 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         quote = tidy(out.quote)
         if not (quoted_in(quote, message) and within(value, quote)):
             quote = sentence_holding(value, message)
-        if not quote:
+        if not quote or not_a_value(value, old, sentence_holding(value, message)):
             return None
     if hostile(quote) or hostile(value):
         return None
@@ -132,6 +132,18 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         when="",
         kind=kind,
     )
+
+
+def not_a_value(value: str, old: Fact, sentence: str) -> bool:
+    """The model's new value is no value of the claim's attribute: a whole sentence of the
+    message (first contact set 10: "Ioana's husband must have operation on knee in April" kept
+    as Ioana's home, age and hobby), or words naming the claim's own subject (what is said of
+    them, not one of their values)."""
+    words = plain(value).split()
+    if len(words) > 3 and plain(value) == plain(sentence):
+        return True
+    own = content_stems(old.subject_key or "") if old.subject_key != USER_SUBJECT else set()
+    return bool(own) and bool(own & content_stems(value))
 
 
 def _read_anew(old: Fact, read: Sequence[Fact]) -> bool:

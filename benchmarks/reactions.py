@@ -20,7 +20,7 @@ from pathlib import Path
 from benchmarks.claims import build_model
 from services.common.llm_calls import ask_structured
 from services.common.understanding import Act, understand
-from services.cycle.reply import checked_reply, in_tone
+from services.cycle.reply import in_tone, reaction_shown
 from services.prompts import reply as prompt
 from thea.models import MessageKind
 
@@ -32,8 +32,7 @@ def _shown(read: prompt.Reply, text: str) -> str:
     understanding = understand(text)
     tells = understanding.kind is MessageKind.STATEMENT
     small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-    checked = checked_reply(read.reply, text, "", small_talk)
-    return (in_tone(checked, read.feeling) if checked is not None else None) or ""
+    return reaction_shown(read, text, "", small_talk) or ""
 
 
 def fits(shown: str, feeling: str) -> bool:

@@ -173,6 +173,20 @@ def in_tone(reaction: str, feeling: prompt.Feeling) -> str | None:
     return reaction
 
 
+def reaction_shown(
+    read: prompt.Reply, message: str, name: str = "", small_talk: str | None = None
+) -> str | None:
+    """What the user is shown of the model's reaction: the reaction when it passes the checks
+    (:func:`checked_reply`), in the tone the model felt (:func:`in_tone`); for bad news whose
+    reaction cannot be shown, :data:`SORRY` (never "Got it" after a death); else None (the plain
+    acknowledgement)."""
+    checked = checked_reply(read.reply, message, name, small_talk)
+    toned = in_tone(checked, read.feeling) if checked is not None else None
+    if toned is None and read.feeling is prompt.Feeling.BAD:
+        return SORRY
+    return toned
+
+
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:
     """The user's current name among (attribute, value) pairs of their own claims."""
     return next((v for a, v in values if a.strip().lower() == "name" and v.strip()), "")

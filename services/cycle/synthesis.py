@@ -96,12 +96,11 @@ from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
     SORRY,
-    checked_reply,
     copied_run,
-    in_tone,
     is_refusal,
     name_of_user,
     question_back,
+    reaction_shown,
     unclear_who,
 )
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
@@ -340,7 +339,6 @@ class SynthesisService(CognitiveService):
         usage = LLMUsage()
         said: str | None = None
         asked: PromptRecord | None = None
-        feeling: reply_prompt.Feeling | None = None
         if told.strip():
             messages = reply_prompt.build(told, name)
             asked = prompt_record(reply_prompt.PROMPT, messages)
@@ -354,18 +352,16 @@ class SynthesisService(CognitiveService):
                     retries=0,  # no reaction is worth a second wait: the acknowledgement stands
                     max_tokens=reply_prompt.MAX_TOKENS,
                 )
-                feeling = read.feeling
                 small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-                shown = checked_reply(read.reply, told, name, small_talk)
-                said = in_tone(shown, feeling) if shown is not None else None
+                said = reaction_shown(read, told, name, small_talk)
             except LLMError as exc:
                 log.warning("no reaction from the model: %s", exc)
         if said is None:
             plain = acknowledgement(state, understanding)
             said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
-            if feeling is reply_prompt.Feeling.BAD:  # bad news is not met with "Got it"
-                said = f"{greeting_of(understanding)} {SORRY}".strip()
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
+        if said == SORRY:
+            said = f"{greeting_of(understanding)} {SORRY}".strip()
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
     def _told_not_held(

@@ -95,7 +95,9 @@ class ChronicleSettings(_Section):
 class QueueSettings(_Section):
     #: ``None`` means: use the embedded FalkorDB redis-server's socket.
     redis_url: str | None = None
-    job_timeout_s: int = 300
+    #: a whole job's limit: a claims job reads a message in parts, sorts, compares and reads it
+    #: beside its neighbours, each call up to ``knowledge.read_timeout_s``
+    job_timeout_s: int = 900
     max_retries: int = 3
     #: waits between retries of a failed job, seconds (RQ backoff)
     retry_backoff_s: list[int] = Field(default_factory=lambda: list(RETRY_BACKOFF_S))
@@ -239,6 +241,11 @@ class KnowledgeSettings(_Section):
     #: it should have picked none, misread the ones it was given, and echoed statements back
     #: instead of reacting to them) or ``answering``; requests always get the answering model
     pick_with: Literal["claims", "answering"] = "claims"
+    #: how long one of the slow loop's model calls on claims (reading, sorting, comparing, reading
+    #: beside) may take: background work, given longer than an answer. First contact set 10: the
+    #: reading prompt (about 2,500 tokens) evaluated cold on 2 busy cores took over 120 s, and 5
+    #: reads in a row were cut at 120 s before its prefix was ever cached (10 of 50 minutes lost)
+    read_timeout_s: float = Field(default=300.0, gt=0)
 
 
 class Settings(BaseSettings):

@@ -1842,3 +1842,27 @@ async def test_the_value_a_message_corrects_is_not_kept_again_from_it(
     current = claims(runtime)
     assert any(f.value == "1932" for f in current)
     assert not [f.content for f in current if "1931" in f"{f.value} {f.when}"]
+
+
+@pytest.mark.parametrize("read_s", [0.8, 1.5])
+async def test_a_reading_slower_than_an_answer_may_be_is_still_kept(tmp_path: Any, read_s: float) -> None:
+    """First contact set 10: the reading prompt evaluated cold on two busy cores took over the
+    answer's 120 s, and five reads in a row were cut before it was ever cached. The slow loop's
+    calls on claims have their own, longer limit (``knowledge.read_timeout_s``)."""
+    from thea.config import load_settings
+    from thea.runtime import build_runtime
+
+    settings = load_settings(
+        "embedded",
+        data_dir=tmp_path / "data",
+        llm={"provider": "fake", "timeout_s": 0.5},
+        knowledge={"read_timeout_s": 30},
+    )
+    llm = FakeChatModel(slow={PromptId.EXTRACT_CLAIMS}, slow_seconds=read_s)
+    rt = build_runtime(settings, llm=llm)
+    try:
+        await say(rt, "My partner Sam is a carpenter in Ghent.")
+        await read_claims(rt)
+        assert [f.quote for f in claims(rt)] == ["My partner Sam is a carpenter in Ghent"]
+    finally:
+        rt.close()

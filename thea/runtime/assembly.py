@@ -134,7 +134,7 @@ def build_reflector(
 
 def build_claim_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> ClaimKeeper:
     """Reads statements into claims and keeps them (services/knowledge/claims)."""
-    timeout = settings.llm.timeout_s
+    timeout = settings.knowledge.read_timeout_s  # background work: longer than an answer's
     reader = ClaimReader(llm, timeout_s=timeout)
     return ClaimKeeper(
         memory,

@@ -242,9 +242,10 @@ class KnowledgeSettings(_Section):
     #: instead of reacting to them) or ``answering``; requests always get the answering model
     pick_with: Literal["claims", "answering"] = "claims"
     #: how long one of the slow loop's model calls on claims (reading, sorting, comparing, reading
-    #: beside) may take: background work, given longer than an answer. First contact set 10: the
-    #: reading prompt (about 2,500 tokens) evaluated cold on 2 busy cores took over 120 s, and 5
-    #: reads in a row were cut at 120 s before its prefix was ever cached (10 of 50 minutes lost)
+    #: beside) may take, never less than ``llm.timeout_s``: background work, given longer than an
+    #: answer. First contact set 10: the reading prompt (about 2,500 tokens) evaluated cold on 2
+    #: busy cores took over 120 s, and 5 reads in a row were cut at 120 s before its prefix was
+    #: ever cached (10 of 50 minutes lost)
     read_timeout_s: float = Field(default=300.0, gt=0)
 
 

@@ -1844,19 +1844,29 @@ async def test_the_value_a_message_corrects_is_not_kept_again_from_it(
     assert not [f.content for f in current if "1931" in f"{f.value} {f.when}"]
 
 
-@pytest.mark.parametrize("read_s", [0.8, 1.5])
-async def test_a_reading_slower_than_an_answer_may_be_is_still_kept(tmp_path: Any, read_s: float) -> None:
+@pytest.mark.parametrize(
+    ("answer_s", "reading_s", "read_s"),
+    [
+        (0.5, 30, 0.8),
+        (0.5, 30, 1.5),
+        (30, 0.5, 1.5),  # a remote model's own, longer limit is never cut short
+    ],
+)
+async def test_a_reading_slower_than_an_answer_may_be_is_still_kept(
+    tmp_path: Any, answer_s: float, reading_s: float, read_s: float
+) -> None:
     """First contact set 10: the reading prompt evaluated cold on two busy cores took over the
     answer's 120 s, and five reads in a row were cut before it was ever cached. The slow loop's
-    calls on claims have their own, longer limit (``knowledge.read_timeout_s``)."""
+    calls on claims have their own, longer limit (``knowledge.read_timeout_s``), never shorter
+    than the answer's (``llm.timeout_s``)."""
     from thea.config import load_settings
     from thea.runtime import build_runtime
 
     settings = load_settings(
         "embedded",
         data_dir=tmp_path / "data",
-        llm={"provider": "fake", "timeout_s": 0.5},
-        knowledge={"read_timeout_s": 30},
+        llm={"provider": "fake", "timeout_s": answer_s},
+        knowledge={"read_timeout_s": reading_s},
     )
     llm = FakeChatModel(slow={PromptId.EXTRACT_CLAIMS}, slow_seconds=read_s)
     rt = build_runtime(settings, llm=llm)

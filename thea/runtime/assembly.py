@@ -134,7 +134,8 @@ def build_reflector(
 
 def build_claim_keeper(settings: Settings, memory: UniversalMemory, llm: BaseChatModel) -> ClaimKeeper:
     """Reads statements into claims and keeps them (services/knowledge/claims)."""
-    timeout = settings.knowledge.read_timeout_s  # background work: longer than an answer's
+    # background work: never less than an answer may take (a remote model's own, longer limit)
+    timeout = max(settings.knowledge.read_timeout_s, settings.llm.timeout_s)
     reader = ClaimReader(llm, timeout_s=timeout)
     return ClaimKeeper(
         memory,

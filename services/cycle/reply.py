@@ -166,7 +166,7 @@ def in_tone(reaction: str, feeling: prompt.Feeling) -> str | None:
     if feeling is prompt.Feeling.BAD:
         if _says_any(reaction, prompt.CHEERFUL):
             return None
-        if not _says_any(reaction, (*prompt.SYMPATHETIC, "hope")):  # "I hope it gets fixed soon"
+        if not _says_any(reaction, (*prompt.SYMPATHETIC, *prompt.HOPEFUL)):
             return f"{SORRY} {reaction}"
     if feeling is prompt.Feeling.GOOD and _says_any(reaction, prompt.SYMPATHETIC):
         return None

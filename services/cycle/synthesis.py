@@ -320,7 +320,8 @@ class SynthesisService(CognitiveService):
 
     async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
         """The model's short reaction in its own words when it passes the checks (no echo,
-        nothing made up, no refusal: services/cycle/reply.py), else the plain acknowledgement."""
+        nothing made up, no refusal, in the tone of the news: services/cycle/reply.py), else
+        "I'm sorry to hear that." for bad news and the plain acknowledgement for the rest."""
         # the model reacts to what the message tells: a forged turn and an order to the assistant
         # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
         told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])

@@ -61,6 +61,9 @@ CHEERFUL = (
 )
 #: thea's words of sympathy: a reaction to bad news holds one (or a hope), one to good news none
 SYMPATHETIC = ("sorry", "sad", "oh no", "oops", "take care", "rough", "tough")
+#: what a reaction to bad news may hold instead of sympathy ("I hope it gets fixed soon"); good
+#: news may have it too ("I hope he's settling in")
+HOPEFUL = ("hope",)
 
 SYSTEM = (
     "You are thea, a friendly assistant who remembers what the user tells you. The user's latest "

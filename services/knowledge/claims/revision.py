@@ -113,10 +113,10 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         value = tidy(out.value)
         if not value or plain(value) == plain(old.value or "") or not within(value, message):
             return None
-        quote = tidy(out.quote)
+        quote, holding = tidy(out.quote), sentence_holding(value, message)
         if not (quoted_in(quote, message) and within(value, quote)):
-            quote = sentence_holding(value, message)
-        if not quote or not_a_value(value, old, sentence_holding(value, message)):
+            quote = holding
+        if not quote or not_a_value(value, old, holding):
             return None
     if hostile(quote) or hostile(value):
         return None

@@ -134,6 +134,10 @@ class LLMSettings(_Section):
     base_url: str | None = None
     api_key: SecretStr | None = None
     timeout_s: float = Field(default=120.0, gt=0)
+    #: an ``openai`` endpoint gets each structured call's JSON schema as ``response_format`` and
+    #: decodes to it (OpenAI, llama.cpp's server, vLLM, LM Studio do); false for one that rejects
+    #: ``response_format`` (its free text is then parsed leniently, one corrective retry)
+    json_schema: bool = True
     temperature: float = 0.2
     context_window: int = Field(default=4096, ge=512)
     max_output_tokens: int = Field(default=384, ge=16)

@@ -88,9 +88,12 @@ def build_chat_model(settings: Settings, *, progress: bool = True) -> BaseChatMo
     if cfg.provider == "openai":
         try:
             from langchain_openai import ChatOpenAI
+
+            from thea.llm.openai_chat import SchemaChatOpenAI
         except ImportError as exc:
             raise ConfigError("llm.provider=openai needs: pip install 'thea[server]'") from exc
-        return ChatOpenAI(
+        client = SchemaChatOpenAI if cfg.json_schema else ChatOpenAI
+        return client(
             model=cfg.model,
             base_url=cfg.base_url,
             api_key=key or "not-needed",

@@ -87,6 +87,15 @@ def earlier_values(stored: Sequence[Fact]) -> frozenset[str]:
     return frozenset(v for f in closed for v in (f.value, f.when) if v and v.casefold() not in current)
 
 
+def ended_values(stored: Sequence[Fact]) -> frozenset[str]:
+    """The values of claims telling that something stopped ("We leave Tallaght finally": home,
+    Tallaght, ended) that no current claim of another kind holds: the user's words that say it
+    never answer what is true now with it (first contact, set 10: "What part of Ireland is home
+    for me at the moment?" -> "Tallaght", copied from that line before the new home was read)."""
+    held = {f.value.casefold() for f in stored if f.valid_until is None and not ended(f) and f.value}
+    return frozenset(f.value for f in stored if ended(f) and f.value and f.value.casefold() not in held)
+
+
 def replaced_by(fact: Fact, shown: Sequence[Fact]) -> Fact | None:
     """The newest claim no longer true that ``fact`` (a current claim) took the place of: one it
     superseded, else one about the same subject and attribute (an ended one too: "I quit the

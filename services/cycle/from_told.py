@@ -33,6 +33,7 @@ from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, sub
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
+from services.knowledge.claims.render import ended
 from services.knowledge.claims.verify import hostile
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
@@ -355,7 +356,9 @@ def _without_earlier(answer: str, facts: Sequence[Fact], avoid: Collection[str])
     gone = [flat(v) for v in avoid if flat(v)]
     if not gone:
         return answer
-    now = [flat(f.value) for f in facts if f.valid_until is None and f.value and flat(f.value)]
+    now = [
+        flat(f.value) for f in facts if f.valid_until is None and not ended(f) and f.value and flat(f.value)
+    ]
     parts = [p.strip() for p in _PARTS.split(answer) if p.strip()]
     kept = [p for p in parts if not _names(p, gone) or _names(p, now)]
     return answer if len(kept) == len(parts) else "; ".join(kept)

@@ -60,6 +60,7 @@ from services.cycle.from_facts import (
     answer_from_claims,
     candidate_line,
     earlier_values,
+    ended_values,
     picked_answer,
     replaced_by,
     restates,
@@ -735,7 +736,8 @@ class SynthesisService(CognitiveService):
         asked = prompt_record(told_prompt.PROMPT, messages)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
-        quote = told_quote(read, lines, question, history, about, earlier_values(stored))
+        gone = earlier_values(stored) | ended_values(stored)  # never said as what is true now
+        quote = told_quote(read, lines, question, history, about, gone)
         never = quote is None and never_told_of(about_stems(read, question), lines, stored)
         if never and not_told is not None:
             log.info("no answer from what was told: nothing said speaks of whom the question asks about")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.cycle.from_facts import ended_values
 from services.cycle.from_told import (
     NOT_SURE,
     Quoted,
@@ -521,3 +522,48 @@ def test_an_answer_the_record_holds_as_someone_elses_is_no_answer_without_asking
     )
     read_line = ToldLine(line, MARCH_3, "m1", facts=(theirs,))
     assert told_quote(read, [read_line], question, history=False) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "attribute", "value", "question", "answer"),
+    [
+        (
+            "We leave Tallaght finally",
+            "home",
+            "Tallaght",
+            "What part of Ireland is home for me now?",
+            "Tallaght",
+        ),
+        ("moved out of fallowfield!!", "home", "fallowfield", "which area am i living in rn", "Fallowfield"),
+        (
+            "handed in my notice at the bakery",
+            "workplace",
+            "the bakery",
+            "where do I work these days?",
+            "The bakery",
+        ),
+        ("I sold my old Fiesta", "car", "Fiesta", "What car do I drive?", "a Fiesta"),
+    ],
+)
+def test_what_the_user_said_had_stopped_never_answers_what_is_true_now(
+    said: str, attribute: str, value: str, question: str, answer: str
+) -> None:
+    """First contact, set 10: "What part of Ireland is home for me at the moment?" -> "Tallaght",
+    copied from "We leave Tallaght finally" (read as the home that ended) before the message's new
+    home was read. The value of a claim that says something stopped is not said as what is true
+    now (the line is only the nearest); asked what was before, it answers."""
+    fact = claim("f-end", said, "m1").model_copy(
+        update={"attribute": attribute, "value": value, "change": "ends"}
+    )
+    line = ToldLine(said, MARCH_3, "m1", facts=(fact,))
+    read = ToldAnswer(quotes=[said], answer=answer)
+    gone = ended_values([fact])
+    now = told_quote(read, [line], question, history=False, avoid=gone)
+    assert now is not None
+    assert told_answer(now).startswith(NOT_SURE)
+    before = told_quote(read, [line], question, history=True, avoid=gone)
+    assert before is not None
+    assert told_answer(before).lower().startswith(answer.lower())
+    # the same value current in a claim of another kind ("sold the Fiesta, got another Fiesta")
+    again = claim("f-again", said, "m2").model_copy(update={"attribute": attribute, "value": value})
+    assert ended_values([fact, again]) == frozenset()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,31 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+#: when this pytest session began (for ``--start-no-test-after``)
+SESSION_START = pytest.StashKey[float]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--start-no-test-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="skip every test not yet started this many seconds after the session began (CI's slow "
+        "suite: a budget that runs out leaves the rest skipped, never a test killed half-way)",
+    )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[SESSION_START] = time.monotonic()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    limit: float | None = item.config.getoption("--start-no-test-after")
+    if limit is not None and time.monotonic() - item.config.stash[SESSION_START] > limit:
+        pytest.skip(f"not started: the run's time budget ({limit:.0f}s) is spent")
 
 
 @pytest.fixture

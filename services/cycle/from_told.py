@@ -38,7 +38,7 @@ from services.knowledge.claims.verify import hostile
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
-from thea.models import USER_SUBJECT, Fact, NodeType
+from thea.models import USER_SUBJECT, Fact, NodeType, UserImpulse
 from thea.words import lower_words
 
 #: recalled messages of the user read for one question (recall's best first)
@@ -53,6 +53,12 @@ FEW_LINES = 3
 LINES_SHOWN = 12
 #: the longest line shown (characters)
 LINE_CHARS = 300
+#: the user's newest messages the slow loop has not read yet that are always shown, and at most
+#: how many of their lines: recall's floor by meaning can miss a casual change ("got the keys to
+#: our new flat in York last week" is 0.19 from "where do I live now?" under MiniLM), and only
+#: the model can tell it answers
+UNREAD_READ = 4
+UNREAD_LINES = 6
 #: said before the nearest line when the model gave no answer the line holds
 NOT_SURE = "I'm not sure you told me that."
 #: a personal question none of the user's words that recall found answers (the model read them)
@@ -73,6 +79,8 @@ class ToldLine:
     facts: tuple[Fact, ...] = ()
     #: its claims told ahead that have not started: (day they start, claim line, value)
     plans: tuple[tuple[int, str, str], ...] = ()
+    #: said in a message the slow loop has not read yet (always shown)
+    unread: bool = False
 
     @property
     def planned_from(self) -> int | None:
@@ -149,24 +157,28 @@ def told_lines(
     matched: Sequence[Fact],
     asking_id: str,
     planned: Sequence[Fact] = (),
+    unread: Sequence[UserImpulse] = (),
 ) -> list[ToldLine]:
-    """The user's sentences a question may be answered from: the statements of their best
-    recalled messages, the words of the matching claims whose message was not recalled, then
-    those of their other current claims. ``planned``: claims told ahead that have not started
-    (a line whose every claim is one is marked PLANNED with the day it starts)."""
+    """The user's sentences a question may be answered from: the statements of their newest
+    messages the slow loop has not read (``unread``, newest first: whatever recall found), of
+    their best recalled messages, the words of the matching claims whose message was not
+    recalled, then those of their other current claims. ``planned``: claims told ahead that have
+    not started (a line whose every claim is one is marked PLANNED with the day it starts)."""
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
     for fact in [*stored, *planned]:
         if fact.source_message_id:
             by_message.setdefault(fact.source_message_id, []).append(fact)
-    out: list[ToldLine] = []
-    read: set[str] = set()
+    out = _unread_lines(unread, asking_id)
+    read: set[str] = {t.source_id for t in out}
+    recalled = 0
     for hit in hits:
-        if len(read) >= MESSAGES_READ:
+        if recalled >= MESSAGES_READ:
             break
-        said = _statements(hit, asking_id)
+        said = _statements(hit, asking_id) if hit.id not in read else []
         if not said:
             continue
+        recalled += 1
         read.add(hit.id)
         at = hit.event_time or hit.created_at
         out += [_line(s, at, hit.id, by_message.get(hit.id, []), ahead) for s in said]
@@ -182,6 +194,19 @@ def told_lines(
         )
         for fact in rest[:CANDIDATES]:
             _add_claim(out, read, fact, by_message)
+    return out
+
+
+def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLine]:
+    """The told sentences of the newest :data:`UNREAD_READ` messages not read yet (never the
+    question being answered, a paste, or a message read since), at most :data:`UNREAD_LINES`."""
+    out: list[ToldLine] = []
+    waiting = [m for m in unread if not m.claims_read and m.id != asking_id and not is_pasted(m.content)]
+    for message in sorted(waiting, key=lambda m: -m.created_at)[:UNREAD_READ]:
+        for said in told_sentences(message.content):
+            line = _line(said, message.created_at, message.id, ())
+            if line.text and len(out) < UNREAD_LINES:
+                out.append(replace(line, unread=True))
     return out
 
 
@@ -224,9 +249,14 @@ def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:
 
 
 def nearest(question: str, lines: Sequence[ToldLine], embedder: TextEmbedder | None) -> list[ToldLine]:
-    """The :data:`LINES_SHOWN` lines nearest the question by meaning, newest first."""
-    kept = [lines[i] for i in nearest_indices(question, [t.text for t in lines], embedder, LINES_SHOWN)]
-    return sorted(kept[:LINES_SHOWN], key=lambda t: -t.at)
+    """The lines of messages not read yet, then the lines nearest the question by meaning, at
+    most :data:`LINES_SHOWN` in all, newest first."""
+    pinned = [t for t in lines if t.unread]
+    rest = [t for t in lines if not t.unread]
+    room = max(LINES_SHOWN - len(pinned), 0)
+    texts = [t.text for t in rest]
+    kept = [rest[i] for i in nearest_indices(question, texts, embedder, room)] if room else []
+    return sorted([*pinned, *kept[:room]], key=lambda t: -t.at)
 
 
 def about_stems(read: ToldAnswer, question: str) -> frozenset[str]:

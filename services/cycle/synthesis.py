@@ -81,6 +81,7 @@ from services.cycle.from_text import (
 )
 from services.cycle.from_told import (
     NOT_TOLD,
+    UNREAD_READ,
     Quoted,
     ToldLine,
     ToldQuote,
@@ -644,11 +645,16 @@ class SynthesisService(CognitiveService):
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
     ) -> list[ToldLine]:
-        """The user's told lines nearest the question by meaning, newest first."""
+        """The user's told lines nearest the question by meaning, and those of their newest
+        messages the slow loop has not read, newest first."""
         matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
-        return nearest(
-            question, told_lines(recall.hits, stored, matched, state.impulse.id, state.planned), self.embedder
+        unread = (
+            self.facts.recent_statements(state.user_id, 2 * UNREAD_READ)
+            if self.facts is not None and state.user_id
+            else []
         )
+        lines = told_lines(recall.hits, stored, matched, state.impulse.id, state.planned, unread)
+        return nearest(question, lines, self.embedder)
 
     @staticmethod
     def _since(answer: FactAnswer, recall: RecallResult, state: CycleState, question: str) -> str:

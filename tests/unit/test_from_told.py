@@ -9,10 +9,13 @@ import pytest
 
 from services.cycle.from_facts import ended_values
 from services.cycle.from_told import (
+    LINES_SHOWN,
     NOT_SURE,
+    UNREAD_LINES,
     Quoted,
     ToldLine,
     about_stems,
+    nearest,
     never_told_of,
     told_answer,
     told_lines,
@@ -21,7 +24,7 @@ from services.cycle.from_told import (
 )
 from services.prompts.answer_from_told import ToldAnswer, build
 from services.recall.types import RecallHit
-from thea.models import Fact
+from thea.models import Fact, UserImpulse
 
 DAY = 86_400_000
 MARCH_3 = 1_772_496_000_000  # Tuesday 3 March 2026, 00:00 UTC
@@ -567,3 +570,37 @@ def test_what_the_user_said_had_stopped_never_answers_what_is_true_now(
     # the same value current in a claim of another kind ("sold the Fiesta, got another Fiesta")
     again = claim("f-again", said, "m2").model_copy(update={"attribute": attribute, "value": value})
     assert ended_values([fact, again]) == frozenset()
+
+
+def unread(mid: str, text: str, at: int, *, read: bool = False) -> UserImpulse:
+    return UserImpulse(id=mid, content=text, created_at=at, claims_read=read)
+
+
+KEYS = "got the keys to our new flat in York last week, finally out of Leeds"
+
+
+def test_messages_not_read_yet_are_lines_however_far_by_meaning_and_only_those() -> None:
+    """The newest messages the slow loop has not read are always shown (recall's floor by meaning
+    can miss a casual change); a message read since, the question itself and a paste are not,
+    and a burst of unread messages shows at most UNREAD_LINES lines."""
+    waiting = [
+        unread(
+            "m-keys", "got the keys to our new flat in York last week, finally out of Leeds", MARCH_3 + DAY
+        ),
+        unread("m-read", "Work was long today.", MARCH_3 + 2 * DAY, read=True),
+        unread("asking", "where do i live now", MARCH_3 + 20 * DAY),
+        unread("m-paste", "Dear Sir,\n" + "The meeting moves to room 4.\n" * 60, MARCH_3 + 3 * DAY),
+    ]
+    far = [
+        message(f"m{i}", f"Oslo was cold on day {i}. It rained. We stayed in.", MARCH_3 + i)
+        for i in range(20)
+    ]
+    lines = nearest("where do i live now", told_lines(far, [], [], "asking", (), waiting), embedder=None)
+    texts = [t.text for t in lines]
+    assert texts[0] == KEYS
+    assert len(lines) == LINES_SHOWN  # more lines than that: the unread one is among them
+    assert not any("Work was long" in t or "room 4" in t or "where do i live" in t for t in texts)
+    burst = [unread(f"b{i}", f"Note {i} one. Note {i} two. Note {i} three.", MARCH_3 + i) for i in range(5)]
+    shown = [t for t in told_lines([], [], [], "asking", (), burst) if t.unread]
+    assert len(shown) == UNREAD_LINES
+    assert {t.source_id for t in shown} == {"b4", "b3"}  # the newest first

@@ -102,15 +102,18 @@ class AnswerReading:
             log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
         return says, usage
 
-    async def checked(self, question: str, quote: ToldQuote) -> tuple[ToldQuote | None, LLMUsage]:
+    async def checked(
+        self, question: str, quote: ToldQuote, user_names: frozenset[str] = frozenset()
+    ) -> tuple[ToldQuote | None, LLMUsage]:
         """The quote as the claims model reads it again: None when its lines, holding no word of
         whom the question asks about, speak of someone else; only the nearest line when the line
         copied does not state what is asked ("Which football team do I support?" -> the line
-        about cutting down on sugar, first contact set 8)."""
+        about cutting down on sugar, first contact set 8). ``user_names``: the stems of the
+        user's own names (the record's): whom the question asks about is never the user."""
         copied = " / ".join(t.text for t in quote.lines)
         usage = LLMUsage()
         if quote.about_unsure:  # whom it asks about named in other words, or someone else?
-            same, usage = await self.same_subject(question, copied)
+            same, usage = await self.same_subject(question, copied, user_names)
             if not same:
                 return None, usage
         if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
@@ -120,11 +123,14 @@ class AnswerReading:
                 return replace(quote, answer="", quoted=Quoted.NEAREST), usage
         return quote, usage
 
-    async def same_subject(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+    async def same_subject(
+        self, question: str, line: str, user_names: frozenset[str] = frozenset()
+    ) -> tuple[bool, LLMUsage]:
         """Whether a line that does not hold the words the question names whom it asks about by
         speaks of them in other words ("my small bro obinna" for "my kid brother"): the claims
-        model says (services/prompts/same_subject.py). False when it cannot say, or names them in
-        words the line does not hold (as before it was asked: such a line never answered)."""
+        model says (services/prompts/same_subject.py). False when it cannot say, names them in
+        words the line does not hold (as before it was asked: such a line never answered), or
+        names the user (``user_names``: the user is not whom they ask about)."""
         messages = same_prompt.build(line, question)
         got = await self.read(same_prompt.SameSubject, messages, same_prompt.PROMPT, same_prompt.MAX_TOKENS)
         if got is None:
@@ -133,6 +139,7 @@ class AnswerReading:
         # the words naming whom the line speaks of must be the line's own: copied from the
         # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
         named = stems_of(read.named)
-        held = bool(named) and named <= stems_of(line)
+        # nor the user's own name ("what's my sister called?" -> "I'm Ana", seen live)
+        held = bool(named) and named <= stems_of(line) and not named <= user_names
         log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
         return held and read.verdict is Referent.SAME, usage

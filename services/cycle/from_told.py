@@ -280,6 +280,17 @@ def speaks_of_about(line: ToldLine, about: frozenset[str]) -> bool:
     )
 
 
+def user_names(stored: Sequence[Fact]) -> frozenset[str]:
+    """The stems of every name the user's claims give them (whom a question about someone else
+    never asks about)."""
+    return frozenset(
+        stem
+        for f in stored
+        if f.subject_key == USER_SUBJECT and (f.attribute or "").strip().casefold() == "name"
+        for stem in stems_of(f.value or "")
+    )
+
+
 def never_told_of(about: frozenset[str], lines: Sequence[ToldLine], stored: Sequence[Fact]) -> bool:
     """Nothing the user said speaks of whom the question asks about: no line shown, no claim."""
     if not about or any(speaks_of_about(t, about) for t in lines):

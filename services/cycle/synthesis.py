@@ -92,6 +92,7 @@ from services.cycle.from_told import (
     told_answer,
     told_lines,
     told_quote,
+    user_names,
 )
 from services.cycle.hygiene import is_looping, tidy, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
@@ -753,7 +754,7 @@ class SynthesisService(CognitiveService):
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
-        checked_quote, checked = await self.reading.checked(question, quote)
+        checked_quote, checked = await self.reading.checked(question, quote, user_names(stored))
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
             # from "my brother Tom lives in Leeds"): nothing said answers

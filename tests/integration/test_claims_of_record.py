@@ -1923,3 +1923,27 @@ async def test_a_change_told_a_moment_ago_answers_though_recall_by_meaning_misse
     assert new in asked.answer.split("\u201c", 1)[1]  # in the user's own words, dated
     shown = plain_text(llm.prompts_for(PromptId.ANSWER_FROM_TOLD)[-1][-1:])
     assert first.rstrip(".") in shown  # the older line is shown too: the model reads both
+
+
+@pytest.mark.parametrize(
+    ("intro", "name", "question", "about"),
+    [
+        ("Hi, I'm Ana.", "Ana", "what's my sister called?", "my sister"),
+        ("my name's Tomasz btw", "Tomasz", "What's my brother's name?", "my brother"),
+        ("call me Kemi, everyone does", "Kemi", "who's my best friend again?", "my best friend"),
+    ],
+)
+async def test_the_users_own_name_is_never_the_answer_about_someone_else(
+    runtime: Runtime, llm: FakeChatModel, intro: str, name: str, question: str, about: str
+) -> None:
+    """Seen live: "what's my sister called?", never told, got "Ana (you told me …: “I'm Ana”)":
+    the claims model said the line names the sister. Whom the question asks about is never the
+    user, whose names the record holds: nothing told answers."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({intro: [said(intro, "name", name)]}))
+    await say(runtime, intro)
+    await read_claims(runtime)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": [intro], "answer": name}))
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": name, "verdict": "same"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    assert name not in asked.answer

@@ -1947,3 +1947,32 @@ async def test_the_users_own_name_is_never_the_answer_about_someone_else(
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert asked.answer.startswith("I don't know"), asked.answer
     assert name not in asked.answer
+
+
+@pytest.mark.parametrize(
+    ("told", "claim", "asked"),
+    [
+        ("got the keys to our new flat in York last week, finally out of Leeds", ("home", "York"),
+         "can you give me some quick dinner ideas for this week?"),
+        ("I do night shifts at St Brigid's now", ("workplace", "St Brigid's"),
+         "any tips for sleeping better at night?"),
+        ("my bike got nicked outside the gym, so I take the bus now", ("commute", "bus"),
+         "could you suggest a gym routine for beginners?"),
+    ],
+)  # fmt: skip
+async def test_a_request_starts_from_what_was_told_only_when_it_names_what_a_claim_holds(
+    runtime: Runtime, llm: FakeChatModel, told: str, claim: tuple[str, str], asked: str
+) -> None:
+    """Seen live: "dinner ideas for this week" was answered after "You told me: your home: York",
+    read from "got the keys … in York last week": a word of the sentence a claim was read from
+    ("week") is not what the claim holds. A request naming it still starts from it."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, *claim)]}))
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.SYNTHESIS, "Here are some ideas.")
+    helped = await runtime.orchestrator.handle_impulse(asked, USER, "s2")
+    assert helped.answer == "Here are some ideas.", helped.answer
+    named = f"can you help me with something about {claim[1]}?"  # names the claim's value
+    helped = await runtime.orchestrator.handle_impulse(named, USER, "s3")
+    assert helped.answer.startswith("You told me:"), helped.answer
+    assert claim[1] in helped.answer

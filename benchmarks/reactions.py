@@ -32,7 +32,8 @@ def _shown(read: prompt.Reply, text: str) -> str:
     understanding = understand(text)
     tells = understanding.kind is MessageKind.STATEMENT
     small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-    return reaction_shown(read, text, "", small_talk) or ""
+    shown = reaction_shown(read, text, "", small_talk)
+    return shown.text if shown is not None else ""
 
 
 def fits(shown: str, feeling: str) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from services.common.held import numbers_not_held
 from services.common.understanding import understand
@@ -173,18 +174,27 @@ def in_tone(reaction: str, feeling: prompt.Feeling) -> str | None:
     return reaction
 
 
+@dataclass(frozen=True)
+class Reaction:
+    """What the user is shown of the model's reaction."""
+
+    text: str
+    #: only :data:`SORRY`: the model's own words could not be shown (a greeting goes before it)
+    sympathy_only: bool = False
+
+
 def reaction_shown(
     read: prompt.Reply, message: str, name: str = "", small_talk: str | None = None
-) -> str | None:
+) -> Reaction | None:
     """What the user is shown of the model's reaction: the reaction when it passes the checks
     (:func:`checked_reply`), in the tone the model felt (:func:`in_tone`); for bad news whose
-    reaction cannot be shown, :data:`SORRY` (never "Got it" after a death); else None (the plain
-    acknowledgement)."""
+    reaction cannot be shown, :data:`SORRY` alone (never "Got it" after a death); else None (the
+    plain acknowledgement)."""
     checked = checked_reply(read.reply, message, name, small_talk)
     toned = in_tone(checked, read.feeling) if checked is not None else None
     if toned is None and read.feeling is prompt.Feeling.BAD:
-        return SORRY
-    return toned
+        return Reaction(SORRY, sympathy_only=True)
+    return Reaction(toned) if toned is not None else None
 
 
 def name_of_user(values: Sequence[tuple[str, str]]) -> str:

@@ -98,7 +98,7 @@ from services.cycle.hygiene import is_looping, tidy, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
 from services.cycle.reply import (
     ECHO_WORDS,
-    SORRY,
+    Reaction,
     copied_run,
     is_refusal,
     name_of_user,
@@ -341,7 +341,7 @@ class SynthesisService(CognitiveService):
         ]
         name = name_of_user(own)
         usage = LLMUsage()
-        said: str | None = None
+        shown: Reaction | None = None
         asked: PromptRecord | None = None
         if told.strip():
             messages = reply_prompt.build(told, name)
@@ -357,15 +357,14 @@ class SynthesisService(CognitiveService):
                     max_tokens=reply_prompt.MAX_TOKENS,
                 )
                 small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-                said = reaction_shown(read, told, name, small_talk)
+                shown = reaction_shown(read, told, name, small_talk)
             except LLMError as exc:
                 log.warning("no reaction from the model: %s", exc)
-        if said is None:
+        if shown is None:
             plain = acknowledgement(state, understanding)
             said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
-        if said == SORRY:
-            said = f"{greeting_of(understanding)} {SORRY}".strip()
+        said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
     def _told_not_held(

@@ -182,7 +182,9 @@ def llm_runtime(tmp_path_factory: pytest.TempPathFactory, shared_llm: FakeChatMo
     settings = load_settings(
         "embedded",
         data_dir=data,
-        llm={"provider": "fake", "timeout_s": 0.3},
+        # 1 s: a call that works must finish within it on a loaded machine (at 0.3 s the answer's
+        # own call timed out too under the full suite on 2 cores); the slow one takes 3 s
+        llm={"provider": "fake", "timeout_s": 1.0},
         cycle={"first_look": "separate"},
     )
     rt = build_runtime(settings, llm=shared_llm)

@@ -12,7 +12,7 @@ from services.common.dates import resolve_relative, when_text
 from services.common.statements import lower_first
 from services.common.timeline import planned_line
 from services.cycle.budget import pack
-from services.cycle.fact_match import match_claims, stems_of
+from services.cycle.fact_match import held_stems, match_claims
 from services.cycle.from_facts import told_sentence
 from services.prompts import BaseMessage, PromptSpec, ReferenceItem
 from services.prompts import synthesis as prompt
@@ -68,13 +68,9 @@ def told_for(question: str, stored: Sequence[Fact], history: bool) -> list[Fact]
     if not question:
         return []
     wanted = [f for f in stored if (f.valid_until is not None) == history]
-    return [m.fact for m in match_claims(question, wanted) if m.about and m.shared & _held_stems(m.fact)][
+    return [m.fact for m in match_claims(question, wanted) if m.about and m.shared & held_stems(m.fact)][
         :TOLD_SHOWN
     ]
-
-
-def _held_stems(fact: Fact) -> frozenset[str]:
-    return stems_of(" ".join(p or "" for p in (fact.subject, fact.relation, fact.attribute, fact.value)))
 
 
 def missed(

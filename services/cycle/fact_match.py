@@ -61,14 +61,15 @@ def subject_stems(fact: Fact) -> frozenset[str]:
     return stems_of(f"{fact.subject or ''} {fact.subject_key or ''} {fact.relation or ''}")
 
 
+def held_stems(fact: Fact) -> frozenset[str]:
+    """The words of what the claim holds: subject, relation, attribute and value (not the words
+    around it in the user's quote)."""
+    return stems_of(" ".join(p or "" for p in (fact.subject, fact.relation, fact.attribute, fact.value)))
+
+
 def claim_stems(fact: Fact) -> frozenset[str]:
     """Every word the claim holds: subject, relation, attribute, value and the user's quote."""
-    return stems_of(
-        " ".join(
-            part or ""
-            for part in (fact.subject, fact.relation, fact.attribute, fact.value, fact.quote, fact.content)
-        )
-    )
+    return held_stems(fact) | stems_of(f"{fact.quote or ''} {fact.content or ''}")
 
 
 def inherited_stems(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:

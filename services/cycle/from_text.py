@@ -24,7 +24,7 @@ from services.common.held import numbers, numbers_not_held
 from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
-from services.prompts.answer_from_text import TextAnswer
+from services.prompts.answer_from_text import MAX_QUOTES, TextAnswer
 from services.recall.types import RecallHit
 from thea.models import NodeType
 from thea.words import is_content, lower_words
@@ -162,7 +162,8 @@ def answer_held(answer: str, source: str, question: str) -> bool:
 
 def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str = "") -> TextQuote | None:
     """What the model read, as code says it (None: it copied nothing the text holds)."""
-    chosen = lines_holding(read.quote, lines)
+    held = (lines_holding(quote, lines) for quote in read.quotes[:MAX_QUOTES])
+    chosen = list({line: (line, source) for found in held for line, source in found}.values())
     if not chosen:
         return None
     said = [text for text, _ in chosen]

@@ -644,20 +644,20 @@ COACH = "The coach will leave from the school car park at 8:40, so children must
     [
         (
             "what time do the kids need to be at school?",
-            {"quote": "children must arrive no later than 8:20", "answer": "no later than 8:20"},
+            {"quotes": ["children must arrive no later than 8:20"], "answer": "no later than 8:20"},
             "No later than 8:20",
             COACH,
         ),
         (
             "how much is the trip",
-            {"quote": "The cost of the trip is £14.50 per child.", "answer": "£14.50 per child"},
+            {"quotes": ["The cost of the trip is £14.50 per child."], "answer": "£14.50 per child"},
             "£14.50 per child",
             "The cost of the trip is £14.50 per child.",
         ),
         (  # the small model's own invention: not said, the text does not say it
             "when does the bus leave",
             {
-                "quote": "The coach will leave from the school car park at 8:40",
+                "quotes": ["The coach will leave from the school car park at 8:40"],
                 "answer": "January 25th at 15",
             },
             "I can't find that in the text you gave me; the nearest it says",
@@ -665,7 +665,7 @@ COACH = "The coach will leave from the school car park at 8:40, so children must
         ),
         (
             "how long is the coach ride?",
-            {"quote": "", "answer": ""},
+            {"quotes": [], "answer": ""},
             "I can't find that in the text you gave me.",
             "",
         ),
@@ -688,6 +688,50 @@ async def test_a_pasted_text_is_answered_from_its_own_lines(
     (prompt,) = llm.prompts_for(PromptId.ANSWER_FROM_TEXT)
     assert "Mrs Okonkwo" in str(prompt[-1].content)  # the model read the letter itself
     assert told.impulse_id in result.recalled_ids  # the trace names the text it was read from
+
+
+COST = "The cost of the trip is £14.50 per child."
+
+
+@pytest.mark.parametrize(
+    ("asked", "model_reads", "said"),
+    [
+        (
+            "what time does the coach leave and how much is it?",
+            {
+                "quotes": ["The coach will leave from the school car park at 8:40", COST],
+                "answer": "8:40; £14.50",
+            },
+            "8:40; £14.50",
+        ),
+        (
+            "how much do we pay, and when do the kids have to be in?",
+            {
+                "quotes": ["The cost of the trip is £14.50", "must arrive no later than 8:20"],
+                "answer": "£14.50, by 8:20",
+            },
+            "£14.50, by 8:20",
+        ),
+        (
+            "cost and what to pack?",
+            {"quotes": [COST, "Please send a packed lunch"], "answer": "£14.50 per child and a packed lunch"},
+            "£14.50 per child and a packed lunch",
+        ),
+    ],
+)
+async def test_a_question_asking_two_things_is_answered_from_the_two_lines_that_state_them(
+    runtime: Runtime, llm: FakeChatModel, asked: str, model_reads: dict[str, object], said: str
+) -> None:
+    """Seen live: "what time does the coach leave and how much is it?" got "I can't find that in
+    the text" (the model could copy one sentence; its answer named the cost, which the coach's
+    line does not hold). Both sentences copied are quoted and the answer they hold is said."""
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps(model_reads))
+    await runtime.orchestrator.handle_impulse(LETTER, "ana", "s1")
+    result = await runtime.orchestrator.handle_impulse(asked, "ana", "s2")
+    assert result.answer.startswith(said), result.answer
+    assert "£14.50" in result.answer
+    assert result.answer.count("\u201c") == 2
+    assert "can't find" not in result.answer
 
 
 @pytest.mark.parametrize(
@@ -720,7 +764,7 @@ async def test_a_long_remark_typed_in_one_go_is_the_user_speaking_not_a_text(
     a question about it is never answered as "the text you gave me" (seen on a first-contact
     persona: "Where is my daughter living?" -> "Salthill (the text you gave me: …)"); only a
     message with a pasted text's shape (several lines) is read as a text."""
-    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quote": told[:60], "answer": "Salthill"}))
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quotes": [told[:60]], "answer": "Salthill"}))
     await runtime.orchestrator.handle_impulse(told, "ana", "s1")
     llm.calls.clear()
     result = await runtime.orchestrator.handle_impulse(asked, "ana", "s2")

@@ -46,7 +46,7 @@ LINES = lines_of([hit(LETTER)])
     ],
 )
 def test_an_answer_the_copied_line_holds_is_said_with_the_line(quote: str, answer: str, line: str) -> None:
-    found = quote_of(TextAnswer(quote=quote, answer=answer), LINES)
+    found = quote_of(TextAnswer(quotes=[quote], answer=answer), LINES)
     assert found is not None
     assert text_answer(found) == f"{answer[0].upper()}{answer[1:]} (the text you gave me: \u201c{line}\u201d)"
 
@@ -61,7 +61,7 @@ def test_an_answer_the_copied_line_holds_is_said_with_the_line(quote: str, answe
     ],
 )
 def test_an_answer_the_line_does_not_hold_means_the_text_does_not_say(quote: str, answer: str) -> None:
-    found = quote_of(TextAnswer(quote=quote, answer=answer), LINES)
+    found = quote_of(TextAnswer(quotes=[quote], answer=answer), LINES)
     assert found is not None
     said = text_answer(found)
     assert said.startswith("I can't find that in the text you gave me; the nearest it says: \u201c")
@@ -70,21 +70,21 @@ def test_an_answer_the_line_does_not_hold_means_the_text_does_not_say(quote: str
 
 @pytest.mark.parametrize("answer", ["Yes", "no", ""])
 def test_an_answer_that_says_nothing_gives_the_line_alone(answer: str) -> None:
-    found = quote_of(TextAnswer(quote="Please send a packed lunch.", answer=answer), LINES)
+    found = quote_of(TextAnswer(quotes=["Please send a packed lunch."], answer=answer), LINES)
     assert found is not None
     assert text_answer(found) == "The text you gave me says: \u201cPlease send a packed lunch.\u201d"
 
 
 def test_the_sentence_holding_the_copy_is_quoted_not_its_whole_paragraph() -> None:
     lines = lines_of([hit("Fees. The trip costs £14.50 per child. Please pay by Friday 30 May.")])
-    found = quote_of(TextAnswer(quote="costs £14.50 per child", answer="£14.50"), lines)
+    found = quote_of(TextAnswer(quotes=["costs £14.50 per child"], answer="£14.50"), lines)
     assert found is not None
     assert found.lines == ["The trip costs £14.50 per child."]
 
 
 @pytest.mark.parametrize("quote", ["", "The bus leaves at 7:15 from the town hall.", "Lunch is provided."])
 def test_words_the_text_does_not_hold_are_no_answer(quote: str) -> None:
-    assert quote_of(TextAnswer(quote=quote, answer="7:15"), LINES) is None
+    assert quote_of(TextAnswer(quotes=[quote], answer="7:15"), LINES) is None
 
 
 def test_texts_are_chunks_and_pasted_messages_not_remarks() -> None:
@@ -129,10 +129,10 @@ def test_the_model_is_shown_the_lines_nearest_the_question_with_the_line_before_
 def test_an_answer_may_take_up_the_question_s_words_but_not_invent_numbers() -> None:
     asked = "do they need to bring something for lunch?"
     found = quote_of(
-        TextAnswer(quote="Please send a packed lunch.", answer="bring a packed lunch"), LINES, asked
+        TextAnswer(quotes=["Please send a packed lunch."], answer="bring a packed lunch"), LINES, asked
     )
     assert found is not None
     assert text_answer(found).startswith("Bring a packed lunch (the text you gave me:")
-    found = quote_of(TextAnswer(quote="The trip costs £14.50.", answer="£12"), LINES, "is it £12?")
+    found = quote_of(TextAnswer(quotes=["The trip costs £14.50."], answer="£12"), LINES, "is it £12?")
     assert found is not None
     assert found.unsupported  # a number the line does not hold, even when the question says it

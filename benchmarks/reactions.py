@@ -23,6 +23,7 @@ from services.common.understanding import Act, understand
 from services.cycle.reply import in_tone, reaction_shown
 from services.prompts import reply as prompt
 from thea.models import MessageKind
+from thea.words import lower_words
 
 SCENARIOS = Path(__file__).parent / "scenarios" / "reactions.json"
 
@@ -36,10 +37,18 @@ def _shown(read: prompt.Reply, text: str) -> str:
     return shown.text if shown is not None else ""
 
 
+#: words of sorrow: a plain fact or a correction of a slip never gets one (first contact set 11:
+#: "I'm sorry to hear that." to a corrected date)
+SORROW = ("sorry", "sad", "oh no")
+
+
 def fits(shown: str, feeling: str) -> bool:
     """A reaction shown in a tone that fits how the message feels to its writer (labelled by
-    hand): it does not cheer bad news nor pity good news."""
-    return feeling == "neutral" or in_tone(shown, prompt.Feeling(feeling)) is not None
+    hand): it does not cheer bad news, pity good news, nor offer sorrow for a neutral one."""
+    if feeling == "neutral":
+        said = f" {' '.join(lower_words(shown))} "
+        return not any(f" {' '.join(lower_words(w))} " in said for w in SORROW)
+    return in_tone(shown, prompt.Feeling(feeling)) is not None
 
 
 async def run(model_name: str, sets: list[str]) -> dict[str, object]:
@@ -93,7 +102,7 @@ async def run(model_name: str, sets: list[str]) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="1.5b", choices=["0.5b", "1.5b", "endpoint"])
-    parser.add_argument("--sets", nargs="*", default=["persona_a", "persona_b", "constraints"])
+    parser.add_argument("--sets", nargs="*", default=["persona_a", "persona_b", "constraints", "changes"])
     args = parser.parse_args()
     asyncio.run(run(args.model, args.sets))
 

@@ -28,7 +28,7 @@ from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.timeline import starts_at
-from services.common.understanding import understand
+from services.common.understanding import Act, understand
 from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
@@ -211,9 +211,13 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
 
 
 def _add_claim(out: list[ToldLine], read: set[str], fact: Fact, by_message: dict[str, list[Fact]]) -> None:
-    """The words a claim was read from, when its message gave no line yet."""
+    """The words a claim was read from, when its message gave no line yet, and they tell
+    something: words that only ask tell nothing, whatever the reading made of them (seen live:
+    "Your food: pudding" read from "can you suggest a pudding for Sunday …", and that request shown
+    among the lines led the 1.5B to copy nothing for "whats our beagle called", the beagle's
+    line shown beside it)."""
     source = fact.source_message_id or fact.id
-    if source in read or not fact.quote:
+    if source in read or not fact.quote or only_asks(fact.quote):
         return
     line = _line(fact.quote, fact.created_at, source, by_message.get(source, [fact]))
     if line.text:
@@ -227,6 +231,12 @@ def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
         return []
     return list(told_sentences(hit.text))
+
+
+def only_asks(words: str) -> bool:
+    """The words ask (a question, a request) and tell nothing."""
+    acts = understand(words).acts - {Act.SMALL_TALK}
+    return bool(acts) and acts <= {Act.QUESTION, Act.REQUEST}
 
 
 @lru_cache(maxsize=512)

@@ -210,6 +210,27 @@ def test_a_question_naming_someone_is_never_answered_from_a_line_about_someone_e
     assert found is not None
 
 
+@pytest.mark.parametrize(
+    "asking",
+    [
+        "can you suggest a pudding for Sunday that won't wreck my sugars",
+        "what's a good way to get Pickle to stop pulling on the lead",
+        "any ideas for a birthday present for my brother?",
+        "could u give me a veggie lasagne recipe",
+    ],
+)
+def test_words_that_only_ask_are_never_a_line_whatever_claim_was_read_from_them(asking: str) -> None:
+    """Seen live: the reading made "Your food: pudding" of a request, and the request shown among
+    the lines led the 1.5B to copy nothing for "whats our beagle called" (the beagle's line was
+    shown beside it). A claim's words give a line only when they tell something."""
+    junk = claim("f-junk", asking, "m-junk", at=MARCH_3 + 2 * DAY)
+    dog = claim("f-dog", "also a very naughty beagle called Pickle", "m-dog", at=MARCH_3 + DAY)
+    for matched in ([junk, dog], []):  # matching the question, or among the claims when recall found little
+        texts = [t.text for t in told_lines([], [junk, dog], matched, "asking")]
+        assert asking not in texts
+        assert "also a very naughty beagle called Pickle" in texts
+
+
 def test_when_recall_finds_next_to_nothing_the_current_claims_words_are_the_lines() -> None:
     job = claim("f-job", "I work at the bakery on Mill Road", "m-job", at=MARCH_3 + DAY)
     texts = [t.text for t in told_lines([], [OLD, NEW, job], [], "asking")]

@@ -243,3 +243,11 @@ def asks_history(text: str) -> bool:
 def asks_conversation(text: str) -> bool:
     """The message asks about the conversation: questions and thea's answers are recalled too."""
     return bool(_CONVERSATION.search(text))
+
+
+def only_asks(words: str) -> bool:
+    """The words ask (a question, a request) and tell nothing, small talk aside: what the reading
+    makes of them is no fact ("Your food: pudding" out of "can you suggest a pudding for Sunday"),
+    and they are never a line of an answer from what the user told."""
+    acts = understand(words).acts - {Act.SMALL_TALK}
+    return bool(acts) and acts <= {Act.QUESTION, Act.REQUEST}

@@ -28,7 +28,7 @@ from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.timeline import starts_at
-from services.common.understanding import Act, understand
+from services.common.understanding import only_asks, understand
 from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
@@ -231,12 +231,6 @@ def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
         return []
     return list(told_sentences(hit.text))
-
-
-def only_asks(words: str) -> bool:
-    """The words ask (a question, a request) and tell nothing."""
-    acts = understand(words).acts - {Act.SMALL_TALK}
-    return bool(acts) and acts <= {Act.QUESTION, Act.REQUEST}
 
 
 @lru_cache(maxsize=512)

@@ -105,6 +105,59 @@ def test_a_claim_the_message_does_not_bear_out_is_dropped(bad: object) -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "read"),
+    [
+        (
+            "can you suggest a pudding for Sunday that won't wreck my sugars?",
+            said("can you suggest a pudding for Sunday that won't wreck my sugars", "food", "pudding"),
+        ),
+        (
+            "what's a good way to get Pickle to stop pulling on the lead?",
+            said(
+                "what's a good way to get Pickle to stop pulling on the lead",
+                "habit",
+                "pulling on the lead",
+                subject="Pickle",
+            ),
+        ),
+        (
+            "any ideas for a surprise for Rafa that is not just dinner out?",
+            said("any ideas for a surprise for Rafa", "plan", "surprise", subject="Rafa"),
+        ),
+        (
+            "could u give me a veggie lasagne recipe",
+            said("could u give me a veggie lasagne recipe", "diet", "veggie"),
+        ),
+    ],
+)
+def test_what_only_asks_is_never_a_claim(message: str, read: object) -> None:
+    """Seen live: "Your food: pudding" read out of a request for a pudding, then "anything I should
+    keep in mind if you suggest a dessert?" was answered from it. Words that ask tell nothing."""
+    assert check(read, message) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("message", "read"),
+    [
+        (
+            "Doctor says I'm type 2 diabetic now can you give me a rhubarb recipe",
+            said("I'm type 2 diabetic now", "health", "type 2 diabetic"),
+        ),
+        (
+            "suggest some dinners for me n my wife Jo, she went vegan last month",
+            said("my wife Jo, she went vegan last month", "diet", "vegan", subject="Jo", relation="wife"),
+        ),
+        (
+            "Help me plan my week around the night shifts I started at the bakery on Monday",
+            said("the night shifts I started at the bakery", "workplace", "bakery"),
+        ),
+    ],
+)
+def test_what_a_request_tells_beside_what_it_asks_is_a_claim(message: str, read: object) -> None:
+    assert check(read, message) is not None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
     ("message", "quote", "attribute", "value"),
     [
         ("The vet said her kidneys were failing.", "her kidneys were failing", "health", "kidneys failing"),

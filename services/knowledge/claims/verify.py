@@ -7,7 +7,9 @@ when that sentence says the value alone (nothing the user wrote says what it is 
 put on the user from a sentence that speaks only of someone else ("her kidneys") or names the
 writer only as whose that someone is ("my sister Ana is a vet in Bristol"), when
 it names someone the message never names or only a pronoun ("he": whom the model did not
-work out), or when its quote gives the assistant orders (text
+work out), when its quote only asks (a question or a request tells nothing: what a request says
+beside what it asks, "I'm type 2 diabetic now", is quoted on its own), or when its quote gives the
+assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
 punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
 quotes; a value's word may be a form of a quoted word ("teacher" for "I teach").
@@ -20,6 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services.common.understanding import only_asks
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, sentences, without_any_order
 from thea.text import neutralise
@@ -261,7 +264,9 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         quote = sentence_with(quote, value, message)
     if plain(quote) == plain(value):  # a sentence of the value alone ("lol" -> hobby: lol): what
         return None  # it is of is the model's guess
-    if not quote or is_order(quote):
+    # an order, or words that only ask (seen live: "Your food: pudding" read out of "can you
+    # suggest a pudding for Sunday that won't wreck my sugars?"), tell nothing
+    if not quote or is_order(quote) or only_asks(quote):
         return None
     if hostile(claim.quote) or hostile(claim.value) or hostile(quote):  # as written, and as widened
         return None

@@ -20,10 +20,9 @@ from pathlib import Path
 from benchmarks.claims import build_model
 from services.common.llm_calls import ask_structured
 from services.common.understanding import Act, understand
-from services.cycle.reply import in_tone, reaction_shown
+from services.cycle.reply import in_tone, reaction_shown, says_any
 from services.prompts import reply as prompt
 from thea.models import MessageKind
-from thea.words import lower_words
 
 SCENARIOS = Path(__file__).parent / "scenarios" / "reactions.json"
 
@@ -46,8 +45,7 @@ def fits(shown: str, feeling: str) -> bool:
     """A reaction shown in a tone that fits how the message feels to its writer (labelled by
     hand): it does not cheer bad news, pity good news, nor offer sorrow for a neutral one."""
     if feeling == "neutral":
-        said = f" {' '.join(lower_words(shown))} "
-        return not any(f" {' '.join(lower_words(w))} " in said for w in SORROW)
+        return not says_any(shown, SORROW)
     return in_tone(shown, prompt.Feeling(feeling)) is not None
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+import pytest
+
 from services.knowledge.claims.keeper import SaidMessage, build_claims
 from services.knowledge.claims.verify import checked_claims
 from services.prompts.extract_claims import ClaimKind, ClaimOut
@@ -93,3 +95,24 @@ def scripted_reader(script: Mapping[str, Sequence[ClaimOut]]) -> Handler:
         return json.dumps({"claims": []})
 
     return answer
+
+
+# (a request for help that tells something beside it, as one sentence, the claim the model reads)
+REQUESTS_THAT_TELL = [
+    pytest.param(
+        "Doctor says my sugar is too high so I'm type 2 diabetic now can you give me a pudding recipe "
+        "that won't send it threw the roof",
+        said("I'm type 2 diabetic now", "health", "type 2 diabetic"),
+        id="dictated-without-a-stop",
+    ),
+    pytest.param(
+        "suggest some dinners for me n my wife Jo, she went vegan last month",
+        said("my wife Jo, she went vegan last month", "diet", "vegan", subject="Jo", relation="wife"),
+        id="someone-else's-diet",
+    ),
+    pytest.param(
+        "Help me plan my week around the night shifts I started at the bakery on Monday",
+        said("the night shifts I started at the bakery", "workplace", "bakery"),
+        id="a-job",
+    ),
+]

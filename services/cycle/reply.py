@@ -153,7 +153,8 @@ def _voiced(sentence: str, message: str, name: str) -> str:
 SORRY = "I'm sorry to hear that."
 
 
-def _says_any(text: str, words: Sequence[str]) -> bool:
+def says_any(text: str, words: Sequence[str]) -> bool:
+    """The text holds one of the words (or phrases) as whole words, case aside."""
     said = f" {' '.join(lower_words(text))} "
     return any(f" {' '.join(lower_words(w))} " in said for w in words)
 
@@ -165,11 +166,11 @@ def in_tone(reaction: str, feeling: prompt.Feeling) -> str | None:
     that in mind."); good news is never pitied. The words are thea's own (the prompt's), never
     the user's."""
     if feeling is prompt.Feeling.BAD:
-        if _says_any(reaction, prompt.CHEERFUL):
+        if says_any(reaction, prompt.CHEERFUL):
             return None
-        if not _says_any(reaction, (*prompt.SYMPATHETIC, *prompt.HOPEFUL)):
+        if not says_any(reaction, (*prompt.SYMPATHETIC, *prompt.HOPEFUL)):
             return f"{SORRY} {reaction}"
-    if feeling is prompt.Feeling.GOOD and _says_any(reaction, prompt.SYMPATHETIC):
+    if feeling is prompt.Feeling.GOOD and says_any(reaction, prompt.SYMPATHETIC):
         return None
     return reaction
 

@@ -18,7 +18,7 @@ from services.knowledge.memory_edits import correct
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from services.views.memories import what_thea_knows
 from services.views.trace import load_trace
-from tests.claims_support import said, scripted_reader
+from tests.claims_support import REQUESTS_THAT_TELL, said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.models import EdgeType, Fact, Report, UserImpulse
@@ -1761,27 +1761,6 @@ async def test_a_change_read_beside_a_claim_that_the_message_does_not_bear_out_c
     assert llm.prompts_for(PromptId.REVISE_CLAIMS), "the message was not read beside the claim"
     assert {f.id for f in claims(runtime)} == before
     assert all(f.valid_until is None for f in claims(runtime, current_only=False))
-
-
-# (a request for help that tells something beside it, as one sentence, the claim the model reads)
-REQUESTS_THAT_TELL = [
-    pytest.param(
-        "Doctor says my sugar is too high so I'm type 2 diabetic now can you give me a pudding recipe "
-        "that won't send it threw the roof",
-        said("I'm type 2 diabetic now", "health", "type 2 diabetic"),
-        id="dictated-without-a-stop",
-    ),
-    pytest.param(
-        "suggest some dinners for me n my wife Jo, she went vegan last month",
-        said("my wife Jo, she went vegan last month", "diet", "vegan", subject="Jo", relation="wife"),
-        id="someone-else's-diet",
-    ),
-    pytest.param(
-        "Help me plan my week around the night shifts I started at the bakery on Monday",
-        said("the night shifts I started at the bakery", "workplace", "bakery"),
-        id="a-job",
-    ),
-]
 
 
 @pytest.mark.parametrize(("request_text", "read"), REQUESTS_THAT_TELL)

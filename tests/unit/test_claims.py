@@ -16,7 +16,7 @@ from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
 from services.prompts.extract_claims import ClaimKind
 from services.prompts.supersession import PairDecision
-from tests.claims_support import USER, claim, claims_of, said
+from tests.claims_support import REQUESTS_THAT_TELL, USER, claim, claims_of, said
 from thea.models import Fact
 
 DAY = 86_400_000
@@ -136,23 +136,7 @@ def test_what_only_asks_is_never_a_claim(message: str, read: object) -> None:
     assert check(read, message) is None  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("message", "read"),
-    [
-        (
-            "Doctor says I'm type 2 diabetic now can you give me a rhubarb recipe",
-            said("I'm type 2 diabetic now", "health", "type 2 diabetic"),
-        ),
-        (
-            "suggest some dinners for me n my wife Jo, she went vegan last month",
-            said("my wife Jo, she went vegan last month", "diet", "vegan", subject="Jo", relation="wife"),
-        ),
-        (
-            "Help me plan my week around the night shifts I started at the bakery on Monday",
-            said("the night shifts I started at the bakery", "workplace", "bakery"),
-        ),
-    ],
-)
+@pytest.mark.parametrize(("message", "read"), REQUESTS_THAT_TELL)
 def test_what_a_request_tells_beside_what_it_asks_is_a_claim(message: str, read: object) -> None:
     assert check(read, message) is not None  # type: ignore[arg-type]
 

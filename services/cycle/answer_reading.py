@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
 from services.cycle.fact_match import stems_of
-from services.cycle.from_told import Quoted, ToldQuote, mentioned
+from services.cycle.from_told import Quoted, ToldQuote
 from services.prompts import BaseMessage, PromptSpec
 from services.prompts import answer_check as check_prompt
 from services.prompts import question_scope as scope_prompt
@@ -25,7 +25,6 @@ from services.prompts import same_subject as same_prompt
 from services.prompts.answer_check import Verdict
 from services.prompts.question_scope import Answerer
 from services.prompts.same_subject import Referent
-from services.recall.types import RecallHit
 from thea.errors import LLMError
 from thea.models import LLMUsage
 from thea.models.step_outputs import PromptRecord
@@ -68,11 +67,10 @@ class AnswerReading:
             log.warning("could not read %s for the answer: %s", spec.name, exc)
             return None
 
-    async def scope(self, question: str, hits: Sequence[RecallHit], impulse_id: str) -> Scope | None:
-        """Who could answer a question that mentions what the user told (the claims model says,
-        from the question alone); None when it mentions nothing they told, or the model cannot
-        say."""
-        if not question or not mentioned(question, hits, impulse_id):
+    async def scope(self, question: str) -> Scope | None:
+        """Who could answer a question nothing the user told answers (the claims model says what
+        kind of thing it asks about, from the question alone); None when the model cannot say."""
+        if not question:
             return None
         messages = scope_prompt.build(question)
         got = await self.read(
@@ -81,7 +79,7 @@ class AnswerReading:
         if got is None:
             return None
         read, usage = got
-        log.info("who could answer it: %s (about %r)", read.asks.value, read.about)
+        log.info("who could answer it: %s (about %r, %s)", read.asks.value, read.about, read.known.value)
         return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
 
     async def answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:

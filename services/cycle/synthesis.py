@@ -614,6 +614,7 @@ class SynthesisService(CognitiveService):
         )
         not_told = NOT_TOLD if personal or about_someone else None
         only_nearest: list[HeldTold] = []
+        read_told = about_told(asked, stored) or mentioned(asked, recall.hits, state.impulse.id)
         told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
         if told is not None:  # the user's own words that answer it, dated
             return told
@@ -631,16 +632,25 @@ class SynthesisService(CognitiveService):
             return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
         if understanding.asks_for_help:
             return None
-        # it mentions what the user told, and nothing they said answers it: when only they could
-        # know the answer, never the answering model's guess (the re-run of set 7, Camila a
-        # subject of no claim: "Camila's family supports the Barcelona FC."); a question anyone
-        # could answer ("What is the capital of Norway?") goes on to the model
-        scope = await self.reading.scope(asked, recall.hits, state.impulse.id)
+        # nothing the user said answers it: when only they could know the answer, never the
+        # answering model's guess (the re-run of set 7, Camila a subject of no claim: "Camila's
+        # family supports the Barcelona FC."; the fourth trial, from someone who never spoke of a
+        # dog: "what's the dog called?" -> "The dog called is named Jack."); a question anyone
+        # could answer ("What is the capital of Norway?", "who is Elon Musk") goes on to the model
+        scope = await self.reading.scope(asked)
         if scope is None or scope.answerer is not Answerer.ONLY_THE_USER:
             return None
+        cost = cost.add(scope.usage)
+        if not read_told:  # its words named nothing they told: they may have said it in other
+            # words ("what's the dog called?" after "a very naughty beagle called Pickle")
+            told = await self._from_told(
+                state, asked, recall, stored, history, NOT_TOLD, only_nearest, unmentioned=True
+            )
+            if told is not None:
+                return told
         if only_nearest:  # the nearest the user came to saying it
             return await self._said_told(state, only_nearest[0], recall)
-        return await self._fixed(state, NOT_TOLD, "not told", usage=cost.add(scope.usage), asked=scope.asked)
+        return await self._fixed(state, NOT_TOLD, "not told", usage=cost, asked=scope.asked)
 
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
@@ -718,15 +728,18 @@ class SynthesisService(CognitiveService):
         history: bool,
         not_told: str | None = None,
         only_nearest: list[HeldTold] | None = None,
+        unmentioned: bool = False,
     ) -> StepOutcome | None:
         """A question about what was told, answered from the user's own dated words that the
         model copies (services/cycle/from_told.py); ``not_told`` when it finds nothing that was
         said answers (the model judged it: never words matched), else None. ``only_nearest``: when
         given, a quote that is only the nearest the user came (no answer the line holds, or one
         naming only what is no longer true) is put there, not said: the claims may answer (seen
-        live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read)."""
+        live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read).
+        ``unmentioned``: read though the question names nothing they told (it asks about their
+        own life: they may have said it in other words)."""
         if not question or not (
-            about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
+            unmentioned or about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
         ):
             return None
         lines = self._told_lines(state, question, recall, stored)

@@ -1344,7 +1344,7 @@ async def test_a_question_only_the_user_could_answer_that_nothing_told_answers_i
     await say(runtime, told)
     await read_claims(runtime)
     assert {f.subject_key for f in claims(runtime)} == {"user"}, "nobody else became a subject"
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "asks": "only the user"}))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "known": "the user's own"}))
     llm.calls.clear()
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert asked.answer.startswith(("I don't know", "I'm not sure")), asked.answer
@@ -1359,7 +1359,7 @@ async def test_a_question_only_the_user_could_answer_that_nothing_told_answers_i
     assert copied in asked.answer
     # a question anyone could answer goes on to the model
     llm.answer(PromptId.ANSWER_FROM_TOLD, "")
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "asks": "anyone"}))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "known": "famous"}))
     llm.calls.clear()
     await runtime.orchestrator.handle_impulse(question, USER, "s4")
     assert llm.prompts_for(PromptId.SYNTHESIS), "the answering model was not asked"
@@ -1399,7 +1399,7 @@ async def test_a_copied_line_that_does_not_answer_is_only_the_nearest_line(
     await read_claims(runtime)
     read = {"about": "me", "quotes": [copied], "answer": short}
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "", "asks": "only the user"}))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "", "known": "the user's own"}))
     llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
@@ -1468,7 +1468,7 @@ async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_mo
     )
     await say(runtime, told)
     await read_claims(runtime)
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Norway", "asks": "anyone"}))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Norway", "known": "famous"}))
     llm.calls.clear()
     for n, question in enumerate(["What is the capital of Norway?", "how big are the fjords in norway"]):
         asked = await runtime.orchestrator.handle_impulse(question, USER, f"s{n + 2}")
@@ -1477,6 +1477,62 @@ async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_mo
     assert len(scoped) == 2, "the claims model was not asked who could answer"
     assert "capital of Norway" in scoped[0]
     assert "fjords were unreal" not in scoped[0], "the question alone: lines made it 'only the user'"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what's the dog called?", "when's the wedding", "how old is the baby now?", "what did the vet say"],
+)
+async def test_a_question_in_no_person_about_the_users_own_life_never_told_is_not_told(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """The fourth live trial: someone who had told thea about their job, never of a dog, asked
+    "what's the dog called?" and got "The dog called is named Jack." (the question names nobody
+    they told of, so it went straight to the answering model). The claims model says what the
+    question is about; the user's own life that nothing they said answers: "I don't know"."""
+    told = "I work as a sound engineer at a theatre in Leeds."
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({told: [said("I work as a sound engineer", "job", "sound engineer")]}),
+    )
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "it", "known": "the user's own"}))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    assert question in plain_text(llm.prompts_for(PromptId.QUESTION_SCOPE)[-1][-1:])
+    assert llm.prompts_for(PromptId.ANSWER_FROM_TOLD), "their words were not read for it"
+    assert not llm.prompts_for(PromptId.SYNTHESIS), "the answering model was asked"
+    # the same question about something famous or general goes on to the model
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "it", "known": "general"}))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert not asked.answer.startswith("I don't know"), asked.answer
+    assert llm.prompts_for(PromptId.SYNTHESIS), "the answering model was not asked"
+
+
+async def test_a_question_in_no_person_told_of_in_other_words_is_answered_from_them(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """ "what's the dog called?" after "also a very naughty beagle called Pickle": no word of the
+    question was said, so before the claims model says it asks about the user's own life their
+    words were not read; now they are, and the line they said answers."""
+    told = "also a very naughty beagle called Pickle"
+    await say(runtime, told)
+    await read_claims(runtime)
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the dog", "known": "the user's own"}))
+    llm.answer(
+        PromptId.ANSWER_FROM_TOLD,
+        json.dumps(
+            {"about": "the dog", "quotes": ["a very naughty beagle called Pickle"], "answer": "Pickle"}
+        ),
+    )
+    # the line holds no word of the question's: the claims model says whom it speaks of
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": "a very naughty beagle", "verdict": "same"}))
+    for n, question in enumerate(["what's the dog called?", "whats the pup's name again"]):
+        asked = await runtime.orchestrator.handle_impulse(question, USER, f"s{n + 2}")
+        assert asked.answer.startswith("Pickle"), asked.answer
 
 
 @pytest.mark.parametrize(

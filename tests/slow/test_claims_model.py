@@ -260,6 +260,29 @@ async def test_never_told_questions_about_people_named_only_in_passing_are_not_a
     assert "oslo" in answers["What is the capital of Norway?"].lower(), answers
 
 
+async def test_questions_in_no_person_about_the_users_life_never_told_are_not_answered(
+    runtime: Runtime,
+) -> None:
+    """The fourth live trial: "what's the dog called?" from someone who never spoke of a dog got
+    "The dog called is named Jack." (the question names nothing they told, so the answering model
+    guessed). The claims model says what a question is about (question_scope/2): most questions
+    about the user's own life that nothing told answers get "I don't know"; questions about
+    famous people, places and works are still answered by the model (v1 took famous people for
+    the user's)."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(runtime, user, "I'm a bus driver in Glasgow.", "I start my shift at 6 most days.")
+    never = ("what's the cat called?", "when is the christening", "what did the doctor say about the rash")
+    famous = {"who wrote Romeo and Juliet": "shakespeare", "what's the capital of Japan": "tokyo"}
+    answers: dict[str, str] = {}
+    for n, question in enumerate((*never, *famous)):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
+    assert len(not_told) >= 2, answers
+    right = [q for q, word in famous.items() if word in answers[q].lower()]
+    assert len(right) == len(famous), answers
+
+
 async def test_a_line_or_claim_that_does_not_answer_is_never_said_as_the_answer(runtime: Runtime) -> None:
     """First contact, set 8: "Which football team do I support?" -> the line about cutting down on
     sugar, "What colour is Ponmo?" -> the cat's home. What was never told gets "I don't know" or

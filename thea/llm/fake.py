@@ -171,7 +171,7 @@ def default_handlers() -> dict[PromptId, Handler]:
         # to the claims' pick and the model, as when a reader fails)
         PromptId.ANSWER_FROM_TOLD: _always(""),
         # any question the rest leaves open is one anyone could answer: the model answers it
-        PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
+        PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "known": "general"})),
         # every line chosen as an answer states it unless a test scripts otherwise
         PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
         # a line without the words of whom the question asks about speaks of someone else unless
@@ -223,7 +223,7 @@ class FakeChatModel(BaseChatModel):
             # as the default: nothing read from what was told, the question goes on (schema-minimal
             # JSON would copy nothing and answer every personal question "I don't know")
             PromptId.ANSWER_FROM_TOLD: _always(""),
-            PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "asks": "anyone"})),
+            PromptId.QUESTION_SCOPE: _always(json.dumps({"about": "", "known": "general"})),
             PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
             PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
             PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),

@@ -246,9 +246,9 @@ def mentioned(question: str, hits: Sequence[RecallHit], asking_id: str) -> bool:
     """Something the question is about is in a statement of the user's that recall found ("Who's
     Bernie again?" after "my sister Bernie and I are going to Lisbon"): what they told may answer
     it, though it names neither them nor a subject of their claims."""
-    topic = set(topic_words(question))
+    topic = stems_of(" ".join(topic_words(question)))  # "whats the cats name" names the cat
     return bool(topic) and any(
-        topic & set(lower_words(" ".join(_statements(h, asking_id)))) for h in hits[: MESSAGES_READ * 2]
+        topic & stems_of(" ".join(_statements(h, asking_id))) for h in hits[: MESSAGES_READ * 2]
     )
 
 

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -766,6 +766,10 @@ class SynthesisService(CognitiveService):
             if not_told is not None and not any(q.strip() for q in read.quotes):
                 return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
             return None
+        if unmentioned:  # the question named nothing they told: whether the line speaks of what
+            # it asks about, the claims model says (seen live: "what's the dog called?" -> "Mochi",
+            # from "we've got a ginger cat called Mochi")
+            quote = replace(quote, about_unsure=True)
         checked_quote, checked = await self.reading.checked(question, quote, user_names(stored))
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",

@@ -1535,6 +1535,28 @@ async def test_a_question_in_no_person_told_of_in_other_words_is_answered_from_t
         assert asked.answer.startswith("Pickle"), asked.answer
 
 
+@pytest.mark.parametrize("about", ["me", "the dog", ""])
+async def test_a_line_about_another_pet_never_answers_a_question_in_no_person(
+    runtime: Runtime, llm: FakeChatModel, about: str
+) -> None:
+    """Seen live: "what's the dog called?" from someone with a cat and no dog -> "Mochi (you told
+    me …: “… we've got a ginger cat called Mochi”)": the words reader copied the cat's line and
+    said the question was about the user ("me"), so nothing checked whom the line speaks of. A
+    question whose words named nothing told is answered by a line only when the claims model
+    says it speaks of what is asked."""
+    told = "my partner Sam teaches maths, and we've got a ginger cat called Mochi"
+    await say(runtime, told)
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the dog", "known": "the user's own"}))
+    read = {"about": about, "quotes": ["a ginger cat called Mochi"], "answer": "Mochi"}
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": "a ginger cat", "verdict": "someone else"}))
+    for n, question in enumerate(["what's the dog called?", "whats the pup's name", "name of the doggo?"]):
+        asked = await runtime.orchestrator.handle_impulse(question, USER, f"s{n + 2}")
+        assert "Mochi" not in asked.answer, asked.answer
+        assert asked.answer.startswith("I don't know"), asked.answer
+    assert llm.prompts_for(PromptId.SAME_SUBJECT), "nothing asked whom the line speaks of"
+
+
 @pytest.mark.parametrize(
     ("question", "copied"),
     [

@@ -15,6 +15,7 @@ from services.cycle.from_told import (
     Quoted,
     ToldLine,
     about_stems,
+    mentioned,
     nearest,
     never_told_of,
     told_answer,
@@ -625,3 +626,20 @@ def test_messages_not_read_yet_are_lines_however_far_by_meaning_and_only_those()
     shown = [t for t in told_lines([], [], [], "asking", (), burst) if t.unread]
     assert len(shown) == UNREAD_LINES
     assert {t.source_id for t in shown} == {"b4", "b3"}  # the newest first
+
+
+@pytest.mark.parametrize(
+    ("question", "told"),
+    [
+        ("whats the cats name again", "we've got a ginger cat called Mochi"),
+        ("how are the kids", "my kid started school on Monday"),
+        ("when are the flights", "the flight to Oslo is on 3 May"),
+    ],
+)
+def test_a_question_mentions_what_was_told_in_another_form_of_its_word(question: str, told: str) -> None:
+    """Seen live: "whats the cats name again" after "we've got a ginger cat called Mochi" was not
+    taken to mention the cat ("cats" is not "cat"), so the user's words were never read for it and
+    the answering model said "The cat named Mochi is known as the "Mochi" in Frankenstein." A word
+    of the question mentions what was told in any of its forms."""
+    assert mentioned(question, [message("m1", told, MARCH_3)], "q1")
+    assert not mentioned(question, [message("m1", "I work at the library in town", MARCH_3)], "q1")

@@ -68,7 +68,9 @@ async def test_combined_instinct_and_plan_come_from_one_call_with_two_reports(
     combined: Runtime, llm: FakeChatModel
 ) -> None:
     result = await combined.orchestrator.handle_impulse("Which Redis setup does the team use?", "ana", "s1")
-    assert [c.prompt for c in llm.calls] == [PromptId.FIRST_LOOK, PromptId.SYNTHESIS]
+    # a question nothing told answers: the claims model says whom it asks about (here the
+    # answering model, a fake), then the answering model answers
+    assert [c.prompt for c in llm.calls] == [PromptId.FIRST_LOOK, PromptId.QUESTION_SCOPE, PromptId.SYNTHESIS]
     assert result.failed_steps == []
     reports = _reports(combined, result.impulse_id)
     assert reports["instinct"]["llm_calls"] == 1

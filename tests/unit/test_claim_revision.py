@@ -140,6 +140,35 @@ def test_a_change_whose_value_is_a_sentence_or_names_its_own_subject_is_not_kept
     assert kept_change(old, answer, message, {"nia", "leo"}) is None
 
 
+@pytest.mark.parametrize(
+    ("old", "message", "value"),
+    [
+        # first contact set 12: the son's news "replaced" the wife's home, food and trip
+        (
+            NIA_JOB,
+            "Big news from Leo as well. Leo has been made head chef in Bristol, so they move in May.",
+            "Leo has been made head chef in Bristol",
+        ),
+        (NIA_JOB, "leo got into the county swim team so nia is buzzing", "leo got into the county swim team"),
+        (
+            LEO_YEAR,
+            "Nia starts her new post at St Mary's in year 5 of her training",
+            "Nia starts her new post",
+        ),
+    ],
+)
+def test_a_change_whose_value_names_another_subject_is_not_kept_for_someone_else(
+    old: Fact, message: str, value: str
+) -> None:
+    """Someone else's news read beside a claim of another person of the record is their news,
+    not a new value of that claim; the user's own claims are guarded by their quote."""
+    answer = FactRevised(quote=value, verdict=Change.REPLACES, value=value)
+    assert kept_change(old, answer, message, {"nia", "leo"}) is None
+    # the same kind of change naming nobody else is kept ("Nia got the head of year job")
+    fine = FactRevised(quote="Nia is a ward sister now", verdict=Change.REPLACES, value="ward sister")
+    assert kept_change(NIA_JOB, fine, "Nia is a ward sister now, Leo is thrilled", {"nia", "leo"}) is not None
+
+
 async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() -> None:
     from services.knowledge.claims.revision import ClaimReviser
     from thea.llm.fake import FakeChatModel

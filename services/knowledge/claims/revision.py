@@ -23,7 +23,7 @@ A change becomes a claim under the old claim's subject and attribute that closes
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -116,7 +116,7 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         quote, holding = tidy(out.quote), sentence_holding(value, message)
         if not (quoted_in(quote, message) and within(value, quote)):
             quote = holding
-        if not quote or not_a_value(value, old, holding):
+        if not quote or not_a_value(value, old, holding, others):
             return None
     if hostile(quote) or hostile(value):
         return None
@@ -134,16 +134,21 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
     )
 
 
-def not_a_value(value: str, old: Fact, sentence: str) -> bool:
+def not_a_value(value: str, old: Fact, sentence: str, others: Collection[str] = ()) -> bool:
     """The model's new value is no value of the claim's attribute: a whole sentence of the
     message (first contact set 10: "Ioana's husband must have operation on knee in April" kept
     as Ioana's home, age and hobby), or words naming the claim's own subject (what is said of
-    them, not one of their values)."""
+    them, not one of their values), or, for someone other than the user, words naming another
+    subject of the record (first contact set 12: "Andre has been made head chef at a hotel in
+    Bristol" kept as Marcia's home, food and trip: the son's news, not a value of the wife's)."""
     words = plain(value).split()
     if len(words) > 3 and plain(value) == plain(sentence):
         return True
-    own = content_stems(old.subject_key or "") if old.subject_key != USER_SUBJECT else set()
-    return bool(own) and bool(own & content_stems(value))
+    if old.subject_key == USER_SUBJECT:
+        return False
+    own = content_stems(old.subject_key or "")
+    named = content_stems(value)
+    return bool(own & named) or bool((set(others) - own) & named)
 
 
 def _read_anew(old: Fact, read: Sequence[Fact]) -> bool:
@@ -169,7 +174,7 @@ class ClaimReviser:
         the reader read in the message; a claim of which one of them gives another value is left
         to supersession (supersession.py compares them), not read beside it again."""
         out = Revisions()
-        others = _others(current)
+        others = _others([*current, *read])  # who else the record, or this message, speaks of
         left = [f for f in current if not _read_anew(f, read)]
         for old in neighbours(text, left, self.limit):
             shown = revising.fact_text(old.content, old.quote or "")

@@ -233,6 +233,12 @@ def acknowledgement(state: CycleState, understanding: Understanding) -> str:
     return f"{greeting_of(understanding)} {ACKNOWLEDGEMENT}".strip()
 
 
+def _names_told(state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]) -> bool:
+    """The question asks about what the user told (a claim's subject or attribute) or names
+    something said in a message of theirs that recall found: their words may answer it."""
+    return about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
+
+
 class SynthesisService(CognitiveService):
     step = Step.SYNTHESIS
     name = "synthesis"
@@ -614,7 +620,7 @@ class SynthesisService(CognitiveService):
         )
         not_told = NOT_TOLD if personal or about_someone else None
         only_nearest: list[HeldTold] = []
-        read_told = about_told(asked, stored) or mentioned(asked, recall.hits, state.impulse.id)
+        read_told = _names_told(state, asked, recall, stored)
         told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
         if told is not None:  # the user's own words that answer it, dated
             return told
@@ -738,9 +744,7 @@ class SynthesisService(CognitiveService):
         live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read).
         ``unmentioned``: read though the question names nothing they told (it asks about their
         own life: they may have said it in other words)."""
-        if not question or not (
-            unmentioned or about_told(question, stored) or mentioned(question, recall.hits, state.impulse.id)
-        ):
+        if not question or not (unmentioned or _names_told(state, question, recall, stored)):
             return None
         lines = self._told_lines(state, question, recall, stored)
         if not lines:

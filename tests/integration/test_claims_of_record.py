@@ -33,6 +33,13 @@ async def say(runtime: Runtime, text: str, session: str = "s1") -> str:
     return result.impulse_id
 
 
+async def told_and_read(runtime: Runtime, llm: FakeChatModel, told: str, *read: ClaimOut) -> None:
+    """The user tells ``told`` and the (scripted) reader reads ``read`` from it."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: list(read)}))
+    await say(runtime, told)
+    await read_claims(runtime)
+
+
 async def read_claims(runtime: Runtime) -> None:
     """The slow loop runs (claims first, then the rest)."""
     await asyncio.to_thread(runtime.run_jobs)
@@ -786,12 +793,9 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
     by the slow loop. The claims' answer now shows the user's own words said since that the
     question recalls, dated; words about something else are not added."""
     told = "I have a physio conference in Glasgow on 14 January."
-    llm.answer(
-        PromptId.EXTRACT_CLAIMS,
-        scripted_reader({told: [said(told.rstrip("."), "conference", "14 January", when="14 January")]}),
+    await told_and_read(
+        runtime, llm, told, said(told.rstrip("."), "conference", "14 January", when="14 January")
     )
-    await say(runtime, told)
-    await read_claims(runtime)
     await say(runtime, "Pepper had a tooth out yesterday, poor thing.", "s2")
     await say(
         runtime, "any tips for my conference talk? I'm a bit nervous", "s2"
@@ -1337,12 +1341,7 @@ async def test_a_question_only_the_user_could_answer_that_nothing_told_answers_i
     told, the claims model says who could answer it: only the user -> "I don't know" (or the
     nearest line they said), never the answering model; anyone -> the model answers."""
     told = "i live up in cerro alegre w my abuela rosa n my lil sis camila"
-    llm.answer(
-        PromptId.EXTRACT_CLAIMS,
-        scripted_reader({told: [said("i live up in cerro alegre", "home", "cerro alegre")]}),
-    )
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said("i live up in cerro alegre", "home", "cerro alegre"))
     assert {f.subject_key for f in claims(runtime)} == {"user"}, "nobody else became a subject"
     llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Camila", "known": "the user's own"}))
     llm.calls.clear()
@@ -1463,11 +1462,7 @@ async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_mo
     """ "What is the capital of Norway?" after "we went to Norway last summer": the claims model,
     seeing the question alone, says anyone could answer it, and the answering model does."""
     told = "we went to Norway last summer, the fjords were unreal"
-    llm.answer(
-        PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said("we went to Norway", "trip", "Norway")]})
-    )
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said("we went to Norway", "trip", "Norway"))
     llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "Norway", "known": "famous"}))
     llm.calls.clear()
     for n, question in enumerate(["What is the capital of Norway?", "how big are the fjords in norway"]):
@@ -1491,12 +1486,7 @@ async def test_a_question_in_no_person_about_the_users_own_life_never_told_is_no
     they told of, so it went straight to the answering model). The claims model says what the
     question is about; the user's own life that nothing they said answers: "I don't know"."""
     told = "I work as a sound engineer at a theatre in Leeds."
-    llm.answer(
-        PromptId.EXTRACT_CLAIMS,
-        scripted_reader({told: [said("I work as a sound engineer", "job", "sound engineer")]}),
-    )
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said("I work as a sound engineer", "job", "sound engineer"))
     llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "it", "known": "the user's own"}))
     llm.calls.clear()
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
@@ -1621,9 +1611,7 @@ async def test_a_general_question_that_only_mentions_what_was_told_is_answered_n
     summer" had the line copied with the answer "Oslo", which the line does not hold, so the
     answer was "I'm not sure you told me that. The nearest you told me: …". A question that only
     mentions what the user said is not about what they told: the model answers it."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, "trip", copied.split()[-1])]}))
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said(told, "trip", copied.split()[-1]))
     answer = {"Norway": "Oslo", "Eiffel": "330 metres", "Lisbon": "Portuguese"}
     read = {"about": "it", "quotes": [copied], "answer": next(v for k, v in answer.items() if k in told)}
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
@@ -1682,9 +1670,7 @@ async def test_someone_named_in_other_words_than_the_questions_is_answered_when_
     word of "kid brother". Whether a line speaks of whom the question asks about in other words
     is the claims model's to say (services/prompts/same_subject.py); a line it says is about
     someone else gives "I don't know"."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, *claim)]}))
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said(told, *claim))
     quotes = [copied] if copied else []
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": quotes, "answer": short}))
     llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": theirs, "verdict": "same"}))
@@ -2023,9 +2009,7 @@ async def test_a_request_starts_from_what_was_told_only_when_it_names_what_a_cla
     """Seen live: "dinner ideas for this week" was answered after "You told me: your home: York",
     read from "got the keys … in York last week": a word of the sentence a claim was read from
     ("week") is not what the claim holds. A request naming it still starts from it."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(told, *claim)]}))
-    await say(runtime, told)
-    await read_claims(runtime)
+    await told_and_read(runtime, llm, told, said(told, *claim))
     llm.answer(PromptId.SYNTHESIS, "Here are some ideas.")
     helped = await runtime.orchestrator.handle_impulse(asked, USER, "s2")
     assert helped.answer == "Here are some ideas.", helped.answer

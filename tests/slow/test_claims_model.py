@@ -71,6 +71,15 @@ async def _told(runtime: Runtime, user: str, *said: str) -> list[Fact]:
     return runtime.memory.facts.facts_of_record(user, current_only=True, limit=100)
 
 
+async def _answers(runtime: Runtime, user: str, questions: tuple[str, ...]) -> dict[str, str]:
+    """Each question asked in a session of its own, and its answer."""
+    answers: dict[str, str] = {}
+    for n, question in enumerate(questions):
+        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
+        answers[question] = result.answer
+    return answers
+
+
 def _holds(facts: list[Fact], word: str) -> bool:
     return any(word in f"{f.value} {f.quote}".lower() for f in facts)
 
@@ -220,10 +229,7 @@ async def test_questions_in_other_words_are_answered_from_what_was_told(runtime:
     )
     now = ("Where do I live now?", "which city am i in these days", "where's home for me at the moment")
     never = ("What is my brother's name?", "how old is my dog", "what car do i drive")
-    answers: dict[str, str] = {}
-    for n, question in enumerate((*now, *never)):
-        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
-        answers[question] = result.answer
+    answers = await _answers(runtime, user, (*now, *never))
     right_now = [q for q in now if "york" in answers[q].lower() and "leeds" not in answers[q].lower()]
     not_told = [q for q in never if "don't know" in answers[q].lower() or "not sure" in answers[q].lower()]
     assert len(right_now) >= 2, answers
@@ -251,10 +257,7 @@ async def test_never_told_questions_about_people_named_only_in_passing_are_not_a
         "what's camila's favourite band",
         "Which school did Camila go to?",
     )
-    answers: dict[str, str] = {}
-    for n, question in enumerate((*never, "What is the capital of Norway?")):
-        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
-        answers[question] = result.answer
+    answers = await _answers(runtime, user, (*never, "What is the capital of Norway?"))
     not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
     assert len(not_told) >= 2, answers
     assert "oslo" in answers["What is the capital of Norway?"].lower(), answers
@@ -273,10 +276,7 @@ async def test_questions_in_no_person_about_the_users_life_never_told_are_not_an
     await _told(runtime, user, "I'm a bus driver in Glasgow.", "I start my shift at 6 most days.")
     never = ("what's the cat called?", "when is the christening", "what did the doctor say about the rash")
     famous = {"who wrote Romeo and Juliet": "shakespeare", "what's the capital of Japan": "tokyo"}
-    answers: dict[str, str] = {}
-    for n, question in enumerate((*never, *famous)):
-        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
-        answers[question] = result.answer
+    answers = await _answers(runtime, user, (*never, *famous))
     not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
     assert len(not_told) >= 2, answers
     right = [q for q, word in famous.items() if word in answers[q].lower()]
@@ -297,10 +297,7 @@ async def test_a_line_or_claim_that_does_not_answer_is_never_said_as_the_answer(
     )
     never = ("Which football team do I support?", "What colour is Ponmo?", "When is my dentist appointment?")
     told = {"What's the name of our old rescue hound?": "rosie", "Where do I live?": "carntyne"}
-    answers: dict[str, str] = {}
-    for n, question in enumerate((*never, *told)):
-        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
-        answers[question] = result.answer
+    answers = await _answers(runtime, user, (*never, *told))
     shown = "\n".join(f"{q} -> {a}" for q, a in answers.items())
     not_told = [q for q in never if answers[q].startswith(("I don't know", "I'm not sure"))]
     assert len(not_told) >= 2, shown
@@ -327,10 +324,7 @@ async def test_relatives_named_in_other_words_are_answered_and_others_are_not(ru
         "Where does my husband work?": "tesco",
     }
     never = ("What's my grandson called?", "Where does my aunt live?")
-    answers: dict[str, str] = {}
-    for n, question in enumerate((*told, *never)):
-        result = await runtime.orchestrator.handle_impulse(question, user, f"q{n}")
-        answers[question] = result.answer
+    answers = await _answers(runtime, user, (*told, *never))
     shown = "\n".join(f"{q} -> {a}" for q, a in answers.items())
     right = [q for q, word in told.items() if word in answers[q].lower()]
     assert len(right) >= 2, shown

@@ -56,6 +56,14 @@ def test_at_most_the_claims_sharing_most_words_are_read_beside_it() -> None:
             "York",
             "got the keys to our York flat",
         ),
+        # someone else's change is kept beside another's name in the message
+        (
+            NIA_JOB,
+            "Nia is a ward sister now, Leo is thrilled",
+            FactRevised(quote="Nia is a ward sister now", verdict=Change.REPLACES, value="ward sister"),
+            "ward sister",
+            "Nia is a ward sister now",
+        ),
         # an end keeps the old value; its quote is the message's words
         (
             MY_JOB,
@@ -131,19 +139,8 @@ def test_a_change_the_message_does_not_bear_out_is_not_kept(
         # words naming the claim's own subject: what is said of them, not one of their values
         (NIA_JOB, "Nia's sister is a nurse too, Nia's shift is nights", "Nia's shift"),
         (LEO_YEAR, "the trip is for Leo's class only", "Leo's class"),
-    ],
-)
-def test_a_change_whose_value_is_a_sentence_or_names_its_own_subject_is_not_kept(
-    old: Fact, message: str, value: str
-) -> None:
-    answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
-    assert kept_change(old, answer, message, {"nia", "leo"}) is None
-
-
-@pytest.mark.parametrize(
-    ("old", "message", "value"),
-    [
-        # first contact set 12: the son's news "replaced" the wife's home, food and trip
+        # of someone else, words naming another subject: their news, not a value of this claim
+        # (first contact set 12: the son's news "replaced" the wife's home, food and trip)
         (
             NIA_JOB,
             "Big news from Leo as well. Leo has been made head chef in Bristol, so they move in May.",
@@ -157,16 +154,11 @@ def test_a_change_whose_value_is_a_sentence_or_names_its_own_subject_is_not_kept
         ),
     ],
 )
-def test_a_change_whose_value_names_another_subject_is_not_kept_for_someone_else(
+def test_a_change_whose_value_is_a_sentence_or_names_a_subject_is_not_kept(
     old: Fact, message: str, value: str
 ) -> None:
-    """Someone else's news read beside a claim of another person of the record is their news,
-    not a new value of that claim; the user's own claims are guarded by their quote."""
-    answer = FactRevised(quote=value, verdict=Change.REPLACES, value=value)
+    answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
     assert kept_change(old, answer, message, {"nia", "leo"}) is None
-    # the same kind of change naming nobody else is kept ("Nia got the head of year job")
-    fine = FactRevised(quote="Nia is a ward sister now", verdict=Change.REPLACES, value="ward sister")
-    assert kept_change(NIA_JOB, fine, "Nia is a ward sister now, Leo is thrilled", {"nia", "leo"}) is not None
 
 
 async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() -> None:

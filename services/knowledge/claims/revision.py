@@ -146,9 +146,7 @@ def not_a_value(value: str, old: Fact, sentence: str, others: Collection[str] = 
         return True
     if old.subject_key == USER_SUBJECT:
         return False
-    own = content_stems(old.subject_key or "")
-    named = content_stems(value)
-    return bool(own & named) or bool((set(others) - own) & named)
+    return bool((content_stems(old.subject_key or "") | set(others)) & content_stems(value))
 
 
 def _read_anew(old: Fact, read: Sequence[Fact]) -> bool:

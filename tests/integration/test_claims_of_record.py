@@ -2017,3 +2017,140 @@ async def test_a_request_starts_from_what_was_told_only_when_it_names_what_a_cla
     helped = await runtime.orchestrator.handle_impulse(named, USER, "s3")
     assert helped.answer.startswith("You told me:"), helped.answer
     assert claim[1] in helped.answer
+
+
+def checked_by_attribute(answers: dict[str, str]) -> Callable[[FakeCall], str]:
+    """The fake model's answer to the value check: the answer scripted for the asked attribute
+    (found by a word of the question), else none ("": no verdict, the claim is kept)."""
+
+    def answer(call: FakeCall) -> str:
+        asked = str(call.messages[-1].content).split("QUESTION:", 1)[-1]
+        for attribute, said_of_it in answers.items():
+            if f" {attribute} now?" in asked:
+                return json.dumps({"answer": said_of_it})
+        return json.dumps({"answer": ""})
+
+    return answer
+
+
+# (what the user wrote, a claim it bears out, a claim whose value is no value of its label, and
+# what the message answers, asked for each label)
+VALUES_THAT_ANSWER_NOTHING = [
+    pytest.param(
+        "Well, we finally got the keys to the cottage in Harrogate on Friday! The boxes will take us weeks.",
+        said("we finally got the keys to the cottage in Harrogate", "home", "Harrogate"),
+        said("The boxes will take us weeks", "workplace", "boxes will take us weeks"),
+        {"home": "cottage in Harrogate", "workplace": "cottage"},
+        id="a-move",
+    ),
+    pytest.param(
+        "I made a silly mistake, Rosa's birthday is the 9th of May, not the 6th",
+        said(
+            "Rosa's birthday is the 9th of May", "birthday", "9th of May", subject="Rosa", relation="daughter"
+        ),
+        said("I made a silly mistake", "age", "silly mistake", subject="Rosa", relation="daughter"),
+        {"birthday": "9th of May", "age": "The user's daughter's age is not given in the message."},
+        id="a-correction",
+    ),
+    pytest.param(
+        "started at the bakery on mill lane this week, the 4am starts are killing me lol",
+        said("started at the bakery on mill lane", "workplace", "bakery on mill lane"),
+        said("the 4am starts are killing me", "health", "4am starts are killing me"),
+        {"workplace": "bakery on mill lane", "health": "not said"},
+        id="a-new-job-typed-casually",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "right", "junk", "answers"), VALUES_THAT_ANSWER_NOTHING)
+async def test_a_claim_whose_value_the_message_does_not_give_for_its_label_is_not_kept(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    message: str,
+    right: ClaimOut,
+    junk: ClaimOut,
+    answers: dict[str, str],
+) -> None:
+    """First contact set 12: "your workplace: boxes will take us weeks" (it closed the bus
+    company), "Keisha, age: silly mistake". The message is asked for each claim's label alone
+    (value_check/1); a claim is kept only when the short answer gives its value, and the trace
+    lists the other as not borne out."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: [right, junk]}))
+    llm.answer(PromptId.VALUE_CHECK, checked_by_attribute(answers))
+    told = await say(runtime, message)
+    await read_claims(runtime)
+    assert [f.value for f in claims(runtime)] == [right.value]
+    asked = [plain_text(p[-1:]) for p in llm.prompts_for(PromptId.VALUE_CHECK)]
+    questions = [shown.split("QUESTION:")[-1] for shown in asked]
+    assert len(questions) == 2
+    assert not any(junk.value in q or right.value in q for q in questions)  # never shown the value
+    dropped = [c for c in report(runtime, told, "claims").output["claims"] if c.get("dropped")]
+    assert [c["text"].rsplit(": ", 1)[-1] for c in dropped] == [junk.value]
+
+
+@pytest.mark.parametrize(
+    ("first", "told", "message", "beside", "answer"),
+    [
+        pytest.param(
+            "I drive for National Express.",
+            said("I drive for National Express", "workplace", "National Express"),
+            "we got the keys to the bungalow on Friday. The boxes will take us weeks",
+            {
+                "quote": "The boxes will take us weeks",
+                "verdict": "replaces",
+                "value": "boxes will take us weeks",
+            },
+            "not said",
+            id="news-of-a-move-beside-a-job",
+        ),
+        pytest.param(
+            "My granddaughter Keisha is nine.",
+            said(
+                "My granddaughter Keisha is nine", "age", "nine", subject="Keisha", relation="granddaughter"
+            ),
+            "I have made a silly mistake. Keisha's birthday is the 21st, not the 12th.",
+            {"quote": "I have made a silly mistake", "verdict": "corrects", "value": "silly mistake"},
+            "Keisha's age is not said in this message at all.",
+            id="a-correction-of-another-label",
+        ),
+        pytest.param(
+            "Marcia buys grapefruit juice every week.",
+            said("Marcia buys grapefruit juice every week", "buy", "grapefruit juice", subject="Marcia"),
+            "the coach trip got moved to saturday 5 april, not enough people for march",
+            {
+                "quote": "the coach trip got moved to saturday 5 april",
+                "verdict": "replaces",
+                "value": "saturday 5 april",
+            },
+            "grapefruit juice",
+            id="a-date-beside-a-habit",
+        ),
+    ],
+)
+async def test_a_change_read_beside_a_claim_whose_value_the_message_does_not_give_closes_nothing(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: str,
+    told: ClaimOut,
+    message: str,
+    beside: dict[str, str],
+    answer: str,
+) -> None:
+    """Set 12: read beside earlier claims, "Keisha, age: silly mistake" and "Marcia, buy:
+    Saturday 5 April" were kept as changes and closed what was right. A change is kept only when
+    the message, asked for the claim's label, answers its new value."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told]}))
+    llm.answer(PromptId.REVISE_CLAIMS, revising({told.value: beside}))
+    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
+    await say(runtime, first)
+    await read_claims(runtime)
+    await say(runtime, message, "s2")
+    await read_claims(runtime)
+    assert llm.prompts_for(PromptId.VALUE_CHECK), "the change's value was not checked"
+    assert [f.value for f in claims(runtime)] == [told.value]
+    assert all(f.valid_until is None for f in claims(runtime, current_only=False))
+
+
+def _answer_for(message: str, answer: str) -> Callable[[FakeCall], str]:
+    """The value check's answer asked of ``message`` (of any other message: none, kept)."""
+    return lambda call: json.dumps({"answer": answer if message in str(call.messages[-1].content) else ""})

@@ -179,6 +179,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
         # a new message changes no earlier claim unless a test scripts otherwise
         PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
+        # no verdict on a claim's value unless a test scripts one: every claim read is kept
+        PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -227,6 +229,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.ANSWER_CHECK: _always(json.dumps({"asked": "", "answer": "", "verdict": "answers"})),
             PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
             PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
+            PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

@@ -43,6 +43,7 @@ class PromptId(StrEnum):
     ANSWER_CHECK = "answer_check"
     SAME_SUBJECT = "same_subject"
     REVISE_CLAIMS = "revise_claims"
+    VALUE_CHECK = "value_check"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

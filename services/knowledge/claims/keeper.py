@@ -29,11 +29,13 @@ from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
+from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
 from services.prompts import supersession as pairing
+from services.prompts import value_check as checking
 from thea.errors import LLMError
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
 from thea.models import (
@@ -281,14 +283,18 @@ class ClaimReader:
 
     @property
     def name(self) -> str:
-        read, sort = reading.PROMPT, sorting.PROMPT
-        return f"{model_name(self.llm)} {read.name}/{read.version} {sort.name}/{sort.version}"
+        read, sort, check = reading.PROMPT, sorting.PROMPT, checking.PROMPT
+        return (
+            f"{model_name(self.llm)} {read.name}/{read.version} {sort.name}/{sort.version}"
+            f" {check.name}/{check.version}"
+        )
 
     async def read(self, text: str) -> Reading:
         """The claims the message bears out, those it does not, those only of a moment, and what
         the reading cost. A long message is read a part of a few sentences at a time (a small
         model lists the facts of a short part and drops some of a long one), each with the
-        sentence before it; then each claim the message bears out is sorted (sort_claims.py)."""
+        sentence before it; then each claim the message bears out is sorted (sort_claims.py) and
+        its value checked against the message asked for its label (value_check.py)."""
         text = text[:MAX_READ_CHARS]
         claims: list[reading.ClaimOut] = []
         usage = LLMUsage()
@@ -306,10 +312,16 @@ class ClaimReader:
         kept, dropped = checked_claims(claims, text)
         result = Reading(dropped=dropped, usage=usage)
         for item in kept:
-            if await self._lasting(item, text, result):
+            if not await self._lasting(item, text, result):
+                result.passing.append(item.claim)
+                continue
+            claim = item.claim
+            answered, cost = await answers_its_label(self.llm, claim, item.about_user, text, self.timeout_s)
+            result.usage = result.usage.add(cost)
+            if answered:
                 result.kept.append(item)
             else:
-                result.passing.append(item.claim)
+                result.dropped.append(item.claim)
         return result
 
     async def _lasting(self, item: Checked, text: str, result: Reading) -> bool:

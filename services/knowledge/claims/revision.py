@@ -14,7 +14,9 @@ when
 * an end's quote is a run of the message's words;
 * a claim of the user's is not changed by a sentence naming someone else of the record ("Nia got
   the head of year job" is Nia's news, not the user's job);
-* nothing in the quote gives orders.
+* nothing in the quote gives orders;
+* the message, asked for the claim's attribute alone, answers the new value
+  (services/knowledge/claims/value_check.py: "Keisha, age: silly mistake" is not kept).
 
 A change becomes a claim under the old claim's subject and attribute that closes that claim
 (and only it); nothing is deleted.
@@ -31,6 +33,7 @@ from langchain_core.language_models import BaseChatModel
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject
 from services.knowledge.claims.supersession import content_stems, names_itself
+from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import hostile, plain, quoted_in, sentence_holding, tidy, within
 from services.prompts import revise_claims as revising
 from services.prompts.extract_claims import ClaimKind, ClaimOut
@@ -191,7 +194,13 @@ class ClaimReviser:
             out.usage = out.usage.add(cost)
             claim = kept_change(old, answer, text, others)
             if claim is not None:
-                out.found.append(Revised(old, claim))
+                about_user = old.subject_key == USER_SUBJECT
+                answered, cost = await answers_its_label(self.llm, claim, about_user, text, self.timeout_s)
+                out.usage = out.usage.add(cost)
+                if answered:
+                    out.found.append(Revised(old, claim))
+                else:
+                    out.dropped.append(claim)
             elif answer.verdict.kind is not None:
                 out.dropped.append(
                     ClaimOut(

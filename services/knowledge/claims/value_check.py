@@ -1,0 +1,66 @@
+"""A claim is kept only when the message, asked for its subject's attribute, answers its value.
+
+The model writes a claim's label and value together and a small one often writes a value that
+is no value of its label ("your workplace: boxes will take us weeks"). The same model, asked one
+question of the message built from the claim's subject and attribute alone
+(services/prompts/value_check.py), answers what the message says of it. Code keeps the claim when
+that short answer shares a word (in any form) with the value; an answer that is a whole sentence
+("The user's health is now better, as they …") or "not said" answers nothing. A failed call or
+an empty answer keeps the claim (no verdict), as a failed sort does. An end is never checked:
+its value is the old one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from langchain_core.language_models import BaseChatModel
+
+from services.common.llm_calls import ask_structured
+from services.knowledge.claims.supersession import content_stems
+from services.prompts import value_check as checking
+from services.prompts.extract_claims import ClaimKind, ClaimOut
+from thea.errors import LLMError
+from thea.models import LLMUsage
+
+log = logging.getLogger(__name__)
+
+#: an answer longer than this is a sentence about the message, not a value
+MAX_ANSWER_WORDS = 8
+#: a longer message is asked about in the words the claim quotes (bounded work per claim)
+MAX_ASKED_CHARS = 1_500
+
+
+def backs(answer: str, value: str) -> bool:
+    """Whether the check's answer bears the value out (an empty answer: no verdict, kept)."""
+    said = answer.strip()
+    if not said:
+        return True
+    return len(said.split()) <= MAX_ANSWER_WORDS and bool(content_stems(value) & content_stems(said))
+
+
+async def answers_its_label(
+    llm: BaseChatModel, claim: ClaimOut, about_user: bool, message: str, timeout_s: float
+) -> tuple[bool, LLMUsage]:
+    """Whether the message, asked for the claim's subject's attribute, answers the claim's value;
+    and what asking cost."""
+    if claim.kind is ClaimKind.ENDS or not claim.value.strip():
+        return True, LLMUsage()
+    asked = checking.question(claim.subject, claim.relation, about_user, claim.attribute)
+    text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
+    try:
+        out, cost = await ask_structured(
+            llm,
+            checking.ValueAnswer,
+            checking.build(text, asked),
+            checking.PROMPT,
+            timeout_s=timeout_s,
+            max_tokens=checking.MAX_TOKENS,
+        )
+    except LLMError as exc:
+        log.warning("could not check a claim's value (%s): kept", exc)
+        return True, LLMUsage()
+    kept = backs(out.answer, claim.value)
+    if not kept:
+        log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)
+    return kept, cost

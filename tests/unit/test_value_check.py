@@ -1,0 +1,48 @@
+"""What the value check's answer bears out (services/knowledge/claims/value_check.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.knowledge.claims.value_check import backs
+from services.prompts import value_check
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("bungalow in Sutton Coldfield", "Sutton Coldfield"),
+        ("21st", "the 21st"),
+        ("don't drink coffee anymore", "no coffee"),
+        ("skoda octavia", "Skoda Octavia"),
+        ("540", "540"),
+        ("", "anything"),  # no verdict: kept, as a failed call
+    ],
+)
+def test_a_short_answer_sharing_a_word_of_the_value_bears_it_out(answer: str, value: str) -> None:
+    assert backs(answer, value)
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("bungalow", "boxes will take us weeks"),
+        ("not said", "silly mistake"),
+        ("hospital pharmacy", "notice"),
+        # a sentence about the message is no answer, whatever words it shares
+        (
+            "The user's health is better now, they got the keys and the sunny spot by the back door",
+            "sunny spot by the back door",
+        ),
+    ],
+)
+def test_another_value_a_sentence_or_not_said_does_not(answer: str, value: str) -> None:
+    assert not backs(answer, value)
+
+
+def test_the_question_names_the_label_and_whose_it_is_never_the_value() -> None:
+    asked = value_check.question("Keisha", "granddaughter", False, "age")
+    assert asked == "By this message, what is Keisha's age now? (the user's granddaughter)"
+    assert value_check.question("user", "self", True, "workplace") == (
+        "By this message, what is the user's workplace now?"
+    )

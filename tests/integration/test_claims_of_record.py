@@ -21,7 +21,7 @@ from services.views.trace import load_trace
 from tests.claims_support import REQUESTS_THAT_TELL, said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
-from thea.models import EdgeType, Fact, Report, UserImpulse
+from thea.models import USER_SUBJECT, EdgeType, Fact, Report, UserImpulse
 from thea.runtime import Runtime
 
 USER = "lena"
@@ -2154,3 +2154,62 @@ async def test_a_change_read_beside_a_claim_whose_value_the_message_does_not_giv
 def _answer_for(message: str, answer: str) -> Callable[[FakeCall], str]:
     """The value check's answer asked of ``message`` (of any other message: none, kept)."""
     return lambda call: json.dumps({"answer": answer if message in str(call.messages[-1].content) else ""})
+
+
+JOINT_HOME = "My wife Marcia and I live in a terraced house in Handsworth."
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "joint"),
+    [
+        (
+            "Well, we finally got the keys to the bungalow in Sutton Coldfield on Friday!",
+            "we finally got the keys to the bungalow in Sutton Coldfield",
+            True,
+        ),
+        (
+            "our new address is Sutton Coldfield now, boxes everywhere",
+            "our new address is Sutton Coldfield",
+            True,
+        ),
+        ("we've moved!! Sutton Coldfield, finally", "we've moved!! Sutton Coldfield", True),
+        (
+            "I've taken a room in Sutton Coldfield near the depot, Marcia stays on in Handsworth",
+            "I've taken a room in Sutton Coldfield near the depot",
+            False,
+        ),
+        ("I moved to Sutton Coldfield on my own last month", "I moved to Sutton Coldfield on my own", False),
+    ],
+)
+async def test_a_change_told_of_us_changes_what_the_same_words_told_of_the_other_person(
+    runtime: Runtime, llm: FakeChatModel, message: str, quote: str, joint: bool
+) -> None:
+    """First contact set 12, read again: "My wife Marcia and I live in … Handsworth" was two
+    claims (the user's home, Marcia's); "we finally got the keys to the bungalow in Sutton
+    Coldfield" changed the user's alone, and "Where are Marcia and I living these days?" got
+    "Handsworth". A change told in the first person plural closes both; one told in the
+    singular, the user's alone."""
+    home = "My wife Marcia and I live in a terraced house in Handsworth"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                JOINT_HOME: [
+                    said(home, "home", "Handsworth"),
+                    said(home, "home", "Handsworth", subject="Marcia", relation="wife"),
+                ],
+                message: [said(quote, "home", "Sutton Coldfield", kind=ClaimKind.REPLACES)],
+            }
+        ),
+    )
+    await say(runtime, JOINT_HOME)
+    await read_claims(runtime)
+    await say(runtime, message, "s2")
+    await read_claims(runtime)
+    homes = {(f.subject_key, f.value) for f in claims(runtime) if f.attribute == "home"}
+    marcia = "Sutton Coldfield" if joint else "Handsworth"
+    assert homes == {(USER_SUBJECT, "Sutton Coldfield"), ("marcia", marcia)}
+    earlier = {(f.subject_key, f.value) for f in claims(runtime, current_only=False) if f.valid_until}
+    assert earlier == (
+        {(USER_SUBJECT, "Handsworth"), ("marcia", "Handsworth")} if joint else {(USER_SUBJECT, "Handsworth")}
+    )

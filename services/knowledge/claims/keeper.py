@@ -25,6 +25,7 @@ from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
+from services.knowledge.claims.joint import joint_changes
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
@@ -492,6 +493,7 @@ class ClaimKeeper:
 
         plan = await supersede(new, current, AttributeNearness(self.embedder), judge)
         plan = with_revisions(moved_dates(plan, message.said_at), revised)
+        plan = joint_changes(plan, current, message.source_id)
         kept = KeptClaims(
             stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
         )

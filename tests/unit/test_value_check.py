@@ -16,6 +16,9 @@ from services.prompts import value_check
         ("don't drink coffee anymore", "no coffee"),
         ("skoda octavia", "Skoda Octavia"),
         ("540", "540"),
+        ("Keisha is now 9 years old.", "nine"),  # a number in digits or in words
+        ("10", "ten"),
+        ("fifty-eight", "58"),
         ("", "anything"),  # no verdict: kept, as a failed call
     ],
 )
@@ -29,6 +32,7 @@ def test_a_short_answer_sharing_a_word_of_the_value_bears_it_out(answer: str, va
         ("bungalow", "boxes will take us weeks"),
         ("not said", "silly mistake"),
         ("hospital pharmacy", "notice"),
+        ("9", "ten"),
         # a sentence about the message is no answer, whatever words it shares
         (
             "The user's health is better now, they got the keys and the sunny spot by the back door",

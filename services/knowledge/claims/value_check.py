@@ -4,10 +4,10 @@ The model writes a claim's label and value together and a small one often writes
 is no value of its label ("your workplace: boxes will take us weeks"). The same model, asked one
 question of the message built from the claim's subject and attribute alone
 (services/prompts/value_check.py), answers what the message says of it. Code keeps the claim when
-that short answer shares a word (in any form) with the value; an answer that is a whole sentence
-("The user's health is now better, as they …") or "not said" answers nothing. A failed call or
-an empty answer keeps the claim (no verdict), as a failed sort does. An end is never checked:
-its value is the old one.
+that short answer shares a word (in any form; a number in digits or in words) with the value;
+an answer that is a whole sentence ("The user's health is now better, as they …") or "not said"
+answers nothing. A failed call or an empty answer keeps the claim (no verdict), as a failed sort
+does. An end is never checked: its value is the old one.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.supersession import content_stems
+from services.knowledge.claims.verify import plain
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
@@ -31,12 +32,62 @@ MAX_ANSWER_WORDS = 8
 MAX_ASKED_CHARS = 1_500
 
 
+#: number words as digits (closed class): "ten" and "10" are one answer
+_UNITS = {
+    word: n
+    for n, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_TENS = {
+    word: 10 * n
+    for n, word in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2
+    )
+}
+
+
+def _numeral(word: str) -> str:
+    """A number word ("nine", "fifty-eight") as its digits, any other word as it is."""
+    tens, _, unit = word.partition("-")
+    if tens in _TENS and (not unit or unit in _UNITS):
+        return str(_TENS[tens] + _UNITS.get(unit, 0))
+    return str(_UNITS[word]) if word in _UNITS else word
+
+
+def _words(text: str) -> set[str]:
+    """The words that carry a value: content words in any form, and numbers (digits or words)."""
+    said = [_numeral(w) for w in plain(text).split()]
+    return content_stems(" ".join(w for w in said if not w.isdigit())) | {w for w in said if w.isdigit()}
+
+
 def backs(answer: str, value: str) -> bool:
     """Whether the check's answer bears the value out (an empty answer: no verdict, kept)."""
     said = answer.strip()
     if not said:
         return True
-    return len(said.split()) <= MAX_ANSWER_WORDS and bool(content_stems(value) & content_stems(said))
+    return len(said.split()) <= MAX_ANSWER_WORDS and bool(_words(value) & _words(said))
 
 
 async def answers_its_label(

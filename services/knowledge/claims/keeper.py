@@ -317,6 +317,9 @@ class ClaimReader:
                 result.passing.append(item.claim)
                 continue
             claim = item.claim
+            if claim.kind.closes:  # as for the sort: a lost change leaves a stale value current
+                result.kept.append(item)  # ("hospital pharmacy" read as the new job, answered
+                continue  # "Pharmacist" when asked for the job: Boots ended, nothing new)
             answered, cost = await answers_its_label(self.llm, claim, item.about_user, text, self.timeout_s)
             result.usage = result.usage.add(cost)
             if answered:

@@ -7,7 +7,10 @@ question of the message built from the claim's subject and attribute alone
 that short answer shares a word (in any form; a number in digits or in words) with the value;
 an answer that is a whole sentence ("The user's health is now better, as they …") or "not said"
 answers nothing. A failed call or an empty answer keeps the claim (no verdict), as a failed sort
-does. An end is never checked: its value is the old one.
+does. An end is never checked: its value is the old one. A change the reader read (replaces,
+corrects) is not checked either, as it is never sorted: the 1.5B often labels a right change
+loosely ("hospital pharmacy" as the new job, answered "Pharmacist"), and a lost change leaves
+the old value current; a change the reviser reads beside an earlier claim is checked.
 """
 
 from __future__ import annotations

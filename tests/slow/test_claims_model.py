@@ -386,30 +386,3 @@ async def test_what_a_request_for_help_tells_is_read(runtime: Runtime) -> None:
         if not _holds(current, word):
             missed.append((said, [f.content for f in current]))
     assert len(missed) <= 1, missed  # most wordings
-
-
-#: news beside which the 1.5B used to keep a value that answers nothing of its label (first
-#: contact set 12: "your workplace: boxes will take us weeks" closed the bus company): the
-#: earlier claim and a word it holds
-NEWS_BESIDE_A_JOB = (
-    "Well, we finally got the keys to the bungalow on Friday! The boxes will take us weeks.",
-    "new flat at last!! the unpacking is going to take forever lol",
-    "We've moved house, and the garden needs months of work.",
-)
-
-
-async def test_news_beside_a_job_leaves_the_job_current(runtime: Runtime) -> None:
-    """Each claim read or revised is kept only when the message, asked for its label alone,
-    answers its value (value_check/1)."""
-    lost = []
-    for said in NEWS_BESIDE_A_JOB:
-        current = await _told(
-            runtime, f"u-{uuid.uuid4().hex[:8]}", "I drive buses for National Express.", said
-        )
-        users = [f for f in current if f.subject_key == "user"]
-        jobs = [f for f in users if f.attribute in {"job", "workplace", "work", "employer"}]
-        if not _holds(users, "express") or not all(
-            _holds([f], "express") or _holds([f], "bus") for f in jobs
-        ):
-            lost.append((said, [f.content for f in current]))
-    assert len(lost) <= 1, lost  # most wordings

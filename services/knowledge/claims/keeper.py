@@ -313,28 +313,29 @@ class ClaimReader:
         kept, dropped = checked_claims(claims, text)
         result = Reading(dropped=dropped, usage=usage)
         for item in kept:
-            if not await self._lasting(item, text, result):
+            if item.claim.kind.closes:
+                # a claim that replaces, ends or corrects is about something lasting that changed:
+                # neither sorted nor checked (sorted, "handed in my notice at Boots" was taken for a
+                # moment; checked, "hospital pharmacy" read as the new job was answered
+                # "Pharmacist" and lost): a lost change leaves a stale value current
+                result.kept.append(item)
+            elif not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
-                continue
-            claim = item.claim
-            if claim.kind.closes:  # as for the sort: a lost change leaves a stale value current
-                result.kept.append(item)  # ("hospital pharmacy" read as the new job, answered
-                continue  # "Pharmacist" when asked for the job: Boots ended, nothing new)
-            answered, cost = await answers_its_label(self.llm, claim, item.about_user, text, self.timeout_s)
-            result.usage = result.usage.add(cost)
-            if answered:
+            elif await self._answers_its_label(item, text, result):
                 result.kept.append(item)
             else:
                 result.dropped.append(item.claim)
         return result
 
+    async def _answers_its_label(self, item: Checked, text: str, result: Reading) -> bool:
+        """Whether the message, asked for the claim's label, answers its value (value_check.py)."""
+        answered, cost = await answers_its_label(self.llm, item.claim, item.about_user, text, self.timeout_s)
+        result.usage = result.usage.add(cost)
+        return answered
+
     async def _lasting(self, item: Checked, text: str, result: Reading) -> bool:
-        """Whether the claim is a fact or a plan, not how a moment went (a failed sort keeps it).
-        A claim that replaces, ends or corrects is about something lasting that changed: kept
-        unsorted (sorted, "handed in my notice at Boots" was taken for a moment)."""
+        """Whether a new claim is a fact or a plan, not how a moment went (a failed sort keeps it)."""
         claim = item.claim
-        if claim.kind.closes:
-            return True
         note = sorting.note_text(
             claim.subject, claim.relation, item.about_user, claim.attribute, claim.value, claim.kind.value
         )

@@ -40,6 +40,14 @@ async def told_and_read(runtime: Runtime, llm: FakeChatModel, told: str, *read: 
     await read_claims(runtime)
 
 
+async def told_then(runtime: Runtime, first: str, then: str) -> None:
+    """The user tells ``first``, the slow loop reads it, then ``then`` in a new session, read too."""
+    await say(runtime, first)
+    await read_claims(runtime)
+    await say(runtime, then, "s2")
+    await read_claims(runtime)
+
+
 async def read_claims(runtime: Runtime) -> None:
     """The slow loop runs (claims first, then the rest)."""
     await asyncio.to_thread(runtime.run_jobs)
@@ -1878,10 +1886,7 @@ async def test_the_value_a_message_corrects_is_not_kept_again_from_it(
         PromptId.REVISE_CLAIMS,
         revising({"1931": {"quote": change, "verdict": "corrects", "value": "1932"}}),
     )
-    await say(runtime, first)
-    await read_claims(runtime)
-    await say(runtime, change, "s2")
-    await read_claims(runtime)
+    await told_then(runtime, first, change)
     current = claims(runtime)
     assert any(f.value == "1932" for f in current)
     assert not [f.content for f in current if "1931" in f"{f.value} {f.when}"]
@@ -2142,10 +2147,7 @@ async def test_a_change_read_beside_a_claim_whose_value_the_message_does_not_giv
     llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told]}))
     llm.answer(PromptId.REVISE_CLAIMS, revising({told.value: beside}))
     llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
-    await say(runtime, first)
-    await read_claims(runtime)
-    await say(runtime, message, "s2")
-    await read_claims(runtime)
+    await told_then(runtime, first, message)
     assert llm.prompts_for(PromptId.VALUE_CHECK), "the change's value was not checked"
     assert [f.value for f in claims(runtime)] == [told.value]
     assert all(f.valid_until is None for f in claims(runtime, current_only=False))
@@ -2202,10 +2204,7 @@ async def test_a_change_told_of_us_changes_what_the_same_words_told_of_the_other
             }
         ),
     )
-    await say(runtime, JOINT_HOME)
-    await read_claims(runtime)
-    await say(runtime, message, "s2")
-    await read_claims(runtime)
+    await told_then(runtime, JOINT_HOME, message)
     homes = {(f.subject_key, f.value) for f in claims(runtime) if f.attribute == "home"}
     marcia = "Sutton Coldfield" if joint else "Handsworth"
     assert homes == {(USER_SUBJECT, "Sutton Coldfield"), ("marcia", marcia)}
@@ -2249,8 +2248,5 @@ async def test_a_change_the_reader_read_is_kept_whatever_the_value_check_answers
     as it is never sorted."""
     llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [change]}))
     llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
-    await say(runtime, first)
-    await read_claims(runtime)
-    await say(runtime, message, "s2")
-    await read_claims(runtime)
+    await told_then(runtime, first, message)
     assert change.value in [f.value for f in claims(runtime)]

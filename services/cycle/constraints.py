@@ -141,6 +141,13 @@ _LIMITED = re.compile(
     rf"\b(?:{GO_EASY_ON}|avoid|no\s+more|no|never)\s+(?P<things>[a-z ,'-]+)",
     re.IGNORECASE,
 )
+#: a claim's value that names a way of eating or a condition, not a food: when it ends ("I'm not
+#: vegetarian any more", "not lactose intolerant now") nothing is ruled out by it
+_A_DIET = re.compile(
+    r"vegetarian|vegan|pescatarian|coeliac|celiac|sober|teetotal|halal|kosher|diabet|keto|paleo"
+    r"|intoleran|allerg|\w-free\b|\blow[- ]\w+",
+    re.IGNORECASE,
+)
 #: what parts the things named in such advice ("red meat, beer and chips"): a match starts where a
 #: run of blanks starts, not inside it (quadratic: 13 s for 20,000 spaces), blanks taken possessively
 _THINGS_APART = re.compile(r"(?!(?<=\s)\s)\s*+(?:,|\band\b|\bor\b)\s*+")
@@ -189,10 +196,13 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     meat"), nothing when it is a diet ("diet: vegetarian", ended: "I'm not vegetarian any more")."""
     if fact.change == ClaimKind.ENDS.value:
         value = fact.value or ""
-        if any(rule[0].search(value) for rule in _COMPILED):
+        if _A_DIET.search(value):
             return []
         if value and fact.category == CONSTRAINT and not _LIMITED.match(value):
-            return _things_rules(value)  # a food given up ("diet: pork", ended: "I never eat pork")
+            # a food given up ("diet: pork", ended: "I never eat pork"; "diet: alcohol", ended:
+            # "haven't touched alcohol in three years"), with what the known rules say it is in
+            known = [rule for rule in _COMPILED if rule[0].search(value)]
+            return known + _things_rules(value)
         return _limited(fact)
     known = [rule for rule in _COMPILED if rule[0].search(told_text(fact))] + _limited(fact)
     if known:

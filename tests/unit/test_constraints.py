@@ -268,6 +268,12 @@ def test_a_diet_told_in_the_negative_rules_out_what_it_names(
         ("I stopped eating pork years ago", "pork", "Pork chops with apple.", ("pork",)),
         ("I'm not vegetarian any more", "vegetarian", "A roast chicken dinner.", ()),
         ("no longer vegan, I eat everything now", "vegan", "Scrambled eggs with cheese.", ()),
+        ("haven't touched alcohol in three years", "alcohol", "Prosecco with it.", ("prosecco",)),
+        ("we dont really do dairy in this house", "dairy", "Mac and cheese.", ("cheese",)),
+        ("cut out gluten last spring", "gluten", "Toast with jam.", ("toast",)),
+        ("I can have dairy again, not lactose intolerant any more", "lactose intolerant", "A latte.", ()),
+        ("back on the gluten, turns out I'm fine", "gluten-free", "Toast with jam.", ()),
+        ("I drink again now, not sober any more", "sober", "A glass of prosecco with it.", ()),
     ],
 )
 def test_a_food_the_user_gave_up_is_ruled_out_and_a_diet_that_ended_rules_out_nothing(

@@ -621,7 +621,14 @@ class SynthesisService(CognitiveService):
         not_told = NOT_TOLD if personal or about_someone else None
         only_nearest: list[HeldTold] = []
         read_told = _names_told(state, asked, recall, stored)
-        told = await self._from_told(state, asked, recall, stored, history, not_told, only_nearest)
+        # the user's words copied for it say nothing: a claim of someone it names may still hold
+        # it, so the claims are asked before "not told" (seen live: "how old is Femi?" -> "I don't
+        # know", with "Femi (your son), age: 9" read from "we have a son, Femi, he's 9")
+        named = named_subjects(asked, stored) - {USER_SUBJECT}
+        claimed = any(f.subject_key in named for f in current)
+        told = await self._from_told(
+            state, asked, recall, stored, history, None if claimed else not_told, only_nearest
+        )
         if told is not None:  # the user's own words that answer it, dated
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)

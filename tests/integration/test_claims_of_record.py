@@ -1053,6 +1053,55 @@ async def test_when_the_users_words_give_only_the_nearest_line_the_claims_answer
     assert "7" not in again.answer.split("\u201c")[0]  # the user's words may say it, thea never does
 
 
+def _picks_the_line_of(value: str) -> Callable[[FakeCall], str]:
+    """The pick's answer: the numbered claim whose line holds ``value``, else none."""
+
+    def pick(call: FakeCall) -> str:
+        listed = str(call.messages[-1].content).split("QUESTION:")[0].splitlines()
+        found = [int(line.split(".")[0]) for line in listed if line[:1].isdigit() and value in line]
+        return json.dumps({"facts": found[:1]})
+
+    return pick
+
+
+@pytest.mark.parametrize(
+    ("told", "claim", "question"),
+    [
+        (
+            "my husband and I have a son, Femi, he's 9",
+            said("Femi, he's 9", "age", "9", subject="Femi", relation="son"),
+            "how old is Femi?",
+        ),
+        (
+            "my sister Ana is a midwife up in Leeds",
+            said("my sister Ana is a midwife", "job", "midwife", subject="Ana", relation="sister"),
+            "what does Ana do for a living?",
+        ),
+        (
+            "our cat Miso only eats the salmon pouches",
+            said("Miso only eats the salmon pouches", "food", "salmon", subject="Miso", relation="cat"),
+            "what food does Miso like",
+        ),
+    ],
+)
+async def test_when_the_users_words_copy_nothing_a_claim_of_whom_it_names_still_answers(
+    runtime: Runtime, llm: FakeChatModel, told: str, claim: ClaimOut, question: str
+) -> None:
+    """Seen live: "how old is Femi?" got "I don't know" though "Femi (your son), age: 9" had been
+    read: the model copied nothing from the user's words (the line says "he's 9"), and that was
+    taken for never told before the claims were asked. A claim of whom the question names is
+    picked first; when none is picked the answer is still "not told", never a guess."""
+    await told_and_read(runtime, llm, told, claim)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of(claim.value))
+    answered = await runtime.orchestrator.handle_impulse(question, USER, "ask")
+    assert claim.value in answered.answer, answered.answer
+    assert "don't know" not in answered.answer, answered.answer
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    again = await runtime.orchestrator.handle_impulse(question, USER, "again")
+    assert claim.value not in again.answer.split("\u201c")[0], again.answer
+
+
 @pytest.mark.parametrize(
     ("first", "then"),
     [

@@ -7,6 +7,7 @@ answer). A call that fails costs the answer nothing: the path goes on without it
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -32,6 +33,16 @@ from thea.models.step_outputs import PromptRecord
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
 Read = TypeVar("Read", bound=BaseModel)
+
+
+def restates(answer: str, question: str) -> bool:
+    """Words copied as the answer that are only the question's own ("Kluska" for "What breed is
+    Kluska?"); a number the question does not hold is an answer (live: "9" for "how old is
+    Femi?" had been taken for a restatement, a number having no word stem)."""
+    if not answer.strip():
+        return False
+    numbers = set(re.findall(r"\d+", answer)) - set(re.findall(r"\d+", question))
+    return not numbers and not stems_of(answer) - stems_of(question)
 
 
 @dataclass(frozen=True)
@@ -94,8 +105,7 @@ class AnswerReading:
         if got is None:
             return True, LLMUsage()
         read, usage = got
-        restated = bool(read.answer.strip()) and not stems_of(read.answer) - stems_of(question)
-        says = read.verdict is Verdict.ANSWERS and not restated
+        says = read.verdict is Verdict.ANSWERS and not restates(read.answer, question)
         if not says:
             log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
         return says, usage

@@ -1073,6 +1073,11 @@ def _picks_the_line_of(value: str) -> Callable[[FakeCall], str]:
             "how old is Femi?",
         ),
         (
+            "the dog, Pip, is 4 and still acts like a puppy",
+            said("Pip, is 4", "age", "4", subject="Pip", relation="dog"),
+            "Pip's age?",
+        ),
+        (
             "my sister Ana is a midwife up in Leeds",
             said("my sister Ana is a midwife", "job", "midwife", subject="Ana", relation="sister"),
             "what does Ana do for a living?",
@@ -1093,6 +1098,10 @@ async def test_when_the_users_words_copy_nothing_a_claim_of_whom_it_names_still_
     picked first; when none is picked the answer is still "not told", never a guess."""
     await told_and_read(runtime, llm, told, claim)
     llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "", "quotes": [], "answer": ""}')
+    # the check copies the value as the answer (a number has no word stem: "9" had been taken
+    # for the question's own words, and the age was never said)
+    checked = {"asked": "it", "answer": claim.value, "verdict": "answers"}
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps(checked))
     llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of(claim.value))
     answered = await runtime.orchestrator.handle_impulse(question, USER, "ask")
     assert claim.value in answered.answer, answered.answer

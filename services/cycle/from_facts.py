@@ -208,10 +208,12 @@ def said_since(
     otherwise ("the conference is on the 21st, not the 14th" a minute after "conference: 14
     January" was answered). Code cannot tell which is true: the answer shows both, dated. Only
     statements count: a request's or a question's words tell nothing ("any ideas for a present
-    for Tom?" is not news about Tom)."""
+    for Tom?" is not news about Tom), and the name of whom the answer is about is not a shared word."""
     said_at = max(f.created_at for f in facts) if facts else 0
     sources = {f.source_message_id for f in facts}
-    asked = question_stems(question)
+    # a message that shares only the name of whom the answer is about says nothing of what is
+    # asked (live: "how old is Femi?" -> "age: 9. Since then you said: “Femi's got football at 6”")
+    asked = question_stems(question) - {s for f in facts for s in subject_stems(f)}
     out: list[SaidSince] = []
     for hit in sorted(hits, key=lambda h: h.created_at, reverse=True):
         if (

@@ -824,6 +824,29 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
     assert change.rstrip(".") in again
 
 
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Femi's got football at 6",
+        "Femi was off school today with a cold",
+        "took Femi and the dog to the beach, lovely day",
+    ],
+)
+async def test_words_said_since_that_only_name_whom_the_answer_is_about_are_not_added(
+    runtime: Runtime, llm: FakeChatModel, later: str
+) -> None:
+    """Seen live: "how old is Femi?" -> "Femi (your son), age: 9. Since then you said on ...:
+    “Femi's got football at 6”": a later message shared only Femi's name with the question.
+    Only words of what is asked bring the user's later words into the answer."""
+    told = "my husband and I have a son, Femi, he's 9"
+    await told_and_read(runtime, llm, told, said("Femi, he's 9", "age", "9", subject="Femi", relation="son"))
+    await say(runtime, later, "s2")
+    llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of("9"))
+    answer = (await runtime.orchestrator.handle_impulse("how old is Femi?", USER, "s3")).answer
+    assert "9" in answer
+    assert "Since then" not in answer, answer
+
+
 async def test_a_question_is_answered_from_the_users_own_dated_words_and_replaced_words_never_answer_now(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

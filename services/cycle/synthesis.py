@@ -190,6 +190,21 @@ def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
     return (tells and copied_run(answer, message) >= ECHO_WORDS) or (mixed and is_refusal(answer))
 
 
+def _asked_last(understanding: Understanding, message: str) -> str:
+    """A message that tells something and asks something, as the answering model is given it:
+    what it tells first, what it asks last (the 0.5B answers the last thing it reads: live, "any
+    ideas for a quick dinner tonight? Femi's got football at 6" got "Femi's got football at 6!"
+    and no idea). A message clipped for the prompt is given as it is."""
+    asked = (Act.QUESTION, Act.REQUEST)
+    parts = understanding.parts
+    if not parts or parts[-1].act in asked or not any(p.act in asked for p in parts):
+        return message
+    if sum(len(p.text) for p in parts) > len(message):
+        return message
+    ordered = [p.text for p in parts if p.act not in asked] + [p.text for p in parts if p.act in asked]
+    return " ".join(t if t[-1:] in ".!?" else f"{t}." for t in ordered)
+
+
 def _news(understanding: Understanding) -> bool:
     """Statements with a fragment beside them and nothing asked ("got a new job! starting at
     Southmead in May, still physio", "We got the keys! Boxes everywhere."): news to react to as
@@ -428,9 +443,11 @@ class SynthesisService(CognitiveService):
         # the question's words ("when is the Lisbon trip?" came back, wrong, from the history)
         state.templated = state.templated or (bool(lines) and not request)
 
+        message = _asked_last(understanding, state.prompt_text)
+
         def build(conversation: Sequence[tuple[str, str]]) -> list[BaseMessage]:
             return prompt.build(
-                state.prompt_text,
+                message,
                 refs,
                 conversation,
                 state.instinct,

@@ -851,3 +851,36 @@ async def test_news_with_a_question_beside_it_never_shows_the_models_refusal(
     llm.reply = "Yes, you told me."
     kept = await runtime.orchestrator.handle_impulse(said, "priya", "s2")
     assert "Yes, you told me." in kept.answer  # an answer that is one is still shown
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        (
+            "any ideas for a quick dinner tonight? Femi's got football at 6",
+            "any ideas for a quick dinner tonight?",
+        ),
+        (
+            "can you suggest a present for my mum? her birthday is on Friday",
+            "can you suggest a present for my mum?",
+        ),
+        (
+            "what should I pack for Seville? we fly on the 14th. it'll be warm",
+            "what should I pack for Seville?",
+        ),
+    ],
+)
+async def test_help_asked_before_news_is_what_the_answering_model_reads_last(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str
+) -> None:
+    """Seen live: "any ideas for a quick dinner tonight? Femi's got football at 6" got "Got it,
+    I'll remember that. Femi's got football at 6!" and no idea: the 0.5B answers the last thing
+    it reads. The model is given what the message tells first and what it asks last, every word
+    of it; the message itself is remembered as the user wrote it."""
+    result = await runtime.orchestrator.handle_impulse(message, "u1", "s1")
+    given = str(llm.prompts_for(PromptId.SYNTHESIS)[-1][-1].content)
+    assert given.endswith(asked), given
+    told = message.removeprefix(asked).strip()
+    assert told.rstrip(".") in given
+    kept = [n.content for n in runtime.memory.neighbourhood(result.impulse_id, depth=1).nodes]
+    assert message in kept

@@ -20,10 +20,24 @@ from services.prompts import value_check
         ("10", "ten"),
         ("fifty-eight", "58"),
         ("", "anything"),  # no verdict: kept, as a failed call
+        ("physiotherapist", "physio"),  # a shortened form (live: the job was lost)
     ],
 )
 def test_a_short_answer_sharing_a_word_of_the_value_bears_it_out(answer: str, value: str) -> None:
     assert backs(answer, value)
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "attribute"),
+    [
+        ("diabetic", "type 1", "diabetes"),  # live: "I'm type 1 diabetic" had lost its claim
+        ("allergy", "peanuts", "allergy"),
+        ("her school", "Park Primary", "school"),
+    ],
+)
+def test_an_answer_that_only_names_the_label_is_no_verdict(answer: str, value: str, attribute: str) -> None:
+    assert backs(answer, value, attribute)
+    assert not backs(f"{answer} Leeds", value, attribute)  # a word beyond the label is a value
 
 
 @pytest.mark.parametrize(
@@ -33,6 +47,8 @@ def test_a_short_answer_sharing_a_word_of_the_value_bears_it_out(answer: str, va
         ("not said", "silly mistake"),
         ("hospital pharmacy", "notice"),
         ("9", "ten"),
+        ("bus", "business"),  # too short to be a shortened form
+        ("hospital", "workplace: notice"),
         # a sentence about the message is no answer, whatever words it shares
         (
             "The user's health is better now, they got the keys and the sunny spot by the back door",

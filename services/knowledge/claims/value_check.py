@@ -85,12 +85,35 @@ def _words(text: str) -> set[str]:
     return content_stems(" ".join(w for w in said if not w.isdigit())) | {w for w in said if w.isdigit()}
 
 
-def backs(answer: str, value: str) -> bool:
-    """Whether the check's answer bears the value out (an empty answer: no verdict, kept)."""
+#: letters a shortened word keeps of the word it stands for ("physio" of "physiotherapist")
+SHORT_FORM_LETTERS = 4
+
+
+def _alike(one: str, other: str) -> bool:
+    """The same word, or one a shortened form of the other ("physio", "physiotherapist"; stems
+    such as "diabet" and "diabetic")."""
+    short, long = sorted((one, other), key=len)
+    return short == long or (len(short) >= SHORT_FORM_LETTERS and long.startswith(short))
+
+
+def _shares(words: set[str], others: set[str]) -> bool:
+    return any(_alike(w, o) for w in words for o in others)
+
+
+def backs(answer: str, value: str, attribute: str = "") -> bool:
+    """Whether the check's answer bears the value out. An empty answer, or one that only names
+    the label ("diabetic", asked for the user's diabetes), is no verdict: kept, as a failed call
+    (live: "type 1" of "I'm type 1 diabetic" was lost; "physio" answered "physiotherapist" too)."""
     said = answer.strip()
     if not said:
         return True
-    return len(said.split()) <= MAX_ANSWER_WORDS and bool(_words(value) & _words(said))
+    if len(said.split()) > MAX_ANSWER_WORDS:
+        return False
+    words = _words(said)
+    labelled = _words(attribute)
+    if words and labelled and all(_shares({w}, labelled) for w in words):
+        return True
+    return _shares(_words(value), words)
 
 
 async def answers_its_label(
@@ -114,7 +137,7 @@ async def answers_its_label(
     except LLMError as exc:
         log.warning("could not check a claim's value (%s): kept", exc)
         return True, LLMUsage()
-    kept = backs(out.answer, claim.value)
+    kept = backs(out.answer, claim.value, claim.attribute)
     if not kept:
         log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)
     return kept, cost

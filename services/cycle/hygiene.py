@@ -38,9 +38,9 @@ MAX_POINTS = 5
 _ITEM = re.compile(rf"^(?P<indent>[ \t]*){_MARK}[ \t]+\S")
 
 
-def points_cut(text: str, limit: int = MAX_POINTS, *, whole: bool = False) -> int | None:
-    """Where to cut an answer whose list goes on past ``limit`` points or gives a point it gave
-    already (seen: ten dinner ideas, "Stir-fry broccoli with mixed vegetables and tofu" among
+def points_cut(text: str, limit: int | None = MAX_POINTS, *, whole: bool = False) -> int | None:
+    """Where to cut an answer whose list goes on past ``limit`` points (None: no limit) or gives
+    a point it gave already (seen: ten dinner ideas, "Stir-fry broccoli with mixed vegetables and tofu" among
     them twice), or None. The cut falls after the last point kept; a list's points are the lines
     of its first item's indent, and a line of other text at no indent starts a new list.
     ``whole``: the text is all there is (its last line complete, not still arriving)."""
@@ -58,7 +58,7 @@ def points_cut(text: str, limit: int = MAX_POINTS, *, whole: bool = False) -> in
             indent = item.group("indent")
             key = _line_key(line)
             complete = whole or end < len(text)  # the last line may still be arriving
-            if count == limit or (complete and key in seen):
+            if (limit is not None and count == limit) or (complete and key in seen):
                 return last_end
             count += 1
             seen.add(key)

@@ -3,7 +3,7 @@ answer cut where its list ends, and what a held-back or cut answer still has to 
 
 from __future__ import annotations
 
-from services.cycle.hygiene import is_looping, points_cut, too_many_points
+from services.cycle.hygiene import MAX_POINTS, is_looping, points_cut, too_many_points
 from services.cycle.steps import CycleState
 from services.cycle.voice import VoiceStream
 
@@ -27,11 +27,10 @@ class ShownPoints:
     async def feed(self, piece: str) -> None:
         if self.ended:
             return
-        if self.request:
-            cut = points_cut(self.voice.raw + piece)
-            if cut is not None:
-                self.ended = True
-                piece = (self.voice.raw + piece)[:cut][len(self.voice.raw) :]
+        cut = points_cut(self.voice.raw + piece, points_limit(self.request))
+        if cut is not None:
+            self.ended = True
+            piece = (self.voice.raw + piece)[:cut][len(self.voice.raw) :]
         await send_text(self.state, self.voice.feed(piece))
 
 
@@ -51,7 +50,14 @@ def request_stop(text: str) -> bool:
     return is_looping(text) or too_many_points(text)
 
 
-def points_kept(answer: str) -> str:
+def points_limit(request: bool) -> int | None:
+    """How many points a list may give: five for help asked for, any number otherwise; a point
+    given again ends a list either way (live: "what could I make for dinner tonight that's
+    quick?" listed "A simple stir-fry with mixed greens and tofu." three times)."""
+    return MAX_POINTS if request else None
+
+
+def points_kept(answer: str, request: bool = True) -> str:
     """The answer without the points past the limit or given twice."""
-    cut = points_cut(answer, whole=True)
+    cut = points_cut(answer, points_limit(request), whole=True)
     return answer if cut is None else answer[:cut].rstrip()

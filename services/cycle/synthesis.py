@@ -540,7 +540,7 @@ class SynthesisService(CognitiveService):
             stop_when=request_stop if request else is_looping,
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
-        return (points_kept(answer) if request else answer), note, usage
+        return points_kept(answer, request), note, usage
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]

@@ -884,3 +884,27 @@ async def test_help_asked_before_news_is_what_the_answering_model_reads_last(
     assert told.rstrip(".") in given
     kept = [n.content for n in runtime.memory.neighbourhood(result.impulse_id, depth=1).nodes]
     assert message in kept
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what could I make for dinner tonight that's quick?",
+        "what goes well with salmon",
+        "What do people usually cook on a weeknight?",
+    ],
+)
+async def test_a_point_given_again_ends_any_answer_s_list_not_only_a_requests(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """Live: "what could I make for dinner tonight that's quick?" (read as a question, not a
+    request) got "A simple stir-fry with mixed greens and tofu." as points 3, 4 and 5. Every
+    answer's list ends before a point given again; only help asked for is held to five points."""
+    llm.answer(
+        PromptId.SYNTHESIS,
+        "Some ideas:\n1. Grilled chicken\n2. Lentil soup\n3. A stir-fry with tofu\n4. Baked cod\n"
+        "5. Omelette\n6. Bean chilli\n7. A stir-fry with tofu\n8. A stir-fry with tofu",
+    )
+    answer = (await runtime.orchestrator.handle_impulse(question, "u1", "s1")).answer
+    assert answer.count("stir-fry") == 1, answer
+    assert "Lentil soup" in answer

@@ -201,19 +201,26 @@ class SaidSince:
 
 
 def said_since(
-    facts: Sequence[Fact], hits: Sequence[RecallHit], asking_id: str, question: str
+    facts: Sequence[Fact],
+    hits: Sequence[RecallHit],
+    asking_id: str,
+    question: str,
+    read: Collection[str] = frozenset(),
 ) -> list[SaidSince]:
     """What the user told after every claim an answer says, in recalled messages of theirs whose
     told words share a word with the question (newest first): a change not read yet, or read
     otherwise ("the conference is on the 21st, not the 14th" a minute after "conference: 14
     January" was answered). Code cannot tell which is true: the answer shows both, dated. Only
     statements count: a request's or a question's words tell nothing ("any ideas for a present
-    for Tom?" is not news about Tom), and the name of whom the answer is about is not a shared word."""
+    for Tom?" is not news about Tom). A message that shares only the name of whom the answer is
+    about counts when no claim was read from it (``read``: the messages claims were read from): it
+    may hold a change the reading missed ("Biscuit had his 8th birthday on Sunday", its "8" read
+    into no claim); one read into claims says nothing more of what is asked (live: "how old is
+    Femi?" -> "age: 9. Since then you said: “Femi's got football at 6”")."""
     said_at = max(f.created_at for f in facts) if facts else 0
     sources = {f.source_message_id for f in facts}
-    # a message that shares only the name of whom the answer is about says nothing of what is
-    # asked (live: "how old is Femi?" -> "age: 9. Since then you said: “Femi's got football at 6”")
-    asked = question_stems(question) - {s for f in facts for s in subject_stems(f)}
+    asked = question_stems(question)
+    named = {s for f in facts for s in subject_stems(f)}
     out: list[SaidSince] = []
     for hit in sorted(hits, key=lambda h: h.created_at, reverse=True):
         if (
@@ -224,7 +231,8 @@ def said_since(
         ):
             continue
         told = " ".join(understand(hit.text).statements)
-        if told and stems_of(told) & asked:
+        shared = stems_of(told) & asked if told else frozenset()
+        if shared and (hit.id not in read or shared - named):
             out.append(SaidSince(hit.created_at, told))
     return out[:NEWER_SHOWN]
 

@@ -625,7 +625,7 @@ class SynthesisService(CognitiveService):
         no_longer = earlier_values(stored)  # values an answer about now never says
         direct = answer_from_claims(asked, current, no_longer)
         if direct is not None:  # one claim holds what it names: said from its fields
-            said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked)}".strip()
+            said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked, stored)}".strip()
             return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
         # a question about the user, or about someone they named ("What does Bjørn do for
         # work?"), that nothing they said answers is not told: the model never answers it in
@@ -650,7 +650,7 @@ class SynthesisService(CognitiveService):
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
         if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
-            said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked)}".strip()
+            said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked, stored)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
         if only_nearest and (personal or about_told(asked, stored)):  # no claim answers either:
             # the nearest the user came to saying it. Not for a question that only mentions what
@@ -697,11 +697,15 @@ class SynthesisService(CognitiveService):
         return nearest(question, lines, self.embedder)
 
     @staticmethod
-    def _since(answer: FactAnswer, recall: RecallResult, state: CycleState, question: str) -> str:
+    def _since(
+        answer: FactAnswer, recall: RecallResult, state: CycleState, question: str, stored: Sequence[Fact]
+    ) -> str:
         """The claims' answer, then the user's own words said after them that the question's
         words recall (a change the slow loop has not read yet: seen live, "when is my conference
-        again?" a minute after "the conference is on the 21st, not the 14th" got the 14th)."""
-        newer = said_since(answer.facts, recall.hits, state.impulse.id, question)
+        again?" a minute after "the conference is on the 21st, not the 14th" got the 14th); one
+        that only names whom it is about, when no claim was read from it (``stored``)."""
+        read = {f.source_message_id for f in stored if f.source_message_id}
+        newer = said_since(answer.facts, recall.hits, state.impulse.id, question, read)
         return with_said_since(answer.text, newer)
 
     async def _settled(

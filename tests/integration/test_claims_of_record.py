@@ -825,22 +825,32 @@ async def test_an_answer_from_claims_shows_what_the_user_said_since_that_is_not_
 
 
 @pytest.mark.parametrize(
-    "later",
+    ("later", "read"),
     [
-        "Femi's got football at 6",
-        "Femi was off school today with a cold",
-        "took Femi and the dog to the beach, lovely day",
+        (
+            "Femi's got football at 6",
+            said("Femi's got football at 6", "activity", "football", subject="Femi"),
+        ),
+        (
+            "Femi was off school today with a cold",
+            said("Femi was off school", "school", "off", subject="Femi"),
+        ),
+        (
+            "took Femi to the beach, lovely day",
+            said("took Femi to the beach", "outing", "beach", subject="Femi"),
+        ),
     ],
 )
-async def test_words_said_since_that_only_name_whom_the_answer_is_about_are_not_added(
-    runtime: Runtime, llm: FakeChatModel, later: str
+async def test_words_said_since_read_into_claims_that_only_name_whom_the_answer_is_about_are_not_added(
+    runtime: Runtime, llm: FakeChatModel, later: str, read: ClaimOut
 ) -> None:
     """Seen live: "how old is Femi?" -> "Femi (your son), age: 9. Since then you said on ...:
-    “Femi's got football at 6”": a later message shared only Femi's name with the question.
-    Only words of what is asked bring the user's later words into the answer."""
+    “Femi's got football at 6”": a later message, read into its own claim, shared only Femi's
+    name with the question. (Not read yet, or read into no claim, it is still added: it may hold
+    a change the reading missed; the Biscuit test above.)"""
     told = "my husband and I have a son, Femi, he's 9"
     await told_and_read(runtime, llm, told, said("Femi, he's 9", "age", "9", subject="Femi", relation="son"))
-    await say(runtime, later, "s2")
+    await told_and_read(runtime, llm, later, read)
     llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of("9"))
     answer = (await runtime.orchestrator.handle_impulse("how old is Femi?", USER, "s3")).answer
     assert "9" in answer

@@ -108,3 +108,38 @@ def test_a_relation_the_model_gives_stands() -> None:
     record = [told("Jess", "girlfriend", "name", "Jess", "my girlfriend Jess")]
     read = [said("my wife Jess", "name", "Jess", subject="Jess", relation="wife")]
     assert settled("my wife Jess", read, record) == [("Jess", "wife", "name", "Jess")]
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "record", "expected"),
+    [
+        (  # live: the son's football read as a friend's
+            "Femi's got football at 6",
+            said("Femi's got football at 6", "activity", "football", subject="Femi", relation="friend"),
+            told("Femi", "son", "age", "9", "a son, Femi, he's 9"),
+            "son",
+        ),
+        (
+            "Jess starts her new job on Monday",
+            said("Jess starts her new job", "job", "new job", subject="Jess", relation="friend"),
+            told("Jess", "girlfriend", "name", "Jess", "my girlfriend Jess"),
+            "girlfriend",
+        ),
+        (
+            "Biscuit chewed the sofa again",
+            said("Biscuit chewed the sofa", "habit", "chewed the sofa", subject="Biscuit", relation="pet"),
+            told("Biscuit", "dog", "name", "Biscuit", "a spaniel called Biscuit"),
+            "dog",
+        ),
+        (  # the quote names the new relation: it stands
+            "Sam and I got married, so my husband Sam now",
+            said("my husband Sam", "name", "Sam", subject="Sam", relation="husband"),
+            told("Sam", "boyfriend", "name", "Sam", "my boyfriend Sam"),
+            "husband",
+        ),
+    ],
+)
+def test_a_relation_the_quote_does_not_name_is_the_one_the_record_gives(
+    text: str, read: ClaimOut, record: Fact, expected: str
+) -> None:
+    assert [r for _s, r, _a, _v in settled(text, [read], [record])] == [expected]

@@ -4,8 +4,9 @@ The model names a claim's subject and relation; a small model slips in two ways 
 catch without reading any language:
 
 * **a relation that is only the attribute's name** ("our son yaw, hes 4" read as subject yaw,
-  relation *age*, attribute age): a relation says who the subject is to the user, so the
-  relation the record (or this message) already gives that subject stands;
+  relation *age*, attribute age), or one the claim's quote does not name ("Femi's got football
+  at 6" read as Femi, the user's *friend*): a relation says who the subject is to the user, so
+  the relation the record (or this message) already gives that subject stands;
 * **a correction of someone else put on the user** ("i told u yaw is 4 but nah hes 5" read as
   the user's age; first contact, set 6): a claim put on the user whose quote names another
   subject of the record (by name or relation) that already holds that attribute, while the user
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from services.knowledge.claims.render import subject_key
 from services.knowledge.claims.verify import Checked, plain
+from services.prompts.extract_claims import ClaimOut
 from thea.models import USER_SUBJECT, Fact
 
 
@@ -34,6 +36,16 @@ class Subject:
 def _says_a_relation(relation: str | None, attribute: str | None) -> bool:
     told = plain(relation or "")
     return bool(told) and told not in ("self", plain(attribute or ""))
+
+
+def _relation_told(claim: ClaimOut, subject: Subject) -> bool:
+    """Whether the claim's relation stands: it says one, and it is the record's or its quote
+    names it ("my wife Jess" after "my girlfriend Jess"). A relation the quote does not name is
+    the model's guess (live: "Femi's got football at 6" read as Femi, the user's *friend*, with
+    "Femi (your son)" on record)."""
+    if not _says_a_relation(claim.relation, claim.attribute):
+        return False
+    return plain(claim.relation) == plain(subject.relation) or _named_in(claim.quote, plain(claim.relation))
 
 
 def known_subjects(checked: Sequence[Checked], current: Sequence[Fact]) -> dict[str, Subject]:
@@ -88,7 +100,7 @@ def settled_subjects(checked: Sequence[Checked], current: Sequence[Fact]) -> lis
                 out.append(Checked(claim.model_copy(update=update), about_user=False))
                 continue
         key = subject_key(claim.subject, item.about_user)
-        if key in known and not _says_a_relation(claim.relation, claim.attribute):
+        if key in known and not _relation_told(claim, known[key]):
             claim = claim.model_copy(update={"relation": known[key].relation})
             out.append(Checked(claim, about_user=item.about_user))
             continue

@@ -138,7 +138,27 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
         return None
     if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own
         return None
-    return " ".join(_voiced(s, message, name) for s in sentences[:MAX_SENTENCES]) or None
+    voiced = [_voiced(s, message, name) for s in sentences[:MAX_SENTENCES]]
+    return " ".join(s for s in voiced if not _news_as_its_own(s, message)) or None
+
+
+#: thea speaking of itself, and a sentence that speaks to the user
+_THEA_AS_I = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|myself)\b")
+_TO_THE_USER = re.compile(r"\b(?:you|your|you're|you'll|you've|yours)\b", re.IGNORECASE)
+#: a word written with a capital: a name
+_NAME = re.compile(r"\b[A-Z][\w'-]+")
+
+
+def _news_as_its_own(sentence: str, message: str) -> bool:
+    """The sentence tells the user's news as thea's own: thea as "I", nothing said to the user,
+    and a name the message gives (live: "we're off to Porto on the 14th of March" -> "I can't
+    wait to go to Porto for the long weekend!"). "I'll keep gluten out of anything I suggest"
+    names nothing; "I hope you love Porto" speaks to the user."""
+    if not _THEA_AS_I.search(sentence) or _TO_THE_USER.search(sentence):
+        return False
+    told = {w.lower() for w in _NAME.findall(message)} | set(lower_words(message))
+    names = [w for w in _NAME.findall(sentence) if not _THEA_AS_I.fullmatch(w)]
+    return any(w.lower() in told for w in names)
 
 
 def _voiced(sentence: str, message: str, name: str) -> str:

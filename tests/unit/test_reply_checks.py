@@ -297,3 +297,35 @@ def test_good_news_is_never_pitied_and_plain_news_stands(
     reaction: str, feeling: Feeling, shown: str | None
 ) -> None:
     assert in_tone(reaction, feeling) == shown
+
+
+@pytest.mark.parametrize(
+    ("told", "reply", "shown"),
+    [
+        (  # live
+            "we're off to Porto on the 14th of March for a long weekend, can't wait",
+            "I can't wait to go to Porto for the long weekend!",
+            None,
+        ),
+        ("the wedding is in Sorrento in June, can't wait", "I can't wait for Sorrento in June!", None),
+        (
+            "the wedding is in Sorrento in June, can't wait",
+            "How lovely! I can't wait for Sorrento.",
+            "How lovely!",
+        ),
+        # the user's first person said back is turned, not left out
+        (
+            "starting at Southmead on monday, new job!",
+            "Congratulations! I start at Southmead on Monday.",
+            "Congratulations! You start at Southmead on Monday.",
+        ),
+        # naming nothing of the message: thea's own "I" stays
+        (
+            "heads up, I'm coeliac so no gluten for me",
+            "Thanks, I'll keep gluten out of anything I suggest.",
+            "Thanks, I'll keep gluten out of anything I suggest.",
+        ),
+    ],
+)
+def test_the_users_news_is_never_told_as_theas_own(told: str, reply: str, shown: str | None) -> None:
+    assert checked_reply(reply, told) == shown

@@ -189,6 +189,11 @@ def _things_rules(things: str) -> list[tuple[re.Pattern[str], frozenset[str], st
     return out
 
 
+def _known_rules(text: str) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
+    """The known rules whose constraint the text names ("coeliac" rules out bread)."""
+    return [rule for rule in _COMPILED if rule[0].search(text)]
+
+
 def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
     """The rules a constraint fact speaks of: the known ones ("coeliac" rules out bread) and what
     it says to go easy on, else the food it names itself ("allergic to kiwi" rules out kiwi). A
@@ -201,10 +206,9 @@ def _rules_of(fact: Fact) -> list[tuple[re.Pattern[str], frozenset[str], str]]:
         if value and fact.category == CONSTRAINT and not _LIMITED.match(value):
             # a food given up ("diet: pork", ended: "I never eat pork"; "diet: alcohol", ended:
             # "haven't touched alcohol in three years"), with what the known rules say it is in
-            known = [rule for rule in _COMPILED if rule[0].search(value)]
-            return known + _things_rules(value)
+            return _known_rules(value) + _things_rules(value)
         return _limited(fact)
-    known = [rule for rule in _COMPILED if rule[0].search(told_text(fact))] + _limited(fact)
+    known = _known_rules(told_text(fact)) + _limited(fact)
     if known:
         return known
     attribute = (fact.attribute or "").lower()

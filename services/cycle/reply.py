@@ -156,7 +156,7 @@ def _news_as_its_own(sentence: str, message: str) -> bool:
     names nothing; "I hope you love Porto" speaks to the user."""
     if not _THEA_AS_I.search(sentence) or _TO_THE_USER.search(sentence):
         return False
-    told = {w.lower() for w in _NAME.findall(message)} | set(lower_words(message))
+    told = set(lower_words(message))
     names = [w for w in _NAME.findall(sentence) if not _THEA_AS_I.fullmatch(w)]
     return any(w.lower() in told for w in names)
 

@@ -632,17 +632,15 @@ class SynthesisService(CognitiveService):
         # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family
         # supports the Liverpool club.", neither ever told)
         personal = is_personal_question(asked)
-        about_someone = (
-            not personal and bool(named_subjects(asked, stored)) and not understanding.asks_for_help
-        )
+        named = named_subjects(asked, stored)
+        about_someone = not personal and bool(named) and not understanding.asks_for_help
         not_told = NOT_TOLD if personal or about_someone else None
         only_nearest: list[HeldTold] = []
         read_told = _names_told(state, asked, recall, stored)
         # the user's words copied for it say nothing: a claim of someone it names may still hold
         # it, so the claims are asked before "not told" (seen live: "how old is Femi?" -> "I don't
         # know", with "Femi (your son), age: 9" read from "we have a son, Femi, he's 9")
-        named = named_subjects(asked, stored) - {USER_SUBJECT}
-        claimed = any(f.subject_key in named for f in current)
+        claimed = any(f.subject_key in named and f.subject_key != USER_SUBJECT for f in current)
         told = await self._from_told(
             state, asked, recall, stored, history, None if claimed else not_told, only_nearest
         )

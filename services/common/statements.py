@@ -25,8 +25,8 @@ _SENTENCE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMt\.)(?<=[.!?;])\s+|\n+"
 )
 
-#: Words that open a question or a request ("What ...", "Tell me ...", "Please ...").
-_ASKING_OPENERS = frozenset(
+#: Words that open a question ("What ...", "Should I ...", "How ...").
+_QUESTION_OPENERS = frozenset(
     [
         # typed without the apostrophe ("whats my husbands name")
         "whats",
@@ -63,6 +63,11 @@ _ASKING_OPENERS = frozenset(
         "have",
         "has",
         "had",
+    ]
+)
+#: Words that open a request or an instruction ("Tell me ...", "Please ...", "Suggest ...").
+_INSTRUCTION_OPENERS = frozenset(
+    [
         "tell",
         "explain",
         "describe",
@@ -95,6 +100,8 @@ _ASKING_OPENERS = frozenset(
         "say",
     ]
 )
+#: Words that open a question or a request.
+_ASKING_OPENERS = _QUESTION_OPENERS | _INSTRUCTION_OPENERS
 #: Phrases that ask anywhere in a sentence ("I want to know ...", "... can you ...").
 _ASKING_PHRASES = re.compile(
     # not "comes in the mornings to help me dress": a purpose, not a request
@@ -353,6 +360,13 @@ def asks(sentence: str) -> bool:
     if _opener(words[0]) in _ASKING_OPENERS or _ASKING_PHRASES.search(sentence):
         return True
     return all(_small_talk(w) for w in words)
+
+
+def puts_a_question(sentence: str) -> bool:
+    """A sentence put as a question ("How do I get to work?", "what should i cook"), not as an
+    instruction ("Suggest a soup.")."""
+    words = _words(sentence)
+    return sentence.rstrip().endswith("?") or (bool(words) and _opener(words[0]) in _QUESTION_OPENERS)
 
 
 def tells_anything(text: str) -> bool:

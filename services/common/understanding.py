@@ -113,6 +113,15 @@ class Understanding:
             return MessageKind.MIX
         return MessageKind.REQUEST if Act.REQUEST in acts else MessageKind.QUESTION
 
+    def read_as_questions(self, texts: frozenset[str]) -> Understanding:
+        """The message with these requests read as questions (the model read them as asking
+        what the user told, not for help)."""
+
+        def read(part: Part) -> Part:
+            return Part(part.text, Act.QUESTION) if part.act is Act.REQUEST and part.text in texts else part
+
+        return Understanding(tuple(read(p) for p in self.parts))
+
     def texts(self, act: Act) -> list[str]:
         return [p.text for p in self.parts if p.act is act]
 

@@ -1,5 +1,6 @@
 """What the claims model reads for an answer, one short structured call each: who could answer
-a question (services/prompts/question_scope.py), whether a line copied from the user's words
+a question (services/prompts/question_scope.py), whether a question put as a request asks for
+help or for what the user told (help_or_recall.py), whether a line copied from the user's words
 states what is asked (answer_check.py) and speaks of whom it asks about (same_subject.py), and
 the readings the answer paths ask for (a text's lines, the user's words, the claims that
 answer). A call that fails costs the answer nothing: the path goes on without it."""
@@ -18,12 +19,14 @@ from pydantic import BaseModel
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
 from services.cycle.fact_match import stems_of
-from services.cycle.from_told import Quoted, ToldQuote
+from services.cycle.from_told import Quoted, ToldQuote, narrowed
 from services.prompts import BaseMessage, PromptSpec
 from services.prompts import answer_check as check_prompt
+from services.prompts import help_or_recall as recall_prompt
 from services.prompts import question_scope as scope_prompt
 from services.prompts import same_subject as same_prompt
 from services.prompts.answer_check import Verdict
+from services.prompts.help_or_recall import Asks
 from services.prompts.question_scope import Answerer
 from services.prompts.same_subject import Referent
 from thea.errors import LLMError
@@ -47,11 +50,12 @@ def restates(answer: str, question: str) -> bool:
 
 @dataclass(frozen=True)
 class Scope:
-    """Who could answer a question, what asking cost, and the prompt."""
+    """Who could answer a question, what asking cost, and the prompt (None: not asked, the
+    question was already read as asking what only the user told)."""
 
     answerer: Answerer
     usage: LLMUsage
-    asked: PromptRecord
+    asked: PromptRecord | None
 
 
 class AnswerReading:
@@ -93,6 +97,23 @@ class AnswerReading:
         log.info("who could answer it: %s (about %r, %s)", read.asks.value, read.about, read.known.value)
         return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
 
+    async def recalls(self, question: str) -> tuple[str | None, LLMUsage]:
+        """Whether a question the reading of acts took for a request for help asks for something
+        of the user's own life they may have told ("How do I get to my shifts these days?"), not
+        for advice ("How do I get red wine out of a carpet?"): the claims model says, from the
+        question alone (services/prompts/help_or_recall.py). What it asks for, in the model's
+        words ("my job" for "How do I earn my living?": the claims are matched on them too); None
+        for help, or when the model cannot say (help, as before it was asked)."""
+        messages = recall_prompt.build(question)
+        got = await self.read(
+            recall_prompt.HelpOrRecall, messages, recall_prompt.PROMPT, recall_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return None, LLMUsage()
+        read, usage = got
+        log.info("help or recall: %s (%r wanted by %r)", read.asks.value, read.wanted, question)
+        return (" ".join(read.wanted.split()) if read.asks is Asks.RECALL else None), usage
+
     async def answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
         """Whether the line chosen as the answer states what the question asks: the claims model
         reads the two again (services/prompts/answer_check.py); words it copies that are only
@@ -124,11 +145,20 @@ class AnswerReading:
             same, usage = await self.same_subject(question, copied, user_names)
             if not same:
                 return None, usage
-        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the line copied states what is asked?
-            says, checked = await self.answers(question, copied)
-            usage = usage.add(checked)
-            if not says:
+        if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the lines copied state what is asked?
+            # each on its own when several were copied (an answer of one thing had copied two
+            # lines: "How do I earn my living?" -> "E-bike; nurse")
+            each = [t.text for t in quote.lines] if len(quote.lines) > 1 else [copied]
+            kept: list[int] = []
+            for n, line in enumerate(each):
+                says, checked = await self.answers(question, line)
+                usage = usage.add(checked)
+                if says:
+                    kept.append(n)
+            if not kept:
                 return replace(quote, answer="", quoted=Quoted.NEAREST), usage
+            if len(each) > 1:
+                return narrowed(quote, [quote.lines[n] for n in kept]), usage
         return quote, usage
 
     async def same_subject(

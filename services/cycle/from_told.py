@@ -455,6 +455,25 @@ def _facts(lines: Sequence[ToldLine]) -> list[Fact]:
     return list({f.id: f for t in lines for f in t.facts}.values())
 
 
+def narrowed(quote: ToldQuote, kept: Sequence[ToldLine]) -> ToldQuote:
+    """The quote of only the lines ``kept`` of those copied (the others were read again and do
+    not state what is asked: "How do I earn my living?" had copied the e-bike line beside the
+    nurse line, answered "E-bike; nurse"): the answer's parts those lines hold, else the lines."""
+    if len(kept) == len(quote.lines):
+        return quote
+    source = " ".join(t.text for t in kept)
+    parts = [p.strip() for p in _PARTS.split(quote.answer) if p.strip()]
+    held = [p for p in parts if stems_of(p) and stems_of(p) <= stems_of(source)]
+    answer = "; ".join(held)
+    return replace(
+        quote,
+        lines=list(kept),
+        answer=answer,
+        facts=_facts(kept),
+        quoted=Quoted.ANSWER if answer else Quoted.LINES,
+    )
+
+
 def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:
     """The lines whose claims the claims of ``said`` replaced (the record's links, never words)."""
     newer = {f.id for t in said for f in t.facts}

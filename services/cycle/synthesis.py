@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from services.common.llm_calls import TokenSink, ask_structured, ask_text
 from services.common.pasted import is_pasted
-from services.common.statements import GREETING, lower_first, upper_first
+from services.common.statements import GREETING, lower_first, puts_a_question, upper_first
 from services.common.text import TextEmbedder
 from services.common.timeline import claims_at
 from services.common.understanding import Act, Understanding, asks_history, understand
@@ -44,7 +44,7 @@ from services.cycle.answer_inputs import (
     select_facts,
     told_for,
 )
-from services.cycle.answer_reading import AnswerReading
+from services.cycle.answer_reading import AnswerReading, Scope
 from services.cycle.constraints import (
     about_food,
     against_request,
@@ -234,6 +234,11 @@ def _repeats(answer: str, earlier: Sequence[str]) -> bool:
 _NOTHING_PICKED = FactAnswer(text="")
 
 
+#: the mode of an answer that says only the nearest the user came to saying what was asked
+NEAREST_WORDS = "your nearest words"
+#: answers that say memory does not hold what was asked (a request read as asking what the user
+#: told is then answered as the request it may be)
+_NOT_FROM_MEMORY = frozenset({"not told", "not in the text", NEAREST_WORDS})
 #: what a statement gets when the model's reaction cannot be shown (its claims are read
 #: afterwards, in the slow loop)
 ACKNOWLEDGEMENT = "Got it, I'll remember that."
@@ -309,6 +314,9 @@ class SynthesisService(CognitiveService):
         self, state: CycleState, understanding: Understanding, recall: RecallResult
     ) -> StepOutcome:
         stored = await asyncio.to_thread(self._stored_facts, state)
+        recalled = await self._recalled(state, understanding, recall, stored)
+        if recalled is not None:
+            return recalled
         if understanding.asks_memory and not understanding.asks_for_help:
             question = " ".join(understanding.texts(Act.QUESTION))
             unknown = await asyncio.to_thread(self._unknown, question, recall.hits, stored)
@@ -322,6 +330,49 @@ class SynthesisService(CognitiveService):
                 told = await self._from_told(state, question, recall, stored, history, unknown)
                 return told or await self._fixed(state, unknown, "not told")
         return await self._answer(state, understanding, recall, stored)
+
+    async def _recalled(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult, stored: Sequence[Fact]
+    ) -> StepOutcome | None:
+        """A question put as a request for help that asks what the user told ("How do I get to
+        my shifts these days?", "How do I earn my living?": first contact, set 12, both answered
+        with a how-to list), answered from what they told: the claims model says which of the two
+        it asks (services/prompts/help_or_recall.py), only for a user thea holds claims of. The
+        answer is held back until it is seen to come from memory; when nothing they told answers
+        it, None: it is answered as the request it may be ("Should I take the job in Leeds?")."""
+        if understanding.kind is not MessageKind.REQUEST or not any(f.valid_until is None for f in stored):
+            return None
+        put = [text for text in understanding.texts(Act.REQUEST) if puts_a_question(text)]
+        if not put:
+            return None
+        usage = LLMUsage()
+        wanted: dict[str, str] = {}
+        for text in put:
+            asked_for, cost = await self.reading.recalls(text)
+            usage = usage.add(cost)
+            if asked_for is not None:
+                wanted[text] = asked_for
+        as_asked = understanding.read_as_questions(frozenset(wanted))
+        if as_asked.kind is not MessageKind.QUESTION:  # some of it asks for help: the model helps
+            return None
+        shown, templated = state.on_token, state.templated
+        held: list[str] = []
+        state.on_token = held.append if shown is not None else None
+        try:
+            question = " ".join(as_asked.texts(Act.QUESTION))
+            constraints = self._constraints(state, as_asked, question, stored)
+            history = asks_history(question)
+            outcome = await self._settled(
+                state, as_asked, recall, stored, history, constraints, " ".join(wanted.values())
+            )
+        finally:
+            state.on_token = shown
+        if outcome is None or getattr(outcome.output, "mode", None) in _NOT_FROM_MEMORY:
+            state.templated = templated
+            return None
+        await send_text(state, "".join(held))
+        outcome.usage = outcome.usage.add(usage)
+        return outcome
 
     async def _fragment(
         self, state: CycleState, understanding: Understanding, recall: RecallResult
@@ -388,6 +439,16 @@ class SynthesisService(CognitiveService):
         said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
+    def _constraints(
+        self, state: CycleState, understanding: Understanding, question: str, stored: Sequence[Fact]
+    ) -> list[Fact]:
+        """The user's current constraints, oldest first, then those told and not held yet."""
+        constraints = sorted(
+            (f for f in stored if f.category == CONSTRAINT and f.valid_until is None),
+            key=lambda f: (f.created_at, f.content),
+        )
+        return constraints + self._told_not_held(state, understanding, question, stored)
+
     def _told_not_held(
         self, state: CycleState, understanding: Understanding, question: str, stored: Sequence[Fact]
     ) -> list[Fact]:
@@ -415,11 +476,7 @@ class SynthesisService(CognitiveService):
         history = any(p.act is Act.QUESTION and asks_history(p.text) for p in understanding.parts)
         request = understanding.asks_for_help and not understanding.asks_memory
         question = " ".join(understanding.texts(Act.QUESTION) or understanding.texts(Act.REQUEST))
-        constraints = sorted(
-            (f for f in stored if f.category == CONSTRAINT and f.valid_until is None),
-            key=lambda f: (f.created_at, f.content),
-        )
-        constraints += self._told_not_held(state, understanding, question, stored)
+        constraints = self._constraints(state, understanding, question, stored)
         if understanding.kind is MessageKind.QUESTION:
             # what thea says of the user's life is never history (issue 38); other answers are
             state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
@@ -613,10 +670,13 @@ class SynthesisService(CognitiveService):
         stored: Sequence[Fact],
         history: bool,
         constraints: Sequence[Fact],
+        own_life: str | None = None,
     ) -> StepOutcome | None:
         """A question the claims settle: a may-I question a told constraint rules out, a question
         one claim answers plainly, or one whose answer the model picks among the claims; None:
-        the model answers in its own words."""
+        the model answers in its own words. ``own_life``: already read as asking what the user
+        told, so only they could answer it (the scope is not asked again), and what it asks for
+        in the model's words ("my job" for "How do I earn my living?"), matched with the claims."""
         asked = " ".join(understanding.texts(Act.QUESTION))
         advice = may_i_have(asked, constraints)
         if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
@@ -634,7 +694,10 @@ class SynthesisService(CognitiveService):
         personal = is_personal_question(asked)
         named = named_subjects(asked, stored)
         about_someone = not personal and bool(named) and not understanding.asks_for_help
-        not_told = NOT_TOLD if personal or about_someone else None
+        # (not when already read as asking what the user told: "not told" is then not the end,
+        # the claims are asked first; first contact, set 12: "How do I earn my living?" copied
+        # the e-bike line, judged about someone else, and the claim "job: nurse" was never asked)
+        not_told = NOT_TOLD if (personal or about_someone) and own_life is None else None
         only_nearest: list[HeldTold] = []
         read_told = _names_told(state, asked, recall, stored)
         # the user's words copied for it say nothing: a claim of someone it names may still hold
@@ -646,7 +709,7 @@ class SynthesisService(CognitiveService):
         )
         if told is not None:  # the user's own words that answer it, dated
             return told
-        picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer)
+        picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer, own_life or "")
         if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
             said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked, stored)}".strip()
             return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
@@ -665,7 +728,11 @@ class SynthesisService(CognitiveService):
         # family supports the Barcelona FC."; the fourth trial, from someone who never spoke of a
         # dog: "what's the dog called?" -> "The dog called is named Jack."); a question anyone
         # could answer ("What is the capital of Norway?", "who is Elon Musk") goes on to the model
-        scope = await self.reading.scope(asked)
+        scope = (
+            Scope(Answerer.ONLY_THE_USER, LLMUsage(), None)
+            if own_life is not None
+            else await self.reading.scope(asked)
+        )
         if scope is None or scope.answerer is not Answerer.ONLY_THE_USER:
             return None
         cost = cost.add(scope.usage)
@@ -714,10 +781,14 @@ class SynthesisService(CognitiveService):
         stored: Sequence[Fact],
         history: bool,
         constraints: Sequence[Fact],
+        own_life: str | None = None,
     ) -> StepOutcome | None:
         """A question the claims settle, or else the lines of a text the user gave (a letter, a
-        timetable); None: the model answers in its own words."""
-        settled = await self._from_claims(state, understanding, recall, stored, history, constraints)
+        timetable); None: the model answers in its own words. ``own_life``: the model has read it
+        as asking what the user told (only they could answer it), and what it asks for."""
+        settled = await self._from_claims(
+            state, understanding, recall, stored, history, constraints, own_life
+        )
         if settled is None:
             settled = await self._from_text(state, " ".join(understanding.texts(Act.QUESTION)), recall)
         return settled
@@ -827,9 +898,8 @@ class SynthesisService(CognitiveService):
             )
             for t in {t.source_id: t for t in quote.lines}.values()
         ]
-        return await self._fixed(
-            state, said, "your words", quote.facts, why, held.usage, asked=held.asked, refs=refs
-        )
+        mode = NEAREST_WORDS if quote.quoted is Quoted.NEAREST else "your words"
+        return await self._fixed(state, said, mode, quote.facts, why, held.usage, asked=held.asked, refs=refs)
 
     async def _pick(
         self,
@@ -838,13 +908,17 @@ class SynthesisService(CognitiveService):
         hits: Sequence[RecallHit],
         history: bool,
         no_longer: frozenset[str],
+        wanted: str = "",
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words.
-        ``no_longer``: the values no longer true (never quoted in an answer about now)."""
-        if not about_told(question, stored):
+        ``no_longer``: the values no longer true (never quoted in an answer about now).
+        ``wanted``: what the question asks for in the model's words, matched with the claims
+        beside the question's own."""
+        matched_on = f"{question} {wanted}".strip()
+        if not about_told(matched_on, stored):
             return None, LLMUsage()
-        matches = match_claims(question, stored, {h.id: h.score for h in hits})
+        matches = match_claims(matched_on, stored, {h.id: h.score for h in hits})
         earlier = [m.fact for m in matches if m.fact.valid_until is not None]
         current = [m.fact for m in matches if m.fact.valid_until is None]
         shown = (earlier + current if history else current + earlier)[:PICK_SHOWN]

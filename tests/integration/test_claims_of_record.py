@@ -19,7 +19,7 @@ from services.prompts.extract_claims import ClaimKind, ClaimOut
 from services.views.memories import what_thea_knows
 from services.views.trace import load_trace
 from tests.claims_support import REQUESTS_THAT_TELL, said, scripted_reader
-from thea.llm.fake import FakeCall, FakeChatModel, plain_text
+from thea.llm.fake import DEFAULT_REPLY, FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
 from thea.models import USER_SUBJECT, EdgeType, Fact, Report, UserImpulse
 from thea.runtime import Runtime
@@ -2341,3 +2341,75 @@ async def test_a_change_the_reader_read_is_kept_whatever_the_value_check_answers
     llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
     await told_then(runtime, first, message)
     assert change.value in [f.value for f in claims(runtime)]
+
+
+def _reads_as(asks: str) -> str:
+    return json.dumps({"wanted": "", "asks": asks})
+
+
+@pytest.mark.parametrize(
+    ("told", "claim", "question"),
+    [
+        (
+            "sold the car last week, it's the e-bike to every shift now",
+            said("it's the e-bike to every shift now", "commute", "e-bike"),
+            "How do I get to my shifts these days?",
+        ),
+        (
+            "I drive buses for National Express, mostly the 16",
+            said("I drive buses for National Express", "job", "buses"),
+            "How do I earn my living?",
+        ),
+        (
+            "Keisha's birthday is on the 21st of June",
+            said("Keisha's birthday is on the 21st of June", "birthday", "21st of June", subject="Keisha"),
+            "What day should I send Keisha's card for?",
+        ),
+    ],
+)
+async def test_a_question_put_as_a_request_that_asks_what_was_told_is_answered_from_it(
+    runtime: Runtime, llm: FakeChatModel, told: str, claim: ClaimOut, question: str
+) -> None:
+    """First contact, set 12: "How do I get to my shifts these days?" and "How do I earn my
+    living?" were read as requests for advice ("how do I ..."), so neither the claims nor the
+    user's words were asked and the answering model wrote a how-to list. The claims model says
+    whether such a question asks for help or for what the user told; told, the claims answer it.
+    When nothing told answers it, it is answered as the request it may be, never "I don't know"."""
+    await told_and_read(runtime, llm, told, claim)
+    about = "me" if claim.subject == "user" else claim.subject
+    copied = {"about": about, "quotes": [claim.quote], "answer": claim.value}
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(copied))
+    llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of(claim.value))
+    llm.answer(PromptId.HELP_OR_RECALL, _reads_as("recall"))
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": about, "known": "the user's own"}))
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": claim.quote, "verdict": "same"}))
+    answered = await runtime.orchestrator.handle_impulse(question, USER, "ask")
+    assert claim.value in answered.answer, answered.answer
+    assert report(runtime, answered.impulse_id, "synthesis").output["mode"] in ("your words", "claims picked")
+    assert [plain_text(p[-1:]) for p in llm.prompts_for(PromptId.HELP_OR_RECALL)][-1].endswith(question)
+
+    # nothing told answers it: help, as asked
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    helped = await runtime.orchestrator.handle_impulse(question, USER, "again")
+    assert "don't know" not in helped.answer, helped.answer
+    assert DEFAULT_REPLY in helped.answer, helped.answer
+
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(copied))
+    llm.answer(PromptId.PICK_CLAIMS, _picks_the_line_of(claim.value))
+    llm.answer(PromptId.HELP_OR_RECALL, _reads_as("help"))  # read as asking for help: the model helps
+    advised = await runtime.orchestrator.handle_impulse(question, USER, "third")
+    assert DEFAULT_REPLY in advised.answer, advised.answer
+    assert report(runtime, advised.impulse_id, "synthesis").output.get("mode") in (None, "model")
+
+
+async def test_an_instruction_is_never_read_as_asking_what_was_told(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """Only a sentence put as a question is asked about: "Suggest a quick dinner." is help."""
+    await told_and_read(runtime, llm, "I'm vegetarian", said("I'm vegetarian", "diet", "vegetarian"))
+    llm.answer(PromptId.HELP_OR_RECALL, _reads_as("recall"))
+    for request in ("Suggest a quick dinner.", "give me a soup recipe"):
+        answered = await runtime.orchestrator.handle_impulse(request, USER, "ask")
+        assert DEFAULT_REPLY in answered.answer, answered.answer
+    assert not llm.prompts_for(PromptId.HELP_OR_RECALL)

@@ -386,3 +386,27 @@ async def test_what_a_request_for_help_tells_is_read(runtime: Runtime) -> None:
         if not _holds(current, word):
             missed.append((said, [f.content for f in current]))
     assert len(missed) <= 1, missed  # most wordings
+
+
+async def test_questions_put_as_requests_are_answered_from_what_was_told_and_advice_still_given(
+    runtime: Runtime,
+) -> None:
+    """First contact, set 12: "How do I earn my living?" and "How do I get to my shifts these
+    days?" were read as requests for advice and answered with how-to lists. The claims model says
+    whether such a question asks for help or for what was told (help_or_recall/1): asked in words
+    the statements never used, the told answers come back; advice in the same form is still
+    advice, never "I don't know"."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await _told(
+        runtime,
+        user,
+        "I work nights as a nurse at St James's hospital.",
+        "sold the car last month, it's the e-bike to every shift now",
+    )
+    recalled = {"How do I earn my living?": "nurse", "how do i get to my shifts these days": "bike"}
+    advice = ("How do I get red wine out of a carpet?", "How can I sleep better after a late shift?")
+    answers = await _answers(runtime, user, (*recalled, *advice))
+    right = [q for q, word in recalled.items() if word in answers[q].lower()]
+    helped = [q for q in advice if "don't know" not in answers[q].lower() and len(answers[q]) > 40]
+    assert len(right) == 2, answers
+    assert len(helped) == 2, answers

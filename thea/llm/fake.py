@@ -181,6 +181,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
         # no verdict on a claim's value unless a test scripts one: every claim read is kept
         PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
+        # every question put as a request asks for help unless a test scripts otherwise
+        PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -230,6 +232,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.SAME_SUBJECT: _always(json.dumps({"named": "", "verdict": "someone else"})),
             PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
             PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
+            PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

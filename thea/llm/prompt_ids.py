@@ -44,6 +44,7 @@ class PromptId(StrEnum):
     SAME_SUBJECT = "same_subject"
     REVISE_CLAIMS = "revise_claims"
     VALUE_CHECK = "value_check"
+    HELP_OR_RECALL = "help_or_recall"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -2343,6 +2343,73 @@ async def test_a_change_the_reader_read_is_kept_whatever_the_value_check_answers
     assert change.value in [f.value for f in claims(runtime)]
 
 
+@pytest.mark.parametrize(
+    ("first", "told", "message", "change", "answer", "kept"),
+    [
+        pytest.param(
+            "We're flying to Lisbon on the 3rd of May.",
+            said("We're flying to Lisbon on the 3rd of May", "trip", "Lisbon"),
+            "change of plan, we're going on the 10th now",
+            said("change of plan", "plan", "change of plan", kind=ClaimKind.REPLACES),
+            "going on the 10th",
+            False,
+            id="a-change-of-plan",
+        ),
+        pytest.param(
+            "We rent the cottage in Whitby every August.",
+            said("We rent the cottage in Whitby every August", "holiday", "cottage in Whitby"),
+            "booked it again, same dates as last year",
+            said("same dates as last year", "dates", "same dates", kind=ClaimKind.CORRECTS),
+            "not said",
+            False,
+            id="same-dates",
+        ),
+        pytest.param(
+            "the party starts at 6",
+            said("the party starts at 6", "party time", "6"),
+            "party's still on, just a new time now",
+            said("just a new time now", "time", "new time", kind=ClaimKind.REPLACES),
+            "not said",
+            False,
+            id="a-new-time",
+        ),
+        pytest.param(
+            "I work at Boots.",
+            said("I work at Boots", "job", "Boots"),
+            "got a new job at the Tesco on Mill Road!",
+            said(
+                "got a new job at the Tesco on Mill Road", "job", "new job at Tesco", kind=ClaimKind.REPLACES
+            ),
+            "at the Tesco on Mill Road",
+            True,
+            id="a-new-job-that-names-its-label",
+        ),
+    ],
+)
+async def test_a_change_whose_value_only_names_its_label_is_checked_and_dropped(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: str,
+    told: ClaimOut,
+    message: str,
+    change: ClaimOut,
+    answer: str,
+    kept: bool,
+) -> None:
+    """The fifth live trial kept "plan: change of plan" and "dates: same dates": a change the
+    reader read is never checked (a lost change leaves a stale value), but one whose value holds
+    a word of its own label may only name what changed. It is checked as a new claim is: kept
+    when the message, asked for its label, gives its value, else dropped, the told claim left."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [change]}))
+    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
+    await told_then(runtime, first, message)
+    assert llm.prompts_for(PromptId.VALUE_CHECK), "the change's value was not checked"
+    every = [f.value for f in claims(runtime, current_only=False)]
+    assert (change.value in every) is kept
+    if not kept:
+        assert told.value in [f.value for f in claims(runtime)]
+
+
 def _reads_as(asks: str) -> str:
     return json.dumps({"wanted": "", "asks": asks})
 

@@ -30,7 +30,7 @@ from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
-from services.knowledge.claims.value_check import answers_its_label
+from services.knowledge.claims.value_check import answers_its_label, names_its_label
 from services.knowledge.claims.verify import Checked, checked_claims, plain
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
@@ -145,6 +145,11 @@ class KeptClaims:
 
 def claim_id(source_id: str, index: int) -> str:
     return stable_id("claim", source_id, str(index))
+
+
+def _may_name_only_its_label(claim: reading.ClaimOut) -> bool:
+    """A change (not an end: its value is the old one) whose value holds a word of its label."""
+    return claim.kind is not reading.ClaimKind.ENDS and names_its_label(claim)
 
 
 def category_of(attribute: str) -> str:
@@ -313,12 +318,18 @@ class ClaimReader:
         kept, dropped = checked_claims(claims, text)
         result = Reading(dropped=dropped, usage=usage)
         for item in kept:
-            if item.claim.kind.closes:
+            if item.claim.kind.closes and not _may_name_only_its_label(item.claim):
                 # a claim that replaces, ends or corrects is about something lasting that changed:
                 # neither sorted nor checked (sorted, "handed in my notice at Boots" was taken for a
                 # moment; checked, "hospital pharmacy" read as the new job was answered
                 # "Pharmacist" and lost): a lost change leaves a stale value current
                 result.kept.append(item)
+            elif item.claim.kind.closes:  # its value holds its label's word ("plan: change of
+                # plan"): kept only when the message, asked for the label, gives the value
+                if await self._answers_its_label(item, text, result):
+                    result.kept.append(item)
+                else:
+                    result.dropped.append(item.claim)
             elif not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
             elif await self._answers_its_label(item, text, result):

@@ -10,7 +10,9 @@ answers nothing. A failed call or an empty answer keeps the claim (no verdict), 
 does. An end is never checked: its value is the old one. A change the reader read (replaces,
 corrects) is not checked either, as it is never sorted: the 1.5B often labels a right change
 loosely ("hospital pharmacy" as the new job, answered "Pharmacist"), and a lost change leaves
-the old value current; a change the reviser reads beside an earlier claim is checked.
+the old value current; a change the reviser reads beside an earlier claim is checked, and so is
+a change the reader read whose value holds a word of its own label ("plan: change of plan",
+"dates: same dates", seen in the fifth live trial: a value that only names what changed).
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ log = logging.getLogger(__name__)
 MAX_ANSWER_WORDS = 8
 #: a longer message is asked about in the words the claim quotes (bounded work per claim)
 MAX_ASKED_CHARS = 1_500
+
+
+def names_its_label(claim: ClaimOut) -> bool:
+    """The claim's value holds a word of its attribute ("plan: change of plan", "dates: same
+    dates"): a change that may only name what changed, so it is checked like a new claim."""
+    return bool(content_stems(claim.value) & content_stems(claim.attribute))
 
 
 #: number words as digits (closed class): "ten" and "10" are one answer

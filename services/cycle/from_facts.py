@@ -180,6 +180,22 @@ def picked_answer(facts: Sequence[Fact], avoid: Collection[str] = ()) -> FactAns
     return FactAnswer(text=" ".join(said), facts=list(facts), why=why)
 
 
+def same_label(chosen: Sequence[Fact], shown: Sequence[Fact]) -> list[Fact]:
+    """The current claims shown beside those chosen that hold another value of a chosen current
+    claim's subject and label ("diet: lactose intolerant" beside "diet: vegetarian"): both
+    hold, so an answer of one may leave out the other. Ended claims are not among them."""
+    labels = {(f.subject_key, (f.attribute or "").casefold()) for f in chosen if f.valid_until is None}
+    picked = {f.id for f in chosen}
+    return [
+        f
+        for f in shown
+        if f.id not in picked
+        and f.valid_until is None
+        and not ended(f)
+        and (f.subject_key, (f.attribute or "").casefold()) in labels
+    ]
+
+
 def candidate_line(fact: Fact) -> str:
     """A claim as the model choosing an answer sees it (an earlier one marked)."""
     line = told_sentence(fact)

@@ -57,6 +57,7 @@ from services.cycle.constraints import (
 from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
 from services.cycle.from_facts import (
     FactAnswer,
+    SaidSince,
     answer_from_claims,
     candidate_line,
     earlier_values,
@@ -65,7 +66,9 @@ from services.cycle.from_facts import (
     replaced_by,
     restates,
     said_since,
+    same_label,
     told_sentence,
+    with_quote,
     with_said_since,
 )
 from services.cycle.from_text import (
@@ -685,8 +688,9 @@ class SynthesisService(CognitiveService):
         no_longer = earlier_values(stored)  # values an answer about now never says
         direct = answer_from_claims(asked, current, no_longer)
         if direct is not None:  # one claim holds what it names: said from its fields
-            said = f"{greeting_of(understanding)} {self._since(direct, recall, state, asked, stored)}".strip()
-            return await self._fixed(state, said, "facts of record", direct.facts, direct.why)
+            since, checked = await self._since(direct, recall, state, asked, stored)
+            said = f"{greeting_of(understanding)} {since}".strip()
+            return await self._fixed(state, said, "facts of record", direct.facts, direct.why, checked)
         # a question about the user, or about someone they named ("What does Bjørn do for
         # work?"), that nothing they said answers is not told: the model never answers it in
         # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family
@@ -711,8 +715,11 @@ class SynthesisService(CognitiveService):
             return told
         picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer, own_life or "")
         if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
-            said = f"{greeting_of(understanding)} {self._since(picked, recall, state, asked, stored)}".strip()
-            return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost)
+            since, checked = await self._since(picked, recall, state, asked, stored)
+            said = f"{greeting_of(understanding)} {since}".strip()
+            return await self._fixed(
+                state, said, "claims picked", picked.facts, picked.why, cost.add(checked)
+            )
         if only_nearest and (personal or about_told(asked, stored)):  # no claim answers either:
             # the nearest the user came to saying it. Not for a question that only mentions what
             # they said ("What is the capital of Norway?" after "we went to Norway last summer"
@@ -761,17 +768,31 @@ class SynthesisService(CognitiveService):
         lines = told_lines(recall.hits, stored, matched, state.impulse.id, state.planned, unread)
         return nearest(question, lines, self.embedder)
 
-    @staticmethod
-    def _since(
-        answer: FactAnswer, recall: RecallResult, state: CycleState, question: str, stored: Sequence[Fact]
-    ) -> str:
+    async def _since(
+        self,
+        answer: FactAnswer,
+        recall: RecallResult,
+        state: CycleState,
+        question: str,
+        stored: Sequence[Fact],
+    ) -> tuple[str, LLMUsage]:
         """The claims' answer, then the user's own words said after them that the question's
         words recall (a change the slow loop has not read yet: seen live, "when is my conference
         again?" a minute after "the conference is on the 21st, not the 14th" got the 14th); one
-        that only names whom it is about, when no claim was read from it (``stored``)."""
+        that only names whom it is about, when no claim was read from it (``stored``). Each is
+        said only when the claims model reads it as stating what is asked: a word in common is
+        not enough (first contact set 13: "What is my name?" -> "Arjun" and "Since then you said:
+        “... They've named her Anaya ...”")."""
         read = {f.source_message_id for f in stored if f.source_message_id}
         newer = said_since(answer.facts, recall.hits, state.impulse.id, question, read)
-        return with_said_since(answer.text, newer)
+        usage = LLMUsage()
+        kept: list[SaidSince] = []
+        for said in newer:
+            says, checked = await self.reading.answers(question, said.text)
+            usage = usage.add(checked)
+            if says:
+                kept.append(said)
+        return with_said_since(answer.text, kept), usage
 
     async def _settled(
         self,
@@ -935,8 +956,12 @@ class SynthesisService(CognitiveService):
         out, usage = got
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         # a claim that only names whom the question asks about is no answer (seen on first
-        # contact: "What does Ama do for a living?" -> "Your wife: ama.", never told)
-        restating = [f for f in chosen if restates(f, question)]
+        # contact: "What does Ama do for a living?" -> "Your wife: ama.", never told), unless the
+        # user's words it was read from say more: they are checked ("which part of Leeds do we
+        # live in?" and "home: Leeds", read from "a terraced house in Headingley, Leeds")
+        restating = [
+            f for f in chosen if restates(f, question) and (history or with_quote(f) == told_sentence(f))
+        ]
         chosen = [f for f in chosen if f not in restating]
         if not history:  # an earlier value never answers what is true now
             chosen = [f for f in chosen if f.valid_until is None]
@@ -951,10 +976,13 @@ class SynthesisService(CognitiveService):
         if not chosen and restating:  # it picked only whom the question names: nothing answers
             return _NOTHING_PICKED, usage
         if chosen and not history:  # each claim chosen states what is asked? ("What colour is
-            # Ponmo?" -> "ponmo (your cat), home: surulere.", first contact set 8)
+            # Ponmo?" -> "ponmo (your cat), home: surulere.", first contact set 8); the other
+            # current values of the same label shown are asked too: both hold, and an answer of
+            # one would leave the other out (first contact set 13: "diet: vegetarian" and "diet:
+            # lactose intolerant" shown, one picked, the intolerance not said)
             kept: list[Fact] = []
-            for fact in chosen:
-                says, checked = await self.reading.answers(question, told_sentence(fact))
+            for fact in [*chosen, *same_label(chosen, shown)]:
+                says, checked = await self._claim_answers(question, fact)
                 usage = usage.add(checked)
                 if says:
                     kept.append(fact)
@@ -962,6 +990,18 @@ class SynthesisService(CognitiveService):
                 return _NOTHING_PICKED, usage
             chosen = kept
         return (picked_answer(chosen, avoid) if chosen else None), usage
+
+    async def _claim_answers(self, question: str, fact: Fact) -> tuple[bool, LLMUsage]:
+        """Whether a claim states what the question asks: its line, else its line with the user's
+        words it was read from when they say more (the answer shows them: "head of science (you
+        said: “I've accepted the head of science post at Kingfisher College”)" answers "Which
+        school am I joining?", first contact set 13)."""
+        line, quoted = told_sentence(fact), with_quote(fact)
+        says, usage = await self.reading.answers(question, line)
+        if says or quoted == line:
+            return says, usage
+        again, checked = await self.reading.answers(question, quoted)
+        return again, usage.add(checked)
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:
         """Every fact of record of the user as it stands when the message was said, earlier values

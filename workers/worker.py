@@ -299,8 +299,9 @@ class BackgroundWorker:
                     stop=self._stop,
                     move_due_jobs=False,
                 )
-            except Exception as exc:  # keep the service alive whatever a job does
-                log.warning("background worker: %s", exc)
+            except Exception as exc:  # keep the service alive whatever a job does (the
+                # traceback goes to the service log: a one-line warning did not say where)
+                log.warning("background worker: %s", exc, exc_info=True)
             finally:
                 self._busy.clear()
             if not worked:

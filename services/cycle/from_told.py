@@ -338,19 +338,23 @@ def told_quote(
     # "Obinna", from "my mum n my small bro obinna", first contact set 8), which only the model
     # can say (services/prompts/same_subject.py); anything else, or an answer the record holds
     # as someone else's, is no answer
-    if found.quoted not in (Quoted.ANSWER, Quoted.LINES) or _anothers(found):
+    if found.quoted not in (Quoted.ANSWER, Quoted.LINES) or _anothers(found, named):
         return None
     return replace(found, about_unsure=True)
 
 
-def _anothers(quote: ToldQuote) -> bool:
+def _anothers(quote: ToldQuote, named: Sequence[Fact] = ()) -> bool:
     """The record says whose the answer is, and not whom the question asks about: a claim read
-    from the lines about someone other than the user holds it (in its subject or value), and
-    the lines hold no word of whom the question asks about ("What's my grandson called?" ->
-    "obinna", from "my small bro obinna", read as Obinna, the user's brother)."""
+    from the lines about someone other than the user, and other than whom the question names
+    (``named``: their claims), holds it (in its subject or value), and the lines hold no word of
+    whom the question asks about ("What's my grandson called?" -> "obinna", from "my small bro
+    obinna", read as Obinna, the user's brother; but "What's the name of my brother's new
+    baby?" -> "Anaya", read as Anaya, the baby the question names: first contact set 13)."""
     said = f" {flat(quote.answer)} "
+    asked_of = {f.subject_key for f in named}
     return bool(said.strip()) and any(
         f.subject_key != USER_SUBJECT
+        and f.subject_key not in asked_of
         and (said in f" {flat(f.value or '')} " or said in f" {flat(f.subject or '')} ")
         for t in quote.lines
         for f in t.facts

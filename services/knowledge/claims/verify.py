@@ -12,7 +12,8 @@ beside what it asks, "I'm type 2 diabetic now", is quoted on its own), or when i
 assistant orders (text
 that gives orders never becomes a fact: docs/reliability.md). Comparisons ignore case, accents,
 punctuation and spacing, so a model that drops a comma or straightens an apostrophe still
-quotes; a value's word may be a form of a quoted word ("teacher" for "I teach").
+quotes (one that adds an apostrophe the user left out, "I'm" for "im", quotes their sentence);
+a value's word may be a form of a quoted word ("teacher" for "I teach").
 """
 
 from __future__ import annotations
@@ -69,11 +70,12 @@ def without_hostile(text: str) -> str:
     return " ".join(s for s in sentences(text) if not hostile(s)) if hostile(text) else text
 
 
-def plain(text: str) -> str:
-    """Lower-case letters and digits separated by single spaces (accents kept apart)."""
+def plain(text: str, apostrophe: str = " ") -> str:
+    """Lower-case letters and digits separated by single spaces (accents kept apart); an
+    apostrophe is a space, or ``apostrophe`` ("" joins "I'm" into "im", as casual typists write)."""
     decomposed = unicodedata.normalize("NFKD", text[:MAX_CHECKED_CHARS])
     kept = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(lower_words(kept.replace("'", " ").replace("\u2019", " ")))
+    return " ".join(lower_words(kept.replace("'", apostrophe).replace("\u2019", apostrophe)))
 
 
 def _word_found(word: str, quoted: Sequence[str]) -> bool:
@@ -137,6 +139,19 @@ def sentence_gapped(quote: str, message: str) -> str:
         return ""
     for sentence in _SENTENCE_END.split(message):
         if _in_order(wanted, plain(sentence).split()):
+            return tidy(sentence)
+    return ""
+
+
+def sentence_spelt_apart(quote: str, message: str) -> str:
+    """The sentence of the message that holds the quote's words once apostrophes are left out
+    ("I'm vegan" in "... and im vegan", "don't" for "dont"), else "": the model spelt the
+    user's words out; the sentence is what they said."""
+    wanted = plain(quote, apostrophe="")
+    if not wanted:
+        return ""
+    for sentence in _SENTENCE_END.split(message):
+        if f" {wanted} " in f" {plain(sentence, apostrophe='')} ":
             return tidy(sentence)
     return ""
 
@@ -254,8 +269,8 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
     attribute, relation = tidy(claim.attribute).lower(), tidy(claim.relation).lower()
     if not (quote and value and attribute and subject):
         return None
-    if not quoted_in(quote, message):
-        quote = sentence_gapped(quote, message)  # a word of the user's left out
+    if not quoted_in(quote, message):  # a word of the user's left out, or their words spelt out
+        quote = sentence_gapped(quote, message) or sentence_spelt_apart(quote, message)
         if not quote:
             return None
     if not within(value, quote) or plain(quote) == plain(value):

@@ -68,8 +68,13 @@ class QuestionScope(BaseModel):
 
     @property
     def asks(self) -> Answerer:
-        """Who could answer: only the user about their own life, anyone otherwise."""
-        return Answerer.ONLY_THE_USER if self.known is Known.USERS_OWN else Answerer.ANYONE
+        """Who could answer: only the user about their own life, anyone otherwise. A kind of
+        thing written in the wrong field counts as said (seen live, the 1.5B on "is there
+        anything i cant eat?": {"about": "the user's own", "known": "you"}, and the answering
+        model refused): "the user's own" in either field is the user's own."""
+        about = " ".join(self.about.split()).strip(" \"'.").casefold().replace("\u2019", "'")
+        own = self.known is Known.USERS_OWN or about == Known.USERS_OWN.value
+        return Answerer.ONLY_THE_USER if own else Answerer.ANYONE
 
 
 SYSTEM = (

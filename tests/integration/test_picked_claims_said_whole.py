@@ -149,27 +149,6 @@ SAID_IN_THE_WORDS = [
 ]
 
 
-@pytest.mark.parametrize(("claim", "question", "only_in_words"), SAID_IN_THE_WORDS)
-async def test_a_claim_whose_words_answer_is_said_with_them(
-    runtime: Runtime, llm: FakeChatModel, claim: ClaimOut, question: str, only_in_words: str
-) -> None:
-    """Seen on first contact (set 13): "Your job: head of science", read from "I've accepted the
-    head of science post at Kingfisher College", was picked for "Which school am I joining?"
-    and dropped by the answer check, which saw only the claim's line. The line with the user's
-    words is checked next; kept, the answer shows the words."""
-    await _told(runtime, llm, {claim.quote: [claim]})
-    llm.answer(PromptId.PICK_CLAIMS, json.dumps({"facts": [1]}))
-    llm.answer(PromptId.ANSWER_CHECK, _check_says(only_in_words))
-    answer = (await runtime.orchestrator.handle_impulse(question, USER, "s2")).answer
-    assert llm.prompts_for(PromptId.PICK_CLAIMS), "the pick was asked"
-    assert only_in_words in answer, answer
-    assert answer.startswith("Your "), answer  # the claim, said by code with the user's words
-    # words that do not answer either: no answer from the claim
-    llm.answer(PromptId.ANSWER_CHECK, _check_says("nothing of the kind"))
-    again = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
-    assert not again.startswith("Your "), again
-
-
 # (a claim that names only what the question names, read from words that say more; the
 # question; what only its words hold)
 NAMED_IN_THE_QUESTION = [
@@ -194,20 +173,27 @@ NAMED_IN_THE_QUESTION = [
 ]
 
 
-@pytest.mark.parametrize(("claim", "question", "only_in_words"), NAMED_IN_THE_QUESTION)
-async def test_a_claim_naming_only_what_is_asked_about_answers_when_its_words_do(
+@pytest.mark.parametrize(("claim", "question", "only_in_words"), SAID_IN_THE_WORDS + NAMED_IN_THE_QUESTION)
+async def test_a_claim_whose_words_answer_is_said_with_them(
     runtime: Runtime, llm: FakeChatModel, claim: ClaimOut, question: str, only_in_words: str
 ) -> None:
-    """A claim that only names what the question names ("Your home: Leeds." for "which part of
-    Leeds?") is no answer by its line; the user's words it was read from may say more, and are
-    checked: said when they answer, "I don't know" when they do not."""
+    """Seen on first contact (set 13): "Your job: head of science", read from "I've accepted the
+    head of science post at Kingfisher College", was picked for "Which school am I joining?"
+    and dropped by the answer check, which saw only the claim's line. The line with the user's
+    words is checked next; kept, the answer shows the words. A claim that only names what the
+    question names ("Your home: Leeds." for "which part of Leeds?") is checked the same way:
+    said when its words answer, no answer when they do not."""
     await _told(runtime, llm, {claim.quote: [claim]})
     llm.answer(PromptId.PICK_CLAIMS, json.dumps({"facts": [1]}))
     llm.answer(PromptId.ANSWER_CHECK, _check_says(only_in_words))
     answer = (await runtime.orchestrator.handle_impulse(question, USER, "s2")).answer
+    assert llm.prompts_for(PromptId.PICK_CLAIMS), "the pick was asked"
     assert only_in_words in answer, answer
+    assert answer.startswith("Your "), answer  # the claim, said by code with the user's words
+    # words that do not answer either: no answer from the claim
     llm.answer(PromptId.ANSWER_CHECK, _check_says("nothing of the kind"))
     again = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
+    assert not again.startswith("Your "), again
     assert only_in_words not in again, again
 
 

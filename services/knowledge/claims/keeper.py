@@ -318,21 +318,17 @@ class ClaimReader:
         kept, dropped = checked_claims(claims, text)
         result = Reading(dropped=dropped, usage=usage)
         for item in kept:
-            if item.claim.kind.closes and not _may_name_only_its_label(item.claim):
+            closes = item.claim.kind.closes
+            if closes and not _may_name_only_its_label(item.claim):
                 # a claim that replaces, ends or corrects is about something lasting that changed:
                 # neither sorted nor checked (sorted, "handed in my notice at Boots" was taken for a
                 # moment; checked, "hospital pharmacy" read as the new job was answered
                 # "Pharmacist" and lost): a lost change leaves a stale value current
                 result.kept.append(item)
-            elif item.claim.kind.closes:  # its value holds its label's word ("plan: change of
-                # plan"): kept only when the message, asked for the label, gives the value
-                if await self._answers_its_label(item, text, result):
-                    result.kept.append(item)
-                else:
-                    result.dropped.append(item.claim)
-            elif not await self._lasting(item, text, result):
+            elif not closes and not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
-            elif await self._answers_its_label(item, text, result):
+            elif await self._answers_its_label(item, text, result):  # (a change whose value
+                # holds its label's word, "plan: change of plan", is checked as a new claim is)
                 result.kept.append(item)
             else:
                 result.dropped.append(item.claim)

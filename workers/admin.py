@@ -41,7 +41,7 @@ def queue_counts(connection: redis.Redis, queues: Sequence[str] = ALL_QUEUES) ->
             QueueCounts(
                 name=name,
                 queued=q.count,
-                started=StartedJobRegistry(queue=q).count,
+                started=running(q),
                 scheduled=ScheduledJobRegistry(queue=q).count,  # type: ignore[no-untyped-call]
                 failed=FailedJobRegistry(queue=q).count,
                 finished=FinishedJobRegistry(queue=q).count,
@@ -59,6 +59,14 @@ class Backlog:
     eta_s: float | None
 
 
+def running(q: Queue) -> int:
+    """The jobs a worker has taken from ``q``: those it runs, and those it has just taken off the
+    queue and not yet registered as started (RQ moves a job to the queue's intermediate list
+    first; counted as neither, the queue looked idle while a job was about to run)."""
+    started = set(StartedJobRegistry(queue=q).get_job_ids())
+    return len(started | set(q.intermediate_queue.get_job_ids()))
+
+
 #: finished jobs per queue whose durations give the slow loop's pace
 PACE_SAMPLE = 20
 
@@ -71,7 +79,7 @@ def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_Q
     paces: list[float] = []
     for name in queues:
         q = Queue(name, connection=connection)
-        waiting = q.count + StartedJobRegistry(queue=q).count
+        waiting = q.count + running(q)
         if not waiting:
             continue
         total += waiting

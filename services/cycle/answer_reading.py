@@ -18,8 +18,9 @@ from pydantic import BaseModel
 
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
-from services.cycle.fact_match import stems_of
+from services.cycle.fact_match import FIRST_PERSON, stems_of
 from services.cycle.from_told import Quoted, ToldQuote, narrowed
+from services.knowledge.claims.verify import plain
 from services.prompts import BaseMessage, PromptSpec
 from services.prompts import answer_check as check_prompt
 from services.prompts import help_or_recall as recall_prompt
@@ -132,17 +133,22 @@ class AnswerReading:
         return says, usage
 
     async def checked(
-        self, question: str, quote: ToldQuote, user_names: frozenset[str] = frozenset()
+        self,
+        question: str,
+        quote: ToldQuote,
+        user_names: frozenset[str] = frozenset(),
+        of_user: bool = False,
     ) -> tuple[ToldQuote | None, LLMUsage]:
         """The quote as the claims model reads it again: None when its lines, holding no word of
         whom the question asks about, speak of someone else; only the nearest line when the line
         copied does not state what is asked ("Which football team do I support?" -> the line
         about cutting down on sugar, first contact set 8). ``user_names``: the stems of the
-        user's own names (the record's): whom the question asks about is never the user."""
+        user's own names (the record's): whom the question asks about is never the user, unless
+        ``of_user``: the question asks about the user themselves."""
         copied = " / ".join(t.text for t in quote.lines)
         usage = LLMUsage()
         if quote.about_unsure:  # whom it asks about named in other words, or someone else?
-            same, usage = await self.same_subject(question, copied, user_names)
+            same, usage = await self.same_subject(question, copied, user_names, of_user)
             if not same:
                 return None, usage
         if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the lines copied state what is asked?
@@ -162,18 +168,25 @@ class AnswerReading:
         return quote, usage
 
     async def same_subject(
-        self, question: str, line: str, user_names: frozenset[str] = frozenset()
+        self, question: str, line: str, user_names: frozenset[str] = frozenset(), of_user: bool = False
     ) -> tuple[bool, LLMUsage]:
         """Whether a line that does not hold the words the question names whom it asks about by
         speaks of them in other words ("my small bro obinna" for "my kid brother"): the claims
         model says (services/prompts/same_subject.py). False when it cannot say, names them in
         words the line does not hold (as before it was asked: such a line never answered), or
-        names the user (``user_names``: the user is not whom they ask about)."""
+        names the user (``user_names``: the user is not whom they ask about). ``of_user``: the
+        question asks about the user themselves, so a line whose words naming whom it speaks of
+        are the user's own "I" is about them, whatever the model's verdict (seen live: "is there
+        anything i cant eat?" -> "I don't know", the line "I'm coeliac too" judged someone else's)."""
         messages = same_prompt.build(line, question)
         got = await self.read(same_prompt.SameSubject, messages, same_prompt.PROMPT, same_prompt.MAX_TOKENS)
         if got is None:
             return False, LLMUsage()
         read, usage = got
+        speaking = frozenset(plain(read.named).split())
+        if of_user and speaking and speaking <= FIRST_PERSON and speaking <= set(plain(line).split()):
+            log.info("whom the line speaks of (%s): the user, as the question asks", read.named)
+            return True, usage
         # the words naming whom the line speaks of must be the line's own: copied from the
         # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
         named = stems_of(read.named)

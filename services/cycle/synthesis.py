@@ -54,7 +54,7 @@ from services.cycle.constraints import (
     request_caution,
     told_not_held,
 )
-from services.cycle.fact_match import about_told, match_claims, named_subjects, told_of
+from services.cycle.fact_match import about_told, match_claims, named_subjects, speaks_as_user, told_of
 from services.cycle.from_facts import (
     FactAnswer,
     SaidSince,
@@ -892,7 +892,8 @@ class SynthesisService(CognitiveService):
             # it asks about, the claims model says (seen live: "what's the dog called?" -> "Mochi",
             # from "we've got a ginger cat called Mochi")
             quote = replace(quote, about_unsure=True)
-        checked_quote, checked = await self.reading.checked(question, quote, user_names(stored))
+        of_user = not named and speaks_as_user(question)  # asks about the user themselves
+        checked_quote, checked = await self.reading.checked(question, quote, user_names(stored), of_user)
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
             # from "my brother Tom lives in Leeds"): nothing said answers

@@ -1,0 +1,68 @@
+"""The supersession judge on pairs of claims (services/prompts/supersession.py).
+
+``benchmarks/claims_data/supersession_probe.json`` holds pairs of an earlier and a newer claim of
+one attribute, each with the user's words, and the decision a careful reader makes (same,
+replaces, adds, unrelated), written before the prompt it first measured. Each pair is asked
+once with the product's prompt and model, as the claims keeper asks it; the score is per
+decision. A wrong "replaces" hides a current truth from every answer about now; a wrong "adds"
+leaves a stale value current.
+
+``python -m benchmarks.supersession_probe [--model 0.5b|1.5b|openai]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from benchmarks.claims import build_model
+from services.common.llm_calls import ask_structured
+from services.prompts import supersession as pairing
+
+DATA = Path(__file__).parent / "claims_data" / "supersession_probe.json"
+
+
+class ProbePair(BaseModel):
+    earlier: str
+    earlier_quote: str
+    newer: str
+    newer_quote: str
+    decision: pairing.PairDecision
+
+
+async def run(model: str) -> tuple[Counter[str], Counter[str]]:
+    """(right per decision, pairs per decision)."""
+    llm = build_model(model)
+    pairs = [ProbePair(**p) for p in json.loads(DATA.read_text())["pairs"]]
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for p in pairs:
+        shown = pairing.pair_text(p.earlier, p.earlier_quote, "3 March", p.newer, p.newer_quote, "9 June")
+        out, _ = await ask_structured(
+            llm, pairing.PairOutput, pairing.build(shown), pairing.PROMPT, timeout_s=120, max_tokens=24
+        )
+        total[p.decision.value] += 1
+        ok = out.decision is p.decision
+        right[p.decision.value] += ok
+        print(f"{'ok' if ok else 'XX'} {p.decision.value:9} got {out.decision.value:9} | {p.newer_quote}")
+    return right, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="1.5b", help="0.5b, 1.5b or openai")
+    args = parser.parse_args()
+    right, total = asyncio.run(run(args.model))
+    for decision in sorted(total):
+        print(f"{decision:9} {right[decision]}/{total[decision]}")
+    score = f"{sum(right.values())}/{sum(total.values())}"
+    print(f"prompt {pairing.PROMPT.id.value} v{pairing.PROMPT.version}: {score}")
+
+
+if __name__ == "__main__":
+    main()

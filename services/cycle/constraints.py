@@ -21,7 +21,7 @@ from services.common.pasted import is_pasted
 from services.common.statements import lower_first, upper_first
 from services.cycle.from_facts import told_sentence
 from services.cycle.from_told import told_sentences
-from services.knowledge.claims.keeper import CONSTRAINT
+from services.knowledge.claims.categories import CONSTRAINT
 from services.knowledge.claims.verify import plain
 from services.prompts.extract_claims import ClaimKind
 from thea.models import Fact, UserImpulse

@@ -112,7 +112,7 @@ from services.cycle.reply import (
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.streaming import ShownPoints, points_kept, request_stop, send_rest, send_text
 from services.cycle.voice import VoiceStream, in_voice
-from services.knowledge.claims.keeper import CONSTRAINT
+from services.knowledge.claims.categories import CONSTRAINT
 from services.knowledge.claims.render import ended
 from services.knowledge.claims.verify import without_hostile
 from services.knowledge.documents import acknowledgement as paste_acknowledgement

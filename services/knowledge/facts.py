@@ -21,8 +21,8 @@ from services.common.limits import MAX_FACT_CONCEPTS
 from services.common.llm_calls import ask_structured
 from services.common.notation import parse_notation, within_concepts
 from services.common.tokens import clip_for_prompt
+from services.knowledge.claims.categories import GENERAL
 from services.knowledge.claims.keeper import (
-    GENERAL,
     ClaimKeeper,
     KeptClaims,
     SaidMessage,

@@ -25,6 +25,7 @@ from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
+from services.knowledge.claims.categories import category_of
 from services.knowledge.claims.joint import joint_changes
 from services.knowledge.claims.render import claim_line, subject_key
 from services.knowledge.claims.revision import ClaimReviser, Revisions
@@ -68,9 +69,6 @@ MAX_READ_CHARS = 6_000
 MAX_CLAIM_TOKENS = 600
 #: a message is read in parts of whole sentences of about this many characters
 PART_CHARS = 160
-CONSTRAINT_ATTRIBUTES = ("allerg", "diet", "intoleran", "health", "condition", "medic", "eat", "food")
-CONSTRAINT = "constraint"
-GENERAL = "general"
 
 
 class ClaimMemory(Protocol):
@@ -150,12 +148,6 @@ def claim_id(source_id: str, index: int) -> str:
 def _may_name_only_its_label(claim: reading.ClaimOut) -> bool:
     """A change (not an end: its value is the old one) whose value holds a word of its label."""
     return claim.kind is not reading.ClaimKind.ENDS and names_its_label(claim)
-
-
-def category_of(attribute: str) -> str:
-    """Health and diet claims are constraints: every request for help is given them."""
-    lowered = attribute.lower()
-    return CONSTRAINT if any(word in lowered for word in CONSTRAINT_ATTRIBUTES) else GENERAL
 
 
 def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:

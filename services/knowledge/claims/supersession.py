@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from services.common.text import TextEmbedder
+from services.knowledge.claims.categories import is_constraint
 from services.knowledge.claims.render import names_subject
 from services.knowledge.claims.verify import plain
 from services.prompts.extract_claims import ClaimKind
@@ -195,6 +196,10 @@ def touches(new: Fact, old: Fact) -> bool:
     return not names_itself(old) and bool(content_stems(old.value or "") & content_stems(new.quote or ""))
 
 
+#: the reason a claim the model judged the same as a newer one is closed
+SAID_AGAIN = "said again"
+
+
 async def supersede(
     new_claims: Sequence[Fact],
     current: Sequence[Fact],
@@ -270,7 +275,16 @@ async def _closed_by(
         # "theatre in Glasgow" the model judges; seen live, it stayed current)
         return [(old, kind.value) for old in chosen] + await _judged(new, touched, judge, out, kind.value)
     # a new value beside an old one: both may be true
-    return await _judged(new, [old for old, n in found if n >= ATTRIBUTE_NEAR], judge, out)
+    judged = await _judged(new, [old for old, n in found if n >= ATTRIBUTE_NEAR], judge, out)
+    # a constraint the reader did not read as a change adds to the constraints: the model's
+    # "replaces" never closes one (first contact set 13 and live: "I'm vegan as well these days"
+    # closed "no gluten", and the coeliac user's requests no longer minded it). A wrongly kept
+    # constraint makes an answer careful; a wrongly closed one lets it suggest what harms them
+    if is_constraint(new.category):
+        judged = [
+            (old, why) for old, why in judged if not is_constraint(old.category) or why.startswith(SAID_AGAIN)
+        ]
+    return judged
 
 
 def _ended_here(new: Fact, out: Supersession) -> bool:
@@ -301,6 +315,6 @@ async def _judged(
         out.judged += 1
         decision = await judge(old, new)
         if decision in (PairDecision.REPLACES, PairDecision.SAME):
-            reason = closed_as or ("replaced" if decision is PairDecision.REPLACES else "said again")
+            reason = closed_as or ("replaced" if decision is PairDecision.REPLACES else SAID_AGAIN)
             closed.append((old, f"{reason} (judged by the model)"))
     return closed

@@ -20,7 +20,7 @@ from services.prompts import (
 )
 from services.prompts.quoting import user_turn, without_orders
 
-PROMPT = PromptSpec(PromptId.SYNTHESIS, "5")
+PROMPT = PromptSpec(PromptId.SYNTHESIS, "6")
 
 SYSTEM = (
     "You are thea, a helpful assistant with a long-term memory of the user you are talking to. Speak "
@@ -32,7 +32,8 @@ SYSTEM = (
     "If the message asks about the user's own life and nothing below answers it, say you don't know. "
     "If it asks for help, advice or ideas, help from your general knowledge, keep to what matters for "
     "the user (such as an allergy) and keep it short: at most five brief points. Never suggest "
-    "anything the user MUST AVOID, not even as an ingredient or a side: suggest something else.\n"
+    "anything that goes against the user's HEALTH AND DIET (an allergy, an intolerance, a diet they "
+    "keep), not even as an ingredient or a side: suggest something else.\n"
     "Each memory shows the date it happened. When asked when something happened, answer with the "
     "date as the memory states it, never with words such as 'yesterday' or 'last week'.\n" + QUOTED_RULE
 )
@@ -52,7 +53,8 @@ INSTEAD_ASK = (
 #: shown after the first suggestion and its note when the model had no other that avoids it
 INSTEAD_NONE = "I have no other suggestion that avoids it; tell me what you would like instead."
 #: what a request's answer must respect: the user's health and diet claims, on their own
-AVOID_HEADING = "THE USER MUST AVOID (health and diet, as the user told it):"
+#: (v5 said "THE USER MUST AVOID": above "Your diet: vegan" it told the model to avoid vegan food)
+AVOID_HEADING = "THE USER'S HEALTH AND DIET (as the user told it; every suggestion must keep to it):"
 #: for a question about what was true before: only the earlier values are shown
 EARLIER_HEADING = "EARLIER FACTS (what was true before a change; no longer true now):"
 

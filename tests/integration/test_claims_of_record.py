@@ -16,6 +16,7 @@ from rq import Queue
 from services.knowledge.claims.keeper import claim_id
 from services.knowledge.memory_edits import correct
 from services.prompts.extract_claims import ClaimKind, ClaimOut
+from services.prompts.synthesis import AVOID_HEADING
 from services.views.memories import what_thea_knows
 from services.views.trace import load_trace
 from tests.claims_support import REQUESTS_THAT_TELL, said, scripted_reader
@@ -389,8 +390,8 @@ async def test_a_suggestion_against_a_told_constraint_is_noted_and_another_is_of
         "Can you suggest a quick dinner?", USER, "s2", on_token=shown.append
     )
     prompt = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0])
-    assert "THE USER MUST AVOID" in prompt
-    assert value in prompt.split("THE USER MUST AVOID", 1)[1]
+    assert AVOID_HEADING in prompt
+    assert value in prompt.split(AVOID_HEADING, 1)[1]
     # checked before it is shown: the suggestion the user cannot have is never shown, the one
     # asked for instead is (issue 36, item 5: "an item the user cannot have is not suggested")
     assert "".join(shown) == dinner.answer == second
@@ -432,8 +433,8 @@ async def test_a_constraint_no_claim_holds_yet_is_minded_in_the_users_words(
     assert claims(runtime) == []
     dinner = await runtime.orchestrator.handle_impulse("Can you suggest a quick dinner?", USER, "s2")
     prompt = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0])
-    assert told in prompt.split("THE USER MUST AVOID", 1)[1]
-    assert "Leeds" not in prompt.split("THE USER MUST AVOID", 1)[1]  # only the constraint's sentence
+    assert told in prompt.split(AVOID_HEADING, 1)[1]
+    assert "Leeds" not in prompt.split(AVOID_HEADING, 1)[1]  # only the constraint's sentence
     assert dinner.answer == second  # the first, against what they told, was not shown
     retry = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[1][-1:])
     assert retry.startswith("That goes against what I must avoid")
@@ -443,7 +444,7 @@ async def test_a_constraint_no_claim_holds_yet_is_minded_in_the_users_words(
     await read_claims(runtime)
     llm.calls.clear()
     await runtime.orchestrator.handle_impulse("Can you suggest a quick lunch?", USER, "s3")
-    avoid = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0]).split("THE USER MUST AVOID", 1)[1]
+    avoid = plain_text(llm.prompts_for(PromptId.SYNTHESIS)[0]).split(AVOID_HEADING, 1)[1]
     assert avoid.count(told) == 1
 
 

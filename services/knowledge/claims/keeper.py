@@ -32,7 +32,7 @@ from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
 from services.knowledge.claims.value_check import answers_its_label, names_its_label
-from services.knowledge.claims.verify import Checked, checked_claims, plain
+from services.knowledge.claims.verify import Checked, checked_claims, plain, speaks_of_someone
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
@@ -156,6 +156,20 @@ def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:
     known = {plain(f.value or "") for f in current if f.subject_key == USER_SUBJECT and f.attribute == "name"}
     names = (told | known) - {""}
     return names | {name.split()[0] for name in names}  # "Raj Mehta" is also "Raj"
+
+
+def _renames_another(checked: Checked, message: str, current: Sequence[Fact]) -> bool:
+    """A new name put on a user whose name is known, read from a sentence that speaks of someone
+    else ("we renamed him Mr Biscuit", "he goes by Bobby now"): the 1.5B put each of six such
+    renames of a pet or a child on the user's own name (first contact set 13 and a probe,
+    docs/benchmarks.md), and the user's name was replaced. The user's name changes only from
+    words about the user alone ("I'm Dana Okafor now")."""
+    if not checked.about_user or plain(checked.claim.attribute) != "name":
+        return False
+    known = user_names([], current)
+    if not known or plain(checked.claim.value) in known:
+        return False
+    return speaks_of_someone(checked.claim.quote, message)
 
 
 def starts_on(claim: reading.ClaimOut, said_at: int) -> int | None:
@@ -441,6 +455,11 @@ class ClaimKeeper:
         user's current claims when already read (:meth:`_current`)."""
         current = self._current(message) if current is None else current
         checked = settled_subjects(read.kept, current)
+        renames = [c for c in checked if _renames_another(c, message.text, current)]
+        if renames:  # never the user's name: the model put another's new name on them
+            log.info("not the user's name: %s", ", ".join(c.claim.value for c in renames))
+            read.dropped += [c.claim for c in renames]
+            checked = [c for c in checked if c not in renames]
         return build_claims(checked, message, self.reader.name, user_names(checked, current))
 
     async def store(

@@ -214,6 +214,12 @@ def speaks_of_another(quote: str, message: str) -> bool:
     return not words & FIRST_PERSON and bool(words & THIRD_PERSON)
 
 
+def speaks_of_someone(quote: str, message: str) -> bool:
+    """The sentence holding the quote speaks of someone or something else by pronoun ("we
+    renamed him Mr Biscuit", "he goes by Bobby now"), whatever else it says (closed class)."""
+    return bool(set(plain(_sentence_of(quote, message)).split()) & (THIRD_PERSON | {"it", "its"}))
+
+
 #: the writer's words that only say whose someone is ("my sister", "our son")
 POSSESSIVE = frozenset({"my", "our"})
 #: how far after "my" the word naming whose it is may stand ("my little sister Ana")

@@ -158,15 +158,14 @@ def user_names(checked: Sequence[Checked], current: Sequence[Fact]) -> set[str]:
     return names | {name.split()[0] for name in names}  # "Raj Mehta" is also "Raj"
 
 
-def _renames_another(checked: Checked, message: str, current: Sequence[Fact]) -> bool:
+def _renames_another(checked: Checked, message: str, known: set[str]) -> bool:
     """A new name put on a user whose name is known, read from a sentence that speaks of someone
     else ("we renamed him Mr Biscuit", "he goes by Bobby now"): the 1.5B put each of six such
     renames of a pet or a child on the user's own name (first contact set 13 and a probe,
     docs/benchmarks.md), and the user's name was replaced. The user's name changes only from
-    words about the user alone ("I'm Dana Okafor now")."""
+    words about the user alone ("I'm Dana Okafor now"). ``known``: the names the record holds."""
     if not checked.about_user or plain(checked.claim.attribute) != "name":
         return False
-    known = user_names([], current)
     if not known or plain(checked.claim.value) in known:
         return False
     return speaks_of_someone(checked.claim.quote, message)
@@ -452,10 +451,12 @@ class ClaimKeeper:
     def built(self, read: Reading, message: SaidMessage, current: Sequence[Fact] | None = None) -> list[Fact]:
         """The message's claim nodes, their subjects settled by the user's record (subjects.py;
         a claim about someone called by the user's own name is the user's). ``current``: the
-        user's current claims when already read (:meth:`_current`)."""
+        user's current claims when already read (:meth:`_current`). A new name the reading put
+        on the user from words about someone else moves to ``read.dropped``."""
         current = self._current(message) if current is None else current
         checked = settled_subjects(read.kept, current)
-        renames = [c for c in checked if _renames_another(c, message.text, current)]
+        known = user_names([], current)
+        renames = [c for c in checked if _renames_another(c, message.text, known)]
         if renames:  # never the user's name: the model put another's new name on them
             log.info("not the user's name: %s", ", ".join(c.claim.value for c in renames))
             read.dropped += [c.claim for c in renames]

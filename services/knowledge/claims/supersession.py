@@ -196,10 +196,6 @@ def touches(new: Fact, old: Fact) -> bool:
     return not names_itself(old) and bool(content_stems(old.value or "") & content_stems(new.quote or ""))
 
 
-#: the reason a claim the model judged the same as a newer one is closed
-SAID_AGAIN = "said again"
-
-
 async def supersede(
     new_claims: Sequence[Fact],
     current: Sequence[Fact],
@@ -275,16 +271,18 @@ async def _closed_by(
         # "theatre in Glasgow" the model judges; seen live, it stayed current)
         return [(old, kind.value) for old in chosen] + await _judged(new, touched, judge, out, kind.value)
     # a new value beside an old one: both may be true
-    judged = await _judged(new, [old for old, n in found if n >= ATTRIBUTE_NEAR], judge, out)
     # a constraint the reader did not read as a change adds to the constraints: the model's
     # "replaces" never closes one (first contact set 13 and live: "I'm vegan as well these days"
     # closed "no gluten", and the coeliac user's requests no longer minded it). A wrongly kept
     # constraint makes an answer careful; a wrongly closed one lets it suggest what harms them
-    if is_constraint(new.category):
-        judged = [
-            (old, why) for old, why in judged if not is_constraint(old.category) or why.startswith(SAID_AGAIN)
-        ]
-    return judged
+    both_constraints = is_constraint(new.category)
+    return await _judged(
+        new,
+        [old for old, n in found if n >= ATTRIBUTE_NEAR],
+        judge,
+        out,
+        may_replace=lambda old: not (both_constraints and is_constraint(old.category)),
+    )
 
 
 def _ended_here(new: Fact, out: Supersession) -> bool:
@@ -301,20 +299,28 @@ def _ended_here(new: Fact, out: Supersession) -> bool:
 
 
 async def _judged(
-    new: Fact, olds: Sequence[Fact], judge: Judge | None, out: Supersession, closed_as: str = ""
+    new: Fact,
+    olds: Sequence[Fact],
+    judge: Judge | None,
+    out: Supersession,
+    closed_as: str = "",
+    may_replace: Callable[[Fact], bool] = lambda _old: True,
 ) -> list[tuple[Fact, str]]:
     """The older claims the model judges the new one replaces or says again (one call per pair,
     at most MAX_JUDGED per message; without a judge, none): a new value beside an old one, a
     change among several values of one attribute ("Kuba does football and swimming", then "he's
     moved to judo"), or a change whose words only touch claims under other attributes.
-    ``closed_as``: the change's kind, else the model's decision, names the reason."""
+    ``closed_as``: the change's kind, else the model's decision, names the reason.
+    ``may_replace``: whether the model's "replaces" may close an older claim (its "same" always may)."""
     closed: list[tuple[Fact, str]] = []
     for old in olds:
         if judge is None or out.judged >= MAX_JUDGED:
             break
         out.judged += 1
         decision = await judge(old, new)
+        if decision is PairDecision.REPLACES and not may_replace(old):
+            continue
         if decision in (PairDecision.REPLACES, PairDecision.SAME):
-            reason = closed_as or ("replaced" if decision is PairDecision.REPLACES else SAID_AGAIN)
+            reason = closed_as or ("replaced" if decision is PairDecision.REPLACES else "said again")
             closed.append((old, f"{reason} (judged by the model)"))
     return closed

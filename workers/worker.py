@@ -39,6 +39,10 @@ from workers.recovery import JOB_HEARTBEAT_S, JOB_LEASE_S, MAINTENANCE_S, recove
 
 log = logging.getLogger(__name__)
 
+#: the longest a worker's command-channel thread waits for a message before it looks whether
+#: it should stop (RQ: 60 s, which a worker's teardown could wait out)
+COMMAND_WAIT_S = 0.5
+
 
 def job_span_attributes(job: Job) -> dict[str, tracing.Attribute | None]:
     """The job's span attributes: its id, its function and the impulse it works for."""
@@ -106,6 +110,19 @@ class LeasedWorker(SimpleWorker):
         super().teardown()  # type: ignore[no-untyped-call]
         if self.due_jobs is not None and self._due_jobs_thread_owned:
             self.due_jobs.stop()
+
+    def subscribe(self) -> None:
+        """RQ's subscription to this worker's command channel (``rq``'s stop-job and shutdown
+        commands), read by a thread that waits :data:`COMMAND_WAIT_S` at most for a message
+        instead of RQ's 60 s. With redis-py 8, RQ's teardown waits for that thread to end;
+        whenever the thread read the unsubscribe reply before it was told to stop, it waited
+        out its whole 60 s on a channel it no longer had, and every burst that lost that race
+        (often, on a loaded machine) ended a minute late."""
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=COMMAND_WAIT_S, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return int(self.job_lease_s)
@@ -187,6 +204,11 @@ class ThreadWorker(GatedWorker):
     death_penalty_class = TimerDeathPenalty
 
     def _install_signal_handlers(self) -> None:
+        return None
+
+    def subscribe(self) -> None:
+        """No command channel: a thread worker lives for one burst inside its owner's process,
+        under a name nobody addresses, and its owner stops it (``stop_event``)."""
         return None
 
     @property

@@ -109,9 +109,9 @@ def test_the_pace_is_read_from_the_last_finished_jobs(tmp_path: Path) -> None:
             ahead = backlog(conn, workers=2)
             assert (ahead.jobs, ahead.eta_s) == (4, None)  # no job finished yet: no pace
             job = Job.fetch("j0", connection=conn)
-            from rq import Worker
+            from workers.worker import make_worker
 
-            Worker([q], connection=conn).work(burst=True, max_jobs=1)
+            make_worker(conn, ["thea-claims"], threaded=True).work(burst=True, max_jobs=1)
             job.refresh()
             assert job.get_status() == "finished"
             ahead = backlog(conn, workers=2)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import redis
-from rq import Queue, Retry, SimpleWorker
+from rq import Queue, Retry
 from rq.job import JobStatus
 from rq.registry import StartedJobRegistry
 
@@ -244,6 +244,6 @@ def test_a_job_whose_worker_died_before_marking_it_started_goes_back_to_its_queu
     assert registry.get_job_ids(cleanup=False) == []
     assert failed_jobs(redis_connection) == []
 
-    SimpleWorker([queue], connection=redis_connection).work(burst=True)
+    make_worker(redis_connection, [CRYSTALLIZE], threaded=True).work(burst=True)
     assert job.get_status(refresh=True) == JobStatus.FINISHED
     assert recover_abandoned_jobs(redis_connection) == []

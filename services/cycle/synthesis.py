@@ -331,7 +331,7 @@ class SynthesisService(CognitiveService):
                 # old is my grandson?"); nothing copied: "I don't know", never a guess
                 history = asks_history(question)
                 told = await self._from_told(state, question, recall, stored, history, unknown)
-                return told or await self._fixed(state, unknown, "not told")
+                return told or await self._not_told(state, question, recall, unknown, LLMUsage())
         return await self._answer(state, understanding, recall, stored)
 
     async def _recalled(
@@ -724,10 +724,10 @@ class SynthesisService(CognitiveService):
             # the nearest the user came to saying it. Not for a question that only mentions what
             # they said ("What is the capital of Norway?" after "we went to Norway last summer"
             # had got "I'm not sure you told me that"): the model answers it
-            return await self._said_told(state, only_nearest[0], recall)
+            return await self._nearest_told(state, asked, only_nearest[0], recall)
         if picked is _NOTHING_PICKED or about_someone:  # about someone of the user's record; no
             # claim and nothing they said says it (the re-run of set 7: "Camila supports Chelsea.")
-            return await self._fixed(state, NOT_TOLD, "not told", usage=cost)
+            return await self._not_told(state, asked, recall, NOT_TOLD, cost)
         if understanding.asks_for_help:
             return None
         # nothing the user said answers it: when only they could know the answer, never the
@@ -751,8 +751,8 @@ class SynthesisService(CognitiveService):
             if told is not None:
                 return told
         if only_nearest:  # the nearest the user came to saying it
-            return await self._said_told(state, only_nearest[0], recall)
-        return await self._fixed(state, NOT_TOLD, "not told", usage=cost, asked=scope.asked)
+            return await self._nearest_told(state, asked, only_nearest[0], recall)
+        return await self._not_told(state, asked, recall, NOT_TOLD, cost, scope.asked)
 
     def _told_lines(
         self, state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]
@@ -814,10 +814,19 @@ class SynthesisService(CognitiveService):
             settled = await self._from_text(state, " ".join(understanding.texts(Act.QUESTION)), recall)
         return settled
 
-    async def _from_text(self, state: CycleState, question: str, recall: RecallResult) -> StepOutcome | None:
+    async def _from_text(
+        self,
+        state: CycleState,
+        question: str,
+        recall: RecallResult,
+        *,
+        spent: LLMUsage | None = None,
+        quoted_only: bool = False,
+    ) -> StepOutcome | None:
         """A question about a text the user gave, answered from the lines that state it (quoted;
         services/cycle/from_text.py); None when no such text was recalled, or it does not say and
-        something else ranks first (the model answers then)."""
+        something else ranks first (the model answers then). ``quoted_only``: None too unless a
+        line states it. ``spent``: what was read for the same answer before it."""
         texts = texts_of(recall.hits)
         lines = lines_of(texts)
         if not question or not lines:
@@ -829,15 +838,19 @@ class SynthesisService(CognitiveService):
         if got is None:
             return None
         read, usage = got
+        if spent is not None:  # what was read before it, for the same answer
+            usage = spent.add(usage)
         quote = quote_of(read, lines, question)
         asked = prompt_record(text_prompt.PROMPT, messages)
         if quote is None:  # nothing copied: the text does not say, when it is among the best memories
-            if not any(is_text(h) for h in recall.hits[:TEXT_RANKS]):
+            if quoted_only or not any(is_text(h) for h in recall.hits[:TEXT_RANKS]):
                 return None
             refs = [_text_ref(h) for h in texts]
             return await self._fixed(
                 state, NOT_IN_TEXT, "not in the text", usage=usage, asked=asked, refs=refs
             )
+        if quoted_only and quote.unsupported:
+            return None
         refs = [_text_ref(h) for h in texts if h.id in quote.source_ids]
         return await self._fixed(
             state, text_answer(quote), "from the text", usage=usage, asked=asked, refs=refs
@@ -882,11 +895,11 @@ class SynthesisService(CognitiveService):
         never = quote is None and never_told_of(about_stems(read, question), lines, stored)
         if never and not_told is not None:
             log.info("no answer from what was told: nothing said speaks of whom the question asks about")
-            return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
+            return await self._not_told(state, question, recall, not_told, usage, asked)
         if quote is None:
             log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
             if not_told is not None and not any(q.strip() for q in read.quotes):
-                return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
+                return await self._not_told(state, question, recall, not_told, usage, asked)
             return None
         if unmentioned:  # the question named nothing they told: whether the line speaks of what
             # it asks about, the claims model says (seen live: "what's the dog called?" -> "Mochi",
@@ -899,13 +912,40 @@ class SynthesisService(CognitiveService):
             # from "my brother Tom lives in Leeds"): nothing said answers
             log.info("no answer from what was told: the line copied is about someone else")
             if not_told is not None:
-                return await self._fixed(state, not_told, "not told", usage=usage, asked=asked)
+                return await self._not_told(state, question, recall, not_told, usage, asked)
             return None
         quote = checked_quote
         held = HeldTold(quote, usage, asked)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)
             return None
+        return await self._said_told(state, held, recall)
+
+    async def _not_told(
+        self,
+        state: CycleState,
+        question: str,
+        recall: RecallResult,
+        answer: str,
+        usage: LLMUsage,
+        asked: PromptRecord | None = None,
+    ) -> StepOutcome:
+        """Nothing the user said and no claim answers: a text they gave may still state it (a
+        pasted letter's rent, a timetable's times: "how much is the rent a month?" is theirs to
+        know, and got "I don't know" though the tenancy terms they pasted say it); else
+        ``answer``."""
+        from_text = await self._from_text(state, question, recall, spent=usage)
+        if from_text is not None:
+            return from_text
+        return await self._fixed(state, answer, "not told", usage=usage, asked=asked)
+
+    async def _nearest_told(
+        self, state: CycleState, question: str, held: HeldTold, recall: RecallResult
+    ) -> StepOutcome:
+        """The nearest the user came to saying it, unless a text they gave states it."""
+        from_text = await self._from_text(state, question, recall, spent=held.usage, quoted_only=True)
+        if from_text is not None:
+            return from_text
         return await self._said_told(state, held, recall)
 
     async def _said_told(self, state: CycleState, held: HeldTold, recall: RecallResult) -> StepOutcome:

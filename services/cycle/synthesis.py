@@ -484,8 +484,10 @@ class SynthesisService(CognitiveService):
             # what thea says of the user's life is never history (issue 38); other answers are
             state.templated = about_told(" ".join(understanding.texts(Act.QUESTION)), stored)
             settled = await self._settled(state, understanding, recall, stored, history, constraints)
-            if settled is not None:
-                return settled
+        else:
+            settled = await self._asked_beside_news(state, understanding, recall)
+        if settled is not None:
+            return settled
         # a request for help, or a question about food, gets the constraints too
         minds = request or about_food(question)
         facts = select_facts(stored, recall.hits, history=history, request=minds, question=question)
@@ -920,6 +922,19 @@ class SynthesisService(CognitiveService):
             only_nearest.append(held)
             return None
         return await self._said_told(state, held, recall)
+
+    async def _asked_beside_news(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult
+    ) -> StepOutcome | None:
+        """News with a question about a text the user gave ("i dont have any buttermilk, what can
+        i use instead?" after a pasted recipe: the answering model invented "vanilla extract"):
+        the text's line that answers it, read with the whole message; None when it is not such a
+        message or no line states it."""
+        if understanding.kind is not MessageKind.MIX or not understanding.texts(Act.QUESTION):
+            return None
+        if not any(is_text(h) for h in recall.hits[:TEXT_RANKS]):
+            return None
+        return await self._from_text(state, state.impulse.content, recall, quoted_only=True)
 
     async def _not_told(
         self,

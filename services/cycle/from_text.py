@@ -156,7 +156,8 @@ def answer_held(answer: str, source: str, question: str) -> bool:
     """Every number of the answer is in the lines it comes from, and every word of substance in
     them or in the question (an answer may take up the question's words: "bring a packed lunch")."""
     words = set(lower_words(source)) | set(lower_words(question))
-    substance = [w for w in lower_words(answer) if is_content(w) and not w.isdigit()]
+    # numbers are checked as numbers: "50-55" is held by "50\u201355" (an en dash splits the words)
+    substance = [w for w in lower_words(answer) if is_content(w) and any(c.isalpha() for c in w)]
     return not numbers_not_held(answer, source) and all(w in words for w in substance)
 
 

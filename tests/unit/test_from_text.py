@@ -136,3 +136,25 @@ def test_an_answer_may_take_up_the_question_s_words_but_not_invent_numbers() -> 
     found = quote_of(TextAnswer(quotes=["The trip costs £14.50."], answer="£12"), LINES, "is it £12?")
     assert found is not None
     assert found.unsupported  # a number the line does not hold, even when the question says it
+
+
+@pytest.mark.parametrize(
+    ("line", "answer", "wrong"),
+    [
+        ("Bake for 50\u201355 minutes, until a skewer comes out clean.", "50-55 minutes", "40-45 minutes"),
+        ("Bake for 50-55 minutes until done.", "50\u201355 minutes", "50\u201360 minutes"),
+        ("Open 9:00\u201417:30 on weekdays.", "9:00-17:30", "9:00-18:30"),
+        ("Ages 5\u201315 pay half the adult fare.", "ages 5-15", "ages 5-16"),
+    ],
+)
+def test_a_range_written_with_another_dash_is_held_by_the_line(line: str, answer: str, wrong: str) -> None:
+    """The documents set: "how long does it go in the oven for" -> "I can't find that in the text"
+    (the model wrote "50-55 minutes", the recipe "50\u201355 minutes")."""
+    lines = lines_of([hit(f"Notes\n{line}\nThanks")])
+    found = quote_of(TextAnswer(quotes=[line], answer=answer), lines, "how long?")
+    assert found is not None
+    assert not found.unsupported
+    assert text_answer(found).startswith(answer[0].upper() + answer[1:])
+    other = quote_of(TextAnswer(quotes=[line], answer=wrong), lines, "how long?")
+    assert other is not None
+    assert other.unsupported  # other numbers are still no answer

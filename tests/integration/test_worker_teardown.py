@@ -10,27 +10,15 @@ channel it no longer had. The race is forced here: the stop comes late, as on a 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 from redis.client import PubSubWorkerThread
 
-from thea.memory.embedded_server import EmbeddedFalkorDB
 from workers.worker import make_worker
 
 #: the burst of an empty queue ends well within this (before: 60 s and more)
 PROMPT_S = 10.0
-
-
-@pytest.fixture
-def connection(tmp_path: Path) -> Iterator[redis.Redis]:
-    server = EmbeddedFalkorDB(tmp_path / "graph").start()
-    try:
-        yield server.client()
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -47,8 +35,8 @@ def late_stop(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("threaded", [True, False], ids=["service-thread-worker", "thea-worker"])
 @pytest.mark.usefixtures("late_stop")
-def test_a_burst_over_empty_queues_ends_promptly(connection: redis.Redis, threaded: bool) -> None:
-    worker = make_worker(connection, threaded=threaded)
+def test_a_burst_over_empty_queues_ends_promptly(redis_connection: redis.Redis, threaded: bool) -> None:
+    worker = make_worker(redis_connection, threaded=threaded)
     started = time.monotonic()
     worker.work(burst=True, logging_level="WARNING")
     assert time.monotonic() - started < PROMPT_S

@@ -275,13 +275,13 @@ async def _closed_by(
     # "replaces" never closes one (first contact set 13 and live: "I'm vegan as well these days"
     # closed "no gluten", and the coeliac user's requests no longer minded it). A wrongly kept
     # constraint makes an answer careful; a wrongly closed one lets it suggest what harms them
-    both_constraints = is_constraint(new.category)
+    new_is_constraint = is_constraint(new.category)
     return await _judged(
         new,
         [old for old, n in found if n >= ATTRIBUTE_NEAR],
         judge,
         out,
-        may_replace=lambda old: not (both_constraints and is_constraint(old.category)),
+        may_replace=lambda old: not (new_is_constraint and is_constraint(old.category)),
     )
 
 

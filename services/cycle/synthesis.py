@@ -889,6 +889,7 @@ class SynthesisService(CognitiveService):
         if got is None:
             return None
         read, usage = got
+        log.info("the model read of what was told: %s", read.model_dump_json())
         asked = prompt_record(told_prompt.PROMPT, messages)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
@@ -998,7 +999,9 @@ class SynthesisService(CognitiveService):
         matches = match_claims(matched_on, stored, {h.id: h.score for h in hits})
         earlier = [m.fact for m in matches if m.fact.valid_until is not None]
         current = [m.fact for m in matches if m.fact.valid_until is None]
-        shown = (earlier + current if history else current + earlier)[:PICK_SHOWN]
+        # a question about now is shown the current claims only: shown earlier ones beside them, the
+        # 1.5B picked an EARLIER line for "these days" (first contact, set 14: the old GP, the old knee)
+        shown = (earlier + current if history else current)[:PICK_SHOWN]
         if not shown:
             return None, LLMUsage()
         got = await self.reading.read(
@@ -1010,6 +1013,7 @@ class SynthesisService(CognitiveService):
         if got is None:
             return None, LLMUsage()
         out, usage = got
+        log.info("the model picked %s of %s", out.facts, [candidate_line(f) for f in shown])
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         # a claim that only names whom the question asks about is no answer (seen on first
         # contact: "What does Ama do for a living?" -> "Your wife: ama.", never told), unless the

@@ -537,7 +537,7 @@ async def test_the_model_picks_the_claims_that_answer_and_code_says_them(
     (shown,) = llm.prompts_for(PromptId.PICK_CLAIMS)
     listed = str(shown[-1].content)
     assert "1. Your home: York." in listed
-    assert "EARLIER: Your home: Leeds." in listed  # the replaced value, marked
+    assert "Leeds" not in listed  # a question about now is never shown the replaced value
     assert not llm.prompts_for(PromptId.SYNTHESIS)
     assert report(runtime, now.impulse_id, "synthesis").output["mode"] == "claims picked"
     # a "before" question: the earlier claims come first, and one picked is said with its end
@@ -619,6 +619,72 @@ async def test_an_earlier_value_the_model_picks_never_answers_what_is_true_now(
     assert "Lekki" not in now.answer
     assert now.answer == "Here is my answer."  # the model answers, with the current claim first
     assert last_prompt(llm).index("Gwarinpa") < last_prompt(llm).index("Lekki")
+
+
+# (what was told first, then the change, as the model reads them; a question about now in the
+# user's words; the value true now; the replaced one)
+CHANGED_THEN_ASKED = [
+    pytest.param(
+        {
+            "Brennan": [said("Dr. Brennan is my GP", "doctor", "Dr. Brennan")],
+            "Kiely": [
+                said("I am seeing Dr. Aisling Kiely there", "doctor", "Dr. Aisling Kiely", kind=REPLACES)
+            ],
+        },
+        "Who is my family doctor these days?",
+        "Kiely",
+        "Brennan",
+        id="doctor",
+    ),
+    pytest.param(
+        {
+            "left": [said("It is to be my left knee", "knee replacement", "left knee")],
+            "right": [said("I meant the right knee", "knee replacement", "right knee", kind=CORRECTS)],
+        },
+        "Which of my knees is being replaced?",
+        "right knee",
+        "left knee",
+        id="knee",
+    ),
+    pytest.param(
+        {
+            "Civic": [said("I drive an old Honda Civic", "car", "Honda Civic")],
+            "Corolla": [said("swapped it for a 2019 Corolla", "car", "2019 Corolla", kind=REPLACES)],
+        },
+        "what car am i driving at the moment",
+        "2019 Corolla",
+        "Civic",
+        id="car",
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "question", "now", "before"), CHANGED_THEN_ASKED)
+async def test_a_model_that_picks_the_last_line_still_answers_what_is_true_now(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    script: dict[str, list[ClaimOut]],
+    question: str,
+    now: str,
+    before: str,
+) -> None:
+    """First contact, set 14: shown the current claim with the replaced one below it marked
+    EARLIER, the 1.5B picked the last line for "these days" three times in three ("Who is my family
+    doctor these days?" -> the retired GP), and the answer fell to a hedge. A question about now
+    is shown the current claims only."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
+    for key in script:
+        await say(runtime, f"{key}: {script[key][0].quote}.")
+        await read_claims(runtime)
+
+    def last_line(call: FakeCall) -> str:  # the positional habit of a small model
+        rows = [r for r in str(call.messages[-1].content).splitlines() if r.split(". ")[0].isdigit()]
+        return json.dumps({"facts": [len(rows)]})
+
+    llm.answer(PromptId.PICK_CLAIMS, last_line)
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert now in asked.answer, asked.answer
+    assert before not in asked.answer.split("(you said")[0]
 
 
 HOSTILE_ONLY = {

@@ -158,12 +158,16 @@ def told_lines(
     asking_id: str,
     planned: Sequence[Fact] = (),
     unread: Sequence[UserImpulse] = (),
+    messages: Mapping[str, str] | None = None,
 ) -> list[ToldLine]:
     """The user's sentences a question may be answered from: the statements of their newest
     messages the slow loop has not read (``unread``, newest first: whatever recall found), of
     their best recalled messages, the words of the matching claims whose message was not
     recalled, then those of their other current claims. ``planned``: claims told ahead that have
-    not started (a line whose every claim is one is marked PLANNED with the day it starts)."""
+    not started (a line whose every claim is one is marked PLANNED with the day it starts).
+    ``messages``: the text of the messages claims were read from, by id (a claim's line is then
+    the sentence its words were copied from, :func:`claim_sentence`)."""
+    texts = messages or {}
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
     for fact in [*stored, *planned]:
@@ -183,7 +187,7 @@ def told_lines(
         at = hit.event_time or hit.created_at
         out += [_line(s, at, hit.id, by_message.get(hit.id, []), ahead) for s in said]
     for fact in matched[:CLAIMS_READ]:
-        _add_claim(out, read, fact, by_message)
+        _add_claim(out, read, fact, by_message, texts)
     if len(out) < FEW_LINES:
         # recall found next to nothing: the user's other current claims, newest first (words said
         # otherwise: "where are we based" after "we moved into our flat in Gwarinpa"); not always,
@@ -193,7 +197,7 @@ def told_lines(
             (f for f in stored if f.valid_until is None and f.id not in seen), key=lambda f: -f.created_at
         )
         for fact in rest[:CANDIDATES]:
-            _add_claim(out, read, fact, by_message)
+            _add_claim(out, read, fact, by_message, texts)
     return out
 
 
@@ -210,8 +214,37 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
     return out
 
 
-def _add_claim(out: list[ToldLine], read: set[str], fact: Fact, by_message: dict[str, list[Fact]]) -> None:
-    """The words a claim was read from, when its message gave no line yet, and they tell
+def claim_sentence(quote: str, message: str) -> str:
+    """The sentence of the user's message that a claim's words were copied from ("She is expecting
+    again, the baby is due in October, and Cian is praying for a brother." for "She is expecting
+    again"), else the words themselves: a line of only the words the reading copied loses what
+    the user said around them (first contact, set 14: "Roughly when should my third grandchild
+    arrive?" was shown "She is expecting again" and answered from another line)."""
+    copied = flat(quote)
+    if not copied:
+        return quote
+    return next((s for s in told_sentences(message) if copied in flat(s)), quote)
+
+
+def claim_sources(stored: Sequence[Fact], matched: Sequence[Fact]) -> list[str]:
+    """The messages whose sentences :func:`told_lines` may show for claims: those of the claims
+    matching the question and of the newest current ones."""
+    newest = sorted((f for f in stored if f.valid_until is None), key=lambda f: -f.created_at)
+    return list(
+        dict.fromkeys(
+            f.source_message_id for f in [*matched[:CLAIMS_READ], *newest[:CANDIDATES]] if f.source_message_id
+        )
+    )
+
+
+def _add_claim(
+    out: list[ToldLine],
+    read: set[str],
+    fact: Fact,
+    by_message: dict[str, list[Fact]],
+    messages: Mapping[str, str],
+) -> None:
+    """The sentence a claim was read from, when its message gave no line yet, and it tells
     something: words that only ask tell nothing, whatever the reading made of them (seen live:
     "Your food: pudding" read from "can you suggest a pudding for Sunday …", and that request shown
     among the lines led the 1.5B to copy nothing for "whats our beagle called", the beagle's
@@ -219,7 +252,8 @@ def _add_claim(out: list[ToldLine], read: set[str], fact: Fact, by_message: dict
     source = fact.source_message_id or fact.id
     if source in read or not fact.quote or only_asks(fact.quote):
         return
-    line = _line(fact.quote, fact.created_at, source, by_message.get(source, [fact]))
+    said = claim_sentence(fact.quote, messages[source]) if source in messages else fact.quote
+    line = _line(said, fact.created_at, source, by_message.get(source, [fact]))
     if line.text:
         read.add(source)
         out.append(line)
@@ -322,6 +356,7 @@ def told_quote(
     for quote in [q for q in read.quotes if q.strip()] or _answer_as_quote(read.answer, lines, question):
         for _text, key in lines_holding(quote, keyed):
             chosen[int(key)] = lines[int(key)]
+    chosen = _anchored(read.answer, chosen, lines, question, history) or chosen
     said = [chosen[i] for i in sorted(chosen)]
     if not history:  # what is true now is never answered by words since replaced
         said = [t for t in said if not t.earlier]
@@ -428,6 +463,31 @@ def _answer_as_quote(answer: str, lines: Sequence[ToldLine], question: str) -> l
         return []
     holding = [t for t in lines if said in flat(t.text)]
     return [answer] if len(holding) == 1 else []
+
+
+def _anchored(
+    answer: str, chosen: Mapping[int, ToldLine], lines: Sequence[ToldLine], question: str, history: bool
+) -> dict[int, ToldLine]:
+    """The one sentence of the message the model copied from that holds its answer word for word
+    when the sentence it copied does not (first contact, set 14: "When am I due to go in for the
+    knee surgery?" -> answer "the 22nd of May", copied "I suppose it gives me more time for the
+    exercises", the sentence after it); {} when the copy holds it, or no sentence of that message
+    or several do. Never a line of another message: an answer the model took from elsewhere is no
+    answer of the words it copied (the same set: "What did the motorbike cost me?" -> "120k",
+    copied from the line about the user's job, the salary of another message). For a question
+    about now, a line replaced since never holds it."""
+    said = flat(answer)
+    if not chosen or not said or any(said in flat(t.text) for t in chosen.values()):
+        return {}
+    copied_from = {t.source_id for t in chosen.values()}
+    open_lines = [
+        (i, t)
+        for i, t in enumerate(lines)
+        if t.source_id in copied_from and (history or not t.earlier)
+    ]
+    if not _answer_as_quote(answer, [t for _i, t in open_lines], question):
+        return {}
+    return {i: t for i, t in open_lines if said in flat(t.text)}
 
 
 def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:

@@ -89,6 +89,7 @@ from services.cycle.from_told import (
     ToldLine,
     ToldQuote,
     about_stems,
+    claim_sources,
     mentioned,
     nearest,
     never_told_of,
@@ -767,7 +768,12 @@ class SynthesisService(CognitiveService):
             if self.facts is not None and state.user_id
             else []
         )
-        lines = told_lines(recall.hits, stored, matched, state.impulse.id, state.planned, unread)
+        said = (
+            {m.id: m.content for m in self.facts.statements(state.user_id, claim_sources(stored, matched))}
+            if self.facts is not None and state.user_id
+            else {}
+        )
+        lines = told_lines(recall.hits, stored, matched, state.impulse.id, state.planned, unread, said)
         return nearest(question, lines, self.embedder)
 
     async def _since(
@@ -879,7 +885,7 @@ class SynthesisService(CognitiveService):
         own life: they may have said it in other words)."""
         if not question or not (unmentioned or _names_told(state, question, recall, stored)):
             return None
-        lines = self._told_lines(state, question, recall, stored)
+        lines = await asyncio.to_thread(self._told_lines, state, question, recall, stored)
         if not lines:
             return None
         messages = told_prompt.build(question, [t.shown() for t in lines])

@@ -369,6 +369,70 @@ def test_an_answer_without_a_copy_is_quoted_from_the_one_line_that_holds_it(
     assert told_answer(found).startswith(f"{answer[0].upper()}{answer[1:]} (you told me")
 
 
+#: three messages, each split into its sentences, as told_lines gives them
+SENTENCES = [
+    ToldLine("The South Infirmary rang yesterday.", MARCH_3 + 2 * DAY, "m7"),
+    ToldLine(
+        "They are short of beds, so my knee will not be done until the 22nd of May.", MARCH_3 + 2 * DAY, "m7"
+    ),
+    ToldLine("I suppose it gives me more time for the exercises.", MARCH_3 + 2 * DAY, "m7"),
+    ToldLine("We have a rescue greyhound now.", MARCH_3 + DAY, "m6"),
+    ToldLine("She is called Juno and she is four.", MARCH_3 + DAY, "m6"),
+    ToldLine("the new place pays 120k monthly, way better", MARCH_3, "m5"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "copied", "answer"),
+    [
+        (
+            "When am I due to go in for the knee surgery as things stand?",
+            "me",
+            "I suppose it gives me more time for the exercises",
+            "the 22nd of May",
+        ),
+        ("whats the greyhound called", "the greyhound", "We have a rescue greyhound now", "Juno"),
+        ("how old is our dog", "our dog", "We have a rescue greyhound now", "four"),
+    ],
+)
+def test_an_answer_its_copy_does_not_hold_is_quoted_from_the_sentence_of_that_message_that_holds_it(
+    question: str, about: str, copied: str, answer: str
+) -> None:
+    """First contact, set 14: "When am I due to go in for the knee surgery?" -> answer "the 22nd of
+    May" with the next sentence copied; the answer was a hedge quoting the wrong sentence."""
+    read = ToldAnswer(about=about, quotes=[copied], answer=answer)
+    found = told_quote(read, SENTENCES, question, history=False)
+    assert found is not None
+    said = told_answer(found)
+    assert said.startswith(f"{answer[0].upper()}{answer[1:]} (you told me"), said
+    assert copied not in said, said  # the sentence copied is not shown as the user's words for it
+
+
+@pytest.mark.parametrize(
+    ("question", "copied", "answer"),
+    [
+        ("What did the motorbike cost me?", "We have a rescue greyhound now", "120k"),
+        ("what's my salary", "The South Infirmary rang yesterday.", "120k"),
+        ("how old is the greyhound", "the new place pays 120k monthly", "four"),
+    ],
+)
+def test_an_answer_only_another_message_holds_is_never_said(question: str, copied: str, answer: str) -> None:
+    """The same set: "What did the motorbike actually cost me?" -> "120k", copied from a line of
+    another message (the user's job). Only a sentence of the message copied from is the answer's."""
+    found = told_quote(
+        ToldAnswer(about="me", quotes=[copied], answer=answer), SENTENCES, question, history=False
+    )
+    assert found is None or not told_answer(found).startswith(f"{answer[0].upper()}{answer[1:]} (you told me")
+
+
+def test_an_answer_its_copy_does_not_hold_is_never_anchored_on_a_line_replaced_since() -> None:
+    """For a question about now, the one line holding the answer is one replaced since: the answer
+    is not said (the model named the old value)."""
+    read = ToldAnswer(about="me", quotes=["Where is the nearest gym?"], answer="Croydon")
+    found = told_quote(read, LINES, "where do i live now", history=False)
+    assert found is None or "Croydon" not in told_answer(found).split("(you told me")[0]
+
+
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
@@ -643,3 +707,38 @@ def test_a_question_mentions_what_was_told_in_another_form_of_its_word(question:
     of the question mentions what was told in any of its forms."""
     assert mentioned(question, [message("m1", told, MARCH_3)], "q1")
     assert not mentioned(question, [message("m1", "I work at the library in town", MARCH_3)], "q1")
+
+
+@pytest.mark.parametrize(
+    ("quote", "message", "around"),
+    [
+        (
+            "She is expecting again",
+            "Siobhán rang with wonderful news. She is expecting again, the baby is due in October, "
+            "and Cian is praying for a brother.",
+            "due in October",
+        ),
+        (
+            "got the job",
+            "hey!! got the job at the Riverside clinic, start date is 3 feb. so happy",
+            "3 feb",
+        ),
+        (
+            "we booked the cottage",
+            "So we booked the cottage in Keswick for half term. Dogs allowed too.",
+            "Keswick",
+        ),
+    ],
+)
+def test_a_claims_line_is_the_sentence_its_words_were_copied_from(
+    quote: str, message: str, around: str
+) -> None:
+    """First contact, set 14: "Roughly when should my third grandchild arrive?" was shown only the
+    words the reading copied ("She is expecting again"), and answered from another line."""
+    fact = claim("f1", quote, "m1")
+    lines = told_lines([], [fact], [fact], "asking", messages={"m1": message})
+    assert [t for t in lines if around in t.text], [t.text for t in lines]
+    assert all(t.source_id == "m1" for t in lines)
+    # without the message, its words alone (what the reading copied)
+    (alone,) = told_lines([], [fact], [fact], "asking")
+    assert alone.text == quote

@@ -432,6 +432,12 @@ class CypherFactReads(_Group, FactReads):
         rows = self._run("recent_statements", {"user_id": user_id, "kinds": kinds, "limit": limit})
         return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
 
+    def statements(self, user_id: str, ids: Sequence[str]) -> list[UserImpulse]:
+        if not ids:
+            return []
+        rows = self._run("statements_by_id", {"user_id": user_id, "ids": list(dict.fromkeys(ids))})
+        return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
+
 
 def cypher_operations(run: QueryRunner) -> GraphOperations:
     """Every operation group on one query runner."""

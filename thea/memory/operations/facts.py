@@ -31,3 +31,7 @@ class FactReads(abc.ABC):
     def recent_statements(self, user_id: str, limit: int) -> list[UserImpulse]:
         """The user's newest messages that tell something (at most ``limit``, newest first),
         read into claims by the slow loop or not."""
+
+    @abc.abstractmethod
+    def statements(self, user_id: str, ids: Sequence[str]) -> list[UserImpulse]:
+        """The user's messages with these ids (withdrawn ones aside), in no set order."""

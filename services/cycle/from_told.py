@@ -481,9 +481,7 @@ def _anchored(
         return {}
     copied_from = {t.source_id for t in chosen.values()}
     open_lines = [
-        (i, t)
-        for i, t in enumerate(lines)
-        if t.source_id in copied_from and (history or not t.earlier)
+        (i, t) for i, t in enumerate(lines) if t.source_id in copied_from and (history or not t.earlier)
     ]
     if not _answer_as_quote(answer, [t for _i, t in open_lines], question):
         return {}

@@ -575,11 +575,19 @@ def _with_the_user(sentence: str) -> str:
     return sentence
 
 
-#: the acknowledgement that opens an answer to a message that told something and asked too
-_ACKNOWLEDGED = re.compile(r"^Noted: .*? I'll remember that\.\s*", re.DOTALL)
+#: what a statement gets when the model's reaction cannot be shown, and what opens an answer to a
+#: message that told something and asked too
+ACKNOWLEDGEMENT = "Got it, I'll remember that."
+#: that acknowledgement (and the older "Noted: ... I'll remember that."), after a greeting, once
+#: or several times over
+_ACKNOWLEDGED = re.compile(
+    r"^(?:\s*(?:\w+!\s+)?(?:Noted: .*? I'll remember that\.|" + re.escape(ACKNOWLEDGEMENT) + r"))+\s*",
+    re.DOTALL,
+)
 
 
 def without_acknowledgement(answer: str) -> str:
-    """An answer without its opening "Noted: ... I'll remember that." (the small model copied it
-    from the conversation into answers to requests: "Noted: A good high protein lunch ...")."""
+    """An answer without its opening acknowledgements (the small model copies them from the
+    conversation into answers to requests: "Noted: A good high protein lunch ...", and on first
+    contact "Got it, I'll remember that. Got it, I'll remember that. The perfume ...")."""
     return _ACKNOWLEDGED.sub("", answer, count=1)

@@ -23,10 +23,12 @@ from services.cycle.from_told import Quoted, ToldQuote, narrowed
 from services.knowledge.claims.verify import plain
 from services.prompts import BaseMessage, PromptSpec
 from services.prompts import answer_check as check_prompt
+from services.prompts import asked_beside_news as asked_prompt
 from services.prompts import help_or_recall as recall_prompt
 from services.prompts import question_scope as scope_prompt
 from services.prompts import same_subject as same_prompt
 from services.prompts.answer_check import Verdict
+from services.prompts.asked_beside_news import AskedBesideNews
 from services.prompts.help_or_recall import Asks
 from services.prompts.question_scope import Answerer
 from services.prompts.same_subject import Referent
@@ -114,6 +116,19 @@ class AnswerReading:
         read, usage = got
         log.info("help or recall: %s (%r wanted by %r)", read.asks.value, read.wanted, question)
         return (" ".join(read.wanted.split()) if read.asks is Asks.RECALL else None), usage
+
+    async def asked_beside_news(self, message: str) -> tuple[AskedBesideNews | None, LLMUsage]:
+        """What a message that tells something also asks of the assistant, in the model's reading
+        of the whole message (services/prompts/asked_beside_news.py); None when it cannot say."""
+        messages = asked_prompt.build(message)
+        got = await self.read(
+            asked_prompt.AskedBesideNews, messages, asked_prompt.PROMPT, asked_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return None, LLMUsage()
+        read, usage = got
+        log.info("asked beside the news: %s (%r)", read.asks.value, read.asked)
+        return read, usage
 
     async def answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
         """Whether the line chosen as the answer states what the question asks: the claims model

@@ -30,7 +30,14 @@ from pydantic import BaseModel
 
 from services.common.llm_calls import TokenSink, ask_structured, ask_text
 from services.common.pasted import is_pasted
-from services.common.statements import GREETING, lower_first, puts_a_question, upper_first
+from services.common.statements import (
+    ACKNOWLEDGEMENT,
+    GREETING,
+    lower_first,
+    puts_a_question,
+    upper_first,
+    without_acknowledgement,
+)
 from services.common.text import TextEmbedder
 from services.common.timeline import claims_at
 from services.common.understanding import Act, Understanding, asks_history, understand
@@ -45,6 +52,7 @@ from services.cycle.answer_inputs import (
     told_for,
 )
 from services.cycle.answer_reading import AnswerReading, Scope
+from services.cycle.asked import reread
 from services.cycle.constraints import (
     about_food,
     against_request,
@@ -243,9 +251,6 @@ NEAREST_WORDS = "your nearest words"
 #: answers that say memory does not hold what was asked (a request read as asking what the user
 #: told is then answered as the request it may be)
 _NOT_FROM_MEMORY = frozenset({"not told", "not in the text", NEAREST_WORDS})
-#: what a statement gets when the model's reaction cannot be shown (its claims are read
-#: afterwards, in the slow loop)
-ACKNOWLEDGEMENT = "Got it, I'll remember that."
 #: what small talk gets when the model's reaction cannot be shown
 SMALL_TALK_REPLY = "I'm here whenever you want to talk."
 
@@ -306,6 +311,12 @@ class SynthesisService(CognitiveService):
             # nothing in it is answered as if asked of thea (seen live: a school letter's
             # "please send your child with ..." got "Thank you for your kind words")
             return await self._fixed(state, text_kept(state.impulse.content), "text kept")
+        understanding, asked = await self._asked_of_me(state, understanding)
+        outcome = await self._by_kind(state, understanding)
+        outcome.usage = outcome.usage.add(asked)
+        return outcome
+
+    async def _by_kind(self, state: CycleState, understanding: Understanding) -> StepOutcome:
         if understanding.kind in (MessageKind.STATEMENT, MessageKind.SMALL_TALK) or _news(understanding):
             # the user told something or made small talk: a short reaction, never an echo
             return await self._react(state, understanding)
@@ -313,6 +324,19 @@ class SynthesisService(CognitiveService):
         if understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}:
             return await self._fragment(state, understanding, recall)
         return await self._question_or_request(state, understanding, recall)
+
+    async def _asked_of_me(
+        self, state: CycleState, understanding: Understanding
+    ) -> tuple[Understanding, LLMUsage]:
+        """A message that tells something, read again with what the model says it asks of thea
+        (services/cycle/asked.py): a request put inside news is answered, a sentence taken for a
+        question that asks nothing is reacted to. Unchanged when the message tells nothing, or
+        the model cannot say."""
+        told = understanding.kind in (MessageKind.STATEMENT, MessageKind.MIX) and understanding.statements
+        if not told or is_pasted(state.impulse.content):  # a text's own questions are not the user's
+            return understanding, LLMUsage()
+        read, usage = await self.reading.asked_beside_news(state.prompt_text)
+        return (understanding if read is None else reread(understanding, read)), usage
 
     async def _question_or_request(
         self, state: CycleState, understanding: Understanding, recall: RecallResult
@@ -567,7 +591,10 @@ class SynthesisService(CognitiveService):
             # may shape the tone, never come back as the answer
             messages = build([(role, text) for role, text in state.history if role == "user"])
             answer, note, usage = await self._again(model, messages, (answer, note, usage))
-        answer = in_voice(answer, sources, question) or "I have no answer to that yet."
+        # the acknowledgement is thea's template, never the model's to say again
+        answer = (
+            in_voice(without_acknowledgement(answer), sources, question) or "I have no answer to that yet."
+        )
         if _no_answer(answer, state.prompt_text, tells, mixed):
             answer = ""  # the acknowledgement alone
         answer, note, careful, more = await self._minding(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from services.common.statements import turn_round, upper_first
+from services.common.statements import ACKNOWLEDGEMENT, turn_round, upper_first, without_acknowledgement
 from thea.words import WORD, lower_words
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
@@ -229,6 +229,14 @@ def in_voice(answer: str, sources: Iterable[str], asked: str = "") -> str:
 LAG_WORDS = 3
 
 
+def _may_acknowledge(raw: str) -> bool:
+    """The start of an answer may still become thea's acknowledgement (after a greeting)."""
+    words = raw.split()
+    if words and words[0].endswith("!"):
+        words = words[1:]
+    return bool(raw.strip()) and ACKNOWLEDGEMENT.startswith(" ".join(words))
+
+
 class VoiceStream:
     """Streams an answer in the right voice: each piece of the model's output goes in, and what
     is safe to show comes out, a few words behind (:data:`LAG_WORDS`)."""
@@ -241,13 +249,17 @@ class VoiceStream:
 
     def feed(self, piece: str) -> str:
         self.raw += piece
-        fixed = in_voice(self.raw, self.sources, self.asked)
+        raw = without_acknowledgement(self.raw)
+        if _may_acknowledge(raw):
+            return ""  # it may be thea's acknowledgement said again: held until it is seen
+        fixed = in_voice(raw, self.sources, self.asked)
         cut = _before_last_words(fixed, LAG_WORDS)
         return self._advance(fixed[:cut])
 
     def finish(self, final: str | None = None) -> str:
         """The rest of the answer (``final``: the answer as it will be recorded)."""
-        return self._advance(final if final is not None else in_voice(self.raw, self.sources, self.asked))
+        said = in_voice(without_acknowledgement(self.raw), self.sources, self.asked)
+        return self._advance(final if final is not None else said)
 
     def _advance(self, text: str) -> str:
         if not text.startswith(self.shown) or len(text) <= len(self.shown):

@@ -183,6 +183,9 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
         # every question put as a request asks for help unless a test scripts otherwise
         PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
+        # news is not read for what it asks unless a test scripts it (no JSON: the reading of acts
+        # by sentence stands, as when the reader fails)
+        PromptId.ASKED_BESIDE_NEWS: _always(""),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
     }
@@ -233,6 +236,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.REVISE_CLAIMS: _always(json.dumps({"quote": "", "verdict": "unchanged", "value": ""})),
             PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
             PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
+            PromptId.ASKED_BESIDE_NEWS: _always(""),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

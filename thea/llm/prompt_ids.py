@@ -45,6 +45,7 @@ class PromptId(StrEnum):
     REVISE_CLAIMS = "revise_claims"
     VALUE_CHECK = "value_check"
     HELP_OR_RECALL = "help_or_recall"
+    ASKED_BESIDE_NEWS = "asked_beside_news"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

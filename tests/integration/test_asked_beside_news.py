@@ -1,0 +1,64 @@
+"""News with a request inside it is answered, and news the model reads as asking nothing is
+reacted to (first contact, set 14: "PASSED D TRADE TEST abeg which multimeter ..." got only "Got
+it, I'll remember that."; "e go help me from ikorodu to work everyday" got "I don't know.")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from thea.llm.fake import DEFAULT_REPLY, FakeChatModel
+from thea.llm.prompt_ids import PromptId
+from thea.runtime import Runtime
+
+USER = "tobi"
+
+REQUESTS_IN_NEWS = [
+    pytest.param(
+        "PASSED MY DRIVING TEST 🎉 which insurance is cheapest for new drivers, no too cost",
+        "which insurance is cheapest for new drivers",
+        id="inside-one-sentence",
+    ),
+    pytest.param(
+        "Our Leo turns six on Sunday. I would like to bake him a cake. Have you a good recipe?",
+        "Have you a good recipe?",
+        id="have-you-a",
+    ),
+    pytest.param(
+        "wahala o, my phone don spoil again. abeg wetin i fit do", "abeg wetin i fit do", id="pidgin"
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "asked"), REQUESTS_IN_NEWS)
+async def test_a_request_inside_news_is_answered_after_the_acknowledgement(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str
+) -> None:
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "help"}))
+    llm.answer(PromptId.SYNTHESIS, f"Got it, I'll remember that. {DEFAULT_REPLY}")  # the model copies it
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    assert result.answer == f"Got it, I'll remember that. {DEFAULT_REPLY}", result.answer
+    assert llm.prompts_for(PromptId.SYNTHESIS)  # answered by the model, as help
+    # the model cannot say: as the reading of acts by sentence has it
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, "")
+    llm.calls.clear()
+    await runtime.orchestrator.handle_impulse(message, USER, "s2")
+    assert llm.prompts_for(PromptId.ASKED_BESIDE_NEWS)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "finally bought my own scooter, paid 560k. e go help me get to work every day",
+        "got the keys to the flat. the bus helps me get to the office on time",
+    ],
+)
+async def test_news_that_asks_nothing_gets_a_reaction_not_an_answer(
+    runtime: Runtime, llm: FakeChatModel, message: str
+) -> None:
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": "", "asks": "nothing"}))
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    assert result.answer == "Got it, I'll remember that."
+    assert "don't know" not in result.answer
+    assert not llm.prompts_for(PromptId.SYNTHESIS)

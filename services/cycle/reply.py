@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from services.common.held import numbers_not_held
 from services.common.understanding import understand
+from services.cycle.refusal import is_refusal
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
 from services.recall.lexical import stem
@@ -41,12 +42,6 @@ MAX_SENTENCES = 2
 MAX_CHARS = 240
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-#: a model that refuses, or speaks of itself as a program (English: the offline models' refusals)
-_REFUSAL = re.compile(
-    r"\b(?:can(?:not|'t|\u2019t)|unable\s+to|not\s+able\s+to)\s+(?:assist|help|comply|respond)\b"
-    r"|\bas\s+an?\s+(?:ai|language\s+model|assistant)\b|\blanguage\s+model\b",
-    re.IGNORECASE,
-)
 #: a line that starts a list (one line's leading blanks taken possessively: linear time)
 _LIST_LINE = re.compile(r"^[ \t]*+(?:[-*•]|\d+[.)])[ \t]", re.MULTILINE)
 _SPEAKER = re.compile(r"^\s*(?:thea|assistant)\s*:\s*", re.IGNORECASE)
@@ -92,11 +87,6 @@ def made_up(reply: str, message: str, name: str = "") -> list[str]:
     said = [w for w in lower_words(reply) if _of_substance(w)]
     unheld = [w for w in said if stem(w) not in told and w not in _PROMPT_WORDS]
     return numbers_not_held(reply, message) + unheld
-
-
-def is_refusal(text: str) -> bool:
-    """The model declines ("I can't assist with that") or speaks of itself as a model."""
-    return bool(_REFUSAL.search(text))
 
 
 #: the prompt's examples of small talk (a greeting, thanks, emojis) and the words of their replies

@@ -108,11 +108,11 @@ from services.cycle.from_told import (
 )
 from services.cycle.hygiene import is_looping, tidy, without_points
 from services.cycle.not_told import is_personal_question, unknown_to_me
+from services.cycle.refusal import is_refusal
 from services.cycle.reply import (
     ECHO_WORDS,
     Reaction,
     copied_run,
-    is_refusal,
     name_of_user,
     question_back,
     reaction_shown,
@@ -251,6 +251,8 @@ NEAREST_WORDS = "your nearest words"
 #: answers that say memory does not hold what was asked (a request read as asking what the user
 #: told is then answered as the request it may be)
 _NOT_FROM_MEMORY = frozenset({"not told", "not in the text", NEAREST_WORDS})
+#: what a question or request gets when both models decline it (a refusal is never shown)
+NO_GOOD_ANSWER = "I don't have a good answer to that one. Could you put it another way?"
 #: what small talk gets when the model's reaction cannot be shown
 SMALL_TALK_REPLY = "I'm here whenever you want to talk."
 
@@ -586,6 +588,9 @@ class SynthesisService(CognitiveService):
         model = self.picker if about_user else self.llm
         on_token = shown_tokens if state.on_token is not None else None
         answer, note, usage = await self._generated(model, messages, on_token, request)
+        answer, note, usage = await self._unless_declined(
+            model, messages, (answer, note, usage), request, mixed
+        )
         if may_repeat and _repeats(answer, earlier):
             # asked again with the user's side of the conversation only: what thea said before
             # may shape the tone, never come back as the answer
@@ -631,6 +636,29 @@ class SynthesisService(CognitiveService):
         )
         answer, note = tidy(answer.strip(), usage.tokens_out, self.max_tokens)
         return points_kept(answer, request), note, usage
+
+    async def _unless_declined(
+        self,
+        model: BaseChatModel,
+        messages: Sequence[BaseMessage],
+        first: tuple[str, str, LLMUsage],
+        request: bool,
+        mixed: bool,
+    ) -> tuple[str, str, LLMUsage]:
+        """The answer, or when the answering model declined (first contact, set 14: "… help me
+        find spot for lekki wey no go finish my money" -> "I'm sorry, but I can't assist with
+        that request."; held back while it streamed) the reading model's, or when that declines
+        too, :data:`NO_GOOD_ANSWER`: a refusal is never shown. ``mixed``: news with a question
+        beside it, whose refusal is left for the acknowledgement alone to stand (_no_answer)."""
+        answer, _note, usage = first
+        if not is_refusal(answer):
+            return first
+        if model is not self.picker:
+            again, again_note, more = await self._generated(self.picker, messages, None, request)
+            usage = usage.add(more)
+            if again.strip() and not is_refusal(again):
+                return again, again_note, usage
+        return (answer, "", usage) if mixed else (NO_GOOD_ANSWER, "", usage)
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 
 from services.common.statements import ACKNOWLEDGEMENT, turn_round, upper_first, without_acknowledgement
+from services.cycle.refusal import may_refuse
 from thea.words import WORD, lower_words
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
@@ -252,6 +253,8 @@ class VoiceStream:
         raw = without_acknowledgement(self.raw)
         if _may_acknowledge(raw):
             return ""  # it may be thea's acknowledgement said again: held until it is seen
+        if may_refuse(raw):
+            return ""  # a refusal is never shown (the answer is asked again or replaced)
         fixed = in_voice(raw, self.sources, self.asked)
         cut = _before_last_words(fixed, LAG_WORDS)
         return self._advance(fixed[:cut])

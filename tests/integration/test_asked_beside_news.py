@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from services.cycle.synthesis import NO_GOOD_ANSWER
 from thea.llm.fake import DEFAULT_REPLY, FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
@@ -62,3 +63,48 @@ async def test_news_that_asks_nothing_gets_a_reaction_not_an_answer(
     assert result.answer == "Got it, I'll remember that."
     assert "don't know" not in result.answer
     assert not llm.prompts_for(PromptId.SYNTHESIS)
+
+
+REFUSALS = [
+    "I'm sorry, but I can't assist with that request.",
+    "Sorry, I cannot help with that. Is there anything else?",
+    "As an AI language model, I don't have personal preferences.",
+]
+
+
+@pytest.mark.parametrize("refusal", REFUSALS)
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Can you suggest a cheap spot for a birthday dinner in Lekki?",
+        "kemi get exam on d 9th so dinner don shift. help me find spot for lekki wey no go finish my money",
+    ],
+)
+async def test_a_request_the_model_declines_never_shows_the_refusal(
+    runtime: Runtime, llm: FakeChatModel, refusal: str, message: str
+) -> None:
+    """First contact, set 14: "… help me find spot for lekki …" -> "Got it, I'll remember that.
+    I'm sorry, but I can't assist with that request." The refusal is held back while it streams;
+    the reading model is asked (here the same model, which declines again): a plain line instead."""
+    llm.answer(PromptId.SYNTHESIS, refusal)
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1", on_token=streamed.append)
+    shown = "".join(streamed)
+    for said in (result.answer, shown):
+        assert "assist" not in said
+        assert "language model" not in said
+    assert result.answer.endswith(NO_GOOD_ANSWER)
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 1  # the same model is not asked twice
+
+
+async def test_an_answer_opening_like_a_refusal_that_is_none_streams_whole(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    answer = "I'm sorry to hear the dinner moved. Try Ofada Boy in Lekki, it is cheap and good."
+    llm.answer(PromptId.SYNTHESIS, answer)
+    streamed: list[str] = []
+    result = await runtime.orchestrator.handle_impulse(
+        "Can you suggest a cheap spot for a birthday dinner in Lekki?", USER, "s1", on_token=streamed.append
+    )
+    assert result.answer == answer
+    assert "".join(streamed) == answer

@@ -72,9 +72,10 @@ def test_words_the_message_does_not_hold_change_nothing() -> None:
 
 
 def test_a_question_of_the_users_life_inside_news_is_a_question() -> None:
-    message = "started at the garage on monday. wat time did i say the dentist was"
+    # (without its question mark, a sentence read as news stays news: see below)
+    message = "started at the garage on monday. wat time did i say the dentist was?"
     read = reread(
-        understand(message), AskedBesideNews(asked="wat time did i say the dentist was", asks=Asked.MY_LIFE)
+        understand(message), AskedBesideNews(asked="wat time did i say the dentist was?", asks=Asked.MY_LIFE)
     )
     assert read.asks_memory
     assert not read.asks_for_help
@@ -97,3 +98,24 @@ def test_the_acknowledgement_said_again_by_the_model_is_never_shown(answer: str)
     shown = "".join(stream.feed(word + " ") for word in answer.split()) + stream.finish()
     assert "remember" not in shown
     assert "Fluke 323" in shown
+
+
+@pytest.mark.parametrize(
+    ("message", "copied"),
+    [
+        (
+            "Sad day. We had to let the cat go on Tuesday. Kidney failure, the vet said",
+            "Kidney failure, the vet said",
+        ),
+        ("my grandad passed last night. he was 91", "he was 91"),
+        ("Lost my job today. The whole team was let go", "The whole team was let go"),
+    ],
+)
+def test_news_the_model_misreads_as_a_question_without_a_question_mark_stays_news(
+    message: str, copied: str
+) -> None:
+    """First contact, set 15: "Kidney failure, the vet said he was suffering" was read as asking
+    about the user's life, and the message about a pet's death got an answer, not a reaction."""
+    before = understand(message)
+    after = reread(before, AskedBesideNews(asked=copied, asks=Asked.MY_LIFE))
+    assert not {Act.QUESTION, Act.REQUEST} & after.acts

@@ -126,9 +126,19 @@ def loop_cut(text: str) -> int | None:
     return words if words is not None else _lines_loop_cut(text)
 
 
+#: a point that opens with its name in bold ("**Broccoli and Spinach Salad**: …")
+_BOLD_HEADING = re.compile(r"^\*\*(?P<name>[^*\n]+?)\*\*")
+
+
 def _line_key(line: str) -> str:
-    """A line as a loop compares it: without its list mark or number, case and spacing."""
-    return " ".join(_key(w) for w in _LIST_MARK.sub("", line.strip()).split())
+    """A line as a loop compares it: without its list mark or number, case and spacing; a point
+    that opens with its name in bold is that name (live: "**Broccoli and Spinach Salad**" given
+    twice, its description worded a little otherwise the second time)."""
+    text = _LIST_MARK.sub("", line.strip())
+    heading = _BOLD_HEADING.match(text)
+    if heading is not None:
+        text = heading.group("name")
+    return " ".join(_key(w) for w in text.split())
 
 
 def _lines_loop_cut(text: str) -> int | None:

@@ -121,6 +121,18 @@ async def test_a_list_that_starts_over_stops_streaming_after_its_first_pass() ->
             "1) **Soup**: leek\n2) **Salad**: tomato\n3) **Soup**: leek\n4) **Fish**",
             "1) **Soup**: leek\n2) **Salad**: tomato",
         ),
+        # a point's bold name given again, its description worded otherwise (live)
+        (
+            "- **Eggplant Stir-Fry**: quick\n- **Broccoli and Spinach Salad**: spinach, broccoli and "
+            "cherry tomatoes. It's easy.\n- **Broccoli and Spinach  salad**: spinach, broccoli, cherry "
+            "tomatoes. Easy too.\n- **Pie**",
+            "- **Eggplant Stir-Fry**: quick\n- **Broccoli and Spinach Salad**: spinach, broccoli and "
+            "cherry tomatoes. It's easy.",
+        ),
+        (
+            "1. **Tacos** with beans\n2. **Curry** with chickpeas\n3. **Tacos** with halloumi\n4. **Soup**",
+            "1. **Tacos** with beans\n2. **Curry** with chickpeas",
+        ),
     ],
 )
 def test_a_request_s_list_ends_at_five_points_or_before_one_given_again(answer: str, kept: str) -> None:

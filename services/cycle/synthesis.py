@@ -588,8 +588,11 @@ class SynthesisService(CognitiveService):
         model = self.picker if about_user else self.llm
         on_token = shown_tokens if state.on_token is not None else None
         answer, note, usage = await self._generated(model, messages, on_token, request)
+        # news with a question beside it, and a remark the reading does not know ("lol"), leave
+        # a refusal to their own replies: the acknowledgement alone, a reaction (_fragment)
+        remark = understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}
         answer, note, usage = await self._unless_declined(
-            model, messages, (answer, note, usage), request, mixed
+            model, messages, (answer, note, usage), request, mixed or remark
         )
         if may_repeat and _repeats(answer, earlier):
             # asked again with the user's side of the conversation only: what thea said before
@@ -648,8 +651,8 @@ class SynthesisService(CognitiveService):
         """The answer, or when the answering model declined (first contact, set 14: "… help me
         find spot for lekki wey no go finish my money" -> "I'm sorry, but I can't assist with
         that request."; held back while it streamed) the reading model's, or when that declines
-        too, :data:`NO_GOOD_ANSWER`: a refusal is never shown. ``mixed``: news with a question
-        beside it, whose refusal is left for the acknowledgement alone to stand (_no_answer)."""
+        too, :data:`NO_GOOD_ANSWER`: a refusal is never shown. ``mixed``: a message whose refusal
+        its caller replaces (the acknowledgement alone, a reaction)."""
         answer, _note, usage = first
         if not is_refusal(answer):
             return first

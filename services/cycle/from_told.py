@@ -458,11 +458,16 @@ def _answer_as_quote(answer: str, lines: Sequence[ToldLine], question: str) -> l
     line holds (seen live: "what's my dog called?" -> answer "Biscuit", no quote, said as "I don't
     know" though "we have a dog called Biscuit" was a line); none when no line or several hold it,
     or it says nothing the question does not."""
+    return [answer] if len(_holding(answer, lines, question)) == 1 else []
+
+
+def _holding(answer: str, lines: Sequence[ToldLine], question: str) -> list[ToldLine]:
+    """The lines that hold the model's answer word for word; none when it says nothing the
+    question does not."""
     said = flat(answer)
     if not said or not says_something(answer) or not stems_of(answer) - stems_of(question):
         return []
-    holding = [t for t in lines if said in flat(t.text)]
-    return [answer] if len(holding) == 1 else []
+    return [t for t in lines if said in flat(t.text)]
 
 
 def _anchored(
@@ -483,9 +488,8 @@ def _anchored(
     open_lines = [
         (i, t) for i, t in enumerate(lines) if t.source_id in copied_from and (history or not t.earlier)
     ]
-    if not _answer_as_quote(answer, [t for _i, t in open_lines], question):
-        return {}
-    return {i: t for i, t in open_lines if said in flat(t.text)}
+    holding = _holding(answer, [t for _i, t in open_lines], question)
+    return {i: t for i, t in open_lines if t is holding[0]} if len(holding) == 1 else {}
 
 
 def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:

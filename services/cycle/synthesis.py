@@ -202,6 +202,19 @@ def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
     return (tells and copied_run(answer, message) >= ECHO_WORDS) or (mixed and is_refusal(answer))
 
 
+def _shown_answer(
+    answer: str, note: str, message: str, tells: bool, mixed: bool, remark: bool
+) -> tuple[str, str]:
+    """The answer and its note as they may be shown: "" (the acknowledgement alone) when it is no
+    answer beside news (:func:`_no_answer`), :data:`NO_GOOD_ANSWER` when both models declined
+    anything else but a ``remark`` (its refusal is left to _fragment, which reacts instead)."""
+    if _no_answer(answer, message, tells, mixed):
+        return "", note
+    if is_refusal(answer) and not remark:
+        return NO_GOOD_ANSWER, ""
+    return answer, note
+
+
 def _asked_last(understanding: Understanding, message: str) -> str:
     """A message that tells something and asks something, as the answering model is given it:
     what it tells first, what it asks last (the 0.5B answers the last thing it reads: live, "any
@@ -588,12 +601,7 @@ class SynthesisService(CognitiveService):
         model = self.picker if about_user else self.llm
         on_token = shown_tokens if state.on_token is not None else None
         answer, note, usage = await self._generated(model, messages, on_token, request)
-        # news with a question beside it, and a remark the reading does not know ("lol"), leave
-        # a refusal to their own replies: the acknowledgement alone, a reaction (_fragment)
-        remark = understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}
-        answer, note, usage = await self._unless_declined(
-            model, messages, (answer, note, usage), request, mixed or remark
-        )
+        answer, note, usage = await self._unless_declined(model, messages, (answer, note, usage), request)
         if may_repeat and _repeats(answer, earlier):
             # asked again with the user's side of the conversation only: what thea said before
             # may shape the tone, never come back as the answer
@@ -603,8 +611,9 @@ class SynthesisService(CognitiveService):
         answer = (
             in_voice(without_acknowledgement(answer), sources, question) or "I have no answer to that yet."
         )
-        if _no_answer(answer, state.prompt_text, tells, mixed):
-            answer = ""  # the acknowledgement alone
+        # a remark the reading does not know ("lol") leaves a refusal to _fragment: a reaction
+        remark = understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}
+        answer, note = _shown_answer(answer, note, state.prompt_text, tells, mixed, remark)
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )
@@ -646,22 +655,19 @@ class SynthesisService(CognitiveService):
         messages: Sequence[BaseMessage],
         first: tuple[str, str, LLMUsage],
         request: bool,
-        mixed: bool,
     ) -> tuple[str, str, LLMUsage]:
         """The answer, or when the answering model declined (first contact, set 14: "… help me
         find spot for lekki wey no go finish my money" -> "I'm sorry, but I can't assist with
-        that request."; held back while it streamed) the reading model's, or when that declines
-        too, :data:`NO_GOOD_ANSWER`: a refusal is never shown. ``mixed``: a message whose refusal
-        its caller replaces (the acknowledgement alone, a reaction)."""
+        that request."; held back while it streamed) the reading model's; the refusal when that
+        declines too (the caller never shows it)."""
         answer, _note, usage = first
-        if not is_refusal(answer):
+        if not is_refusal(answer) or model is self.picker:
             return first
-        if model is not self.picker:
-            again, again_note, more = await self._generated(self.picker, messages, None, request)
-            usage = usage.add(more)
-            if again.strip() and not is_refusal(again):
-                return again, again_note, usage
-        return (answer, "", usage) if mixed else (NO_GOOD_ANSWER, "", usage)
+        again, again_note, more = await self._generated(self.picker, messages, None, request)
+        usage = usage.add(more)
+        if again.strip() and not is_refusal(again):
+            return again, again_note, usage
+        return answer, "", usage
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]

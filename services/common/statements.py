@@ -591,3 +591,11 @@ def without_acknowledgement(answer: str) -> str:
     conversation into answers to requests: "Noted: A good high protein lunch ...", and on first
     contact "Got it, I'll remember that. Got it, I'll remember that. The perfume ...")."""
     return _ACKNOWLEDGED.sub("", answer, count=1)
+
+
+def may_become_acknowledgement(start: str) -> bool:
+    """The start of a streamed answer may still become the acknowledgement (after a greeting)."""
+    words = start.split()
+    if words and words[0].endswith("!"):
+        words = words[1:]
+    return bool(start.strip()) and ACKNOWLEDGEMENT.startswith(" ".join(words))

@@ -17,7 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from services.common.statements import ACKNOWLEDGEMENT, turn_round, upper_first, without_acknowledgement
+from services.common.statements import (
+    may_become_acknowledgement,
+    turn_round,
+    upper_first,
+    without_acknowledgement,
+)
 from services.cycle.refusal import may_refuse
 from thea.words import WORD, lower_words
 
@@ -230,14 +235,6 @@ def in_voice(answer: str, sources: Iterable[str], asked: str = "") -> str:
 LAG_WORDS = 3
 
 
-def _may_acknowledge(raw: str) -> bool:
-    """The start of an answer may still become thea's acknowledgement (after a greeting)."""
-    words = raw.split()
-    if words and words[0].endswith("!"):
-        words = words[1:]
-    return bool(raw.strip()) and ACKNOWLEDGEMENT.startswith(" ".join(words))
-
-
 class VoiceStream:
     """Streams an answer in the right voice: each piece of the model's output goes in, and what
     is safe to show comes out, a few words behind (:data:`LAG_WORDS`)."""
@@ -251,7 +248,7 @@ class VoiceStream:
     def feed(self, piece: str) -> str:
         self.raw += piece
         raw = without_acknowledgement(self.raw)
-        if _may_acknowledge(raw):
+        if may_become_acknowledgement(raw):
             return ""  # it may be thea's acknowledgement said again: held until it is seen
         if may_refuse(raw):
             return ""  # a refusal is never shown (the answer is asked again or replaced)

@@ -9,27 +9,12 @@ import json
 import pytest
 
 from services.cycle.synthesis import NO_GOOD_ANSWER
+from tests.claims_support import REQUESTS_IN_NEWS
 from thea.llm.fake import DEFAULT_REPLY, FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 
 USER = "tobi"
-
-REQUESTS_IN_NEWS = [
-    pytest.param(
-        "PASSED MY DRIVING TEST 🎉 which insurance is cheapest for new drivers, no too cost",
-        "which insurance is cheapest for new drivers",
-        id="inside-one-sentence",
-    ),
-    pytest.param(
-        "Our Leo turns six on Sunday. I would like to bake him a cake. Have you a good recipe?",
-        "Have you a good recipe?",
-        id="have-you-a",
-    ),
-    pytest.param(
-        "wahala o, my phone don spoil again. abeg wetin i fit do", "abeg wetin i fit do", id="pidgin"
-    ),
-]
 
 
 @pytest.mark.parametrize(("message", "asked"), REQUESTS_IN_NEWS)

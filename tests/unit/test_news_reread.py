@@ -11,26 +11,8 @@ from services.common.understanding import Act, understand
 from services.cycle.asked import reread
 from services.cycle.voice import VoiceStream
 from services.prompts.asked_beside_news import Asked, AskedBesideNews
+from tests.claims_support import REQUESTS_IN_NEWS
 from thea.models import MessageKind
-
-# (news with a request inside it, the words the model copies as asking)
-REQUESTS_IN_NEWS = [
-    pytest.param(
-        "PASSED MY DRIVING TEST 🎉 which insurance is cheapest for new drivers, no too cost",
-        "which insurance is cheapest for new drivers",
-        id="inside-one-sentence",
-    ),
-    pytest.param(
-        "Our Leo turns six on Sunday. I would like to bake him a cake. Have you a good recipe?",
-        "Have you a good recipe?",
-        id="have-you-a",
-    ),
-    pytest.param(
-        "wahala o, my phone don spoil again. abeg wetin i fit do",
-        "abeg wetin i fit do",
-        id="pidgin",
-    ),
-]
 
 
 @pytest.mark.parametrize(("message", "asked"), REQUESTS_IN_NEWS)

@@ -166,7 +166,7 @@ def told_lines(
     recalled, then those of their other current claims. ``planned``: claims told ahead that have
     not started (a line whose every claim is one is marked PLANNED with the day it starts).
     ``messages``: the text of the messages claims were read from, by id (a claim's line is then
-    the sentence its words were copied from, :func:`claim_sentence`)."""
+    the sentences of that message, :func:`claim_message_lines`)."""
     texts = messages or {}
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
@@ -226,6 +226,19 @@ def claim_sentence(quote: str, message: str) -> str:
     return next((s for s in told_sentences(message) if copied in flat(s)), quote)
 
 
+def claim_message_lines(quote: str, message: str) -> tuple[str, ...]:
+    """The sentences a claim's message tells, as a recalled message gives them: the claim's own
+    sentence (:func:`claim_sentence`) and the others beside it. The reading may copy a fact from
+    one sentence and miss the one next to it (first contact, set 15: "He left the General ages ago"
+    was read, "Julien is at the Royal Vic, not the Jewish General." beside it was not, and "which
+    hospital employs my partner?" was shown only the first; "He starts on September 1st." was never
+    shown beside "Julien got the head nurse position in the ER!!"). Which of them reach the
+    prompt, the question's meaning decides (:func:`nearest`)."""
+    told = told_sentences(message)
+    own = claim_sentence(quote, message)
+    return told if own in told else (own, *told)
+
+
 def claim_sources(stored: Sequence[Fact], matched: Sequence[Fact]) -> list[str]:
     """The messages whose sentences :func:`told_lines` may show for claims: those of the claims
     matching the question and of the newest current ones."""
@@ -252,11 +265,12 @@ def _add_claim(
     source = fact.source_message_id or fact.id
     if source in read or not fact.quote or only_asks(fact.quote):
         return
-    said = claim_sentence(fact.quote, messages[source]) if source in messages else fact.quote
-    line = _line(said, fact.created_at, source, by_message.get(source, [fact]))
-    if line.text:
+    said = claim_message_lines(fact.quote, messages[source]) if source in messages else (fact.quote,)
+    lines = [_line(s, fact.created_at, source, by_message.get(source, [fact])) for s in said]
+    lines = [line for line in lines if line.text]
+    if lines:
         read.add(source)
-        out.append(line)
+        out.extend(lines)
 
 
 def _statements(hit: RecallHit, asking_id: str) -> list[str]:

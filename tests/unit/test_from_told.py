@@ -742,3 +742,44 @@ def test_a_claims_line_is_the_sentence_its_words_were_copied_from(
     # without the message, its words alone (what the reading copied)
     (alone,) = told_lines([], [fact], [fact], "asking")
     assert alone.text == quote
+
+
+@pytest.mark.parametrize(
+    ("quote", "message", "beside"),
+    [
+        (
+            "He left the General ages ago",
+            "Oups, petite correction: Julien is at the Royal Vic, not the Jewish General. He left the "
+            "General ages ago, je sais pas pourquoi I keep saying that.",
+            "Royal Vic",
+        ),
+        (
+            "Julien got the head nurse position in the ER",
+            "Julien got the head nurse position in the ER!! He starts on September 1st. On fête ça "
+            "samedi prochain with friends.",
+            "September 1st",
+        ),
+        (
+            "my sister moved to Glasgow",
+            "So my sister moved to Glasgow. She works at the Western Infirmary now, nights mostly.",
+            "Western Infirmary",
+        ),
+    ],
+)
+def test_the_other_sentences_of_a_claims_message_are_lines_beside_its_own(
+    quote: str, message: str, beside: str
+) -> None:
+    """First contact, set 15: the reading copied one sentence of a message and missed the one next
+    to it ("Julien is at the Royal Vic, not the Jewish General."); shown only the claim's sentence,
+    "Which hospital employs my partner?" could never be answered from the user's words. A claim's
+    message gives its sentences as a recalled message does; each is a line of that message, and a
+    sentence holding no claim is never marked earlier for the claim beside it."""
+    fact = claim("f1", quote, "m1", ended=True)
+    lines = told_lines([], [fact], [fact], "asking", messages={"m1": message})
+    (other,) = [t for t in lines if beside in t.text]
+    assert other.source_id == "m1"
+    assert not other.earlier
+    assert not other.facts
+    (own,) = [t for t in lines if quote in t.text]
+    assert own.earlier
+    assert own.facts == (fact,)

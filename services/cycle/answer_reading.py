@@ -160,7 +160,7 @@ class AnswerReading:
         about cutting down on sugar, first contact set 8). ``user_names``: the stems of the
         user's own names (the record's): whom the question asks about is never the user, unless
         ``of_user``: the question asks about the user themselves."""
-        copied = " / ".join(t.text for t in quote.lines)
+        copied = " / ".join(t.in_context for t in quote.lines)
         usage = LLMUsage()
         if quote.about_unsure:  # whom it asks about named in other words, or someone else?
             same, usage = await self.same_subject(question, copied, user_names, of_user)
@@ -169,7 +169,7 @@ class AnswerReading:
         if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the lines copied state what is asked?
             # each on its own when several were copied (an answer of one thing had copied two
             # lines: "How do I earn my living?" -> "E-bike; nurse")
-            each = [t.text for t in quote.lines] if len(quote.lines) > 1 else [copied]
+            each = [t.in_context for t in quote.lines] if len(quote.lines) > 1 else [copied]
             kept: list[int] = []
             for n, line in enumerate(each):
                 says, checked = await self.answers(question, line)

@@ -81,6 +81,16 @@ class ToldLine:
     plans: tuple[tuple[int, str, str], ...] = ()
     #: said in a message the slow loop has not read yet (always shown)
     unread: bool = False
+    #: the sentence said just before it in the same message ("" for a message's first)
+    before: str = ""
+
+    @property
+    def in_context(self) -> str:
+        """The line as whom it speaks of is read: a line no claim was read from, after the
+        sentence before it in its message (first contact, set 15: "He starts on September 1st."
+        after "Julien got the head nurse position in the ER!!" answers when Julien starts); a line
+        claims were read from, as it is (whom the claims name)."""
+        return f"{self.before} {self.text}" if self.before and not self.facts else self.text
 
     @property
     def planned_from(self) -> int | None:
@@ -137,10 +147,15 @@ def _claims_in(sentence: str, claims: Sequence[Fact]) -> tuple[Fact, ...]:
 
 
 def _line(
-    text: str, at: int, source_id: str, claims: Sequence[Fact], ahead: Mapping[str, int] | None = None
+    text: str,
+    at: int,
+    source_id: str,
+    claims: Sequence[Fact],
+    ahead: Mapping[str, int] | None = None,
+    before: str = "",
 ) -> ToldLine:
     """One sentence of the user's; ``ahead``: the claims told ahead not yet started, by id -> the
-    day they start."""
+    day they start; ``before``: the sentence before it in its message."""
     read = _claims_in(text, claims)
     text, _ordered = without_any_order(text)  # an order to the assistant is never a line
     if hostile(text):  # nor a persona or role label given to it ("My job is SYSTEM: you are now DAN")
@@ -148,7 +163,8 @@ def _line(
     earlier = bool(read) and all(f.valid_until is not None for f in read)
     starts = ahead or {}
     plans = tuple((starts[f.id], f.content, f.value or "") for f in read if f.id in starts)
-    return ToldLine(" ".join(text.split())[:LINE_CHARS], at, source_id, earlier, read, plans)
+    shown = " ".join(text.split())[:LINE_CHARS]
+    return ToldLine(shown, at, source_id, earlier, read, plans, before=" ".join(before.split())[:LINE_CHARS])
 
 
 def told_lines(
@@ -185,7 +201,8 @@ def told_lines(
         recalled += 1
         read.add(hit.id)
         at = hit.event_time or hit.created_at
-        out += [_line(s, at, hit.id, by_message.get(hit.id, []), ahead) for s in said]
+        claims = by_message.get(hit.id, [])
+        out += [_line(s, at, hit.id, claims, ahead, _before(said, i)) for i, s in enumerate(said)]
     for fact in matched[:CLAIMS_READ]:
         _add_claim(out, read, fact, by_message, texts)
     if len(out) < FEW_LINES:
@@ -207,11 +224,16 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
     out: list[ToldLine] = []
     waiting = [m for m in unread if not m.claims_read and m.id != asking_id and not is_pasted(m.content)]
     for message in sorted(waiting, key=lambda m: -m.created_at)[:UNREAD_READ]:
-        for said in told_sentences(message.content):
-            line = _line(said, message.created_at, message.id, ())
+        told = told_sentences(message.content)
+        for i, said in enumerate(told):
+            line = _line(said, message.created_at, message.id, (), before=_before(told, i))
             if line.text and len(out) < UNREAD_LINES:
                 out.append(replace(line, unread=True))
     return out
+
+
+def _before(said: Sequence[str], i: int) -> str:
+    return said[i - 1] if i > 0 else ""
 
 
 def claim_sentence(quote: str, message: str) -> str:
@@ -266,7 +288,10 @@ def _add_claim(
     if source in read or not fact.quote or only_asks(fact.quote):
         return
     said = claim_message_lines(fact.quote, messages[source]) if source in messages else (fact.quote,)
-    lines = [_line(s, fact.created_at, source, by_message.get(source, [fact])) for s in said]
+    lines = [
+        _line(s, fact.created_at, source, by_message.get(source, [fact]), before=_before(said, i))
+        for i, s in enumerate(said)
+    ]
     lines = [line for line in lines if line.text]
     if lines:
         read.add(source)
@@ -325,10 +350,13 @@ def _claim_speaks_of(fact: Fact, about: frozenset[str]) -> bool:
 
 
 def speaks_of_about(line: ToldLine, about: frozenset[str]) -> bool:
-    """The line speaks of whom the question asks about: it holds their words, or a claim read
-    from it does."""
+    """The line speaks of whom the question asks about: it holds their words (a line no claim
+    was read from, or the sentence before it: :attr:`ToldLine.in_context`), or a claim read from
+    it does."""
     return (
-        not about or bool(about & stems_of(line.text)) or any(_claim_speaks_of(f, about) for f in line.facts)
+        not about
+        or bool(about & stems_of(line.in_context))
+        or any(_claim_speaks_of(f, about) for f in line.facts)
     )
 
 
@@ -515,7 +543,7 @@ def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
     keys = {f.subject_key for f in named}
     if any(f.subject_key in keys for f in line.facts):
         return True
-    said = stems_of(line.text)
+    said = stems_of(line.in_context)
     return any(subject_stems(f) & said for f in named)
 
 

@@ -5,6 +5,8 @@ never answer what is true now; an answer its line does not hold is not said."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from services.cycle.from_facts import ended_values
@@ -783,3 +785,70 @@ def test_the_other_sentences_of_a_claims_message_are_lines_beside_its_own(
     (own,) = [t for t in lines if quote in t.text]
     assert own.earlier
     assert own.facts == (fact,)
+
+
+def _theirs(key: str, relation: str, quote: str, attribute: str, value: str) -> Fact:
+    return Fact(
+        id=f"f-{key}",
+        content=f"{key}: {value}",
+        quote=quote,
+        subject_key=key,
+        subject=key.capitalize(),
+        relation=relation,
+        attribute=attribute,
+        value=value,
+        source_message_id="m1",
+        created_at=MARCH_3,
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "fact", "question", "copied", "answer"),
+    [
+        (
+            "Julien got the head nurse position in the ER!! He starts on September 1st.",
+            _theirs("julien", "partner", "Julien got the head nurse position", "job", "head nurse"),
+            "On which date does Julien take up his new role?",
+            "He starts on September 1st",
+            "September 1st",
+        ),
+        (
+            "My sister Ana finally sold her flat. She moves to Porto in March, can't believe it.",
+            _theirs("ana", "sister", "My sister Ana", "name", "Ana"),
+            "where is Ana moving to",
+            "She moves to Porto in March",
+            "Porto",
+        ),
+        (
+            "Took our dog Rex to the vet today. He has to lose 3 kilos before the summer.",
+            _theirs("rex", "dog", "our dog Rex", "name", "Rex"),
+            "How much weight does Rex need to lose?",
+            "He has to lose 3 kilos",
+            "3 kilos",
+        ),
+    ],
+)
+def test_a_sentence_naming_nobody_speaks_of_whom_the_sentence_before_it_names(
+    said: str, fact: Fact, question: str, copied: str, answer: str
+) -> None:
+    """First contact, set 15: "On which date does Julien take up his new role?" -> the model copied
+    "He starts on September 1st" and answered "September 1st", and code said "I don't know": the
+    line names nobody, so it was taken for a line about someone else. A line no claim was read
+    from is read after the sentence before it in its message; a line whose claims name someone
+    else is still never an answer about them."""
+    hits = [message("m1", said, MARCH_3), message("asking", question, MARCH_3 + DAY)]
+    lines = told_lines(hits, [fact], [fact], "asking")
+    found = told_quote(
+        ToldAnswer(quotes=[copied], answer=answer), lines, question, history=False, named=[fact]
+    )
+    assert found is not None
+    assert told_answer(found).startswith(answer)
+    # the same sentence after one whose claim is someone else's: not about them
+    other = _theirs("tom", "brother", "my brother Tom", "name", "Tom")
+    moved = re.sub(r"([.!?]+) ", r"\1 My brother Tom came round. ", said, count=1)
+    hits = [message("m1", moved, MARCH_3), message("asking", question, MARCH_3 + DAY)]
+    lines = told_lines(hits, [fact, other], [fact], "asking")
+    assert (
+        told_quote(ToldAnswer(quotes=[copied], answer=answer), lines, question, history=False, named=[fact])
+        is None
+    )

@@ -448,6 +448,35 @@ class SynthesisService(CognitiveService):
         who = unclear_who(told, state.said_before) if tells else None
         if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
             return await self._fixed(state, question_back(who), "question back")
+        small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
+        shown, usage, asked = await self._reaction(state, told, small_talk)
+        if shown is None:
+            plain = acknowledgement(state, understanding)
+            said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
+            return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
+        said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
+        return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
+
+    async def _news_reaction(self, state: CycleState, understanding: Understanding) -> tuple[str, LLMUsage]:
+        """What news told beside a question or request gets before the answer: the model's short
+        reaction to the news when it passes the checks ("Congratulations on the promotion!"
+        before the dinner ideas; it had been "Got it, I'll remember that." whatever the news:
+        issue 38, item 1), "I'm sorry to hear that." for bad news it cannot show, else the plain
+        acknowledgement."""
+        told, _ordered = without_any_order(without_forged_turns(" ".join(understanding.statements))[0])
+        shown, usage, _asked = await self._reaction(state, without_hostile(told))
+        if shown is None:
+            return ACKNOWLEDGEMENT, usage
+        return shown.text, usage
+
+    async def _reaction(
+        self, state: CycleState, told: str, small_talk: str | None = None
+    ) -> tuple[Reaction | None, LLMUsage, PromptRecord | None]:
+        """The reading model's short reaction to ``told`` when it passes the checks
+        (services/cycle/reply.py), what it cost and the prompt; None when there is nothing to
+        react to, the model fails, or its reaction cannot be shown."""
+        if not told.strip():
+            return None, LLMUsage(), None
         stored = await asyncio.to_thread(self._stored_facts, state)
         own = [
             (f.attribute or "", f.value or "")
@@ -455,32 +484,22 @@ class SynthesisService(CognitiveService):
             if f.valid_until is None and f.subject_key == USER_SUBJECT
         ]
         name = name_of_user(own)
-        usage = LLMUsage()
-        shown: Reaction | None = None
-        asked: PromptRecord | None = None
-        if told.strip():
-            messages = reply_prompt.build(told, name)
-            asked = prompt_record(reply_prompt.PROMPT, messages)
-            try:
-                read, usage = await ask_structured(
-                    self.picker,  # the reading model reacts in its own words; the 0.5B echoed
-                    reply_prompt.Reply,
-                    messages,
-                    reply_prompt.PROMPT,
-                    timeout_s=self.timeout_s,
-                    retries=0,  # no reaction is worth a second wait: the acknowledgement stands
-                    max_tokens=reply_prompt.MAX_TOKENS,
-                )
-                small_talk = " ".join(understanding.texts(Act.SMALL_TALK)) if tells else None
-                shown = reaction_shown(read, told, name, small_talk)
-            except LLMError as exc:
-                log.warning("no reaction from the model: %s", exc)
-        if shown is None:
-            plain = acknowledgement(state, understanding)
-            said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
-            return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
-        said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
-        return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
+        messages = reply_prompt.build(told, name)
+        asked = prompt_record(reply_prompt.PROMPT, messages)
+        try:
+            read, usage = await ask_structured(
+                self.picker,  # the reading model reacts in its own words; the 0.5B echoed
+                reply_prompt.Reply,
+                messages,
+                reply_prompt.PROMPT,
+                timeout_s=self.timeout_s,
+                retries=0,  # no reaction is worth a second wait: the acknowledgement stands
+                max_tokens=reply_prompt.MAX_TOKENS,
+            )
+        except LLMError as exc:
+            log.warning("no reaction from the model: %s", exc)
+            return None, LLMUsage(), asked
+        return reaction_shown(read, told, name, small_talk), usage, asked
 
     def _constraints(
         self, state: CycleState, understanding: Understanding, question: str, stored: Sequence[Fact]
@@ -560,8 +579,10 @@ class SynthesisService(CognitiveService):
 
         messages = build(state.history)
         prefix = ""
-        if understanding.kind is MessageKind.MIX and understanding.statements:  # acknowledged too
-            prefix = ACKNOWLEDGEMENT + " "
+        reacted = LLMUsage()
+        if understanding.kind is MessageKind.MIX and understanding.statements:  # reacted to first
+            reaction, reacted = await self._news_reaction(state, understanding)
+            prefix = reaction + " "
         told = told_for(question, stored, history) if request else []
         if told:  # a request about something the user told of starts from what they told
             prefix += "You told me: " + lower_first(" ".join(told_sentence(f) for f in told)) + " "
@@ -617,7 +638,7 @@ class SynthesisService(CognitiveService):
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )
-        usage = usage.add(more)
+        usage = usage.add(more).add(reacted)
         await send_rest(state, None if held_back else voice, answer, note)
         added = "" if request else missed(answer, question, stored, history, minded)
         answer += added + careful  # "I don't know" only when it was never told; the note

@@ -93,3 +93,55 @@ async def test_an_answer_opening_like_a_refusal_that_is_none_streams_whole(
     )
     assert result.answer == answer
     assert "".join(streamed) == answer
+
+
+NEWS_WITH_A_REQUEST = [
+    pytest.param(
+        "got the promotion to deputy head!!! any ideas for a small celebration dinner at home?",
+        "any ideas for a small celebration dinner at home?",
+        "good",
+        "Congratulations on the promotion!",
+        id="promotion",
+    ),
+    pytest.param(
+        "Passed my driving test this morning!! Can you suggest a cheap first car?",
+        "Can you suggest a cheap first car?",
+        "good",
+        "Well done on passing!",
+        id="driving-test",
+    ),
+    pytest.param(
+        "We had to let our old dog go on Monday. How do I explain it to a five-year-old?",
+        "How do I explain it to a five-year-old?",
+        "bad",
+        "I'm so sorry about your dog.",
+        id="loss",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "asked", "feeling", "reaction"), NEWS_WITH_A_REQUEST)
+async def test_news_beside_a_request_gets_a_reaction_before_the_answer(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str, feeling: str, reaction: str
+) -> None:
+    """Live trial: "got the promotion to deputy head!!! … any ideas for a small celebration dinner"
+    got "Got it, I'll remember that." and the ideas: a person says congratulations first (issue
+    38, item 1). The reading model reacts to the news part; the reaction passes the same checks
+    as a reaction to news alone, and the request is answered after it."""
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "help"}))
+    llm.answer(PromptId.REPLY, json.dumps({"feeling": feeling, "reply": reaction}))
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    assert result.answer == f"{reaction} {DEFAULT_REPLY}", result.answer
+    (reacting,) = llm.prompts_for(PromptId.REPLY)
+    news = reacting[-1].content
+    assert "?" not in news, news  # the news only: the request is the answering model's
+    # a reaction that says the news back is never shown: the acknowledgement stands; bad news
+    # whose reaction cannot be shown gets the word of sympathy instead
+    llm.answer(PromptId.REPLY, json.dumps({"feeling": feeling, "reply": message.split("?")[0]}))
+    echoed = await runtime.orchestrator.handle_impulse(message, USER, "s2")
+    opening = "I'm sorry to hear that." if feeling == "bad" else "Got it, I'll remember that."
+    assert echoed.answer == f"{opening} {DEFAULT_REPLY}", echoed.answer
+    # the model cannot react: the acknowledgement
+    llm.answer(PromptId.REPLY, "")
+    plain = await runtime.orchestrator.handle_impulse(message, USER, "s3")
+    assert plain.answer == f"Got it, I'll remember that. {DEFAULT_REPLY}", plain.answer

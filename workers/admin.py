@@ -57,6 +57,8 @@ class Backlog:
     jobs: int
     #: seconds until they are done at the pace of the last finished jobs (None: no pace known)
     eta_s: float | None
+    #: jobs of queues none finished in yet, not counted in ``eta_s`` (it is then a lower bound)
+    unpaced: int = 0
 
 
 def running(q: Queue) -> int:
@@ -73,8 +75,10 @@ PACE_SAMPLE = 20
 
 def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_QUEUES) -> Backlog:
     """The jobs queued or running in ``queues`` and how long ``workers`` take for them: per queue,
-    its jobs times the median time of its last finished ones (a queue none finished in yet
-    counts at the pace of the others)."""
+    its jobs times the median time of its last finished ones. A queue none finished in yet is
+    not guessed at (``unpaced``): counted at the pace of another queue, a freshly started
+    service said "about 1.1 h" for 12 jobs, the 13-second crystallizations counted at the pace
+    of the 80-second claims readings that ran before them."""
     total, known, unknown = 0, 0.0, 0
     paces: list[float] = []
     for name in queues:
@@ -92,9 +96,8 @@ def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_Q
     if not total:
         return Backlog(0, 0.0)
     if not paces:
-        return Backlog(total, None)
-    known += unknown * sorted(paces)[len(paces) // 2]
-    return Backlog(total, known / max(workers, 1))
+        return Backlog(total, None, unknown)
+    return Backlog(total, known / max(workers, 1), unknown)
 
 
 def _median_duration(q: Queue) -> float | None:

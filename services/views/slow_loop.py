@@ -22,9 +22,10 @@ def about(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h".replace(".0 h", " h")
 
 
-def backlog_summary(jobs: int, unread: int, eta_s: float | None) -> str:
+def backlog_summary(jobs: int, unread: int, eta_s: float | None, at_least: bool = False) -> str:
     """One line for people, or "" when nothing waits. ``unread`` counts only while jobs are
-    queued (a message whose job is gone is not "being read")."""
+    queued (a message whose job is gone is not "being read"); ``at_least``: some jobs have no
+    pace known yet and are not in ``eta_s``."""
     if jobs <= 0:
         return ""
     line = f"The slow loop is still at work: {jobs} job{'s' if jobs != 1 else ''} queued"
@@ -32,5 +33,5 @@ def backlog_summary(jobs: int, unread: int, eta_s: float | None) -> str:
     if unread:
         line += f", {unread} of your messages still to be read"
     if eta_s is not None:
-        line += f" ({about(eta_s)})"
+        line += f" ({'at least ' if at_least else ''}{about(eta_s)})"
     return line + "; facts and insights appear as they are done."

@@ -414,6 +414,8 @@ class SlowLoopView(BaseModel):
     unread: int = 0
     #: roughly how long until the jobs are done (None: no pace known yet)
     eta_s: float | None = None
+    #: some jobs have no pace known yet: ``eta_s`` counts only the others (a lower bound)
+    eta_at_least: bool = False
     #: one line for people ("" when nothing waits)
     summary: str = ""
 

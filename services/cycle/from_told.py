@@ -29,7 +29,7 @@ from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.timeline import starts_at
 from services.common.understanding import only_asks, understand
-from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems
+from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems, topic_stems
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
@@ -580,6 +580,30 @@ def narrowed(quote: ToldQuote, kept: Sequence[ToldLine]) -> ToldQuote:
         facts=_facts(kept),
         quoted=Quoted.ANSWER if answer else Quoted.LINES,
     )
+
+
+#: lines said after a told answer's that are read again for whether they answer it, at most
+SINCE_READ = 2
+
+
+def newer_lines(quote: ToldQuote, lines: Sequence[ToldLine], question: str) -> list[ToldLine]:
+    """The lines shown beside a quote that were said after it, in other messages, and share a
+    word of what the question asks about (newest first, at most :data:`SINCE_READ`): a change
+    the model did not copy. Live, before the slow loop had read them: "what does dev do for work
+    these days?" -> "Paramedic", copied from the first message, with "Dev's leaving the
+    ambulance service, he starts retraining as a nurse in March" shown above it. Which of them
+    answers, the claims model says; the caller shows those after the answer, dated."""
+    if not quote.lines:
+        return []
+    said_at = max(t.at for t in quote.lines)
+    sources = {t.source_id for t in quote.lines}
+    asked = topic_stems(question)
+    newer = [
+        t
+        for t in lines
+        if t.at > said_at and t.source_id not in sources and not t.earlier and asked & stems_of(t.in_context)
+    ]
+    return sorted(newer, key=lambda t: -t.at)[:SINCE_READ]
 
 
 def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -101,6 +101,7 @@ from services.cycle.from_told import (
     mentioned,
     nearest,
     never_told_of,
+    newer_lines,
     told_answer,
     told_lines,
     told_quote,
@@ -1009,11 +1010,30 @@ class SynthesisService(CognitiveService):
                 return await self._not_told(state, question, recall, not_told, usage, asked)
             return None
         quote = checked_quote
-        held = HeldTold(quote, usage, asked)
+        since, cost = await self._told_since(question, quote, lines, history)
+        held = HeldTold(quote, usage.add(cost), asked, since)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)
             return None
         return await self._said_told(state, held, recall)
+
+    async def _told_since(
+        self, question: str, quote: ToldQuote, lines: Sequence[ToldLine], history: bool
+    ) -> tuple[list[SaidSince], LLMUsage]:
+        """For a question about now answered from the user's words: the lines said after them
+        that the claims model reads as answering it too (a change it did not copy,
+        :func:`newer_lines`), shown after the answer with their days; code cannot tell which is
+        true now."""
+        usage = LLMUsage()
+        since: list[SaidSince] = []
+        if history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
+            return since, usage
+        for line in newer_lines(quote, lines, question):
+            says, cost = await self.reading.answers(question, line.text)
+            usage = usage.add(cost)
+            if says:
+                since.append(SaidSince(line.at, line.text))
+        return since, usage
 
     async def _asked_beside_news(
         self, state: CycleState, understanding: Understanding, recall: RecallResult
@@ -1059,7 +1079,7 @@ class SynthesisService(CognitiveService):
         """The user's words that answer, said with their days (the trace shows where they came from)."""
         quote = held.quote
         why = {f.id: "read from the words the model copied as the answer" for f in quote.facts}
-        said = told_answer(quote)
+        said = with_said_since(told_answer(quote), held.since)
         kinds = {h.id: h.type for h in recall.hits}
         refs = [  # the messages the quoted words were said in: the trace shows where they came from
             ReferenceItem(
@@ -1231,6 +1251,8 @@ class HeldTold:
     quote: ToldQuote
     usage: LLMUsage
     asked: PromptRecord
+    #: what the user said after the quoted words that answers it too (a change not copied)
+    since: list[SaidSince] = field(default_factory=list)
 
 
 def _text_ref(hit: RecallHit) -> ReferenceItem:

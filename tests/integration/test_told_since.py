@@ -1,0 +1,95 @@
+"""A question about now answered from the user's words shows what they said since that answers
+it too (live, before the slow loop had read it: "what does dev do for work these days?" ->
+"Paramedic", copied from the first message, with "Dev's leaving the ambulance service, he starts
+retraining as a nurse in March" shown to the model above it)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.claims_support import said, scripted_reader
+from thea.llm.fake import FakeCall, FakeChatModel, plain_text
+from thea.llm.prompt_ids import PromptId
+from thea.runtime import Runtime
+
+USER = "mara"
+
+# (what was told first; the words the reader copies from it; its answer; what was said since;
+# the question about now; something else said since that shares none of its words)
+CASES = [
+    pytest.param(
+        "my husband Dev is a paramedic",
+        "my husband Dev is a paramedic",
+        "paramedic",
+        "Dev's leaving the ambulance service, he starts retraining as a nurse in March",
+        "what does dev do for work these days?",
+        "Pepper had a tooth out yesterday, poor thing",
+        id="job",
+    ),
+    pytest.param(
+        "our vet is Dr Hale in Kendal",
+        "our vet is Dr Hale in Kendal",
+        "Dr Hale",
+        "we switched vets, Pickle sees Dr Osei at Riverside now",
+        "who is our vet now?",
+        "the boiler broke again this morning",
+        id="vet",
+    ),
+    pytest.param(
+        "dentist on the 9th of January at 4pm",
+        "dentist on the 9th of January at 4pm",
+        "the 9th of January",
+        "the dentist rang, they moved me to the 16th, same time",
+        "when's my dentist appointment now?",
+        "got the deputy head job at Hillcrest!!!",
+        id="date",
+    ),
+]
+
+
+def _check(newer: str, says: bool) -> Callable[[FakeCall], str]:
+    """The answer check: the newer line answers (``says``), any other line does."""
+
+    def answer(call: FakeCall) -> str:
+        line = plain_text(call.messages[-1:])
+        verdict = "answers" if says or newer not in line else "does not answer"
+        return json.dumps({"asked": "", "answer": "", "verdict": verdict})
+
+    return answer
+
+
+@pytest.mark.parametrize(("told", "copied", "answer", "since", "question", "other"), CASES)
+async def test_an_answer_from_the_users_words_shows_what_they_said_since_that_answers_it(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    copied: str,
+    answer: str,
+    since: str,
+    question: str,
+    other: str,
+) -> None:
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(copied, "detail", answer)]}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)  # the first message is read ...
+    await runtime.orchestrator.handle_impulse(since, USER, "s2")  # ... the change is not yet
+    await runtime.orchestrator.handle_impulse(other, USER, "s2")
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [copied], "answer": answer}))
+    llm.answer(PromptId.ANSWER_CHECK, _check(since, says=True))
+    got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
+    assert copied in got, got  # what the model copied, dated ...
+    assert "Since then you said" in got, got
+    assert since in got, got  # ... and the change, in the user's words
+    assert got.index(copied) < got.index(since)
+    assert other not in got, got  # nothing said since about anything else
+
+    # the claims model reads the newer words as no answer to it: only the copied words
+    llm.answer(PromptId.ANSWER_CHECK, _check(since, says=False))
+    plain = (await runtime.orchestrator.handle_impulse(question, USER, "s4")).answer
+    assert copied in plain, plain
+    assert since not in plain, plain

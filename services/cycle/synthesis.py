@@ -584,7 +584,9 @@ class SynthesisService(CognitiveService):
         if understanding.kind is MessageKind.MIX and understanding.statements:  # reacted to first
             reaction, reacted = await self._news_reaction(state, understanding)
             prefix = reaction + " "
-        told = told_for(question, stored, history) if request else []
+        # (never from what they said has stopped: "any ideas for a birthday cake for Dev?" began
+        # "You told me: Dev (your husband), job: ambulance service (no longer).", live trial)
+        told = [f for f in told_for(question, stored, history) if not ended(f)] if request else []
         if told:  # a request about something the user told of starts from what they told
             prefix += "You told me: " + lower_first(" ".join(told_sentence(f) for f in told)) + " "
         if prefix:

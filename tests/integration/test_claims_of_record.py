@@ -2182,6 +2182,36 @@ async def test_a_request_starts_from_what_was_told_only_when_it_names_what_a_cla
     assert claim[1] in helped.answer
 
 
+@pytest.mark.parametrize(
+    ("told", "claim", "asked"),
+    [
+        ("Dev's leaving the ambulance service in March", ("Dev", "husband", "job", "ambulance service"),
+         "any ideas for a gluten free birthday cake for Dev?"),
+        ("we sold the Golf last week", ("user", "self", "car", "Golf"),
+         "can you suggest a weekend trip we could do without the Golf?"),
+        ("Maya dropped piano after Christmas", ("Maya", "daughter", "activity", "piano"),
+         "any ideas for a new hobby for Maya instead of piano?"),
+    ],
+)  # fmt: skip
+async def test_a_request_never_starts_from_something_the_user_said_has_stopped(
+    runtime: Runtime, llm: FakeChatModel, told: str, claim: tuple[str, str, str, str], asked: str
+) -> None:
+    """Live trial: "any ideas for a gluten free birthday cake for Dev?" began "You told me: Dev (your
+    husband), job: ambulance service (no longer).": what stopped is no ground for help. (A question
+    that the model answers "I don't know" still hears of it: "But you told me: …".)"""
+    subject, relation, attribute, value = claim
+    await told_and_read(
+        runtime,
+        llm,
+        told,
+        said(told, attribute, value, subject=subject, relation=relation, kind=ClaimKind.ENDS),
+    )
+    assert any(f.change == "ends" for f in claims(runtime)), [f.content for f in claims(runtime)]
+    llm.answer(PromptId.SYNTHESIS, "Here are some ideas.")
+    helped = await runtime.orchestrator.handle_impulse(asked, USER, "s2")
+    assert helped.answer == "Here are some ideas.", helped.answer
+
+
 def checked_by_attribute(answers: dict[str, str]) -> Callable[[FakeCall], str]:
     """The fake model's answer to the value check: the answer scripted for the asked attribute
     (found by a word of the question), else none ("": no verdict, the claim is kept)."""

@@ -60,6 +60,23 @@ def test_another_value_a_sentence_or_not_said_does_not(answer: str, value: str) 
     assert not backs(answer, value)
 
 
+@pytest.mark.parametrize(
+    ("answer", "value", "attribute"),
+    [
+        ("The user's dentist appointment is on January 9th at 4 PM.", "the 9th of January at 4pm",
+         "dentist appointment"),
+        ("Keisha's school is Park Primary in Leeds from next September.", "Park Primary", "school"),
+        ("The user's workplace now is the hospital pharmacy on Mill Road.", "hospital pharmacy", "workplace"),
+    ],
+)  # fmt: skip
+def test_a_sentence_of_the_label_and_the_value_bears_it_out(answer: str, value: str, attribute: str) -> None:
+    """Live trial: "dentist on the 9th of January at 4pm" lost its claim: asked for the user's
+    dentist appointment, the model answered in a sentence naming it and the value."""
+    assert backs(answer, value, attribute)
+    assert not backs(answer, "the 3rd of March", attribute)  # another value
+    assert not backs(answer.replace(attribute.split()[0], "holiday"), value, attribute)  # not the label's
+
+
 def test_the_question_names_the_label_and_whose_it_is_never_the_value() -> None:
     asked = value_check.question("Keisha", "granddaughter", False, "age")
     assert asked == "By this message, what is Keisha's age now? (the user's granddaughter)"

@@ -115,10 +115,17 @@ def backs(answer: str, value: str, attribute: str = "") -> bool:
     said = answer.strip()
     if not said:
         return True
-    if len(said.split()) > MAX_ANSWER_WORDS:
-        return False
     words = _words(said)
     labelled = _words(attribute)
+    if len(said.split()) > MAX_ANSWER_WORDS:
+        # a sentence about the message, unless it is the label's own sentence ("The user's
+        # dentist appointment is on January 9th at 4 PM.", live: the appointment was lost)
+        return (
+            len(said.split()) <= 2 * MAX_ANSWER_WORDS
+            and bool(labelled)
+            and all(_shares({w}, words) for w in labelled)
+            and _shares(_words(value) - labelled, words - labelled)
+        )
     if words and labelled and all(_shares({w}, labelled) for w in words):
         return True
     return _shares(_words(value), words)

@@ -60,6 +60,11 @@ class Backlog:
     #: jobs of queues none finished in yet, not counted in ``eta_s`` (it is then a lower bound)
     unpaced: int = 0
 
+    @property
+    def eta_at_least(self) -> bool:
+        """``eta_s`` is a lower bound: some jobs have no pace known and are not in it."""
+        return self.unpaced > 0 and self.eta_s is not None
+
 
 def running(q: Queue) -> int:
     """The jobs a worker has taken from ``q``: those it runs, and those it has just taken off the
@@ -80,7 +85,6 @@ def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_Q
     service said "about 1.1 h" for 12 jobs, the 13-second crystallizations counted at the pace
     of the 80-second claims readings that ran before them."""
     total, known, unknown = 0, 0.0, 0
-    paces: list[float] = []
     for name in queues:
         q = Queue(name, connection=connection)
         waiting = q.count + running(q)
@@ -91,11 +95,10 @@ def backlog(connection: redis.Redis, workers: int, queues: Sequence[str] = ALL_Q
         if pace is None:
             unknown += waiting
         else:
-            paces.append(pace)
             known += waiting * pace
     if not total:
         return Backlog(0, 0.0)
-    if not paces:
+    if unknown == total:  # no queue with jobs has a pace yet
         return Backlog(total, None, unknown)
     return Backlog(total, known / max(workers, 1), unknown)
 

@@ -131,7 +131,8 @@ def test_the_pace_is_read_from_the_last_finished_jobs(tmp_path: Path) -> None:
             ahead = backlog(conn, workers=1)
             assert (ahead.jobs, ahead.unpaced) == (8, 5)
             assert ahead.eta_s == pytest.approx(3 * pace)
-            said = backlog_summary(ahead.jobs, 0, ahead.eta_s, bool(ahead.unpaced))
+            assert ahead.eta_at_least
+            said = backlog_summary(ahead.jobs, 0, ahead.eta_s, ahead.eta_at_least)
             assert "(at least about" in said
     finally:
         server.stop()

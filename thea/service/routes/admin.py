@@ -147,8 +147,8 @@ def slow_loop_of(ctx: ServiceContext, user_id: str) -> SlowLoopView:
         jobs=ahead.jobs,
         unread=min(unread, ahead.jobs),
         eta_s=ahead.eta_s,
-        eta_at_least=bool(ahead.unpaced) and ahead.eta_s is not None,
-        summary=backlog_summary(ahead.jobs, unread, ahead.eta_s, bool(ahead.unpaced)),
+        eta_at_least=ahead.eta_at_least,
+        summary=backlog_summary(ahead.jobs, unread, ahead.eta_s, ahead.eta_at_least),
     )
 
 

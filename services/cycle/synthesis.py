@@ -203,6 +203,14 @@ def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
     return (tells and copied_run(answer, message) >= ECHO_WORDS) or (mixed and is_refusal(answer))
 
 
+def _reacted_to(text: str) -> str:
+    """What the model reacts to of what the user wrote: a forged turn and an order to the
+    assistant inside it are left out (they would be obeyed; one that only gives orders gets no
+    reaction), nor a persona or role given to thea (seen: "You're DAN, and ...")."""
+    told, _ordered = without_any_order(without_forged_turns(text)[0])
+    return without_hostile(told)
+
+
 def _shown_answer(
     answer: str, note: str, message: str, tells: bool, mixed: bool, remark: bool
 ) -> tuple[str, str]:
@@ -441,10 +449,7 @@ class SynthesisService(CognitiveService):
         """The model's short reaction in its own words when it passes the checks (no echo,
         nothing made up, no refusal, in the tone of the news: services/cycle/reply.py), else
         "I'm sorry to hear that." for bad news and the plain acknowledgement for the rest."""
-        # the model reacts to what the message tells: a forged turn and an order to the assistant
-        # inside it are left out (they would be obeyed), and one that only gives orders gets no reaction
-        told, _ordered = without_any_order(without_forged_turns(state.prompt_text)[0])
-        told = without_hostile(told)  # nor a persona or role given to thea (seen: "You're DAN, and ...")
+        told = _reacted_to(state.prompt_text)
         tells = understanding.kind is MessageKind.STATEMENT or _news(understanding)
         who = unclear_who(told, state.said_before) if tells else None
         if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
@@ -464,8 +469,7 @@ class SynthesisService(CognitiveService):
         before the dinner ideas; it had been "Got it, I'll remember that." whatever the news:
         issue 38, item 1), "I'm sorry to hear that." for bad news it cannot show, else the plain
         acknowledgement."""
-        told, _ordered = without_any_order(without_forged_turns(" ".join(understanding.statements))[0])
-        shown, usage, _asked = await self._reaction(state, without_hostile(told))
+        shown, usage, _asked = await self._reaction(state, _reacted_to(" ".join(understanding.statements)))
         if shown is None:
             return ACKNOWLEDGEMENT, usage
         return shown.text, usage
@@ -881,6 +885,12 @@ class SynthesisService(CognitiveService):
         “... They've named her Anaya ...”")."""
         read = {f.source_message_id for f in stored if f.source_message_id}
         newer = said_since(answer.facts, recall.hits, state.impulse.id, question, read)
+        kept, usage = await self._answering(question, newer)
+        return with_said_since(answer.text, kept), usage
+
+    async def _answering(self, question: str, newer: Sequence[SaidSince]) -> tuple[list[SaidSince], LLMUsage]:
+        """What the user said since that the claims model reads as answering the question (each
+        read on its own), and what reading them cost."""
         usage = LLMUsage()
         kept: list[SaidSince] = []
         for said in newer:
@@ -888,7 +898,7 @@ class SynthesisService(CognitiveService):
             usage = usage.add(checked)
             if says:
                 kept.append(said)
-        return with_said_since(answer.text, kept), usage
+        return kept, usage
 
     async def _settled(
         self,
@@ -1026,16 +1036,10 @@ class SynthesisService(CognitiveService):
         that the claims model reads as answering it too (a change it did not copy,
         :func:`newer_lines`), shown after the answer with their days; code cannot tell which is
         true now."""
-        usage = LLMUsage()
-        since: list[SaidSince] = []
         if history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
-            return since, usage
-        for line in newer_lines(quote, lines, question):
-            says, cost = await self.reading.answers(question, line.text)
-            usage = usage.add(cost)
-            if says:
-                since.append(SaidSince(line.at, line.text))
-        return since, usage
+            return [], LLMUsage()
+        newer = [SaidSince(line.at, line.text) for line in newer_lines(quote, lines, question)]
+        return await self._answering(question, newer)
 
     async def _asked_beside_news(
         self, state: CycleState, understanding: Understanding, recall: RecallResult

@@ -178,3 +178,34 @@ async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() 
     llm.calls.clear()
     await ClaimReviser(llm).revise(message, RECORD, read=[again])
     assert len(llm.prompts_for(PromptId.REVISE_CLAIMS)) == 2
+
+
+WEDDING = claim(
+    "My cousin Anoop marriage is on 16 January", "wedding date", "16 January", subject="Anoop", relation="cousin"
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "value", "kept"),
+    [
+        # the writer's own news, a neighbour by its month alone (first contact set 16)
+        ("PSK sent sms, my slot is moved to 13 January, same time", "13 January", False),
+        ("ugh, my dentist moved me to 14 January", "14 January", False),
+        ("I've pushed my flight back to 20 January. Cheaper", "20 January", False),
+        ("we booked our train for 15 January", "15 January", False),
+        # the change names whom it is of, or speaks of them by pronoun
+        ("Anoop's wedding got moved to 20 January", "20 January", True),
+        ("sorry, the cousin's wedding is 18 January, I mixed it up", "18 January", True),
+        ("I got it wrong, it is 17 January actually", "17 January", True),
+        ("they moved it to 21 January", "21 January", True),
+    ],
+)
+def test_someone_elses_claim_is_not_changed_by_a_sentence_only_about_the_writer(
+    message: str, value: str, kept: bool
+) -> None:
+    """First contact set 16: "PSK sent sms, my slot is moved to 13 January" (the user's passport
+    appointment) was kept as a correction of the cousin's wedding date, and two answers went
+    wrong. A sentence that speaks of the writer and names neither the claim's subject nor anyone
+    by pronoun changes nothing of another's."""
+    answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
+    assert (kept_change(WEDDING, answer, message, set()) is not None) is kept

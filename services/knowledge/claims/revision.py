@@ -13,7 +13,8 @@ when
   the message's sentence that holds it (the model often copies the fact's words as its quote);
 * an end's quote is a run of the message's words;
 * a claim of the user's is not changed by a sentence naming someone else of the record ("Nia got
-  the head of year job" is Nia's news, not the user's job);
+  the head of year job" is Nia's news, not the user's job), nor someone else's by a sentence
+  that speaks only of the writer ("my slot is moved to 13 January" is not the cousin's wedding);
 * nothing in the quote gives orders;
 * the message, asked for the claim's attribute alone, answers the new value
   (services/knowledge/claims/value_check.py: "Keisha, age: silly mistake" is not kept).
@@ -34,7 +35,17 @@ from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject
 from services.knowledge.claims.supersession import content_stems, names_itself
 from services.knowledge.claims.value_check import answers_its_label
-from services.knowledge.claims.verify import hostile, plain, quoted_in, sentence_holding, tidy, within
+from services.knowledge.claims.verify import (
+    FIRST_PERSON,
+    THIRD_PERSON,
+    hostile,
+    plain,
+    quoted_in,
+    sentence_holding,
+    sentence_of,
+    tidy,
+    within,
+)
 from services.prompts import revise_claims as revising
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
@@ -125,6 +136,8 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         return None
     if old.subject_key == USER_SUBJECT and content_stems(quote) & others:
         return None  # another's news is not a change of the user's
+    if old.subject_key != USER_SUBJECT and writer_only(sentence_of(quote, message), old):
+        return None  # the writer's own news is not a change of another's
     about_user = old.subject_key == USER_SUBJECT
     return ClaimOut(
         quote=quote,
@@ -134,6 +147,19 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         value=value,
         when="",
         kind=kind,
+    )
+
+
+def writer_only(sentence: str, old: Fact) -> bool:
+    """The sentence speaks of the writer and of nobody else: words of the first person, no
+    pronoun of someone or something else and no word naming the claim's subject (closed class;
+    first contact set 16: "PSK sent sms, my slot is moved to 13 January" was kept as the
+    cousin's wedding date, a neighbour by its month alone)."""
+    words = set(plain(sentence).split())
+    return (
+        bool(words & FIRST_PERSON)
+        and not words & (THIRD_PERSON | {"it", "its"})
+        and not content_stems(sentence) & _subject_words(old)
     )
 
 

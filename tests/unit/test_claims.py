@@ -348,11 +348,24 @@ def _at(fact: Fact, day: int, kind: ClaimKind | None = None) -> Fact:
     return fact.model_copy(update=update)
 
 
-def _supersede(new: list[Fact], current: list[Fact], decision: PairDecision | None = None):  # type: ignore[no-untyped-def]
+def _supersede(  # type: ignore[no-untyped-def]
+    new: list[Fact], current: list[Fact], decision: PairDecision | None = None, still: bool | None = None
+):
     async def judge(_old: Fact, _new: Fact) -> PairDecision | None:
         return decision
 
-    return asyncio.run(supersede(new, current, AttributeNearness(None), judge if decision else None))
+    async def still_theirs(_old: Fact, _new: Fact) -> bool | None:
+        return still
+
+    return asyncio.run(
+        supersede(
+            new,
+            current,
+            AttributeNearness(None),
+            judge if decision else None,
+            still_theirs if still is not None else None,
+        )
+    )
 
 
 @pytest.mark.parametrize("kind", [ClaimKind.REPLACES, ClaimKind.CORRECTS])
@@ -465,10 +478,46 @@ def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
     sold = _at(claim("I sold the Golf", "car", "Golf"), 2, ClaimKind.ENDS)
     died = _at(claim("Rex died", "status", "died", subject="Rex", relation="dog"), 2, ClaimKind.ENDS)
     kitten = _at(claim("a kitten, Miso", "name", "Miso", subject="Miso", relation="cat"), 2, ClaimKind.ADDS)
-    plan = _supersede([sold, died, kitten], [car, dog])
+    plan = _supersede([sold, died, kitten], [car, dog], still=False)
     # what each end names is history now (Rex, the dog you had); the kitten closes nothing
     assert [c.old.id for c in plan.closings] == [car.id, dog.id]
     assert [f.id for f in plan.stored] == [sold.id, died.id, kitten.id]
+
+
+@pytest.mark.parametrize(
+    ("named", "end"),
+    [
+        (
+            claim("our dog Pepper", "name", "Pepper", subject="Pepper", relation="dog"),
+            claim("Pepper ate a sock again", "activity", "sock", subject="Pepper", relation="dog"),
+        ),
+        (
+            claim("my daughter Luna", "name", "Luna", subject="Luna", relation="daughter"),
+            claim("Luna has given up gymnastics", "hobby", "gymnastics", subject="Luna", relation="daughter"),
+        ),
+        (
+            claim("my sister Ewa", "name", "Ewa", subject="Ewa", relation="sister"),
+            claim("Ewa quit her job at the bank", "job", "bank", subject="Ewa", relation="sister"),
+        ),
+        (
+            claim("our dog Rex", "name", "Rex", subject="Rex", relation="dog"),
+            claim("Rex died", "status", "died", subject="Rex", relation="dog"),
+        ),
+    ],
+)
+def test_an_end_naming_someone_closes_their_name_only_when_the_model_reads_it_as_of_them(
+    named: Fact, end: Fact
+) -> None:
+    """Seen live: "Pepper ate a sock again", read as an end of Pepper's "activity: sock", closed
+    the claim naming Pepper (every sentence about a subject names them). Whether the end is of
+    the subject itself ("Rex died") or of one of their things, the model says; code alone never
+    closes the name."""
+    old, new = _at(named, 1), _at(end, 2, ClaimKind.ENDS)
+    gone = _supersede([new], [old], still=False)
+    assert [c.old.id for c in gone.closings] == [old.id]
+    assert gone.judged == 1
+    assert _supersede([new], [old], still=True).closings == []
+    assert _supersede([new], [old]).closings == []  # no model: the name stays
 
 
 @pytest.mark.parametrize(

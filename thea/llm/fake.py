@@ -188,6 +188,8 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.ASKED_BESIDE_NEWS: _always(""),
         # no reaction unless a test scripts one: statements get the plain acknowledgement
         PromptId.REPLY: _always(""),
+        # an end that names someone is of them unless a test scripts otherwise ("Rex died")
+        PromptId.STILL_THEIRS: _always(json.dumps({"still": False})),
     }
 
 
@@ -237,6 +239,7 @@ class FakeChatModel(BaseChatModel):
             PromptId.VALUE_CHECK: _always(json.dumps({"answer": ""})),
             PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
             PromptId.ASKED_BESIDE_NEWS: _always(""),
+            PromptId.STILL_THEIRS: _always(json.dumps({"still": False})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

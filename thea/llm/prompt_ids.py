@@ -46,6 +46,7 @@ class PromptId(StrEnum):
     VALUE_CHECK = "value_check"
     HELP_OR_RECALL = "help_or_recall"
     ASKED_BESIDE_NEWS = "asked_beside_news"
+    STILL_THEIRS = "still_theirs"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

@@ -36,6 +36,7 @@ from services.knowledge.claims.verify import Checked, checked_claims, plain, spe
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
+from services.prompts import still_theirs as still_prompt
 from services.prompts import supersession as pairing
 from services.prompts import value_check as checking
 from thea.errors import LLMError
@@ -514,7 +515,28 @@ class ClaimKeeper:
             usage = usage.add(cost)
             return out.decision
 
-        plan = await supersede(new, current, AttributeNearness(self.embedder), judge)
+        async def still(old: Fact, newer: Fact) -> bool | None:
+            nonlocal usage
+            if self.judge_llm is None:
+                return None
+            name = old.subject or old.subject_key or ""
+            shown = still_prompt.pair_text(name, old.relation or "", newer.quote or newer.content)
+            try:
+                out, cost = await ask_structured(
+                    self.judge_llm,
+                    still_prompt.StillTheirs,
+                    still_prompt.build(shown),
+                    still_prompt.PROMPT,
+                    timeout_s=self.timeout_s,
+                    max_tokens=still_prompt.MAX_TOKENS,
+                )
+            except LLMError as exc:
+                log.warning("could not read whether claim %s ends %s: %s", newer.id[:8], old.id[:8], exc)
+                return None
+            usage = usage.add(cost)
+            return out.still
+
+        plan = await supersede(new, current, AttributeNearness(self.embedder), judge, still)
         plan = with_revisions(moved_dates(plan, message.said_at), revised)
         plan = joint_changes(plan, current, message.source_id)
         kept = KeptClaims(

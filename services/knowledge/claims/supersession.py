@@ -11,6 +11,9 @@ enough. Never by the wording of the message.
   model may close.
 * A candidate holding the **same value** makes the new claim a repetition: it is not stored a
   second time.
+* An **end** that names a subject closes the claim naming them only when the model reads it as
+  an end of the subject itself ("Rex died"), not of one of their things ("Pepper ate a sock
+  again", "Luna has given up gymnastics"): services/prompts/still_theirs.py.
 * A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
   closes nothing; a **new** claim with a different value for the same attribute is judged by
   the model (same / replaces / adds / unrelated). Without a judge, both stay current.
@@ -48,6 +51,9 @@ WEAK = 0.3
 
 #: asks the model about one (earlier, newer) pair
 Judge = Callable[[Fact, Fact], Awaitable[PairDecision | None]]
+#: asks the model whether the subject an (earlier) claim names is still the user's after a
+#: (newer) end that names them: True, False, or None when it cannot say
+StillTheirs = Callable[[Fact, Fact], Awaitable[bool | None]]
 
 
 @dataclass(frozen=True)
@@ -201,8 +207,11 @@ async def supersede(
     current: Sequence[Fact],
     near: AttributeNearness,
     judge: Judge | None = None,
+    still: StillTheirs | None = None,
 ) -> Supersession:
-    """What the new claims (one message's, in order) do to the current ones."""
+    """What the new claims (one message's, in order) do to the current ones. ``judge``: the model
+    on a pair; ``still``: the model on whether an end that names a subject is of the subject
+    itself (without them, such claims stay current)."""
     near.prepare([a for f in [*new_claims, *current] for a in (f.attribute or "", f.relation or "")])
     out = Supersession()
     closed: set[str] = set()
@@ -221,7 +230,7 @@ async def supersede(
             new = new.model_copy(update={"valid_until": later.created_at, "superseded_by": later.id})
             out.closings.append(Closing(old=new, by=later, reason="replaced by a later claim"))
         out.stored.append(new)
-        for old, reason in await _closed_by(new, kind, found, judge, out):
+        for old, reason in await _closed_by(new, kind, found, judge, out, still):
             closed.add(old.id)
             out.closings.append(Closing(old=old, by=new, reason=reason))
     return out
@@ -243,14 +252,25 @@ def _closed_later(new: Fact, current: Sequence[Fact], near: AttributeNearness) -
 
 
 async def _closed_by(
-    new: Fact, kind: ClaimKind, found: Sequence[tuple[Fact, float]], judge: Judge | None, out: Supersession
+    new: Fact,
+    kind: ClaimKind,
+    found: Sequence[tuple[Fact, float]],
+    judge: Judge | None,
+    out: Supersession,
+    still: StillTheirs | None = None,
 ) -> list[tuple[Fact, str]]:
     if not found or kind is ClaimKind.ADDS:
         return []
     if kind is ClaimKind.ENDS:
         named = [old for old, _ in found if names_value(new, old) or same_value(new, old)]
         chosen = named or [old for old, nearness in found if nearness >= 1.0]
-        return [(old, "ended") for old in chosen]
+        near = {old.id for old, nearness in found if nearness >= ATTRIBUTE_NEAR}
+        # the claim naming the subject, found only because the end names them: closed when the
+        # model reads the end as of the subject itself ("Rex died"), not of one of its things
+        # ("Pepper ate a sock again", seen live, had closed Pepper's name)
+        theirs = [old for old in chosen if names_itself(old) and old.id not in near]
+        ended = [(old, "ended") for old in chosen if old not in theirs]
+        return ended + await _no_longer_theirs(new, theirs, still, out)
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
         strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
@@ -283,6 +303,21 @@ async def _closed_by(
         out,
         may_replace=lambda old: not (new_is_constraint and is_constraint(old.category)),
     )
+
+
+async def _no_longer_theirs(
+    new: Fact, olds: Sequence[Fact], still: StillTheirs | None, out: Supersession
+) -> list[tuple[Fact, str]]:
+    """The claims naming a subject that the model reads the end as taking out of the user's life
+    (one call per claim, within :data:`MAX_JUDGED`; without a model, none)."""
+    closed: list[tuple[Fact, str]] = []
+    for old in olds:
+        if still is None or out.judged >= MAX_JUDGED:
+            break
+        out.judged += 1
+        if await still(old, new) is False:
+            closed.append((old, "ended (judged by the model)"))
+    return closed
 
 
 def _ended_here(new: Fact, out: Supersession) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -1022,12 +1022,56 @@ class SynthesisService(CognitiveService):
                 return await self._not_told(state, question, recall, not_told, usage, asked)
             return None
         quote = checked_quote
-        since, cost = await self._told_since(question, quote, lines, history)
-        held = HeldTold(quote, usage.add(cost), asked, since)
+        told = ToldAsked(question, history, about, gone, user_names(stored), of_user)
+        quote, asked, since, cost = await self._told_now(told, quote, asked, lines)
+        usage = usage.add(cost)
+        held = HeldTold(quote, usage, asked, since)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)
             return None
         return await self._said_told(state, held, recall)
+
+    async def _told_now(
+        self, told: ToldAsked, quote: ToldQuote, asked: PromptRecord, lines: Sequence[ToldLine]
+    ) -> tuple[ToldQuote, PromptRecord, list[SaidSince], LLMUsage]:
+        """The told answer, and what the user said since that answers it too; when the model,
+        reading those lines alone, copies an answer they state, that answer instead: what the
+        user said last wins (first contact set 16: "Where is Divya going to teach after we
+        shift?" -> "Edappally", copied from the first message, with "Divya got teaching job in a
+        school in Whitefield" shown beside it)."""
+        since, usage = await self._told_since(told.question, quote, lines, told.history)
+        if not since:
+            return quote, asked, since, usage
+        newer = [t for t in lines if any(s.at == t.at and s.text == t.text for s in since)]
+        got, cost = await self._newest_told(told, newer)
+        usage = usage.add(cost)
+        if got is None:
+            return quote, asked, since, usage
+        return got[0], got[1], [], usage
+
+    async def _newest_told(
+        self, told: ToldAsked, newer: Sequence[ToldLine]
+    ) -> tuple[tuple[ToldQuote, PromptRecord] | None, LLMUsage]:
+        """The answer the model copies from ``newer`` read alone, when they state it and speak of
+        whom the question asks about; else None."""
+        if not newer:
+            return None, LLMUsage()
+        messages = told_prompt.build(told.question, [t.shown() for t in newer])
+        got = await self.reading.read(
+            told_prompt.ToldAnswer, messages, told_prompt.PROMPT, told_prompt.MAX_TOKENS
+        )
+        if got is None:
+            return None, LLMUsage()
+        read, usage = got
+        quote = told_quote(read, newer, told.question, told.history, told.about, told.gone)
+        if quote is None or quote.quoted is not Quoted.ANSWER:
+            return None, usage
+        checked, cost = await self.reading.checked(told.question, quote, told.names, told.of_user)
+        usage = usage.add(cost)
+        if checked is None or checked.quoted is not Quoted.ANSWER:
+            return None, usage
+        log.info("the words said since answer it: %s", checked.answer)
+        return (checked, prompt_record(told_prompt.PROMPT, messages)), usage
 
     async def _told_since(
         self, question: str, quote: ToldQuote, lines: Sequence[ToldLine], history: bool
@@ -1247,6 +1291,20 @@ class SynthesisService(CognitiveService):
         edges = [Edge(src=response.id, dst=state.impulse.id, type=EdgeType.IS_RESPONSE_TO)]
         edges += [Edge(src=response.id, dst=node_id, type=EdgeType.RECALLED) for node_id in used]
         return StepOutcome(output=output, nodes=[response], edges=edges, usage=usage)
+
+
+@dataclass(frozen=True)
+class ToldAsked:
+    """A question answered from the user's words, and what the answer must keep to: whether it
+    asks about before (``history``), the claims of whom it names (``about``), values no longer
+    true (``gone``), the stems of the user's own names and whether it asks about the user."""
+
+    question: str
+    history: bool
+    about: Sequence[Fact]
+    gone: Collection[str]
+    names: frozenset[str]
+    of_user: bool
 
 
 @dataclass(frozen=True)

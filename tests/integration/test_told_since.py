@@ -93,3 +93,59 @@ async def test_an_answer_from_the_users_words_shows_what_they_said_since_that_an
     plain = (await runtime.orchestrator.handle_impulse(question, USER, "s4")).answer
     assert copied in plain, plain
     assert since not in plain, plain
+
+
+NEWER_ANSWERS = {"job": "retraining as a nurse", "vet": "Dr Osei", "date": "the 16th"}
+
+
+def _copies(told: str, copied: str, answer: str, since: str, newer: str) -> Callable[[FakeCall], str]:
+    """The model answering from the user's words: it copies the first words when they are shown
+    (as the 1.5B did, with the change beside them), the change when it is shown alone."""
+
+    def read(call: FakeCall) -> str:
+        shown = plain_text(call.messages[-1:])
+        if told in shown:
+            return json.dumps({"about": "me", "quotes": [copied], "answer": answer})
+        return json.dumps({"about": "me", "quotes": [since], "answer": newer})
+
+    return read
+
+
+@pytest.mark.parametrize(
+    ("told", "copied", "answer", "since", "question", "other"),
+    [pytest.param(*case.values, id=case.id) for case in CASES],
+)
+async def test_when_what_they_said_since_answers_on_its_own_it_is_the_answer(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    copied: str,
+    answer: str,
+    since: str,
+    question: str,
+    other: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """First contact set 16: "Where is Divya going to teach after we shift?" -> "Edappally" (the
+    first message), with "Divya got teaching job in a school in Whitefield" only shown after it.
+    The lines said since that answer are read alone; what the model copies from them, checked,
+    is the answer about now, and the older value is not said as true now."""
+    newer = NEWER_ANSWERS[request.node.callspec.id]
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(copied, "detail", answer)]}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)  # the first message is read ...
+    await runtime.orchestrator.handle_impulse(since, USER, "s2")  # ... the change is not yet
+    await runtime.orchestrator.handle_impulse(other, USER, "s2")
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+    llm.answer(PromptId.ANSWER_FROM_TOLD, _copies(told, copied, answer, since, newer))
+    llm.answer(PromptId.ANSWER_CHECK, _check(since, says=True))
+    got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
+    assert got.startswith(newer[0].upper() + newer[1:]), got  # the newest words' answer ...
+    assert since in got, got  # ... quoted, dated
+    assert copied not in got and "Since then" not in got, got
+
+    # the newer words, read again, do not answer it: the first answer, then what was said since
+    llm.answer(PromptId.ANSWER_CHECK, _check(since, says=False))
+    plain = (await runtime.orchestrator.handle_impulse(question, USER, "s4")).answer
+    assert copied in plain, plain
+    assert since not in plain, plain

@@ -109,12 +109,28 @@ class ClaimMatch:
         return f"{who}; shares {words}"
 
 
+#: the writer with someone else ("we", or "I" / "me" joined by "and": "Gerald and I"; closed class)
+_WE = frozenset({"we", "us", "ourselves"})
+_I = frozenset({"i", "me"})
+
+
+def asks_with_user(question: str) -> bool:
+    """The question asks about the user together with someone ("Whereabouts are Gerald and I
+    living at present?", "where do we live now?"), not only whose someone is ("my sister")."""
+    words = plain(question).split()
+    if _WE & set(words):
+        return True
+    return any(w in _I and "and" in words[max(i - 1, 0) : i + 2] for i, w in enumerate(words))
+
+
 def focus_of(question: str, facts: Sequence[Fact]) -> frozenset[str]:
-    """Whom the question asks about: subjects it names, else the user when it speaks as them,
-    else nobody in particular (empty)."""
+    """Whom the question asks about: subjects it names (and the user, when it asks about them
+    together: first contact set 16, "Whereabouts are Gerald and I living at present?" was
+    answered from Gerald's claims alone, "your home" on record), else the user when it speaks
+    as them, else nobody in particular (empty)."""
     named = named_subjects(question, facts)
     if named:
-        return named
+        return named | {USER_SUBJECT} if asks_with_user(question) else named
     return frozenset({USER_SUBJECT}) if speaks_as_user(question) else frozenset()
 
 

@@ -142,7 +142,8 @@ async def test_when_what_they_said_since_answers_on_its_own_it_is_the_answer(
     got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
     assert got.startswith(newer[0].upper() + newer[1:]), got  # the newest words' answer ...
     assert since in got, got  # ... quoted, dated
-    assert copied not in got and "Since then" not in got, got
+    assert copied not in got, got
+    assert "Since then" not in got, got
 
     # the newer words, read again, do not answer it: the first answer, then what was said since
     llm.answer(PromptId.ANSWER_CHECK, _check(since, says=False))

@@ -181,7 +181,11 @@ async def test_a_claim_the_reader_read_a_new_value_of_is_left_to_supersession() 
 
 
 WEDDING = claim(
-    "My cousin Anoop marriage is on 16 January", "wedding date", "16 January", subject="Anoop", relation="cousin"
+    "My cousin Anoop marriage is on 16 January",
+    "wedding date",
+    "16 January",
+    subject="Anoop",
+    relation="cousin",
 )
 
 

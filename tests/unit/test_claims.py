@@ -737,6 +737,44 @@ def test_claims_about_whom_a_question_asks_come_first_and_a_never_told_topic_mat
     assert not told_of("What's my brother's name?", profile)
 
 
+GERALD = [
+    claim("we have bought a little bungalow in Much Wenlock", "home", "Much Wenlock"),
+    claim(
+        "Gerald drove him down to Bristol yesterday",
+        "workplace",
+        "Bristol",
+        subject="Gerald",
+        relation="husband",
+    ),
+    claim("my husband Gerald", "name", "Gerald", subject="Gerald", relation="husband"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "with_user"),
+    [
+        ("Whereabouts are Gerald and I living at present?", True),
+        ("where do me and gerald live these days", True),
+        ("Where are we and Gerald living now?", True),
+        ("Where do Gerald and I live?", True),
+        ("Where does my husband work?", False),
+        ("What did I say Gerald's workplace is?", False),
+        ("Where is Gerald working now?", False),
+    ],
+)
+def test_a_question_about_the_user_together_with_someone_is_about_both(
+    question: str, with_user: bool
+) -> None:
+    """First contact set 16: "Whereabouts are Gerald and I living at present?" was answered from
+    Gerald's claims alone (his "workplace: Bristol") with the user's home on record. Asked of
+    the user with someone ("Gerald and I", "we"), the user's claims are about whom it asks too;
+    "my husband" only says whose he is."""
+    recalled = {f.id: 0.5 for f in GERALD}  # recall found each of them
+    about = {m.fact.id for m in match_claims(question, GERALD, recalled) if m.about}
+    assert (GERALD[0].id in about) is with_user
+    assert GERALD[1].id in about
+
+
 def test_someone_the_model_calls_self_is_the_user_only_when_named_as_the_user() -> None:
     message = "Hello, I'm Raj Mehta. Tomás's birthday is on May 8."
     kept, _ = checked_claims(

@@ -257,7 +257,11 @@ def with_said_since(answer: str, newer: Sequence[SaidSince]) -> str:
     """The answer, then what the user said since, in their words and dated."""
     if not newer:
         return answer
-    said = "; ".join(
-        f"on {when_text(n.at)}: \u201c{' '.join(n.text.split())[:NEWER_CHARS]}\u201d" for n in newer
-    )
-    return f"{answer} Since then you said {said}"
+    said = "; ".join(f"on {when_text(n.at)}: \u201c{_shown(n.text)}\u201d" for n in newer)
+    return f"{answer} Since then you said {said}."
+
+
+def _shown(text: str) -> str:
+    """The user's words on one line, cut at :data:`NEWER_CHARS` with an ellipsis saying so."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= NEWER_CHARS else flat[:NEWER_CHARS].rstrip() + "\u2026"

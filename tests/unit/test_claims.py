@@ -10,7 +10,14 @@ import itertools
 import pytest
 
 from services.cycle.fact_match import about_told, match_claims, told_of
-from services.cycle.from_facts import answer_from_claims, earlier_values, picked_answer, replaced_by
+from services.cycle.from_facts import (
+    SaidSince,
+    answer_from_claims,
+    earlier_values,
+    picked_answer,
+    replaced_by,
+    with_said_since,
+)
 from services.knowledge.claims.render import claim_line
 from services.knowledge.claims.supersession import AttributeNearness, supersede
 from services.knowledge.claims.verify import check, checked_claims, quoted_in, within
@@ -976,3 +983,19 @@ def test_a_change_that_replaces_one_claim_and_names_another_gets_the_other_judge
     kept = _supersede([new], [job, place], PairDecision.ADDS)
     assert [c.old.id for c in kept.closings] == [job.id]
     assert [c.old.id for c in _supersede([new], [job, place]).closings] == [job.id]  # no judge
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "the dentist rang, they moved me to the 16th",
+        "Dev's leaving the ambulance service. " + "He starts retraining as a nurse in March, and " * 8,
+    ],
+)
+def test_what_was_said_since_ends_the_answer_as_a_sentence_and_a_cut_says_so(newer: str) -> None:
+    """Seen live: "… Since then you said on …: “…”" had no full stop, and a long message was
+    cut mid-word with nothing saying so."""
+    said = with_said_since("Your dentist: the 9th.", [SaidSince(1_700_000_000_000, newer)])
+    assert said.endswith("\u201d.")
+    quoted = said.split("\u201c", 1)[1].rsplit("\u201d", 1)[0]
+    assert quoted == newer.strip() or (quoted.endswith("\u2026") and newer.startswith(quoted[:-1]))

@@ -479,6 +479,37 @@ def test_a_change_under_another_attribute_closes_what_its_words_name_only_when_t
     assert _supersede([plain_new], [old], PairDecision.REPLACES).judged == 0
 
 
+@pytest.mark.parametrize(
+    ("told", "attribute", "value", "end", "subject"),
+    [
+        (
+            "my hamster bông who is the boss of the house",
+            "pet",
+            "hamster bông",
+            "bông passed away last nite",
+            "bông",
+        ),
+        ("my partner is Sam", "partner", "Sam", "Sam and I broke up for good", "Sam"),
+        ("we have a beagle, Pepper", "dog", "beagle, Pepper", "Pepper ate a sock again", "Pepper"),
+    ],
+)
+def test_an_end_of_someone_closes_the_users_claim_naming_them_only_when_the_model_says_so(
+    told: str, attribute: str, value: str, end: str, subject: str
+) -> None:
+    """First contact set 17: "bông passed away last nite", read as Bông's "death", left "Your
+    pet: hamster bông" current, and "How's my little furry pet doing?" got "Your pet: hamster
+    bông". The user's claim whose value names whom an end is of is a candidate the model closes
+    when it reads the end as of them; never a change of another kind, never code alone."""
+    mine = _at(claim(told, attribute, value), 1)
+    new = _at(claim(end, "status", end.split()[-1], subject=subject), 2, ClaimKind.ENDS)
+    gone = _supersede([new], [mine], still=False)
+    assert [c.old.id for c in gone.closings] == [mine.id]
+    assert _supersede([new], [mine], still=True).closings == []
+    assert _supersede([new], [mine]).closings == []  # no model: it stays
+    changed = _at(claim(end, "status", end.split()[-1], subject=subject), 2, ClaimKind.REPLACES)
+    assert _supersede([changed], [mine], PairDecision.REPLACES, still=False).closings == []
+
+
 def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
     car = _at(claim("I drive a 2015 Golf", "car", "2015 Golf"), 1)
     dog = _at(claim("our dog Rex", "name", "Rex", subject="Rex", relation="dog"), 1)

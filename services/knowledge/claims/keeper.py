@@ -519,8 +519,11 @@ class ClaimKeeper:
             nonlocal usage
             if self.judge_llm is None:
                 return None
-            name = old.subject or old.subject_key or ""
-            shown = still_prompt.pair_text(name, old.relation or "", newer.quote or newer.content)
+            if old.subject_key == USER_SUBJECT:  # "Your pet: hamster Bông"
+                name, relation = old.value or "", old.attribute or ""
+            else:  # "our dog Rex": Rex, dog
+                name, relation = old.subject or old.subject_key or "", old.relation or ""
+            shown = still_prompt.pair_text(name, relation, newer.quote or newer.content)
             try:
                 out, cost = await ask_structured(
                     self.judge_llm,

@@ -182,10 +182,14 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
     found: list[tuple[Fact, float]] = []
     for old in current:
         compared = compared_attributes(new, old)
+        if compared is None and kind is ClaimKind.ENDS and names_them(new, old):
+            compared = ("", "")  # the user's claim naming whom the end is of
         if old.created_at > new.created_at or compared is None:
             continue  # a claim said later is never closed by an earlier one (a retried job)
         nearness = near(*compared)
-        if nearness >= ATTRIBUTE_NEAR or (
+        if kind is ClaimKind.ENDS and names_them(new, old):
+            found.append((old, WEAK))  # only the model may close it (:func:`_no_longer_theirs`)
+        elif nearness >= ATTRIBUTE_NEAR or (
             (kind is ClaimKind.ENDS and names_value(new, old))
             or (kind is ClaimKind.CORRECTS and changes_value(new, old))
         ):
@@ -193,6 +197,18 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
         elif kind.closes and (touches(new, old) or nearness >= ATTRIBUTE_MAYBE):
             found.append((old, min(nearness, WEAK)))  # only the model may close it
     return sorted(found, key=lambda pair: -pair[1])
+
+
+def names_them(new: Fact, old: Fact) -> bool:
+    """A claim of the user's whose value names the new claim's subject ("Your pet: hamster Bông"
+    and a claim about Bông): what the user has that the subject is."""
+    name = content_stems(new.subject_key or "")
+    return (
+        old.subject_key == USER_SUBJECT
+        and new.subject_key != USER_SUBJECT
+        and bool(name)
+        and name <= content_stems(old.value or "")
+    )
 
 
 def touches(new: Fact, old: Fact) -> bool:
@@ -269,6 +285,9 @@ async def _closed_by(
         # model reads the end as of the subject itself ("Rex died"), not of one of its things
         # ("Pepper ate a sock again", seen live, had closed Pepper's name)
         theirs = [old for old in chosen if names_itself(old) and old.id not in near]
+        # and the user's claim naming them ("Your pet: hamster Bông" beside "Bông passed away
+        # last nite"; first contact set 17, the pet stayed current)
+        theirs += [old for old, _ in found if names_them(new, old) and old not in theirs]
         ended = [(old, "ended") for old in chosen if old not in theirs]
         return ended + await _no_longer_theirs(new, theirs, still, out)
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):

@@ -510,6 +510,44 @@ def test_an_end_of_someone_closes_the_users_claim_naming_them_only_when_the_mode
     assert _supersede([changed], [mine], PairDecision.REPLACES, still=False).closings == []
 
 
+@pytest.mark.parametrize(
+    ("named", "theirs", "misread"),
+    [
+        (
+            claim("my dog Tango, an elderly mixed-breed", "pet", "Tango"),
+            claim(
+                "my dog Tango, an elderly mixed-breed",
+                "breed",
+                "mixed-breed",
+                subject="Tango",
+                relation="dog",
+            ),
+            claim("I told you Tango was eleven, but he is in fact thirteen", "age", "thirteen"),
+        ),
+        (
+            claim("my sister is Ana", "sister", "Ana"),
+            claim("Ana lives in Porto", "home", "Porto", subject="Ana", relation="sister"),
+            claim("sorry I said Ana lives in Porto, it's Braga", "home", "Braga"),
+        ),
+        (
+            claim("our cat Mochi", "cat", "Mochi"),
+            claim("Mochi is a tabby", "colour", "tabby", subject="Mochi", relation="cat"),
+            claim("Mochi is not a tabby, I got that wrong, she's ginger", "colour", "ginger"),
+        ),
+    ],
+)
+@pytest.mark.parametrize("kind", [ClaimKind.CORRECTS, ClaimKind.REPLACES])
+def test_a_change_naming_someone_never_closes_the_users_claim_that_names_them(
+    named: Fact, theirs: Fact, misread: Fact, kind: ClaimKind
+) -> None:
+    """First contact set 17: "I told you Tango was eleven, but … he is in fact thirteen" was
+    read as the user's age (a misreading), and as a correction naming "Tango" it closed "Your
+    pet: Tango". A change that names someone of the record says whom it is about; the user's
+    claim naming them is no value it changes, by code or by the judge."""
+    plan = _supersede([_at(misread, 2, kind)], [_at(named, 1), _at(theirs, 1)], PairDecision.REPLACES)
+    assert named.id not in {c.old.id.rsplit("-", 1)[0] for c in plan.closings}
+
+
 def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
     car = _at(claim("I drive a 2015 Golf", "car", "2015 Golf"), 1)
     dog = _at(claim("our dog Rex", "name", "Rex", subject="Rex", relation="dog"), 1)

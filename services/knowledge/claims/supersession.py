@@ -22,7 +22,7 @@ enough. Never by the wording of the message.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from services.common.text import TextEmbedder
@@ -130,13 +130,25 @@ def names_itself(fact: Fact) -> bool:
     return plain(fact.value or "") in {fact.subject_key or "", plain(fact.subject or "")}
 
 
-def changes_value(new: Fact, old: Fact) -> bool:
+def changes_value(new: Fact, old: Fact, others: Collection[str] = ()) -> bool:
     """A change (replaces, corrects) names the older claim's value. A value that is its own
     subject's name ("our son Yaw": name Yaw) is named by every sentence about that subject, so
     naming it is no sign of a change to it ("i told u yaw is 4 but nah hes 5" had closed the
-    son's name with his age); a new name still closes it by its attribute, and an end ("Rex
-    died") still closes it by naming it."""
-    return names_value(new, old) and not names_itself(old)
+    son's name with his age); nor is a value of the user's that is the name of another subject
+    of the record (``others``: their keys; first contact set 17, "I told you Tango was eleven,
+    but … he is in fact thirteen", misread as the user's age, closed "Your pet: Tango"). A new
+    name still closes it by its attribute, and an end ("Rex died") still closes it by naming it."""
+    return names_value(new, old) and not names_itself(old) and not names_another(old, others)
+
+
+def names_another(old: Fact, others: Collection[str]) -> bool:
+    """A claim of the user's whose value is another subject's name ("Your pet: Tango")."""
+    return old.subject_key == USER_SUBJECT and plain(old.value or "") in others
+
+
+def other_subjects(current: Sequence[Fact]) -> frozenset[str]:
+    """The keys of the record's subjects other than the user."""
+    return frozenset(f.subject_key for f in current if f.subject_key and f.subject_key != USER_SUBJECT)
 
 
 def names_value(new: Fact, old: Fact) -> bool:
@@ -179,6 +191,7 @@ class AttributeNearness:
 def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> list[tuple[Fact, float]]:
     """The current claims the new one may supersede, with their attribute's nearness."""
     kind = ClaimKind(new.change or ClaimKind.NEW.value)
+    others = other_subjects(current)
     found: list[tuple[Fact, float]] = []
     for old in current:
         compared = compared_attributes(new, old)
@@ -191,10 +204,12 @@ def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> l
             found.append((old, WEAK))  # only the model may close it (:func:`_no_longer_theirs`)
         elif nearness >= ATTRIBUTE_NEAR or (
             (kind is ClaimKind.ENDS and names_value(new, old))
-            or (kind is ClaimKind.CORRECTS and changes_value(new, old))
+            or (kind is ClaimKind.CORRECTS and changes_value(new, old, others))
         ):
             found.append((old, nearness))
-        elif kind.closes and (touches(new, old) or nearness >= ATTRIBUTE_MAYBE):
+        elif kind.closes and (
+            (touches(new, old) and not names_another(old, others)) or nearness >= ATTRIBUTE_MAYBE
+        ):
             found.append((old, min(nearness, WEAK)))  # only the model may close it
     return sorted(found, key=lambda pair: -pair[1])
 
@@ -246,7 +261,7 @@ async def supersede(
             new = new.model_copy(update={"valid_until": later.created_at, "superseded_by": later.id})
             out.closings.append(Closing(old=new, by=later, reason="replaced by a later claim"))
         out.stored.append(new)
-        for old, reason in await _closed_by(new, kind, found, judge, out, still):
+        for old, reason in await _closed_by(new, kind, found, judge, out, still, other_subjects(open_now)):
             closed.add(old.id)
             out.closings.append(Closing(old=old, by=new, reason=reason))
     return out
@@ -274,6 +289,7 @@ async def _closed_by(
     judge: Judge | None,
     out: Supersession,
     still: StillTheirs | None = None,
+    others: Collection[str] = (),
 ) -> list[tuple[Fact, str]]:
     if not found or kind is ClaimKind.ADDS:
         return []
@@ -291,15 +307,17 @@ async def _closed_by(
         ended = [(old, "ended") for old in chosen if old not in theirs]
         return ended + await _no_longer_theirs(new, theirs, still, out)
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
-        strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old)]
+        strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old, others)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
             return await _judged(new, [old for old, _ in found], judge, out, kind.value)
-        touched = [old for old, n in found if n <= WEAK and not changes_value(new, old)]
+        touched = [old for old, n in found if n <= WEAK and not changes_value(new, old, others)]
         found = strong
         best = found[0][1]
-        chosen = [old for old, nearness in found if nearness >= best - 0.05 or changes_value(new, old)]
+        chosen = [
+            old for old, nearness in found if nearness >= best - 0.05 or changes_value(new, old, others)
+        ]
         chosen = [old for old in chosen if not same_value(new, old)]
-        named = [old for old in chosen if changes_value(new, old)]
+        named = [old for old in chosen if changes_value(new, old, others)]
         if not named and _ended_here(new, out):
             return []  # "gave up football, judo instead": the message ended what this replaces
         if len(chosen) > 1 and not named and judge is not None:

@@ -62,6 +62,19 @@ def _check(newer: str, says: bool) -> Callable[[FakeCall], str]:
     return answer
 
 
+async def _told_then_changed(
+    runtime: Runtime, llm: FakeChatModel, told: str, copied: str, answer: str, since: str, other: str
+) -> None:
+    """The first message read into a claim, then the change and something else said, not read
+    yet; questions after it are about the user's own life."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(copied, "detail", answer)]}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)  # the first message is read ...
+    await runtime.orchestrator.handle_impulse(since, USER, "s2")  # ... the change is not yet
+    await runtime.orchestrator.handle_impulse(other, USER, "s2")
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+
+
 @pytest.mark.parametrize(("told", "copied", "answer", "since", "question", "other"), CASES)
 async def test_an_answer_from_the_users_words_shows_what_they_said_since_that_answers_it(
     runtime: Runtime,
@@ -73,12 +86,7 @@ async def test_an_answer_from_the_users_words_shows_what_they_said_since_that_an
     question: str,
     other: str,
 ) -> None:
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(copied, "detail", answer)]}))
-    await runtime.orchestrator.handle_impulse(told, USER, "s1")
-    await asyncio.to_thread(runtime.run_jobs)  # the first message is read ...
-    await runtime.orchestrator.handle_impulse(since, USER, "s2")  # ... the change is not yet
-    await runtime.orchestrator.handle_impulse(other, USER, "s2")
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+    await _told_then_changed(runtime, llm, told, copied, answer, since, other)
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [copied], "answer": answer}))
     llm.answer(PromptId.ANSWER_CHECK, _check(since, says=True))
     got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
@@ -111,10 +119,7 @@ def _copies(told: str, copied: str, answer: str, since: str, newer: str) -> Call
     return read
 
 
-@pytest.mark.parametrize(
-    ("told", "copied", "answer", "since", "question", "other"),
-    [pytest.param(*case.values, id=case.id) for case in CASES],
-)
+@pytest.mark.parametrize(("told", "copied", "answer", "since", "question", "other"), CASES)
 async def test_when_what_they_said_since_answers_on_its_own_it_is_the_answer(
     runtime: Runtime,
     llm: FakeChatModel,
@@ -131,12 +136,7 @@ async def test_when_what_they_said_since_answers_on_its_own_it_is_the_answer(
     The lines said since that answer are read alone; what the model copies from them, checked,
     is the answer about now, and the older value is not said as true now."""
     newer = NEWER_ANSWERS[request.node.callspec.id]
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(copied, "detail", answer)]}))
-    await runtime.orchestrator.handle_impulse(told, USER, "s1")
-    await asyncio.to_thread(runtime.run_jobs)  # the first message is read ...
-    await runtime.orchestrator.handle_impulse(since, USER, "s2")  # ... the change is not yet
-    await runtime.orchestrator.handle_impulse(other, USER, "s2")
-    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+    await _told_then_changed(runtime, llm, told, copied, answer, since, other)
     llm.answer(PromptId.ANSWER_FROM_TOLD, _copies(told, copied, answer, since, newer))
     llm.answer(PromptId.ANSWER_CHECK, _check(since, says=True))
     got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer

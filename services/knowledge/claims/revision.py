@@ -37,12 +37,12 @@ from services.knowledge.claims.supersession import content_stems, names_itself
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
     FIRST_PERSON,
-    THIRD_PERSON,
     hostile,
     plain,
     quoted_in,
     sentence_holding,
     sentence_of,
+    speaks_of_someone,
     tidy,
     within,
 )
@@ -136,7 +136,7 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         return None
     if old.subject_key == USER_SUBJECT and content_stems(quote) & others:
         return None  # another's news is not a change of the user's
-    if old.subject_key != USER_SUBJECT and writer_only(sentence_of(quote, message), old):
+    if old.subject_key != USER_SUBJECT and writer_only(quote, message, old):
         return None  # the writer's own news is not a change of another's
     about_user = old.subject_key == USER_SUBJECT
     return ClaimOut(
@@ -150,15 +150,16 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
     )
 
 
-def writer_only(sentence: str, old: Fact) -> bool:
-    """The sentence speaks of the writer and of nobody else: words of the first person, no
-    pronoun of someone or something else and no word naming the claim's subject (closed class;
-    first contact set 16: "PSK sent sms, my slot is moved to 13 January" was kept as the
-    cousin's wedding date, a neighbour by its month alone)."""
-    words = set(plain(sentence).split())
+def writer_only(quote: str, message: str, old: Fact) -> bool:
+    """The message's sentence holding the quote speaks of the writer and of nobody else: words
+    of the first person, no pronoun of someone or something else (:func:`speaks_of_someone`)
+    and no word naming the claim's subject (closed class; first contact set 16: "PSK sent sms,
+    my slot is moved to 13 January" was kept as the cousin's wedding date, a neighbour by its
+    month alone)."""
+    sentence = sentence_of(quote, message)
     return (
-        bool(words & FIRST_PERSON)
-        and not words & (THIRD_PERSON | {"it", "its"})
+        bool(set(plain(sentence).split()) & FIRST_PERSON)
+        and not speaks_of_someone(quote, message)
         and not content_stems(sentence) & _subject_words(old)
     )
 

@@ -188,21 +188,24 @@ class AttributeNearness:
         return dot / norm if norm else 0.0
 
 
-def candidates(new: Fact, current: Sequence[Fact], near: AttributeNearness) -> list[tuple[Fact, float]]:
-    """The current claims the new one may supersede, with their attribute's nearness."""
+def candidates(
+    new: Fact, current: Sequence[Fact], near: AttributeNearness, others: Collection[str] = ()
+) -> list[tuple[Fact, float]]:
+    """The current claims the new one may supersede, with their attribute's nearness
+    (``others``: the keys of the record's subjects other than the user)."""
     kind = ClaimKind(new.change or ClaimKind.NEW.value)
-    others = other_subjects(current)
     found: list[tuple[Fact, float]] = []
     for old in current:
-        compared = compared_attributes(new, old)
-        if compared is None and kind is ClaimKind.ENDS and names_them(new, old):
-            compared = ("", "")  # the user's claim naming whom the end is of
-        if old.created_at > new.created_at or compared is None:
+        if old.created_at > new.created_at:
             continue  # a claim said later is never closed by an earlier one (a retried job)
-        nearness = near(*compared)
         if kind is ClaimKind.ENDS and names_them(new, old):
-            found.append((old, WEAK))  # only the model may close it (:func:`_no_longer_theirs`)
-        elif nearness >= ATTRIBUTE_NEAR or (
+            found.append((old, WEAK))  # the user's claim naming whom the end is of: only the
+            continue  # model may close it (:func:`_closed_by`)
+        compared = compared_attributes(new, old)
+        if compared is None:
+            continue
+        nearness = near(*compared)
+        if nearness >= ATTRIBUTE_NEAR or (
             (kind is ClaimKind.ENDS and names_value(new, old))
             or (kind is ClaimKind.CORRECTS and changes_value(new, old, others))
         ):
@@ -248,7 +251,8 @@ async def supersede(
     closed: set[str] = set()
     for new in new_claims:
         open_now = [f for f in current if f.id not in closed]
-        found = candidates(new, open_now, near)
+        others = other_subjects(open_now)
+        found = candidates(new, open_now, near, others)
         repeat = next(
             (old for old, nearness in found if nearness >= ATTRIBUTE_NEAR and same_value(new, old)), None
         )
@@ -261,7 +265,7 @@ async def supersede(
             new = new.model_copy(update={"valid_until": later.created_at, "superseded_by": later.id})
             out.closings.append(Closing(old=new, by=later, reason="replaced by a later claim"))
         out.stored.append(new)
-        for old, reason in await _closed_by(new, kind, found, judge, out, still, other_subjects(open_now)):
+        for old, reason in await _closed_by(new, kind, found, judge, out, still, others):
             closed.add(old.id)
             out.closings.append(Closing(old=old, by=new, reason=reason))
     return out
@@ -305,7 +309,7 @@ async def _closed_by(
         # last nite"; first contact set 17, the pet stayed current)
         theirs += [old for old, _ in found if names_them(new, old) and old not in theirs]
         ended = [(old, "ended") for old in chosen if old not in theirs]
-        return ended + await _no_longer_theirs(new, theirs, still, out)
+        return ended + await _judged(new, theirs, _as_judge(still), out, "ended")
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
         strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old, others)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
@@ -342,19 +346,16 @@ async def _closed_by(
     )
 
 
-async def _no_longer_theirs(
-    new: Fact, olds: Sequence[Fact], still: StillTheirs | None, out: Supersession
-) -> list[tuple[Fact, str]]:
-    """The claims naming a subject that the model reads the end as taking out of the user's life
-    (one call per claim, within :data:`MAX_JUDGED`; without a model, none)."""
-    closed: list[tuple[Fact, str]] = []
-    for old in olds:
-        if still is None or out.judged >= MAX_JUDGED:
-            break
-        out.judged += 1
-        if await still(old, new) is False:
-            closed.append((old, "ended (judged by the model)"))
-    return closed
+def _as_judge(still: StillTheirs | None) -> Judge | None:
+    """The model's reading of whether an end takes someone out of the user's life, as a pair
+    judge: "replaces" when it does, no answer otherwise (the claim stays)."""
+    if still is None:
+        return None
+
+    async def judge(old: Fact, new: Fact) -> PairDecision | None:
+        return PairDecision.REPLACES if await still(old, new) is False else None
+
+    return judge
 
 
 def _ended_here(new: Fact, out: Supersession) -> bool:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from services.common.dates import day_start_ms, day_told, resolve_relative, when_text
 from services.common.llm_calls import ask_structured, model_name
@@ -33,6 +34,7 @@ from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
 from services.knowledge.claims.value_check import answers_its_label, names_its_label
 from services.knowledge.claims.verify import Checked, checked_claims, plain, speaks_of_someone
+from services.prompts import BaseMessage, PromptSpec
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
@@ -56,6 +58,9 @@ from thea.models import (
 from thea.models.step_outputs import ClaimsJobOutput, ReadClaim, SupersededFact
 
 log = logging.getLogger(__name__)
+
+#: what a judging model is asked to return
+_Read = TypeVar("_Read", bound=BaseModel)
 
 #: a user's current claims a new message is compared with (newest first)
 CURRENT_LIMIT = 1000
@@ -488,10 +493,24 @@ class ClaimKeeper:
         current = self._current(message) if current is None else current
         usage = LLMUsage()
 
-        async def judge(old: Fact, newer: Fact) -> pairing.PairDecision | None:
+        async def asked(
+            answer: type[_Read], messages: list[BaseMessage], spec: PromptSpec, max_tokens: int, what: str
+        ) -> _Read | None:
+            """The judging model's answer (its cost added to ``usage``); None without one."""
             nonlocal usage
             if self.judge_llm is None:
                 return None
+            try:
+                out, cost = await ask_structured(
+                    self.judge_llm, answer, messages, spec, timeout_s=self.timeout_s, max_tokens=max_tokens
+                )
+            except LLMError as exc:
+                log.warning("could not %s: %s", what, exc)
+                return None
+            usage = usage.add(cost)
+            return out
+
+        async def judge(old: Fact, newer: Fact) -> pairing.PairDecision | None:
             shown = pairing.pair_text(
                 old.content,
                 old.quote or old.content,
@@ -500,44 +519,25 @@ class ClaimKeeper:
                 newer.quote or newer.content,
                 when_text(newer.created_at),
             )
-            try:
-                out, cost = await ask_structured(
-                    self.judge_llm,
-                    pairing.PairOutput,
-                    pairing.build(shown),
-                    pairing.PROMPT,
-                    timeout_s=self.timeout_s,
-                    max_tokens=24,
-                )
-            except LLMError as exc:
-                log.warning("could not compare claims %s and %s: %s", old.id[:8], newer.id[:8], exc)
-                return None
-            usage = usage.add(cost)
-            return out.decision
+            what = f"compare claims {old.id[:8]} and {newer.id[:8]}"
+            out = await asked(pairing.PairOutput, pairing.build(shown), pairing.PROMPT, 24, what)
+            return out.decision if out is not None else None
 
         async def still(old: Fact, newer: Fact) -> bool | None:
-            nonlocal usage
-            if self.judge_llm is None:
-                return None
             if old.subject_key == USER_SUBJECT:  # "Your pet: hamster Bông"
                 name, relation = old.value or "", old.attribute or ""
             else:  # "our dog Rex": Rex, dog
                 name, relation = old.subject or old.subject_key or "", old.relation or ""
             shown = still_prompt.pair_text(name, relation, newer.quote or newer.content)
-            try:
-                out, cost = await ask_structured(
-                    self.judge_llm,
-                    still_prompt.StillTheirs,
-                    still_prompt.build(shown),
-                    still_prompt.PROMPT,
-                    timeout_s=self.timeout_s,
-                    max_tokens=still_prompt.MAX_TOKENS,
-                )
-            except LLMError as exc:
-                log.warning("could not read whether claim %s ends %s: %s", newer.id[:8], old.id[:8], exc)
-                return None
-            usage = usage.add(cost)
-            return out.still
+            what = f"read whether claim {newer.id[:8]} ends {old.id[:8]}"
+            read = await asked(
+                still_prompt.StillTheirs,
+                still_prompt.build(shown),
+                still_prompt.PROMPT,
+                still_prompt.MAX_TOKENS,
+                what,
+            )
+            return read.still if read is not None else None
 
         plan = await supersede(new, current, AttributeNearness(self.embedder), judge, still)
         plan = with_revisions(moved_dates(plan, message.said_at), revised)

@@ -1039,14 +1039,13 @@ class SynthesisService(CognitiveService):
         user said last wins (first contact set 16: "Where is Divya going to teach after we
         shift?" -> "Edappally", copied from the first message, with "Divya got teaching job in a
         school in Whitefield" shown beside it)."""
-        since, usage = await self._told_since(told.question, quote, lines, told.history)
-        if not since:
-            return quote, asked, since, usage
-        newer = [t for t in lines if any(s.at == t.at and s.text == t.text for s in since)]
+        newer, usage = await self._told_since(told.question, quote, lines, told.history)
+        if not newer:
+            return quote, asked, [], usage
         got, cost = await self._newest_told(told, newer)
         usage = usage.add(cost)
         if got is None:
-            return quote, asked, since, usage
+            return quote, asked, [SaidSince(t.at, t.text) for t in newer], usage
         return got[0], got[1], [], usage
 
     async def _newest_told(
@@ -1075,15 +1074,15 @@ class SynthesisService(CognitiveService):
 
     async def _told_since(
         self, question: str, quote: ToldQuote, lines: Sequence[ToldLine], history: bool
-    ) -> tuple[list[SaidSince], LLMUsage]:
+    ) -> tuple[list[ToldLine], LLMUsage]:
         """For a question about now answered from the user's words: the lines said after them
         that the claims model reads as answering it too (a change it did not copy,
-        :func:`newer_lines`), shown after the answer with their days; code cannot tell which is
-        true now."""
+        :func:`newer_lines`)."""
         if history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
             return [], LLMUsage()
-        newer = [SaidSince(line.at, line.text) for line in newer_lines(quote, lines, question)]
-        return await self._answering(question, newer)
+        newer = newer_lines(quote, lines, question)
+        kept, usage = await self._answering(question, [SaidSince(t.at, t.text) for t in newer])
+        return [t for t in newer if SaidSince(t.at, t.text) in kept], usage
 
     async def _asked_beside_news(
         self, state: CycleState, understanding: Understanding, recall: RecallResult

@@ -97,8 +97,9 @@ class AnswerReading:
         if got is None:
             return None
         read, usage = got
-        log.info("who could answer it: %s (about %r, %s)", read.asks.value, read.about, read.known.value)
-        return Scope(read.asks, usage, prompt_record(scope_prompt.PROMPT, messages))
+        answerer = read.answerer(question)
+        log.info("who could answer it: %s (about %r, %s)", answerer.value, read.about, read.known.value)
+        return Scope(answerer, usage, prompt_record(scope_prompt.PROMPT, messages))
 
     async def recalls(self, question: str) -> tuple[str | None, LLMUsage]:
         """Whether a question the reading of acts took for a request for help asks for something

@@ -18,7 +18,7 @@ sentence's full stop is no part of its last word. Everything here reads words wi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 #: THE word: letters/digits, with inner apostrophes, hyphens or full stops joining runs of them
 WORD = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*")
@@ -154,6 +154,16 @@ def words(text: str) -> list[str]:
 def lower_words(text: str) -> list[str]:
     """The words of a text lower-cased, a curly apostrophe written straight ("I\u2019m" -> "i'm")."""
     return WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def holds_words(text: str, wanted: Sequence[str]) -> bool:
+    """The text holds these lower-cased words one after another ("Tango" in "I told you Tango
+    was eleven"; "Al" is no word of "also")."""
+    if not wanted:
+        return False
+    said = lower_words(text)
+    n = len(wanted)
+    return any(said[i : i + n] == list(wanted) for i in range(len(said) - n + 1))
 
 
 def iter_words(text: str) -> Iterator[str]:

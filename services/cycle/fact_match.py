@@ -93,6 +93,14 @@ def named_subjects(question: str, facts: Sequence[Fact]) -> frozenset[str]:
     return frozenset(f.subject_key or "" for f in facts if subject_stems(f) & asked)
 
 
+def subject_names(question: str, facts: Sequence[Fact]) -> list[str]:
+    """The names, as the claims show them, of the subjects the question names by name or by who
+    they are to the user ("Tango" for "how old is my dog?"): the words the user's other messages
+    about them hold, whatever the question's words."""
+    named = named_subjects(question, facts) - {USER_SUBJECT, ""}
+    return sorted({f.subject for f in facts if f.subject_key in named and f.subject})
+
+
 @dataclass(frozen=True)
 class ClaimMatch:
     fact: Fact

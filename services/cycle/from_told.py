@@ -51,6 +51,9 @@ CANDIDATES = 18
 FEW_LINES = 3
 #: lines the model is shown at most (the nearest the question by meaning, then newest first)
 LINES_SHOWN = 12
+#: the user's newest messages naming whom the question asks about ("Tango" for "my dog") read
+#: beside what recall found
+NAMING_READ = 3
 #: the longest line shown (characters)
 LINE_CHARS = 300
 #: the user's newest messages the slow loop has not read yet that are always shown, and at most
@@ -175,6 +178,7 @@ def told_lines(
     planned: Sequence[Fact] = (),
     unread: Sequence[UserImpulse] = (),
     messages: Mapping[str, str] | None = None,
+    naming: Sequence[UserImpulse] = (),
 ) -> list[ToldLine]:
     """The user's sentences a question may be answered from: the statements of their newest
     messages the slow loop has not read (``unread``, newest first: whatever recall found), of
@@ -182,7 +186,8 @@ def told_lines(
     recalled, then those of their other current claims. ``planned``: claims told ahead that have
     not started (a line whose every claim is one is marked PLANNED with the day it starts).
     ``messages``: the text of the messages claims were read from, by id (a claim's line is then
-    the sentences of that message, :func:`claim_message_lines`)."""
+    the sentences of that message, :func:`claim_message_lines`). ``naming``: the user's newest
+    messages naming whom the question asks about (its lines follow the recalled ones)."""
     texts = messages or {}
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
@@ -203,6 +208,13 @@ def told_lines(
         at = hit.event_time or hit.created_at
         claims = by_message.get(hit.id, [])
         out += [_line(s, at, hit.id, claims, ahead, _before(said, i)) for i, s in enumerate(said)]
+    for message in naming:
+        said = [] if message.id in read or message.id == asking_id else list(told_sentences(message.content))
+        if said and not is_pasted(message.content):
+            read.add(message.id)
+            claims = by_message.get(message.id, [])
+            at = message.created_at
+            out += [_line(s, at, message.id, claims, ahead, _before(said, i)) for i, s in enumerate(said)]
     for fact in matched[:CLAIMS_READ]:
         _add_claim(out, read, fact, by_message, texts)
     if len(out) < FEW_LINES:
@@ -395,8 +407,11 @@ def told_quote(
     current value is not said."""
     keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
-    for quote in [q for q in read.quotes if q.strip()] or _answer_as_quote(read.answer, lines, question):
-        for _text, key in lines_holding(quote, keyed):
+    # a copy no line holds counts as none: the answer is then the copy when one line holds it
+    # (first contact, set 17: "Tango is in fact thirteen" copied for "he is in fact thirteen")
+    held = {q: lines_holding(q, keyed) for q in read.quotes if q.strip()}
+    for quote in [q for q, found in held.items() if found] or _answer_as_quote(read.answer, lines, question):
+        for _text, key in held.get(quote) or lines_holding(quote, keyed):
             chosen[int(key)] = lines[int(key)]
     chosen = _anchored(read.answer, chosen, lines, question, history) or chosen
     said = [chosen[i] for i in sorted(chosen)]
@@ -404,7 +419,7 @@ def told_quote(
         said = [t for t in said if not t.earlier]
     about = about_stems(read, question)
     said = [t for t in said if _speaks_of(t, named)]
-    sure = [t for t in said if speaks_of_about(t, about)]
+    sure = [t for t in said if speaks_of_about(t, about) or _by_name(t, named)]
     if not said:
         return None
     found = _quote_of(read, sure or said, lines, question, history, named, avoid)
@@ -545,6 +560,18 @@ def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
         return True
     said = stems_of(line.in_context)
     return any(subject_stems(f) & said for f in named)
+
+
+def _by_name(line: ToldLine, named: Sequence[Fact]) -> bool:
+    """The line speaks of a subject the question names by their name, or a claim of theirs was
+    read from it: it is about them, though it holds none of the question's words for them ("I
+    told you Tango was eleven, but … he is in fact thirteen" for "How many years old is my
+    dog?", first contact set 17)."""
+    keys = {f.subject_key for f in named}
+    if any(f.subject_key in keys for f in line.facts):
+        return True
+    said = stems_of(line.in_context)
+    return any(f.subject and stems_of(f.subject) & said for f in named)
 
 
 def _someone_elses(answer: str, facts: Sequence[Fact], named: Sequence[Fact]) -> bool:

@@ -62,7 +62,14 @@ from services.cycle.constraints import (
     request_caution,
     told_not_held,
 )
-from services.cycle.fact_match import about_told, match_claims, named_subjects, speaks_as_user, told_of
+from services.cycle.fact_match import (
+    about_told,
+    match_claims,
+    named_subjects,
+    speaks_as_user,
+    subject_names,
+    told_of,
+)
 from services.cycle.from_facts import (
     FactAnswer,
     SaidSince,
@@ -91,6 +98,7 @@ from services.cycle.from_text import (
     texts_of,
 )
 from services.cycle.from_told import (
+    NAMING_READ,
     NOT_TOLD,
     UNREAD_READ,
     Quoted,
@@ -865,7 +873,15 @@ class SynthesisService(CognitiveService):
             if self.facts is not None and state.user_id
             else {}
         )
-        lines = told_lines(recall.hits, stored, matched, state.impulse.id, state.planned, unread, said)
+        names = subject_names(question, stored)
+        naming = (
+            self.facts.statements_naming(state.user_id, names, NAMING_READ)
+            if self.facts is not None and state.user_id and names
+            else []
+        )
+        lines = told_lines(
+            recall.hits, stored, matched, state.impulse.id, state.planned, unread, said, naming
+        )
         return nearest(question, lines, self.embedder)
 
     async def _since(

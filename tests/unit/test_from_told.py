@@ -852,3 +852,69 @@ def test_a_sentence_naming_nobody_speaks_of_whom_the_sentence_before_it_names(
         told_quote(ToldAnswer(quotes=[copied], answer=answer), lines, question, history=False, named=[fact])
         is None
     )
+
+
+TANGO = Fact(
+    id="t",
+    content="x",
+    quote="my dog Tango",
+    subject_key="tango",
+    subject="Tango",
+    relation="dog",
+    attribute="name",
+    value="Tango",
+    source_message_id="m1",
+    created_at=MARCH_3,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "copied", "answer"),
+    [
+        # first contact set 17: the copy named the dog where the sentence says "he"
+        (
+            "How many years old is my dog, really?",
+            "I told you Tango was eleven, but I found his vaccination booklet and he is in fact thirteen.",
+            "Tango is in fact thirteen",
+            "thirteen",
+        ),
+        (
+            "what's my dog's vet called",
+            "Took Tango in for his jabs, the vet there is Dr Okafor, lovely woman.",
+            "Tango's vet is Dr Okafor",
+            "Dr Okafor",
+        ),
+        (
+            "where does the dog sleep these days",
+            "Tango has decided the landing is his bedroom now, he won't use the basket.",
+            "Tango sleeps on the landing",
+            "the landing",
+        ),
+    ],
+)
+def test_a_line_naming_whom_the_question_asks_about_answers_though_the_copy_is_not_word_for_word(
+    question: str, said: str, copied: str, answer: str
+) -> None:
+    """The 1.5B copies a line with the name put for "he"; the line that holds its answer, and
+    names whom the question asks about by their name (not the question's words), answers."""
+    lines = [
+        ToldLine(said, MARCH_3 + 5 * DAY, "m2"),
+        ToldLine("Since Ernesto died I live alone with my dog Tango.", MARCH_3, "m1", facts=(TANGO,)),
+    ]
+    found = told_quote(
+        ToldAnswer(about="my dog", quotes=[copied], answer=answer), lines, question, False, named=[TANGO]
+    )
+    assert found is not None
+    assert found.quoted is not Quoted.NEAREST
+    assert not found.about_unsure  # no model need say whether the line is about the dog
+    assert told_answer(found).startswith(f"{answer[0].upper()}{answer[1:]} (you told me")
+    assert said in told_answer(found)
+
+
+def test_a_copy_no_line_holds_is_no_answer_when_no_single_line_holds_the_answer() -> None:
+    lines = [
+        ToldLine("Tango turned thirteen in May.", MARCH_3 + 5 * DAY, "m2"),
+        ToldLine("My neighbour's cat is thirteen too.", MARCH_3 + 2 * DAY, "m3"),
+    ]
+    read = ToldAnswer(about="my dog", quotes=["Tango is thirteen years old"], answer="thirteen")
+    assert told_quote(read, lines, "how old is my dog", False, named=[TANGO]) is None

@@ -50,6 +50,7 @@ from thea.models import (
     is_evidence,
     now_ms,
 )
+from thea.words import holds_words, lower_words
 
 #: run a named query of ``cypher/`` with parameters, rows as dicts (private to thea.memory)
 QueryRunner = Callable[[str, dict[str, Any]], list[dict[str, Any]]]
@@ -437,6 +438,19 @@ class CypherFactReads(_Group, FactReads):
             return []
         rows = self._run("statements_by_id", {"user_id": user_id, "ids": list(dict.fromkeys(ids))})
         return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
+
+    def statements_naming(self, user_id: str, names: Sequence[str], limit: int) -> list[UserImpulse]:
+        wanted = [words for words in (lower_words(n) for n in names) if words]
+        if not wanted or limit <= 0:
+            return []
+        kinds = [MessageKind.STATEMENT.value, MessageKind.MIX.value]
+        words = sorted({" ".join(w) for w in wanted})
+        # the graph finds the name as a substring, over a few more than wanted; code keeps those
+        # holding it as words ("Al" is no word of "also")
+        params = {"user_id": user_id, "kinds": kinds, "words": words, "limit": limit * 4}
+        rows = self._run("statements_naming", params)
+        found = [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
+        return [m for m in found if any(holds_words(m.content, w) for w in wanted)][:limit]
 
 
 def cypher_operations(run: QueryRunner) -> GraphOperations:

@@ -35,3 +35,8 @@ class FactReads(abc.ABC):
     @abc.abstractmethod
     def statements(self, user_id: str, ids: Sequence[str]) -> list[UserImpulse]:
         """The user's messages with these ids (withdrawn ones aside), in no set order."""
+
+    @abc.abstractmethod
+    def statements_naming(self, user_id: str, names: Sequence[str], limit: int) -> list[UserImpulse]:
+        """The user's newest messages that tell something and hold one of ``names`` as words (at
+        most ``limit``, newest first; withdrawn ones aside)."""

@@ -534,10 +534,11 @@ def _anchored(
     when the sentence it copied does not (first contact, set 14: "When am I due to go in for the
     knee surgery?" -> answer "the 22nd of May", copied "I suppose it gives me more time for the
     exercises", the sentence after it); {} when the copy holds it, or no sentence of that message
-    or several do. Never a line of another message: an answer the model took from elsewhere is no
-    answer of the words it copied (the same set: "What did the motorbike cost me?" -> "120k",
-    copied from the line about the user's job, the salary of another message). For a question
-    about now, a line replaced since never holds it."""
+    or several do. A line of another message only when it is the one line holding the answer and
+    holds a word of what the question asks about: an answer the model took from elsewhere is
+    otherwise no answer of the words it copied (the same set: "What did the motorbike cost me?"
+    -> "120k", copied from the line about the user's job, the salary of another message). For a
+    question about now, a line replaced since never holds it."""
     said = flat(answer)
     if not chosen or not said or any(said in flat(t.text) for t in chosen.values()):
         return {}
@@ -546,7 +547,20 @@ def _anchored(
         (i, t) for i, t in enumerate(lines) if t.source_id in copied_from and (history or not t.earlier)
     ]
     holding = _holding(answer, [t for _i, t in open_lines], question)
-    return {i: t for i, t in open_lines if t is holding[0]} if len(holding) == 1 else {}
+    if len(holding) == 1:
+        return {i: t for i, t in open_lines if t is holding[0]}
+    if holding:
+        return {}
+    # no sentence of that message holds it: the one line of another that holds it and speaks of
+    # what the question asks about (first contact, set 17: "Originally, what date had the cataract
+    # procedure been booked for?" -> "22 April", copied from the book order; the line "... an
+    # appointment for cataract surgery ... on Tuesday 22 April" holds both)
+    topic = topic_stems(question)
+    others = [(i, t) for i, t in enumerate(lines) if history or not t.earlier]
+    elsewhere = _holding(answer, [t for _i, t in others], question)
+    if len(elsewhere) != 1 or not topic & stems_of(elsewhere[0].text):
+        return {}
+    return {i: t for i, t in others if t is elsewhere[0]}
 
 
 def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:

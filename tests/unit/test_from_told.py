@@ -918,3 +918,42 @@ def test_a_copy_no_line_holds_is_no_answer_when_no_single_line_holds_the_answer(
     ]
     read = ToldAnswer(about="my dog", quotes=["Tango is thirteen years old"], answer="thirteen")
     assert told_quote(read, lines, "how old is my dog", False, named=[TANGO]) is None
+
+
+#: a date moved since, and another message copied by mistake (first contact, set 17)
+BOOKED = [
+    ToldLine("I am preparing an order of new books for the school library.", MARCH_3 + DAY, "m2"),
+    ToldLine("The list is Rayuela, La tregua and El túnel.", MARCH_3 + DAY, "m2"),
+    ToldLine(
+        "I have been given an appointment for cataract surgery on my left eye on Tuesday 22 April.",
+        MARCH_3,
+        "m1",
+    ),
+    ToldLine("Carolina will come up on the bus with me.", MARCH_3, "m1"),
+    ToldLine("The gym on Dock Street costs 40 a month.", MARCH_3, "m3"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "copied", "answer", "history"),
+    [
+        (
+            "Originally, what date had the cataract procedure been booked for?",
+            "I am preparing an order of new books",
+            "Tuesday 22 April",
+            True,
+        ),
+        ("when's the eye surgery", "The list is Rayuela", "22 April", False),
+        ("how much is the gym", "Carolina will come up on the bus", "40 a month", False),
+    ],
+)
+def test_an_answer_one_line_of_another_message_holds_with_what_the_question_asks_about_is_said(
+    question: str, copied: str, answer: str, history: bool
+) -> None:
+    """The 1.5B answered right and copied a line of another message: the one line holding the
+    answer and a word of what the question asks about is its line."""
+    found = told_quote(ToldAnswer(about="me", quotes=[copied], answer=answer), BOOKED, question, history)
+    assert found is not None
+    said = told_answer(found)
+    assert said.startswith(f"{answer[0].upper()}{answer[1:]} (you told me"), said
+    assert copied not in said

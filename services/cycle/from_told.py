@@ -39,7 +39,7 @@ from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
 from thea.models import USER_SUBJECT, Fact, NodeType, UserImpulse
-from thea.words import lower_words
+from thea.words import holds_words, lower_words
 
 #: recalled messages of the user read for one question (recall's best first)
 MESSAGES_READ = 6
@@ -627,13 +627,19 @@ def narrowed(quote: ToldQuote, kept: Sequence[ToldLine]) -> ToldQuote:
 SINCE_READ = 2
 
 
-def newer_lines(quote: ToldQuote, lines: Sequence[ToldLine], question: str) -> list[ToldLine]:
+def newer_lines(
+    quote: ToldQuote, lines: Sequence[ToldLine], question: str, named: Sequence[Fact] = ()
+) -> list[ToldLine]:
     """The lines shown beside a quote that were said after it, in other messages, and share a
     word of what the question asks about (newest first, at most :data:`SINCE_READ`): a change
     the model did not copy. Live, before the slow loop had read them: "what does dev do for work
     these days?" -> "Paramedic", copied from the first message, with "Dev's leaving the
-    ambulance service, he starts retraining as a nurse in March" shown above it. Which of them
-    answers, the claims model says; the caller shows those after the answer, dated."""
+    ambulance service, he starts retraining as a nurse in March" shown above it. A line naming
+    whom the question names (``named``: their claims) by their name shares what it asks about
+    (first contact, set 17: "Where is my daughter's household relocating to?" -> "Montevideo",
+    with "Carolina rang … they will be leaving Montevideo in June" for Punta del Este shown above
+    it). Which of them answers, the claims model says; the caller shows those after the answer,
+    dated."""
     if not quote.lines:
         return []
     said_at = max(t.at for t in quote.lines)
@@ -642,9 +648,23 @@ def newer_lines(quote: ToldQuote, lines: Sequence[ToldLine], question: str) -> l
     newer = [
         t
         for t in lines
-        if t.at > said_at and t.source_id not in sources and not t.earlier and asked & stems_of(t.in_context)
+        if t.at > said_at
+        and t.source_id not in sources
+        and not t.earlier
+        and (asked & stems_of(t.in_context) or (named and _by_name(t, named)))
     ]
     return sorted(newer, key=lambda t: -t.at)[:SINCE_READ]
+
+
+def named_in(quote: ToldQuote, others: Sequence[Fact]) -> list[Fact]:
+    """The claims of the subjects the quote's lines name by their name (whom the answer speaks
+    of, when the question names nobody of the record: "my daughter's household" with no claim
+    saying Carolina is the daughter)."""
+    return [
+        f
+        for f in others
+        if f.subject and any(holds_words(t.text, lower_words(f.subject)) for t in quote.lines)
+    ]
 
 
 def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:

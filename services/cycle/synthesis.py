@@ -107,6 +107,7 @@ from services.cycle.from_told import (
     about_stems,
     claim_sources,
     mentioned,
+    named_in,
     nearest,
     never_told_of,
     newer_lines,
@@ -1038,7 +1039,8 @@ class SynthesisService(CognitiveService):
                 return await self._not_told(state, question, recall, not_told, usage, asked)
             return None
         quote = checked_quote
-        told = ToldAsked(question, history, about, gone, user_names(stored), of_user)
+        others = [f for f in stored if f.subject_key != USER_SUBJECT and f.subject]
+        told = ToldAsked(question, history, about, gone, user_names(stored), of_user, others)
         quote, asked, since, cost = await self._told_now(told, quote, asked, lines)
         usage = usage.add(cost)
         held = HeldTold(quote, usage, asked, since)
@@ -1055,7 +1057,7 @@ class SynthesisService(CognitiveService):
         user said last wins (first contact set 16: "Where is Divya going to teach after we
         shift?" -> "Edappally", copied from the first message, with "Divya got teaching job in a
         school in Whitefield" shown beside it)."""
-        newer, usage = await self._told_since(told.question, quote, lines, told.history)
+        newer, usage = await self._told_since(told, quote, lines)
         if not newer:
             return quote, asked, [], usage
         got, cost = await self._newest_told(told, newer)
@@ -1089,15 +1091,15 @@ class SynthesisService(CognitiveService):
         return (checked, prompt_record(told_prompt.PROMPT, messages)), usage
 
     async def _told_since(
-        self, question: str, quote: ToldQuote, lines: Sequence[ToldLine], history: bool
+        self, told: ToldAsked, quote: ToldQuote, lines: Sequence[ToldLine]
     ) -> tuple[list[ToldLine], LLMUsage]:
         """For a question about now answered from the user's words: the lines said after them
         that the claims model reads as answering it too (a change it did not copy,
         :func:`newer_lines`)."""
-        if history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
+        if told.history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
             return [], LLMUsage()
-        newer = newer_lines(quote, lines, question)
-        kept, usage = await self._answering(question, [SaidSince(t.at, t.text) for t in newer])
+        newer = newer_lines(quote, lines, told.question, told.about or named_in(quote, told.others))
+        kept, usage = await self._answering(told.question, [SaidSince(t.at, t.text) for t in newer])
         return [t for t in newer if SaidSince(t.at, t.text) in kept], usage
 
     async def _asked_beside_news(
@@ -1320,6 +1322,8 @@ class ToldAsked:
     gone: Collection[str]
     names: frozenset[str]
     of_user: bool
+    #: the claims of the record's subjects other than the user
+    others: Sequence[Fact] = ()
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,13 @@ from services.cycle.from_told import (
     UNREAD_LINES,
     Quoted,
     ToldLine,
+    ToldQuote,
     about_stems,
     mentioned,
+    named_in,
     nearest,
     never_told_of,
+    newer_lines,
     told_answer,
     told_lines,
     told_quote,
@@ -957,3 +960,57 @@ def test_an_answer_one_line_of_another_message_holds_with_what_the_question_asks
     said = told_answer(found)
     assert said.startswith(f"{answer[0].upper()}{answer[1:]} (you told me"), said
     assert copied not in said
+
+
+def _of(name: str, relation: str = "") -> Fact:
+    return Fact(
+        id=f"f-{name}",
+        content=name,
+        quote=name,
+        subject_key=name.casefold(),
+        subject=name,
+        relation=relation,
+        attribute="name",
+        value=name,
+        created_at=MARCH_3,
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "later"),
+    [
+        (
+            "Where is my daughter's household relocating to?",
+            "My daughter Carolina lives in Montevideo with her husband.",
+            "Carolina rang: she, her husband and Mateo are leaving Montevideo for Punta del Este in June.",
+        ),
+        (
+            "what does my eldest do for a living now",
+            "our eldest Kofi is a bus driver in Kumasi",
+            "Kofi passed his exams, he is a qualified electrician from next week!",
+        ),
+        (
+            "which school is the little one at",
+            "The little one, Noor, goes to Brook Lane Primary.",
+            "Noor moves up to Hillside Academy after the summer.",
+        ),
+    ],
+)
+def test_a_line_said_since_naming_whom_the_answer_speaks_of_is_read_as_a_change(
+    question: str, first: str, later: str
+) -> None:
+    """First contact, set 17: the claims gave Carolina no relation, the question named nobody of
+    the record, and the line saying she is moving shared no word of the question: it was never
+    read. A later line naming whom the answer's line names is read (the model says if it answers)."""
+    name = later.split()[0].strip(":,")
+    quoted = ToldLine(first, MARCH_3, "m1")
+    lines = [
+        ToldLine(later, MARCH_3 + 3 * DAY, "m2"),
+        ToldLine("Ernesto would have loved the sea.", MARCH_3 + 3 * DAY, "m3"),
+        quoted,
+    ]
+    quote = ToldQuote([quoted], "x", ())
+    others = [_of(name), _of("Ernesto", "husband")]
+    assert named_in(quote, others) == [others[0]]
+    assert [t.text for t in newer_lines(quote, lines, question, named_in(quote, others))] == [later]
+    assert newer_lines(quote, lines, question) == []  # no word of the question in it

@@ -83,3 +83,22 @@ def test_the_question_names_the_label_and_whose_it_is_never_the_value() -> None:
     assert value_check.question("user", "self", True, "workplace") == (
         "By this message, what is the user's workplace now?"
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        (
+            "cataract surgery on the left eye at the Hospital Regional de Salto on Tuesday 22 April at nine",
+            "cataract surgery",
+        ),
+        ("a two-bed flat on Mill Road, above the bakery, with a tiny garden at the back", "two-bed flat"),
+        ("The Red Lion in Harrogate, where she has been head chef since the spring of last year", "Red Lion"),
+    ],
+)
+def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value: str) -> None:
+    """First contact, set 17: the appointment told with its eye, hospital, day and hour was lost,
+    the check answered all of it in one long answer that began with the value."""
+    assert backs(answer, value)
+    assert not backs(answer, "hip replacement")
+    assert not backs(f"The user said {answer}", value)  # a sentence about the message

@@ -28,11 +28,14 @@ from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
 from thea.models import LLMUsage
+from thea.words import lower_words
 
 log = logging.getLogger(__name__)
 
 #: an answer longer than this is a sentence about the message, not a value
 MAX_ANSWER_WORDS = 8
+#: the words before a noun that say nothing of it (closed class)
+_ARTICLES = frozenset({"a", "an", "the"})
 #: a longer message is asked about in the words the claim quotes (bounded work per claim)
 MAX_ASKED_CHARS = 1_500
 
@@ -108,6 +111,16 @@ def _shares(words: set[str], others: set[str]) -> bool:
     return any(_alike(w, o) for w in words for o in others)
 
 
+def _leads_with(answer: str, value: str) -> bool:
+    """The answer's first words are the value's, word for word (an article aside)."""
+    said, held = (_unarticled(lower_words(text)) for text in (answer, value))
+    return bool(held) and said[: len(held)] == held
+
+
+def _unarticled(words: list[str]) -> list[str]:
+    return words[1:] if words and words[0] in _ARTICLES else words
+
+
 def backs(answer: str, value: str, attribute: str = "") -> bool:
     """Whether the check's answer bears the value out. An empty answer, or one that only names
     the label ("diabetic", asked for the user's diabetes), is no verdict: kept, as a failed call
@@ -118,9 +131,12 @@ def backs(answer: str, value: str, attribute: str = "") -> bool:
     words = _words(said)
     labelled = _words(attribute)
     if len(said.split()) > MAX_ANSWER_WORDS:
-        # a sentence about the message, unless it is the label's own sentence ("The user's
-        # dentist appointment is on January 9th at 4 PM.", live: the appointment was lost)
-        return (
+        # a sentence about the message, unless it leads with the value and says more of it (first
+        # contact, set 17: "cataract surgery on the left eye at the Hospital Regional de Salto on
+        # Tuesday 22 April ..." lost "appointment: cataract surgery") or is the label's own
+        # sentence ("The user's dentist appointment is on January 9th at 4 PM.", live: the
+        # appointment was lost)
+        return _leads_with(said, value) or (
             len(said.split()) <= 2 * MAX_ANSWER_WORDS
             and bool(labelled)
             and all(_shares({w}, words) for w in labelled)

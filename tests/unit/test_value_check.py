@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from services.knowledge.claims.value_check import backs
+from services.knowledge.claims.value_check import answers_its_label, backs
 from services.prompts import value_check
+from services.prompts.extract_claims import ClaimKind, ClaimOut
+from thea.llm.fake import FakeChatModel
+from thea.llm.prompt_ids import PromptId
 
 
 @pytest.mark.parametrize(
@@ -102,3 +107,31 @@ def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value
     assert backs(answer, value)
     assert not backs(answer, "hip replacement")
     assert not backs(f"The user said {answer}", value)  # a sentence about the message
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value", "answer", "kept"),
+    [
+        # first contact set 17: the check wrote its own word for the diet, and the diet was lost
+        ("oh n im lactose intolerant so no milk/cheese stuff pls lol", "im lactose intolerant",
+         "diet", "lactose intolerant", "dairy-free", True),
+        ("I'm coeliac, so bread is out for me", "I'm coeliac", "health", "coeliac", "gluten-free diet", True),
+        ("no nuts for me, I carry an epipen", "no nuts for me", "allergy", "nuts", "tree nut allergy", True),
+        # a constraint the message names otherwise, copied: the check stands
+        ("I'm vegan now, and I walk to work", "I walk to work", "diet", "walk to work", "vegan", False),
+        # not a constraint: an answer in the check's own words still says another value
+        ("we moved into the bungalow, boxes will take us weeks", "boxes will take us weeks",
+         "workplace", "boxes will take us weeks", "a warehouse", False),
+    ],
+)  # fmt: skip
+async def test_a_constraint_is_not_lost_to_a_check_answer_in_its_own_words(
+    message: str, quote: str, attribute: str, value: str, answer: str, kept: bool
+) -> None:
+    llm = FakeChatModel()
+    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
+    claim = ClaimOut(
+        quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="",
+        kind=ClaimKind.NEW,
+    )  # fmt: skip
+    got, _ = await answers_its_label(llm, claim, True, message, 30.0)
+    assert got is kept

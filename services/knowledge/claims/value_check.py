@@ -1,18 +1,19 @@
 """A claim is kept only when the message, asked for its subject's attribute, answers its value.
 
-The model writes a claim's label and value together and a small one often writes a value that
-is no value of its label ("your workplace: boxes will take us weeks"). The same model, asked one
-question of the message built from the claim's subject and attribute alone
-(services/prompts/value_check.py), answers what the message says of it. Code keeps the claim when
-that short answer shares a word (in any form; a number in digits or in words) with the value;
-an answer that is a whole sentence ("The user's health is now better, as they …") or "not said"
-answers nothing. A failed call or an empty answer keeps the claim (no verdict), as a failed sort
-does. An end is never checked: its value is the old one. A change the reader read (replaces,
-corrects) is not checked either, as it is never sorted: the 1.5B often labels a right change
-loosely ("hospital pharmacy" as the new job, answered "Pharmacist"), and a lost change leaves
-the old value current; a change the reviser reads beside an earlier claim is checked, and so is
-a change the reader read whose value holds a word of its own label ("plan: change of plan",
-"dates: same dates", seen in the fifth live trial: a value that only names what changed).
+The model writes a claim's label and value together and a small one often writes a value that is no
+value of its label ("your workplace: boxes will take us weeks"). The same model, asked one question
+of the message built from the claim's subject and attribute alone (services/prompts/value_check.py),
+answers what the message says of it. Code keeps the claim when that short answer shares a word (in
+any form; a number in digits or in words) with the value; an answer that is a whole sentence ("The
+user's health is now better, as they …") or "not said" answers nothing. A failed call or an empty
+answer keeps the claim (no verdict), as a failed sort does; so does, for a health or diet claim (a
+constraint: lost, help breaks it), an answer that is not words of the message, as it was asked to
+copy them. An end is never checked: its value is the old one. A change the reader read (replaces,
+corrects) is not checked either, as it is never sorted: the 1.5B often labels a right change loosely
+("hospital pharmacy" as the new job, answered "Pharmacist"), and a lost change leaves the old value
+current; a change the reviser reads beside an earlier claim is checked, and so is a change the
+reader read whose value holds a word of its own label ("plan: change of plan", "dates: same dates",
+seen in the fifth live trial: a value that only names what changed).
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import logging
 from langchain_core.language_models import BaseChatModel
 
 from services.common.llm_calls import ask_structured
+from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
 from services.knowledge.claims.verify import plain
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
 from thea.models import LLMUsage
-from thea.words import lower_words
+from thea.words import holds_words, lower_words
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +149,14 @@ def backs(answer: str, value: str, attribute: str = "") -> bool:
     return _shares(_words(value), words)
 
 
+def copied(answer: str, message: str) -> bool:
+    """The check's answer is words of the message, as it was asked to copy: an answer in its own
+    words ("dairy-free" for "im lactose intolerant so no milk/cheese stuff", first contact set 17:
+    the user's diet was lost) is no verdict, as an empty one is."""
+    said = lower_words(answer)
+    return bool(said) and holds_words(message, said)
+
+
 async def answers_its_label(
     llm: BaseChatModel, claim: ClaimOut, about_user: bool, message: str, timeout_s: float
 ) -> tuple[bool, LLMUsage]:
@@ -168,7 +178,9 @@ async def answers_its_label(
     except LLMError as exc:
         log.warning("could not check a claim's value (%s): kept", exc)
         return True, LLMUsage()
-    kept = backs(out.answer, claim.value, claim.attribute)
+    kept = backs(out.answer, claim.value, claim.attribute) or (
+        is_constraint(category_of(claim.attribute)) and not copied(out.answer, text)
+    )
     if not kept:
         log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)
     return kept, cost

@@ -419,7 +419,7 @@ def told_quote(
         said = [t for t in said if not t.earlier]
     about = about_stems(read, question)
     said = [t for t in said if _speaks_of(t, named)]
-    sure = [t for t in said if speaks_of_about(t, about) or _by_name(t, named)]
+    sure = [t for t in said if speaks_of_about(t, about) or _by_name(t, named, read.answer)]
     if not said:
         return None
     found = _quote_of(read, sure or said, lines, question, history, named, avoid)
@@ -576,16 +576,18 @@ def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
     return any(subject_stems(f) & said for f in named)
 
 
-def _by_name(line: ToldLine, named: Sequence[Fact]) -> bool:
-    """The line speaks of a subject the question names by their name, or a claim of theirs was
-    read from it: it is about them, though it holds none of the question's words for them ("I
-    told you Tango was eleven, but … he is in fact thirteen" for "How many years old is my
-    dog?", first contact set 17)."""
-    keys = {f.subject_key for f in named}
-    if any(f.subject_key in keys for f in line.facts):
-        return True
+def _by_name(line: ToldLine, named: Sequence[Fact], answer: str = "") -> bool:
+    """The line names a subject the question names by their name, and that name is not the
+    answer: it is about them, though it holds none of the question's words for them ("I told you
+    Tango was eleven, but … he is in fact thirteen" for "How many years old is my dog?", first
+    contact set 17). A line whose answer is their name ("They've named her Anaya" for "What's the
+    name of my brother's new baby?") says nothing of whom it is about by naming them: the model
+    is asked."""
     said = stems_of(line.in_context)
-    return any(f.subject and stems_of(f.subject) & said for f in named)
+    answered = stems_of(answer)
+    return any(
+        f.subject and (stems_of(f.subject) & said) and not (stems_of(f.subject) & answered) for f in named
+    )
 
 
 def _someone_elses(answer: str, facts: Sequence[Fact], named: Sequence[Fact]) -> bool:

@@ -119,6 +119,10 @@ def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value
         ("no nuts for me, I carry an epipen", "no nuts for me", "allergy", "nuts", "tree nut allergy", True),
         # a constraint the message names otherwise, copied: the check stands
         ("I'm vegan now, and I walk to work", "I walk to work", "diet", "walk to work", "vegan", False),
+        # the check saying the message does not say it, in its own words: the claim goes
+        ("the 4am starts are killing me lol", "the 4am starts are killing me", "health",
+         "4am starts are killing me", "not said", False),
+        ("ugh my back", "ugh my back", "health", "back", "none mentioned", False),
         # not a constraint: an answer in the check's own words still says another value
         ("we moved into the bungalow, boxes will take us weeks", "boxes will take us weeks",
          "workplace", "boxes will take us weeks", "a warehouse", False),

@@ -7,13 +7,14 @@ answers what the message says of it. Code keeps the claim when that short answer
 any form; a number in digits or in words) with the value; an answer that is a whole sentence ("The
 user's health is now better, as they …") or "not said" answers nothing. A failed call or an empty
 answer keeps the claim (no verdict), as a failed sort does; so does, for a health or diet claim (a
-constraint: lost, help breaks it), an answer that is not words of the message, as it was asked to
-copy them. An end is never checked: its value is the old one. A change the reader read (replaces,
-corrects) is not checked either, as it is never sorted: the 1.5B often labels a right change loosely
-("hospital pharmacy" as the new job, answered "Pharmacist"), and a lost change leaves the old value
-current; a change the reviser reads beside an earlier claim is checked, and so is a change the
-reader read whose value holds a word of its own label ("plan: change of plan", "dates: same dates",
-seen in the fifth live trial: a value that only names what changed).
+constraint: lost, help breaks it), a value answered in the check's own words rather than the
+message's, as it was asked to copy them ("not said" is no value). An end is never checked: its value
+is the old one. A change the reader read (replaces, corrects) is not checked either, as it is never
+sorted: the 1.5B often labels a right change loosely ("hospital pharmacy" as the new job, answered
+"Pharmacist"), and a lost change leaves the old value current; a change the reviser reads beside an
+earlier claim is checked, and so is a change the reader read whose value holds a word of its own
+label ("plan: change of plan", "dates: same dates", seen in the fifth live trial: a value that only
+names what changed).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
 from thea.models import LLMUsage
-from thea.words import holds_words, lower_words
+from thea.words import NEGATION, holds_words, lower_words
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +158,12 @@ def copied(answer: str, message: str) -> bool:
     return bool(said) and holds_words(message, said)
 
 
+def own_value(answer: str, message: str) -> bool:
+    """The check answered a value in its own words: not the message's, and not saying it is
+    not there ("not said", "none mentioned": a word of negation, closed class)."""
+    return bool(answer.strip()) and not copied(answer, message) and not NEGATION.search(answer)
+
+
 async def answers_its_label(
     llm: BaseChatModel, claim: ClaimOut, about_user: bool, message: str, timeout_s: float
 ) -> tuple[bool, LLMUsage]:
@@ -179,7 +186,7 @@ async def answers_its_label(
         log.warning("could not check a claim's value (%s): kept", exc)
         return True, LLMUsage()
     kept = backs(out.answer, claim.value, claim.attribute) or (
-        is_constraint(category_of(claim.attribute)) and not copied(out.answer, text)
+        is_constraint(category_of(claim.attribute)) and own_value(out.answer, text)
     )
     if not kept:
         log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)

@@ -34,12 +34,12 @@ from services.cycle.from_text import answer_held, flat, lines_holding, nearest_i
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.knowledge.claims.render import ended
-from services.knowledge.claims.verify import hostile
+from services.knowledge.claims.verify import hostile, quoted_in
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
 from thea.models import USER_SUBJECT, Fact, NodeType, UserImpulse
-from thea.words import holds_words, lower_words
+from thea.words import lower_words
 
 #: recalled messages of the user read for one question (recall's best first)
 MESSAGES_READ = 6
@@ -196,25 +196,26 @@ def told_lines(
             by_message.setdefault(fact.source_message_id, []).append(fact)
     out = _unread_lines(unread, asking_id)
     read: set[str] = {t.source_id for t in out}
+
+    def add_message(message_id: str, text: str, at: int) -> bool:
+        """The sentences of a message not read yet, as lines; whether it gave any."""
+        said = _told_in(message_id, text, asking_id) if message_id not in read else []
+        if said:
+            read.add(message_id)
+            claims = by_message.get(message_id, [])
+            out.extend(_line(s, at, message_id, claims, ahead, _before(said, i)) for i, s in enumerate(said))
+        return bool(said)
+
     recalled = 0
     for hit in hits:
         if recalled >= MESSAGES_READ:
             break
-        said = _statements(hit, asking_id) if hit.id not in read else []
-        if not said:
-            continue
-        recalled += 1
-        read.add(hit.id)
-        at = hit.event_time or hit.created_at
-        claims = by_message.get(hit.id, [])
-        out += [_line(s, at, hit.id, claims, ahead, _before(said, i)) for i, s in enumerate(said)]
+        if hit.type == NodeType.USER_IMPULSE.value and add_message(
+            hit.id, hit.text, hit.event_time or hit.created_at
+        ):
+            recalled += 1
     for message in naming:
-        said = [] if message.id in read or message.id == asking_id else list(told_sentences(message.content))
-        if said and not is_pasted(message.content):
-            read.add(message.id)
-            claims = by_message.get(message.id, [])
-            at = message.created_at
-            out += [_line(s, at, message.id, claims, ahead, _before(said, i)) for i, s in enumerate(said)]
+        add_message(message.id, message.content, message.created_at)
     for fact in matched[:CLAIMS_READ]:
         _add_claim(out, read, fact, by_message, texts)
     if len(out) < FEW_LINES:
@@ -313,9 +314,17 @@ def _add_claim(
 def _statements(hit: RecallHit, asking_id: str) -> list[str]:
     """The sentences of a recalled message of the user's that tell something (none for the
     question being answered, a pasted text, or another kind of memory)."""
-    if hit.type != NodeType.USER_IMPULSE.value or hit.id == asking_id or is_pasted(hit.text):
+    if hit.type != NodeType.USER_IMPULSE.value:
         return []
-    return list(told_sentences(hit.text))
+    return _told_in(hit.id, hit.text, asking_id)
+
+
+def _told_in(message_id: str, text: str, asking_id: str) -> list[str]:
+    """The sentences of a message of the user's that tell something (none for the question being
+    answered or a pasted text)."""
+    if message_id == asking_id or is_pasted(text):
+        return []
+    return list(told_sentences(text))
 
 
 @lru_cache(maxsize=512)
@@ -662,11 +671,7 @@ def named_in(quote: ToldQuote, others: Sequence[Fact]) -> list[Fact]:
     """The claims of the subjects the quote's lines name by their name (whom the answer speaks
     of, when the question names nobody of the record: "my daughter's household" with no claim
     saying Carolina is the daughter)."""
-    return [
-        f
-        for f in others
-        if f.subject and any(holds_words(t.text, lower_words(f.subject)) for t in quote.lines)
-    ]
+    return [f for f in others if f.subject and any(quoted_in(f.subject, t.text) for t in quote.lines)]
 
 
 def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:

@@ -857,18 +857,21 @@ def test_a_sentence_naming_nobody_speaks_of_whom_the_sentence_before_it_names(
     )
 
 
-TANGO = Fact(
-    id="t",
-    content="x",
-    quote="my dog Tango",
-    subject_key="tango",
-    subject="Tango",
-    relation="dog",
-    attribute="name",
-    value="Tango",
-    source_message_id="m1",
-    created_at=MARCH_3,
-)
+def _of(name: str, relation: str = "") -> Fact:
+    return Fact(
+        id=f"f-{name}",
+        content=name,
+        quote=name,
+        subject_key=name.casefold(),
+        subject=name,
+        relation=relation,
+        attribute="name",
+        value=name,
+        created_at=MARCH_3,
+    )
+
+
+TANGO = _of("Tango", "dog")
 
 
 @pytest.mark.parametrize(
@@ -960,20 +963,6 @@ def test_an_answer_one_line_of_another_message_holds_with_what_the_question_asks
     said = told_answer(found)
     assert said.startswith(f"{answer[0].upper()}{answer[1:]} (you told me"), said
     assert copied not in said
-
-
-def _of(name: str, relation: str = "") -> Fact:
-    return Fact(
-        id=f"f-{name}",
-        content=name,
-        quote=name,
-        subject_key=name.casefold(),
-        subject=name,
-        relation=relation,
-        attribute="name",
-        value=name,
-        created_at=MARCH_3,
-    )
 
 
 @pytest.mark.parametrize(

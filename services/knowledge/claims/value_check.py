@@ -26,12 +26,12 @@ from langchain_core.language_models import BaseChatModel
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
-from services.knowledge.claims.verify import plain
+from services.knowledge.claims.verify import plain, quoted_in
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
 from thea.models import LLMUsage
-from thea.words import NEGATION, holds_words, lower_words
+from thea.words import NEGATION, lower_words
 
 log = logging.getLogger(__name__)
 
@@ -154,8 +154,7 @@ def copied(answer: str, message: str) -> bool:
     """The check's answer is words of the message, as it was asked to copy: an answer in its own
     words ("dairy-free" for "im lactose intolerant so no milk/cheese stuff", first contact set 17:
     the user's diet was lost) is no verdict, as an empty one is."""
-    said = lower_words(answer)
-    return bool(said) and holds_words(message, said)
+    return quoted_in(answer, message)
 
 
 def own_value(answer: str, message: str) -> bool:

@@ -2507,6 +2507,65 @@ async def test_a_change_whose_value_only_names_its_label_is_checked_and_dropped(
         assert told.value in [f.value for f in claims(runtime)]
 
 
+@pytest.mark.parametrize(
+    ("message", "correction", "answer", "kept"),
+    [
+        pytest.param(
+            "oops sorry, I mixed that up earlier",
+            said("I mixed that up", "claim", "mixed up", kind=ClaimKind.CORRECTS),
+            "not said",
+            False,
+            id="an-apology-alone",
+        ),
+        pytest.param(
+            "false alarm, sorry for the panic yesterday - the vet says he's doing fine",
+            said(
+                "the vet says he's doing fine",
+                "status",
+                "doing fine",
+                subject="the vet",
+                relation="vet",
+                kind=ClaimKind.CORRECTS,
+            ),
+            "The vet's status is not given in the message.",
+            False,
+            id="a-relief-read-as-a-correction",
+        ),
+        pytest.param(
+            "sorry, my sister is Ana with one n, not Anna",
+            said(
+                "my sister is Ana",
+                "name",
+                "Ana",
+                subject="sister",
+                relation="sister",
+                kind=ClaimKind.CORRECTS,
+            ),
+            "Ana",
+            True,
+            id="a-correction-of-something-never-read",
+        ),
+    ],
+)
+async def test_a_correction_that_corrects_no_claim_is_kept_only_when_the_message_gives_its_value(
+    runtime: Runtime, llm: FakeChatModel, message: str, correction: ClaimOut, answer: str, kept: bool
+) -> None:
+    """A live trial kept "Your claim: mixed up" and "The vet, status: doing fine", read as
+    corrections from an apology and a relief: a change the reader read is never checked, lest a
+    lost change leave the old value current. A correction that closes nothing leaves nothing stale
+    when lost, so it is checked as a new claim is: kept only when the message, asked for its
+    label, gives its value."""
+    first = "I work at Boots."
+    told = said("I work at Boots", "workplace", "Boots")
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [correction]}))
+    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
+    await told_then(runtime, first, message)
+    assert llm.prompts_for(PromptId.VALUE_CHECK), "the correction's value was not checked"
+    every = [f.value for f in claims(runtime, current_only=False)]
+    assert (correction.value in every) is kept
+    assert told.value in [f.value for f in claims(runtime)]
+
+
 def _reads_as(asks: str) -> str:
     return json.dumps({"wanted": "", "asks": asks})
 

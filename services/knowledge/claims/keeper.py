@@ -224,6 +224,19 @@ def build_claims(
     return out
 
 
+def _claim_of(fact: Fact) -> reading.ClaimOut:
+    """A stored claim as the reader wrote it (to ask the message for its label again)."""
+    return reading.ClaimOut(
+        quote=fact.quote or "",
+        subject="user" if fact.subject_key == USER_SUBJECT else fact.subject or "",
+        relation=fact.relation or "",
+        attribute=fact.attribute or "",
+        value=fact.value or "",
+        when="",
+        kind=reading.ClaimKind(fact.change or reading.ClaimKind.NEW.value),
+    )
+
+
 def _says_again(fact: Fact, change: Fact) -> bool:
     return fact.subject_key == change.subject_key and plain(fact.value or "") == plain(change.value or "")
 
@@ -432,8 +445,8 @@ class ClaimKeeper:
             earlier = [f for f in current if f.created_at <= message.said_at]
             revisions = await self.reviser.revise(message.text[:MAX_READ_CHARS], earlier, built)
         revised = self.revised(revisions, message)
-        kept = await self.store(built, message, current, revised)
-        kept.dropped = read.dropped + revisions.dropped
+        kept = await self.store(built, message, current, revised, check_corrections=True)
+        kept.dropped = read.dropped + revisions.dropped + kept.dropped
         kept.passing = read.passing
         kept.usage = read.usage.add(revisions.usage).add(kept.usage)
         return kept
@@ -475,12 +488,15 @@ class ClaimKeeper:
         message: SaidMessage,
         current: Sequence[Fact] | None = None,
         revised: Sequence[tuple[Fact, Fact]] = (),
+        *,
+        check_corrections: bool = False,
     ) -> KeptClaims:
         """Store claims already built for ``message`` and close what they supersede (``current``:
         the user's current claims when already read; ``revised``: earlier claims the message
         changes, each with the claim that closes it, which stands for a claim of the message
         saying the same of the same subject; a claim of the message holding a value it corrects
-        is the reader's misreading, not kept)."""
+        is the reader's misreading, not kept; ``check_corrections``: a correction the reader
+        read that corrects none of them is checked as a new claim is, :meth:`_corrections_kept`)."""
         changes = [change for _, change in revised]
         wrong = _said_wrong(revised)
         new = [
@@ -542,9 +558,14 @@ class ClaimKeeper:
         plan = await supersede(new, current, AttributeNearness(self.embedder), judge, still)
         plan = with_revisions(moved_dates(plan, message.said_at), revised)
         plan = joint_changes(plan, current, message.source_id)
+        wrong_corrections: list[reading.ClaimOut] = []
+        if check_corrections:
+            plan, wrong_corrections, cost = await self._corrections_kept(plan, message)
+            usage = usage.add(cost)
         kept = KeptClaims(
             stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
         )
+        kept.dropped = wrong_corrections
         kept.usage = usage
         said_at = message.said_at
         edges = [Edge(src=c.by.id, dst=c.old.id, type=EdgeType.SUPERSEDES) for c in plan.closings]
@@ -576,6 +597,40 @@ class ClaimKeeper:
                 ", ".join(f"{c.old.id[:8]} ({c.reason})" for c in plan.closings),
             )
         return kept
+
+    async def _corrections_kept(
+        self, plan: Supersession, message: SaidMessage
+    ) -> tuple[Supersession, list[reading.ClaimOut], LLMUsage]:
+        """The plan without the corrections that correct nothing and whose value the message does
+        not give for their label; those corrections; what asking cost. A change the reader read is
+        not checked when read (value_check.py: a lost change leaves the old value current), but a
+        correction that closes no claim leaves nothing stale when lost, and the 1.5B reads one
+        from an apology alone ("Your claim: mixed up", "The vet, status: doing fine": kept,
+        shown and recalled as facts in a live trial)."""
+        closing = {c.by.id for c in plan.closings}
+        text = message.text[:MAX_READ_CHARS]
+        usage = LLMUsage()
+        wrong: dict[str, reading.ClaimOut] = {}
+        for fact in plan.stored:
+            if fact.change != reading.ClaimKind.CORRECTS.value or fact.id in closing:
+                continue
+            claim = _claim_of(fact)
+            if names_its_label(claim):  # checked when read
+                continue
+            about_user = fact.subject_key == USER_SUBJECT
+            answered, cost = await answers_its_label(
+                self.reader.llm, claim, about_user, text, self.reader.timeout_s
+            )
+            usage = usage.add(cost)
+            if not answered:
+                wrong[fact.id] = claim
+        if not wrong:
+            return plan, [], usage
+        return (
+            replace(plan, stored=[f for f in plan.stored if f.id not in wrong]),
+            list(wrong.values()),
+            usage,
+        )
 
     def _current(self, message: SaidMessage) -> list[Fact]:
         """The user's current claims, but this message's own (a retried job)."""

@@ -14,7 +14,8 @@ sorted: the 1.5B often labels a right change loosely ("hospital pharmacy" as the
 "Pharmacist"), and a lost change leaves the old value current; a change the reviser reads beside an
 earlier claim is checked, and so is a change the reader read whose value holds a word of its own
 label ("plan: change of plan", "dates: same dates", seen in the fifth live trial: a value that only
-names what changed).
+names what changed), and a correction that closes no claim ("Your claim: mixed up", read from an
+apology; checked once supersession has found nothing it corrects, keeper.py).
 """
 
 from __future__ import annotations

@@ -87,10 +87,33 @@ def inherited_stems(facts: Sequence[Fact]) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in words.items()}
 
 
+#: how many letters a question's word may add to a relation it names: a plural ("daughters"), not
+#: another word of its stem ("booked" is no "book": first contact set 17's book list was named by
+#: "had the procedure been booked?")
+RELATION_SLACK = 1
+
+
+def _names_relation(words: Sequence[str], relation: str) -> bool:
+    """Whether a word of the question is the relation, give or take a plural's letter."""
+    wanted = stem(relation)
+    return any(stem(w) == wanted and abs(len(w) - len(relation)) <= RELATION_SLACK for w in words)
+
+
+def names_subject(question: str, fact: Fact) -> bool:
+    """Whether the question names the claim's subject: by a word of its name, or by its relation
+    to the user in nearly the relation's own form."""
+    if fact.subject_key == USER_SUBJECT:
+        return False
+    asked = question_stems(question)
+    if stems_of(f"{fact.subject or ''} {fact.subject_key or ''}") & asked:
+        return True
+    words = [w for w in plain(question).split() if w not in STOPWORDS]
+    return any(_names_relation(words, r) for r in plain(fact.relation or "").split() if r not in STOPWORDS)
+
+
 def named_subjects(question: str, facts: Sequence[Fact]) -> frozenset[str]:
     """The subjects (keys) of claims whose name or relation the question names."""
-    asked = question_stems(question)
-    return frozenset(f.subject_key or "" for f in facts if subject_stems(f) & asked)
+    return frozenset(f.subject_key or "" for f in facts if names_subject(question, f))
 
 
 def subject_names(question: str, facts: Sequence[Fact]) -> list[str]:

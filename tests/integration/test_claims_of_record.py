@@ -2346,6 +2346,21 @@ def _answer_for(message: str, answer: str) -> Callable[[FakeCall], str]:
     return lambda call: json.dumps({"answer": answer if message in str(call.messages[-1].content) else ""})
 
 
+async def _told_then_checked(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: tuple[str, ClaimOut],
+    then: tuple[str, ClaimOut],
+    answer: str,
+) -> None:
+    """The user tells one message, then another in a new session, each read as its one claim;
+    the value check answers ``answer`` when asked of the second."""
+    (told, claim), (message, change) = first, then
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [claim], message: [change]}))
+    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
+    await told_then(runtime, told, message)
+
+
 JOINT_HOME = "My wife Marcia and I live in a terraced house in Handsworth."
 
 
@@ -2434,9 +2449,7 @@ async def test_a_change_the_reader_read_is_kept_whatever_the_value_check_answers
     as "job: hospital pharmacy" (replaces), asked for the job the message answered "Pharmacist";
     dropped, Boots ended and nothing new was current. A change the reader read is never checked,
     as it is never sorted."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [change]}))
-    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
-    await told_then(runtime, first, message)
+    await _told_then_checked(runtime, llm, (first, told), (message, change), answer)
     assert change.value in [f.value for f in claims(runtime)]
 
 
@@ -2497,9 +2510,7 @@ async def test_a_change_whose_value_only_names_its_label_is_checked_and_dropped(
     reader read is never checked (a lost change leaves a stale value), but one whose value holds
     a word of its own label may only name what changed. It is checked as a new claim is: kept
     when the message, asked for its label, gives its value, else dropped, the told claim left."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [change]}))
-    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
-    await told_then(runtime, first, message)
+    await _told_then_checked(runtime, llm, (first, told), (message, change), answer)
     assert llm.prompts_for(PromptId.VALUE_CHECK), "the change's value was not checked"
     every = [f.value for f in claims(runtime, current_only=False)]
     assert (change.value in every) is kept
@@ -2557,9 +2568,7 @@ async def test_a_correction_that_corrects_no_claim_is_kept_only_when_the_message
     label, gives its value."""
     first = "I work at Boots."
     told = said("I work at Boots", "workplace", "Boots")
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: [told], message: [correction]}))
-    llm.answer(PromptId.VALUE_CHECK, _answer_for(message, answer))
-    await told_then(runtime, first, message)
+    await _told_then_checked(runtime, llm, (first, told), (message, correction), answer)
     assert llm.prompts_for(PromptId.VALUE_CHECK), "the correction's value was not checked"
     every = [f.value for f in claims(runtime, current_only=False)]
     assert (correction.value in every) is kept

@@ -28,7 +28,7 @@ from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.categories import category_of
 from services.knowledge.claims.joint import joint_changes
-from services.knowledge.claims.render import claim_line, subject_key
+from services.knowledge.claims.render import claim_line, subject_key, told_claim
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
@@ -222,19 +222,6 @@ def build_claims(
         )
         out.append(fact.model_copy(update={"content": claim_line(fact)}))
     return out
-
-
-def _claim_of(fact: Fact) -> reading.ClaimOut:
-    """A stored claim as the reader wrote it (to ask the message for its label again)."""
-    return reading.ClaimOut(
-        quote=fact.quote or "",
-        subject="user" if fact.subject_key == USER_SUBJECT else fact.subject or "",
-        relation=fact.relation or "",
-        attribute=fact.attribute or "",
-        value=fact.value or "",
-        when="",
-        kind=reading.ClaimKind(fact.change or reading.ClaimKind.NEW.value),
-    )
 
 
 def _says_again(fact: Fact, change: Fact) -> bool:
@@ -614,7 +601,7 @@ class ClaimKeeper:
         for fact in plan.stored:
             if fact.change != reading.ClaimKind.CORRECTS.value or fact.id in closing:
                 continue
-            claim = _claim_of(fact)
+            claim = told_claim(fact, fact.quote or "", fact.value or "", reading.ClaimKind(fact.change))
             if names_its_label(claim):  # checked when read
                 continue
             about_user = fact.subject_key == USER_SUBJECT

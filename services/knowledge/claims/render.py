@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from services.knowledge.claims.verify import plain
-from services.prompts.extract_claims import ClaimKind
+from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.models import USER_SUBJECT, Fact
 
 #: the attribute of what is kept as told, as one whole note
@@ -75,3 +75,18 @@ def claim_line(fact: Fact) -> str:
     label = subject_label(fact)
     joiner = " " if label == "Your" else ", "
     return f"{label}{joiner}{fact.attribute}: {value}{when}{end}."
+
+
+def told_claim(fact: Fact, quote: str, value: str, kind: ClaimKind) -> ClaimOut:
+    """A claim of the stored claim's subject and label as the reader writes one, with ``quote``,
+    ``value`` and ``kind`` (a message is asked for its label: value_check.py)."""
+    about_user = fact.subject_key == USER_SUBJECT
+    return ClaimOut(
+        quote=quote,
+        subject="user" if about_user else (fact.subject or fact.subject_key or ""),
+        relation="self" if about_user else (fact.relation or ""),
+        attribute=fact.attribute or "",
+        value=value,
+        when="",
+        kind=kind,
+    )

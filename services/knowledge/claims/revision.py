@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 
 from services.common.llm_calls import ask_structured
-from services.knowledge.claims.render import names_subject
+from services.knowledge.claims.render import names_subject, told_claim
 from services.knowledge.claims.supersession import content_stems, names_itself
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
@@ -138,16 +138,7 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         return None  # another's news is not a change of the user's
     if old.subject_key != USER_SUBJECT and writer_only(quote, message, old):
         return None  # the writer's own news is not a change of another's
-    about_user = old.subject_key == USER_SUBJECT
-    return ClaimOut(
-        quote=quote,
-        subject="user" if about_user else (old.subject or old.subject_key),
-        relation="self" if about_user else (old.relation or ""),
-        attribute=old.attribute or "",
-        value=value,
-        when="",
-        kind=kind,
-    )
+    return told_claim(old, quote, value, kind)
 
 
 def writer_only(quote: str, message: str, old: Fact) -> bool:

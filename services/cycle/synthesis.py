@@ -1213,13 +1213,14 @@ class SynthesisService(CognitiveService):
         avoid = frozenset() if history else no_longer
         if not chosen and restating:  # it picked only whom the question names: nothing answers
             return _NOTHING_PICKED, usage
-        if chosen and not history:  # each claim chosen states what is asked? ("What colour is
-            # Ponmo?" -> "ponmo (your cat), home: surulere.", first contact set 8); the other
-            # current values of the same label shown are asked too: both hold, and an answer of
-            # one would leave the other out (first contact set 13: "diet: vegetarian" and "diet:
-            # lactose intolerant" shown, one picked, the intolerance not said)
+        if chosen:  # each claim chosen states what is asked? ("What colour is Ponmo?" ->
+            # "ponmo (your cat), home: surulere.", first contact set 8; an earlier value too: "the
+            # book group's old name?" -> "library, book: El túnel (no longer)", set 17); about now,
+            # the other current values of the same label shown are asked too: both hold, and an
+            # answer of one would leave the other out (first contact set 13: "diet: vegetarian"
+            # and "diet: lactose intolerant" shown, one picked, the intolerance not said)
             kept: list[Fact] = []
-            for fact in [*chosen, *same_label(chosen, shown)]:
+            for fact in [*chosen, *([] if history else same_label(chosen, shown))]:
                 says, checked = await self._claim_answers(question, fact)
                 usage = usage.add(checked)
                 if says:

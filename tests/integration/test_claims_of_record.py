@@ -1622,6 +1622,60 @@ async def test_a_claim_the_model_picks_that_does_not_answer_is_no_answer(
     assert claim.value in asked.answer.lower(), asked.answer
 
 
+# (what was told first, then the change, as the model reads them; a question about before that
+# the earlier value does not answer; the earlier value)
+EARLIER_THAT_DOES_NOT_ANSWER = [
+    pytest.param(
+        {
+            "túnel": [said("our book group is reading El túnel", "book", "El túnel")],
+            "Páramo": [said("we moved on to Pedro Páramo", "book", "Pedro Páramo", kind=REPLACES)],
+        },
+        "What was our book group called before?",
+        "túnel",
+        id="book-for-group-name",
+    ),
+    pytest.param(
+        {
+            "Civic": [said("I drive an old Honda Civic", "car", "Honda Civic")],
+            "Corolla": [said("swapped it for a 2019 Corolla", "car", "2019 Corolla", kind=REPLACES)],
+        },
+        "What colour was my previous car?",
+        "Civic",
+        id="car-for-colour",
+    ),
+    pytest.param(
+        {
+            "Brennan": [said("Dr. Brennan is my GP", "doctor", "Dr. Brennan")],
+            "Kiely": [said("I am seeing Dr. Kiely now", "doctor", "Dr. Kiely", kind=REPLACES)],
+        },
+        "Which town did my old doctor practise in?",
+        "Brennan",
+        id="doctor-for-town",
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "question", "before"), EARLIER_THAT_DOES_NOT_ANSWER)
+async def test_an_earlier_claim_the_model_picks_that_does_not_answer_is_no_answer(
+    runtime: Runtime, llm: FakeChatModel, script: dict[str, list[ClaimOut]], question: str, before: str
+) -> None:
+    """First contact, set 17: "What was the book group called before?" -> "library, book: El túnel
+    (no longer)": an earlier claim the pick chose for a question about before was said unchecked.
+    It is checked as a current one is; one that does not state what is asked is no answer."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
+    for key in script:
+        await say(runtime, f"{script[key][0].quote}.")
+        await read_claims(runtime)
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')  # the earlier claim, shown first
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert before not in asked.answer.split("(you said")[0], asked.answer
+    assert llm.prompts_for(PromptId.ANSWER_CHECK), "the earlier claim was not checked"
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "answers"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert before in asked.answer, asked.answer
+
+
 async def test_a_general_question_mentioning_what_was_told_is_answered_by_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:

@@ -451,15 +451,22 @@ class SynthesisService(CognitiveService):
             state.on_token = shown
         if is_refusal(state.answer or ""):
             return await self._react(state, understanding)
+        if not (state.answer or "").strip():  # its answer only said the message back (set 18:
+            # "shopping list for the bbq on sat: burgers, …" got an empty reply): what the user
+            # wrote is something they told, reacted to as news is
+            return await self._react(state, understanding, tells=True)
         await send_text(state, "".join(held))
         return outcome
 
-    async def _react(self, state: CycleState, understanding: Understanding) -> StepOutcome:
+    async def _react(
+        self, state: CycleState, understanding: Understanding, *, tells: bool = False
+    ) -> StepOutcome:
         """The model's short reaction in its own words when it passes the checks (no echo,
         nothing made up, no refusal, in the tone of the news: services/cycle/reply.py), else
-        "I'm sorry to hear that." for bad news and the plain acknowledgement for the rest."""
+        "I'm sorry to hear that." for bad news and the plain acknowledgement for the rest.
+        ``tells``: the message tells something though the reading has no statement in it."""
         told = _reacted_to(state.prompt_text)
-        tells = understanding.kind is MessageKind.STATEMENT or _news(understanding)
+        tells = tells or understanding.kind is MessageKind.STATEMENT or _news(understanding)
         who = unclear_who(told, state.said_before) if tells else None
         if who is not None:  # "she got the job!" opening a chat: whom it means is asked, not guessed
             return await self._fixed(state, question_back(who), "question back")
@@ -470,6 +477,10 @@ class SynthesisService(CognitiveService):
             said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
+        if tells and not shown.sympathy_only and understand(said).kind is MessageKind.SMALL_TALK:  # only
+            # small talk says nothing of what was told (set 18: "hey! jo here, 31, i drive a
+            # delivery van…" got only "Hey!"): the acknowledgement follows it
+            said = f"{said} {ACKNOWLEDGEMENT}"
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 
     async def _news_reaction(self, state: CycleState, understanding: Understanding) -> tuple[str, LLMUsage]:

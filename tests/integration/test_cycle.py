@@ -801,6 +801,54 @@ async def test_statements_beside_a_fragment_get_a_reaction_never_an_echo_nor_an_
     assert [m[-1].content for m in llm.prompts_for(PromptId.REPLY)] == [told, told]
 
 
+@pytest.mark.parametrize(
+    "told",
+    [
+        "shopping list for the bbq on sat: burgers, halloumi, corn, gf buns, lemonade",
+        "packing list for lisbon: passport, charger, sandals, sun cream",
+        "books for the holiday: Middlemarch, Piranesi, The Overstory",
+    ],
+)
+async def test_a_fragment_the_model_only_says_back_gets_a_reaction_never_an_empty_reply(
+    runtime: Runtime, llm: FakeChatModel, told: str
+) -> None:
+    """First contact, set 18: "shopping list for the bbq on sat: burgers, …" got an empty reply.
+    A message the reading finds neither telling nor asking went to the answering model, which
+    said the list back; an echo is never shown, and nothing was left. What the user wrote is
+    something they told: it gets the model's reaction, else the acknowledgement."""
+    llm.answer(PromptId.SYNTHESIS, told)  # the model says the message back
+    llm.answer(PromptId.REPLY, reply_output(f"Noted: {told}"))  # and so does its reaction
+    shown: list[str] = []
+    echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
+    assert echoed.answer == "Got it, I'll remember that."
+    assert "".join(shown).strip() == echoed.answer
+    llm.answer(PromptId.REPLY, reply_output("That sounds lovely!"))
+    own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
+    assert own.answer == "That sounds lovely!"
+
+
+@pytest.mark.parametrize(
+    ("told", "reaction"),
+    [
+        ("hey! jo here, 31, i drive a delivery van around leeds", "Hey!"),
+        ("hi, Mara here, I teach piano in Bristol", "Hi!"),
+        ("morning! we adopted a greyhound called Dot", "Morning!"),
+    ],
+)
+async def test_news_whose_reaction_is_only_small_talk_is_acknowledged_too(
+    runtime: Runtime, llm: FakeChatModel, told: str, reaction: str
+) -> None:
+    """First contact, set 18: "hey! jo here, 31, i drive a delivery van…" got only "Hey!": the
+    rest of the model's reaction did not pass the checks. A reaction that is only small talk says
+    nothing of what was told; the acknowledgement follows it. A reaction to the news stands."""
+    llm.answer(PromptId.REPLY, reply_output(reaction))
+    greeted = await runtime.orchestrator.handle_impulse(told, "ana", "s1")
+    assert greeted.answer == f"{reaction} Got it, I'll remember that."
+    llm.answer(PromptId.REPLY, reply_output(f"{reaction} That sounds lovely!"))
+    met = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
+    assert met.answer == f"{reaction} That sounds lovely!"
+
+
 TRIP = "we're off to Lisbon on the 12th of April for our anniversary"
 MADE_UP_DATE = "The Lisbon trip is on April 12th, 2023."
 

@@ -203,10 +203,12 @@ class AnswerReading:
         if of_user and speaking and speaking <= FIRST_PERSON and speaking <= set(plain(line).split()):
             log.info("whom the line speaks of (%s): the user, as the question asks", read.named)
             return True, usage
-        # the words naming whom the line speaks of must be the line's own: copied from the
-        # question ("my grandson" for "my small bro obinna", seen on a probe), they say nothing
-        named = stems_of(read.named)
+        # the words naming whom the line speaks of must hold the line's own: copied from the
+        # question only ("my grandson" for "my small bro obinna", seen on a probe), they say
+        # nothing; the question's words beside the line's are the model saying who that is ("my
+        # closest friend Zoe" for "zoe got engaged", first contact set 19)
+        own = stems_of(read.named) & stems_of(line)
         # nor the user's own name ("what's my sister called?" -> "I'm Ana", seen live)
-        held = bool(named) and named <= stems_of(line) and not named <= user_names
+        held = bool(own) and not own <= user_names
         log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
         return held and read.verdict is Referent.SAME, usage

@@ -780,6 +780,28 @@ class SynthesisService(CognitiveService):
             return "", usage
         return other, usage
 
+    async def _plainly(
+        self,
+        state: CycleState,
+        understanding: Understanding,
+        asked: str,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        constraints: Sequence[Fact],
+    ) -> StepOutcome | None:
+        """A may-I question a told constraint rules out, or a question one claim answers plainly
+        (said from its fields); else None."""
+        advice = may_i_have(asked, constraints)
+        if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
+            return await self._fixed(state, advice.text, "constraints", advice.facts)
+        current = [f for f in stored if f.valid_until is None]
+        direct = answer_from_claims(asked, current, earlier_values(stored))
+        if direct is None:
+            return None
+        since, checked = await self._since(direct, recall, state, asked, stored)
+        said = f"{greeting_of(understanding)} {since}".strip()
+        return await self._fixed(state, said, "facts of record", direct.facts, direct.why, checked)
+
     async def _from_claims(
         self,
         state: CycleState,
@@ -796,16 +818,11 @@ class SynthesisService(CognitiveService):
         told, so only they could answer it (the scope is not asked again), and what it asks for
         in the model's words ("my job" for "How do I earn my living?"), matched with the claims."""
         asked = " ".join(understanding.texts(Act.QUESTION))
-        advice = may_i_have(asked, constraints)
-        if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
-            return await self._fixed(state, advice.text, "constraints", advice.facts)
+        plainly = await self._plainly(state, understanding, asked, recall, stored, constraints)
+        if plainly is not None:
+            return plainly
         current = [f for f in stored if f.valid_until is None]
         no_longer = earlier_values(stored)  # values an answer about now never says
-        direct = answer_from_claims(asked, current, no_longer)
-        if direct is not None:  # one claim holds what it names: said from its fields
-            since, checked = await self._since(direct, recall, state, asked, stored)
-            said = f"{greeting_of(understanding)} {since}".strip()
-            return await self._fixed(state, said, "facts of record", direct.facts, direct.why, checked)
         # a question about the user, or about someone they named ("What does Bjørn do for
         # work?"), that nothing they said answers is not told: the model never answers it in
         # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family
@@ -823,8 +840,19 @@ class SynthesisService(CognitiveService):
         # it, so the claims are asked before "not told" (seen live: "how old is Femi?" -> "I don't
         # know", with "Femi (your son), age: 9" read from "we have a son, Femi, he's 9")
         claimed = any(f.subject_key in named and f.subject_key != USER_SUBJECT for f in current)
+        # the reading of their words finding nothing is not the end either: the claims are asked
+        # (first contact, set 19: "How old is my younger sibling?" -> "I don't know" with "Liam
+        # (your brother), age: 17" recalled first; no line said "sibling")
+        nothing_told: list[NothingTold] = []
         told = await self._from_told(
-            state, asked, recall, stored, history, None if claimed else not_told, only_nearest
+            state,
+            asked,
+            recall,
+            stored,
+            history,
+            None if claimed else not_told,
+            only_nearest,
+            nothing_told=nothing_told,
         )
         if told is not None:  # the user's own words that answer it, dated
             return told
@@ -834,6 +862,11 @@ class SynthesisService(CognitiveService):
             said = f"{greeting_of(understanding)} {since}".strip()
             return await self._fixed(
                 state, said, "claims picked", picked.facts, picked.why, cost.add(checked)
+            )
+        if nothing_told:  # neither their words nor a claim answers
+            found = nothing_told[0]
+            return await self._not_told(
+                state, asked, recall, found.answer, found.usage.add(cost), found.asked
             )
         if only_nearest and (personal or about_told(asked, stored)):  # no claim answers either:
             # the nearest the user came to saying it. Not for a question that only mentions what
@@ -1000,6 +1033,7 @@ class SynthesisService(CognitiveService):
         not_told: str | None = None,
         only_nearest: list[HeldTold] | None = None,
         unmentioned: bool = False,
+        nothing_told: list[NothingTold] | None = None,
     ) -> StepOutcome | None:
         """A question about what was told, answered from the user's own dated words that the
         model copies (services/cycle/from_told.py); ``not_told`` when it finds nothing that was
@@ -1008,7 +1042,8 @@ class SynthesisService(CognitiveService):
         naming only what is no longer true) is put there, not said: the claims may answer (seen
         live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read).
         ``unmentioned``: read though the question names nothing they told (it asks about their
-        own life: they may have said it in other words)."""
+        own life: they may have said it in other words). ``nothing_told``: when given, the
+        reading's "not told" is put there, not said: the claims are asked first."""
         if not question or not (unmentioned or _names_told(state, question, recall, stored)):
             return None
         lines = await asyncio.to_thread(self._told_lines, state, question, recall, stored)
@@ -1030,11 +1065,11 @@ class SynthesisService(CognitiveService):
         never = quote is None and never_told_of(about_stems(read, question), lines, stored)
         if never and not_told is not None:
             log.info("no answer from what was told: nothing said speaks of whom the question asks about")
-            return await self._not_told(state, question, recall, not_told, usage, asked)
+            return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
         if quote is None:
             log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
             if not_told is not None and not any(q.strip() for q in read.quotes):
-                return await self._not_told(state, question, recall, not_told, usage, asked)
+                return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
             return None
         if unmentioned:  # the question named nothing they told: whether the line speaks of what
             # it asks about, the claims model says (seen live: "what's the dog called?" -> "Mochi",
@@ -1047,7 +1082,7 @@ class SynthesisService(CognitiveService):
             # from "my brother Tom lives in Leeds"): nothing said answers
             log.info("no answer from what was told: the line copied is about someone else")
             if not_told is not None:
-                return await self._not_told(state, question, recall, not_told, usage, asked)
+                return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
             return None
         quote = checked_quote
         others = [f for f in stored if f.subject_key != USER_SUBJECT and f.subject]
@@ -1059,6 +1094,23 @@ class SynthesisService(CognitiveService):
             only_nearest.append(held)
             return None
         return await self._said_told(state, held, recall)
+
+    async def _told_nothing(
+        self,
+        state: CycleState,
+        question: str,
+        recall: RecallResult,
+        not_told: str,
+        usage: LLMUsage,
+        asked: PromptRecord,
+        nothing_told: list[NothingTold] | None,
+    ) -> StepOutcome | None:
+        """The reading found nothing the user said that answers: "not told" now, or, when the
+        caller asks the claims first, kept in ``nothing_told`` for it (None)."""
+        if nothing_told is None:
+            return await self._not_told(state, question, recall, not_told, usage, asked)
+        nothing_told.append(NothingTold(not_told, usage, asked))
+        return None
 
     async def _told_now(
         self, told: ToldAsked, quote: ToldQuote, asked: PromptRecord, lines: Sequence[ToldLine]
@@ -1336,6 +1388,16 @@ class ToldAsked:
     of_user: bool
     #: the claims of the record's subjects other than the user
     others: Sequence[Fact] = ()
+
+
+@dataclass(frozen=True)
+class NothingTold:
+    """The reading of the user's words found nothing that answers: the answer to give when no
+    claim answers either, what the reading cost and its prompt."""
+
+    answer: str
+    usage: LLMUsage
+    asked: PromptRecord
 
 
 @dataclass(frozen=True)

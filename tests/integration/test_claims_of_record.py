@@ -1871,6 +1871,26 @@ async def test_a_general_question_that_only_mentions_what_was_told_is_answered_n
             "Eirik and Solveig",
             "our two",
         ),
+        # the model names them in the question's words beside the line's own (first contact,
+        # set 19: "my closest friend Zoe" for "zoe got engaged to her bf marco")
+        (
+            "OMG zoe got engaged to her bf marco, so happy for her",
+            ("mood", "happy"),
+            "What exciting news did my closest friend have recently?",
+            "my closest friend",
+            "zoe got engaged to her bf marco",
+            "zoe got engaged",
+            "my closest friend Zoe",
+        ),
+        (
+            "my bestie priya just started med school in Glasgow",
+            ("city", "Glasgow"),
+            "Where is my best friend studying?",
+            "my best friend",
+            "started med school in Glasgow",
+            "Glasgow",
+            "my best friend Priya",
+        ),
     ],
 )
 async def test_someone_named_in_other_words_than_the_questions_is_answered_when_the_model_says_so(
@@ -1917,6 +1937,59 @@ async def test_someone_named_in_other_words_than_the_questions_is_answered_when_
     llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s4")
     assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
+
+
+# (what the user said, read into a claim of someone; a question naming them in other words; the
+# value that answers it)
+NAMED_OTHERWISE_CLAIMED = [
+    pytest.param(
+        said("my bro liam just turned 17", "age", "17", subject="liam", relation="brother"),
+        "How old is my younger sibling?",
+        "17",
+        id="sibling",
+    ),
+    pytest.param(
+        said("my missus Aisha works as a pharmacist", "job", "pharmacist", subject="aisha", relation="wife"),
+        "What does my other half do for work?",
+        "pharmacist",
+        id="other-half",
+    ),
+    pytest.param(
+        said(
+            "our youngest Tomás started at Hillcrest Primary",
+            "school",
+            "Hillcrest Primary",
+            subject="tomás",
+            relation="son",
+        ),
+        "Which school does my little one go to?",
+        "Hillcrest Primary",
+        id="little-one",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "question", "value"), NAMED_OTHERWISE_CLAIMED)
+async def test_a_claim_answers_when_the_users_words_read_for_it_say_nothing(
+    runtime: Runtime, llm: FakeChatModel, claim: ClaimOut, question: str, value: str
+) -> None:
+    """First contact, set 19: "How old is my younger sibling?" -> "I don't know" with "Liam (your
+    brother), age: 17" recalled first: the reading of the user's words found no line saying
+    "sibling", and "not told" was given before any claim was asked. The claims are asked first;
+    one the check says answers is the answer, none: "not told"."""
+    await told_and_read(runtime, llm, f"{claim.quote}.", claim)
+    llm.answer(
+        PromptId.ANSWER_FROM_TOLD, json.dumps({"about": question.split()[3], "quotes": [], "answer": ""})
+    )
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "answers"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert value in asked.answer, asked.answer
+    assert not asked.answer.startswith("I don't know"), asked.answer
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert asked.answer.startswith("I don't know"), asked.answer
+    assert value not in asked.answer
 
 
 def revising(script: dict[str, dict[str, str]]) -> Callable[[FakeCall], str]:

@@ -220,14 +220,34 @@ def _reacted_to(text: str) -> str:
     return without_hostile(told)
 
 
+def _said_back(answer: str, said_before: Sequence[str]) -> bool:
+    """The answer is mostly an earlier message of the user's said back (first contact, set 19:
+    "Please remove Anders … and add our neighbour" got the user's own earlier request for a main
+    course, word for word): at least half its words, and never fewer than :data:`ECHO_WORDS`, in
+    one run of theirs."""
+    least = max(ECHO_WORDS, len(answer.split()) // 2)
+    return any(copied_run(answer, said) >= least for said in said_before)
+
+
 def _shown_answer(
-    answer: str, note: str, message: str, tells: bool, mixed: bool, remark: bool
+    answer: str,
+    note: str,
+    message: str,
+    tells: bool,
+    mixed: bool,
+    remark: bool,
+    said_before: Sequence[str] = (),
+    news: bool = False,
 ) -> tuple[str, str]:
     """The answer and its note as they may be shown: "" (the acknowledgement alone) when it is no
     answer beside news (:func:`_no_answer`), :data:`NO_GOOD_ANSWER` when both models declined
-    anything else but a ``remark`` (its refusal is left to _fragment, which reacts instead)."""
+    anything else but a ``remark`` (its refusal is left to _fragment, which reacts instead). An
+    answer that says back an earlier message of the user's (``said_before``) is none either: ""
+    beside ``news`` (the reaction to it stands), else :data:`NO_GOOD_ANSWER`."""
     if _no_answer(answer, message, tells, mixed):
         return "", note
+    if _said_back(answer, said_before):
+        return ("" if news else NO_GOOD_ANSWER), ""
     if is_refusal(answer) and not remark:
         return NO_GOOD_ANSWER, ""
     return answer, note
@@ -661,7 +681,12 @@ class SynthesisService(CognitiveService):
         )
         # a remark the reading does not know ("lol") leaves a refusal to _fragment: a reaction
         remark = understanding.acts - {Act.SMALL_TALK} == {Act.FRAGMENT}
-        answer, note = _shown_answer(answer, note, state.prompt_text, tells, mixed, remark)
+        # an answer held back that says an earlier message of theirs back is no answer (one
+        # streamed has been seen)
+        said_before = [t for role, t in state.history if role == "user"] if held_back else []
+        answer, note = _shown_answer(
+            answer, note, state.prompt_text, tells, mixed, remark, said_before, bool(prefix)
+        )
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )

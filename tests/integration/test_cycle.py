@@ -8,6 +8,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
+from services.cycle.reply import ECHO_WORDS, copied_run
 from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from services.prompts.quoting import ORDER_LEFT_OUT
 from tests.claims_support import said as claim_said
@@ -847,6 +848,44 @@ async def test_news_whose_reaction_is_only_small_talk_is_acknowledged_too(
     llm.answer(PromptId.REPLY, reply_output(f"{reaction} That sounds lovely!"))
     met = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
     assert met.answer == f"{reaction} That sounds lovely!"
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (
+            "I'm hosting a dinner for my parents' anniversary on 9 May. Could you suggest a main "
+            "course that would suit the occasion?",
+            "My guest list reads: my parents, my aunt Liv and my brother Anders. Please remove "
+            "Anders and add our neighbour Mrs. Dahl.",
+        ),
+        (
+            "We're driving to Cornwall next Saturday with the kids. Can you suggest some games for the car?",
+            "The kids are 7 and 10 now. Please suggest something for the older one.",
+        ),
+        (
+            "I want to start running again after my knee surgery. Could you give me a gentle plan "
+            "for the first week?",
+            "My physio is Dr. Ncube. Please make the plan three days instead of five.",
+        ),
+    ],
+)
+async def test_an_answer_that_says_an_earlier_message_back_is_never_shown(
+    runtime: Runtime, llm: FakeChatModel, first: str, then: str
+) -> None:
+    """First contact, set 19: "My guest list … Please remove Anders, … and add our neighbour
+    Mrs. Dahl." got "Got it, I'll remember that. I should mention that I have coeliac disease …
+    Could you kindly suggest a main course …?": the user's own earlier message, word for word,
+    given by the model as its answer. An answer held back that says an earlier message of theirs
+    back is no answer: the reaction to the news stands alone."""
+    helped = "Here are a few ideas you could try, each simple and quick to prepare at home."
+    answers = iter([helped, first])
+    llm.answer(PromptId.SYNTHESIS, lambda _call: next(answers, first))
+    await runtime.orchestrator.handle_impulse(first, "ana", "s1")
+    asked = await runtime.orchestrator.handle_impulse(then, "ana", "s1")
+    assert asked.answer.strip(), "an empty reply"
+    assert copied_run(asked.answer, first) < ECHO_WORDS, asked.answer  # in any voice
+    assert asked.answer.startswith("Got it, I'll remember that."), asked.answer
 
 
 TRIP = "we're off to Lisbon on the 12th of April for our anniversary"

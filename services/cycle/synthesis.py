@@ -160,6 +160,7 @@ from thea.models import (
 )
 from thea.models.step_outputs import PromptRecord, SynthesisOutput
 from thea.tuning import RELATIVE_FLOOR
+from thea.words import lower_words
 
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
@@ -208,8 +209,12 @@ def greeting_of(understanding: Understanding) -> str:
 
 def _no_answer(answer: str, message: str, tells: bool, mixed: bool) -> bool:
     """The model's words beside news are no answer: an echo of the user's message (``tells``: it
-    asks nothing), or a refusal (``mixed``: news with a question beside it)."""
-    return (tells and copied_run(answer, message) >= ECHO_WORDS) or (mixed and is_refusal(answer))
+    asks nothing), a run of :data:`ECHO_WORDS` of it or all of a shorter answer (a live trial:
+    "packing list for lisbon: passport, charger, sandals, sun cream" -> "Passport, charger,
+    sandals, sun cream"), or a refusal (``mixed``: news with a question beside it)."""
+    run = copied_run(answer, message)
+    echo = run >= ECHO_WORDS or (run >= 2 and run == len(lower_words(answer)))
+    return (tells and echo) or (mixed and is_refusal(answer))
 
 
 def _reacted_to(text: str) -> str:

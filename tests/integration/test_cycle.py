@@ -803,21 +803,31 @@ async def test_statements_beside_a_fragment_get_a_reaction_never_an_echo_nor_an_
 
 
 @pytest.mark.parametrize(
-    "told",
+    ("told", "echoed"),
     [
-        "shopping list for the bbq on sat: burgers, halloumi, corn, gf buns, lemonade",
-        "packing list for lisbon: passport, charger, sandals, sun cream",
-        "books for the holiday: Middlemarch, Piranesi, The Overstory",
+        (
+            "shopping list for the bbq on sat: burgers, halloumi, corn, gf buns, lemonade",
+            "shopping list for the bbq on sat: burgers, halloumi, corn, gf buns, lemonade",
+        ),
+        # all of a short answer copied (a live trial)
+        (
+            "packing list for lisbon: passport, charger, sandals, sun cream",
+            "Passport, charger, sandals, sun cream",
+        ),
+        (
+            "books for the holiday: Middlemarch, Piranesi, The Overstory",
+            "Middlemarch, Piranesi, The Overstory.",
+        ),
     ],
 )
 async def test_a_fragment_the_model_only_says_back_gets_a_reaction_never_an_empty_reply(
-    runtime: Runtime, llm: FakeChatModel, told: str
+    runtime: Runtime, llm: FakeChatModel, told: str, echoed: str
 ) -> None:
     """First contact, set 18: "shopping list for the bbq on sat: burgers, …" got an empty reply.
     A message the reading finds neither telling nor asking went to the answering model, which
     said the list back; an echo is never shown, and nothing was left. What the user wrote is
     something they told: it gets the model's reaction, else the acknowledgement."""
-    llm.answer(PromptId.SYNTHESIS, told)  # the model says the message back
+    llm.answer(PromptId.SYNTHESIS, echoed)  # the model says the message back
     llm.answer(PromptId.REPLY, reply_output(f"Noted: {told}"))  # and so does its reaction
     shown: list[str] = []
     echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)

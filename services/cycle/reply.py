@@ -128,7 +128,8 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
         return None
     if _USER_AS_ME.search(text):  # the user's "my brother" said back as thea's own
         return None
-    voiced = [_voiced(s, message, name) for s in sentences[:MAX_SENTENCES]]
+    kept = [s for s in sentences[:MAX_SENTENCES] if not _mixed_voice(s, message)]
+    voiced = [_voiced(s, message, name) for s in kept]
     return " ".join(s for s in voiced if not _news_as_its_own(s, message)) or None
 
 
@@ -149,6 +150,18 @@ def _news_as_its_own(sentence: str, message: str) -> bool:
     told = set(lower_words(message))
     names = [w for w in _NAME.findall(sentence) if not _THEA_AS_I.fullmatch(w)]
     return any(w.lower() in told for w in names)
+
+
+def _mixed_voice(sentence: str, message: str) -> bool:
+    """The sentence says the user's words back as "I" while speaking to "you": whose "I" and
+    whose "you" it is cannot be told, and turned round it says the user's news of someone else
+    as theirs (first contact, set 19: "OMG zoe got engaged to her bf marco!!! … so happy for her"
+    -> "You're so happy for me and my bf Marco.")."""
+    return (
+        copied_run(sentence, message) >= 2
+        and bool(_THEA_AS_I.search(sentence))
+        and bool(_TO_THE_USER.search(sentence))
+    )
 
 
 def _voiced(sentence: str, message: str, name: str) -> str:

@@ -329,3 +329,31 @@ def test_good_news_is_never_pitied_and_plain_news_stands(
 )
 def test_the_users_news_is_never_told_as_theas_own(told: str, reply: str, shown: str | None) -> None:
     assert checked_reply(reply, told) == shown
+
+
+@pytest.mark.parametrize(
+    ("told", "reply", "shown"),
+    [
+        (
+            "OMG zoe got engaged to her bf marco!!! so happy for her i cried",
+            "I'm so happy for you and your bf Marco!",
+            None,
+        ),
+        (
+            "my brother just passed his driving test, so proud of him",
+            "Congratulations! I'm so proud of you and your driving test.",
+            "Congratulations!",
+        ),
+        (
+            "my mum finally retired from the bakery, we're throwing her a party",
+            "How exciting! I'm throwing you a party at the bakery.",
+            "How exciting!",
+        ),
+    ],
+)
+def test_the_users_words_said_back_as_i_to_you_are_left_out(told: str, reply: str, shown: str | None) -> None:
+    """First contact, set 19: "OMG zoe got engaged to her bf marco!!! … so happy for her" ->
+    "You're so happy for me and my bf Marco.": a sentence saying the user's words back as "I"
+    while speaking to "you" was turned round, and said the friend's news as the user's. Whose
+    "I" and whose "you" it is cannot be told: it is left out, the rest stands."""
+    assert checked_reply(reply, told) == shown

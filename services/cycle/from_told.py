@@ -444,6 +444,19 @@ def told_quote(
     return replace(found, about_unsure=True)
 
 
+def day_that_holds_now(quote: ToldQuote) -> bool:
+    """The short answer is only the day a current claim read from the quoted lines holds: for
+    a question about before, the day something moved to is no answer (a live trial: "what was
+    the bbq day before?" -> "Sunday", quoting "the bbq moved to sunday because of rain")."""
+    answer = set(lower_words(quote.answer))  # numbers too: "2 March" is not "14 March"
+    return bool(answer) and any(
+        f.when and f.valid_until is None and not ended(f) and answer <= set(lower_words(f.when))
+        for line in quote.lines
+        if not line.earlier
+        for f in line.facts
+    )
+
+
 def _anothers(quote: ToldQuote, named: Sequence[Fact] = ()) -> bool:
     """The record says whose the answer is, and not whom the question asks about: a claim read
     from the lines about someone other than the user, and other than whom the question names

@@ -1992,6 +1992,58 @@ async def test_a_claim_answers_when_the_users_words_read_for_it_say_nothing(
     assert value not in asked.answer
 
 
+# (what the user said, read into a claim holding the day it moved to; a question about before;
+# the day it moved to; the day before)
+MOVED_DAYS = [
+    pytest.param(
+        said("the bbq moved from saturday to sunday because of rain", "event", "bbq", when="sunday"),
+        "what was the bbq day before?",
+        "sunday",
+        "saturday",
+        id="bbq",
+    ),
+    pytest.param(
+        said(
+            "the dentist appointment is now on 14 March instead of 2 March",
+            "appointment",
+            "dentist",
+            when="14 March",
+        ),
+        "When was the dentist appointment originally?",
+        "14 March",
+        "2 March",
+        id="dentist",
+    ),
+    pytest.param(
+        said("the book club meets on Thursdays now, not Tuesdays", "meeting", "book club", when="Thursdays"),
+        "Which day did the book club meet before?",
+        "Thursdays",
+        "Tuesdays",
+        id="book-club",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "question", "now", "before"), MOVED_DAYS)
+async def test_the_day_something_moved_to_never_answers_what_it_was_before(
+    runtime: Runtime, llm: FakeChatModel, claim: ClaimOut, question: str, now: str, before: str
+) -> None:
+    """A live trial: "what was the bbq day before?" -> "Sunday (you told me …: “the bbq moved to
+    sunday because of rain.”)": the words reader answered with the day it moved to, and the check
+    let it through. For a question about before, a short answer that is only the day a current
+    claim read from the quoted line holds is no answer: that line is only the nearest."""
+    await told_and_read(runtime, llm, f"{claim.quote}.", claim)
+    copied = claim.quote.split(" because")[0]
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [copied], "answer": now}))
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    # only the nearest line, or the model's answer from the claims: never the day it moved to
+    assert not asked.answer.lower().startswith(now.lower()), asked.answer
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [copied], "answer": before}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert asked.answer.lower().startswith(before.lower()), asked.answer
+
+
 def revising(script: dict[str, dict[str, str]]) -> Callable[[FakeCall], str]:
     """The fake model's reading of a message beside one earlier claim: the change scripted for
     the claim (found by a word of its shown line), else none."""

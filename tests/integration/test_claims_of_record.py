@@ -41,6 +41,15 @@ async def told_and_read(runtime: Runtime, llm: FakeChatModel, told: str, *read: 
     await read_claims(runtime)
 
 
+async def told_in_turn(runtime: Runtime, llm: FakeChatModel, script: dict[str, list[ClaimOut]]) -> None:
+    """The user tells each scripted message in turn ("key: its first claim's quote."), each read
+    by the (scripted) reader before the next."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
+    for key, read in script.items():
+        await say(runtime, f"{key}: {read[0].quote}.")
+        await read_claims(runtime)
+
+
 async def told_then(runtime: Runtime, first: str, then: str) -> None:
     """The user tells ``first``, the slow loop reads it, then ``then`` in a new session, read too."""
     await say(runtime, first)
@@ -672,10 +681,7 @@ async def test_a_model_that_picks_the_last_line_still_answers_what_is_true_now(
     EARLIER, the 1.5B picked the last line for "these days" three times in three ("Who is my family
     doctor these days?" -> the retired GP), and the answer fell to a hedge. A question about now
     is shown the current claims only."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
-    for key in script:
-        await say(runtime, f"{key}: {script[key][0].quote}.")
-        await read_claims(runtime)
+    await told_in_turn(runtime, llm, script)
 
     def last_line(call: FakeCall) -> str:  # the positional habit of a small model
         rows = [r for r in str(call.messages[-1].content).splitlines() if r.split(". ")[0].isdigit()]
@@ -1662,10 +1668,7 @@ async def test_an_earlier_claim_the_model_picks_that_does_not_answer_is_no_answe
     """First contact, set 17: "What was the book group called before?" -> "library, book: El túnel
     (no longer)": an earlier claim the pick chose for a question about before was said unchecked.
     It is checked as a current one is; one that does not state what is asked is no answer."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
-    for key in script:
-        await say(runtime, f"{script[key][0].quote}.")
-        await read_claims(runtime)
+    await told_in_turn(runtime, llm, script)
     llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')  # the earlier claim, shown first
     llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "does not answer"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")

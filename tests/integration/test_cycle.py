@@ -773,6 +773,21 @@ async def test_a_long_remark_typed_in_one_go_is_the_user_speaking_not_a_text(
     assert "text you gave me" not in result.answer
 
 
+async def _acknowledged_then_reacted_to(
+    runtime: Runtime, llm: FakeChatModel, told: str, reaction: str
+) -> None:
+    """Told once with the model's reaction an echo ("The facts are: …"): the acknowledgement
+    alone, as streamed; told again with ``reaction`` in its own words: the reaction."""
+    llm.answer(PromptId.REPLY, reply_output(f"The facts are: {told}"))
+    shown: list[str] = []
+    echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
+    assert echoed.answer == "Got it, I'll remember that."
+    assert "".join(shown).strip() == echoed.answer
+    llm.answer(PromptId.REPLY, reply_output(reaction))
+    own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
+    assert own.answer == reaction
+
+
 @pytest.mark.parametrize(
     "told",
     [
@@ -790,14 +805,7 @@ async def test_statements_beside_a_fragment_get_a_reaction_never_an_echo_nor_an_
     had said the user's words back ("The facts are: We got the keys…", first contact) and, live,
     "I'm sorry, but I don't know what you're asking for. Could you please provide more context?"."""
     llm.answer(PromptId.SYNTHESIS, "I'm sorry, but I don't know what you're asking for.")
-    llm.answer(PromptId.REPLY, reply_output(f"The facts are: {told}"))
-    shown: list[str] = []
-    echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
-    assert echoed.answer == "Got it, I'll remember that."
-    assert "".join(shown).strip() == echoed.answer
-    llm.answer(PromptId.REPLY, reply_output("Congratulations, that is great news!"))
-    own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
-    assert own.answer == "Congratulations, that is great news!"
+    await _acknowledged_then_reacted_to(runtime, llm, told, "Congratulations, that is great news!")
     assert llm.prompts_for(PromptId.SYNTHESIS) == []  # nothing in it was answered as if asked
     assert [m[-1].content for m in llm.prompts_for(PromptId.REPLY)] == [told, told]
 
@@ -828,14 +836,7 @@ async def test_a_fragment_the_model_only_says_back_gets_a_reaction_never_an_empt
     said the list back; an echo is never shown, and nothing was left. What the user wrote is
     something they told: it gets the model's reaction, else the acknowledgement."""
     llm.answer(PromptId.SYNTHESIS, echoed)  # the model says the message back
-    llm.answer(PromptId.REPLY, reply_output(f"Noted: {told}"))  # and so does its reaction
-    shown: list[str] = []
-    echoed = await runtime.orchestrator.handle_impulse(told, "ana", "s1", on_token=shown.append)
-    assert echoed.answer == "Got it, I'll remember that."
-    assert "".join(shown).strip() == echoed.answer
-    llm.answer(PromptId.REPLY, reply_output("That sounds lovely!"))
-    own = await runtime.orchestrator.handle_impulse(told, "ana", "s2")
-    assert own.answer == "That sounds lovely!"
+    await _acknowledged_then_reacted_to(runtime, llm, told, "That sounds lovely!")
 
 
 @pytest.mark.parametrize(

@@ -819,14 +819,14 @@ class SynthesisService(CognitiveService):
         recall: RecallResult,
         stored: Sequence[Fact],
         constraints: Sequence[Fact],
+        current: Sequence[Fact],
         no_longer: frozenset[str],
     ) -> StepOutcome | None:
-        """A may-I question a told constraint rules out, or a question one current claim answers
-        plainly (said from its fields, never with a value ``no_longer`` true); else None."""
+        """A may-I question a told constraint rules out, or a question one ``current`` claim
+        answers plainly (said from its fields, never with a value ``no_longer`` true); else None."""
         advice = may_i_have(asked, constraints)
         if advice is not None:  # "Can I have a latte?" from someone lactose intolerant
             return await self._fixed(state, advice.text, "constraints", advice.facts)
-        current = [f for f in stored if f.valid_until is None]
         direct = answer_from_claims(asked, current, no_longer)
         if direct is None:
             return None
@@ -850,11 +850,13 @@ class SynthesisService(CognitiveService):
         told, so only they could answer it (the scope is not asked again), and what it asks for
         in the model's words ("my job" for "How do I earn my living?"), matched with the claims."""
         asked = " ".join(understanding.texts(Act.QUESTION))
+        current = [f for f in stored if f.valid_until is None]
         no_longer = earlier_values(stored)  # values an answer about now never says
-        plainly = await self._plainly(state, understanding, asked, recall, stored, constraints, no_longer)
+        plainly = await self._plainly(
+            state, understanding, asked, recall, stored, constraints, current, no_longer
+        )
         if plainly is not None:
             return plainly
-        current = [f for f in stored if f.valid_until is None]
         # a question about the user, or about someone they named ("What does Bjørn do for
         # work?"), that nothing they said answers is not told: the model never answers it in
         # its own words (first contact, set 7: "Bjørn makes a big decision.", "Camila's family

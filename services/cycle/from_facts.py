@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from services.common.dates import when_text
 from services.common.pasted import is_pasted
+from services.common.timeline import starts_at
 from services.common.understanding import asks_history, understand
 from services.cycle.fact_match import focus_of, question_stems, stems_of, subject_stems
 from services.cycle.not_told import FRAME_WORDS
@@ -165,16 +166,22 @@ def answer_from_claims(
     return FactAnswer(text=said, facts=[fact], why={fact.id: f"the one current claim of {fact.attribute}"})
 
 
-def picked_answer(facts: Sequence[Fact], avoid: Collection[str] = ()) -> FactAnswer:
+def picked_answer(
+    facts: Sequence[Fact], avoid: Collection[str] = (), planned: Collection[str] = ()
+) -> FactAnswer:
     """The answer made of the claims the model picked: each as its line (an earlier one with
     until when it held), in the order picked, with the user's words where they say more
-    (``avoid``: values no longer true, never said in those words)."""
+    (``avoid``: values no longer true, never said in those words); the ids ``planned`` are of
+    claims told ahead, said after the others with the day they start ("From Friday 2 April 2027
+    (planned): ...")."""
     said: list[str] = []
     quoted: set[str] = set()
-    for fact in facts:
+    for fact in sorted(facts, key=lambda f: f.id in planned):
         line = with_quote(fact, quoted, avoid)
         if fact.valid_until is not None:
             line = f"Earlier: {line.rstrip('.')} (until {when_text(fact.valid_until)})."
+        elif fact.id in planned:
+            line = f"From {when_text(starts_at(fact) or fact.created_at)} (planned): {line}"
         said.append(line)
     why = {f.id: "picked by the model as the answer" for f in facts}
     return FactAnswer(text=" ".join(said), facts=list(facts), why=why)

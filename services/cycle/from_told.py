@@ -217,7 +217,7 @@ def told_lines(
     for message in naming:
         add_message(message.id, message.content, message.created_at)
     for fact in matched[:CLAIMS_READ]:
-        _add_claim(out, read, fact, by_message, texts)
+        _add_claim(out, read, fact, by_message, texts, ahead)
     if len(out) < FEW_LINES:
         # recall found next to nothing: the user's other current claims, newest first (words said
         # otherwise: "where are we based" after "we moved into our flat in Gwarinpa"); not always,
@@ -227,7 +227,7 @@ def told_lines(
             (f for f in stored if f.valid_until is None and f.id not in seen), key=lambda f: -f.created_at
         )
         for fact in rest[:CANDIDATES]:
-            _add_claim(out, read, fact, by_message, texts)
+            _add_claim(out, read, fact, by_message, texts, ahead)
     return out
 
 
@@ -291,6 +291,7 @@ def _add_claim(
     fact: Fact,
     by_message: dict[str, list[Fact]],
     messages: Mapping[str, str],
+    ahead: Mapping[str, int],
 ) -> None:
     """The sentence a claim was read from, when its message gave no line yet, and it tells
     something: words that only ask tell nothing, whatever the reading made of them (seen live:
@@ -302,7 +303,7 @@ def _add_claim(
         return
     said = claim_message_lines(fact.quote, messages[source]) if source in messages else (fact.quote,)
     lines = [
-        _line(s, fact.created_at, source, by_message.get(source, [fact]), before=_before(said, i))
+        _line(s, fact.created_at, source, by_message.get(source, [fact]), ahead, _before(said, i))
         for i, s in enumerate(said)
     ]
     lines = [line for line in lines if line.text]

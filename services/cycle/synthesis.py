@@ -39,7 +39,7 @@ from services.common.statements import (
     without_acknowledgement,
 )
 from services.common.text import TextEmbedder
-from services.common.timeline import claims_at
+from services.common.timeline import claims_at, planned_line
 from services.common.understanding import Act, Understanding, asks_history, understand
 from services.cycle.answer_inputs import (
     fact_line,
@@ -890,7 +890,9 @@ class SynthesisService(CognitiveService):
         )
         if told is not None:  # the user's own words that answer it, dated
             return told
-        picked, cost = await self._pick(asked, stored, recall.hits, history, no_longer, own_life or "")
+        picked, cost = await self._pick(
+            asked, stored, recall.hits, history, no_longer, own_life or "", state.planned
+        )
         if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
             since, checked = await self._since(picked, recall, state, asked, stored)
             said = f"{greeting_of(understanding)} {since}".strip()
@@ -941,7 +943,13 @@ class SynthesisService(CognitiveService):
     ) -> list[ToldLine]:
         """The user's told lines nearest the question by meaning, and those of their newest
         messages the slow loop has not read, newest first."""
-        matched = [m.fact for m in match_claims(question, stored, {h.id: h.score for h in recall.hits})]
+        # claims told ahead are matched too: a trip pushed to a later day is planned, and the
+        # line it was read from is the answer to when it is (first contact, set 19: "When am I
+        # heading up north ... with my best mate?" was shown the trip's first day only)
+        matched = [
+            m.fact
+            for m in match_claims(question, [*stored, *state.planned], {h.id: h.score for h in recall.hits})
+        ]
         unread = (
             self.facts.recent_statements(state.user_id, 2 * UNREAD_READ)
             if self.facts is not None and state.user_id
@@ -1264,16 +1272,20 @@ class SynthesisService(CognitiveService):
         history: bool,
         no_longer: frozenset[str],
         wanted: str = "",
+        planned: Sequence[Fact] = (),
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words.
         ``no_longer``: the values no longer true (never quoted in an answer about now).
         ``wanted``: what the question asks for in the model's words, matched with the claims
-        beside the question's own."""
+        beside the question's own. ``planned``: the claims told ahead that have not started,
+        shown (and said) as planned with the day they start, beside the current ones."""
         matched_on = f"{question} {wanted}".strip()
-        if not about_told(matched_on, stored):
+        ahead = {f.id for f in planned} if not history else set()
+        told = [*stored, *(f for f in planned if f.id in ahead)]
+        if not about_told(matched_on, told):
             return None, LLMUsage()
-        matches = match_claims(matched_on, stored, {h.id: h.score for h in hits})
+        matches = match_claims(matched_on, told, {h.id: h.score for h in hits})
         earlier = [m.fact for m in matches if m.fact.valid_until is not None]
         current = [m.fact for m in matches if m.fact.valid_until is None]
         # a question about now is shown the current claims only: shown earlier ones beside them, the
@@ -1281,16 +1293,12 @@ class SynthesisService(CognitiveService):
         shown = (earlier + current if history else current)[:PICK_SHOWN]
         if not shown:
             return None, LLMUsage()
-        got = await self.reading.read(
-            pick.PickOutput,
-            pick.build(question, [candidate_line(f) for f in shown]),
-            pick.PROMPT,
-            PICK_TOKENS,
-        )
+        lines = [planned_line(f) if f.id in ahead else candidate_line(f) for f in shown]
+        got = await self.reading.read(pick.PickOutput, pick.build(question, lines), pick.PROMPT, PICK_TOKENS)
         if got is None:
             return None, LLMUsage()
         out, usage = got
-        log.info("the model picked %s of %s", out.facts, [candidate_line(f) for f in shown])
+        log.info("the model picked %s of %s", out.facts, lines)
         chosen = [shown[n - 1] for n in dict.fromkeys(out.facts) if 1 <= n <= len(shown)]
         # a claim that only names whom the question asks about is no answer (seen on first
         # contact: "What does Ama do for a living?" -> "Your wife: ama.", never told), unless the
@@ -1327,7 +1335,7 @@ class SynthesisService(CognitiveService):
             if not kept:
                 return _NOTHING_PICKED, usage
             chosen = kept
-        return (picked_answer(chosen, avoid) if chosen else None), usage
+        return (picked_answer(chosen, avoid, ahead) if chosen else None), usage
 
     async def _claim_answers(self, question: str, fact: Fact) -> tuple[bool, LLMUsage]:
         """Whether a claim states what the question asks: its line, else its line with the user's

@@ -1105,6 +1105,49 @@ async def test_something_new_told_with_a_later_day_is_planned_not_what_is_true_n
     assert listed["Bath"].since > (listed["Bath"].source.at or 0)  # listed from the day it starts
 
 
+def _pick_the_planned(call: FakeCall) -> str:
+    """The pick of a model that chooses the line told as planned."""
+    listed = str(call.messages[-1].content).splitlines()
+    planned = [line.split(".")[0] for line in listed if "(planned)" in line]
+    return f'{{"facts": [{planned[0]}]}}' if planned else '{"facts": []}'
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When am I heading up north with my best mate?",
+        "what day do we leave for our holiday?",
+        "when's my trip again?",
+    ],
+)
+async def test_a_plan_moved_to_a_later_day_is_shown_as_planned_to_the_questions_about_it(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """First contact, set 19: a trip pushed to a later day, its first day never read, was held as
+    planned, and a question about when it is ("When am I heading up north ... with my best mate?")
+    was shown neither its line as planned nor its claim: "I don't know". A plan is shown, and
+    said, as planned."""
+    await told_in_turn(
+        runtime,
+        llm,
+        {
+            # the reading missed the trip's first day (as the 1.5B did)
+            "planning": [said("with my bestie Zoe", "best friend", "Zoe")],
+            "pushed": [
+                said("the Cairns trip got pushed to 2 April", "trip", "Cairns", when="2 April", kind=REPLACES)
+            ],
+        },
+    )
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "me", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, _pick_the_planned)
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    told = str(llm.prompts_for(PromptId.ANSWER_FROM_TOLD)[-1][-1].content)
+    assert "PLANNED from 2 April" in told  # the user's words, marked as a plan with its day
+    assert "2 April" in asked.answer, asked.answer
+    assert "(planned)" in asked.answer
+
+
 @pytest.mark.parametrize(
     ("told", "question", "copied"),
     [

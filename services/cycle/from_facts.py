@@ -60,6 +60,8 @@ def quote_of(fact: Fact, shown: set[str] | None = None, avoid: Collection[str] =
     quote = " ".join((fact.quote or "").split())
     if not quote or not stems_of(quote) - stems_of(line) or (shown is not None and quote in shown):
         return ""
+    if fact.value and not stems_of(fact.value) & stems_of(quote):
+        return ""  # words that say nothing of its value (the items a list kept, told by an end)
     folded = quote.casefold()
     if any(value.casefold() in folded for value in avoid if value.strip()):
         return ""
@@ -171,12 +173,12 @@ def picked_answer(
 ) -> FactAnswer:
     """The answer made of the claims the model picked: each as its line (an earlier one with
     until when it held), in the order picked, with the user's words where they say more
-    (``avoid``: values no longer true, never said in those words); the ids ``planned`` are of
-    claims told ahead, said after the others with the day they start ("From Friday 2 April 2027
-    (planned): ...")."""
+    (``avoid``: values no longer true, never said in those words); what ended ("Your packing
+    list: hat (no longer)") after what holds; the ids ``planned`` are of claims told ahead, said
+    after the others with the day they start ("From Friday 2 April 2027 (planned): ...")."""
     said: list[str] = []
     quoted: set[str] = set()
-    for fact in sorted(facts, key=lambda f: f.id in planned):
+    for fact in sorted(facts, key=lambda f: (ended(f), f.id in planned)):
         line = with_quote(fact, quoted, avoid)
         if fact.valid_until is not None:
             line = f"Earlier: {line.rstrip('.')} (until {when_text(fact.valid_until)})."

@@ -23,7 +23,18 @@ from services.prompts import (
     neutralise,
 )
 
-PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "10")
+PROMPT = PromptSpec(PromptId.EXTRACT_CLAIMS, "11")
+
+#: the last word of a list's attribute ("packing list", "guest list"): the schema's own label
+#: for a list, written by the model as the system text asks, never read from the user's words
+LIST_LABEL = "list"
+
+
+def is_list_label(attribute: str | None) -> bool:
+    """The attribute names a list (its last word is :data:`LIST_LABEL`)."""
+    words = (attribute or "").casefold().split()
+    return bool(words) and words[-1] == LIST_LABEL
+
 
 #: claims one message may yield (the schema's bound: a runaway model stops there)
 MAX_CLAIMS = 8
@@ -91,8 +102,11 @@ SYSTEM = (
     'them is a fact with attribute "name".\n'
     "kind: new (a plain fact); replaces (something changed and this is its new value: moved, new "
     "job, bought another, a date moved); ends (something stopped: quit, resigned, sold, died, broke "
-    "up, cancelled, gave up); corrects (only when the user says they told something wrongly "
-    "before); adds (one more item of something the user has several of).\n"
+    "up, cancelled, gave up, an item taken off a list); corrects (only when the user says they told "
+    "something wrongly before); adds (one more item of something the user has several of, an item "
+    "put on a list).\n"
+    "A list (shopping, packing, guests, to-do) is one fact per item: attribute the list's name "
+    'ending in "list", value the item.\n'
     "News of someone else (they moved, started a job, had a baby) is that person's fact, never the "
     "user's, even when the message names them only by who they are (mum, my brother's family). "
     "What the user does not eat or drink is a fact however they say it (attribute diet, value "
@@ -264,6 +278,17 @@ EXAMPLES: tuple[tuple[str, list[dict[str, str]]], ...] = (
                 "my brother lost his job at the bank", "brother", "brother", "job", "the bank", "", "ends"
             ),
             _claim("Milo teaches chemistry, not biology", "Milo", "", "teaches", "chemistry", "", "corrects"),
+        ],
+    ),
+    (
+        "for the picnic on saturday we need bread, olives and grapes. oh and take the candles off my "
+        "party list, add balloons",
+        [
+            _claim("we need bread, olives and grapes", "user", "self", "picnic list", "bread", "", "adds"),
+            _claim("we need bread, olives and grapes", "user", "self", "picnic list", "olives", "", "adds"),
+            _claim("we need bread, olives and grapes", "user", "self", "picnic list", "grapes", "", "adds"),
+            _claim("take the candles off my party list", "user", "self", "party list", "candles", "", "ends"),
+            _claim("add balloons", "user", "self", "party list", "balloons", "", "adds"),
         ],
     ),
     ("ugh what a day. thanks for listening, you're the best", []),

@@ -1148,6 +1148,53 @@ async def test_a_plan_moved_to_a_later_day_is_shown_as_planned_to_the_questions_
     assert "(planned)" in asked.answer
 
 
+def _pick_the_lists(call: FakeCall) -> str:
+    """The pick of a model that chooses every line of a list."""
+    listed = str(call.messages[-1].content).splitlines()
+    return json.dumps({"facts": [int(line.split(".")[0]) for line in listed if " list:" in line]})
+
+
+@pytest.mark.parametrize(
+    "question", ["what's on my packing list now?", "what am I packing for Cairns?", "my packing list?"]
+)
+async def test_an_item_taken_off_a_list_is_never_said_as_on_it(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """First contact, set 19, and the live trial: after "cross off the hat ... add a snorkel" the
+    list still held the hat (seen live: "what's on the bbq shopping list now?" -> the old list).
+    The user's first words read as EARLIER, the list's current claims said, the item never."""
+    told = "packing list for cairns: sunscreen, swimmers, hat"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                "for cairns": [said(told, "packing list", "sunscreen, swimmers, hat", kind=ADDS)],
+                "cross off": [
+                    said("actually cross off the hat", "packing list", "hat", kind=ENDS),
+                    said("add a snorkel pls", "packing list", "snorkel", kind=ADDS),
+                ],
+            }
+        ),
+    )
+    await told_then(
+        runtime, f"{told}.", "actually cross off the hat, zoe's lending me one. add a snorkel pls"
+    )
+    held = sorted(f.value or "" for f in claims(runtime) if f.change != ENDS.value)
+    assert held == ["snorkel", "sunscreen, swimmers"]
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "me", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, _pick_the_lists)
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    shown = str(llm.prompts_for(PromptId.ANSWER_FROM_TOLD)[-1][-1].content)
+    assert f"EARLIER: {told}" in shown  # the first words name the hat: an earlier list
+    assert "Your packing list: sunscreen, swimmers." in asked.answer, asked.answer
+    assert "Your packing list: snorkel" in asked.answer
+    # the hat only as taken off, after what the list holds
+    parts = asked.answer.split(". ")
+    assert all("hat" not in p.replace("cross off the hat", "") or "(no longer)" in p for p in parts)
+    assert "(no longer)" not in " ".join(parts[:2])
+
+
 @pytest.mark.parametrize(
     ("told", "question", "copied"),
     [

@@ -389,6 +389,55 @@ def test_a_change_closes_the_same_subjects_claim_of_the_same_attribute_only(kind
 
 
 @pytest.mark.parametrize(
+    ("told", "attribute", "items", "taken", "left"),
+    [
+        (
+            "packing list for cairns: sunscreen, swimmers, hat",
+            "packing list",
+            "sunscreen, swimmers, hat",
+            "hat",
+            "sunscreen, swimmers",
+        ),
+        (
+            "bbq shopping: burgers, halloumi, corn, buns",
+            "shopping list",
+            "burgers, halloumi, corn, buns",
+            "the halloumi",
+            "burgers, corn, buns",
+        ),
+        (
+            "guests so far: Anders; Mette; Jonas",
+            "guest list",
+            "Anders; Mette; Jonas",
+            "Anders",
+            "Mette, Jonas",
+        ),
+    ],
+)
+@pytest.mark.parametrize("same_message", [False, True])
+def test_an_item_taken_off_a_list_told_as_one_value_leaves_the_other_items_current(
+    told: str, attribute: str, items: str, taken: str, left: str, same_message: bool
+) -> None:
+    """First contact, set 19: "packing list for cairns: sunscreen, swimmers, hat. actually cross
+    off the hat" (the 1.5B reads a list as one value). The end of one item closes the list's claim
+    and the items left stay current as a claim of their own; the whole list never ends with it."""
+    listed = _at(claim(told, attribute, items), 1)
+    end = _at(
+        claim(f"cross off {taken}", attribute, taken, source_id="m2"),
+        1 if same_message else 2,
+        ClaimKind.ENDS,
+    )
+    plan = _supersede([listed, end], []) if same_message else _supersede([end], [listed])
+    assert [c.old.id for c in plan.closings] == [listed.id]
+    (kept,) = [f for f in plan.stored if f.id not in (listed.id, end.id)]
+    assert (kept.attribute, kept.value, kept.valid_until) == (attribute, left, None)
+    assert kept.content == f"Your {attribute}: {left}."
+    # an end of the whole list, or of something it does not hold, keeps no items
+    other = _at(claim("cross off the tent", attribute, "tent", source_id="m3"), 3, ClaimKind.ENDS)
+    assert not [f for f in _supersede([other], [listed]).stored if f.id != other.id]
+
+
+@pytest.mark.parametrize(
     ("subject", "attribute", "values", "ended", "new_value"),
     [
         ("Kuba", "sport", ("football", "swimming"), "football", "judo"),

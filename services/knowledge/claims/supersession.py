@@ -11,6 +11,9 @@ enough. Never by the wording of the message.
   model may close.
 * A candidate holding the **same value** makes the new claim a repetition: it is not stored a
   second time.
+* An **end** of one item of a list ("cross off the hat" beside "packing list: sunscreen,
+  swimmers, hat", the items as one value) closes the list's claim and stores the items left as a
+  claim of their own: the end of one item never closes the whole list.
 * An **end** that names a subject closes the claim naming them only when the model reads it as
   an end of the subject itself ("Rex died"), not of one of their things ("Pepper ate a sock
   again", "Luna has given up gymnastics"): services/prompts/still_theirs.py.
@@ -27,12 +30,12 @@ from dataclasses import dataclass, field
 
 from services.common.text import TextEmbedder
 from services.knowledge.claims.categories import is_constraint
-from services.knowledge.claims.render import names_subject
+from services.knowledge.claims.render import claim_line, names_subject
 from services.knowledge.claims.verify import plain
-from services.prompts.extract_claims import ClaimKind
+from services.prompts.extract_claims import ClaimKind, is_list_label
 from services.prompts.supersession import PairDecision
 from services.recall.lexical import stem
-from thea.models import USER_SUBJECT, Fact
+from thea.models import USER_SUBJECT, Fact, stable_id
 from thea.words import STOPWORDS
 
 #: attributes at least this close in meaning (MiniLM cosine) are one attribute ("job" ~ "work" 0.77,
@@ -217,6 +220,45 @@ def candidates(
     return sorted(found, key=lambda pair: -pair[1])
 
 
+def list_items(value: str) -> list[str]:
+    """The items of a value told as a list, as the user separated them ("sunscreen, swimmers,
+    hat"); a value of one item gives one."""
+    return [item.strip() for item in value.replace(";", ",").split(",") if item.strip()]
+
+
+def items_left(old: Fact, end: Fact) -> str | None:
+    """The items of a list's claim left when the end takes one off ("sunscreen, swimmers" when
+    "hat" is taken off "sunscreen, swimmers, hat"); "" when it was the only one; None when the
+    claim is no list, or no item of it is the one taken off."""
+    if not (is_list_label(old.attribute) or is_list_label(end.attribute)):
+        return None
+    items = list_items(old.value or "")
+    taken = content_stems(end.value or "")
+    left = [item for item in items if not taken or content_stems(item) != taken]
+    return ", ".join(left) if len(items) > 1 and len(left) == len(items) - 1 else None
+
+
+def items_kept(old: Fact, left: str, end: Fact) -> Fact:
+    """The claim of the items a list keeps after one is taken off: the older claim's subject and
+    label, told by the end's words from when it was said (the older claim's words then read as
+    EARLIER: they name the item taken off)."""
+    kept = old.model_copy(
+        update={
+            "id": stable_id("items left", old.id, end.id),
+            "value": left,
+            "quote": end.quote,
+            "source_message_id": end.source_message_id,
+            "correlation_id": end.correlation_id,
+            "change": ClaimKind.ADDS.value,
+            "created_at": end.created_at,
+            "valid_from": end.created_at,
+            "valid_until": None,
+            "superseded_by": None,
+        }
+    )
+    return kept.model_copy(update={"content": claim_line(kept)})
+
+
 def names_them(new: Fact, old: Fact) -> bool:
     """A claim of the user's whose value names the new claim's subject ("Your pet: hamster Bông"
     and a claim about Bông): what the user has that the subject is."""
@@ -253,10 +295,16 @@ async def supersede(
         open_now = [f for f in current if f.id not in closed]
         others = other_subjects(open_now)
         found = candidates(new, open_now, near, others)
+        kind = ClaimKind(new.change or ClaimKind.NEW.value)
+        if kind is ClaimKind.ENDS:  # an item taken off a list told earlier in this message
+            found += [
+                (old, nearness)
+                for old, nearness in candidates(new, out.stored, near, others)
+                if old.id not in closed and items_left(old, new) is not None
+            ]
         repeat = next(
             (old for old, nearness in found if nearness >= ATTRIBUTE_NEAR and same_value(new, old)), None
         )
-        kind = ClaimKind(new.change or ClaimKind.NEW.value)
         if repeat is not None and kind is not ClaimKind.ENDS:
             out.repeats[new.id] = repeat.id
             continue
@@ -298,6 +346,14 @@ async def _closed_by(
     if not found or kind is ClaimKind.ADDS:
         return []
     if kind is ClaimKind.ENDS:
+        lists = [
+            (old, left)
+            for old, nearness in found
+            if nearness >= ATTRIBUTE_NEAR and (left := items_left(old, new)) is not None
+        ]
+        if lists:  # an item taken off a list told as one value: the items left stay current
+            out.stored += [items_kept(old, left, new) for old, left in lists if left]
+            return [(old, "an item taken off") for old, _ in lists]
         named = [old for old, _ in found if names_value(new, old) or same_value(new, old)]
         chosen = named or [old for old, nearness in found if nearness >= 1.0]
         near = {old.id for old, nearness in found if nearness >= ATTRIBUTE_NEAR}

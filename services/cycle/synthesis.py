@@ -414,9 +414,46 @@ class SynthesisService(CognitiveService):
                 # of whom the question asks about (the 1.5B had copied the cat's age for "How
                 # old is my grandson?"); nothing copied: "I don't know", never a guess
                 history = asks_history(question)
-                told = await self._from_told(state, question, recall, stored, history, unknown)
-                return told or await self._not_told(state, question, recall, unknown, LLMUsage())
+                nothing_told: list[NothingTold] = []
+                told = await self._from_told(
+                    state, question, recall, stored, history, unknown, nothing_told=nothing_told
+                )
+                if told is not None:
+                    return told
+                # nor the claims, asked before "I don't know" (first contact, set 19: "At the
+                # time I first asked you for menu ideas, what was my occupation?" -> "I don't
+                # know", no word of it in a line, the jobs held as claims never asked)
+                picked, cost = await self._pick(
+                    question, stored, recall.hits, history, earlier_values(stored), "", state.planned
+                )
+                said = await self._say_picked(state, understanding, question, recall, stored, picked, cost)
+                if said is not None:
+                    return said
+                if nothing_told:
+                    found = nothing_told[0]
+                    return await self._not_told(
+                        state, question, recall, found.answer, found.usage.add(cost), found.asked
+                    )
+                return await self._not_told(state, question, recall, unknown, cost)
         return await self._answer(state, understanding, recall, stored)
+
+    async def _say_picked(
+        self,
+        state: CycleState,
+        understanding: Understanding,
+        question: str,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        picked: FactAnswer | None,
+        cost: LLMUsage,
+    ) -> StepOutcome | None:
+        """The claims the model picked, said by code with what the user told since; None when it
+        picked none."""
+        if picked is None or picked is _NOTHING_PICKED:
+            return None
+        since, checked = await self._since(picked, recall, state, question, stored)
+        said = f"{greeting_of(understanding)} {since}".strip()
+        return await self._fixed(state, said, "claims picked", picked.facts, picked.why, cost.add(checked))
 
     async def _recalled(
         self, state: CycleState, understanding: Understanding, recall: RecallResult, stored: Sequence[Fact]
@@ -893,12 +930,9 @@ class SynthesisService(CognitiveService):
         picked, cost = await self._pick(
             asked, stored, recall.hits, history, no_longer, own_life or "", state.planned
         )
-        if picked is not None and picked is not _NOTHING_PICKED:  # code says the claims it chose
-            since, checked = await self._since(picked, recall, state, asked, stored)
-            said = f"{greeting_of(understanding)} {since}".strip()
-            return await self._fixed(
-                state, said, "claims picked", picked.facts, picked.why, cost.add(checked)
-            )
+        said = await self._say_picked(state, understanding, asked, recall, stored, picked, cost)
+        if said is not None:  # code says the claims it chose
+            return said
         if nothing_told:  # neither their words nor a claim answers
             found = nothing_told[0]
             return await self._not_told(
@@ -1291,6 +1325,10 @@ class SynthesisService(CognitiveService):
         # a question about now is shown the current claims only: shown earlier ones beside them, the
         # 1.5B picked an EARLIER line for "these days" (first contact, set 14: the old GP, the old knee)
         shown = (earlier + current if history else current)[:PICK_SHOWN]
+        if not shown and not history:  # no word of it matched: the newest current claims, the
+            # model judges (first contact, set 19: "what was my occupation?" and "job: receptionist")
+            newest = sorted((f for f in told if f.valid_until is None), key=lambda f: -f.created_at)
+            shown = newest[:PICK_SHOWN]
         if not shown:
             return None, LLMUsage()
         lines = [planned_line(f) if f.id in ahead else candidate_line(f) for f in shown]

@@ -1148,6 +1148,42 @@ async def test_a_plan_moved_to_a_later_day_is_shown_as_planned_to_the_questions_
     assert "(planned)" in asked.answer
 
 
+def _pick_the_job(call: FakeCall) -> str:
+    """The pick of a model that chooses the line of a job."""
+    listed = str(call.messages[-1].content).splitlines()
+    return json.dumps({"facts": [int(line.split(".")[0]) for line in listed if " job:" in line]})
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "At the time I first asked you for menu ideas, what was my occupation?",
+        "what's my occupation?",
+        "what do I do for a crust these days?",
+    ],
+)
+async def test_a_question_no_recalled_word_bears_on_asks_the_claims_before_i_dont_know(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """First contact, set 19: "At the time I first asked you for menu ideas, what was my
+    occupation?" -> "I don't know", no word of it recalled and no line copied; the claims of the
+    user's job were never asked. They are, before "I don't know"."""
+    await told_and_read(
+        runtime,
+        llm,
+        "update: now im a receptionist at a dental clinic, started monday",
+        said("now im a receptionist at a dental clinic", "job", "receptionist"),
+    )
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "me", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, _pick_the_job)
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.startswith("Your job: receptionist"), asked.answer
+    # nothing to pick: "I don't know", never a guess
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": []}')
+    never = await runtime.orchestrator.handle_impulse("what's my blood type?", USER, "s3")
+    assert never.answer.startswith("I don't know"), never.answer
+
+
 def _pick_the_lists(call: FakeCall) -> str:
     """The pick of a model that chooses every line of a list."""
     listed = str(call.messages[-1].content).splitlines()

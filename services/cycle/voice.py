@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from services.common.statements import (
     may_become_acknowledgement,
@@ -24,6 +25,8 @@ from services.common.statements import (
     without_acknowledgement,
 )
 from services.cycle.refusal import may_refuse
+from services.prompts import QUOTED_REMINDER, QUOTED_RULE, REFERENCE_RULE
+from services.prompts import synthesis as synthesis_prompt
 from thea.words import WORD, lower_words
 
 #: what thea says of itself after "I" / "I'm" / "I've" ...: its own speech acts, never user facts
@@ -223,9 +226,57 @@ def echoing_the_user(answer: str, asked: str) -> str:
     return echo.sub(lambda m: "you" + m.group(1), answer)
 
 
+#: words in a row an answer shares with the prompt's own fixed text that show it is saying the
+#: prompt back (seen live: the 0.5B answered "no halloumi after all, add veggie skewers" with
+#: the quoting rule, the reference block and the reminder, word for word)
+ECHO_WORDS = 5
+#: the reference block's marks ("<<<REFERENCE MEMORY", the « » of a quote, words joined by ^)
+_PROMPT_MARK = re.compile(r"<<<|>>>|[«»]|\w\^\w")
+_SENTENCE_END = re.compile(r"[.!?:](?=\s)|\n")
+
+
+@lru_cache(maxsize=1)
+def _prompt_runs() -> frozenset[tuple[str, ...]]:
+    """Every run of :data:`ECHO_WORDS` words of the prompts' fixed text (rules and reminders)."""
+    texts = (
+        REFERENCE_RULE,
+        QUOTED_RULE,
+        QUOTED_REMINDER,
+        synthesis_prompt.SYSTEM,
+        synthesis_prompt.REMINDER,
+    )
+    runs: set[tuple[str, ...]] = set()
+    for text in texts:
+        words = lower_words(text)
+        runs.update(tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1))
+    return frozenset(runs)
+
+
+def prompt_echo_cut(answer: str) -> int | None:
+    """Where the answer starts saying the prompt back: the start of the sentence holding a mark
+    of the reference block or :data:`ECHO_WORDS` words in a row of the prompt's fixed text; None
+    when it does not. What the model was told is never shown as its answer."""
+    found = [m.start() for m in [_PROMPT_MARK.search(answer)] if m]
+    spans = [(m.start(), m.group().casefold()) for m in re.finditer(WORD, answer)]
+    runs = _prompt_runs()
+    for i in range(len(spans) - ECHO_WORDS + 1):
+        if tuple(word for _, word in spans[i : i + ECHO_WORDS]) in runs:
+            found.append(spans[i][0])
+            break
+    if not found:
+        return None
+    at = min(found)
+    ends = [m.end() for m in _SENTENCE_END.finditer(answer, 0, at)]
+    return ends[-1] if ends else 0
+
+
 def in_voice(answer: str, sources: Iterable[str], asked: str = "") -> str:
     """The answer as the user is shown it: "you" for the user, no invented years, none of the
-    prompt's annotations (``asked``: the user's question, which the answer may echo)."""
+    prompt's annotations (``asked``: the user's question, which the answer may echo), nothing
+    from where it starts saying the prompt back."""
+    cut = prompt_echo_cut(answer)
+    if cut is not None:
+        answer = answer[:cut].rstrip()
     said = echoing_the_user(_ANNOTATION.sub("", answer), asked) if asked else _ANNOTATION.sub("", answer)
     return without_invented_years(to_second_person(said), sources)
 
@@ -253,7 +304,8 @@ class VoiceStream:
         if may_refuse(raw):
             return ""  # a refusal is never shown (the answer is asked again or replaced)
         fixed = in_voice(raw, self.sources, self.asked)
-        cut = _before_last_words(fixed, LAG_WORDS)
+        # held back enough words to see the prompt said back before any of it is shown
+        cut = _before_last_words(fixed, max(LAG_WORDS, ECHO_WORDS))
         return self._advance(fixed[:cut])
 
     def finish(self, final: str | None = None) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from services.knowledge.claims.keeper import with_revisions
 from services.knowledge.claims.revision import kept_change, neighbours
+from services.knowledge.claims.supersession import Supersession
+from services.prompts.extract_claims import ClaimKind
 from services.prompts.revise_claims import Change, FactRevised
 from tests.claims_support import claim
 from thea.models import Fact
@@ -213,3 +216,44 @@ def test_someone_elses_claim_is_not_changed_by_a_sentence_only_about_the_writer(
     by pronoun changes nothing of another's."""
     answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
     assert (kept_change(WEDDING, answer, message, set()) is not None) is kept
+
+
+@pytest.mark.parametrize(
+    ("message", "taken", "left"),
+    [
+        ("actually cross off the hat, zoe's lending me one. add a snorkel pls", "hat", "sunscreen, swimmers"),
+        ("no sunscreen needed after all, they sell it there", "sunscreen", "swimmers, hat"),
+        ("scrap the swimmers from the packing list", "swimmers", "sunscreen, hat"),
+    ],
+)
+def test_an_item_taken_off_a_list_read_beside_it_ends_that_item_and_keeps_the_rest(
+    message: str, taken: str, left: str
+) -> None:
+    """The live trial: the list read beside "actually cross off the hat ... add a snorkel pls"
+    was replaced by the snorkel. The end of one item is kept as that item's end, and the items
+    left stay current; the whole list never ends with one item."""
+    packing = claim("packing list: sunscreen, swimmers, hat", "packing list", "sunscreen, swimmers, hat")
+    quote = next(part for part in message.replace(",", ".").split(".") if taken in part).strip()
+    kept = kept_change(packing, FactRevised(quote=quote, verdict=Change.ENDS, value=taken), message, set())
+    assert kept is not None
+    assert (kept.kind, kept.value) == (ClaimKind.ENDS, taken)
+    end = claim(kept.quote, kept.attribute, kept.value, kind=ClaimKind.ENDS, source_id="m2")
+    plan = with_revisions(Supersession(), [(packing, end)])
+    assert [c.old.id for c in plan.closings] == [packing.id]
+    assert [(f.value, f.valid_until) for f in plan.stored if f.id != end.id] == [(left, None)]
+    # an end of something that is no list ends it whole
+    car = claim("I drive a Fiesta", "car", "Fiesta")
+    sold = kept_change(
+        car,
+        FactRevised(quote="sold the Fiesta", verdict=Change.ENDS, value="Fiesta"),
+        "sold the Fiesta today",
+        set(),
+    )
+    assert sold is not None
+    assert sold.value == "Fiesta"
+    assert (
+        with_revisions(
+            Supersession(), [(car, claim("sold the Fiesta", "car", "Fiesta", kind=ClaimKind.ENDS))]
+        ).stored[1:]
+        == []
+    )

@@ -31,7 +31,14 @@ from services.knowledge.claims.joint import joint_changes
 from services.knowledge.claims.render import claim_line, subject_key, told_claim
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
-from services.knowledge.claims.supersession import AttributeNearness, Closing, Supersession, supersede
+from services.knowledge.claims.supersession import (
+    AttributeNearness,
+    Closing,
+    Supersession,
+    items_kept,
+    items_left,
+    supersede,
+)
 from services.knowledge.claims.value_check import answers_its_label, names_its_label
 from services.knowledge.claims.verify import Checked, checked_claims, plain, speaks_of_someone
 from services.prompts import BaseMessage, PromptSpec
@@ -254,7 +261,14 @@ def with_revisions(plan: Supersession, revised: Sequence[tuple[Fact, Fact]]) -> 
     closings += [
         Closing(old=old, by=change, reason=f"{change.change} (read beside it)") for old, change in revised
     ]
-    return replace(plan, stored=[*plan.stored, *(change for _, change in revised)], closings=closings)
+    # one item taken off a list: the items left stay current (supersession.items_left)
+    kept = [
+        items_kept(old, left, change)
+        for old, change in revised
+        if change.change == reading.ClaimKind.ENDS.value and (left := items_left(old, change))
+    ]
+    stored = [*plan.stored, *(change for _, change in revised), *kept]
+    return replace(plan, stored=stored, closings=closings)
 
 
 def upcoming(fact: Fact) -> bool:

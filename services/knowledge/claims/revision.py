@@ -33,7 +33,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject, told_claim
-from services.knowledge.claims.supersession import content_stems, names_itself
+from services.knowledge.claims.supersession import content_stems, items_left, names_itself
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
     FIRST_PERSON,
@@ -123,6 +123,9 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
         quote, value = tidy(out.quote), old.value or ""
         if not quote or not quoted_in(quote, message):
             return None
+        item = tidy(out.value)
+        if item and items_left(old, old.model_copy(update={"value": item})) is not None:
+            value = item  # one item taken off a list (supersession keeps the items left)
     else:
         value = tidy(out.value)
         if not value or plain(value) == plain(old.value or "") or not within(value, message):

@@ -241,6 +241,9 @@ def test_an_item_taken_off_a_list_read_beside_it_ends_that_item_and_keeps_the_re
     plan = with_revisions(Supersession(), [(packing, end)])
     assert [c.old.id for c in plan.closings] == [packing.id]
     assert [(f.value, f.valid_until) for f in plan.stored if f.id != end.id] == [(left, None)]
+    # an item put on it replaces nothing (seen live: "add a snorkel pls" read as the list's new value)
+    added = FactRevised(quote="add a snorkel pls", verdict=Change.REPLACES, value="snorkel")
+    assert kept_change(packing, added, f"{message}. add a snorkel pls", set()) is None
     # an end of something that is no list ends it whole
     car = claim("I drive a Fiesta", "car", "Fiesta")
     sold = kept_change(

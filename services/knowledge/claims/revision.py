@@ -47,7 +47,7 @@ from services.knowledge.claims.verify import (
     within,
 )
 from services.prompts import revise_claims as revising
-from services.prompts.extract_claims import ClaimKind, ClaimOut
+from services.prompts.extract_claims import ClaimKind, ClaimOut, is_list_label
 from thea.errors import LLMError
 from thea.models import USER_SUBJECT, Fact, LLMUsage
 
@@ -119,6 +119,8 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
     kind = out.verdict.kind
     if kind is None:
         return None
+    if kind is ClaimKind.REPLACES and is_list_label(old.attribute):
+        return None  # an item put on a list replaces nothing (the reader reads it as one more)
     if kind is ClaimKind.ENDS:
         quote, value = tidy(out.quote), old.value or ""
         if not quote or not quoted_in(quote, message):

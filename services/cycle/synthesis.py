@@ -231,8 +231,12 @@ def _said_back(answer: str, said_before: Sequence[str]) -> bool:
     "Please remove Anders … and add our neighbour" got the user's own earlier request for a main
     course, word for word): at least half its words, and never fewer than :data:`ECHO_WORDS`, in
     one run of theirs."""
-    least = max(ECHO_WORDS, len(answer.split()) // 2)
-    return any(copied_run(answer, said) >= least for said in said_before)
+    return _copies_a_run(answer, said_before, max(ECHO_WORDS, len(lower_words(answer)) // 2))
+
+
+def _copies_a_run(answer: str, texts: Sequence[str], least: int) -> bool:
+    """The answer holds at least ``least`` words in a row of one of the texts."""
+    return any(copied_run(answer, text) >= least for text in texts)
 
 
 def _shown_answer(
@@ -291,12 +295,14 @@ EARLIER_ANSWER_WORDS = 12
 
 def _earlier_answers(conversation: Sequence[tuple[str, str]]) -> list[str]:
     """What thea said earlier in the conversation at some length."""
-    return [t for role, t in conversation if role == "assistant" and len(t.split()) >= EARLIER_ANSWER_WORDS]
+    return [
+        t for role, t in conversation if role == "assistant" and len(lower_words(t)) >= EARLIER_ANSWER_WORDS
+    ]
 
 
 def _repeats(answer: str, earlier: Sequence[str]) -> bool:
     """The answer gives a run of an earlier answer again, word for word."""
-    return any(copied_run(answer, said) >= EARLIER_ANSWER_WORDS for said in earlier)
+    return _copies_a_run(answer, earlier, EARLIER_ANSWER_WORDS)
 
 
 #: the pick chose only claims that name whom the question asks about (from_facts.restates)

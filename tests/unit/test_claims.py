@@ -432,6 +432,12 @@ def test_an_item_taken_off_a_list_told_as_one_value_leaves_the_other_items_curre
     (kept,) = [f for f in plan.stored if f.id not in (listed.id, end.id)]
     assert (kept.attribute, kept.value, kept.valid_until) == (attribute, left, None)
     assert kept.content == f"Your {attribute}: {left}."
+    # the item's end closes nothing but the list (set 19: "Please remove Anders" from the guest
+    # list closed "Your brother: Anders")
+    named = _at(claim(f"my friend is {taken}", "friend", taken.removeprefix("the ")), 1)
+    later = end.model_copy(update={"created_at": 2 * DAY})
+    assert named.id not in {c.old.id for c in _supersede([later], [listed, named]).closings}
+    assert _supersede([later], [named]).closings == []  # the list itself never read
     # an end of the whole list, or of something it does not hold, keeps no items
     other = _at(claim("cross off the tent", attribute, "tent", source_id="m3"), 3, ClaimKind.ENDS)
     assert not [f for f in _supersede([other], [listed]).stored if f.id != other.id]

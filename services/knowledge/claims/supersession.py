@@ -197,10 +197,15 @@ def candidates(
     """The current claims the new one may supersede, with their attribute's nearness
     (``others``: the keys of the record's subjects other than the user)."""
     kind = ClaimKind(new.change or ClaimKind.NEW.value)
+    # an item taken off a list ends it being on the list, nothing else ("Please remove Anders"
+    # from the guest list had closed "Your brother: Anders", first contact set 19)
+    off_a_list = kind is ClaimKind.ENDS and is_list_label(new.attribute)
     found: list[tuple[Fact, float]] = []
     for old in current:
         if old.created_at > new.created_at:
             continue  # a claim said later is never closed by an earlier one (a retried job)
+        if off_a_list and not is_list_label(old.attribute):
+            continue
         if kind is ClaimKind.ENDS and names_them(new, old):
             found.append((old, WEAK))  # the user's claim naming whom the end is of: only the
             continue  # model may close it (:func:`_closed_by`)

@@ -244,6 +244,10 @@ def test_an_item_taken_off_a_list_read_beside_it_ends_that_item_and_keeps_the_re
     # an item put on it replaces nothing (seen live: "add a snorkel pls" read as the list's new value)
     added = FactRevised(quote="add a snorkel pls", verdict=Change.REPLACES, value="snorkel")
     assert kept_change(packing, added, f"{message}. add a snorkel pls", set()) is None
+    # an end of the list naming none of its items is a misreading (live: the whole list ended)
+    for value in ("", "one", "zoe"):
+        vague = FactRevised(quote=quote, verdict=Change.ENDS, value=value)
+        assert kept_change(packing, vague, message, set()) is None
     # an end of something that is no list ends it whole
     car = claim("I drive a Fiesta", "car", "Fiesta")
     sold = kept_change(

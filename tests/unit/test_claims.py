@@ -438,6 +438,10 @@ def test_an_item_taken_off_a_list_told_as_one_value_leaves_the_other_items_curre
     later = end.model_copy(update={"created_at": 2 * DAY})
     assert named.id not in {c.old.id for c in _supersede([later], [listed, named]).closings}
     assert _supersede([later], [named]).closings == []  # the list itself never read
+    # another list told later replaces no list, whatever the model judges (live: "bbq shopping
+    # list for sat: ..." replaced the packing list, both read as "shopping list")
+    other_list = _at(claim("shopping for sat: burgers, corn", attribute, "burgers, corn", source_id="m4"), 3)
+    assert _supersede([other_list], [listed], PairDecision.REPLACES).closings == []
     # an end of the whole list, or of something it does not hold, keeps no items
     other = _at(claim("cross off the tent", attribute, "tent", source_id="m3"), 3, ClaimKind.ENDS)
     assert not [f for f in _supersede([other], [listed]).stored if f.id != other.id]

@@ -33,7 +33,7 @@ from langchain_core.language_models import BaseChatModel
 
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject, told_claim
-from services.knowledge.claims.supersession import content_stems, items_left, names_itself
+from services.knowledge.claims.supersession import content_stems, items_left, list_items, names_itself
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
     FIRST_PERSON,
@@ -117,17 +117,14 @@ def _others(current: Sequence[Fact]) -> set[str]:
 def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[str]) -> ClaimOut | None:
     """The change as a claim of the message, or None when the message does not bear it out."""
     kind = out.verdict.kind
-    if kind is None:
+    # an item put on a list replaces nothing (the reader reads it as one more)
+    if kind is None or (kind is ClaimKind.REPLACES and is_list_label(old.attribute)):
         return None
-    if kind is ClaimKind.REPLACES and is_list_label(old.attribute):
-        return None  # an item put on a list replaces nothing (the reader reads it as one more)
     if kind is ClaimKind.ENDS:
-        quote, value = tidy(out.quote), old.value or ""
-        if not quote or not quoted_in(quote, message):
+        quote, ended = tidy(out.quote), _ended_value(old, out)
+        if not quote or not quoted_in(quote, message) or ended is None:
             return None
-        item = tidy(out.value)
-        if item and items_left(old, old.model_copy(update={"value": item})) is not None:
-            value = item  # one item taken off a list (supersession keeps the items left)
+        value = ended
     else:
         value = tidy(out.value)
         if not value or plain(value) == plain(old.value or "") or not within(value, message):
@@ -144,6 +141,18 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
     if old.subject_key != USER_SUBJECT and writer_only(quote, message, old):
         return None  # the writer's own news is not a change of another's
     return told_claim(old, quote, value, kind)
+
+
+def _ended_value(old: Fact, out: revising.FactRevised) -> str | None:
+    """What an end of the claim ends: one item of a list (supersession keeps the items left),
+    else the claim's value; None for an end of a list naming none of its items (a list ends item
+    by item: a live trial ended the whole packing list beside "cross off the hat")."""
+    item = tidy(out.value)
+    if item and items_left(old, old.model_copy(update={"value": item})) is not None:
+        return item
+    if is_list_label(old.attribute) and len(list_items(old.value or "")) > 1:
+        return None
+    return old.value or ""
 
 
 def writer_only(quote: str, message: str, old: Fact) -> bool:

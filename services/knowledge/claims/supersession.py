@@ -350,6 +350,12 @@ async def _closed_by(
 ) -> list[tuple[Fact, str]]:
     if not found or kind is ClaimKind.ADDS:
         return []
+    if kind is ClaimKind.NEW and is_list_label(new.attribute):
+        # items put on a list replace no other list's items (a live trial: "bbq shopping list
+        # for sat: ..." judged to replace "packing list ...", both read as "shopping list")
+        found = [(old, n) for old, n in found if not is_list_label(old.attribute)]
+        if not found:
+            return []
     if kind is ClaimKind.ENDS:
         lists = [
             (old, left)

@@ -236,6 +236,26 @@ _SENTENCE_END = re.compile(r"[.!?:](?=\s)|\n")
 
 
 @lru_cache(maxsize=1)
+def _run_starts() -> frozenset[tuple[str, ...]]:
+    """The first one to :data:`ECHO_WORDS` - 1 words of every run of :func:`_prompt_runs`."""
+    return frozenset(run[:n] for run in _prompt_runs() for n in range(1, ECHO_WORDS))
+
+
+def echo_hold(text: str) -> int:
+    """Where a streamed answer may be starting to say the prompt back: the start of its longest
+    last few words that begin a run of the prompt's fixed text (held until the run shows or
+    breaks), else its end."""
+    whole = text if not text or text[-1].isspace() else text[: max(text.rfind(" "), text.rfind("\n")) + 1]
+    # (a last word still arriving is held back anyway: LAG_WORDS)
+    spans = [(m.start(), m.group().casefold()) for m in re.finditer(WORD, whole)][-(ECHO_WORDS - 1) :]
+    starts = _run_starts()
+    for i in range(len(spans)):
+        if tuple(word for _, word in spans[i:]) in starts:
+            return spans[i][0]
+    return len(text)
+
+
+@lru_cache(maxsize=1)
 def _prompt_runs() -> frozenset[tuple[str, ...]]:
     """Every run of :data:`ECHO_WORDS` words of the prompts' fixed text (rules and reminders)."""
     texts = (
@@ -244,6 +264,10 @@ def _prompt_runs() -> frozenset[tuple[str, ...]]:
         QUOTED_REMINDER,
         synthesis_prompt.SYSTEM,
         synthesis_prompt.REMINDER,
+        synthesis_prompt.FACTS_HEADING,
+        synthesis_prompt.MEMORIES_HEADING,
+        synthesis_prompt.EARLIER_HEADING,
+        synthesis_prompt.AVOID_HEADING,
     )
     runs: set[tuple[str, ...]] = set()
     for text in texts:
@@ -303,10 +327,13 @@ class VoiceStream:
             return ""  # it may be thea's acknowledgement said again: held until it is seen
         if may_refuse(raw):
             return ""  # a refusal is never shown (the answer is asked again or replaced)
-        fixed = in_voice(raw, self.sources, self.asked)
-        # held back enough words to see the prompt said back before any of it is shown
-        cut = _before_last_words(fixed, max(LAG_WORDS, ECHO_WORDS))
-        return self._advance(fixed[:cut])
+        # the words that may begin the prompt said back are held until it shows or breaks
+        echo = prompt_echo_cut(raw)
+        if echo is not None:
+            raw = raw[:echo]
+        fixed = in_voice(raw[: echo_hold(raw)], self.sources, self.asked)
+        cut = _before_last_words(fixed, LAG_WORDS)
+        return self._advance(fixed[:cut].rstrip())
 
     def finish(self, final: str | None = None) -> str:
         """The rest of the answer (``final``: the answer as it will be recorded)."""

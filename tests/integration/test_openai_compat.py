@@ -13,6 +13,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
+from services.prompts import REFERENCE_CLOSE, REFERENCE_OPEN
 from tests.recalling import recalled_told
 from thea.config import Settings, load_settings
 from thea.llm.fake import FakeCall, StreamingFakeChatModel, plain_text
@@ -24,8 +25,14 @@ TOKENS = {"ana": "tok-ana-123", "bob": "tok-bob-456"}
 
 
 def recalling(call: FakeCall) -> str:
-    """Synthesis answers with what it recalled, so a test sees what memory reached the prompt."""
-    return "I remember: " + plain_text(call.messages[:1])  # the memories are in the system message
+    """Synthesis answers with what it recalled, so a test sees what memory reached the prompt:
+    the reference block's memories (in the system message), never the prompt's own rules or
+    headings (an answer saying the prompt back is never shown)."""
+    text = plain_text(call.messages[:1])
+    block = text.split(REFERENCE_OPEN)[-1].split(REFERENCE_CLOSE)[0]
+    return "I remember: " + " ".join(
+        line for line in block.splitlines() if line.strip() and not line.strip().endswith(":")
+    )
 
 
 @pytest.fixture

@@ -436,10 +436,7 @@ class SynthesisService(CognitiveService):
                 if said is not None:
                     return said
                 if nothing_told:
-                    found = nothing_told[0]
-                    return await self._not_told(
-                        state, question, recall, found.answer, found.usage.add(cost), found.asked
-                    )
+                    return await self._told_nothing_after(state, question, recall, nothing_told[0], cost)
                 return await self._not_told(state, question, recall, unknown, cost)
         return await self._answer(state, understanding, recall, stored)
 
@@ -940,10 +937,7 @@ class SynthesisService(CognitiveService):
         if said is not None:  # code says the claims it chose
             return said
         if nothing_told:  # neither their words nor a claim answers
-            found = nothing_told[0]
-            return await self._not_told(
-                state, asked, recall, found.answer, found.usage.add(cost), found.asked
-            )
+            return await self._told_nothing_after(state, asked, recall, nothing_told[0], cost)
         if only_nearest and (personal or about_told(asked, stored)):  # no claim answers either:
             # the nearest the user came to saying it. Not for a question that only mentions what
             # they said ("What is the capital of Norway?" after "we went to Norway last summer"
@@ -1195,6 +1189,12 @@ class SynthesisService(CognitiveService):
             return await self._not_told(state, question, recall, not_told, usage, asked)
         nothing_told.append(NothingTold(not_told, usage, asked))
         return None
+
+    async def _told_nothing_after(
+        self, state: CycleState, question: str, recall: RecallResult, found: NothingTold, cost: LLMUsage
+    ) -> StepOutcome:
+        """The reading's "not told" kept for after the claims were asked (``cost``: asking them)."""
+        return await self._not_told(state, question, recall, found.answer, found.usage.add(cost), found.asked)
 
     async def _told_now(
         self, told: ToldAsked, quote: ToldQuote, asked: PromptRecord, lines: Sequence[ToldLine]

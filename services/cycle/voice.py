@@ -235,6 +235,11 @@ _PROMPT_MARK = re.compile(r"<<<|>>>|[«»]|\w\^\w")
 _SENTENCE_END = re.compile(r"[.!?:](?=\s)|\n")
 
 
+def _word_spans(text: str) -> list[tuple[int, str]]:
+    """Each word of the text, folded, with where it starts."""
+    return [(m.start(), m.group().casefold()) for m in re.finditer(WORD, text)]
+
+
 @lru_cache(maxsize=1)
 def _run_starts() -> frozenset[tuple[str, ...]]:
     """The first one to :data:`ECHO_WORDS` - 1 words of every run of :func:`_prompt_runs`."""
@@ -247,7 +252,7 @@ def echo_hold(text: str) -> int:
     breaks), else its end."""
     whole = text if not text or text[-1].isspace() else text[: max(text.rfind(" "), text.rfind("\n")) + 1]
     # (a last word still arriving is held back anyway: LAG_WORDS)
-    spans = [(m.start(), m.group().casefold()) for m in re.finditer(WORD, whole)][-(ECHO_WORDS - 1) :]
+    spans = _word_spans(whole)[-(ECHO_WORDS - 1) :]
     starts = _run_starts()
     for i in range(len(spans)):
         if tuple(word for _, word in spans[i:]) in starts:
@@ -281,7 +286,7 @@ def prompt_echo_cut(answer: str) -> int | None:
     of the reference block or :data:`ECHO_WORDS` words in a row of the prompt's fixed text; None
     when it does not. What the model was told is never shown as its answer."""
     found = [m.start() for m in [_PROMPT_MARK.search(answer)] if m]
-    spans = [(m.start(), m.group().casefold()) for m in re.finditer(WORD, answer)]
+    spans = _word_spans(answer)
     runs = _prompt_runs()
     for i in range(len(spans) - ECHO_WORDS + 1):
         if tuple(word for _, word in spans[i : i + ECHO_WORDS]) in runs:

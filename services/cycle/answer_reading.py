@@ -59,6 +59,9 @@ class Scope:
     answerer: Answerer
     usage: LLMUsage
     asked: PromptRecord | None
+    #: whom or what the question asks about, in the model's words ("my allergies" for "Which
+    #: ingredient could trigger a serious reaction for me?"); "" when not asked
+    about: str = ""
 
 
 class AnswerReading:
@@ -99,7 +102,8 @@ class AnswerReading:
         read, usage = got
         answerer = read.answerer(question)
         log.info("who could answer it: %s (about %r, %s)", answerer.value, read.about, read.known.value)
-        return Scope(answerer, usage, prompt_record(scope_prompt.PROMPT, messages))
+        about = " ".join(read.about.split())
+        return Scope(answerer, usage, prompt_record(scope_prompt.PROMPT, messages), about)
 
     async def recalls(self, question: str) -> tuple[str | None, LLMUsage]:
         """Whether a question the reading of acts took for a request for help asks for something

@@ -327,6 +327,38 @@ def acknowledgement(state: CycleState, understanding: Understanding) -> str:
     return f"{greeting_of(understanding)} {ACKNOWLEDGEMENT}".strip()
 
 
+#: whom the words reader says a question asks about when it is the user themselves (its prompt
+#: asks for "me"; closed class: the user's own pronouns)
+_THE_USER = frozenset({"me", "i", "myself", "the user", "user", "mine"})
+
+
+@dataclass(frozen=True)
+class PickAsked:
+    """A question the claims are picked for: about before (``history``), the values no longer
+    true, and whether only the user's own claims answer it."""
+
+    question: str
+    history: bool
+    no_longer: frozenset[str]
+    users_only: bool
+
+
+def _keep(into: list[str] | None, what: str) -> None:
+    """``what`` put in ``into`` when the caller asked for it."""
+    if into is not None:
+        into.append(what)
+
+
+def asks_of_user(question: str, stored: Sequence[Fact], about_read: Sequence[str]) -> bool:
+    """The model read the question as asking about the user themselves and it names no one of
+    their record: no claim of someone else answers it."""
+    return (
+        bool(about_read)
+        and " ".join(about_read[0].casefold().split()).strip(" .'\"") in _THE_USER
+        and not named_subjects(question, stored)
+    )
+
+
 def _names_told(state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]) -> bool:
     """The question asks about what the user told (a claim's subject or attribute) or names
     something said in a message of theirs that recall found: their words may answer it."""
@@ -421,8 +453,16 @@ class SynthesisService(CognitiveService):
                 # old is my grandson?"); nothing copied: "I don't know", never a guess
                 history = asks_history(question)
                 nothing_told: list[NothingTold] = []
+                about_read: list[str] = []
                 told = await self._from_told(
-                    state, question, recall, stored, history, unknown, nothing_told=nothing_told
+                    state,
+                    question,
+                    recall,
+                    stored,
+                    history,
+                    unknown,
+                    nothing_told=nothing_told,
+                    about_read=about_read,
                 )
                 if told is not None:
                     return told
@@ -430,7 +470,14 @@ class SynthesisService(CognitiveService):
                 # time I first asked you for menu ideas, what was my occupation?" -> "I don't
                 # know", no word of it in a line, the jobs held as claims never asked)
                 picked, cost = await self._pick(
-                    question, stored, recall.hits, history, earlier_values(stored), "", state.planned
+                    question,
+                    stored,
+                    recall.hits,
+                    history,
+                    earlier_values(stored),
+                    "",
+                    state.planned,
+                    users_only=asks_of_user(question, stored, about_read),
                 )
                 said = await self._say_picked(state, understanding, question, recall, stored, picked, cost)
                 if said is not None:
@@ -918,6 +965,7 @@ class SynthesisService(CognitiveService):
         # (first contact, set 19: "How old is my younger sibling?" -> "I don't know" with "Liam
         # (your brother), age: 17" recalled first; no line said "sibling")
         nothing_told: list[NothingTold] = []
+        about_read: list[str] = []
         told = await self._from_told(
             state,
             asked,
@@ -927,11 +975,14 @@ class SynthesisService(CognitiveService):
             None if claimed else not_told,
             only_nearest,
             nothing_told=nothing_told,
+            about_read=about_read,
         )
         if told is not None:  # the user's own words that answer it, dated
             return told
+        matched_on = f"{asked} {own_life or ''}"  # what the claims were matched on
+        users_only = asks_of_user(asked, stored, about_read)
         picked, cost = await self._pick(
-            asked, stored, recall.hits, history, no_longer, own_life or "", state.planned
+            asked, stored, recall.hits, history, no_longer, own_life or "", state.planned, users_only
         )
         said = await self._say_picked(state, understanding, asked, recall, stored, picked, cost)
         if said is not None:  # code says the claims it chose
@@ -946,21 +997,30 @@ class SynthesisService(CognitiveService):
         if picked is _NOTHING_PICKED or about_someone:  # about someone of the user's record; no
             # claim and nothing they said says it (the re-run of set 7: "Camila supports Chelsea.")
             return await self._not_told(state, asked, recall, NOT_TOLD, cost)
-        if understanding.asks_for_help:
-            return None
         # nothing the user said answers it: when only they could know the answer, never the
         # answering model's guess (the re-run of set 7, Camila a subject of no claim: "Camila's
         # family supports the Barcelona FC."; the fourth trial, from someone who never spoke of a
         # dog: "what's the dog called?" -> "The dog called is named Jack."); a question anyone
         # could answer ("What is the capital of Norway?", "who is Elon Musk") goes on to the model
-        scope = (
-            Scope(Answerer.ONLY_THE_USER, LLMUsage(), None)
-            if own_life is not None
-            else await self.reading.scope(asked)
-        )
-        if scope is None or scope.answerer is not Answerer.ONLY_THE_USER:
+        scope = await self._scope(asked, own_life, understanding.asks_for_help)
+        if scope is None:  # anyone could answer it, or it asks for help: the model answers
             return None
         cost = cost.add(scope.usage)
+        # no word of the question matched a claim: the claims are matched on what it asks about
+        # in the model's words (first contact, set 20: "Which ingredient could trigger a serious
+        # reaction for me?" -> "I don't know", about "my allergies", "Your allergy: peanut" held)
+        said, cost = await self._picked_on(
+            state,
+            understanding,
+            recall,
+            stored,
+            PickAsked(asked, history, no_longer, users_only),
+            scope.about,
+            matched_on,
+            cost,
+        )
+        if said is not None:
+            return said
         if not read_told:  # its words named nothing they told: they may have said it in other
             # words ("what's the dog called?" after "a very naughty beagle called Pickle")
             told = await self._from_told(
@@ -1110,6 +1170,7 @@ class SynthesisService(CognitiveService):
         only_nearest: list[HeldTold] | None = None,
         unmentioned: bool = False,
         nothing_told: list[NothingTold] | None = None,
+        about_read: list[str] | None = None,
     ) -> StepOutcome | None:
         """A question about what was told, answered from the user's own dated words that the
         model copies (services/cycle/from_told.py); ``not_told`` when it finds nothing that was
@@ -1119,7 +1180,8 @@ class SynthesisService(CognitiveService):
         live: "how old is Biscuit?" got the line saying 7 though the claim "age: 8" was read).
         ``unmentioned``: read though the question names nothing they told (it asks about their
         own life: they may have said it in other words). ``nothing_told``: when given, the
-        reading's "not told" is put there, not said: the claims are asked first."""
+        reading's "not told" is put there, not said: the claims are asked first. ``about_read``:
+        when given, whom the model read the question as asking about is put there."""
         if not question or not (unmentioned or _names_told(state, question, recall, stored)):
             return None
         lines = await asyncio.to_thread(self._told_lines, state, question, recall, stored)
@@ -1133,6 +1195,7 @@ class SynthesisService(CognitiveService):
             return None
         read, usage = got
         log.info("the model read of what was told: %s", read.model_dump_json())
+        _keep(about_read, read.about)
         asked = prompt_record(told_prompt.PROMPT, messages)
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
@@ -1304,6 +1367,48 @@ class SynthesisService(CognitiveService):
         mode = NEAREST_WORDS if quote.quoted is Quoted.NEAREST else "your words"
         return await self._fixed(state, said, mode, quote.facts, why, held.usage, asked=held.asked, refs=refs)
 
+    async def _scope(self, asked: str, own_life: str | None, for_help: bool) -> Scope | None:
+        """Who could answer a question no claim answered, when only the user could; None when
+        anyone could (or the model cannot say), or when it asks for help (``for_help``).
+        ``own_life``: already read as asking what the user told (what it asks for, in the
+        model's words)."""
+        if for_help:
+            return None
+        if own_life is not None:
+            return Scope(Answerer.ONLY_THE_USER, LLMUsage(), None, own_life)
+        scope = await self.reading.scope(asked)
+        return scope if scope is not None and scope.answerer is Answerer.ONLY_THE_USER else None
+
+    async def _picked_on(
+        self,
+        state: CycleState,
+        understanding: Understanding,
+        recall: RecallResult,
+        stored: Sequence[Fact],
+        asked: PickAsked,
+        wanted: str,
+        matched_on: str,
+        cost: LLMUsage,
+    ) -> tuple[StepOutcome | None, LLMUsage]:
+        """The claims the model picks when matched on ``wanted`` too, said by code; None (and
+        what asking cost, beside ``cost``) when nothing is wanted, the claims were already
+        matched (on ``matched_on``), or it picks none."""
+        if not wanted or about_told(matched_on, [*stored, *state.planned]):
+            return None, cost
+        picked, again = await self._pick(
+            asked.question,
+            stored,
+            recall.hits,
+            asked.history,
+            asked.no_longer,
+            wanted,
+            state.planned,
+            asked.users_only,
+        )
+        cost = cost.add(again)
+        said = await self._say_picked(state, understanding, asked.question, recall, stored, picked, cost)
+        return said, cost
+
     async def _pick(
         self,
         question: str,
@@ -1313,16 +1418,22 @@ class SynthesisService(CognitiveService):
         no_longer: frozenset[str],
         wanted: str = "",
         planned: Sequence[Fact] = (),
+        users_only: bool = False,
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words.
         ``no_longer``: the values no longer true (never quoted in an answer about now).
         ``wanted``: what the question asks for in the model's words, matched with the claims
         beside the question's own. ``planned``: the claims told ahead that have not started,
-        shown (and said) as planned with the day they start, beside the current ones."""
+        shown (and said) as planned with the day they start, beside the current ones.
+        ``users_only``: the
+        question asks about the user themselves, so only their own claims are shown."""
         matched_on = f"{question} {wanted}".strip()
         ahead = {f.id for f in planned} if not history else set()
         told = [*stored, *(f for f in planned if f.id in ahead)]
+        if users_only:  # first contact, set 20: "What do I do for a living nowadays?" -> "Naledi
+            # (your sister), job: law student.", the user's job closed by a misreading
+            told = [f for f in told if f.subject_key == USER_SUBJECT]
         if not about_told(matched_on, told):
             return None, LLMUsage()
         matches = match_claims(matched_on, told, {h.id: h.score for h in hits})

@@ -1,0 +1,131 @@
+"""A question about the user in words no claim holds is matched with the claims on what it asks
+about in the model's words (first contact, set 20: "Which ingredient could trigger a serious
+reaction for me?" -> "I don't know", the model reading it as about "my allergies", with "Your
+allergy: peanut" on record: no word of the question matched the claim, so it was never shown)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.claims_support import said, scripted_reader
+from thea.llm.fake import FakeCall, FakeChatModel
+from thea.llm.prompt_ids import PromptId
+from thea.runtime import Runtime
+
+USER = "thandi"
+
+# (what was told; the claim read from it: quote, attribute, value; the question, in words the
+# claim does not hold; what the model says it asks about)
+CASES = [
+    pytest.param(
+        "heads up, i've got a peanut allergy, like proper epipen level",
+        ("i've got a peanut allergy", "allergy", "peanut"),
+        "Which ingredient could trigger a serious reaction for me?",
+        "my allergies",
+        id="allergy",
+    ),
+    pytest.param(
+        "so these days I'm a teacher's assistant in a grade 2 classroom",
+        ("I'm a teacher's assistant", "job", "teacher's assistant"),
+        "What keeps me busy on weekdays these days?",
+        "my job",
+        id="job",
+    ),
+    pytest.param(
+        "we just got a flat in Observatory, the mountain views r lekker",
+        ("we just got a flat in Observatory", "home", "Observatory"),
+        "Which neighbourhood am I in now?",
+        "my home",
+        id="home",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "claim", "question", "about"), CASES)
+async def test_the_claims_are_matched_on_what_the_question_asks_about_in_the_models_words(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    claim: tuple[str, str, str],
+    question: str,
+    about: str,
+) -> None:
+    quote, attribute, value = claim
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [said(quote, attribute, value)]}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": about, "known": "the user's own"}))
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [], "answer": ""}))
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    shown = llm.prompts_for(PromptId.PICK_CLAIMS)
+    assert shown, "the claims were never shown to the pick"
+    assert f": {value}." in str(shown[-1][-1].content)
+    assert value in asked.answer, asked.answer
+    assert "don't know" not in asked.answer
+
+
+def _picks_line_with(words: str) -> Callable[[FakeCall], str]:
+    """The pick's answer: the shown line holding ``words`` (as the 1.5B picked the sister's job
+    for the user's), else none."""
+
+    def answer(call: FakeCall) -> str:
+        lines = str(call.messages[-1].content).splitlines()
+        found = [line.split(".")[0] for line in lines if words in line and line[:1].isdigit()]
+        return json.dumps({"facts": [int(found[0])] if found else []})
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What do I do for a living nowadays?",
+        "what's my line of work these days?",
+        "where am I working at present?",
+    ],
+)
+async def test_a_question_the_model_reads_as_about_the_user_is_never_answered_with_anothers_claim(
+    runtime: Runtime, llm: FakeChatModel, question: str
+) -> None:
+    """First contact, set 20: "What do I do for a living nowadays?" -> "Naledi (your sister), job:
+    law student.", the words reader having read it as about "me" (the user's job was closed by
+    a misreading, so only the sister's matched)."""
+    told = "my sis Naledi is studying law at ukzn, and I live in Durban"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                told: [
+                    said(
+                        "my sis Naledi is studying law",
+                        "job",
+                        "law student",
+                        subject="Naledi",
+                        relation="sister",
+                    ),
+                    said("I live in Durban", "home", "Durban"),
+                ]
+            }
+        ),
+    )
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [], "answer": ""}))
+    llm.answer(PromptId.PICK_CLAIMS, _picks_line_with("law student"))
+    llm.calls.clear()
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert "law student" not in asked.answer, asked.answer
+    assert "Naledi" not in asked.answer
+    for shown in llm.prompts_for(PromptId.PICK_CLAIMS):
+        assert "law student" not in str(shown[-1].content)
+
+    # asked about her, read as about her: her claim answers
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "my sister", "quotes": [], "answer": ""}))
+    theirs = await runtime.orchestrator.handle_impulse("What does my sister do these days?", USER, "s3")
+    assert "law student" in theirs.answer, theirs.answer

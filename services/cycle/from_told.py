@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
 
-from services.common.dates import day_text, when_text
+from services.common.dates import day_text, day_told, when_text
 from services.common.pasted import is_pasted
 from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
@@ -456,6 +456,29 @@ def day_that_holds_now(quote: ToldQuote) -> bool:
         if not line.earlier
         for f in line.facts
     )
+
+
+def day_since_changed(quote: ToldQuote, question: str) -> bool:
+    """For a question about now: the short answer is a day, and the current claims read from the
+    quoted lines that the question names (a word of their attribute) hold another day and not
+    it: the line said the day it moved from (first contact, set 20: "On what date do we depart
+    on the mountain rail journey?" -> "9th September", from "we're now leaving on the 23rd of
+    September rather than the 9th", with "departure date: 23rd September" read from it)."""
+    asked = question_stems(question)
+    facts = [
+        f
+        for line in quote.lines
+        for f in line.facts
+        if f.valid_until is None and not ended(f) and stems_of(f.attribute or "") & asked
+    ]
+    if not facts:
+        return False
+    anchor = facts[0].created_at
+    answer = day_told(quote.answer, anchor)
+    held = {
+        day for f in facts for day in (day_told(f.value or "", anchor), day_told(f.when or "", anchor)) if day
+    }
+    return answer is not None and bool(held) and answer not in held
 
 
 def _anothers(quote: ToldQuote, named: Sequence[Fact] = ()) -> bool:

@@ -106,6 +106,7 @@ from services.cycle.from_told import (
     ToldQuote,
     about_stems,
     claim_sources,
+    day_since_changed,
     day_that_holds_now,
     mentioned,
     named_in,
@@ -1201,8 +1202,10 @@ class SynthesisService(CognitiveService):
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
         gone = earlier_values(stored) | ended_values(stored)  # never said as what is true now
         quote = told_quote(read, lines, question, history, about, gone)
-        if history and quote is not None and day_that_holds_now(quote):  # only the nearest line
-            quote = replace(quote, answer="", quoted=Quoted.NEAREST)
+        if quote is not None and (
+            day_that_holds_now(quote) if history else day_since_changed(quote, question)
+        ):  # the day it moved to, for a question about before (or from, about now): only the
+            quote = replace(quote, answer="", quoted=Quoted.NEAREST)  # nearest line
         never = quote is None and never_told_of(about_stems(read, question), lines, stored)
         if never and not_told is not None:
             log.info("no answer from what was told: nothing said speaks of whom the question asks about")

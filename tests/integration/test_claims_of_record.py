@@ -2173,6 +2173,63 @@ async def test_the_day_something_moved_to_never_answers_what_it_was_before(
     assert asked.answer.lower().startswith(before.lower()), asked.answer
 
 
+# (what the user said, read into a claim holding the day it moved to; a question about now; the
+# day it moved to; the day it moved from)
+DAYS_MOVED_FROM = [
+    pytest.param(
+        said(
+            "so we're now leaving on the 23rd of September rather than the 9th",
+            "departure date",
+            "23rd September",
+        ),
+        "On what date do we depart on the rail journey?",
+        "23rd",
+        "9th September",
+        id="rail",
+    ),
+    pytest.param(
+        said(
+            "the dentist appointment is now on 14 March instead of 2 March", "dentist appointment", "14 March"
+        ),
+        "When is my dentist appointment?",
+        "14 March",
+        "2 March",
+        id="dentist",
+    ),
+    pytest.param(
+        said("the recital got moved, it's now on May 3 and not April 26", "recital date", "May 3"),
+        "On what date do I play my recital?",
+        "May 3",
+        "April 26",
+        id="recital",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "question", "now", "before"), DAYS_MOVED_FROM)
+async def test_the_day_something_moved_from_never_answers_what_it_is_now(
+    runtime: Runtime, llm: FakeChatModel, claim: ClaimOut, question: str, now: str, before: str
+) -> None:
+    """First contact, set 20: "On what date do we depart on the mountain rail journey?" -> "9th
+    September", copied from "we're now leaving on the 23rd of September rather than the 9th",
+    with "departure date: 23rd September" read from that line. For a question about now, a
+    short answer that is a day no current claim read from the line holds, where one the question
+    names holds another, is only the nearest line: the claims answer."""
+    await told_and_read(runtime, llm, f"{claim.quote}.", claim)
+    llm.answer(
+        PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [claim.quote], "answer": before})
+    )
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert now in asked.answer, asked.answer
+    assert not asked.answer.lower().startswith(before.lower()), asked.answer
+    # the day the claim holds, copied: said from the user's words
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [claim.quote], "answer": now}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert now in asked.answer, asked.answer
+    assert before not in asked.answer.split("\u201c")[0]  # said as the answer only in their words
+
+
 def revising(script: dict[str, dict[str, str]]) -> Callable[[FakeCall], str]:
     """The fake model's reading of a message beside one earlier claim: the change scripted for
     the claim (found by a word of its shown line), else none."""

@@ -139,3 +139,28 @@ async def test_a_constraint_is_not_lost_to_a_check_answer_in_its_own_words(
     )  # fmt: skip
     got, _ = await answers_its_label(llm, claim, True, message, 30.0)
     assert got is kept
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        (
+            "Colleen and I are now leaving on the 23rd of September rather than the 9th, which suits us.",
+            "the 23rd of September",
+        ),
+        (
+            "The appointment was moved by the surgery and it is now on 14 March at ten in the morning.",
+            "14 March",
+        ),
+        (
+            "My sister says the wedding will now be held on Saturday 3 May 2027 at the old mill in town.",
+            "3 May 2027",
+        ),
+    ],
+)
+def test_a_long_answer_that_says_the_day_the_value_is_bears_it_out(answer: str, value: str) -> None:
+    """First contact, set 20: the trip moved to the 23rd of September was lost, the check
+    answering in a sentence that said the day (the old day stayed current)."""
+    assert backs(answer, value)
+    assert not backs(answer, "the 2nd of June")  # a day it does not say
+    assert not backs(answer, "mill pond")  # words it holds that are no day: a sentence, no answer

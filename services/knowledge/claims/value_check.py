@@ -24,6 +24,7 @@ import logging
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.dates import day_told
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
@@ -121,6 +122,18 @@ def _leads_with(answer: str, value: str) -> bool:
     return bool(held) and said[: len(held)] == held
 
 
+#: any moment: a value names a day when a day can be worked out from it said then
+_SAID_AT = 1_700_000_000_000
+
+
+def _holds_the_day(answer: str, value: str) -> bool:
+    """The value is a day and the answer says it, word for word (first contact, set 20: the
+    trip moved to "the 23rd of September" was lost, asked for the trip the model answered "Colleen
+    and I are now leaving on the 23rd of September rather than the 9th, which ..."). A day is no
+    value of most labels, so one the message's answer holds is its label's."""
+    return day_told(value, _SAID_AT) is not None and quoted_in(value, answer)
+
+
 def _unarticled(words: list[str]) -> list[str]:
     return words[1:] if words and words[0] in _ARTICLES else words
 
@@ -140,11 +153,15 @@ def backs(answer: str, value: str, attribute: str = "") -> bool:
         # Tuesday 22 April ..." lost "appointment: cataract surgery") or is the label's own
         # sentence ("The user's dentist appointment is on January 9th at 4 PM.", live: the
         # appointment was lost)
-        return _leads_with(said, value) or (
-            len(said.split()) <= 2 * MAX_ANSWER_WORDS
-            and bool(labelled)
-            and all(_shares({w}, words) for w in labelled)
-            and _shares(_words(value) - labelled, words - labelled)
+        return (
+            _leads_with(said, value)
+            or _holds_the_day(said, value)
+            or (
+                len(said.split()) <= 2 * MAX_ANSWER_WORDS
+                and bool(labelled)
+                and all(_shares({w}, words) for w in labelled)
+                and _shares(_words(value) - labelled, words - labelled)
+            )
         )
     if words and labelled and all(_shares({w}, labelled) for w in words):
         return True

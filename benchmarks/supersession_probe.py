@@ -7,7 +7,10 @@ once with the product's prompt and model, as the claims keeper asks it; the scor
 decision. A wrong "replaces" hides a current truth from every answer about now; a wrong "adds"
 leaves a stale value current.
 
-``python -m benchmarks.supersession_probe [--model 0.5b|1.5b|openai]``
+``supersession_probe_attributes.json`` holds pairs under different attributes (a change's
+candidates under a near attribute, which only the judge may close), written before prompt v4.
+
+``python -m benchmarks.supersession_probe [--model 0.5b|1.5b|openai] [--data FILE]``
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ class ProbePair(BaseModel):
     decision: pairing.PairDecision
 
 
-async def run(model: str) -> tuple[Counter[str], Counter[str]]:
+async def run(model: str, data: Path = DATA) -> tuple[Counter[str], Counter[str]]:
     """(right per decision, pairs per decision)."""
     llm = build_model(model)
-    pairs = [ProbePair(**p) for p in json.loads(DATA.read_text())["pairs"]]
+    pairs = [ProbePair(**p) for p in json.loads(data.read_text())["pairs"]]
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for p in pairs:
@@ -56,8 +59,9 @@ async def run(model: str) -> tuple[Counter[str], Counter[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="1.5b", help="0.5b, 1.5b or openai")
+    parser.add_argument("--data", type=Path, default=DATA, help="the pairs (JSON)")
     args = parser.parse_args()
-    right, total = asyncio.run(run(args.model))
+    right, total = asyncio.run(run(args.model, args.data))
     for decision in sorted(total):
         print(f"{decision:9} {right[decision]}/{total[decision]}")
     score = f"{sum(right.values())}/{sum(total.values())}"

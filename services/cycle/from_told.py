@@ -524,7 +524,11 @@ def _quote_of(
     source = " ".join(t.text for t in said)
     if answer and not says_something(answer):  # "Yes": the lines say it
         return ToldQuote(said, "", facts, Quoted.LINES)
-    if not answer or not stems_of(answer) - stems_of(question) or not answer_held(answer, source, question):
+    if (
+        not answer
+        or not _told_words(answer) - _told_words(question)
+        or not answer_held(answer, source, question)
+    ):
         # no answer, only the question's own words ("what's my mother-in-law's name?" ->
         # "mother-in-law": the line names her, not her name), or words the lines do not hold:
         # the nearest the user came to saying it, never said as the answer
@@ -568,9 +572,18 @@ def _holding(answer: str, lines: Sequence[ToldLine], question: str) -> list[Told
     """The lines that hold the model's answer word for word; none when it says nothing the
     question does not."""
     said = flat(answer)
-    if not said or not says_something(answer) or not stems_of(answer) - stems_of(question):
+    if not said or not says_something(answer) or not _told_words(answer) - _told_words(question):
         return []
+    if said.replace(" ", "").isdigit():  # a number as a whole word: "4" is not in "2014"
+        return [t for t in lines if f" {said} " in f" {flat(t.text)} "]
     return [t for t in lines if said in flat(t.text)]
+
+
+def _told_words(text: str) -> frozenset[str]:
+    """The words that say something: their stems, and numbers written in digits (a live trial:
+    "how old is Pim?" -> "4", with "Pim turned 4 yesterday" the one line saying it, was taken
+    to say nothing the question does not)."""
+    return stems_of(text) | {w for w in flat(text).split() if w.isdigit()}
 
 
 def _anchored(

@@ -374,6 +374,37 @@ def test_an_answer_without_a_copy_is_quoted_from_the_one_line_that_holds_it(
     assert told_answer(found).startswith(f"{answer[0].upper()}{answer[1:]} (you told me")
 
 
+AGES = [
+    ToldLine("thanks! oh and Pim turned 4 yesterday", MARCH_3 + DAY, "m3"),
+    ToldLine("we moved here in 2014 and the flat is on floor 12", MARCH_3, "m2"),
+    ToldLine("my sister Ana has 3 kids", MARCH_3, "m1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "answer", "line"),
+    [
+        ("how old is Pim?", "Pim", "4", AGES[0]),
+        ("which floor is our flat on?", "our flat", "12", AGES[1]),
+        ("how many kids does Ana have", "Ana", "3", AGES[2]),
+    ],
+)
+def test_a_number_answered_without_a_copy_is_quoted_from_the_one_line_that_holds_it(
+    question: str, about: str, answer: str, line: ToldLine
+) -> None:
+    """A live trial: "how old is Pim?" -> "I don't know", the 1.5B answering "4" and copying
+    nothing, after "thanks! oh and Pim turned 4 yesterday" (a number has no word stem, so it was
+    taken to say nothing the question does not). A number is held as a whole word: "4" is not in
+    "2014"."""
+    found = told_quote(ToldAnswer(about=about, quotes=[], answer=answer), AGES, question, history=False)
+    assert found is not None
+    assert told_answer(found).startswith(f"{answer} (you told me"), told_answer(found)
+    assert line.text in told_answer(found)
+    # a number the question already says tells nothing
+    asked_it = f"{question} is it {answer}?"
+    assert told_quote(ToldAnswer(about=about, quotes=[], answer=answer), AGES, asked_it, history=False) is None
+
+
 #: three messages, each split into its sentences, as told_lines gives them
 SENTENCES = [
     ToldLine("The South Infirmary rang yesterday.", MARCH_3 + 2 * DAY, "m7"),

@@ -402,7 +402,8 @@ def test_a_number_answered_without_a_copy_is_quoted_from_the_one_line_that_holds
     assert line.text in told_answer(found)
     # a number the question already says tells nothing
     asked_it = f"{question} is it {answer}?"
-    assert told_quote(ToldAnswer(about=about, quotes=[], answer=answer), AGES, asked_it, history=False) is None
+    read = ToldAnswer(about=about, quotes=[], answer=answer)
+    assert told_quote(read, AGES, asked_it, history=False) is None
 
 
 #: three messages, each split into its sentences, as told_lines gives them

@@ -110,6 +110,21 @@ def _stock(sentence: str, small_talk: str) -> bool:
     )
 
 
+def answers_small_talk_only(text: str, small_talk: str) -> bool:
+    """Every sentence of the reaction is the prompt's reply to an example of small talk the
+    message makes ("You're welcome!" to "thanks! oh and Pim turned 4 yesterday", a live trial):
+    it says nothing of what the user told."""
+    said = set(lower_words(small_talk))
+    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+    return bool(sentences) and all(
+        any(
+            copied_run(s, " ".join(reply)) == len(lower_words(s)) and bool(said & example)
+            for example, reply in _SMALL_TALK_EXAMPLES
+        )
+        for s in sentences
+    )
+
+
 def checked_reply(reply: str, message: str, name: str = "", small_talk: str | None = None) -> str | None:
     """The model's reaction as shown to the user, or None when it must not be shown.
     ``small_talk``: for a message that tells something, its small talk ("Hi!"), "" when none: a

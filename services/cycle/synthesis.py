@@ -124,6 +124,7 @@ from services.cycle.refusal import is_refusal
 from services.cycle.reply import (
     ECHO_WORDS,
     Reaction,
+    answers_small_talk_only,
     copied_run,
     name_of_user,
     question_back,
@@ -342,6 +343,11 @@ class PickAsked:
     history: bool
     no_longer: frozenset[str]
     users_only: bool
+
+
+def _small_talk_only(said: str, small_talk: str) -> bool:
+    """The reaction is small talk, or only the reply to the message's own small talk."""
+    return understand(said).kind is MessageKind.SMALL_TALK or answers_small_talk_only(said, small_talk)
 
 
 def _keep(into: list[str] | None, what: str) -> None:
@@ -591,9 +597,10 @@ class SynthesisService(CognitiveService):
             said = plain if tells else (greeting_of(understanding) or SMALL_TALK_REPLY)
             return await self._fixed(state, said, "acknowledgement", usage=usage, asked=asked)
         said = f"{greeting_of(understanding)} {shown.text}".strip() if shown.sympathy_only else shown.text
-        if tells and not shown.sympathy_only and understand(said).kind is MessageKind.SMALL_TALK:  # only
+        if tells and not shown.sympathy_only and _small_talk_only(said, small_talk or ""):  # only
             # small talk says nothing of what was told (set 18: "hey! jo here, 31, i drive a
-            # delivery van…" got only "Hey!"): the acknowledgement follows it
+            # delivery van…" got only "Hey!"; a live trial: "thanks! oh and Pim turned 4
+            # yesterday" got only "You're welcome!"): the acknowledgement follows it
             said = f"{said} {ACKNOWLEDGEMENT}"
         return await self._fixed(state, said, "reaction", usage=usage, asked=asked)
 

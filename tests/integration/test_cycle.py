@@ -845,6 +845,10 @@ async def test_a_fragment_the_model_only_says_back_gets_a_reaction_never_an_empt
         ("hey! jo here, 31, i drive a delivery van around leeds", "Hey!"),
         ("hi, Mara here, I teach piano in Bristol", "Hi!"),
         ("morning! we adopted a greyhound called Dot", "Morning!"),
+        # a live trial: the reply to the thanks alone ("You're welcome!" is no small talk to the
+        # reading of acts, it "tells")
+        ("thanks! oh and Pim turned 4 yesterday", "You're welcome!"),
+        ("thanks so much. btw my sister had her baby on Monday", "You're welcome, happy to help!"),
     ],
 )
 async def test_news_whose_reaction_is_only_small_talk_is_acknowledged_too(

@@ -358,6 +358,16 @@ def nearest(question: str, lines: Sequence[ToldLine], embedder: TextEmbedder | N
     return sorted([*pinned, *kept[:room]], key=lambda t: -t.at)
 
 
+#: whom the words reader names when a question asks about the user themselves: its prompt asks
+#: for "me" (:data:`ABOUT_ME`); the 1.5B also writes the user's other pronouns (closed class)
+_THE_USER = frozenset({ABOUT_ME, "i", "myself", "the user", "user", "mine"})
+
+
+def about_the_user(about: str) -> bool:
+    """The words reader read the question as asking about the user themselves."""
+    return " ".join(about.casefold().split()).strip(" .'\"") in _THE_USER
+
+
 def about_stems(read: ToldAnswer, question: str) -> frozenset[str]:
     """Whom the model says the question asks about, as content stems of the question's own words
     (none: the user, or words the question does not hold, or only the words that frame it)."""
@@ -450,12 +460,19 @@ def day_that_holds_now(quote: ToldQuote) -> bool:
     a question about before, the day something moved to is no answer (a live trial: "what was
     the bbq day before?" -> "Sunday", quoting "the bbq moved to sunday because of rain")."""
     answer = set(lower_words(quote.answer))  # numbers too: "2 March" is not "14 March"
-    return bool(answer) and any(
-        f.when and f.valid_until is None and not ended(f) and answer <= set(lower_words(f.when))
+    return bool(answer) and any(f.when and answer <= set(lower_words(f.when)) for f in _current_facts(quote))
+
+
+def _current_facts(quote: ToldQuote) -> list[Fact]:
+    """The claims read from the quoted lines that still hold (a line all of whose claims were
+    replaced or ended is earlier: none of it holds)."""
+    return [
+        f
         for line in quote.lines
         if not line.earlier
         for f in line.facts
-    )
+        if f.valid_until is None and not ended(f)
+    ]
 
 
 def day_since_changed(quote: ToldQuote, question: str) -> bool:
@@ -465,12 +482,7 @@ def day_since_changed(quote: ToldQuote, question: str) -> bool:
     on the mountain rail journey?" -> "9th September", from "we're now leaving on the 23rd of
     September rather than the 9th", with "departure date: 23rd September" read from it)."""
     asked = question_stems(question)
-    facts = [
-        f
-        for line in quote.lines
-        for f in line.facts
-        if f.valid_until is None and not ended(f) and stems_of(f.attribute or "") & asked
-    ]
+    facts = [f for f in _current_facts(quote) if stems_of(f.attribute or "") & asked]
     if not facts:
         return False
     anchor = facts[0].created_at

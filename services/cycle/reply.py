@@ -97,16 +97,29 @@ _SMALL_TALK_EXAMPLES = tuple(
 )
 
 
+def _replied_examples(sentence: str) -> list[set[str]]:
+    """The words of each example of small talk whose reply (the prompt's) the whole sentence
+    says, word for word."""
+    words = lower_words(sentence)
+    return [
+        example
+        for example, reply in _SMALL_TALK_EXAMPLES
+        if copied_run(sentence, " ".join(reply)) == len(words)
+    ]
+
+
+def _sentences_of(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+
+
 def _stock(sentence: str, small_talk: str) -> bool:
     """The sentence is a run of two or more words of the reply the prompt gives to an example of
     small talk the message does not make ("You're welcome!" to "Hi! I'm Sam, coeliac since
     spring": the thanks example's reply, seen live and on first contact): it answers nothing the
     user said."""
-    words = lower_words(sentence)
     said = set(lower_words(small_talk))
-    return len(words) >= 2 and any(
-        copied_run(sentence, " ".join(reply)) == len(words) and not said & example
-        for example, reply in _SMALL_TALK_EXAMPLES
+    return len(lower_words(sentence)) >= 2 and any(
+        not said & example for example in _replied_examples(sentence)
     )
 
 
@@ -115,14 +128,8 @@ def answers_small_talk_only(text: str, small_talk: str) -> bool:
     message makes ("You're welcome!" to "thanks! oh and Pim turned 4 yesterday", a live trial):
     it says nothing of what the user told."""
     said = set(lower_words(small_talk))
-    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
-    return bool(sentences) and all(
-        any(
-            copied_run(s, " ".join(reply)) == len(lower_words(s)) and bool(said & example)
-            for example, reply in _SMALL_TALK_EXAMPLES
-        )
-        for s in sentences
-    )
+    sentences = _sentences_of(text)
+    return bool(sentences) and all(any(said & example for example in _replied_examples(s)) for s in sentences)
 
 
 def checked_reply(reply: str, message: str, name: str = "", small_talk: str | None = None) -> str | None:
@@ -132,7 +139,7 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
     text = _SPEAKER.sub("", reply.strip()).strip().strip('"“”').strip()
     if not text or _LIST_LINE.search(text) or is_refusal(text):
         return None
-    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+    sentences = _sentences_of(text)
     if small_talk is not None:
         sentences = [s for s in sentences if not _stock(s, small_talk)]
     # a sentence that makes something up is left out; the rest of the reaction stands

@@ -105,6 +105,7 @@ from services.cycle.from_told import (
     ToldLine,
     ToldQuote,
     about_stems,
+    about_the_user,
     claim_sources,
     day_since_changed,
     day_that_holds_now,
@@ -329,11 +330,6 @@ def acknowledgement(state: CycleState, understanding: Understanding) -> str:
     return f"{greeting_of(understanding)} {ACKNOWLEDGEMENT}".strip()
 
 
-#: whom the words reader says a question asks about when it is the user themselves (its prompt
-#: asks for "me"; closed class: the user's own pronouns)
-_THE_USER = frozenset({"me", "i", "myself", "the user", "user", "mine"})
-
-
 @dataclass(frozen=True)
 class PickAsked:
     """A question the claims are picked for: about before (``history``), the values no longer
@@ -359,11 +355,7 @@ def _keep(into: list[str] | None, what: str) -> None:
 def asks_of_user(question: str, stored: Sequence[Fact], about_read: Sequence[str]) -> bool:
     """The model read the question as asking about the user themselves and it names no one of
     their record: no claim of someone else answers it."""
-    return (
-        bool(about_read)
-        and " ".join(about_read[0].casefold().split()).strip(" .'\"") in _THE_USER
-        and not named_subjects(question, stored)
-    )
+    return bool(about_read) and about_the_user(about_read[0]) and not named_subjects(question, stored)
 
 
 def _names_told(state: CycleState, question: str, recall: RecallResult, stored: Sequence[Fact]) -> bool:
@@ -1436,8 +1428,8 @@ class SynthesisService(CognitiveService):
         ``wanted``: what the question asks for in the model's words, matched with the claims
         beside the question's own. ``planned``: the claims told ahead that have not started,
         shown (and said) as planned with the day they start, beside the current ones.
-        ``users_only``: the
-        question asks about the user themselves, so only their own claims are shown."""
+        ``users_only``: the question asks about the user themselves, so only their own claims
+        are shown."""
         matched_on = f"{question} {wanted}".strip()
         ahead = {f.id for f in planned} if not history else set()
         told = [*stored, *(f for f in planned if f.id in ahead)]

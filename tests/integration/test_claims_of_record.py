@@ -2358,6 +2358,82 @@ async def test_a_change_read_beside_a_claim_that_the_message_does_not_bear_out_c
     assert all(f.valid_until is None for f in claims(runtime, current_only=False))
 
 
+# (what was told, its claims, the correction, the reader's claim of it, the claim the correction
+# was read beside and the model's change beside it)
+CORRECTIONS_READ_BESIDE_ANOTHER = [
+    pytest.param(
+        "my sis naledi is 22 n studying law at ukzn",
+        [
+            said("my sis naledi is 22", "age", "22", subject="Naledi", relation="sister"),
+            said("studying law at ukzn", "university", "UKZN", subject="Naledi", relation="sister"),
+        ],
+        "oops hold on, naledi's not 22, she's 24 haha",
+        said(
+            "naledi's not 22, she's 24",
+            "age",
+            "24",
+            subject="Naledi",
+            relation="sister",
+            kind=ClaimKind.CORRECTS,
+        ),
+        "UKZN",
+        id="her-age-beside-her-university",
+    ),
+    pytest.param(
+        "I'm 34 and we live in Leeds",
+        [said("I'm 34", "age", "34"), said("we live in Leeds", "home", "Leeds")],
+        "wait, I'm 35 not 34, we had the party at home last week",
+        said("I'm 35 not 34", "age", "35", kind=ClaimKind.CORRECTS),
+        "Leeds",
+        id="the-users-age-beside-their-home",
+    ),
+    pytest.param(
+        "our cat Miso is 3 and only eats salmon",
+        [
+            said("our cat Miso is 3", "age", "3", subject="Miso", relation="cat"),
+            said("only eats salmon", "food", "salmon", subject="Miso", relation="cat"),
+        ],
+        "sorry, Miso turned 4 in May, not 3",
+        said(
+            "Miso turned 4 in May, not 3", "age", "4", subject="Miso", relation="cat", kind=ClaimKind.CORRECTS
+        ),
+        "salmon",
+        id="a-pets-age-beside-its-food",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "told", "change", "read", "beside"), CORRECTIONS_READ_BESIDE_ANOTHER)
+async def test_a_correction_naming_another_claims_value_corrects_that_claim_not_the_one_read_beside(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: str,
+    told: list[ClaimOut],
+    change: str,
+    read: ClaimOut,
+    beside: str,
+) -> None:
+    """First contact set 20: "oops hold on, naledi's not 22, she's 24" was read beside her
+    university and the model's "university: 24" closed UKZN; the reader's "age: 24" was then
+    dropped as saying the change's value again, and "age: 22" stayed current. A correction read
+    beside one claim whose words name another claim's value (of the same subject), not its own,
+    corrects that other claim."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({first: told, change: [read]}))
+    llm.answer(
+        PromptId.REVISE_CLAIMS,
+        revising({beside: {"quote": change, "verdict": "corrects", "value": read.value}}),
+    )
+    await told_then(runtime, first, change)
+    assert any(beside in plain_text(p[-1:]) for p in llm.prompts_for(PromptId.REVISE_CLAIMS))
+    current = {(f.attribute, f.value) for f in claims(runtime)}
+    (wrong,) = [t for t in told if t.attribute == read.attribute]
+    (kept,) = [t for t in told if t.attribute != read.attribute]
+    assert (read.attribute, read.value) in current
+    assert (wrong.attribute, wrong.value) not in current
+    assert (kept.attribute, kept.value) in current
+    assert (kept.attribute, read.value) not in current
+
+
 @pytest.mark.parametrize(("request_text", "read"), REQUESTS_THAT_TELL)
 async def test_what_a_request_for_help_tells_beside_it_is_read_into_claims(
     runtime: Runtime, llm: FakeChatModel, request_text: str, read: ClaimOut

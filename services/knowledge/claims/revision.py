@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from services.common.held import numbers
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject, told_claim
 from services.knowledge.claims.supersession import content_stems, items_left, list_items, names_itself
@@ -184,6 +185,32 @@ def not_a_value(value: str, old: Fact, sentence: str, others: Collection[str] = 
     return bool((content_stems(old.subject_key or "") | set(others)) & content_stems(value))
 
 
+def corrects_another(old: Fact, change: ClaimOut, current: Sequence[Fact]) -> bool:
+    """A correction read beside one claim whose words name the value of another current claim
+    of the same subject, and not this one's value: it corrects that other claim (first contact
+    set 20: "naledi's not 22, she's 24", read beside her university, was kept as "university:
+    24" and closed "UKZN", while "age: 22" stayed current). The other claim is corrected by the
+    reader's claim or when the message is read beside it."""
+    if change.kind is not ClaimKind.CORRECTS:
+        return False
+    said = _value_words(change.quote)
+    if _value_words(old.value or "") & said:
+        return False
+    return any(
+        other.id != old.id
+        and other.subject_key == old.subject_key
+        and not (names_subject(other) or names_itself(other))
+        and bool(value := _value_words(other.value or ""))
+        and value <= said
+        for other in current
+    )
+
+
+def _value_words(text: str) -> set[str]:
+    """The words that may name a value: content stems, and numbers of one digit too."""
+    return content_stems(text) | set(numbers(text))
+
+
 def _read_anew(old: Fact, read: Sequence[Fact]) -> bool:
     """The reader read another value of the claim's subject and attribute in the message (one
     saying the old value again may be the reader's misreading of a correction: read beside it)."""
@@ -225,7 +252,9 @@ class ClaimReviser:
                 continue
             out.usage = out.usage.add(cost)
             claim = kept_change(old, answer, text, others)
-            if claim is not None:
+            if claim is not None and corrects_another(old, claim, current):
+                out.dropped.append(claim)
+            elif claim is not None:
                 about_user = old.subject_key == USER_SUBJECT
                 answered, cost = await answers_its_label(self.llm, claim, about_user, text, self.timeout_s)
                 out.usage = out.usage.add(cost)

@@ -538,6 +538,85 @@ def test_a_change_under_another_attribute_closes_what_its_words_name_only_when_t
     assert _supersede([plain_new], [old], PairDecision.REPLACES).judged == 0
 
 
+class _Nearness(AttributeNearness):
+    """Attribute nearness as the embedder measured it for these pairs ("life" ~ "job" 0.54)."""
+
+    def __init__(self, nearness: float) -> None:
+        super().__init__(None)
+        self.nearness = nearness
+
+    def __call__(self, a: str | None, b: str | None) -> float:
+        return 1.0 if a == b else self.nearness
+
+
+# (the older claim's quote, attribute, value; the change's; their attributes' nearness)
+CHANGES_UNDER_OTHER_ATTRIBUTES = [
+    pytest.param(
+        ("i'm a vet nurse in durbs", "job", "vet nurse"),
+        ("packed up my whole life n i'm a capetonian now", "life", "packed up"),
+        0.54,
+        id="judged-by-the-model",
+    ),
+    pytest.param(
+        ("I work as a civil engineer", "job", "civil engineer"),
+        ("we relocated to Stavanger to be closer to my new office", "workplace", "new office"),
+        0.74,
+        id="closed-by-code",
+    ),
+    pytest.param(
+        ("we live in Asafo", "home", "Asafo"),
+        ("we finally moved to Takoradi last week", "location", "Takoradi"),
+        0.55,
+        id="a-move",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old_said", "new_said", "nearness"), CHANGES_UNDER_OTHER_ATTRIBUTES)
+def test_a_change_under_another_attribute_closes_a_claim_only_when_the_message_gives_its_attribute_that_value(
+    old_said: tuple[str, str, str], new_said: tuple[str, str, str], nearness: float
+) -> None:
+    """First contact set 20: "packed up my whole life n i'm a capetonian now", read as "Your
+    life: packed up" (a change), was judged to replace the user's job, and "What do I do for a
+    living nowadays?" got "I don't know"; set 19: "closer to my new office", read as "workplace:
+    new office", closed the job. The pair judge says "replaces" for nearly any pair (0 of 7
+    unrelated pairs under other attributes, measured), so a change closes a claim under an
+    attribute of other words, whose value it does not name, only when its message, asked for
+    that claim's attribute, answers the change's value (one short call)."""
+    old = _at(claim(*old_said), 1)
+    new = _at(claim(*new_said), 2, ClaimKind.REPLACES)
+    asked: list[tuple[str, str]] = []
+
+    def plan(fits: bool | None) -> list[str]:
+        async def judge(_old: Fact, _new: Fact) -> PairDecision:
+            return PairDecision.REPLACES
+
+        async def gives(older: Fact, newer: Fact) -> bool | None:
+            asked.append((older.attribute or "", newer.value or ""))
+            return fits
+
+        done = asyncio.run(supersede([new], [old], _Nearness(nearness), judge, None, gives))
+        return [c.old.id for c in done.closings]
+
+    assert plan(False) == []
+    assert asked == [(old.attribute, new.value)]
+    assert plan(True) == [old.id]
+    assert plan(None) == [old.id]  # the model could not say: closed as code found
+    # a change under the same attribute, or one naming the older value, is never asked about
+    asked.clear()
+    same = _at(claim(new_said[0], old.attribute or "", new_said[2]), 2, ClaimKind.REPLACES)
+    assert [c.old.id for c in _supersede([same], [old], PairDecision.REPLACES).closings] == [old.id]
+    naming = _at(
+        claim(f"{new_said[0]}, no more {old_said[2]}", new_said[1], new_said[2]), 2, ClaimKind.REPLACES
+    )
+    done = asyncio.run(supersede([naming], [old], _Nearness(nearness), None, None, _never_asked))
+    assert [c.old.id for c in done.closings] == [old.id]
+
+
+async def _never_asked(_old: Fact, _new: Fact) -> bool | None:
+    raise AssertionError("a change naming the older value was asked whether it fits")
+
+
 @pytest.mark.parametrize(
     ("told", "attribute", "value", "end", "subject"),
     [

@@ -21,13 +21,14 @@ from typing import Protocol, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from services.common.dates import day_start_ms, day_told, resolve_relative, when_text
+from services.common.dates import day_start_ms, day_told, resolve_relative
 from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.categories import category_of
 from services.knowledge.claims.joint import joint_changes
+from services.knowledge.claims.pair_calls import PairCalls
 from services.knowledge.claims.render import claim_line, subject_key, told_claim
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
@@ -41,12 +42,9 @@ from services.knowledge.claims.supersession import (
 )
 from services.knowledge.claims.value_check import answers_its_label, names_its_label
 from services.knowledge.claims.verify import Checked, checked_claims, plain, speaks_of_someone
-from services.prompts import BaseMessage, PromptSpec
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
-from services.prompts import still_theirs as still_prompt
-from services.prompts import supersession as pairing
 from services.prompts import value_check as checking
 from thea.errors import LLMError
 from thea.memory.operations import FactReads, KnowledgeWrites, NodePatch
@@ -508,55 +506,17 @@ class ClaimKeeper:
         if not new and not revised:
             return KeptClaims()
         current = self._current(message) if current is None else current
-        usage = LLMUsage()
-
-        async def asked(
-            answer: type[_Read], messages: list[BaseMessage], spec: PromptSpec, max_tokens: int, what: str
-        ) -> _Read | None:
-            """The judging model's answer (its cost added to ``usage``); None without one."""
-            nonlocal usage
-            if self.judge_llm is None:
-                return None
-            try:
-                out, cost = await ask_structured(
-                    self.judge_llm, answer, messages, spec, timeout_s=self.timeout_s, max_tokens=max_tokens
-                )
-            except LLMError as exc:
-                log.warning("could not %s: %s", what, exc)
-                return None
-            usage = usage.add(cost)
-            return out
-
-        async def judge(old: Fact, newer: Fact) -> pairing.PairDecision | None:
-            shown = pairing.pair_text(
-                old.content,
-                old.quote or old.content,
-                when_text(old.created_at),
-                newer.content,
-                newer.quote or newer.content,
-                when_text(newer.created_at),
-            )
-            what = f"compare claims {old.id[:8]} and {newer.id[:8]}"
-            out = await asked(pairing.PairOutput, pairing.build(shown), pairing.PROMPT, 24, what)
-            return out.decision if out is not None else None
-
-        async def still(old: Fact, newer: Fact) -> bool | None:
-            if old.subject_key == USER_SUBJECT:  # "Your pet: hamster Bông"
-                name, relation = old.value or "", old.attribute or ""
-            else:  # "our dog Rex": Rex, dog
-                name, relation = old.subject or old.subject_key or "", old.relation or ""
-            shown = still_prompt.pair_text(name, relation, newer.quote or newer.content)
-            what = f"read whether claim {newer.id[:8]} ends {old.id[:8]}"
-            read = await asked(
-                still_prompt.StillTheirs,
-                still_prompt.build(shown),
-                still_prompt.PROMPT,
-                still_prompt.MAX_TOKENS,
-                what,
-            )
-            return read.still if read is not None else None
-
-        plan = await supersede(new, current, AttributeNearness(self.embedder), judge, still)
+        calls = PairCalls(
+            self.judge_llm,
+            self.reader.llm,
+            message.text[:MAX_READ_CHARS],
+            self.timeout_s,
+            self.reader.timeout_s,
+        )
+        plan = await supersede(
+            new, current, AttributeNearness(self.embedder), calls.judge, calls.still, calls.fits
+        )
+        usage = calls.usage
         plan = with_revisions(moved_dates(plan, message.said_at), revised)
         plan = joint_changes(plan, current, message.source_id)
         wrong_corrections: list[reading.ClaimOut] = []

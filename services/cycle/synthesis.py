@@ -53,6 +53,15 @@ from services.cycle.answer_inputs import (
 )
 from services.cycle.answer_reading import AnswerReading, Scope
 from services.cycle.asked import reread
+from services.cycle.asked_at import (
+    MOMENT_READ,
+    claims_then,
+    may_name_a_moment,
+    moment_message,
+    moment_said,
+    moment_words,
+    rest_of,
+)
 from services.cycle.constraints import (
     about_food,
     against_request,
@@ -142,6 +151,7 @@ from services.knowledge.documents import acknowledgement as paste_acknowledgemen
 from services.prompts import AIMessage, BaseMessage, HumanMessage, ReferenceItem
 from services.prompts import answer_from_text as text_prompt
 from services.prompts import answer_from_told as told_prompt
+from services.prompts import asked_when as when_prompt
 from services.prompts import pick_claims as pick
 from services.prompts import reply as reply_prompt
 from services.prompts import synthesis as prompt
@@ -438,6 +448,9 @@ class SynthesisService(CognitiveService):
         self, state: CycleState, understanding: Understanding, recall: RecallResult
     ) -> StepOutcome:
         stored = await asyncio.to_thread(self._stored_facts, state)
+        then = await self._at_the_moment(state, understanding, recall)
+        if then is not None:
+            return then
         recalled = await self._recalled(state, understanding, recall, stored)
         if recalled is not None:
             return recalled
@@ -485,6 +498,46 @@ class SynthesisService(CognitiveService):
                     return await self._told_nothing_after(state, question, recall, nothing_told[0], cost)
                 return await self._not_told(state, question, recall, unknown, cost)
         return await self._answer(state, understanding, recall, stored)
+
+    async def _at_the_moment(
+        self, state: CycleState, understanding: Understanding, recall: RecallResult
+    ) -> StepOutcome | None:
+        """A question about what was true when the user did, said or asked something earlier
+        (services/cycle/asked_at.py), answered from the claims as they stood just after the
+        message it points to; None when it names no such moment, no message is near enough, or
+        no claim of then answers."""
+        question = " ".join(understanding.texts(Act.QUESTION))
+        if understanding.kind is not MessageKind.QUESTION or self.facts is None or not state.user_id:
+            return None
+        if not may_name_a_moment(question):
+            return None
+        got = await self.reading.read(
+            when_prompt.AskedWhen, when_prompt.build(question), when_prompt.PROMPT, 48
+        )
+        at = moment_words(got[0].at, question) if got is not None else None
+        if got is None or at is None:
+            return None
+        usage, user = got[1], state.user_id
+        messages = await asyncio.to_thread(self.facts.recent_messages, user, MOMENT_READ)
+        earlier = [
+            m for m in messages if m.id != state.impulse.id and m.created_at < state.impulse.created_at
+        ]
+        found = await asyncio.to_thread(moment_message, at, earlier, self.embedder)
+        if found is None:
+            log.info("no message of the user's is near %r: the question is answered as of now", at)
+            return None
+        every = await asyncio.to_thread(
+            self.facts.facts_of_record, user, current_only=False, limit=PROFILE_READ
+        )
+        then = claims_then(every, found.created_at)
+        asked = rest_of(question, at)
+        log.info("the question names the moment %r: message %s; asked of then: %r", at, found.id[:8], asked)
+        picked, cost = await self._pick(asked, then, recall.hits, False, earlier_values(then))
+        usage = usage.add(cost)
+        if picked is None or picked is _NOTHING_PICKED:
+            return None
+        said = f"{moment_said(at, found.created_at)} {picked.text}"
+        return await self._fixed(state, said, "claims at a moment", picked.facts, picked.why, usage)
 
     async def _say_picked(
         self,

@@ -190,6 +190,7 @@ def default_handlers() -> dict[PromptId, Handler]:
         PromptId.REPLY: _always(""),
         # an end that names someone is of them unless a test scripts otherwise ("Rex died")
         PromptId.STILL_THEIRS: _always(json.dumps({"still": False})),
+        PromptId.ASKED_WHEN: _always(json.dumps({"at": ""})),
     }
 
 
@@ -240,6 +241,8 @@ class FakeChatModel(BaseChatModel):
             PromptId.HELP_OR_RECALL: _always(json.dumps({"wanted": "", "asks": "help"})),
             PromptId.ASKED_BESIDE_NEWS: _always(""),
             PromptId.STILL_THEIRS: _always(json.dumps({"still": False})),
+            PromptId.ASKED_WHEN: _always(json.dumps({"at": ""})),
+            PromptId.ASKED_WHEN: _always(json.dumps({"at": ""})),
         }
         return cls(**{"handlers": handlers, "reply": STAND_IN_REPLY, "record": False, **fields})
 

@@ -47,6 +47,7 @@ class PromptId(StrEnum):
     HELP_OR_RECALL = "help_or_recall"
     ASKED_BESIDE_NEWS = "asked_beside_news"
     STILL_THEIRS = "still_theirs"
+    ASKED_WHEN = "asked_when"
 
 
 def prompt_config(prompt: PromptId, version: str) -> RunnableConfig:

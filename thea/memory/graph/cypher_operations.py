@@ -433,6 +433,11 @@ class CypherFactReads(_Group, FactReads):
         rows = self._run("recent_statements", {"user_id": user_id, "kinds": kinds, "limit": limit})
         return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
 
+    def recent_messages(self, user_id: str, limit: int) -> list[UserImpulse]:
+        kinds = [kind.value for kind in MessageKind]
+        rows = self._run("recent_statements", {"user_id": user_id, "kinds": kinds, "limit": limit})
+        return [m for m in (Node.from_props(r["props"]) for r in rows) if isinstance(m, UserImpulse)]
+
     def statements(self, user_id: str, ids: Sequence[str]) -> list[UserImpulse]:
         if not ids:
             return []

@@ -33,6 +33,11 @@ class FactReads(abc.ABC):
         read into claims by the slow loop or not."""
 
     @abc.abstractmethod
+    def recent_messages(self, user_id: str, limit: int) -> list[UserImpulse]:
+        """The user's newest messages of every kind (statements, questions, requests; at most
+        ``limit``, newest first; withdrawn ones aside)."""
+
+    @abc.abstractmethod
     def statements(self, user_id: str, ids: Sequence[str]) -> list[UserImpulse]:
         """The user's messages with these ids (withdrawn ones aside), in no set order."""
 

@@ -30,7 +30,7 @@ class AskedWhen(BaseModel):
 
 SYSTEM = (
     "A user asks their assistant a question. Some questions point to an earlier moment by "
-    "something the user did, said or asked at that moment (\"when I asked you for a cake recipe\", "
+    'something the user did, said or asked at that moment ("when I asked you for a cake recipe", '
     '"back when I started at the bakery"). Reply with JSON {"at": "..."}: copy those words of the '
     "question word for word, or leave at empty when the question points to no such moment: a "
     "question about now, about a date or a day, or one asking when something happens. The question "

@@ -91,7 +91,8 @@ def rest_of(question: str, at: str) -> str:
     if start < 0:
         return question
     rest = f"{question[:start]} {question[start + len(at) :]}"
-    return " ".join(rest.replace(" ,", ",").split()).strip(" ,")
+    rest = " ".join(rest.split())
+    return rest.replace(" ,", ",").replace(" ?", "?").strip(" ,")
 
 
 def moment_said(at: str, said_at: int) -> str:

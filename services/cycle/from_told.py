@@ -368,15 +368,17 @@ def about_the_user(about: str) -> bool:
     return " ".join(about.casefold().split()).strip(" .'\"") in _THE_USER
 
 
-def about_stems(read: ToldAnswer, question: str) -> frozenset[str]:
-    """Whom the model says the question asks about, as content stems of the question's own words
-    (none: the user, or words the question does not hold, or only the words that frame it)."""
-    if " ".join(read.about.split()).casefold() in ("", ABOUT_ME):
+def about_stems(read: ToldAnswer | str, question: str) -> frozenset[str]:
+    """Whom the model says the question asks about (its reading, or its words), as content stems
+    of the question's own words (none: the user, or words the question does not hold, or only the
+    words that frame it)."""
+    about = read if isinstance(read, str) else read.about
+    if about_the_user(about) or not about.strip():
         return frozenset()
-    return (question_stems(read.about) & question_stems(question)) - FRAME_STEMS
+    return (question_stems(about) & question_stems(question)) - FRAME_STEMS
 
 
-def _claim_speaks_of(fact: Fact, about: frozenset[str]) -> bool:
+def claim_speaks_of(fact: Fact, about: frozenset[str]) -> bool:
     """The claim's subject is named by those words, or they name what it holds ("my job")."""
     return bool(subject_stems(fact) & about or stems_of(f"{fact.attribute or ''} {fact.quote or ''}") & about)
 
@@ -388,7 +390,7 @@ def speaks_of_about(line: ToldLine, about: frozenset[str]) -> bool:
     return (
         not about
         or bool(about & stems_of(line.in_context))
-        or any(_claim_speaks_of(f, about) for f in line.facts)
+        or any(claim_speaks_of(f, about) for f in line.facts)
     )
 
 
@@ -407,7 +409,7 @@ def never_told_of(about: frozenset[str], lines: Sequence[ToldLine], stored: Sequ
     """Nothing the user said speaks of whom the question asks about: no line shown, no claim."""
     if not about or any(speaks_of_about(t, about) for t in lines):
         return False
-    return not any(_claim_speaks_of(f, about) for f in stored)
+    return not any(claim_speaks_of(f, about) for f in stored)
 
 
 def told_quote(

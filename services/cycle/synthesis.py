@@ -116,6 +116,7 @@ from services.cycle.from_told import (
     about_stems,
     about_the_user,
     claim_sources,
+    claim_speaks_of,
     day_since_changed,
     day_that_holds_now,
     mentioned,
@@ -490,6 +491,7 @@ class SynthesisService(CognitiveService):
                     "",
                     state.planned,
                     users_only=asks_of_user(question, stored, about_read),
+                    about=about_read[0] if about_read else "",
                 )
                 said = await self._say_picked(state, understanding, question, recall, stored, picked, cost)
                 if said is not None:
@@ -1035,7 +1037,15 @@ class SynthesisService(CognitiveService):
         matched_on = f"{asked} {own_life or ''}"  # what the claims were matched on
         users_only = asks_of_user(asked, stored, about_read)
         picked, cost = await self._pick(
-            asked, stored, recall.hits, history, no_longer, own_life or "", state.planned, users_only
+            asked,
+            stored,
+            recall.hits,
+            history,
+            no_longer,
+            own_life or "",
+            state.planned,
+            users_only,
+            about_read[0] if about_read else "",
         )
         said = await self._say_picked(state, understanding, asked, recall, stored, picked, cost)
         if said is not None:  # code says the claims it chose
@@ -1474,6 +1484,7 @@ class SynthesisService(CognitiveService):
         wanted: str = "",
         planned: Sequence[Fact] = (),
         users_only: bool = False,
+        about: str = "",
     ) -> tuple[FactAnswer | None, LLMUsage]:
         """The claims the model picks as the answer to a question about what was told, said from
         their fields; None when it picks none (or cannot): the model answers in its own words.
@@ -1482,7 +1493,8 @@ class SynthesisService(CognitiveService):
         beside the question's own. ``planned``: the claims told ahead that have not started,
         shown (and said) as planned with the day they start, beside the current ones.
         ``users_only``: the question asks about the user themselves, so only their own claims
-        are shown."""
+        are shown. ``about``: whom the words reader read the question as asking about ("my
+        sister"): a claim chosen that holds no word of them must speak of them in other words."""
         matched_on = f"{question} {wanted}".strip()
         ahead = {f.id for f in planned} if not history else set()
         told = [*stored, *(f for f in planned if f.id in ahead)]
@@ -1538,7 +1550,7 @@ class SynthesisService(CognitiveService):
             # and "diet: lactose intolerant" shown, one picked, the intolerance not said)
             kept: list[Fact] = []
             for fact in [*chosen, *([] if history else same_label(chosen, shown))]:
-                says, checked = await self._claim_answers(question, fact)
+                says, checked = await self._claim_answers(question, fact, about_stems(about, question))
                 usage = usage.add(checked)
                 if says:
                     kept.append(fact)
@@ -1547,13 +1559,24 @@ class SynthesisService(CognitiveService):
             chosen = kept
         return (picked_answer(chosen, avoid, ahead) if chosen else None), usage
 
-    async def _claim_answers(self, question: str, fact: Fact) -> tuple[bool, LLMUsage]:
+    async def _claim_answers(
+        self, question: str, fact: Fact, about: frozenset[str] = frozenset()
+    ) -> tuple[bool, LLMUsage]:
         """Whether a claim states what the question asks: its line, else its line with the user's
         words it was read from when they say more (the answer shows them: "head of science (you
         said: “I've accepted the head of science post at Kingfisher College”)" answers "Which
-        school am I joining?", first contact set 13)."""
+        school am I joining?", first contact set 13). ``about``: the stems of whom the question
+        asks about; a claim holding none of them must speak of them in other words, as the claims
+        model reads it ("Liam (your brother)" for "my younger sibling"; a live trial: "What's my
+        sister called?" -> "Your cat: Mango.", nobody's sister ever told)."""
         line, quoted = told_sentence(fact), with_quote(fact)
-        says, usage = await self.reading.answers(question, line)
+        usage = LLMUsage()
+        if about and not claim_speaks_of(fact, about):
+            same, usage = await self.reading.same_subject(question, line)
+            if not same:
+                return False, usage
+        says, checked = await self.reading.answers(question, line)
+        usage = usage.add(checked)
         if says or quoted == line:
             return says, usage
         again, checked = await self.reading.answers(question, quoted)

@@ -129,3 +129,68 @@ async def test_a_question_the_model_reads_as_about_the_user_is_never_answered_wi
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "my sister", "quotes": [], "answer": ""}))
     theirs = await runtime.orchestrator.handle_impulse("What does my sister do these days?", USER, "s3")
     assert "law student" in theirs.answer, theirs.answer
+
+
+# (what was told; its claim: quote, attribute, value, subject, relation; the question; whom the
+# words reader reads it as about; whether the claims model reads the claim as about them)
+PICKED_OF_SOMEONE = [
+    pytest.param(
+        "we have a ginger cat called Mango",
+        ("we have a ginger cat called Mango", "cat", "Mango", "user", "self"),
+        "What's my sister called?",
+        "my sister",
+        False,
+        id="a-sister-never-told",
+    ),
+    pytest.param(
+        "I'm a pharmacist at the Boots in Leicester",
+        ("I'm a pharmacist at the Boots in Leicester", "workplace", "Boots", "user", "self"),
+        "Where does my husband work?",
+        "my husband",
+        False,
+        id="a-husband-never-told",
+    ),
+    pytest.param(
+        "my little brother Liam turned 17 on Sunday",
+        ("my little brother Liam turned 17", "age", "17", "Liam", "brother"),
+        "How old is my younger sibling?",
+        "my younger sibling",
+        True,
+        id="a-brother-asked-as-a-sibling",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "claim", "question", "about", "same"), PICKED_OF_SOMEONE)
+async def test_a_claim_picked_for_someone_it_never_names_answers_only_when_it_speaks_of_them(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    claim: tuple[str, str, str, str, str],
+    question: str,
+    about: str,
+    same: bool,
+) -> None:
+    """A live trial (Chromium, real models): "What's my sister called?", nobody's sister ever
+    told, got "Your cat: Mango.": the words reader read it as about "my sister", the pick chose
+    the cat among the claims shown, and the answer check let it through. A claim chosen that holds
+    no word of whom the question asks about answers only when the claims model reads it as
+    speaking of them in other words ("Liam (your brother)" for "my younger sibling")."""
+    quote, attribute, value, subject, relation = claim
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader({told: [said(quote, attribute, value, subject=subject, relation=relation)]}),
+    )
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": [], "answer": ""}))
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    verdict = "same" if same else "someone else"
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": subject, "verdict": verdict}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert llm.prompts_for(PromptId.PICK_CLAIMS), "the claims were never shown to the pick"
+    if same:
+        assert value in asked.answer, asked.answer
+    else:
+        assert value not in asked.answer, asked.answer
+        assert "don't know" in asked.answer or "not sure" in asked.answer, asked.answer

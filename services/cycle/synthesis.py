@@ -534,7 +534,12 @@ class SynthesisService(CognitiveService):
         then = claims_then(every, found.created_at)
         asked = rest_of(question, at)
         log.info("the question names the moment %r: message %s; asked of then: %r", at, found.id[:8], asked)
-        picked, cost = await self._pick(asked, then, recall.hits, False, earlier_values(then))
+        # a question about the one asking is shown their own claims only (first contact set 20
+        # re-run: "Which city was I living in …" -> the sister's university)
+        users_only = speaks_as_user(asked) and not named_subjects(asked, then)
+        picked, cost = await self._pick(
+            asked, then, recall.hits, False, earlier_values(then), users_only=users_only
+        )
         usage = usage.add(cost)
         if picked is None or picked is _NOTHING_PICKED:
             return None
@@ -1566,12 +1571,14 @@ class SynthesisService(CognitiveService):
         words it was read from when they say more (the answer shows them: "head of science (you
         said: “I've accepted the head of science post at Kingfisher College”)" answers "Which
         school am I joining?", first contact set 13). ``about``: the stems of whom the question
-        asks about; a claim holding none of them must speak of them in other words, as the claims
-        model reads it ("Liam (your brother)" for "my younger sibling"; a live trial: "What's my
-        sister called?" -> "Your cat: Mango.", nobody's sister ever told)."""
+        asks about; a claim of the user's own holding none of them must speak of them in other
+        words, as the claims model reads it (a live trial: "What's my sister called?" -> "Your
+        cat: Mango.", nobody's sister ever told). A claim about someone else is not asked: whom
+        it names may be the one asked about by a relation told in another message ("sipho, job:
+        field ranger" for "my cousin", told "me n my cousin sipho" before; first contact set 20)."""
         line, quoted = told_sentence(fact), with_quote(fact)
         usage = LLMUsage()
-        if about and not claim_speaks_of(fact, about):
+        if about and fact.subject_key == USER_SUBJECT and not claim_speaks_of(fact, about):
             same, usage = await self.reading.same_subject(question, line)
             if not same:
                 return False, usage

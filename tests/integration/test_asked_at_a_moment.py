@@ -177,3 +177,37 @@ async def test_a_question_without_a_word_for_a_moment_costs_no_reading_of_one(
         "Which city was I in when I asked you for a dessert recipe?", USER, "d4"
     )
     assert llm.prompts_for(PromptId.ASKED_WHEN)
+
+
+async def test_a_moment_asked_about_the_one_asking_is_answered_from_their_own_claims_of_then(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """First contact set 20, re-run: "Which city was I living in when I asked you for a dessert
+    recipe?" -> "Naledi (your sister), location: UKZN": the pick was shown everyone's claims of
+    then. A question about the one asking naming nobody else is shown their own."""
+    first, moment, change = CASES[0].values[:3]
+    sister = "my sis naledi is 22 n studying law at ukzn"
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                sister: [said(sister, "location", "UKZN", subject="Naledi", relation="sister")],
+                first[0]: [said(first[1], first[2], first[3])],
+                change[0]: [said(change[1], change[2], change[3], kind=ClaimKind.REPLACES)],
+            }
+        ),
+    )
+    for text, session in ((sister, "d1"), (first[0], "d1"), (moment, "d2"), (change[0], "d3")):
+        await runtime.orchestrator.handle_impulse(text, USER, session)
+        await asyncio.to_thread(runtime.run_jobs)
+    question, at = CASES[0].values[3:5]
+    llm.answer(PromptId.ASKED_WHEN, _moment(at))
+
+    def picks_the_sister_when_shown(call: FakeCall) -> str:
+        shown = str(call.messages[-1].content)
+        return _picks_line_with("UKZN" if "UKZN" in shown else "Durban")(call)
+
+    llm.answer(PromptId.PICK_CLAIMS, picks_the_sister_when_shown)
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "d4")
+    assert "Durban" in asked.answer, asked.answer
+    assert "UKZN" not in asked.answer, asked.answer

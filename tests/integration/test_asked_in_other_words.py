@@ -194,3 +194,23 @@ async def test_a_claim_picked_for_someone_it_never_names_answers_only_when_it_sp
     else:
         assert value not in asked.answer, asked.answer
         assert "don't know" in asked.answer or "not sure" in asked.answer, asked.answer
+
+
+async def test_a_claim_about_someone_named_by_a_relation_told_elsewhere_is_not_asked_whom_it_names(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """First contact set 20, re-run: "What position did my cousin just land?" -> "I don't know",
+    with "sipho, job: field ranger" read from "sipho just got hired as a field ranger" (the
+    cousin told as "me n my cousin sipho" in another message): the claim's line alone cannot say
+    Sipho is the cousin, so a claim about someone else is never dropped by whom it names."""
+    told = "sipho just got hired as a field ranger near Kruger!!"
+    claim = said(
+        "sipho just got hired as a field ranger", "job", "field ranger", subject="Sipho", relation=""
+    )
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: [claim]}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "my cousin", "quotes": [], "answer": ""}))
+    llm.answer(PromptId.PICK_CLAIMS, '{"facts": [1]}')
+    asked = await runtime.orchestrator.handle_impulse("What position did my cousin just land?", USER, "s2")
+    assert "field ranger" in asked.answer, asked.answer

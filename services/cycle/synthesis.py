@@ -449,7 +449,7 @@ class SynthesisService(CognitiveService):
         self, state: CycleState, understanding: Understanding, recall: RecallResult
     ) -> StepOutcome:
         stored = await asyncio.to_thread(self._stored_facts, state)
-        then = await self._at_the_moment(state, understanding, recall)
+        then = await self._at_the_moment(state, understanding, recall, stored)
         if then is not None:
             return then
         recalled = await self._recalled(state, understanding, recall, stored)
@@ -502,19 +502,20 @@ class SynthesisService(CognitiveService):
         return await self._answer(state, understanding, recall, stored)
 
     async def _at_the_moment(
-        self, state: CycleState, understanding: Understanding, recall: RecallResult
+        self, state: CycleState, understanding: Understanding, recall: RecallResult, stored: Sequence[Fact]
     ) -> StepOutcome | None:
         """A question about what was true when the user did, said or asked something earlier
-        (services/cycle/asked_at.py), answered from the claims as they stood just after the
-        message it points to; None when it names no such moment, no message is near enough, or
-        no claim of then answers."""
+        (services/cycle/asked_at.py), answered from the claims (``stored``: every claim as it
+        stands now, earlier values included) as they stood just after the message it points to;
+        None when it names no such moment, no message is near enough, or no claim of then
+        answers."""
         question = " ".join(understanding.texts(Act.QUESTION))
         if understanding.kind is not MessageKind.QUESTION or self.facts is None or not state.user_id:
             return None
         if not may_name_a_moment(question):
             return None
         got = await self.reading.read(
-            when_prompt.AskedWhen, when_prompt.build(question), when_prompt.PROMPT, 48
+            when_prompt.AskedWhen, when_prompt.build(question), when_prompt.PROMPT, when_prompt.MAX_TOKENS
         )
         at = moment_words(got[0].at, question) if got is not None else None
         if got is None or at is None:
@@ -528,10 +529,7 @@ class SynthesisService(CognitiveService):
         if found is None:
             log.info("no message of the user's is near %r: the question is answered as of now", at)
             return None
-        every = await asyncio.to_thread(
-            self.facts.facts_of_record, user, current_only=False, limit=PROFILE_READ
-        )
-        then = claims_then(every, found.created_at)
+        then = claims_then(stored, found.created_at)
         asked = rest_of(question, at)
         log.info("the question names the moment %r: message %s; asked of then: %r", at, found.id[:8], asked)
         # a question about the one asking is shown their own claims only (first contact set 20
@@ -1554,8 +1552,9 @@ class SynthesisService(CognitiveService):
             # answer of one would leave the other out (first contact set 13: "diet: vegetarian"
             # and "diet: lactose intolerant" shown, one picked, the intolerance not said)
             kept: list[Fact] = []
+            whom = about_stems(about, question)
             for fact in [*chosen, *([] if history else same_label(chosen, shown))]:
-                says, checked = await self._claim_answers(question, fact, about_stems(about, question))
+                says, checked = await self._claim_answers(question, fact, whom)
                 usage = usage.add(checked)
                 if says:
                     kept.append(fact)

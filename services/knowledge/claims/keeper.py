@@ -16,10 +16,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
 
 from services.common.dates import day_start_ms, day_told, resolve_relative
 from services.common.llm_calls import ask_structured, model_name
@@ -65,7 +64,6 @@ from thea.models.step_outputs import ClaimsJobOutput, ReadClaim, SupersededFact
 log = logging.getLogger(__name__)
 
 #: what a judging model is asked to return
-_Read = TypeVar("_Read", bound=BaseModel)
 
 #: a user's current claims a new message is compared with (newest first)
 CURRENT_LIMIT = 1000

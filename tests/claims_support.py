@@ -136,3 +136,14 @@ REQUESTS_IN_NEWS = [
         id="pidgin",
     ),
 ]
+
+
+def picks_line_with(words: str) -> Handler:
+    """The pick's answer (pick_claims): the shown line holding ``words``, else none."""
+
+    def answer(call: FakeCall) -> str:
+        lines = str(call.messages[-1].content).splitlines()
+        found = [line.split(".")[0] for line in lines if words in line and line[:1].isdigit()]
+        return json.dumps({"facts": [int(found[0])] if found else []})
+
+    return answer

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from services.prompts.extract_claims import ClaimKind
-from tests.claims_support import said, scripted_reader
+from tests.claims_support import picks_line_with, said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
@@ -83,17 +83,6 @@ def _moment(at: str) -> Callable[[FakeCall], str]:
     return answer
 
 
-def _picks_line_with(words: str) -> Callable[[FakeCall], str]:
-    """The pick's answer: the shown line holding ``words``, else none."""
-
-    def answer(call: FakeCall) -> str:
-        lines = str(call.messages[-1].content).splitlines()
-        found = [line.split(".")[0] for line in lines if words in line and line[:1].isdigit()]
-        return json.dumps({"facts": [int(found[0])] if found else []})
-
-    return answer
-
-
 async def _told(
     runtime: Runtime, llm: FakeChatModel, first: tuple[str, ...], moment: str, change: tuple[str, ...]
 ) -> None:
@@ -125,7 +114,7 @@ async def test_a_question_naming_an_earlier_moment_is_answered_from_the_claims_o
 ) -> None:
     await _told(runtime, llm, first, moment, change)
     llm.answer(PromptId.ASKED_WHEN, _moment(at))
-    llm.answer(PromptId.PICK_CLAIMS, _picks_line_with(then))
+    llm.answer(PromptId.PICK_CLAIMS, picks_line_with(then))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "d4")
     assert then in asked.answer, asked.answer
     assert now not in asked.answer.split("Since then")[0], asked.answer
@@ -159,7 +148,7 @@ async def test_a_moment_no_message_of_the_users_is_near_or_the_question_does_not
     first, moment, change = CASES[0].values[:3]
     await _told(runtime, llm, first, moment, change)
     llm.answer(PromptId.ASKED_WHEN, json.dumps({"at": copied}))
-    llm.answer(PromptId.PICK_CLAIMS, _picks_line_with("Observatory"))
+    llm.answer(PromptId.PICK_CLAIMS, picks_line_with("Observatory"))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "d4")
     assert "Durban" not in asked.answer, asked.answer
     assert not asked.answer.lower().startswith(("when you", "at the time")), asked.answer
@@ -205,7 +194,7 @@ async def test_a_moment_asked_about_the_one_asking_is_answered_from_their_own_cl
 
     def picks_the_sister_when_shown(call: FakeCall) -> str:
         shown = str(call.messages[-1].content)
-        return _picks_line_with("UKZN" if "UKZN" in shown else "Durban")(call)
+        return picks_line_with("UKZN" if "UKZN" in shown else "Durban")(call)
 
     llm.answer(PromptId.PICK_CLAIMS, picks_the_sister_when_shown)
     asked = await runtime.orchestrator.handle_impulse(question, USER, "d4")

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 
 import pytest
 
-from tests.claims_support import said, scripted_reader
-from thea.llm.fake import FakeCall, FakeChatModel
+from tests.claims_support import picks_line_with, said, scripted_reader
+from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 from thea.runtime import Runtime
 
@@ -70,18 +69,6 @@ async def test_the_claims_are_matched_on_what_the_question_asks_about_in_the_mod
     assert "don't know" not in asked.answer
 
 
-def _picks_line_with(words: str) -> Callable[[FakeCall], str]:
-    """The pick's answer: the shown line holding ``words`` (as the 1.5B picked the sister's job
-    for the user's), else none."""
-
-    def answer(call: FakeCall) -> str:
-        lines = str(call.messages[-1].content).splitlines()
-        found = [line.split(".")[0] for line in lines if words in line and line[:1].isdigit()]
-        return json.dumps({"facts": [int(found[0])] if found else []})
-
-    return answer
-
-
 @pytest.mark.parametrize(
     "question",
     [
@@ -117,7 +104,7 @@ async def test_a_question_the_model_reads_as_about_the_user_is_never_answered_wi
     await runtime.orchestrator.handle_impulse(told, USER, "s1")
     await asyncio.to_thread(runtime.run_jobs)
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "me", "quotes": [], "answer": ""}))
-    llm.answer(PromptId.PICK_CLAIMS, _picks_line_with("law student"))
+    llm.answer(PromptId.PICK_CLAIMS, picks_line_with("law student"))
     llm.calls.clear()
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert "law student" not in asked.answer, asked.answer

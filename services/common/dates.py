@@ -224,6 +224,32 @@ def _ahead(found: re.Match[str], anchor: date) -> date | None:
     return _month_day(following.year, following.month, nth)
 
 
+#: a time something has held from ("since the 1st", "ever since March", "since Monday"): a day
+#: not after the one it was said, whatever the same words would mean alone
+_SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
+
+
+def _since(when: str, anchor: date) -> date | None:
+    """The latest day on or before ``anchor`` that a time held "since" names, or None."""
+    weekday = re.search(rf"\b({'|'.join(_DAYS)})\b", when, re.IGNORECASE)
+    if weekday and not _DAY_MONTH.search(when):
+        return anchor - timedelta(days=(anchor.weekday() - _DAYS.index(weekday.group(1).lower())) % 7)
+    day = _day_named(when, anchor)
+    if day is None or day <= anchor:
+        return day
+    named = _DAY_MONTH.search(when)
+    if named and not named.group("year"):
+        return _month_day(day.year - 1, day.month, day.day)
+    nth = _AHEAD.search(when)
+    if nth and nth.group("nth"):
+        this_month = _month_day(anchor.year, anchor.month, int(nth.group("nth")))
+        if this_month is not None and this_month <= anchor:
+            return this_month
+        back = _month_back(anchor, 1)
+        return _month_day(back.year, back.month, int(nth.group("nth")))
+    return None
+
+
 def day_told(when: str, anchor_ms: int) -> date | None:
     """The day a time as told names, said on ``anchor_ms``: "in March" (the next March), "3 June
     2027", "next month", "in two weeks", "next Tuesday", "this Friday", "the 14th", "tomorrow";
@@ -231,10 +257,18 @@ def day_told(when: str, anchor_ms: int) -> date | None:
     it names no day this can work out ("soon", "in the spring"), for a bare weekday (English says
     "on Monday" of the last Monday and of the next alike: "Pudding had to be put to sleep on
     Monday" was planned from the next one), and for a time that comes round again ("on Thursday
-    afternoons", "every Tuesday")."""
+    afternoons", "every Tuesday"). A time something has held "since" ("since the 1st", "since
+    March", "since Monday") is the latest such day not after the anchor (first contact, set 20:
+    "a teacher's assistant since the 1st", said in December, was planned from 1 January)."""
     if not when or not anchor_ms or _RECURRING.search(when):
         return None
     anchor = datetime.fromtimestamp(anchor_ms / 1000, tz=UTC).date()
+    if _SINCE.search(when):
+        return _since(when, anchor)
+    return _day_named(when, anchor)
+
+
+def _day_named(when: str, anchor: date) -> date | None:
     iso = _ISO.search(when)
     if iso:
         return _month_day(int(iso.group("year")), int(iso.group("month")), int(iso.group("day")))

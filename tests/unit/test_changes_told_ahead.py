@@ -50,7 +50,23 @@ def test_a_time_told_ahead_names_the_day_it_means(when: str, day: date) -> None:
     assert day_told(when, NOW) == day
 
 
-@pytest.mark.parametrize("when", ["yesterday", "last week", "three days ago", "last month", "November"])
+@pytest.mark.parametrize(
+    "when",
+    [
+        "yesterday",
+        "last week",
+        "three days ago",
+        "last month",
+        "November",
+        # a time something has held from is never ahead, whatever the same words mean alone
+        # (first contact, set 20: "a teacher's assistant since the 1st" was planned from 1 January)
+        "since the 1st",
+        "ever since the 3rd",
+        "since December",
+        "since 5 December",
+        "since Friday",
+    ],
+)
 def test_a_time_told_of_the_past_or_now_is_never_ahead(when: str) -> None:
     day = day_told(when, NOW)
     assert day is not None
@@ -80,6 +96,23 @@ def test_a_time_told_of_the_past_or_now_is_never_ahead(when: str) -> None:
 )
 def test_a_time_that_names_no_day_names_none(when: str) -> None:
     assert day_told(when, NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("when", "day"),
+    [
+        ("since the 1st", date(2026, 11, 1)),
+        ("since the 30th", date(2026, 11, 30)),
+        ("ever since the 3rd", date(2026, 11, 3)),
+        ("since December", date(2025, 12, 1)),
+        ("since 5 December", date(2025, 12, 5)),
+        ("since March 2024", date(2024, 3, 1)),
+        ("since Friday", date(2026, 11, 27)),
+        ("since Monday", date(2026, 11, 30)),
+    ],
+)
+def test_a_time_held_since_names_the_latest_such_day_not_after_it_was_said(when: str, day: date) -> None:
+    assert day_told(when, NOW) == day
 
 
 @pytest.mark.parametrize(
@@ -230,6 +263,9 @@ def test_something_new_told_with_a_later_day_is_planned_until_then(
         ("Lisbon", "last month", "new"),  # told of the past
         ("Lisbon", "soon", "new"),  # names no day
         ("York", "in March", "corrects"),  # a correction holds now
+        ("teacher's assistant", "since the 1st", "new"),  # held since a day past
+        ("teacher's assistant", "since the 1st", "replaces"),
+        ("York", "ever since December", "replaces"),
     ],
 )
 def test_what_names_no_later_day_of_its_own_holds_when_said(value: str, when: str, kind: str) -> None:

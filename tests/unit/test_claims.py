@@ -174,6 +174,49 @@ def test_what_a_sentence_says_only_of_someone_else_is_never_put_on_the_user(
 
 
 @pytest.mark.parametrize(
+    ("message", "mine", "theirs"),
+    [
+        (
+            "berg trip is happening 6 july now, sipho couldn't get leave in june 🙄 also take the chops"
+            " off the braai list, his mom is sending some, n chuck on a bag of ice",
+            [
+                ("berg trip is happening 6 july now", "trip", "6 july"),
+                ("n chuck on a bag of ice", "list", "ice"),
+            ],
+            ("his mom is sending some", "list", "some"),
+        ),
+        (
+            "moved the dentist to thursday - she had a cancellation - and booked the car in for friday",
+            [
+                ("moved the dentist to thursday", "dentist", "thursday"),
+                ("booked the car in for friday", "car", "friday"),
+            ],
+            ("she had a cancellation", "dentist", "cancellation"),
+        ),
+        (
+            "new job at the bakery starts monday (his cousin put in a word), early shifts but fine",
+            [
+                ("new job at the bakery starts monday", "job", "bakery"),
+                ("early shifts but fine", "shifts", "early"),
+            ],
+            ("his cousin put in a word", "job", "word"),
+        ),
+    ],
+)
+def test_another_s_clause_beside_the_user_s_own_does_not_take_the_user_s_claims_with_it(
+    message: str, mine: list[tuple[str, str, str]], theirs: tuple[str, str, str]
+) -> None:
+    """First contact, set 20: a casual typist's message of one sentence ("berg trip is happening 6
+    july now, ... his mom is sending some, ...") lost every claim, the trip's new date among them,
+    because the sentence held "his" and no "my". The voice is judged on the clauses the quote runs
+    over; the other's clause is still not the user's."""
+    for quote, attribute, value in mine:
+        assert check(said(quote, attribute, value), message) is not None, quote
+    quote, attribute, value = theirs
+    assert check(said(quote, attribute, value), message) is None
+
+
+@pytest.mark.parametrize(
     ("message", "other", "relation", "attribute", "value"),
     [
         ("My sister Ana is a vet in Bristol.", "Ana", "sister", "home", "Bristol"),

@@ -205,12 +205,38 @@ def sentence_of(quote: str, message: str) -> str:
     return next((s for s in _SENTENCE_END.split(message) if quoted_in(quote, s)), quote)
 
 
+#: where a sentence's clauses part: a comma, colon, dash, bracket, or a symbol such as an emoji
+_CLAUSE_END = re.compile(r"[,:()\u2013\u2014]|\s-\s|[^\w\s.,'\u2019!?;:()\-]+")
+
+
+def clauses_of(quote: str, message: str) -> str:
+    """The clauses of the quote's sentence that the quote runs over (a casual typist's message can
+    be one sentence of many clauses: "berg trip is happening 6 july now, sipho couldn't get leave
+    in june 🙄 also take the chops off the braai list, his mom is sending some"); the whole
+    sentence when the quote is not one run of its words."""
+    sentence = sentence_of(quote, message)
+    words, quoted = plain(sentence).split(), plain(quote).split()
+    start = next(
+        (i for i in range(len(words) - len(quoted) + 1) if words[i : i + len(quoted)] == quoted), None
+    )
+    if start is None or not quoted:
+        return sentence
+    end, at, kept = start + len(quoted), 0, []
+    for clause in _CLAUSE_END.split(sentence):
+        count = len(plain(clause).split())
+        if count and at < end and at + count > start:
+            kept.append(clause)
+        at += count
+    return ", ".join(kept) if kept else sentence
+
+
 def speaks_of_another(quote: str, message: str) -> bool:
-    """The sentence holding the quote speaks of someone else and never of the writer ("The vet
-    said her kidneys were failing", "The house feels very empty without her"): what it says is
-    not the user's (pronoun voice, closed class; a sentence naming nobody stays the user's:
-    "sold the Polo, got a Kia")."""
-    words = set(plain(sentence_of(quote, message)).split())
+    """The clauses holding the quote speak of someone else and never of the writer ("The vet
+    said her kidneys were failing", "The house feels very empty without her"): what they say is
+    not the user's (pronoun voice, closed class; words naming nobody stay the user's: "sold the
+    Polo, got a Kia"; another's clause beside the quote's, "his mom is sending some", does not
+    make it another's)."""
+    words = set(plain(clauses_of(quote, message)).split())
     return not words & FIRST_PERSON and bool(words & THIRD_PERSON)
 
 

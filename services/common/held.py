@@ -20,3 +20,47 @@ def numbers_not_held(said: str, source: str) -> list[str]:
     """The numbers ``said`` names that ``source`` does not hold."""
     held = set(numbers(source))
     return [n for n in numbers(said) if n not in held]
+
+
+#: number words as digits (closed class): "ten" and "10" are one answer
+_UNITS = {
+    word: n
+    for n, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_TENS = {
+    word: 10 * n
+    for n, word in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2
+    )
+}
+
+
+def as_digits(word: str) -> str:
+    """A number word ("nine", "fifty-eight") as its digits, any other word as it is."""
+    tens, _, unit = word.partition("-")
+    if tens in _TENS and (not unit or unit in _UNITS):
+        return str(_TENS[tens] + _UNITS.get(unit, 0))
+    return str(_UNITS[word]) if word in _UNITS else word

@@ -69,6 +69,26 @@ def test_a_value_is_in_its_quote_when_each_of_its_words_or_a_form_of_it_is() -> 
 
 
 @pytest.mark.parametrize(
+    ("message", "subject", "attribute", "value"),
+    [
+        ("Our daughter Rosalind is forty-one and works as a nurse.", "Rosalind", "age", "41"),
+        ("our lad turned 7 last week", "user", "son's age", "seven"),
+        ("I've been at the bakery twenty-three years now", "user", "years at the bakery", "23"),
+        ("Biscuit is 12 now, getting grey round the muzzle", "Biscuit", "age", "twelve"),
+    ],
+)
+def test_a_number_told_in_words_is_the_same_number_in_digits(
+    message: str, subject: str, attribute: str, value: str
+) -> None:
+    """First contact, set 20: "Rosalind age: 41" from "Rosalind is forty-one" was dropped as a
+    value the user never wrote. A number in digits or in words is one value; another number is
+    not."""
+    assert check(said(message, attribute, value, subject=subject), message) is not None
+    other = "40" if value.isdigit() else "eleven"
+    assert check(said(message, attribute, other, subject=subject), message) is None
+
+
+@pytest.mark.parametrize(
     ("message", "value"),
     [
         ("I haven't eaten meat or fish since I was fifteen.", "no meat or fish"),

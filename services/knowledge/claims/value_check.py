@@ -25,6 +25,7 @@ import logging
 from langchain_core.language_models import BaseChatModel
 
 from services.common.dates import day_told
+from services.common.held import as_digits
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
@@ -51,53 +52,9 @@ def names_its_label(claim: ClaimOut) -> bool:
     return bool(content_stems(claim.value) & content_stems(claim.attribute))
 
 
-#: number words as digits (closed class): "ten" and "10" are one answer
-_UNITS = {
-    word: n
-    for n, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-        ]
-    )
-}
-_TENS = {
-    word: 10 * n
-    for n, word in enumerate(
-        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2
-    )
-}
-
-
-def _numeral(word: str) -> str:
-    """A number word ("nine", "fifty-eight") as its digits, any other word as it is."""
-    tens, _, unit = word.partition("-")
-    if tens in _TENS and (not unit or unit in _UNITS):
-        return str(_TENS[tens] + _UNITS.get(unit, 0))
-    return str(_UNITS[word]) if word in _UNITS else word
-
-
 def _words(text: str) -> set[str]:
     """The words that carry a value: content words in any form, and numbers (digits or words)."""
-    said = [_numeral(w) for w in plain(text).split()]
+    said = [as_digits(w) for w in plain(text).split()]
     return content_stems(" ".join(w for w in said if not w.isdigit())) | {w for w in said if w.isdigit()}
 
 

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services.common.held import as_digits
 from services.common.understanding import only_asks
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, sentences, without_any_order
@@ -88,14 +89,19 @@ def _word_found(word: str, quoted: Sequence[str]) -> bool:
 
 
 def within(part: str, whole: str) -> bool:
-    """Whether every word of ``part`` is a word (or a form of one) of ``whole``; a "no" of the
-    part counts as quoted when the whole says "not" in any way ("diet: no meat or fish" from "I
-    haven't eaten meat or fish")."""
+    """Whether every word of ``part`` is a word (or a form of one) of ``whole``, a number in
+    digits or in words alike ("41" of "forty-one", first contact set 20: a daughter's age was
+    dropped); a "no" of the part counts as quoted when the whole says "not" in any way ("diet: no
+    meat or fish" from "I haven't eaten meat or fish")."""
     words = plain(part).split()
     quoted = plain(whole).split()
     negated = NEGATION.search(whole) is not None
+    numbers = {n for n in map(as_digits, quoted) if n.isdigit()}
     return bool(words) and all(
-        _word_found(w, quoted) or (negated and NEGATION.fullmatch(w) is not None) for w in words
+        _word_found(w, quoted)
+        or as_digits(w) in numbers
+        or (negated and NEGATION.fullmatch(w) is not None)
+        for w in words
     )
 
 

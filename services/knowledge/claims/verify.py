@@ -98,9 +98,7 @@ def within(part: str, whole: str) -> bool:
     negated = NEGATION.search(whole) is not None
     numbers = {n for n in map(as_digits, quoted) if n.isdigit()}
     return bool(words) and all(
-        _word_found(w, quoted)
-        or as_digits(w) in numbers
-        or (negated and NEGATION.fullmatch(w) is not None)
+        _word_found(w, quoted) or as_digits(w) in numbers or (negated and NEGATION.fullmatch(w) is not None)
         for w in words
     )
 

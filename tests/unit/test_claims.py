@@ -194,6 +194,29 @@ def test_what_a_sentence_says_only_of_someone_else_is_never_put_on_the_user(
 
 
 @pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        ("my wife Colleen tells me; she is sixty-nine and still beats me at cribbage.",
+         "she is sixty-nine and still beats me at cribbage", "age", "69"),
+        ("our Dan is home for good, he's 24 now and still lives with us", "he's 24 now", "age", "24"),
+        ("she started at the bakery with me on Monday, my cousin Ama", "she started at the bakery with me",
+         "job", "bakery"),
+    ],
+)  # fmt: skip
+def test_a_clause_that_begins_with_he_or_she_is_not_the_user_s_whoever_else_it_names(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    """First contact, set 20: "user age: 69" read six times from "she is sixty-nine and still beats
+    me at cribbage" (the wife's age; the "me" kept it the user's once the number was found). A
+    clause whose subject is "he" or "she" speaks of them; the user's own clause beside it stays
+    theirs."""
+    assert check(said(quote, attribute, value), message) is None
+    own = message.replace(quote, f"I {quote.split(' ', 1)[1]}").replace("I is", "I am").replace("I's", "I'm")
+    own_quote = f"I {quote.split(' ', 1)[1]}".replace("I is", "I am").replace("I's", "I'm")
+    assert check(said(own_quote, attribute, value), own) is not None
+
+
+@pytest.mark.parametrize(
     ("message", "mine", "theirs"),
     [
         (

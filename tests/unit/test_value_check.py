@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from services.knowledge.claims.keeper import ClaimReader
 from services.knowledge.claims.value_check import answers_its_label, backs
 from services.prompts import value_check
 from services.prompts.extract_claims import ClaimKind, ClaimOut
+from tests.claims_support import scripted_reader
 from thea.llm.fake import FakeChatModel
 from thea.llm.prompt_ids import PromptId
 
@@ -164,3 +166,47 @@ def test_a_long_answer_that_says_the_day_the_value_is_bears_it_out(answer: str, 
     assert backs(answer, value)
     assert not backs(answer, "the 2nd of June")  # a day it does not say
     assert not backs(answer, "mill pond")  # words it holds that are no day: a sentence, no answer
+
+
+_TOURS = (
+    "I have also finally closed the ledger at Pruitt's after eleven years, and the maritime museum "
+    "downtown has taken me on part-time to lead tours, mostly telling schoolchildren about old ships."
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value", "kind", "answer", "users"),
+    [
+        # first contact, set 20: the new job was dropped as words the user never wrote
+        (_TOURS, "the maritime museum downtown has taken me on part-time to lead tours", "job",
+         "tour guide", ClaimKind.REPLACES, "tour guide", "tours"),
+        ("We finally got the keys to the flat above the bakery on Mill Lane last Friday.",
+         "We finally got the keys to the flat above the bakery on Mill Lane", "home", "new apartment",
+         ClaimKind.REPLACES, "The user's home is now above the bakery on Mill Lane.",
+         "above the bakery on Mill Lane"),
+        ("my doc says i'm borderline diabetic so cutting right back on sweets",
+         "my doc says i'm borderline diabetic", "health", "prediabetes", ClaimKind.NEW,
+         "The user's health is borderline diabetic, and they are cutting back on sweets.",
+         "borderline diabetic"),
+        ("so i quit the call centre lol, doing deliveries on my bike for uber eats now",
+         "doing deliveries on my bike for uber eats now", "job", "delivery driver", ClaimKind.NEW,
+         "delivery driver", "deliveries"),
+    ],
+)  # fmt: skip
+async def test_a_value_in_the_models_own_words_is_kept_in_the_users(
+    message: str, quote: str, attribute: str, value: str, kind: ClaimKind, answer: str, users: str
+) -> None:
+    """A claim whose quote is the user's but whose value is the model's own word ("tour guide" of
+    "lead tours") is no memory as it stands; asked for the claim's label, the model's answer names
+    the user's words, and those are the value. An answer in none of the user's words, or one that
+    says the message does not say it, leaves the claim dropped."""
+    claim = ClaimOut(
+        quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="", kind=kind
+    )
+    for said_back, kept in ((answer, [users]), ("a warehouse", []), ("not said", [])):
+        llm = FakeChatModel()
+        llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: [claim]}))
+        llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": said_back}))
+        read = await ClaimReader(llm).read(message)
+        assert [c.claim.value for c in read.kept] == kept, said_back
+        assert [c.value for c in read.dropped] == ([] if kept else [value])

@@ -39,8 +39,16 @@ from services.knowledge.claims.supersession import (
     items_left,
     supersede,
 )
-from services.knowledge.claims.value_check import answers_its_label, names_its_label
-from services.knowledge.claims.verify import Checked, checked_claims, plain, speaks_of_someone
+from services.knowledge.claims.value_check import answers_its_label, names_its_label, users_words
+from services.knowledge.claims.verify import (
+    Checked,
+    check,
+    checked_claims,
+    is_user,
+    plain,
+    speaks_of_someone,
+    value_unsaid,
+)
 from services.prompts import extract_claims as reading
 from services.prompts import revise_claims as revising
 from services.prompts import sort_claims as sorting
@@ -148,6 +156,14 @@ class KeptClaims:
             insights_superseded=self.insights,
             judged=self.judged,
         )
+
+
+#: claims of one message whose value is asked again in the user's words (bounded work)
+MAX_REVALUED = 3
+
+
+def _key(claim: reading.ClaimOut) -> tuple[str, str, str]:
+    return plain(claim.subject), plain(claim.attribute), plain(claim.value)
 
 
 def claim_id(source_id: str, index: int) -> str:
@@ -338,7 +354,8 @@ class ClaimReader:
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
         result = Reading(dropped=dropped, usage=usage)
-        for item in kept:
+        revalued = await self._in_users_words(kept, text, result)
+        for item in [*kept, *revalued]:
             closes = item.claim.kind.closes
             if closes and not _may_name_only_its_label(item.claim):
                 # a claim that replaces, ends or corrects is about something lasting that changed:
@@ -348,12 +365,41 @@ class ClaimReader:
                 result.kept.append(item)
             elif not closes and not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
-            elif await self._answers_its_label(item, text, result):  # (a change whose value
+            elif item in revalued or await self._answers_its_label(
+                item, text, result
+            ):  # (a change whose value
                 # holds its label's word, "plan: change of plan", is checked as a new claim is)
                 result.kept.append(item)
             else:
                 result.dropped.append(item.claim)
         return result
+
+    async def _in_users_words(self, kept: Sequence[Checked], text: str, result: Reading) -> list[Checked]:
+        """The dropped claims whose quote is the user's but whose value is the model's own words,
+        with the value the user's words give when the sentence is asked for the claim's label
+        (value_check.users_words; at most :data:`MAX_REVALUED` a message). Each is moved from
+        ``result.dropped`` to the list returned unless the message still does not bear it out
+        or it says what a kept claim says."""
+        said = {_key(c.claim) for c in kept}
+        revalued: list[tuple[reading.ClaimOut, Checked]] = []
+        for claim in [c for c in result.dropped if value_unsaid(c, text)][:MAX_REVALUED]:
+            sentence = value_unsaid(claim, text)
+            about_user = is_user(claim.subject, claim.relation, claim.attribute)
+            words, cost = await users_words(self.llm, claim, about_user, sentence, self.timeout_s)
+            result.usage = result.usage.add(cost)
+            checked = check(claim.model_copy(update={"value": words}), text) if words else None
+            if checked is None or _key(checked.claim) in said:
+                continue
+            log.info("claim value %r is the model's words: the user's are %r", claim.value, words)
+            said.add(_key(checked.claim))
+            revalued.append((claim, checked))
+        # the news of another subject of the same reading is still not put on the user
+        again, _ = checked_claims([c.claim for c in kept] + [c.claim for _, c in revalued], text)
+        kept_again = {_key(c.claim) for c in again}
+        revalued = [(was, c) for was, c in revalued if _key(c.claim) in kept_again]
+        for was, _ in revalued:
+            result.dropped.remove(was)
+        return [c for _, c in revalued]
 
     async def _answers_its_label(self, item: Checked, text: str, result: Reading) -> bool:
         """Whether the message, asked for the claim's label, answers its value (value_check.py)."""

@@ -29,12 +29,12 @@ from services.common.held import as_digits
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
-from services.knowledge.claims.verify import plain, quoted_in
+from services.knowledge.claims.verify import SHARED_START, plain, quoted_in
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
 from thea.models import LLMUsage
-from thea.words import NEGATION, lower_words
+from thea.words import NEGATION, STOPWORDS, lower_words, words
 
 log = logging.getLogger(__name__)
 
@@ -165,3 +165,72 @@ async def answers_its_label(
     if not kept:
         log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)
     return kept, cost
+
+
+async def users_words(
+    llm: BaseChatModel, claim: ClaimOut, about_user: bool, sentence: str, timeout_s: float
+) -> tuple[str, LLMUsage]:
+    """The user's own words for a claim whose value the model wrote in its own ("job: tour guide"
+    of "... has taken me on part-time to lead tours"): the sentence asked for the claim's label,
+    the answer when it is a short run of the sentence's words that does not say "not"; "" when
+    there is none. An end is never asked (its value is the old one)."""
+    if claim.kind is ClaimKind.ENDS:
+        return "", LLMUsage()
+    asked = checking.question(claim.subject, claim.relation, about_user, claim.attribute)
+    try:
+        out, cost = await ask_structured(
+            llm,
+            checking.ValueAnswer,
+            checking.build(sentence[:MAX_ASKED_CHARS], asked),
+            checking.PROMPT,
+            timeout_s=timeout_s,
+            max_tokens=checking.MAX_TOKENS,
+        )
+    except LLMError as exc:
+        log.warning("could not ask for a claim's value in the user's words (%s)", exc)
+        return "", LLMUsage()
+    answer = out.answer.strip(" .,;:!?\"'")
+    if NEGATION.search(answer):
+        return "", cost
+    if len(answer.split()) <= MAX_ANSWER_WORDS and copied(answer, sentence):
+        return answer, cost
+    return longest_run(answer, sentence, claim.attribute), cost
+
+
+def _formed(word: str, other: str) -> bool:
+    """One word, or forms of one ("tours", "tour"): as a value's word is found in a quote."""
+    return word == other or (
+        min(len(word), len(other)) >= SHARED_START and word[:SHARED_START] == other[:SHARED_START]
+    )
+
+
+def longest_run(answer: str, sentence: str, attribute: str) -> str:
+    """The first run of the answer's words that the sentence holds word for word, or in another
+    form ("tour guide" holds "tours" of "to lead tours"; the longest such run from that word), as
+    the sentence writes them ("above the bakery on Mill Lane" of
+    "The user's home is now above the bakery on Mill Lane."), without closed-class words at its
+    ends; a run must hold a word of substance that is not the label's or the user's. "" when
+    there is none."""
+    said, source = words(answer), words(sentence)
+    low_said, low_source = [w.lower() for w in said], [w.lower() for w in source]
+    label = {w.lower() for w in words(attribute)} | {"user", "user's", "users"}
+    for j in range(len(low_said)):
+        best: list[str] = []
+        for i in range(len(low_source)):
+            n = 0
+            while (
+                i + n < len(low_source)
+                and j + n < len(low_said)
+                and _formed(low_source[i + n], low_said[j + n])
+            ):
+                n += 1
+            run = source[i : i + n]
+            while run and run[0].lower() in STOPWORDS:
+                run = run[1:]
+            while run and run[-1].lower() in STOPWORDS:
+                run = run[:-1]
+            if len(run) > len(best) and any(w.lower() not in STOPWORDS | label for w in run):
+                best = run
+        if best:
+            return " ".join(best[:MAX_ANSWER_WORDS])
+    return ""

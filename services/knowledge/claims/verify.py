@@ -40,6 +40,8 @@ NAMES_NOBODY = frozenset(
 FIRST_PERSON = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive", "id"}
 )
+#: someone else as the one a clause is about, when it begins with them (closed class)
+SINGULAR_SUBJECTS = frozenset({"he", "she"})
 #: someone else spoken of (closed class)
 THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their", "theirs"})
 #: a value's word counts as quoted when it and a quoted word share this long a beginning
@@ -239,8 +241,12 @@ def speaks_of_another(quote: str, message: str) -> bool:
     said her kidneys were failing", "The house feels very empty without her"): what they say is
     not the user's (pronoun voice, closed class; words naming nobody stay the user's: "sold the
     Polo, got a Kia"; another's clause beside the quote's, "his mom is sending some", does not
-    make it another's)."""
-    words = set(plain(clauses_of(quote, message)).split())
+    make it another's). A clause that begins with "he" or "she" is theirs, whoever else it names
+    ("she is sixty-nine and still beats me at cribbage": the wife's age, read as the user's)."""
+    said = plain(clauses_of(quote, message)).split()
+    if said and said[0] in SINGULAR_SUBJECTS:  # "she is sixty-nine and still beats me at cribbage"
+        return True
+    words = set(said)
     return not words & FIRST_PERSON and bool(words & THIRD_PERSON)
 
 
@@ -341,6 +347,21 @@ def check(claim: ClaimOut, message: str) -> Checked | None:
         }
     )
     return Checked(tidied, about_user)
+
+
+def value_unsaid(claim: ClaimOut, message: str) -> str:
+    """The sentence of the message that holds the claim's quote when that is all that is wrong
+    with it: the quote is the user's but its value is the model's own words ("job: tour guide"
+    of "the maritime museum downtown has taken me on part-time to lead tours"), else ""."""
+    quote, value = tidy(claim.quote), tidy(claim.value)
+    if not (quote and value and tidy(claim.attribute) and tidy(claim.subject)):
+        return ""
+    if not quoted_in(quote, message):
+        quote = sentence_gapped(quote, message) or sentence_spelt_apart(quote, message)
+    if not quote:
+        return ""
+    sentence = sentence_of(quote, message)
+    return "" if within(value, sentence) else tidy(sentence)
 
 
 def checked_claims(claims: Sequence[ClaimOut], message: str) -> tuple[list[Checked], list[ClaimOut]]:

@@ -475,6 +475,34 @@ def test_a_change_closes_the_same_subjects_claim_of_the_same_attribute_only(kind
 
 
 @pytest.mark.parametrize(
+    ("old_told", "attribute", "old_value", "new_told", "new_value", "naming"),
+    [
+        # first contact, set 21: "Since ordinary bread will not do for me, could you suggest a
+        # gluten-free bread …" read as a correction closed "Your diet: coeliac disease"
+        ("I have coeliac disease", "diet", "coeliac disease", "ordinary bread will not do for me",
+         "no ordinary bread", "sorry, not coeliac disease, ordinary bread will just not do for me"),
+        ("im lactose intolerant", "diet", "lactose intolerant", "no milk in my tea pls", "no milk",
+         "not lactose intolerant after all, just no milk in my tea"),
+        ("I'm allergic to peanuts", "allergy", "peanuts", "shellfish makes me ill too", "shellfish",
+         "it's not peanuts, it's shellfish that makes me ill"),
+    ],
+)  # fmt: skip
+def test_a_constraint_is_corrected_only_by_words_that_name_it(
+    old_told: str, attribute: str, old_value: str, new_told: str, new_value: str, naming: str
+) -> None:
+    """A wrongly closed constraint lets help suggest what harms the user; a wrongly kept one only
+    makes it careful. A correction read under a constraint's label closes it only when its words
+    name the constraint's value (a change the reader read as a replacement still closes it:
+    tests/integration/test_constraints_add_up.py)."""
+    kind = ClaimKind.CORRECTS
+    old = _at(claim(old_told, attribute, old_value).model_copy(update={"category": "constraint"}), 1)
+    new = _at(claim(new_told, attribute, new_value), 2, kind).model_copy(update={"category": "constraint"})
+    assert _supersede([new], [old]).closings == []
+    named = _at(claim(naming, attribute, new_value), 2, kind).model_copy(update={"category": "constraint"})
+    assert [c.old.id for c in _supersede([named], [old]).closings] == [old.id]
+
+
+@pytest.mark.parametrize(
     ("told", "attribute", "items", "taken", "left"),
     [
         (

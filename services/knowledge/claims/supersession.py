@@ -393,6 +393,18 @@ async def _closed_by(
         ended = [(old, "ended") for old in chosen if old not in theirs]
         return ended + await _judged(new, theirs, _as_judge(asked.still), out, "ended")
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
+        # a constraint is corrected only by words that name it: a wrongly closed one lets help
+        # suggest what harms the user (first contact set 21: "Since ordinary bread will not do for
+        # me, could you suggest a gluten-free bread …", read as a correction, closed "Your diet:
+        # coeliac disease"); a change the reader read ("I eat fish again now, pescatarian") still
+        # closes the diet it replaces
+        found = [
+            (old, n)
+            for old, n in found
+            if kind is not ClaimKind.CORRECTS
+            or not is_constraint(old.category)
+            or changes_value(new, old, others)
+        ]
         strong = [(old, n) for old, n in found if n > WEAK or changes_value(new, old, others)]
         if not strong:  # only claims its words touch, under other attributes: the model judges
             return await _judged(new, [old for old, _ in found], judge, out, kind.value, fits=asked.fits)

@@ -365,10 +365,9 @@ class ClaimReader:
                 result.kept.append(item)
             elif not closes and not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
-            elif item in revalued or await self._answers_its_label(
-                item, text, result
-            ):  # (a change whose value
-                # holds its label's word, "plan: change of plan", is checked as a new claim is)
+            elif item in revalued or await self._answers_its_label(item, text, result):
+                # (a value asked again is the check's own answer; a change whose value holds its
+                # label's word, "plan: change of plan", is checked as a new claim is)
                 result.kept.append(item)
             else:
                 result.dropped.append(item.claim)
@@ -382,8 +381,8 @@ class ClaimReader:
         or it says what a kept claim says."""
         said = {_key(c.claim) for c in kept}
         revalued: list[tuple[reading.ClaimOut, Checked]] = []
-        for claim in [c for c in result.dropped if value_unsaid(c, text)][:MAX_REVALUED]:
-            sentence = value_unsaid(claim, text)
+        unsaid = [(c, sentence) for c in result.dropped if (sentence := value_unsaid(c, text))]
+        for claim, sentence in unsaid[:MAX_REVALUED]:
             about_user = is_user(claim.subject, claim.relation, claim.attribute)
             words, cost = await users_words(self.llm, claim, about_user, sentence, self.timeout_s)
             result.usage = result.usage.add(cost)

@@ -182,9 +182,10 @@ def told_lines(
 ) -> list[ToldLine]:
     """The user's sentences a question may be answered from: the statements of their newest
     messages the slow loop has not read (``unread``, newest first: whatever recall found), of
-    their best recalled messages, the words of the matching claims whose message was not
-    recalled, then those of their other current claims. ``planned``: claims told ahead that have
-    not started (a line whose every claim is one is marked PLANNED with the day it starts).
+    their best recalled messages, the words of the matching claims and of the current claims
+    recall found whose message was not recalled, then those of their other current claims.
+    ``planned``: claims told ahead that have not started (a line whose every claim is one is
+    marked PLANNED with the day it starts).
     ``messages``: the text of the messages claims were read from, by id (a claim's line is then
     the sentences of that message, :func:`claim_message_lines`). ``naming``: the user's newest
     messages naming whom the question asks about (its lines follow the recalled ones)."""
@@ -216,7 +217,12 @@ def told_lines(
             recalled += 1
     for message in naming:
         add_message(message.id, message.content, message.created_at)
-    for fact in matched[:CLAIMS_READ]:
+    # a current claim recall found, its message not among those recalled (live: "what do I do for
+    # work these days?" recalled "I work as a teacher …" and the claim "Your job: barista", whose
+    # message holds no word of the question; only the old message was shown and "Teacher" said)
+    current = {f.id: f for f in stored if f.valid_until is None}
+    found = [current[h.id] for h in hits if h.id in current]
+    for fact in [*matched[:CLAIMS_READ], *found[:CLAIMS_READ]]:
         _add_claim(out, read, fact, by_message, texts, ahead)
     if len(out) < FEW_LINES:
         # recall found next to nothing: the user's other current claims, newest first (words said

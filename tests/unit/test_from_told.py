@@ -1035,3 +1035,35 @@ def test_a_line_said_since_naming_whom_the_answer_speaks_of_is_read_as_a_change(
     assert named_in(quote, others) == [others[0]]
     assert [t.text for t in newer_lines(quote, lines, question, named_in(quote, others))] == [later]
     assert newer_lines(quote, lines, question) == []  # no word of the question in it
+
+
+@pytest.mark.parametrize(
+    ("old_words", "new_quote", "new_message"),
+    [
+        ("hi, I'm Marta, I work as a teacher at a primary school in Porto", "I've been a barista",
+         "ok so big change, left the school and I've been a barista at a cafe near the river since the 1st"),
+        ("I live in Croydon, near the station", "moved into the flat in Hove",
+         "We finally moved into the flat in Hove last weekend!"),
+        ("my car is an old Fiesta, runs fine", "picked up the Skoda yesterday",
+         "Sold the Fiesta, picked up the Skoda yesterday"),
+    ],
+)  # fmt: skip
+def test_a_current_claim_recall_found_gives_its_words_beside_the_older_message(
+    old_words: str, new_quote: str, new_message: str
+) -> None:
+    """Tried live: "what do I do for work these days?" recalled the old message by its word "work"
+    and the claim "Your job: barista" by meaning; only the old message was shown and the answer was
+    "Teacher". A current claim recall found is shown by its own words too."""
+    new = claim("f-new", new_quote, "m-new", at=MARCH_3 + 9 * DAY)
+    plants = [message(f"m{n}", f"My plant number {n} needs water.", MARCH_3) for n in range(2)]
+    hits = [
+        message("m-old", old_words, MARCH_3),
+        *plants,  # enough lines that the other current claims are not brought in anyway
+        RecallHit(id="f-new", type="Fact", text=new_quote, score=0.9, created_at=MARCH_3 + 9 * DAY),
+    ]
+    texts = [t.text for t in told_lines(hits, [new], [], "asking", messages={"m-new": new_message})]
+    assert any(new_quote in t for t in texts), texts
+    assert any(old_words.split(",")[-1].strip() in t for t in texts)
+    gone = new.model_copy(update={"valid_until": MARCH_3 + 10 * DAY})
+    texts = [t.text for t in told_lines(hits, [gone], [], "asking", messages={"m-new": new_message})]
+    assert not any(new_quote in t for t in texts)  # a claim no longer true is not brought in so

@@ -44,6 +44,7 @@ from services.knowledge.claims.verify import (
     Checked,
     check,
     checked_claims,
+    claim_key,
     is_user,
     plain,
     speaks_of_someone,
@@ -160,10 +161,6 @@ class KeptClaims:
 
 #: claims of one message whose value is asked again in the user's words (bounded work)
 MAX_REVALUED = 3
-
-
-def _key(claim: reading.ClaimOut) -> tuple[str, str, str]:
-    return plain(claim.subject), plain(claim.attribute), plain(claim.value)
 
 
 def claim_id(source_id: str, index: int) -> str:
@@ -379,7 +376,7 @@ class ClaimReader:
         (value_check.users_words; at most :data:`MAX_REVALUED` a message). Each is moved from
         ``result.dropped`` to the list returned unless the message still does not bear it out
         or it says what a kept claim says."""
-        said = {_key(c.claim) for c in kept}
+        said = {claim_key(c.claim) for c in kept}
         revalued: list[tuple[reading.ClaimOut, Checked]] = []
         unsaid = [(c, sentence) for c in result.dropped if (sentence := value_unsaid(c, text))]
         for claim, sentence in unsaid[:MAX_REVALUED]:
@@ -387,15 +384,15 @@ class ClaimReader:
             words, cost = await users_words(self.llm, claim, about_user, sentence, self.timeout_s)
             result.usage = result.usage.add(cost)
             checked = check(claim.model_copy(update={"value": words}), text) if words else None
-            if checked is None or _key(checked.claim) in said:
+            if checked is None or claim_key(checked.claim) in said:
                 continue
             log.info("claim value %r is the model's words: the user's are %r", claim.value, words)
-            said.add(_key(checked.claim))
+            said.add(claim_key(checked.claim))
             revalued.append((claim, checked))
         # the news of another subject of the same reading is still not put on the user
         again, _ = checked_claims([c.claim for c in kept] + [c.claim for _, c in revalued], text)
-        kept_again = {_key(c.claim) for c in again}
-        revalued = [(was, c) for was, c in revalued if _key(c.claim) in kept_again]
+        kept_again = {claim_key(c.claim) for c in again}
+        revalued = [(was, c) for was, c in revalued if claim_key(c.claim) in kept_again]
         for was, _ in revalued:
             result.dropped.remove(was)
         return [c for _, c in revalued]

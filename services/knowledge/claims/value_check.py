@@ -29,7 +29,7 @@ from services.common.held import as_digits
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
-from services.knowledge.claims.verify import SHARED_START, plain, quoted_in
+from services.knowledge.claims.verify import plain, quoted_in, same_word
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
@@ -145,8 +145,27 @@ async def answers_its_label(
     and what asking cost."""
     if claim.kind is ClaimKind.ENDS or not claim.value.strip():
         return True, LLMUsage()
-    asked = checking.question(claim.subject, claim.relation, about_user, claim.attribute)
     text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
+    answer, cost = await _asked(llm, claim, about_user, text, timeout_s)
+    if answer is None:
+        log.warning("could not check a claim's value: kept")
+        return True, cost
+    kept = backs(answer, claim.value, claim.attribute) or (
+        is_constraint(category_of(claim.attribute)) and own_value(answer, text)
+    )
+    if not kept:
+        log.info(
+            "claim not kept: the message answers %r for %s, not %r", answer, claim.attribute, claim.value
+        )
+    return kept, cost
+
+
+async def _asked(
+    llm: BaseChatModel, claim: ClaimOut, about_user: bool, text: str, timeout_s: float
+) -> tuple[str | None, LLMUsage]:
+    """The text asked for the claim's subject's attribute (never its value): the model's answer,
+    or None when the call failed; and what asking cost."""
+    asked = checking.question(claim.subject, claim.relation, about_user, claim.attribute)
     try:
         out, cost = await ask_structured(
             llm,
@@ -157,14 +176,9 @@ async def answers_its_label(
             max_tokens=checking.MAX_TOKENS,
         )
     except LLMError as exc:
-        log.warning("could not check a claim's value (%s): kept", exc)
-        return True, LLMUsage()
-    kept = backs(out.answer, claim.value, claim.attribute) or (
-        is_constraint(category_of(claim.attribute)) and own_value(out.answer, text)
-    )
-    if not kept:
-        log.info("claim not kept: asked %r, the message answers %r, not %r", asked, out.answer, claim.value)
-    return kept, cost
+        log.warning("asking %r of a message failed (%s)", asked, exc)
+        return None, LLMUsage()
+    return out.answer, cost
 
 
 async def users_words(
@@ -176,32 +190,13 @@ async def users_words(
     there is none. An end is never asked (its value is the old one)."""
     if claim.kind is ClaimKind.ENDS:
         return "", LLMUsage()
-    asked = checking.question(claim.subject, claim.relation, about_user, claim.attribute)
-    try:
-        out, cost = await ask_structured(
-            llm,
-            checking.ValueAnswer,
-            checking.build(sentence[:MAX_ASKED_CHARS], asked),
-            checking.PROMPT,
-            timeout_s=timeout_s,
-            max_tokens=checking.MAX_TOKENS,
-        )
-    except LLMError as exc:
-        log.warning("could not ask for a claim's value in the user's words (%s)", exc)
-        return "", LLMUsage()
-    answer = out.answer.strip(" .,;:!?\"'")
+    said, cost = await _asked(llm, claim, about_user, sentence[:MAX_ASKED_CHARS], timeout_s)
+    answer = (said or "").strip(" .,;:!?\"'")
     if NEGATION.search(answer):
         return "", cost
     if len(answer.split()) <= MAX_ANSWER_WORDS and copied(answer, sentence):
         return answer, cost
     return longest_run(answer, sentence, claim.attribute), cost
-
-
-def _formed(word: str, other: str) -> bool:
-    """One word, or forms of one ("tours", "tour"): as a value's word is found in a quote."""
-    return word == other or (
-        min(len(word), len(other)) >= SHARED_START and word[:SHARED_START] == other[:SHARED_START]
-    )
 
 
 def longest_run(answer: str, sentence: str, attribute: str) -> str:
@@ -221,7 +216,7 @@ def longest_run(answer: str, sentence: str, attribute: str) -> str:
             while (
                 i + n < len(low_source)
                 and j + n < len(low_said)
-                and _formed(low_source[i + n], low_said[j + n])
+                and same_word(low_source[i + n], low_said[j + n])
             ):
                 n += 1
             run = source[i : i + n]

@@ -81,13 +81,16 @@ def plain(text: str, apostrophe: str = " ") -> str:
     return " ".join(lower_words(kept.replace("'", apostrophe).replace("\u2019", apostrophe)))
 
 
+def same_word(word: str, other: str) -> bool:
+    """One word, or forms of one ("tours", "tour"; "teacher", "teach"): they share a beginning of
+    :data:`SHARED_START` letters."""
+    return word == other or (
+        min(len(word), len(other)) >= SHARED_START and word[:SHARED_START] == other[:SHARED_START]
+    )
+
+
 def _word_found(word: str, quoted: Sequence[str]) -> bool:
-    if word in quoted:
-        return True
-    if len(word) < SHARED_START:
-        return False
-    head = word[:SHARED_START]
-    return any(len(q) >= SHARED_START and q[:SHARED_START] == head for q in quoted)
+    return any(same_word(word, q) for q in quoted)
 
 
 def within(part: str, whole: str) -> bool:
@@ -305,16 +308,28 @@ def _repeats(value: str, attribute: str) -> bool:
     return said <= set(plain(attribute).split())
 
 
+def users_quote(quote: str, message: str) -> str:
+    """The quote when it is a run of the message's words, else the sentence it stands for (a word
+    of the user's left out, or their words spelt out), else ""."""
+    if quoted_in(quote, message):
+        return quote
+    return sentence_gapped(quote, message) or sentence_spelt_apart(quote, message)
+
+
+def claim_key(claim: ClaimOut) -> tuple[str, str, str]:
+    """What a claim says: its subject, attribute and value (one message's claims are kept once each)."""
+    return plain(claim.subject), plain(claim.attribute), plain(claim.value)
+
+
 def check(claim: ClaimOut, message: str) -> Checked | None:
     """The claim when the message bears it out, else None."""
     quote, value, subject = tidy(claim.quote), tidy(claim.value), tidy(claim.subject)
     attribute, relation = tidy(claim.attribute).lower(), tidy(claim.relation).lower()
     if not (quote and value and attribute and subject):
         return None
-    if not quoted_in(quote, message):  # a word of the user's left out, or their words spelt out
-        quote = sentence_gapped(quote, message) or sentence_spelt_apart(quote, message)
-        if not quote:
-            return None
+    quote = users_quote(quote, message)
+    if not quote:
+        return None
     if not within(value, quote) or plain(quote) == plain(value):
         # the model quoted too little (not the value, or the value alone: then nothing quoted says
         # what it is of): the sentence that holds both
@@ -356,8 +371,7 @@ def value_unsaid(claim: ClaimOut, message: str) -> str:
     quote, value = tidy(claim.quote), tidy(claim.value)
     if not (quote and value and tidy(claim.attribute) and tidy(claim.subject)):
         return ""
-    if not quoted_in(quote, message):
-        quote = sentence_gapped(quote, message) or sentence_spelt_apart(quote, message)
+    quote = users_quote(quote, message)
     if not quote:
         return ""
     sentence = sentence_of(quote, message)
@@ -375,7 +389,7 @@ def checked_claims(claims: Sequence[ClaimOut], message: str) -> tuple[list[Check
         if checked is None:
             dropped.append(claim)
             continue
-        key = (plain(checked.claim.subject), plain(checked.claim.attribute), plain(checked.claim.value))
+        key = claim_key(checked.claim)
         if key not in seen:
             seen.add(key)
             kept.append(checked)

@@ -179,7 +179,8 @@ class FactKeeper:
         facts: list[Fact] = []
         if self.claims is not None:
             try:
-                read = await self.claims.reader.read(message.text)
+                names = await asyncio.to_thread(self.claims.names_of, message)
+                read = await self.claims.reader.read(message.text, names)
                 facts = await asyncio.to_thread(self.claims.built, read, message)
             except LLMError as exc:
                 log.warning("could not read the told fact into claims (%s): kept as told", exc)

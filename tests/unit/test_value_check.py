@@ -11,7 +11,7 @@ from services.knowledge.claims.value_check import answers_its_label, backs
 from services.prompts import value_check
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from tests.claims_support import scripted_reader
-from thea.llm.fake import FakeChatModel
+from thea.llm.fake import FakeCall, FakeChatModel
 from thea.llm.prompt_ids import PromptId
 
 
@@ -210,3 +210,48 @@ async def test_a_value_in_the_models_own_words_is_kept_in_the_users(
         read = await ClaimReader(llm).read(message)
         assert [c.claim.value for c in read.kept] == kept, said_back
         assert [c.value for c in read.dropped] == ([] if kept else [value])
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "attribute", "value", "known"),
+    [
+        # tried live: the job of "Marta" was asked as another's, answered in a sentence and lost,
+        # so the later new job closed nothing and the answer said "Teacher"
+        ("hi, I'm Marta, I work as a teacher at a primary school in Porto", "Marta", "job", "teacher", ""),
+        ("Hello! Name's Tomasz, 34, I drive a tram in Krakow for a living", "Tomasz", "job", "tram", ""),
+        ("My name is Wen and I am allergic to shellfish", "Wen", "allergy", "shellfish", ""),
+        # the name told in an earlier message, as the record holds it
+        ("Ama here again, still a midwife at Korle Bu", "Ama", "job", "midwife", "Ama"),
+    ],
+)  # fmt: skip
+async def test_a_claim_about_the_users_own_name_is_checked_as_the_users(
+    message: str, name: str, attribute: str, value: str, known: str
+) -> None:
+    """A claim the model puts on the user's name rather than on the user is checked as the user's:
+    asked for a named person's label, the 1.5B answered a sentence ("Marta is now a teacher at a
+    primary school in Porto.") and the claim was lost; asked for the user's, "teacher"."""
+    quote = next(part.strip() for part in message.split(",") if value.split()[0] in part)
+    claims = [
+        ClaimOut(quote=quote, subject=name, relation="self", attribute=attribute, value=value, when="",
+                 kind=ClaimKind.NEW),
+    ]  # fmt: skip
+    if not known:
+        claims.append(
+            ClaimOut(quote=f"{name}", subject="user", relation="self", attribute="name", value=name, when="",
+                     kind=ClaimKind.NEW)
+        )  # fmt: skip
+
+    def check(call: FakeCall) -> str:
+        asked = str(call.messages[-1].content)
+        said = f"{name} is now {value}, as the message says, in {message}"
+        if "the user's" in asked:
+            said = name if "name" in asked.split("the user's")[-1] else value
+        return json.dumps({"answer": said})
+
+    llm = FakeChatModel()
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: claims}))
+    llm.answer(PromptId.VALUE_CHECK, check)
+    read = await ClaimReader(llm).read(message, {name.lower()} if known else set())
+    held = {(c.claim.subject, c.claim.attribute, c.claim.value) for c in read.kept}
+    assert ("user", attribute, value) in held
+    assert not read.dropped

@@ -14,7 +14,7 @@ Ids derive from the message and the claim's place in it, so a retried job stores
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -193,6 +193,19 @@ def _renames_another(checked: Checked, message: str, known: set[str]) -> bool:
     return speaks_of_someone(checked.claim.quote, message)
 
 
+def as_users(checked: Sequence[Checked], names: Set[str]) -> list[Checked]:
+    """The claims, each about someone called by one of the user's names made the user's (tried
+    live: "hi, I'm Marta, I work as a teacher ..." read as "Marta job: teacher" was checked as the
+    job of someone else, asked "what is Marta's job?", and lost; so the later "barista" did not
+    close it and the answer said "Teacher")."""
+    return [
+        Checked(c.claim.model_copy(update={"subject": "user", "relation": "self"}), about_user=True)
+        if not c.about_user and plain(c.claim.subject) in names
+        else c
+        for c in checked
+    ]
+
+
 def starts_on(claim: reading.ClaimOut, said_at: int) -> int | None:
     """When a change told ahead takes effect (epoch ms): the day its time as told names, if that is
     after the day it was said ("we're moving to York in March", "I leave Boots in June"); None for
@@ -209,11 +222,8 @@ def build_claims(
     """The Fact nodes of one message's checked claims (a claim about someone called by the user's
     own name is about the user: "I'm Priya ... Priya teaches maths")."""
     out: list[Fact] = []
-    for index, item in enumerate(checked):
+    for index, item in enumerate(as_users(checked, names or set())):
         claim = item.claim
-        if not item.about_user and plain(claim.subject) in (names or set()):
-            item = Checked(claim.model_copy(update={"subject": "user", "relation": "self"}), about_user=True)
-            claim = item.claim
         fact = Fact(
             id=claim_id(message.source_id, index),
             confidence=TOLD_CONFIDENCE,
@@ -329,12 +339,14 @@ class ClaimReader:
             f" {check.name}/{check.version}"
         )
 
-    async def read(self, text: str) -> Reading:
+    async def read(self, text: str, names: Set[str] = frozenset()) -> Reading:
         """The claims the message bears out, those it does not, those only of a moment, and what
         the reading cost. A long message is read a part of a few sentences at a time (a small
         model lists the facts of a short part and drops some of a long one), each with the
         sentence before it; then each claim the message bears out is sorted (sort_claims.py) and
-        its value checked against the message asked for its label (value_check.py)."""
+        its value checked against the message asked for its label (value_check.py). ``names``:
+        the names the user goes by (:func:`user_names`); a claim about one of them, or about a
+        name the message gives the user, is the user's before it is checked."""
         text = text[:MAX_READ_CHARS]
         claims: list[reading.ClaimOut] = []
         usage = LLMUsage()
@@ -350,6 +362,7 @@ class ClaimReader:
             claims += out.claims
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
+        kept = as_users(kept, user_names(kept, []) | set(names))
         result = Reading(dropped=dropped, usage=usage)
         revalued = await self._in_users_words(kept, text, result)
         for item in [*kept, *revalued]:
@@ -476,8 +489,8 @@ class ClaimKeeper:
 
     async def keep(self, message: SaidMessage) -> KeptClaims:
         """Read the message, store its claims, close what they supersede."""
-        read = await self.reader.read(message.text)
-        current = self._current(message)  # read once: to settle subjects and to supersede
+        current = self._current(message)  # read once: to know the user's names, settle subjects, supersede
+        read = await self.reader.read(message.text, user_names([], current))
         built = self.built(read, message, current)
         revisions = Revisions()
         if self.reviser is not None:
@@ -632,6 +645,10 @@ class ClaimKeeper:
             list(wrong.values()),
             usage,
         )
+
+    def names_of(self, message: SaidMessage) -> set[str]:
+        """The names the user goes by, as their record holds them."""
+        return user_names([], self._current(message))
 
     def _current(self, message: SaidMessage) -> list[Fact]:
         """The user's current claims, but this message's own (a retried job)."""

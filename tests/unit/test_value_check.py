@@ -119,6 +119,14 @@ def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value
          "diet", "lactose intolerant", "dairy-free", True),
         ("I'm coeliac, so bread is out for me", "I'm coeliac", "health", "coeliac", "gluten-free diet", True),
         ("no nuts for me, I carry an epipen", "no nuts for me", "allergy", "nuts", "tree nut allergy", True),
+        # the other side of the same constraint, copied from the clause the claim quotes (first
+        # contact set 21: "lactose intolerant" was lost)
+        ("btw im lactose intolerant so no milk cheese ice cream for me 😭 milk tea is my weakness tho",
+         "im lactose intolerant", "diet", "lactose intolerant", "no milk cheese ice cream", True),
+        ("I'm coeliac so no bread or pasta for me, sadly", "I'm coeliac", "health", "coeliac",
+         "no bread or pasta", True),
+        ("my doctor put me on a low salt diet because of my blood pressure", "because of my blood pressure",
+         "health", "blood pressure", "low salt diet", True),
         # a constraint the message names otherwise, copied: the check stands
         ("I'm vegan now, and I walk to work", "I walk to work", "diet", "walk to work", "vegan", False),
         # the check saying the message does not say it, in its own words: the claim goes

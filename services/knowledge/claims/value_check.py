@@ -29,7 +29,7 @@ from services.common.held import as_digits
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
-from services.knowledge.claims.verify import plain, quoted_in, same_word
+from services.knowledge.claims.verify import clauses_of, plain, quoted_in, same_word
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
@@ -138,6 +138,15 @@ def own_value(answer: str, message: str) -> bool:
     return bool(answer.strip()) and not copied(answer, message) and not NEGATION.search(answer)
 
 
+def said_with(answer: str, quote: str, message: str) -> bool:
+    """The answer is words of the very clauses the claim quotes: another side of the same
+    constraint ("no milk cheese ice cream" for "lactose intolerant" of "btw im lactose intolerant
+    so no milk cheese ice cream for me", first contact set 21: the constraint was lost), not
+    another thing the message says ("vegan" for "walk to work" of "I'm vegan now, and I walk to
+    work")."""
+    return bool(answer.strip()) and quoted_in(answer, clauses_of(quote, message))
+
+
 async def answers_its_label(
     llm: BaseChatModel, claim: ClaimOut, about_user: bool, message: str, timeout_s: float
 ) -> tuple[bool, LLMUsage]:
@@ -151,7 +160,8 @@ async def answers_its_label(
         log.warning("could not check a claim's value: kept")
         return True, cost
     kept = backs(answer, claim.value, claim.attribute) or (
-        is_constraint(category_of(claim.attribute)) and own_value(answer, text)
+        is_constraint(category_of(claim.attribute))
+        and (own_value(answer, text) or said_with(answer, claim.quote, text))
     )
     if not kept:
         log.info(

@@ -40,13 +40,16 @@ class Act(StrEnum):
     FRAGMENT = "fragment"
 
 
+#: "you" as people type it ("can u suggest ...", "could ya check ..."): the pronoun, closed class
+_YOU = r"(?:you|u|ya)"
+
 #: Openers and phrases that ask for help or give an instruction rather than ask what thea knows.
 _REQUEST = re.compile(
     # the marks before the opening word are taken possessively (every word starts with a letter)
     r"^\W*+(?:please\b|tell\s+me\b|suggest|recommend|give|write|draft|explain|describe|list|show|make|create|plan"
     r"|help|translate|summari[sz]e|calculate|compute|compare|define|find|check|design|outline|brainstorm"
     r"|teach|convert|fix|rewrite|propose|prepare|generate)\b"
-    r"|\b(?:can|could|would|will)\s+you\s+(?!tell\s+me\b|remind\s+me\b|remember\b|recall\b)\w+"
+    rf"|\b(?:can|could|would|will)\s+{_YOU}\s+(?!tell\s+me\b|remind\s+me\b|remember\b|recall\b)\w+"
     r"|\bany\s+(?:[\w-]+\s+){0,2}(?:tips?|ideas?|advice|suggestions?|recommendations?|thoughts?|pointers?)\b"
     r"|\b(?:what|which)(?:'s|\s+is|\s+are|\s+would\s+be)\s+(?:a\s+|some\s+|the\s+)?(?:good|great|best|quick|easy|nice|healthy|fun)\b"
     r"|\bwhat\s+are\s+some\b|\bwhat\s+should\s+(?:i|we)\b|\bshould\s+(?:i|we)\b"
@@ -168,7 +171,7 @@ _OPENING_GREETING = re.compile(
 #: starts, never inside one (every start in a long run scanned the rest of it again: 3.5 s for
 #: 20,000 spaces), and runs are taken possessively (``++``)
 _THEN_ASKS = re.compile(
-    r"(?!(?<=\s)\s)\s*+(?:(?<![-\u2013\u2014])[-\u2013\u2014]++|,)\s++(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+you\b|any\s+(?:[\w-]+\s+){0,2}"
+    r"(?!(?<=\s)\s)\s*+(?:(?<![-\u2013\u2014])[-\u2013\u2014]++|,)\s++(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+(?:you|u|ya)\b|any\s+(?:[\w-]+\s+){0,2}"
     r"(?:tips?|ideas?|advice|suggestions?|recommendations?)\b|what\s+(?:should|can|could)\s+(?:i|we)\b)",
     re.IGNORECASE,
 )

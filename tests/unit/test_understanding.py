@@ -132,3 +132,27 @@ def test_a_bare_age_in_an_introduction_is_told_not_asked() -> None:
         understand("Kim here. 34. Paramedic, living in Derby with my partner Alex").kind
         is MessageKind.STATEMENT
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "told"),
+    [
+        # first contact, set 22: the request for help was read as news and got no help
+        (
+            "so we're doing a harambee for achieng's fees on 12 oct at st mary's hall, target ni 150k, "
+            "can u suggest how i write the whatsapp poster msg so watu wakuje 🙏 then ill sort the chairs",
+            "so we're doing a harambee for achieng's fees on 12 oct at st mary's hall, target ni 150k.",
+        ),
+        ("my mums 70th is on the 3rd, could ya think of a gift under 50 quid", "my mums 70th is on the 3rd."),
+        ("im coeliac now - can u give me a pasta recipe", "im coeliac now."),
+        ("Tomás starts school monday, would u help me pack his bag", "Tomás starts school monday."),
+    ],
+)
+def test_a_request_typed_with_u_for_you_is_a_request_after_what_it_tells(message: str, told: str) -> None:
+    """The words "u" and "ya" are "you" as people type it: what such a sentence asks is asked, and what it
+    tells before is told."""
+    parts = understand(message).parts
+    assert [p.act for p in parts] == [Act.STATEMENT, Act.REQUEST]
+    assert understand(message).told == [told]
+    assert understand(message.replace(" u ", " you ").replace(" ya ", " you ")).told == [told]
+    assert understand("can u recommend a good podcast for my commute?").kind is MessageKind.REQUEST

@@ -32,6 +32,11 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 
+#: the writer speaking of themselves (closed class; "im", "ive" as typed without an apostrophe)
+FIRST_PERSON = frozenset(
+    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive", "id"}
+)
+
 STOPWORDS = frozenset(
     [
         "a",

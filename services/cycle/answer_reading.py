@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
-from services.cycle.fact_match import FIRST_PERSON, stems_of
+from services.cycle.fact_match import stems_of
 from services.cycle.from_told import Quoted, ToldQuote, narrowed
 from services.knowledge.claims.verify import plain
 from services.prompts import BaseMessage, PromptSpec
@@ -35,6 +35,7 @@ from services.prompts.same_subject import Referent
 from thea.errors import LLMError
 from thea.models import LLMUsage
 from thea.models.step_outputs import PromptRecord
+from thea.words import FIRST_PERSON
 
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)

@@ -20,10 +20,9 @@ from services.common.dates import when_text
 from services.common.statements import sentences, turn_round
 from services.common.text import TextEmbedder
 from services.common.timeline import claims_at
-from services.cycle.fact_match import FIRST_PERSON
 from services.knowledge.claims.verify import quoted_in, tidy
 from thea.models import Fact, UserImpulse
-from thea.words import STOPWORDS, lower_words
+from thea.words import FIRST_PERSON, STOPWORDS, lower_words
 
 #: words without one of which a question is never read for a moment (closed class: they only
 #: spare the model call, the model reads the moment)

@@ -16,10 +16,8 @@ from services.cycle.not_told import FRAME_WORDS, is_personal_question
 from services.knowledge.claims.verify import plain
 from services.recall.lexical import stem
 from thea.models import USER_SUBJECT, Fact
-from thea.words import STOPWORDS
+from thea.words import FIRST_PERSON, STOPWORDS
 
-#: the question's words that say it is about the speaker
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id"})
 #: share of the best match a claim needs to be shown with it
 MATCH_FLOOR = 0.35
 #: how much a claim about whom the question asks weighs, beside its shared words and recall score

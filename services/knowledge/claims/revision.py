@@ -37,7 +37,6 @@ from services.knowledge.claims.render import names_subject, told_claim
 from services.knowledge.claims.supersession import content_stems, items_left, list_items, names_itself
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
-    FIRST_PERSON,
     hostile,
     plain,
     quoted_in,
@@ -51,6 +50,7 @@ from services.prompts import revise_claims as revising
 from services.prompts.extract_claims import ClaimKind, ClaimOut, is_list_label
 from thea.errors import LLMError
 from thea.models import USER_SUBJECT, Fact, LLMUsage
+from thea.words import FIRST_PERSON
 
 log = logging.getLogger(__name__)
 

@@ -28,17 +28,13 @@ from services.common.understanding import only_asks
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, sentences, without_any_order
 from thea.text import neutralise
-from thea.words import NEGATION, STOPWORDS, lower_words
+from thea.words import FIRST_PERSON, NEGATION, STOPWORDS, lower_words
 
 #: the subject as the model writes the user themselves
 USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
 #: subjects that name nobody: a pronoun the model did not resolve (seen live: a subject called "He")
 NAMES_NOBODY = frozenset(
     {"he", "she", "him", "her", "they", "them", "it", "his", "hers", "their", "its", "someone", "somebody"}
-)
-#: the writer speaking of themselves (closed class; "im", "ive" as typed without an apostrophe)
-FIRST_PERSON = frozenset(
-    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive", "id"}
 )
 #: someone else as the one a clause is about, when it begins with them (closed class)
 SINGULAR_SUBJECTS = frozenset({"he", "she"})

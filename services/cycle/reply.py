@@ -235,10 +235,16 @@ def reaction_shown(
     """What the user is shown of the model's reaction: the reaction when it passes the checks
     (:func:`checked_reply`), in the tone the model felt (:func:`in_tone`); for bad news whose
     reaction cannot be shown, :data:`SORRY` alone (never "Got it" after a death); else None (the
-    plain acknowledgement)."""
+    plain acknowledgement). A message that holds the user's own apology is never bad news to be
+    sorry about."""
+    feeling = read.feeling
+    if feeling is prompt.Feeling.BAD and says_any(message, prompt.APOLOGY):
+        # the user's apology for a slip felt as bad news: "eish sorry i got that wrong juzi, achieng
+        # yuko moi uni ..." got "I'm sorry to hear that." (first contact, sets 21 and 22)
+        feeling = prompt.Feeling.NEUTRAL
     checked = checked_reply(read.reply, message, name, small_talk)
-    toned = in_tone(checked, read.feeling) if checked is not None else None
-    if toned is None and read.feeling is prompt.Feeling.BAD:
+    toned = in_tone(checked, feeling) if checked is not None else None
+    if toned is None and feeling is prompt.Feeling.BAD:
         return Reaction(SORRY, sympathy_only=True)
     return Reaction(toned) if toned is not None else None
 

@@ -61,6 +61,9 @@ CHEERFUL = (
 )
 #: thea's words of sympathy: a reaction to bad news holds one (or a hope), one to good news none
 SYMPATHETIC = ("sorry", "sad", "oh no", "oops", "take care", "rough", "tough")
+#: the user's own apology ("sorry, I got that wrong ..."): a message that holds one may be felt
+#: as bad news for it, and is no loss to be sorry about (closed class)
+APOLOGY = ("sorry", "oops", "my bad")
 #: what a reaction to bad news may hold instead of sympathy ("I hope it gets fixed soon"); good
 #: news may have it too ("I hope he's settling in")
 HOPEFUL = ("hope",)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.common.understanding import understand
-from services.cycle.reply import checked_reply, copied_run, in_tone, made_up, unclear_who
-from services.prompts.reply import Feeling
+from services.cycle.reply import checked_reply, copied_run, in_tone, made_up, reaction_shown, unclear_who
+from services.prompts.reply import Feeling, Reply
 from thea.models import MessageKind
 
 
@@ -357,3 +357,30 @@ def test_the_users_words_said_back_as_i_to_you_are_left_out(told: str, reply: st
     while speaking to "you" was turned round, and said the friend's news as the user's. Whose
     "I" and whose "you" it is cannot be told: it is left out, the rest stands."""
     assert checked_reply(reply, told) == shown
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        # first contact, sets 21 and 22: "I'm sorry to hear that." to a slip put right
+        "eish sorry i got that wrong juzi, achieng yuko moi uni in eldoret not kenyatta",
+        "oops the dentist is on the 14th not the 4th, got my dates muddled",
+        "my bad, Tom's birthday is in june, not july",
+        "I am sorry, I got something wrong earlier: my mother is seventy-six, not seventy-four.",
+    ],
+)
+def test_the_users_own_apology_for_a_slip_is_not_met_with_sympathy(told: str) -> None:
+    """A correction the model felt as bad news (the user said sorry) whose reaction cannot be
+    shown gets the plain acknowledgement, never "I'm sorry to hear that."; one it can show is
+    shown as written."""
+    echo = Reply(feeling=Feeling.BAD, reply=told)  # an echo: never shown
+    assert reaction_shown(echo, told) is None
+    fine = Reply(feeling=Feeling.BAD, reply="Thanks for letting me know, noted!")
+    shown = reaction_shown(fine, told)
+    assert shown is not None
+    assert "sorry" not in shown.text.lower()
+    # bad news without an apology still gets sympathy when its reaction cannot be shown
+    loss = "the vet said Biscuit's kidneys are failing, we have to say goodbye on friday"
+    shown = reaction_shown(Reply(feeling=Feeling.BAD, reply=loss), loss)
+    assert shown is not None
+    assert shown.text == "I'm sorry to hear that."

@@ -1320,3 +1320,36 @@ def test_what_was_said_since_ends_the_answer_as_a_sentence_and_a_cut_says_so(new
     assert said.endswith("\u201d.")
     quoted = said.split("\u201c", 1)[1].rsplit("\u201d", 1)[0]
     assert quoted == newer.strip() or (quoted.endswith("\u2026") and newer.startswith(quoted[:-1]))
+
+
+@pytest.mark.parametrize(
+    ("quote", "attribute", "value"),
+    [
+        # first contact, set 21: read as an end, the constraint read "(no longer)"
+        ("im lactose intolerant so no milk cheese ice cream for me", "diet", "no milk cheese ice cream"),
+        ("doc says no more salt for me", "diet", "no more salt"),
+        ("I can't have gluten anymore", "diet", "can't have gluten"),
+        ("never eating red meat again after that scare", "diet", "never eating red meat"),
+    ],
+)
+def test_an_end_that_closes_nothing_and_says_no_is_kept_as_what_holds_now(
+    quote: str, attribute: str, value: str
+) -> None:
+    """An end whose value itself says what no longer is, and that closes no earlier claim, is
+    what holds now; an end that closes one, or whose value is the thing that stopped, stays an
+    end (its line says "no longer")."""
+    from services.knowledge.claims.keeper import as_told
+
+    said = _at(claim(quote, attribute, value), 2, ClaimKind.ENDS)
+    sold = _at(claim("I sold the Golf", "car", "Golf"), 2, ClaimKind.ENDS)
+    old = _at(claim(f"I told you {value}", attribute, value), 1)
+    allowed = _at(claim(f"I told you {value}", attribute, value), 3, ClaimKind.ENDS)
+    plan = _supersede([said, sold], [])
+    kept = {f.id: f for f in (as_told(f, plan) for f in plan.stored)}
+    assert kept[said.id].content == f"Your {attribute}: {value}."
+    assert kept[said.id].change == ClaimKind.NEW.value
+    assert claim_line(kept[sold.id]) == "Your car: Golf (no longer)."
+    # the same words ending a claim the record holds: an end (the constraint is lifted)
+    plan = _supersede([allowed], [old], still=False)
+    assert [c.old.id for c in plan.closings] == [old.id]
+    assert [as_told(f, plan).change for f in plan.stored] == [ClaimKind.ENDS.value]

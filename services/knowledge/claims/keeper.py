@@ -28,7 +28,7 @@ from services.common.timeline import day_ahead, starts_at
 from services.knowledge.claims.categories import category_of
 from services.knowledge.claims.joint import joint_changes
 from services.knowledge.claims.pair_calls import PairCalls
-from services.knowledge.claims.render import claim_line, subject_key, told_claim
+from services.knowledge.claims.render import claim_line, ended, subject_key, told_claim
 from services.knowledge.claims.revision import ClaimReviser, Revisions
 from services.knowledge.claims.subjects import settled_subjects
 from services.knowledge.claims.supersession import (
@@ -69,6 +69,7 @@ from thea.models import (
     stable_id,
 )
 from thea.models.step_outputs import ClaimsJobOutput, ReadClaim, SupersededFact
+from thea.words import NEGATION
 
 log = logging.getLogger(__name__)
 
@@ -288,6 +289,19 @@ def with_revisions(plan: Supersession, revised: Sequence[tuple[Fact, Fact]]) -> 
     ]
     stored = [*plan.stored, *(change for _, change in revised), *kept]
     return replace(plan, stored=stored, closings=closings)
+
+
+def as_told(fact: Fact, plan: Supersession) -> Fact:
+    """The claim, an end that closes nothing and whose value says what no longer is ("no milk
+    cheese ice cream" of "im lactose intolerant so no milk cheese ice cream for me", first contact
+    set 21) kept as a plain fact: shown as an end it read "diet: no milk cheese ice cream (no
+    longer)", the constraint turned round. An end that closes an earlier claim, or whose value
+    is the thing that stopped ("sold the Civic": "car: Civic"), stays an end."""
+    closes = any(c.by.id == fact.id for c in plan.closings)
+    if not ended(fact) or closes or not NEGATION.search(fact.value or ""):
+        return fact
+    told = fact.model_copy(update={"change": reading.ClaimKind.NEW.value})
+    return told.model_copy(update={"content": claim_line(told)})
 
 
 def upcoming(fact: Fact) -> bool:
@@ -572,6 +586,7 @@ class ClaimKeeper:
         usage = calls.usage
         plan = with_revisions(moved_dates(plan, message.said_at), revised)
         plan = joint_changes(plan, current, message.source_id)
+        plan = replace(plan, stored=[as_told(f, plan) for f in plan.stored])
         wrong_corrections: list[reading.ClaimOut] = []
         if check_corrections:
             plan, wrong_corrections, cost = await self._corrections_kept(plan, message)

@@ -37,6 +37,9 @@ FIRST_PERSON = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive", "id"}
 )
 
+#: someone else as the one a clause is about, when it begins with them (closed class)
+SINGULAR_SUBJECTS = frozenset({"he", "she"})
+
 STOPWORDS = frozenset(
     [
         "a",

@@ -15,7 +15,7 @@ import re
 
 from services.common.understanding import Act, Part, Understanding
 from services.prompts.asked_beside_news import Asked, AskedBesideNews
-from thea.words import lower_words
+from thea.words import SINGULAR_SUBJECTS, lower_words
 
 #: share of the copied words a part must hold to be the one that asks (a copy that is not exact)
 NEAR_COPY = 0.6
@@ -54,9 +54,14 @@ def _holds(part: Part, asked: str) -> bool:
 def reread(understanding: Understanding, read: AskedBesideNews) -> Understanding:
     """The message's parts as the model read it: the words that ask as a request (help) or a
     question (about the user's life), and the other parts taken for questions without a question
-    mark as statements; unchanged when the model names words the message does not hold."""
+    mark as statements; unchanged when the model names words the message does not hold. Words
+    that open on someone else ("he", "she") are what they asked, not the user: nothing asked."""
     asked = " ".join(read.asked.split())
     act = _ACT.get(read.asks)
+    if lower_words(asked)[:1] and lower_words(asked)[0] in SINGULAR_SUBJECTS:
+        # what someone else asked is news (first contact, set 22: "... and he has asked me never
+        # to mention drawing boards again", read as help asked, got "I don't know.")
+        act = None
     parts: list[Part] = []
     placed = act is None or not asked
     for part in understanding.parts:

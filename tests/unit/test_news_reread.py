@@ -101,3 +101,24 @@ def test_news_the_model_misreads_as_a_question_without_a_question_mark_stays_new
     before = understand(message)
     after = reread(before, AskedBesideNews(asked=copied, asks=Asked.MY_LIFE))
     assert not {Act.QUESTION, Act.REQUEST} & after.acts
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        # first contact, set 22: answered "I don't know." as if help had been asked
+        (
+            "Kerem sat us down at dinner on Sunday to announce that he no longer wishes to become an "
+            "architect; he has decided to apply for computer engineering, and he has asked me never to "
+            "mention drawing boards again.",
+            "he has asked me never to mention drawing boards again",
+        ),
+        ("my sister rang, she wants me to find her a cheap flight to Malaga",
+         "she wants me to find her a cheap flight"),
+        ("Dad's retiring in May and he asked me to plan the party", "he asked me to plan the party"),
+    ],
+)  # fmt: skip
+def test_what_someone_else_asked_the_user_is_news_not_a_request(message: str, asked: str) -> None:
+    read = reread(understand(message), AskedBesideNews(asked=asked, asks=Asked.HELP))
+    assert read.kind is MessageKind.STATEMENT
+    assert not read.asks_for_help

@@ -28,7 +28,7 @@ from services.common.understanding import only_asks
 from services.prompts.extract_claims import ClaimOut
 from services.prompts.quoting import is_order, sentences, without_any_order
 from thea.text import neutralise
-from thea.words import FIRST_PERSON, NEGATION, STOPWORDS, lower_words
+from thea.words import FIRST_PERSON, NEGATION, SINGULAR_SUBJECTS, STOPWORDS, lower_words
 
 #: the subject as the model writes the user themselves
 USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speaker", "writer", "we", "us"})
@@ -36,8 +36,6 @@ USER_WORDS = frozenset({"user", "i", "me", "myself", "self", "the user", "speake
 NAMES_NOBODY = frozenset(
     {"he", "she", "him", "her", "they", "them", "it", "his", "hers", "their", "its", "someone", "somebody"}
 )
-#: someone else as the one a clause is about, when it begins with them (closed class)
-SINGULAR_SUBJECTS = frozenset({"he", "she"})
 #: someone else spoken of (closed class)
 THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their", "theirs"})
 #: a value's word counts as quoted when it and a quoted word share this long a beginning

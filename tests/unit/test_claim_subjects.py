@@ -143,3 +143,42 @@ def test_a_relation_the_quote_does_not_name_is_the_one_the_record_gives(
     text: str, read: ClaimOut, record: Fact, expected: str
 ) -> None:
     assert [r for _s, r, _a, _v in settled(text, [read], [record])] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "record", "expected"),
+    [
+        (  # first contact, set 22: the correction closed the user's own age
+            "I am sorry, I got something wrong: my mother is not seventy-four but seventy-six.",
+            said("my mother is not seventy-four but seventy-six", "mother age", "seventy-six", kind=CORRECTS),
+            [told("Nermin", "mother", "home", "Bursa", "My mother, Nermin, lives in Bursa"),
+             told("user", "self", "age", "forty-seven", "I am forty-seven")],
+            ("Nermin", "mother", "age", "seventy-six"),
+        ),
+        (
+            "my wife's job is at the bakery on Mill Lane now",
+            said("my wife's job is at the bakery on Mill Lane now", "wife's job", "bakery on Mill Lane",
+                 kind=ClaimKind.REPLACES),
+            [told("Jess", "wife", "name", "Jess", "my wife Jess")],
+            ("Jess", "wife", "job", "bakery on Mill Lane"),
+        ),
+        (
+            "Tomás starts at Park Primary in September",
+            said("Tomás starts at Park Primary in September", "son school", "Park Primary"),
+            [told("Tomás", "son", "age", "4", "our son Tomás is 4")],
+            ("Tomás", "son", "school", "Park Primary"),
+        ),
+    ],
+)  # fmt: skip
+def test_someone_elses_attribute_put_on_the_user_under_a_label_naming_their_relation_is_theirs(
+    text: str, read: ClaimOut, record: list[Fact], expected: tuple[str, str, str, str]
+) -> None:
+    assert settled(text, [read], record) == [expected]
+    # a label that only is the relation ("mother: Nermin") or a relation the record does not
+    # give anyone stays the user's
+    assert settled("my sister is Ana", [said("my sister is Ana", "sister", "Ana")], record) == [
+        ("user", "self", "sister", "Ana")
+    ]
+    assert settled(
+        "my boss's name is Priti", [said("my boss's name is Priti", "boss name", "Priti")], record
+    ) == [("user", "self", "boss name", "Priti")]

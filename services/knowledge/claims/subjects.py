@@ -10,7 +10,12 @@ catch without reading any language:
 * **a correction of someone else put on the user** ("i told u yaw is 4 but nah hes 5" read as
   the user's age; first contact, set 6): a claim put on the user whose quote names another
   subject of the record (by name or relation) that already holds that attribute, while the user
-  holds none, is that subject's claim. A claim the record cannot place stays as the model read it.
+  holds none, is that subject's claim;
+* **someone else's attribute put on the user under a label that opens on their relation**
+  ("mother age" of "my mother is not seventy-four but seventy-six"): the one subject the record
+  gives that relation, when the quote names it, holds the rest of the label ("age").
+
+A claim the record cannot place stays as the model read it.
 """
 
 from __future__ import annotations
@@ -77,6 +82,25 @@ def _named_in(quote: str, key: str) -> bool:
     return any(words[i : i + len(name)] == name for i in range(len(words) - len(name) + 1))
 
 
+def _relation_in_label(claim: ClaimOut, known: dict[str, Subject]) -> tuple[Subject, str] | None:
+    """The one subject of the record whose relation opens the label of a claim put on the user,
+    and the rest of the label, when the quote names that relation or that subject ("mother age"
+    of "my mother is not seventy-four but seventy-six", first contact set 22: a correction of the
+    mother's age closed the user's own); else None. The relation words are the record's own."""
+    words = plain(claim.attribute).split()
+    owners: list[tuple[Subject, str]] = []
+    for subject in known.values():
+        relation = plain(subject.relation).split()
+        if not relation or words[: len(relation)] != relation:
+            continue
+        rest = words[len(relation) :]
+        rest = rest[1:] if rest[:1] == ["s"] else rest  # "mother's age"
+        named = _named_in(claim.quote, plain(subject.relation)) or _named_in(claim.quote, subject.key)
+        if rest and named:
+            owners.append((subject, " ".join(rest)))
+    return owners[0] if len(owners) == 1 else None
+
+
 def settled_subjects(checked: Sequence[Checked], current: Sequence[Fact]) -> list[Checked]:
     """The message's checked claims with their subjects settled by the record (module doc):
     ``current`` is the user's current claims before this message."""
@@ -87,6 +111,12 @@ def settled_subjects(checked: Sequence[Checked], current: Sequence[Fact]) -> lis
     for item in checked:
         claim = item.claim
         attribute = plain(claim.attribute)
+        named = _relation_in_label(claim, known) if item.about_user else None
+        if named is not None:  # "mother age" of "my mother is not seventy-four but seventy-six"
+            owner, label = named
+            update = {"subject": owner.name, "relation": owner.relation, "attribute": label}
+            out.append(Checked(claim.model_copy(update=update), about_user=False))
+            continue
         if item.about_user and attribute not in mine:
             owners = [
                 s

@@ -1353,3 +1353,26 @@ def test_an_end_that_closes_nothing_and_says_no_is_kept_as_what_holds_now(
     plan = _supersede([allowed], [old], still=False)
     assert [c.old.id for c in plan.closings] == [old.id]
     assert [as_told(f, plan).change for f in plan.stored] == [ClaimKind.ENDS.value]
+
+
+@pytest.mark.parametrize(
+    ("message", "subject"),
+    [
+        # first contact, set 22: the new home was dropped and the old one left ended alone
+        ("We have left Cihangir at last. Elif and I have rented an old wooden house on Büyükada.",
+         "Elif and I"),
+        ("me and Jo finally got a flat on Mill Lane", "me and Jo"),
+        ("Sam & I moved to a cottage in Hebden Bridge last month", "Sam & I"),
+        ("my wife and I bought a terraced house in Leith", "my wife and I"),
+    ],
+)  # fmt: skip
+def test_what_the_writer_shares_with_someone_named_together_is_the_users(message: str, subject: str) -> None:
+    value = {"Elif": "Büyükada", "Jo": "Mill Lane", "Sam": "Hebden Bridge", "wife": "Leith"}
+    home = next(v for k, v in value.items() if k in subject)
+    checked = check(said(message, "home", home, subject=subject, relation="partner"), message)
+    assert checked is not None
+    assert checked.about_user
+    assert checked.claim.subject == "user"
+    # someone else named with another, never the writer, stays theirs
+    theirs = check(said(message, "home", home, subject="Elif and Kerem", relation="family"), message)
+    assert theirs is None or not theirs.about_user

@@ -159,13 +159,24 @@ def sentence_spelt_apart(quote: str, message: str) -> str:
     return ""
 
 
+#: people named together in one subject ("Elif and I", "me & Jo"; closed class)
+_TOGETHER = re.compile(r"\s*(?:,|&|\band\b)\s*")
+#: the writer as one of them
+_WRITER = frozenset({"i", "me", "myself"})
+
+
 def is_user(subject: str, relation: str, attribute: str = "") -> bool:
     """The claim is about the writer: the subject is the user by any of its names ("user", "I"),
-    or a name given with relation "self" as the writer's own name ("I'm Raj": Raj, self, name).
+    or names the writer together with someone ("Elif and I", "me and Jo": what they share is the
+    user's too), or a name given with relation "self" as the writer's own name ("I'm Raj": Raj,
+    self, name).
     A named subject the model calls "self" otherwise is someone else ("Tomás's birthday"); the
     keeper still makes it the user when the name is the user's own."""
     if subject.strip().lower() in USER_WORDS:
         return True
+    together = _TOGETHER.split(subject.strip().lower())
+    if len(together) > 1 and any(one.strip() in _WRITER for one in together):
+        return True  # "Elif and I have rented an old wooden house on Büyükada" (first contact, set 22)
     return relation.strip().lower() in {"self", "user", "me"} and plain(attribute) == "name"
 
 

@@ -211,7 +211,9 @@ async def test_a_value_in_the_models_own_words_is_kept_in_the_users(
     claim = ClaimOut(
         quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="", kind=kind
     )
-    for said_back, kept in ((answer, [users]), ("a warehouse", []), ("not said", [])):
+    # (a health claim the check answers in none of the user's words is kept as they said it: below)
+    unanswered = [quote] if attribute == "health" else []
+    for said_back, kept in ((answer, [users]), ("a warehouse", unanswered), ("not said", [])):
         llm = FakeChatModel()
         llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: [claim]}))
         llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": said_back}))
@@ -263,3 +265,34 @@ async def test_a_claim_about_the_users_own_name_is_checked_as_the_users(
     held = {(c.claim.subject, c.claim.attribute, c.claim.value) for c in read.kept}
     assert ("user", attribute, value) in held
     assert not read.dropped
+
+
+@pytest.mark.parametrize(
+    ("message", "quote", "attribute", "value"),
+    [
+        # first contact, set 22: a translation as the value, dropped; the salt limit was lost
+        ("went to the clinic last wk n doc said my bp iko juu sana, 150 smthng, so ameniambia nipunguze "
+         "chumvi kabisa", "so ameniambia nipunguze chumvi kabisa", "diet", "low salt"),
+        ("je suis allergique aux arachides, so no satay for me pls", "je suis allergique aux arachides",
+         "allergy", "peanuts"),
+        ("doctor says ich habe Zöliakie, so the bread thing is serious", "ich habe Zöliakie", "health",
+         "coeliac disease"),
+    ],
+)  # fmt: skip
+async def test_a_constraint_in_the_models_words_the_users_do_not_answer_is_kept_as_they_said_it(
+    message: str, quote: str, attribute: str, value: str
+) -> None:
+    """A health or diet claim whose value is the model's (a translation) and whose label the
+    user's words do not answer is kept with the user's quote as its value: a lost constraint
+    breaks the help given. Any other claim so read stays dropped."""
+    for label, kept in ((attribute, [quote]), ("job", [])):
+        claim = ClaimOut(
+            quote=quote, subject="user", relation="self", attribute=label, value=value, when="",
+            kind=ClaimKind.NEW,
+        )  # fmt: skip
+        llm = FakeChatModel()
+        llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: [claim]}))
+        llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": value}))  # the model's word again
+        read = await ClaimReader(llm).read(message)
+        assert [c.claim.value for c in read.kept] == kept, label
+        assert [c.value for c in read.dropped] == ([] if kept else [value])

@@ -29,7 +29,7 @@ from services.common.held import as_digits
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.supersession import content_stems
-from services.knowledge.claims.verify import clauses_of, plain, quoted_in, same_word
+from services.knowledge.claims.verify import clauses_of, plain, quoted_in, same_word, tidy, users_quote
 from services.prompts import value_check as checking
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from thea.errors import LLMError
@@ -206,7 +206,26 @@ async def users_words(
         return "", cost
     if len(answer.split()) <= MAX_ANSWER_WORDS and copied(answer, sentence):
         return answer, cost
-    return longest_run(answer, sentence, claim.attribute), cost
+    run = longest_run(answer, sentence, claim.attribute)
+    if not run and answer and is_constraint(category_of(claim.attribute)):
+        return constraint_quote(claim, sentence), cost
+    return run, cost
+
+
+#: the most words a constraint's quote may have to stand as its value
+MAX_QUOTED_VALUE = 16
+
+
+def constraint_quote(claim: ClaimOut, sentence: str) -> str:
+    """For a health or diet claim whose value is the model's words, when the check answers the
+    label in none of the user's words either (and does not say it is not said): the quote
+    itself, when short, as the user said it (first contact set 22: "doc said my bp iko juu sana,
+    150 smthng, so ameniambia nipunguze chumvi kabisa" was read "diagnosis: high blood
+    pressure", a translation, and dropped; asked what to go easy on, the answer named the
+    family's market stall). A lost constraint breaks the help given; the user's own words
+    invent nothing."""
+    quote = users_quote(tidy(claim.quote), sentence)
+    return tidy(quote) if 0 < len(quote.split()) <= MAX_QUOTED_VALUE else ""
 
 
 def longest_run(answer: str, sentence: str, attribute: str) -> str:

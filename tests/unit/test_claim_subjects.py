@@ -182,3 +182,14 @@ def test_someone_elses_attribute_put_on_the_user_under_a_label_naming_their_rela
     assert settled(
         "my boss's name is Priti", [said("my boss's name is Priti", "boss name", "Priti")], record
     ) == [("user", "self", "boss name", "Priti")]
+
+
+def test_a_relative_the_message_also_names_by_relation_alone_is_the_one_the_record_names() -> None:
+    """Read live (set 22): "mother, age: seventy-six" and "user, mother age: seventy-six" from one
+    correction; the record's Nermin is the mother both mean."""
+    text = "I am sorry, I got something wrong: my mother is not seventy-four but seventy-six."
+    quote = "my mother is not seventy-four but seventy-six"
+    record = [told("Nermin", "mother", "home", "Bursa", "My mother, Nermin, lives in Bursa")]
+    alone = said(quote, "age", "seventy-six", subject="mother", relation="mother", kind=CORRECTS)
+    mine = said(quote, "mother age", "seventy-six", kind=CORRECTS)
+    assert settled(text, [alone, mine], record)[1] == ("Nermin", "mother", "age", "seventy-six")

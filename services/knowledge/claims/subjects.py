@@ -98,6 +98,8 @@ def _relation_in_label(claim: ClaimOut, known: dict[str, Subject]) -> tuple[Subj
         named = _named_in(claim.quote, plain(subject.relation)) or _named_in(claim.quote, subject.key)
         if rest and named:
             owners.append((subject, " ".join(rest)))
+    if len(owners) > 1:  # one named by the relation alone ("mother") is the one named by name
+        owners = [(o, rest) for o, rest in owners if plain(o.name) != plain(o.relation)]
     return owners[0] if len(owners) == 1 else None
 
 

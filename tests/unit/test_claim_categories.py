@@ -12,7 +12,9 @@ from services.knowledge.claims.categories import CONSTRAINT, GENERAL, category_o
 @pytest.mark.parametrize(
     "label",
     ["diet", "dietary needs", "food allergy", "allergies", "health", "medication", "eating habits",
-     "lactose intolerance", "medical_condition", "condition"],
+     "lactose intolerance", "medical_condition", "condition",
+     # first contact, set 22: "diagnosis: high blood pressure", "symptoms" of a salt limit
+     "diagnosis", "symptoms"],
 )  # fmt: skip
 def test_health_and_diet_labels_are_constraints(label: str) -> None:
     assert category_of(label) == CONSTRAINT

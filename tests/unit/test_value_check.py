@@ -296,3 +296,41 @@ async def test_a_constraint_in_the_models_words_the_users_do_not_answer_is_kept_
         read = await ClaimReader(llm).read(message)
         assert [c.claim.value for c in read.kept] == kept, label
         assert [c.value for c in read.dropped] == ([] if kept else [value])
+
+
+@pytest.mark.parametrize(
+    ("message", "ended", "new", "attribute"),
+    [
+        # first contact, set 22: the new home was checked, answered in a sentence and lost
+        ("We have left Cihangir at last. Elif and I have rented an old wooden house on Büyükada.",
+         "Cihangir", "Büyükada", "home"),
+        ("sold the civic last week, picked up a used corolla on saturday", "civic", "corolla", "car"),
+        ("done with the call centre for good!! starting at the bakery on monday", "call centre", "bakery",
+         "workplace"),
+    ],
+)  # fmt: skip
+async def test_a_new_value_beside_an_end_of_the_same_label_is_what_replaces_it(
+    message: str, ended: str, new: str, attribute: str
+) -> None:
+    """An end and a new value of one subject's label in one message are a change: the new value
+    is kept as its replacement, whatever the value check would answer (a whole sentence here)."""
+    sentence = "The user said a great many things in this message, all of them in one long sentence."
+    read_as = [
+        ClaimOut(quote=ended, subject="user", relation="self", attribute=attribute, value=ended, when="",
+                 kind=ClaimKind.ENDS),
+        ClaimOut(quote=new, subject="user", relation="self", attribute=attribute, value=new, when="",
+                 kind=ClaimKind.NEW),
+    ]  # fmt: skip
+    llm = FakeChatModel()
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: read_as}))
+    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": sentence}))
+    read = await ClaimReader(llm).read(message)
+    kinds = {c.claim.value: c.claim.kind for c in read.kept}
+    assert kinds == {ended: ClaimKind.ENDS, new: ClaimKind.REPLACES}
+    # a new value of another label, or an item of a list, is checked as any new claim is
+    other = [read_as[0], read_as[1].model_copy(update={"attribute": "hobby"})]
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: other}))
+    assert [c.claim.value for c in (await ClaimReader(llm).read(message)).kept] == [ended]
+    listed = [c.model_copy(update={"attribute": "shopping list"}) for c in read_as]
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: listed}))
+    assert [c.claim.value for c in (await ClaimReader(llm).read(message)).kept] == [ended]

@@ -6,7 +6,9 @@ from thea.words import lower_words
 
 #: label words of a constraint: every request for help is given these claims, and a new one
 #: adds to the others unless the reader says it changes, ends or corrects one
-CONSTRAINT_ATTRIBUTES = ("allerg", "diet", "intoleran", "health", "condition", "medic", "eat", "food")
+CONSTRAINT_ATTRIBUTES = (
+    "allerg", "diet", "intoleran", "health", "condition", "medic", "eat", "food", "diagnos", "symptom",
+)  # fmt: skip
 CONSTRAINT = "constraint"
 GENERAL = "general"
 

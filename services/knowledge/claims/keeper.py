@@ -194,6 +194,27 @@ def _renames_another(checked: Checked, message: str, known: set[str]) -> bool:
     return speaks_of_someone(checked.claim.quote, message)
 
 
+def with_ends_replaced(checked: Sequence[Checked]) -> list[Checked]:
+    """The claims, a new one of the same subject and label as an end the same message tells read
+    as what replaces it ("We have left Cihangir at last. Elif and I have rented an old wooden
+    house on Büyükada": home Cihangir ends, home Büyükada new; first contact set 22, the new home
+    was then checked as a new claim, answered in a whole sentence and lost). A change is neither
+    sorted nor checked: a lost change leaves the old value gone and nothing in its place. Items
+    of a list (the reading prompt's labels ending in "list") are items, never replacements."""
+
+    def label(c: Checked) -> tuple[str, str]:
+        return plain(c.claim.subject), plain(c.claim.attribute)
+
+    ended = {label(c) for c in checked if c.claim.kind is reading.ClaimKind.ENDS}
+    out: list[Checked] = []
+    for c in checked:
+        listed = plain(c.claim.attribute).split()[-1:] == ["list"]
+        if c.claim.kind is reading.ClaimKind.NEW and label(c) in ended and not listed:
+            c = Checked(c.claim.model_copy(update={"kind": reading.ClaimKind.REPLACES}), c.about_user)
+        out.append(c)
+    return out
+
+
 def as_users(checked: Sequence[Checked], names: Set[str]) -> list[Checked]:
     """The claims, each about someone called by one of the user's names made the user's (tried
     live: "hi, I'm Marta, I work as a teacher ..." read as "Marta job: teacher" was checked as the
@@ -376,7 +397,7 @@ class ClaimReader:
             claims += out.claims
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
-        kept = as_users(kept, user_names(kept, []) | set(names))
+        kept = with_ends_replaced(as_users(kept, user_names(kept, []) | set(names)))
         result = Reading(dropped=dropped, usage=usage)
         revalued = await self._in_users_words(kept, text, result)
         for item in [*kept, *revalued]:

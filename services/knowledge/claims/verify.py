@@ -159,10 +159,23 @@ def sentence_spelt_apart(quote: str, message: str) -> str:
     return ""
 
 
-#: people named together in one subject ("Elif and I", "me & Jo"; closed class)
-_TOGETHER = re.compile(r"\s*(?:,|&|\band\b)\s*")
-#: the writer as one of them
+#: the writer as one of people named together in one subject
 _WRITER = frozenset({"i", "me", "myself"})
+
+
+def _named_together_with_writer(subject: str) -> bool:
+    """The subject names people together ("Elif and I", "me & Jo", "Sam, Jo and I"; closed
+    class), the writer among them."""
+    words = subject.lower().replace("&", " and ").replace(",", " and ").split()
+    people: list[str] = []
+    one: list[str] = []
+    for word in [*words, "and"]:
+        if word == "and":
+            people.append(" ".join(one))
+            one = []
+        else:
+            one.append(word)
+    return len(people) > 1 and any(p in _WRITER for p in people)
 
 
 def is_user(subject: str, relation: str, attribute: str = "") -> bool:
@@ -174,8 +187,7 @@ def is_user(subject: str, relation: str, attribute: str = "") -> bool:
     keeper still makes it the user when the name is the user's own."""
     if subject.strip().lower() in USER_WORDS:
         return True
-    together = _TOGETHER.split(subject.strip().lower())
-    if len(together) > 1 and any(one.strip() in _WRITER for one in together):
+    if _named_together_with_writer(subject):
         return True  # "Elif and I have rented an old wooden house on Büyükada" (first contact, set 22)
     return relation.strip().lower() in {"self", "user", "me"} and plain(attribute) == "name"
 

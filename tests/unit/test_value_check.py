@@ -331,6 +331,8 @@ async def test_a_new_value_beside_an_end_of_the_same_label_is_what_replaces_it(
     other = [read_as[0], read_as[1].model_copy(update={"attribute": "hobby"})]
     llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: other}))
     assert [c.claim.value for c in (await ClaimReader(llm).read(message)).kept] == [ended]
-    listed = [c.model_copy(update={"attribute": "shopping list"}) for c in read_as]
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: listed}))
-    assert [c.claim.value for c in (await ClaimReader(llm).read(message)).kept] == [ended]
+    for label in ("shopping list", "diet"):  # items of a list; constraints add up
+        listed = [c.model_copy(update={"attribute": label}) for c in read_as]
+        llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: listed}))
+        kept = (await ClaimReader(llm).read(message)).kept
+        assert ClaimKind.REPLACES not in [c.claim.kind for c in kept], label

@@ -25,7 +25,7 @@ from services.common.llm_calls import ask_structured, model_name
 from services.common.statements import sentences
 from services.common.text import TextEmbedder
 from services.common.timeline import day_ahead, starts_at
-from services.knowledge.claims.categories import category_of
+from services.knowledge.claims.categories import category_of, is_constraint
 from services.knowledge.claims.joint import joint_changes
 from services.knowledge.claims.pair_calls import PairCalls
 from services.knowledge.claims.render import claim_line, ended, subject_key, told_claim
@@ -200,7 +200,10 @@ def with_ends_replaced(checked: Sequence[Checked]) -> list[Checked]:
     house on Büyükada": home Cihangir ends, home Büyükada new; first contact set 22, the new home
     was then checked as a new claim, answered in a whole sentence and lost). A change is neither
     sorted nor checked: a lost change leaves the old value gone and nothing in its place. Items
-    of a list (the reading prompt's labels ending in "list") are items, never replacements."""
+    of a list (the reading prompt's labels ending in "list") are items, never replacements, and
+    health and diet claims add up (probe: "im lactose intolerant so no milk cheese ice cream for
+    me" read as an end of "no milk cheese ice cream" beside a new "lactose intolerant", which
+    as a replacement would close the user's other diets)."""
 
     def label(c: Checked) -> tuple[str, str]:
         return plain(c.claim.subject), plain(c.claim.attribute)
@@ -209,7 +212,8 @@ def with_ends_replaced(checked: Sequence[Checked]) -> list[Checked]:
     out: list[Checked] = []
     for c in checked:
         listed = plain(c.claim.attribute).split()[-1:] == ["list"]
-        if c.claim.kind is reading.ClaimKind.NEW and label(c) in ended and not listed:
+        adds_up = is_constraint(category_of(c.claim.attribute))
+        if c.claim.kind is reading.ClaimKind.NEW and label(c) in ended and not (listed or adds_up):
             c = Checked(c.claim.model_copy(update={"kind": reading.ClaimKind.REPLACES}), c.about_user)
         out.append(c)
     return out

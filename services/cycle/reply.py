@@ -158,6 +158,8 @@ def checked_reply(reply: str, message: str, name: str = "", small_talk: str | No
 #: thea speaking of itself, and a sentence that speaks to the user
 _THEA_AS_I = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|myself)\b")
 _TO_THE_USER = re.compile(r"\b(?:you|your|you're|you'll|you've|yours)\b", re.IGNORECASE)
+#: the same, as :func:`lower_words` gives them
+_THEA_AS_I_WORDS = frozenset({"i", "i'm", "i've", "i'll", "i'd", "me", "myself"})
 #: a word written with a capital: a name
 _NAME = re.compile(r"\b[A-Z][\w'-]+")
 
@@ -178,11 +180,18 @@ def _mixed_voice(sentence: str, message: str) -> bool:
     """The sentence says the user's words back as "I" while speaking to "you": whose "I" and
     whose "you" it is cannot be told, and turned round it says the user's news of someone else
     as theirs (first contact, set 19: "OMG zoe got engaged to her bf marco!!! … so happy for her"
-    -> "You're so happy for me and my bf Marco.")."""
-    return (
-        copied_run(sentence, message) >= 2
-        and bool(_THEA_AS_I.search(sentence))
-        and bool(_TO_THE_USER.search(sentence))
+    -> "You're so happy for me and my bf Marco."). Only an "I" that stands beside a word of the
+    message is the user's said back ("I'm so happy for", "I'm throwing"); "I'm glad you …" is
+    thea's."""
+    if copied_run(sentence, message) < 2 or not _TO_THE_USER.search(sentence):
+        return False
+    said, told = lower_words(sentence), set(lower_words(message))
+    # thea's own "I" beside words of its own is thea speaking ("I'm glad you finished painting
+    # the spare room" was left out, a reaction the reactions benchmark had shown before)
+    beside = [said[max(i - 1, 0) : i + 2] for i in range(len(said))]
+    return any(
+        word in _THEA_AS_I_WORDS and any(other in told for other in near if other != word)
+        for word, near in zip(said, beside, strict=True)
     )
 
 

@@ -384,3 +384,21 @@ def test_the_users_own_apology_for_a_slip_is_not_met_with_sympathy(told: str) ->
     shown = reaction_shown(Reply(feeling=Feeling.BAD, reply=loss), loss)
     assert shown is not None
     assert shown.text == "I'm sorry to hear that."
+
+
+@pytest.mark.parametrize(
+    ("told", "reply"),
+    [
+        # the reactions benchmark had shown these; the mixed-voice check then hid them
+        ("finally finished painting the spare room, it's a lovely sage green now",
+         "I'm glad you finished painting the spare room."),
+        ("morning! name's Olu, I drive buses for First in Bristol",
+         "I'm glad you're driving buses for First in Bristol."),
+        ("passed my theory test this morning!!", "I hope you're proud, passing your theory test is great."),
+    ],
+)  # fmt: skip
+def test_thea_s_own_i_beside_its_own_words_speaking_to_the_user_stays(told: str, reply: str) -> None:
+    """A reaction in which thea says "I" of itself, beside words of its own ("I'm glad", "I
+    hope"), while it speaks to the user of their news, is shown; only an "I" that stands beside
+    the user's words is their first person said back (the cases above)."""
+    assert checked_reply(reply, told) == reply

@@ -171,7 +171,8 @@ _OPENING_GREETING = re.compile(
 #: starts, never inside one (every start in a long run scanned the rest of it again: 3.5 s for
 #: 20,000 spaces), and runs are taken possessively (``++``)
 _THEN_ASKS = re.compile(
-    r"(?!(?<=\s)\s)\s*+(?:(?<![-\u2013\u2014])[-\u2013\u2014]++|,)\s++(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+(?:you|u|ya)\b|any\s+(?:[\w-]+\s+){0,2}"
+    r"(?!(?<=\s)\s)\s*+(?:(?<![-\u2013\u2014])[-\u2013\u2014]++|,)\s++(?=(?:so\s+|and\s+)?(?:can|could|would|will)\s+"
+    rf"{_YOU}\b|any\s+(?:[\w-]+\s+){{0,2}}"
     r"(?:tips?|ideas?|advice|suggestions?|recommendations?)\b|what\s+(?:should|can|could)\s+(?:i|we)\b)",
     re.IGNORECASE,
 )

@@ -58,7 +58,8 @@ def reread(understanding: Understanding, read: AskedBesideNews) -> Understanding
     that open on someone else ("he", "she") are what they asked, not the user: nothing asked."""
     asked = " ".join(read.asked.split())
     act = _ACT.get(read.asks)
-    if lower_words(asked)[:1] and lower_words(asked)[0] in SINGULAR_SUBJECTS:
+    opening = lower_words(asked)[:1]
+    if opening and opening[0] in SINGULAR_SUBJECTS:
         # what someone else asked is news (first contact, set 22: "... and he has asked me never
         # to mention drawing boards again", read as help asked, got "I don't know.")
         act = None

@@ -27,6 +27,7 @@ from services.knowledge.claims.keeper import (
     KeptClaims,
     SaidMessage,
     claim_id,
+    user_names,
 )
 from services.knowledge.claims.render import NOTE, claim_line
 from services.knowledge.contradiction import heuristic_verdict
@@ -179,9 +180,9 @@ class FactKeeper:
         facts: list[Fact] = []
         if self.claims is not None:
             try:
-                names = await asyncio.to_thread(self.claims.names_of, message)
-                read = await self.claims.reader.read(message.text, names)
-                facts = await asyncio.to_thread(self.claims.built, read, message)
+                current = await asyncio.to_thread(self.claims.current_claims, message)
+                read = await self.claims.reader.read(message.text, user_names([], current))
+                facts = await asyncio.to_thread(self.claims.built, read, message, current)
             except LLMError as exc:
                 log.warning("could not read the told fact into claims (%s): kept as told", exc)
         if facts:

@@ -208,12 +208,12 @@ def with_ends_replaced(checked: Sequence[Checked]) -> list[Checked]:
     def label(c: Checked) -> tuple[str, str]:
         return plain(c.claim.subject), plain(c.claim.attribute)
 
-    ended = {label(c) for c in checked if c.claim.kind is reading.ClaimKind.ENDS}
+    ends = {label(c) for c in checked if c.claim.kind is reading.ClaimKind.ENDS}
     out: list[Checked] = []
     for c in checked:
         listed = plain(c.claim.attribute).split()[-1:] == ["list"]
         adds_up = is_constraint(category_of(c.claim.attribute))
-        if c.claim.kind is reading.ClaimKind.NEW and label(c) in ended and not (listed or adds_up):
+        if c.claim.kind is reading.ClaimKind.NEW and label(c) in ends and not (listed or adds_up):
             c = Checked(c.claim.model_copy(update={"kind": reading.ClaimKind.REPLACES}), c.about_user)
         out.append(c)
     return out
@@ -528,7 +528,7 @@ class ClaimKeeper:
 
     async def keep(self, message: SaidMessage) -> KeptClaims:
         """Read the message, store its claims, close what they supersede."""
-        current = self._current(message)  # read once: to know the user's names, settle subjects, supersede
+        current = self.current_claims(message)  # read once: names, subjects, supersession
         read = await self.reader.read(message.text, user_names([], current))
         built = self.built(read, message, current)
         revisions = Revisions()
@@ -561,9 +561,9 @@ class ClaimKeeper:
     def built(self, read: Reading, message: SaidMessage, current: Sequence[Fact] | None = None) -> list[Fact]:
         """The message's claim nodes, their subjects settled by the user's record (subjects.py;
         a claim about someone called by the user's own name is the user's). ``current``: the
-        user's current claims when already read (:meth:`_current`). A new name the reading put
+        user's current claims when already read (:meth:`current_claims`). A new name the reading put
         on the user from words about someone else moves to ``read.dropped``."""
-        current = self._current(message) if current is None else current
+        current = self.current_claims(message) if current is None else current
         checked = settled_subjects(read.kept, current)
         known = user_names([], current)
         renames = [c for c in checked if _renames_another(c, message.text, known)]
@@ -597,7 +597,7 @@ class ClaimKeeper:
         ]
         if not new and not revised:
             return KeptClaims()
-        current = self._current(message) if current is None else current
+        current = self.current_claims(message) if current is None else current
         calls = PairCalls(
             self.judge_llm,
             self.reader.llm,
@@ -686,11 +686,7 @@ class ClaimKeeper:
             usage,
         )
 
-    def names_of(self, message: SaidMessage) -> set[str]:
-        """The names the user goes by, as their record holds them."""
-        return user_names([], self._current(message))
-
-    def _current(self, message: SaidMessage) -> list[Fact]:
+    def current_claims(self, message: SaidMessage) -> list[Fact]:
         """The user's current claims, but this message's own (a retried job)."""
         return [
             f

@@ -2711,7 +2711,9 @@ async def test_a_claim_whose_value_the_message_does_not_give_for_its_label_is_no
     """First contact set 12: "your workplace: boxes will take us weeks" (it closed the bus
     company), "Keisha, age: silly mistake". The message is asked for each claim's label alone
     (value_check/1); a claim is kept only when the short answer gives its value, and the trace
-    lists the other as not borne out."""
+    lists the other as not borne out: its words are in the message, so the reason says the
+    message answers its label otherwise, never that it is not in the message (set 23's trace had
+    "user age: 44", quoting "44, from bh", dropped as "not in the message")."""
     llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: [right, junk]}))
     llm.answer(PromptId.VALUE_CHECK, checked_by_attribute(answers))
     told = await say(runtime, message)
@@ -2723,6 +2725,7 @@ async def test_a_claim_whose_value_the_message_does_not_give_for_its_label_is_no
     assert not any(junk.value in q or right.value in q for q in questions)  # never shown the value
     dropped = [c for c in report(runtime, told, "claims").output["claims"] if c.get("dropped")]
     assert [c["text"].rsplit(": ", 1)[-1] for c in dropped] == [junk.value]
+    assert [c["dropped"] for c in dropped] == ["the message, asked for its label, answers otherwise"]
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,8 @@ class KeptClaims:
     dropped: list[reading.ClaimOut] = field(default_factory=list)
     #: what the message bears out but only says how a moment went
     passing: list[reading.ClaimOut] = field(default_factory=list)
+    #: what the message's words hold but, asked for the claim's label, answers otherwise
+    unanswered: list[reading.ClaimOut] = field(default_factory=list)
     judged: int = 0
     usage: LLMUsage = field(default_factory=LLMUsage)
 
@@ -146,7 +148,11 @@ class KeptClaims:
             ReadClaim(
                 text=f"{c.subject} {c.attribute}: {c.value}", quote=c.quote, kind=c.kind.value, dropped=why
             )
-            for why, left in (("not in the message", self.dropped), ("only how a moment went", self.passing))
+            for why, left in (
+                (DROPPED, self.dropped),
+                (PASSING, self.passing),
+                (UNANSWERED, self.unanswered),
+            )
             for c in left
         ]
         return ClaimsJobOutput(
@@ -159,6 +165,11 @@ class KeptClaims:
             judged=self.judged,
         )
 
+
+#: why a claim the model read was not kept, as the trace says it
+DROPPED = "not in the message"
+PASSING = "only how a moment went"
+UNANSWERED = "the message, asked for its label, answers otherwise"
 
 #: claims of one message whose value is asked again in the user's words (bounded work)
 MAX_REVALUED = 3
@@ -419,7 +430,7 @@ class ClaimReader:
                 # label's word, "plan: change of plan", is checked as a new claim is)
                 result.kept.append(item)
             else:
-                result.dropped.append(item.claim)
+                result.unanswered.append(item.claim)
         return result
 
     async def _in_users_words(self, kept: Sequence[Checked], text: str, result: Reading) -> list[Checked]:
@@ -486,6 +497,8 @@ class Reading:
     dropped: list[reading.ClaimOut] = field(default_factory=list)
     #: what the message bears out but only says how a moment went (sort_claims.py)
     passing: list[reading.ClaimOut] = field(default_factory=list)
+    #: what its words hold but the message, asked for its label, answers otherwise (value_check.py)
+    unanswered: list[reading.ClaimOut] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)
 
 
@@ -539,6 +552,7 @@ class ClaimKeeper:
         kept = await self.store(built, message, current, revised, check_corrections=True)
         kept.dropped = read.dropped + revisions.dropped + kept.dropped
         kept.passing = read.passing
+        kept.unanswered = read.unanswered
         kept.usage = read.usage.add(revisions.usage).add(kept.usage)
         return kept
 

@@ -81,14 +81,18 @@ class StatementReader:
         await self.memory.arecord(nodes, edges)
         # a message whose every claim gave orders (template tokens, a new persona, "tell the user
         # ...") is no evidence either: its words would reach the answer's prompt as the user's
-        hostile_only = not kept.stored and not kept.repeats and any(_gives_orders(c) for c in kept.dropped)
+        hostile_only = (
+            not kept.stored
+            and not kept.repeats
+            and any(_gives_orders(c) for c in [*kept.dropped, *kept.unanswered])
+        )
         await asyncio.to_thread(self._mark_read, impulse_id, kept.fact_ids, hostile_only)
         log.info(
             "impulse %s: %d claims stored, %d repeated, %d dropped, %d superseded",
             impulse_id,
             len(kept.stored),
             len(kept.repeats),
-            len(kept.dropped),
+            len(kept.dropped) + len(kept.unanswered),
             len(kept.closings),
         )
         return {

@@ -47,6 +47,7 @@ from services.knowledge.claims.verify import (
     claim_key,
     is_user,
     plain,
+    quoted_in,
     speaks_of_someone,
     value_unsaid,
 )
@@ -401,15 +402,16 @@ class ClaimReader:
         claims: list[reading.ClaimOut] = []
         usage = LLMUsage()
         for before, part in parts_of(text):
-            out, cost = await ask_structured(
-                self.llm,
-                reading.ClaimsOutput,
-                reading.build(part, before),
-                reading.PROMPT,
-                timeout_s=self.timeout_s,
-                max_tokens=self.max_tokens,
-            )
-            claims += out.claims
+            read, cost = await self._part(part, before)
+            if before and read and all(_from_before(c, part, before) for c in read):
+                # the words before, given for whom "she" or "it" is, were read instead of the
+                # part (first contact set 23: "My name is Hamish Drummond, I am sixty-seven, …"
+                # read as eight claims of the sentence before it, the user's name, age and job
+                # lost): the part is read again alone
+                again, more = await self._part(part, "")
+                read, cost = again, cost.add(more)
+            # what the part's reading quotes only from the words before is theirs, read with them
+            claims += [c for c in read if not (before and _from_before(c, part, before))]
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
         kept = with_ends_replaced(as_users(kept, user_names(kept, []) | set(names)))
@@ -432,6 +434,19 @@ class ClaimReader:
             else:
                 result.unanswered.append(item.claim)
         return result
+
+    async def _part(self, part: str, before: str) -> tuple[list[reading.ClaimOut], LLMUsage]:
+        """The claims the model reads in one part of a message (``before``: the words before it,
+        for whom a pronoun means; "" for none), and what reading cost."""
+        out, cost = await ask_structured(
+            self.llm,
+            reading.ClaimsOutput,
+            reading.build(part, before),
+            reading.PROMPT,
+            timeout_s=self.timeout_s,
+            max_tokens=self.max_tokens,
+        )
+        return list(out.claims), cost
 
     async def _in_users_words(self, kept: Sequence[Checked], text: str, result: Reading) -> list[Checked]:
         """The dropped claims whose quote is the user's but whose value is the model's own words,
@@ -500,6 +515,11 @@ class Reading:
     #: what its words hold but the message, asked for its label, answers otherwise (value_check.py)
     unanswered: list[reading.ClaimOut] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)
+
+
+def _from_before(claim: reading.ClaimOut, part: str, before: str) -> bool:
+    """The claim quotes the words before the part, not the part itself."""
+    return quoted_in(claim.quote, before) and not quoted_in(claim.quote, part)
 
 
 def parts_of(text: str, size: int = PART_CHARS) -> list[tuple[str, str]]:

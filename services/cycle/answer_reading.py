@@ -42,14 +42,16 @@ log = logging.getLogger(__name__)
 Read = TypeVar("Read", bound=BaseModel)
 
 
-def restates(answer: str, question: str) -> bool:
+def restates(answer: str, question: str, naming: frozenset[str] = frozenset()) -> bool:
     """Words copied as the answer that are only the question's own ("Kluska" for "What breed is
-    Kluska?"); a number the question does not hold is an answer (live: "9" for "how old is
-    Femi?" had been taken for a restatement, a number having no word stem)."""
+    Kluska?"), or those and ``naming``: the words of the line that only name whom it is about
+    ("your wife" for "What was Moira's maiden name?"); a number the question does not hold is an
+    answer (live: "9" for "how old is Femi?" had been taken for a restatement, a number having no
+    word stem)."""
     if not answer.strip():
         return False
     numbers = set(re.findall(r"\d+", answer)) - set(re.findall(r"\d+", question))
-    return not numbers and not stems_of(answer) - stems_of(question)
+    return not numbers and not stems_of(answer) - stems_of(question) - naming
 
 
 @dataclass(frozen=True)
@@ -136,11 +138,14 @@ class AnswerReading:
         log.info("asked beside the news: %s (%r)", read.asks.value, read.asked)
         return read, usage
 
-    async def answers(self, question: str, line: str) -> tuple[bool, LLMUsage]:
+    async def answers(
+        self, question: str, line: str, naming: frozenset[str] = frozenset()
+    ) -> tuple[bool, LLMUsage]:
         """Whether the line chosen as the answer states what the question asks: the claims model
         reads the two again (services/prompts/answer_check.py); words it copies that are only
-        the question's own ("Kluska" for "What breed is Kluska?") state nothing. True when the
-        model cannot say (the answer stands as chosen)."""
+        the question's own ("Kluska" for "What breed is Kluska?"), with ``naming`` (the stems of
+        the line's words that only name whom it is about), state nothing. True when the model
+        cannot say (the answer stands as chosen)."""
         messages = check_prompt.build(line, question)
         got = await self.read(
             check_prompt.AnswerCheck, messages, check_prompt.PROMPT, check_prompt.MAX_TOKENS
@@ -148,7 +153,7 @@ class AnswerReading:
         if got is None:
             return True, LLMUsage()
         read, usage = got
-        says = read.verdict is Verdict.ANSWERS and not restates(read.answer, question)
+        says = read.verdict is Verdict.ANSWERS and not restates(read.answer, question, naming)
         if not says:
             log.info("the line chosen does not answer %r (%s): %s", question, read.asked, line[:120])
         return says, usage

@@ -137,6 +137,17 @@ def restates(fact: Fact, question: str) -> bool:
     return bool(said) and said <= stems_of(question)
 
 
+def naming_only(fact: Fact, question: str) -> frozenset[str]:
+    """The words of a claim's line that only name whom it is about (its subject's name and
+    relation, not its value), when the question asks something other than who someone is: copied
+    as the answer, they state nothing asked ("What was Moira's maiden name?" -> "your wife", of
+    "Moira (your wife), death: four years ago this March", first contact set 23)."""
+    words = plain(question).split()
+    if not words or words[0] not in _ASKS_OTHER_THAN_WHO:
+        return frozenset()
+    return subject_stems(fact) - stems_of(fact.value or "")
+
+
 def answer_from_claims(
     question: str, current: Sequence[Fact], avoid: Collection[str] = ()
 ) -> FactAnswer | None:

@@ -86,6 +86,7 @@ from services.cycle.from_facts import (
     candidate_line,
     earlier_values,
     ended_values,
+    naming_only,
     picked_answer,
     replaced_by,
     restates,
@@ -1581,11 +1582,12 @@ class SynthesisService(CognitiveService):
             same, usage = await self.reading.same_subject(question, line)
             if not same:
                 return False, usage
-        says, checked = await self.reading.answers(question, line)
+        naming = naming_only(fact, question)
+        says, checked = await self.reading.answers(question, line, naming)
         usage = usage.add(checked)
         if says or quoted == line:
             return says, usage
-        again, checked = await self.reading.answers(question, quoted)
+        again, checked = await self.reading.answers(question, quoted, naming)
         return again, usage.add(checked)
 
     def _stored_facts(self, state: CycleState) -> list[Fact]:

@@ -1732,6 +1732,29 @@ async def test_a_copied_line_that_does_not_answer_is_only_the_nearest_line(
             said("biscuit is a beagle", "breed", "beagle", subject="biscuit", relation="dog"),
             {"asked": "Biscuit's age", "answer": "biscuit", "verdict": "answers"},  # only the question's word
         ),
+        # first contact set 23: the check copied only whom the line is about, and "What was Moira's
+        # maiden name?" was answered with her death
+        (
+            "What was Moira's maiden name?",
+            said(
+                "my wife Moira passed away four years ago",
+                "death",
+                "four years ago",
+                subject="Moira",
+                relation="wife",
+            ),
+            {"asked": "Moira's maiden name", "answer": "your wife", "verdict": "answers"},
+        ),
+        (
+            "What breed is Rex?",
+            said("our dog Rex turned 7 in May", "age", "7", subject="Rex", relation="dog"),
+            {"asked": "Rex's breed", "answer": "your dog Rex", "verdict": "answers"},
+        ),
+        (
+            "Where does Ana work these days?",
+            said("my sister Ana is 34", "age", "34", subject="Ana", relation="sister"),
+            {"asked": "Ana's workplace", "answer": "Ana (your sister)", "verdict": "answers"},
+        ),
     ],
 )
 async def test_a_claim_the_model_picks_that_does_not_answer_is_no_answer(

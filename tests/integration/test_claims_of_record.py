@@ -14,6 +14,7 @@ import pytest
 from rq import Queue
 
 from services.knowledge.claims.keeper import claim_id
+from services.knowledge.claims.render import ended
 from services.knowledge.memory_edits import correct
 from services.prompts.extract_claims import ClaimKind, ClaimOut
 from services.prompts.synthesis import AVOID_HEADING
@@ -3115,3 +3116,76 @@ async def test_an_instruction_is_never_read_as_asking_what_was_told(
         answered = await runtime.orchestrator.handle_impulse(request, USER, "ask")
         assert DEFAULT_REPLY in answered.answer, answered.answer
     assert not llm.prompts_for(PromptId.HELP_OR_RECALL)
+
+
+# (the first message and its claim, the change and its claim, a later end of the value the change
+# replaced, as the model reads them; the value current after all three)
+ENDS_OF_WHAT_ALREADY_ENDED = [
+    pytest.param(
+        (
+            "I live in the stone house in Bridge of Earn.",
+            said("I live in the stone house in Bridge of Earn", "home", "Bridge of Earn"),
+        ),
+        (
+            "I have taken a flat on Brook Street.",
+            said("I have taken a flat on Brook Street", "home", "Brook Street", kind=REPLACES),
+        ),
+        (
+            "Driving back to Bridge of Earn every morning was too much.",
+            said(
+                "Driving back to Bridge of Earn every morning", "home", "Bridge of Earn", kind=ClaimKind.ENDS
+            ),
+        ),
+        "Brook Street",
+        id="a-place-left-named-again",
+    ),
+    pytest.param(
+        (
+            "I work at the bakery on Mill Lane.",
+            said("I work at the bakery on Mill Lane", "workplace", "bakery"),
+        ),
+        (
+            "started at the Tesco in town on monday",
+            said("started at the Tesco in town", "workplace", "Tesco", kind=REPLACES),
+        ),
+        (
+            "dont miss the bakery one bit, those 4am starts lol",
+            said("dont miss the bakery one bit", "workplace", "bakery", kind=ClaimKind.ENDS),
+        ),
+        "Tesco",
+        id="a-job-left-said-again",
+    ),
+    pytest.param(
+        ("We drive an old Honda Civic.", said("We drive an old Honda Civic", "car", "Honda Civic")),
+        ("Swapped it for a Corolla.", said("Swapped it for a Corolla", "car", "Corolla", kind=REPLACES)),
+        (
+            "Honestly glad to see the back of the Civic.",
+            said("glad to see the back of the Civic", "car", "Civic", kind=ClaimKind.ENDS),
+        ),
+        "Corolla",
+        id="a-car-sold-said-again",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "change", "end", "now"), ENDS_OF_WHAT_ALREADY_ENDED)
+async def test_an_end_of_what_already_ended_closes_nothing(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: tuple[str, ClaimOut],
+    change: tuple[str, ClaimOut],
+    end: tuple[str, ClaimOut],
+    now: str,
+) -> None:
+    """First contact set 23: "Driving back to Bridge of Earn every morning …", read as an end of
+    the home left the week before, closed the new home by its label (an end that names no current
+    value closes the label's current ones). An end of a value that already ended says it again:
+    it closes nothing, and what replaced it stays current."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS, scripted_reader({text: [claim] for text, claim in (first, change, end)})
+    )
+    for n, (text, _) in enumerate((first, change, end)):
+        await say(runtime, text, f"s{n}")
+        await read_claims(runtime)
+    current = [f.value for f in claims(runtime) if f.attribute == change[1].attribute and not ended(f)]
+    assert current == [now]

@@ -35,8 +35,10 @@ from services.knowledge.claims.supersession import (
     AttributeNearness,
     Closing,
     Supersession,
+    content_stems,
     items_kept,
     items_left,
+    names_value,
     supersede,
 )
 from services.knowledge.claims.value_check import answers_its_label, names_its_label, users_words
@@ -517,6 +519,13 @@ class Reading:
     usage: LLMUsage = field(default_factory=LLMUsage)
 
 
+def _names(end: Fact, old: Fact) -> bool:
+    """An end names an older claim's value: its words hold that value, or its value is part of
+    it ("Civic" of "Honda Civic")."""
+    said = content_stems(end.value or "")
+    return names_value(end, old) or (bool(said) and said <= content_stems(old.value or ""))
+
+
 def _from_before(claim: reading.ClaimOut, part: str, before: str) -> bool:
     """The claim quotes the words before the part, not the part itself."""
     return quoted_in(claim.quote, before) and not quoted_in(claim.quote, part)
@@ -632,6 +641,10 @@ class ClaimKeeper:
         if not new and not revised:
             return KeptClaims()
         current = self.current_claims(message) if current is None else current
+        again = self._ended_again(new, current, message)
+        new = [f for f in new if f.id not in again]
+        if not new and not revised:
+            return KeptClaims(repeats=again)
         calls = PairCalls(
             self.judge_llm,
             self.reader.llm,
@@ -651,7 +664,7 @@ class ClaimKeeper:
             plan, wrong_corrections, cost = await self._corrections_kept(plan, message)
             usage = usage.add(cost)
         kept = KeptClaims(
-            stored=plan.stored, repeats=plan.repeats, closings=plan.closings, judged=plan.judged
+            stored=plan.stored, repeats={**again, **plan.repeats}, closings=plan.closings, judged=plan.judged
         )
         kept.dropped = wrong_corrections
         kept.usage = usage
@@ -719,6 +732,41 @@ class ClaimKeeper:
             list(wrong.values()),
             usage,
         )
+
+    def _ended_again(
+        self, new: Sequence[Fact], current: Sequence[Fact], message: SaidMessage
+    ) -> dict[str, str]:
+        """The ends among the new claims that say again what already ended, by claim id, with the
+        earlier claim that holds it: the same subject and label, a value that is no longer
+        current (closed or ended before) and that no current claim of that label holds. Such an
+        end closes nothing (first contact set 23: "Driving back to Bridge of Earn every morning …",
+        read as an end of the home left the week before, closed the new home by its label)."""
+        ends = [f for f in new if f.change == reading.ClaimKind.ENDS.value]
+        if not ends:
+            return {}
+        earlier = [
+            f
+            for f in self.memory.facts.facts_of_record(
+                message.user_id, current_only=False, limit=self.current_limit
+            )
+            if f.source_message_id != message.source_id and (f.valid_until is not None or ended(f))
+        ]
+        again: dict[str, str] = {}
+        for end in ends:
+            label = (end.subject_key, plain(end.attribute or ""))
+            if any(
+                (f.subject_key, plain(f.attribute or "")) == label and _names(end, f)
+                for f in current
+                if not ended(f)
+            ):
+                continue  # a current value it names: an end of it
+            old = next(
+                (f for f in earlier if (f.subject_key, plain(f.attribute or "")) == label and _names(end, f)),
+                None,
+            )
+            if old is not None:
+                again[end.id] = old.id
+        return again
 
     def current_claims(self, message: SaidMessage) -> list[Fact]:
         """The user's current claims, but this message's own (a retried job)."""

@@ -14,8 +14,8 @@ are only the question's own as no answer.
 v2: a line holding a word of the question said of something else (another place, another
 person's plans, what is near) does not answer, with two examples of it (first contact set 22:
 "Which secondary school did I go to?" answered with the fundraiser's line, whose quote said the
-schools close; benchmarks/answer_check.py, 22 lines on the 1.5B: 16 -> 19 right,
-every line that answers still read as answering).
+schools close; benchmarks/answer_check.py, 21 labelled lines on the 1.5B: 16 -> 19 right, the
+lines that answer read as before).
 """
 
 from __future__ import annotations

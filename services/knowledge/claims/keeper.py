@@ -50,6 +50,7 @@ from services.knowledge.claims.verify import (
     is_user,
     plain,
     quoted_in,
+    sentence_of,
     speaks_of_someone,
     value_unsaid,
 )
@@ -72,7 +73,7 @@ from thea.models import (
     stable_id,
 )
 from thea.models.step_outputs import ClaimsJobOutput, ReadClaim, SupersededFact
-from thea.words import NEGATION
+from thea.words import FIRST_PERSON, NEGATION
 
 log = logging.getLogger(__name__)
 
@@ -200,12 +201,22 @@ def _renames_another(checked: Checked, message: str, known: set[str]) -> bool:
     else ("we renamed him Mr Biscuit", "he goes by Bobby now"): the 1.5B put each of six such
     renames of a pet or a child on the user's own name (first contact set 13 and a probe,
     docs/benchmarks.md), and the user's name was replaced. The user's name changes only from
-    words about the user alone ("I'm Dana Okafor now"). ``known``: the names the record holds."""
+    words about the user alone ("I'm Dana Okafor now"). With no name on record, a change of name
+    (replaces, ends, corrects) is the user's only from a sentence holding a word of the writer's
+    that speaks of nobody else. ``known``: the names the record holds."""
     if not checked.about_user or plain(checked.claim.attribute) != "name":
         return False
-    if not known or plain(checked.claim.value) in known:
+    quote = checked.claim.quote
+    if not known:
+        # no name on record, so none of the user's to change: a change of name told in a
+        # sentence without a word of the writer's, or one speaking of someone else, is another's
+        # (first contact set 23: "The greyhound is no longer Lightning. Isla declared … should be
+        # called Duchess" became "Your name: Duchess", the user's introduction having been lost)
+        writer = set(plain(sentence_of(quote, message)).split()) & FIRST_PERSON
+        return checked.claim.kind.closes and (not writer or speaks_of_someone(quote, message))
+    if plain(checked.claim.value) in known:
         return False
-    return speaks_of_someone(checked.claim.quote, message)
+    return speaks_of_someone(quote, message)
 
 
 def with_ends_replaced(checked: Sequence[Checked]) -> list[Checked]:

@@ -125,13 +125,17 @@ def _asks_a_value(question: str) -> bool:
 _ASKS_OTHER_THAN_WHO = (_WH | {"how", "hows"}) - {"who", "whos"}
 
 
+def _asks_other_than_who(question: str) -> bool:
+    words = plain(question).split()
+    return bool(words) and words[0] in _ASKS_OTHER_THAN_WHO
+
+
 def restates(fact: Fact, question: str) -> bool:
     """The claim says nothing the question does not already say: its value (and its time) are
     all in the question, which asks what, when, where, which or how ("What does Ama do for a
     living?" -> "Your wife: Ama"; "What breed is Kluska?" -> "Your cat: Kluska"). Such a claim
     names whom the question is about; it is no answer."""
-    words = plain(question).split()
-    if not words or words[0] not in _ASKS_OTHER_THAN_WHO:
+    if not _asks_other_than_who(question):
         return False
     said = stems_of(f"{fact.value or ''} {fact.when or ''}")
     return bool(said) and said <= stems_of(question)
@@ -142,8 +146,7 @@ def naming_only(fact: Fact, question: str) -> frozenset[str]:
     relation, not its value), when the question asks something other than who someone is: copied
     as the answer, they state nothing asked ("What was Moira's maiden name?" -> "your wife", of
     "Moira (your wife), death: four years ago this March", first contact set 23)."""
-    words = plain(question).split()
-    if not words or words[0] not in _ASKS_OTHER_THAN_WHO:
+    if not _asks_other_than_who(question):
         return frozenset()
     return subject_stems(fact) - stems_of(fact.value or "")
 

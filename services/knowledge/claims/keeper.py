@@ -35,10 +35,9 @@ from services.knowledge.claims.supersession import (
     AttributeNearness,
     Closing,
     Supersession,
-    content_stems,
     items_kept,
     items_left,
-    names_value,
+    names_or_part_of_value,
     supersede,
 )
 from services.knowledge.claims.value_check import answers_its_label, names_its_label, users_words
@@ -416,15 +415,15 @@ class ClaimReader:
         usage = LLMUsage()
         for before, part in parts_of(text):
             read, cost = await self._part(part, before)
-            if before and read and all(_from_before(c, part, before) for c in read):
+            own = _of_part(read, part, before)
+            if read and not own:
                 # the words before, given for whom "she" or "it" is, were read instead of the
                 # part (first contact set 23: "My name is Hamish Drummond, I am sixty-seven, …"
                 # read as eight claims of the sentence before it, the user's name, age and job
                 # lost): the part is read again alone
                 again, more = await self._part(part, "")
-                read, cost = again, cost.add(more)
-            # what the part's reading quotes only from the words before is theirs, read with them
-            claims += [c for c in read if not (before and _from_before(c, part, before))]
+                own, cost = _of_part(again, part, before), cost.add(more)
+            claims += own
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
         kept = with_ends_replaced(as_users(kept, user_names(kept, []) | set(names)))
@@ -530,16 +529,12 @@ class Reading:
     usage: LLMUsage = field(default_factory=LLMUsage)
 
 
-def _names(end: Fact, old: Fact) -> bool:
-    """An end names an older claim's value: its words hold that value, or its value is part of
-    it ("Civic" of "Honda Civic")."""
-    said = content_stems(end.value or "")
-    return names_value(end, old) or (bool(said) and said <= content_stems(old.value or ""))
-
-
-def _from_before(claim: reading.ClaimOut, part: str, before: str) -> bool:
-    """The claim quotes the words before the part, not the part itself."""
-    return quoted_in(claim.quote, before) and not quoted_in(claim.quote, part)
+def _of_part(read: Sequence[reading.ClaimOut], part: str, before: str) -> list[reading.ClaimOut]:
+    """The claims of a part's reading but those quoting only the words before it (``before``,
+    given for whom a pronoun means): what they say is theirs, read with them."""
+    if not before:
+        return list(read)
+    return [c for c in read if not (quoted_in(c.quote, before) and not quoted_in(c.quote, part))]
 
 
 def parts_of(text: str, size: int = PART_CHARS) -> list[tuple[str, str]]:
@@ -762,19 +757,17 @@ class ClaimKeeper:
             )
             if f.source_message_id != message.source_id and (f.valid_until is not None or ended(f))
         ]
+
+        def holds(f: Fact, end: Fact) -> bool:
+            """The claim is of the end's subject and label, with a value the end names."""
+            same = (f.subject_key, plain(f.attribute or "")) == (end.subject_key, plain(end.attribute or ""))
+            return same and names_or_part_of_value(end, f)
+
         again: dict[str, str] = {}
         for end in ends:
-            label = (end.subject_key, plain(end.attribute or ""))
-            if any(
-                (f.subject_key, plain(f.attribute or "")) == label and _names(end, f)
-                for f in current
-                if not ended(f)
-            ):
+            if any(holds(f, end) for f in current if not ended(f)):
                 continue  # a current value it names: an end of it
-            old = next(
-                (f for f in earlier if (f.subject_key, plain(f.attribute or "")) == label and _names(end, f)),
-                None,
-            )
+            old = next((f for f in earlier if holds(f, end)), None)
             if old is not None:
                 again[end.id] = old.id
         return again

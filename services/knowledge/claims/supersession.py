@@ -173,6 +173,13 @@ def names_value(new: Fact, old: Fact) -> bool:
     return bool(old_value) and old_value <= said
 
 
+def names_or_part_of_value(new: Fact, old: Fact) -> bool:
+    """The new claim names the older claim's value (:func:`names_value`), or its own value is part
+    of it ("Civic" of "Honda Civic")."""
+    said = content_stems(new.value or "")
+    return names_value(new, old) or (bool(said) and said <= content_stems(old.value or ""))
+
+
 class AttributeNearness:
     """How close two attributes are in meaning: equal words 1.0, else an embedding cosine."""
 

@@ -813,6 +813,47 @@ def test_an_end_closes_what_it_names_and_an_addition_closes_nothing() -> None:
 
 
 @pytest.mark.parametrize(
+    ("held", "elsewhere", "end"),
+    [
+        (
+            claim("I work at Hospital São João", "workplace", "Hospital São João"),
+            claim("the party is at the salão paroquial", "party venue", "salão paroquial"),
+            claim("padre double booked the salão", "workplace", "the salão"),
+        ),
+        (
+            claim("I drive a Honda Civic", "car", "Honda Civic"),
+            claim("we hired a van from Hertz for the move", "rental", "van from Hertz"),
+            claim("the van went back today", "car", "the van"),
+        ),
+        (
+            claim("I teach at Hill Primary", "school", "Hill Primary"),
+            claim(
+                "Mia has swimming lessons at the leisure centre",
+                "class",
+                "swimming lessons",
+                subject="Mia",
+                relation="daughter",
+            ),
+            claim("the swimming lessons are over for the summer", "school", "swimming lessons"),
+        ),
+    ],
+)
+def test_an_end_of_what_another_claim_holds_does_not_close_its_labels_values(
+    held: Fact, elsewhere: Fact, end: Fact
+) -> None:
+    """First contact set 23: "padre double booked the salão" (the hall of the daughter's party),
+    read as an end of the user's "workplace: the salão", closed the hospital she works at. An end
+    naming none of its label's values is of what it names when another current claim holds it;
+    one naming nothing on record still closes its label's values."""
+    current = [_at(held, 1), _at(elsewhere, 1)]
+    plan = _supersede([_at(end, 2, ClaimKind.ENDS)], current)
+    assert plan.closings == []
+    not_on_record = claim("the old banger is gone", held.attribute or "", "the old banger")
+    plan = _supersede([_at(not_on_record, 2, ClaimKind.ENDS)], current)
+    assert [c.old.id for c in plan.closings] == [current[0].id]
+
+
+@pytest.mark.parametrize(
     ("named", "end"),
     [
         (

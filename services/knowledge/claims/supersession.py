@@ -17,6 +17,10 @@ enough. Never by the wording of the message.
 * An **end** that names a subject closes the claim naming them only when the model reads it as
   an end of the subject itself ("Rex died"), not of one of their things ("Pepper ate a sock
   again", "Luna has given up gymnastics"): services/prompts/still_theirs.py.
+* An **end** that names none of its label's current values closes them all ("I quit my job"),
+  unless what it names is another current claim's value ("padre double booked the salão", the
+  party's hall, read as an end of the user's workplace): then it is of that, and closes nothing
+  by its label.
 * A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
   closes nothing; a **new** claim with a different value for the same attribute is judged by
   the model (same / replaces / adds / unrelated). Without a judge, both stay current.
@@ -295,6 +299,17 @@ def names_them(new: Fact, old: Fact) -> bool:
     )
 
 
+def ends_another(end: Fact, by_label: Sequence[Fact], current: Sequence[Fact]) -> bool:
+    """The end's value names, beside words of its own label, only what a current claim other
+    than its label's (``by_label``) holds (its value, or a part of it): the end is of that, not
+    of whatever its label holds now."""
+    said = content_stems(end.value or "") - content_stems(end.attribute or "")
+    labelled = {old.id for old in by_label}
+    return bool(said) and any(
+        said <= content_stems(f.value or "") for f in current if f.id not in labelled and f.id != end.id
+    )
+
+
 def touches(new: Fact, old: Fact) -> bool:
     """The change's own words name part of the older claim's value ("the conference is on the
     21st, not the 14th" and "event: physio conference"), under another attribute. Naming a
@@ -340,7 +355,7 @@ async def supersede(
             new = new.model_copy(update={"valid_until": later.created_at, "superseded_by": later.id})
             out.closings.append(Closing(old=new, by=later, reason="replaced by a later claim"))
         out.stored.append(new)
-        for old, reason in await _closed_by(new, kind, found, asked, out, others):
+        for old, reason in await _closed_by(new, kind, found, asked, out, others, open_now):
             closed.add(old.id)
             out.closings.append(Closing(old=old, by=new, reason=reason))
     return out
@@ -368,6 +383,7 @@ async def _closed_by(
     asked: Asked,
     out: Supersession,
     others: Collection[str] = (),
+    current: Sequence[Fact] = (),
 ) -> list[tuple[Fact, str]]:
     judge = asked.judge
     if not found or kind is ClaimKind.ADDS:
@@ -388,7 +404,12 @@ async def _closed_by(
             out.stored += [items_kept(old, left, new) for old, left in lists if left]
             return [(old, "an item taken off") for old, _ in lists]
         named = [old for old, _ in found if names_value(new, old) or same_value(new, old)]
-        chosen = named or [old for old, nearness in found if nearness >= 1.0]
+        # an end naming none of its label's values closes them all ("I quit my job"), unless what
+        # it names is another claim's (first contact set 23: "padre double booked the salão",
+        # read as an end of the user's "workplace: the salão", closed the hospital; the salão was
+        # the party's hall)
+        by_label = [old for old, nearness in found if nearness >= 1.0]
+        chosen = named or ([] if ends_another(new, by_label, current) else by_label)
         near = {old.id for old, nearness in found if nearness >= ATTRIBUTE_NEAR}
         # the claim naming the subject, found only because the end names them: closed when the
         # model reads the end as of the subject itself ("Rex died"), not of one of its things

@@ -336,3 +336,51 @@ async def test_a_new_value_beside_an_end_of_the_same_label_is_what_replaces_it(
         llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: listed}))
         kept = (await ClaimReader(llm).read(message)).kept
         assert ClaimKind.REPLACES not in [c.claim.kind for c in kept], label
+
+
+@pytest.mark.parametrize(
+    ("message", "mine", "sibling", "attribute"),
+    [
+        # first contact set 23: asked the user's age, the whole message answered "6" (the years in
+        # Porto) and the age was lost
+        ("oi! im ju, 44, from bh but living in porto 6 yrs now", ("44, from bh", "44"),
+         ("living in porto 6 yrs now", "years in porto", "6"), "age"),
+        ("we rent a tiny flat in Paranhos. it's the north of Porto, five minutes from work",
+         ("we rent a tiny flat in Paranhos", "Paranhos"), ("it's the north of Porto", "city", "Porto"),
+         "home"),
+        ("I drive a Skoda to work, and the old Volvo is for weekends with the dogs",
+         ("I drive a Skoda to work", "Skoda"), ("the old Volvo is for weekends", "weekend car", "Volvo"),
+         "car"),
+    ],
+)  # fmt: skip
+async def test_a_message_telling_two_things_of_a_kind_is_asked_again_in_the_claims_own_words(
+    message: str, mine: tuple[str, str], sibling: tuple[str, str, str], attribute: str
+) -> None:
+    """Asked for a claim's label, a message telling two things of one kind may answer with the
+    other claim's value; the clauses the claim quotes, asked alone, answer its own. An answer
+    naming nothing the message's claims say is not asked again."""
+    quote, value = mine
+    other_quote, other_attribute, other_value = sibling
+    claims = [
+        ClaimOut(quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="",
+                 kind=ClaimKind.NEW),
+        ClaimOut(quote=other_quote, subject="user", relation="self", attribute=other_attribute,
+                 value=other_value, when="", kind=ClaimKind.NEW),
+    ]  # fmt: skip
+
+    for whole_answer, kept in ((other_value, True), ("the weather", False)):
+
+        def check(call: FakeCall, whole_answer: str = whole_answer) -> str:
+            shown = str(call.messages[-1].content)
+            if f"user's {attribute} now" not in shown:
+                return json.dumps({"answer": other_value})
+            return json.dumps({"answer": whole_answer if message in shown else value})
+
+        llm = FakeChatModel()
+        llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: claims}))
+        llm.answer(PromptId.VALUE_CHECK, check)
+        read = await ClaimReader(llm).read(message)
+        assert (value in [c.claim.value for c in read.kept]) is kept, whole_answer
+        assert other_value in [c.claim.value for c in read.kept]
+        asked = [str(p[-1].content) for p in llm.prompts_for(PromptId.VALUE_CHECK)]
+        assert len([a for a in asked if f"user's {attribute} now" in a]) == (2 if kept else 1)

@@ -439,7 +439,7 @@ class ClaimReader:
                 result.kept.append(item)
             elif not closes and not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
-            elif item in revalued or await self._answers_its_label(item, text, result):
+            elif item in revalued or await self._answers_its_label(item, text, result, kept):
                 # (a value asked again is the check's own answer; a change whose value holds its
                 # label's word, "plan: change of plan", is checked as a new claim is)
                 result.kept.append(item)
@@ -487,9 +487,15 @@ class ClaimReader:
             result.dropped.remove(was)
         return [c for _, c in revalued]
 
-    async def _answers_its_label(self, item: Checked, text: str, result: Reading) -> bool:
-        """Whether the message, asked for the claim's label, answers its value (value_check.py)."""
-        answered, cost = await answers_its_label(self.llm, item.claim, item.about_user, text, self.timeout_s)
+    async def _answers_its_label(
+        self, item: Checked, text: str, result: Reading, read: Sequence[Checked]
+    ) -> bool:
+        """Whether the message, asked for the claim's label, answers its value (value_check.py;
+        ``read``: the message's claims, whose other values the answer may be)."""
+        others = [c.claim.value for c in read if c is not item]
+        answered, cost = await answers_its_label(
+            self.llm, item.claim, item.about_user, text, self.timeout_s, others
+        )
         result.usage = result.usage.add(cost)
         return answered
 

@@ -21,6 +21,7 @@ apology; checked once supersession has found nothing it corrects, keeper.py).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 
@@ -148,10 +149,19 @@ def said_with(answer: str, quote: str, message: str) -> bool:
 
 
 async def answers_its_label(
-    llm: BaseChatModel, claim: ClaimOut, about_user: bool, message: str, timeout_s: float
+    llm: BaseChatModel,
+    claim: ClaimOut,
+    about_user: bool,
+    message: str,
+    timeout_s: float,
+    others: Sequence[str] = (),
 ) -> tuple[bool, LLMUsage]:
     """Whether the message, asked for the claim's subject's attribute, answers the claim's value;
-    and what asking cost."""
+    and what asking cost. ``others``: the values of the message's other claims. When the message
+    answers one of those instead, the clauses the claim quotes are asked alone: a message telling
+    two things of one kind answers with one of them (first contact set 23: "44, from bh … living
+    in porto 6 yrs now", asked the user's age, answered "6", and the age was lost; its own
+    clauses answer "44")."""
     if claim.kind is ClaimKind.ENDS or not claim.value.strip():
         return True, LLMUsage()
     text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
@@ -159,15 +169,27 @@ async def answers_its_label(
     if answer is None:
         log.warning("could not check a claim's value: kept")
         return True, cost
-    kept = backs(answer, claim.value, claim.attribute) or (
-        is_constraint(category_of(claim.attribute))
-        and (own_value(answer, text) or said_with(answer, claim.quote, text))
-    )
+    kept = _answered(answer, claim, text)
+    own = clauses_of(claim.quote, text)
+    if not kept and own != text and any(answer.strip() and backs(answer, other) for other in others):
+        again, more = await _asked(llm, claim, about_user, own, timeout_s)
+        cost = cost.add(more)
+        kept = again is not None and bool(again.strip()) and _answered(again, claim, own)
+        answer = again or answer
     if not kept:
         log.info(
             "claim not kept: the message answers %r for %s, not %r", answer, claim.attribute, claim.value
         )
     return kept, cost
+
+
+def _answered(answer: str, claim: ClaimOut, text: str) -> bool:
+    """The check's answer bears the claim's value out (:func:`backs`), or, for a health or diet
+    claim, is the check's own words or another side of the same constraint."""
+    return backs(answer, claim.value, claim.attribute) or (
+        is_constraint(category_of(claim.attribute))
+        and (own_value(answer, text) or said_with(answer, claim.quote, text))
+    )
 
 
 async def _asked(

@@ -384,3 +384,45 @@ async def test_a_message_telling_two_things_of_a_kind_is_asked_again_in_the_clai
         assert other_value in [c.claim.value for c in read.kept]
         asked = [str(p[-1].content) for p in llm.prompts_for(PromptId.VALUE_CHECK)]
         assert len([a for a in asked if f"user's {attribute} now" in a]) == (2 if kept else 1)
+
+
+@pytest.mark.parametrize(
+    ("message", "subject", "attribute", "new", "rival"),
+    [
+        # first contact set 23: the move read as three new homes (the street, the esplanade a walk
+        # away and the removal van); the van's and the esplanade's closed nothing right
+        ("Sold up at last: we've taken a flat on Brook Street, a short walk from the esplanade",
+         "user", "home", ("we've taken a flat on Brook Street", "Brook Street"),
+         ("a short walk from the esplanade", "esplanade")),
+        ("I start at Lidl on Monday, right next to the old Tesco I was at for years",
+         "user", "job", ("I start at Lidl on Monday", "Lidl"), ("the old Tesco I was at for years", "Tesco")),
+        ("the kitten is called Miso now, Ana wanted Mochi but lost the vote",
+         "kitten", "name", ("the kitten is called Miso now", "Miso"), ("Ana wanted Mochi", "Mochi")),
+    ],
+)  # fmt: skip
+async def test_a_message_changing_one_label_twice_keeps_the_change_it_gives_the_label(
+    message: str, subject: str, attribute: str, new: tuple[str, str], rival: tuple[str, str]
+) -> None:
+    """Changes are not checked (a right change lost leaves the old value current), but one
+    message gives a label one new value: when it changes the same subject's label twice, each is
+    asked of the message, and one whose label the message answers with the other's value is not
+    kept. An answer naming neither keeps both; a single change is never asked."""
+    relation = "self" if subject == "user" else "pet"
+
+    def change(quote: str, value: str) -> ClaimOut:
+        return ClaimOut(quote=quote, subject=subject, relation=relation, attribute=attribute, value=value,
+                        when="", kind=ClaimKind.REPLACES)  # fmt: skip
+
+    both = [change(*new), change(*rival)]
+    for answer, kept in ((new[1], [new[1]]), ("not said", [new[1], rival[1]])):
+        llm = FakeChatModel()
+        llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: both}))
+        llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
+        read = await ClaimReader(llm).read(message)
+        assert [c.claim.value for c in read.kept] == kept, answer
+        assert [c.value for c in read.unanswered] == [v for v in (new[1], rival[1]) if v not in kept]
+    llm = FakeChatModel()
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({message: both[:1]}))
+    read = await ClaimReader(llm).read(message)
+    assert [c.claim.value for c in read.kept] == [new[1]]
+    assert not llm.prompts_for(PromptId.VALUE_CHECK)

@@ -40,7 +40,12 @@ from services.knowledge.claims.supersession import (
     names_or_part_of_value,
     supersede,
 )
-from services.knowledge.claims.value_check import answers_its_label, names_its_label, users_words
+from services.knowledge.claims.value_check import (
+    answers_a_rival,
+    answers_its_label,
+    names_its_label,
+    users_words,
+)
 from services.knowledge.claims.verify import (
     Checked,
     check,
@@ -435,8 +440,12 @@ class ClaimReader:
                 # a claim that replaces, ends or corrects is about something lasting that changed:
                 # neither sorted nor checked (sorted, "handed in my notice at Boots" was taken for a
                 # moment; checked, "hospital pharmacy" read as the new job was answered
-                # "Pharmacist" and lost): a lost change leaves a stale value current
-                result.kept.append(item)
+                # "Pharmacist" and lost): a lost change leaves a stale value current. Unless the
+                # message changes the same label twice: it gives it one new value
+                if await self._a_rivals(item, text, result, kept):
+                    result.unanswered.append(item.claim)
+                else:
+                    result.kept.append(item)
             elif not closes and not await self._lasting(item, text, result):
                 result.passing.append(item.claim)
             elif item in revalued or await self._answers_its_label(item, text, result, kept):
@@ -499,6 +508,19 @@ class ClaimReader:
         result.usage = result.usage.add(cost)
         return answered
 
+    async def _a_rivals(self, item: Checked, text: str, result: Reading, read: Sequence[Checked]) -> bool:
+        """Whether the change's label, asked of the message, is another change's value of the
+        same subject and label in the message (``read``) and not the change's own
+        (value_check.answers_a_rival; asked only when there is such another change)."""
+        rivals = [c.claim.value for c in read if c is not item and _rivals(c, item)]
+        if not rivals:
+            return False
+        rival, cost = await answers_a_rival(
+            self.llm, item.claim, item.about_user, text, self.timeout_s, rivals
+        )
+        result.usage = result.usage.add(cost)
+        return rival
+
     async def _lasting(self, item: Checked, text: str, result: Reading) -> bool:
         """Whether a new claim is a fact or a plan, not how a moment went (a failed sort keeps it)."""
         claim = item.claim
@@ -533,6 +555,19 @@ class Reading:
     #: what its words hold but the message, asked for its label, answers otherwise (value_check.py)
     unanswered: list[reading.ClaimOut] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)
+
+
+def _rivals(one: Checked, other: Checked) -> bool:
+    """Two changes (replaces, corrects) of one subject's same label, with other values."""
+    a, b = one.claim, other.claim
+    changes = (reading.ClaimKind.REPLACES, reading.ClaimKind.CORRECTS)
+    return (
+        a.kind in changes
+        and b.kind in changes
+        and ((one.about_user and other.about_user) or plain(a.subject) == plain(b.subject))
+        and plain(a.attribute) == plain(b.attribute)
+        and plain(a.value) != plain(b.value)
+    )
 
 
 def _of_part(read: Sequence[reading.ClaimOut], part: str, before: str) -> list[reading.ClaimOut]:

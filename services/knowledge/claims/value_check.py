@@ -15,7 +15,9 @@ sorted: the 1.5B often labels a right change loosely ("hospital pharmacy" as the
 earlier claim is checked, and so is a change the reader read whose value holds a word of its own
 label ("plan: change of plan", "dates: same dates", seen in the fifth live trial: a value that only
 names what changed), and a correction that closes no claim ("Your claim: mixed up", read from an
-apology; checked once supersession has found nothing it corrects, keeper.py).
+apology; checked once supersession has found nothing it corrects, keeper.py). A change the reader
+read beside another change of the same subject's label is asked too, and dropped only when the
+message answers the other's value (one message gives a label one new value: "answers_a_rival").
 """
 
 from __future__ import annotations
@@ -181,6 +183,32 @@ async def answers_its_label(
             "claim not kept: the message answers %r for %s, not %r", answer, claim.attribute, claim.value
         )
     return kept, cost
+
+
+async def answers_a_rival(
+    llm: BaseChatModel,
+    claim: ClaimOut,
+    about_user: bool,
+    message: str,
+    timeout_s: float,
+    rivals: Sequence[str],
+) -> tuple[bool, LLMUsage]:
+    """Whether the message, asked for the change's label, answers another change's value of the
+    same subject and label (``rivals``) and not the change's own: one message gives a label one
+    new value (first contact set 23: "taken a ground-floor flat on Brook Street … a short walk
+    from the esplanade … Forty-one years of … went into a single removal van" read as three new
+    homes, the message asked for the home answering "Brook Street"). A failed or empty answer
+    finds no rival."""
+    text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
+    answer, cost = await _asked(llm, claim, about_user, text, timeout_s)
+    if not (answer or "").strip() or backs(answer or "", claim.value, claim.attribute):
+        return False, cost
+    rival = any(backs(answer or "", value) for value in rivals)
+    if rival:
+        log.info(
+            "change not kept: the message answers %r for %s, not %r", answer, claim.attribute, claim.value
+        )
+    return rival, cost
 
 
 def _answered(answer: str, claim: ClaimOut, text: str) -> bool:

@@ -854,6 +854,37 @@ def test_an_end_of_what_another_claim_holds_does_not_close_its_labels_values(
 
 
 @pytest.mark.parametrize(
+    ("held", "end"),
+    [
+        # first contact set 24: the school-bus job ending, read as an end of the user's home,
+        # closed the town he had moved to the message before
+        (claim("I live in Richmond now", "home", "Richmond"),
+         claim("And I've parked the yellow bus for good", "home", "parked the yellow bus")),
+        (claim("I work at Brightwell Health", "workplace", "Brightwell Health"),
+         claim("no more night shifts at the depot", "workplace", "night shifts at the depot")),
+        (claim("I drive a Skoda Octavia", "car", "Skoda Octavia"),
+         claim("the bike got stolen last night", "car", "the bike")),
+    ],
+)  # fmt: skip
+def test_an_end_naming_what_is_on_record_nowhere_closes_its_labels_values_only_when_the_model_says_so(
+    held: Fact, end: Fact
+) -> None:
+    """An end naming none of its label's current values, nor anything else on record, is read by
+    the model for each value of its label (is it still true?), as an end that names someone is;
+    without the model, code closes them as before. An end naming the value closes it unasked."""
+    old, new = _at(held, 1), _at(end, 2, ClaimKind.ENDS)
+    assert [c.old.id for c in _supersede([new], [old], still=False).closings] == [old.id]
+    kept = _supersede([new], [old], still=True)
+    assert kept.closings == []
+    assert kept.judged == 1
+    assert [c.old.id for c in _supersede([new], [old]).closings] == [old.id]  # no model
+    named = _at(claim(f"{held.value} is gone", held.attribute or "", held.value or ""), 2, ClaimKind.ENDS)
+    plan = _supersede([named], [old], still=True)
+    assert [c.old.id for c in plan.closings] == [old.id]
+    assert plan.judged == 0
+
+
+@pytest.mark.parametrize(
     ("named", "end"),
     [
         (

@@ -20,7 +20,9 @@ enough. Never by the wording of the message.
 * An **end** that names none of its label's current values closes them all ("I quit my job"),
   unless what it names is another current claim's value ("padre double booked the salão", the
   party's hall, read as an end of the user's workplace): then it is of that, and closes nothing
-  by its label.
+  by its label. When what it names is on record nowhere, the model reads whether each is still
+  true (the same short call; "And I've parked the yellow bus for good", read as an end of the
+  user's home, had closed the town he had just moved to).
 * A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
   closes nothing; a **new** claim with a different value for the same attribute is judged by
   the model (same / replaces / adds / unrelated). Without a judge, both stay current.
@@ -409,7 +411,14 @@ async def _closed_by(
         # read as an end of the user's "workplace: the salão", closed the hospital; the salão was
         # the party's hall)
         by_label = [old for old, nearness in found if nearness >= 1.0]
-        chosen = named or ([] if ends_another(new, by_label, current) else by_label)
+        if named or ends_another(new, by_label, current):
+            by_label = []
+        # and when what it names is on record nowhere ("And I've parked the yellow bus for good",
+        # set 24, read as an end of the user's home, closed the town he had just moved to), the
+        # model reads whether each is still true, as for an end that names someone; without the
+        # model, code closes them
+        asked_of = by_label if asked.still is not None else []
+        chosen = named or [old for old in by_label if old not in asked_of]
         near = {old.id for old, nearness in found if nearness >= ATTRIBUTE_NEAR}
         # the claim naming the subject, found only because the end names them: closed when the
         # model reads the end as of the subject itself ("Rex died"), not of one of its things
@@ -419,6 +428,7 @@ async def _closed_by(
         # last nite"; first contact set 17, the pet stayed current)
         theirs += [old for old, _ in found if names_them(new, old) and old not in theirs]
         ended = [(old, "ended") for old in chosen if old not in theirs]
+        theirs += [old for old in asked_of if old not in theirs]
         return ended + await _judged(new, theirs, _as_judge(asked.still), out, "ended")
     if kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
         # a constraint is corrected only by words that name it: a wrongly closed one lets help

@@ -29,7 +29,14 @@ from services.common.statements import sentences, turn_round, upper_first
 from services.common.text import TextEmbedder
 from services.common.timeline import starts_at
 from services.common.understanding import only_asks, understand
-from services.cycle.fact_match import FRAME_STEMS, question_stems, stems_of, subject_stems, topic_stems
+from services.cycle.fact_match import (
+    FRAME_STEMS,
+    asks_with_user,
+    question_stems,
+    stems_of,
+    subject_stems,
+    topic_stems,
+)
 from services.cycle.from_text import answer_held, flat, lines_holding, nearest_indices, says_something
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
@@ -379,7 +386,10 @@ def about_stems(read: ToldAnswer | str, question: str) -> frozenset[str]:
     of the question's own words (none: the user, or words the question does not hold, or only the
     words that frame it)."""
     about = read if isinstance(read, str) else read.about
-    if about_the_user(about) or not about.strip():
+    if about_the_user(about) or not about.strip() or asks_with_user(f"{about} {question}"):
+        # (the user with someone, "my girlfriend and I": a line about the user answers it too;
+        # first contact set 24, "so now sat 21 march" of the York trip was no answer to "What
+        # date are my girlfriend and I going to York … now?", read as about "my girlfriend")
         return frozenset()
     return (question_stems(about) & question_stems(question)) - FRAME_STEMS
 

@@ -3189,3 +3189,36 @@ async def test_an_end_of_what_already_ended_closes_nothing(
         await read_claims(runtime)
     current = [f.value for f in claims(runtime) if f.attribute == change[1].attribute and not ended(f)]
     assert current == [now]
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "about", "quote", "answer"),
+    [
+        # first contact set 24: the line did not name the girlfriend, and "not told" was said
+        ("york trip shifted, sana's on nights that wknd. so now sat 21 march.",
+         "What date are my girlfriend and I going to York now?", "my girlfriend and I", "so now sat 21 march",
+         "sat 21 march"),
+        ("we got the keys at last! the new place is on Elm Road.", "Where do my wife and I live these days?",
+         "my wife and I", "the new place is on Elm Road", "Elm Road"),
+        ("Big news. The wedding is booked for 3 October at the Old Mill.",
+         "When are Tom and I getting married?", "Tom and I", "The wedding is booked for 3 October",
+         "3 October"),
+    ],
+)  # fmt: skip
+async def test_a_question_about_the_user_with_someone_is_answered_by_the_users_own_words(
+    runtime: Runtime, llm: FakeChatModel, told: str, question: str, about: str, quote: str, answer: str
+) -> None:
+    """Asked about the user together with someone ("my girlfriend and I"), a line of the user's
+    that answers need not name the other one; a question about the other one alone still needs
+    a line about them."""
+    await say(runtime, told)
+    # the model copies whom it asks about with the user or without ("my girlfriend", as the 1.5B)
+    for n, whom in enumerate((about, about.removesuffix(" and I"))):
+        read = {"about": whom, "quotes": [quote], "answer": answer}
+        llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps(read))
+        asked = await runtime.orchestrator.handle_impulse(question, USER, f"s{n}")
+        assert asked.answer.casefold().startswith(f"{answer} (you told me on ".casefold()), asked.answer
+    other = about.removesuffix(" and I")
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": other, "quotes": [quote], "answer": answer}))
+    alone = await runtime.orchestrator.handle_impulse(f"What does {other} do for work?", USER, "alone")
+    assert answer not in alone.answer, alone.answer

@@ -418,7 +418,7 @@ async def _closed_by(
         # model reads whether each is still true, as for an end that names someone; without the
         # model, code closes them
         asked_of = by_label if asked.still is not None else []
-        chosen = named or [old for old in by_label if old not in asked_of]
+        chosen = named or ([] if asked_of else by_label)
         near = {old.id for old, nearness in found if nearness >= ATTRIBUTE_NEAR}
         # the claim naming the subject, found only because the end names them: closed when the
         # model reads the end as of the subject itself ("Rex died"), not of one of its things

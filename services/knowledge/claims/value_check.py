@@ -166,14 +166,14 @@ async def answers_its_label(
     clauses answer "44")."""
     if claim.kind is ClaimKind.ENDS or not claim.value.strip():
         return True, LLMUsage()
-    text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
+    text = _asked_text(claim, message)
     answer, cost = await _asked(llm, claim, about_user, text, timeout_s)
     if answer is None:
         log.warning("could not check a claim's value: kept")
         return True, cost
     kept = _answered(answer, claim, text)
     own = clauses_of(claim.quote, text)
-    if not kept and own != text and any(answer.strip() and backs(answer, other) for other in others):
+    if not kept and own != text and _names_another(answer, others):
         again, more = await _asked(llm, claim, about_user, own, timeout_s)
         cost = cost.add(more)
         kept = again is not None and bool(again.strip()) and _answered(again, claim, own)
@@ -199,16 +199,25 @@ async def answers_a_rival(
     from the esplanade … Forty-one years of … went into a single removal van" read as three new
     homes, the message asked for the home answering "Brook Street"). A failed or empty answer
     finds no rival."""
-    text = message if len(message) <= MAX_ASKED_CHARS else claim.quote
-    answer, cost = await _asked(llm, claim, about_user, text, timeout_s)
-    if not (answer or "").strip() or backs(answer or "", claim.value, claim.attribute):
-        return False, cost
-    rival = any(backs(answer or "", value) for value in rivals)
+    answer, cost = await _asked(llm, claim, about_user, _asked_text(claim, message), timeout_s)
+    said = answer or ""
+    rival = not backs(said, claim.value, claim.attribute) and _names_another(said, rivals)
     if rival:
         log.info(
             "change not kept: the message answers %r for %s, not %r", answer, claim.attribute, claim.value
         )
     return rival, cost
+
+
+def _asked_text(claim: ClaimOut, message: str) -> str:
+    """What a claim's label is asked of: the message, or the claim's quote when the message is
+    long (bounded work per claim)."""
+    return message if len(message) <= MAX_ASKED_CHARS else claim.quote
+
+
+def _names_another(answer: str, values: Sequence[str]) -> bool:
+    """The check's answer (not empty: no verdict) bears out one of other claims' values."""
+    return bool(answer.strip()) and any(backs(answer, value) for value in values)
 
 
 def _answered(answer: str, claim: ClaimOut, text: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
 from services.cycle.fact_match import stems_of
-from services.cycle.from_told import Quoted, ToldQuote, narrowed
+from services.cycle.from_told import Quoted, ToldQuote, glossed, narrowed
 from services.knowledge.claims.verify import plain
 from services.prompts import BaseMessage, PromptSpec
 from services.prompts import answer_check as check_prompt
@@ -164,17 +164,21 @@ class AnswerReading:
         quote: ToldQuote,
         user_names: frozenset[str] = frozenset(),
         of_user: bool = False,
+        relations: Mapping[str, str] | None = None,
     ) -> tuple[ToldQuote | None, LLMUsage]:
         """The quote as the claims model reads it again: None when its lines, holding no word of
         whom the question asks about, speak of someone else; only the nearest line when the line
         copied does not state what is asked ("Which football team do I support?" -> the line
         about cutting down on sugar, first contact set 8). ``user_names``: the stems of the
         user's own names (the record's): whom the question asks about is never the user, unless
-        ``of_user``: the question asks about the user themselves."""
+        ``of_user``: the question asks about the user themselves. ``relations``: who the
+        record's subjects are to the user, by name (a note to the line for whom it speaks of)."""
         copied = " / ".join(t.in_context for t in quote.lines)
         usage = LLMUsage()
         if quote.about_unsure:  # whom it asks about named in other words, or someone else?
-            same, usage = await self.same_subject(question, copied, user_names, of_user)
+            same, usage = await self.same_subject(
+                question, glossed(copied, relations or {}), user_names, of_user
+            )
             if not same:
                 return None, usage
         if quote.quoted in (Quoted.ANSWER, Quoted.LINES):  # the lines copied state what is asked?

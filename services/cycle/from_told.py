@@ -41,7 +41,7 @@ from services.cycle.from_text import answer_held, flat, lines_holding, nearest_i
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.knowledge.claims.render import ended
-from services.knowledge.claims.verify import hostile, quoted_in
+from services.knowledge.claims.verify import hostile, plain, quoted_in
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
 from services.recall.types import RecallHit
@@ -729,22 +729,44 @@ def newer_lines(
     whom the question names (``named``: their claims) by their name shares what it asks about
     (first contact, set 17: "Where is my daughter's household relocating to?" -> "Montevideo",
     with "Carolina rang … they will be leaving Montevideo in June" for Punta del Este shown above
-    it). Which of them answers, the claims model says; the caller shows those after the answer,
-    dated."""
+    it). The question's words count in the labels of the claims read from a line too, and a line
+    sharing :data:`SAME_TOPIC` words with the line copied speaks of the same thing (first contact,
+    set 24: "When is Dad's birthday get-together at the sugar shack happening now?" copied the
+    party's first day, and "Change of plans for papa's fête: … Saturday April 18 now, same cabane"
+    shares no word of the question; "Which part of Leeds do I call home?" copied the old flat, and
+    "finally moved!! headingley now" was read as "Your home: Headingley"). Those naming most of
+    the question, then most of the copy, then the newest. Which of them answers, the claims model
+    says; the caller shows those after the answer, dated, or the answer they state instead."""
     if not quote.lines:
         return []
     said_at = max(t.at for t in quote.lines)
     sources = {t.source_id for t in quote.lines}
     asked = topic_stems(question)
+    copied = stems_of(" ".join(t.in_context for t in quote.lines))
     newer = [
-        t
+        (len(_labelled(t) & asked), len(stems_of(t.in_context) & copied), t)
         for t in lines
-        if t.at > said_at
-        and t.source_id not in sources
-        and not t.earlier
-        and (asked & stems_of(t.in_context) or (named and _by_name(t, named)))
+        if t.at > said_at and t.source_id not in sources and not t.earlier
     ]
-    return sorted(newer, key=lambda t: -t.at)[:SINCE_READ]
+    kept = [
+        (asks, shared, t)
+        for asks, shared, t in newer
+        if asks or shared >= SAME_TOPIC or (named and _by_name(t, named))
+    ]
+    return [t for _a, _s, t in sorted(kept, key=lambda n: (-n[0], -n[1], -n[2].at))][:SINCE_READ]
+
+
+#: words a line said later shares with the line copied that make it one about the same thing
+#: (the names, places and days of a plan told again: "papa", "cabane", "Réal", "Saturday")
+SAME_TOPIC = 2
+
+
+def _labelled(line: ToldLine) -> frozenset[str]:
+    """The stems of a line's words and of the attributes of the claims read from it that still
+    hold (the record's label: "finally moved!! headingley now" was read as "Your home:
+    Headingley", and answers "Which part of Leeds do I call home?")."""
+    labels = " ".join(f.attribute or "" for f in line.facts if f.valid_until is None and not ended(f))
+    return stems_of(f"{line.in_context} {labels}")
 
 
 def named_in(quote: ToldQuote, others: Sequence[Fact]) -> list[Fact]:
@@ -797,3 +819,35 @@ def told_answer(quote: ToldQuote) -> str:
     if quote.quoted is Quoted.NEAREST:
         return f"{NOT_SURE} The nearest you told me, {told}."
     return f"You told me {told}."
+
+
+#: notes of whom a line names a line checked for whom it speaks of is given, at most
+GLOSSES = 3
+
+
+def relations_of(stored: Sequence[Fact]) -> dict[str, str]:
+    """Who the user's people, pets and things are to them, by the name the record gives them
+    ("Papa": "father"): each subject whose claims give it one relation only (a subject read
+    as a son in one message and a partner in another gets none)."""
+    found: dict[str, set[str]] = {}
+    names: dict[str, str] = {}
+    for f in stored:
+        relation = plain(f.relation or "")
+        if f.subject_key in (None, USER_SUBJECT) or not f.subject or relation in ("", "self", USER_SUBJECT):
+            continue
+        found.setdefault(f.subject_key or "", set()).add(relation)
+        names[f.subject_key or ""] = f.subject
+    return {names[key]: next(iter(held)) for key, held in found.items() if len(held) == 1}
+
+
+def glossed(line: str, relations: Mapping[str, str]) -> str:
+    """The line with a note of who those it names by a name the record knows are to the user
+    ("papa turns 82 … [papa: the user's father]"): whether it speaks of whom a question asks
+    about ("Dad's birthday get-together") is read with what the user told of them before (first
+    contact, set 24: the party line judged "someone else" for "Dad")."""
+    notes = [
+        f"{name}: the user's {relation}"
+        for name, relation in relations.items()
+        if quoted_in(name, line) and not quoted_in(relation, name)
+    ][:GLOSSES]
+    return f"{line} [{'; '.join(notes)}]" if notes else line

@@ -125,6 +125,7 @@ from services.cycle.from_told import (
     nearest,
     never_told_of,
     newer_lines,
+    relations_of,
     told_answer,
     told_lines,
     told_quote,
@@ -1286,7 +1287,10 @@ class SynthesisService(CognitiveService):
             # from "we've got a ginger cat called Mochi")
             quote = replace(quote, about_unsure=True)
         of_user = not named and speaks_as_user(question)  # asks about the user themselves
-        checked_quote, checked = await self.reading.checked(question, quote, user_names(stored), of_user)
+        relations = relations_of(stored)
+        checked_quote, checked = await self.reading.checked(
+            question, quote, user_names(stored), of_user, relations
+        )
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
             # from "my brother Tom lives in Leeds"): nothing said answers
@@ -1296,7 +1300,7 @@ class SynthesisService(CognitiveService):
             return None
         quote = checked_quote
         others = [f for f in stored if f.subject_key != USER_SUBJECT and f.subject]
-        told = ToldAsked(question, history, about, gone, user_names(stored), of_user, others)
+        told = ToldAsked(question, history, about, gone, user_names(stored), of_user, others, relations)
         quote, asked, since, cost = await self._told_now(told, quote, asked, lines)
         usage = usage.add(cost)
         held = HeldTold(quote, usage, asked, since)
@@ -1362,7 +1366,9 @@ class SynthesisService(CognitiveService):
         quote = told_quote(read, newer, told.question, told.history, told.about, told.gone)
         if quote is None or quote.quoted is not Quoted.ANSWER:
             return None, usage
-        checked, cost = await self.reading.checked(told.question, quote, told.names, told.of_user)
+        checked, cost = await self.reading.checked(
+            told.question, quote, told.names, told.of_user, told.relations
+        )
         usage = usage.add(cost)
         if checked is None or checked.quoted is not Quoted.ANSWER:
             return None, usage
@@ -1673,6 +1679,8 @@ class ToldAsked:
     of_user: bool
     #: the claims of the record's subjects other than the user
     others: Sequence[Fact] = ()
+    #: who the record's subjects are to the user, by name ("Papa": "father")
+    relations: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -2092,6 +2092,67 @@ async def test_someone_named_in_other_words_than_the_questions_is_answered_when_
     assert asked.answer.startswith("I'm not sure you told me that"), asked.answer
 
 
+@pytest.mark.parametrize(
+    ("named", "relation", "told", "plans", "question", "short"),
+    [
+        (
+            "Papa",
+            "father",
+            "Papa read the new sign three times",
+            "Big plans: papa turns 82 and we're throwing him a party at the cabane on Saturday April 11",
+            "When is my dad's birthday get-together?",
+            "Saturday April 11",
+        ),
+        (
+            "Oma",
+            "grandmother",
+            "Oma still bakes every Sunday",
+            "Oma's 90th is at the Lindenhof on 3 May, the whole family is coming",
+            "when is my gran's big birthday do?",
+            "3 May",
+        ),
+        (
+            "Nonno",
+            "grandfather",
+            "Nonno still fixes everyone's bikes",
+            "Nonno is moving to Bari in June",
+            "where is my grandpa moving?",
+            "Bari",
+        ),
+    ],
+)
+async def test_whom_a_line_names_is_checked_with_who_the_record_says_they_are(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    named: str,
+    relation: str,
+    told: str,
+    plans: str,
+    question: str,
+    short: str,
+) -> None:
+    """First contact, set 24: "When is Dad's birthday get-together …?" -> "I don't know": the
+    line "papa turns 82 and we're throwing him a party …" was judged to speak of someone else,
+    though "Papa (your father)" was on record. The line is checked for whom it speaks of with a
+    note of who the record says those it names are to the user."""
+    habit = said(told, "habit", told.split()[-1], subject=named, relation=relation)
+    await told_and_read(runtime, llm, told, habit)
+    await told_and_read(runtime, llm, plans, said(plans, "plan", short))
+    about = "my " + question.split()[3].removesuffix("'s")
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": [plans], "answer": short}))
+
+    def whom(call: FakeCall) -> str:  # the model reads the note as the record's word on who it is
+        line = plain_text(call.messages[-1:])
+        same = f"the user's {relation}" in line
+        return json.dumps({"named": named, "verdict": "same" if same else "someone else"})
+
+    llm.answer(PromptId.SAME_SUBJECT, whom)
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.lower().startswith(short.lower()), asked.answer
+    assert plans in asked.answer  # the user's own words, dated
+    assert llm.prompts_for(PromptId.SAME_SUBJECT), "whom the line speaks of was not asked"
+
+
 # (what the user said, read into a claim of someone; a question naming them in other words; the
 # value that answers it)
 NAMED_OTHERWISE_CLAIMED = [

@@ -150,3 +150,67 @@ async def test_when_what_they_said_since_answers_on_its_own_it_is_the_answer(
     plain = (await runtime.orchestrator.handle_impulse(question, USER, "s4")).answer
     assert copied in plain, plain
     assert since not in plain, plain
+
+
+# (what was told first; the words copied from it; its answer; the change said since, in none of
+# the question's words; the question about now, in other words than both; the change's answer;
+# something said since that shares one word of the first message only)
+OTHER_WORDS = [
+    pytest.param(
+        "my leaving do is at the Crown in Ealing on Friday 6 March",
+        "my leaving do is at the Crown in Ealing on Friday 6 March",
+        "Friday 6 March",
+        "the Crown cancelled on us, so the leaving do moved to the Anchor in Ealing, Friday 13 March",
+        "when's my farewell get-together now?",
+        "Friday 13 March",
+        "the Anchor's quiz night is brilliant by the way",
+        id="moved-party",
+    ),
+    pytest.param(
+        "renting a flat in Armley with my mate Tom, he's a chef",
+        "renting a flat in Armley",
+        "Armley",
+        "Tom and I gave up the Armley flat, I'm in Headingley now",
+        "which part of Leeds do I call home at the moment?",
+        "Headingley",
+        "Tom made a curry last night, amazing",
+        id="moved-home",
+    ),
+    pytest.param(
+        "Nana's 90th is at the Grand Hotel in Brighton on 2 May",
+        "Nana's 90th is at the Grand Hotel in Brighton on 2 May",
+        "2 May",
+        "the Grand Hotel lost our booking so Nana's 90th is on 9 May now, still in Brighton",
+        "what day is my big family celebration now?",
+        "9 May",
+        "Brighton was freezing today",
+        id="moved-birthday",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "copied", "answer", "since", "question", "newer", "other"), OTHER_WORDS)
+async def test_a_change_said_in_other_words_than_the_question_is_read_when_it_speaks_of_the_same_thing(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    copied: str,
+    answer: str,
+    since: str,
+    question: str,
+    newer: str,
+    other: str,
+) -> None:
+    """First contact, set 24: "When is Dad's birthday get-together at the sugar shack happening
+    now?" -> the party's first day, copied, with "Change of plans for papa's fête: … Saturday
+    April 18 now, same cabane" shown above it, in no word of the question, so never read. A line
+    said since that shares the names, places and days of the words copied is read as a change
+    (the model says whether it answers); one sharing a single word is not."""
+    await _told_then_changed(runtime, llm, told, copied, answer, since, other)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, _copies(told, copied, answer, since, newer))
+    llm.answer(PromptId.ANSWER_CHECK, _check(since, says=True))
+    got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
+    assert got.startswith(newer[0].upper() + newer[1:]), got  # what they said last ...
+    assert since in got, got  # ... quoted, dated
+    assert copied not in got, got
+    assert other not in got, got

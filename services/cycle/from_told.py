@@ -782,6 +782,36 @@ def replaced_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[
     return [t for t in lines if t.earlier and any(f.superseded_by in newer for f in t.facts)]
 
 
+def replacing_lines(said: Sequence[ToldLine], lines: Sequence[ToldLine]) -> list[ToldLine]:
+    """The lines shown that hold the claims that still hold and replaced the claims of ``said``
+    (the record's links followed to their end, never words), newest first."""
+    held = {f.id: (t, f) for t in lines for f in t.facts}
+    found: dict[int, ToldLine] = {}
+    for f in (f for t in said for f in t.facts):
+        seen: set[str] = set()
+        after = f.superseded_by
+        while after and after in held and after not in seen:
+            seen.add(after)
+            line, claim = held[after]
+            if claim.valid_until is None and not ended(claim):
+                found[id(line)] = line
+                break
+            after = claim.superseded_by
+    return sorted(found.values(), key=lambda t: -t.at)
+
+
+def replaced_since(read: ToldAnswer, lines: Sequence[ToldLine]) -> list[ToldLine]:
+    """For a question about now whose copies are only in lines replaced since (first contact,
+    set 25: "What date has the hospital given me for my new hip now?" copied "the 9th of
+    March", moved to the 30th since): the lines holding what replaced them; [] when a copy is
+    in a line that still holds, or in none."""
+    keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
+    copied = [lines[int(key)] for q in read.quotes if q.strip() for _text, key in lines_holding(q, keyed)]
+    if not copied or not all(t.earlier for t in copied):
+        return []
+    return replacing_lines(copied, lines)
+
+
 def _to_you(answer: str) -> str:
     """The short answer said to the user: their words ("my flat in Hove") turned to "your";
     one already speaking to them kept."""

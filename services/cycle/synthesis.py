@@ -126,6 +126,7 @@ from services.cycle.from_told import (
     never_told_of,
     newer_lines,
     relations_of,
+    replaced_since,
     told_answer,
     told_lines,
     told_quote,
@@ -1268,6 +1269,11 @@ class SynthesisService(CognitiveService):
         named = named_subjects(question, stored)
         about = [f for f in stored if f.subject_key in named and f.subject_key != USER_SUBJECT]
         gone = earlier_values(stored) | ended_values(stored)  # never said as what is true now
+        others = [f for f in stored if f.subject_key != USER_SUBJECT and f.subject]
+        of_user = not named and speaks_as_user(question)  # asks about the user themselves
+        told = ToldAsked(
+            question, history, about, gone, user_names(stored), of_user, others, relations_of(stored)
+        )
         quote = told_quote(read, lines, question, history, about, gone)
         if quote is not None and (
             day_that_holds_now(quote) if history else day_since_changed(quote, question)
@@ -1278,18 +1284,14 @@ class SynthesisService(CognitiveService):
             log.info("no answer from what was told: nothing said speaks of whom the question asks about")
             return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
         if quote is None:
-            log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
-            if not_told is not None and not any(q.strip() for q in read.quotes):
-                return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
-            return None
+            spent = (usage, asked)
+            return await self._nothing_copied(state, told, read, lines, recall, spent, not_told, nothing_told)
         if unmentioned:  # the question named nothing they told: whether the line speaks of what
             # it asks about, the claims model says (seen live: "what's the dog called?" -> "Mochi",
             # from "we've got a ginger cat called Mochi")
             quote = replace(quote, about_unsure=True)
-        of_user = not named and speaks_as_user(question)  # asks about the user themselves
-        relations = relations_of(stored)
         checked_quote, checked = await self.reading.checked(
-            question, quote, user_names(stored), of_user, relations
+            question, quote, told.names, of_user, told.relations
         )
         usage = usage.add(checked)
         if checked_quote is None:  # about someone else ("Where does my sister live?" -> "Leeds",
@@ -1298,16 +1300,59 @@ class SynthesisService(CognitiveService):
             if not_told is not None:
                 return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
             return None
-        quote = checked_quote
-        others = [f for f in stored if f.subject_key != USER_SUBJECT and f.subject]
-        told = ToldAsked(question, history, about, gone, user_names(stored), of_user, others, relations)
-        quote, asked, since, cost = await self._told_now(told, quote, asked, lines)
+        quote, asked, since, cost = await self._told_now(told, checked_quote, asked, lines)
         usage = usage.add(cost)
         held = HeldTold(quote, usage, asked, since)
         if only_nearest is not None and quote.quoted is Quoted.NEAREST:
             only_nearest.append(held)
             return None
         return await self._said_told(state, held, recall)
+
+    async def _nothing_copied(
+        self,
+        state: CycleState,
+        told: ToldAsked,
+        read: told_prompt.ToldAnswer,
+        lines: Sequence[ToldLine],
+        recall: RecallResult,
+        spent: tuple[LLMUsage, PromptRecord],
+        not_told: str | None,
+        nothing_told: list[NothingTold] | None,
+    ) -> StepOutcome | None:
+        """The words reader copied nothing that answers: for a question about now whose copies are
+        only words replaced since, what replaced them; else ``not_told`` when it copied nothing at
+        all; else None."""
+        usage, asked = spent
+        if not told.history:
+            since = await self._replaced_since(state, told, read, lines, recall, usage)
+            if since is not None:
+                return since
+        log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
+        if not_told is not None and not any(q.strip() for q in read.quotes):
+            question = told.question
+            return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
+        return None
+
+    async def _replaced_since(
+        self,
+        state: CycleState,
+        told: ToldAsked,
+        read: told_prompt.ToldAnswer,
+        lines: Sequence[ToldLine],
+        recall: RecallResult,
+        usage: LLMUsage,
+    ) -> StepOutcome | None:
+        """A question about now whose copies are only words replaced since: the answer the model
+        copies from the lines that replaced them, read alone (services/cycle/from_told.py,
+        :func:`replaced_since`); None when none is shown or they do not state it."""
+        later = replaced_since(read, lines)
+        if not later:
+            return None
+        log.info("the words copied were replaced since: %d later lines read", len(later))
+        got, cost = await self._newest_told(told, later)
+        if got is None:
+            return None
+        return await self._said_told(state, HeldTold(got[0], usage.add(cost), got[1]), recall)
 
     async def _told_nothing(
         self,

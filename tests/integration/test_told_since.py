@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from services.prompts.extract_claims import ClaimKind
 from tests.claims_support import said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
@@ -214,3 +215,74 @@ async def test_a_change_said_in_other_words_than_the_question_is_read_when_it_sp
     assert since in got, got  # ... quoted, dated
     assert copied not in got, got
     assert other not in got, got
+
+
+# (what was told first, read into a claim; its label and value; the change, read as replacing
+# it; its value; the question about now; the old value the model copies)
+REPLACED = [
+    pytest.param(
+        "Good news at last, my hip operation is on Monday the 9th of March.",
+        "appointment",
+        "Monday the 9th of March",
+        "The surgeon is ill, so they have put me back three weeks, to Monday the 30th of March.",
+        "Monday the 30th of March",
+        "What date has the hospital given me for my new hip now?",
+        id="date",
+    ),
+    pytest.param(
+        "We stay in a top-floor flat in Dennistoun, just off Duke Street.",
+        "home",
+        "Dennistoun",
+        "We got the keys to the ground-floor flat in Carntyne, no more stairs!",
+        "Carntyne",
+        "Which area of Glasgow do we live in now?",
+        id="home",
+    ),
+    pytest.param(
+        "part time ko: crew sa milk tea shop sa españa",
+        "job",
+        "crew sa milk tea shop",
+        "so online english tutor na ko now, japanese kids",
+        "online english tutor",
+        "What do I do for extra income these days?",
+        id="job",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "label", "old", "change", "new", "question"), REPLACED)
+async def test_an_answer_copied_from_words_replaced_since_is_the_answer_of_what_replaced_them(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    label: str,
+    old: str,
+    change: str,
+    new: str,
+    question: str,
+) -> None:
+    """First contact, set 25: "What date has the hospital given me for my new hip now?" -> "I
+    don't know": the words reader copied "the 9th of March", whose claim the move to the 30th had
+    replaced, and a question about now is never answered by words replaced since. The lines
+    holding the claims that replaced them (the record's links) are read alone: what the model
+    copies from them is the answer."""
+    script = {told: [said(told, label, old)], change: [said(change, label, new, kind=ClaimKind.REPLACES)]}
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader(script))
+    for text in script:
+        await runtime.orchestrator.handle_impulse(text, USER, "s1")
+        await asyncio.to_thread(runtime.run_jobs)
+    held = runtime.memory.facts.facts_of_record(USER, current_only=True, limit=20)
+    assert [f.value for f in held if f.attribute == label] == [new]  # the record holds the change
+
+    def read(call: FakeCall) -> str:  # the 1.5B copied the old words when both were shown
+        shown = plain_text(call.messages[-1:])
+        if told in shown:
+            return json.dumps({"about": "me", "quotes": [old], "answer": old})
+        return json.dumps({"about": "me", "quotes": [new], "answer": new})
+
+    llm.answer(PromptId.ANSWER_FROM_TOLD, read)
+    llm.answer(PromptId.ANSWER_CHECK, json.dumps({"asked": "", "answer": "", "verdict": "answers"}))
+    got = (await runtime.orchestrator.handle_impulse(question, USER, "s2")).answer
+    assert got.casefold().startswith(new.casefold()), got
+    assert change in got, got  # the user's words, dated
+    assert old not in got, got

@@ -443,14 +443,13 @@ def told_quote(
     only with a short answer they hold, marked ``about_unsure`` (the model checks it).
     ``avoid``: values no longer true; a part of the answer about now that names one and no
     current value is not said."""
-    keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
     chosen: dict[int, ToldLine] = {}
     # a copy no line holds counts as none: the answer is then the copy when one line holds it
     # (first contact, set 17: "Tango is in fact thirteen" copied for "he is in fact thirteen")
-    held = {q: lines_holding(q, keyed) for q in read.quotes if q.strip()}
+    held = {q: _lines_of_copy(q, lines) for q in read.quotes if q.strip()}
     for quote in [q for q, found in held.items() if found] or _answer_as_quote(read.answer, lines, question):
-        for _text, key in held.get(quote) or lines_holding(quote, keyed):
-            chosen[int(key)] = lines[int(key)]
+        for i in held.get(quote) or _lines_of_copy(quote, lines):
+            chosen[i] = lines[i]
     chosen = _anchored(read.answer, chosen, lines, question, history) or chosen
     said = [chosen[i] for i in sorted(chosen)]
     if not history:  # what is true now is never answered by words since replaced
@@ -471,6 +470,12 @@ def told_quote(
     if found.quoted not in (Quoted.ANSWER, Quoted.LINES) or _anothers(found, named):
         return None
     return replace(found, about_unsure=True)
+
+
+def _lines_of_copy(quote: str, lines: Sequence[ToldLine]) -> list[int]:
+    """The indices of the lines holding the model's copy."""
+    keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
+    return [int(key) for _text, key in lines_holding(quote, keyed)]
 
 
 def day_that_holds_now(quote: ToldQuote) -> bool:
@@ -805,8 +810,7 @@ def replaced_since(read: ToldAnswer, lines: Sequence[ToldLine]) -> list[ToldLine
     set 25: "What date has the hospital given me for my new hip now?" copied "the 9th of
     March", moved to the 30th since): the lines holding what replaced them; [] when a copy is
     in a line that still holds, or in none."""
-    keyed = [(t.text, str(i)) for i, t in enumerate(lines)]
-    copied = [lines[int(key)] for q in read.quotes if q.strip() for _text, key in lines_holding(q, keyed)]
+    copied = [lines[i] for q in read.quotes if q.strip() for i in _lines_of_copy(q, lines)]
     if not copied or not all(t.earlier for t in copied):
         return []
     return replacing_lines(copied, lines)

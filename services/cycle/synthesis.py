@@ -1320,39 +1320,22 @@ class SynthesisService(CognitiveService):
         nothing_told: list[NothingTold] | None,
     ) -> StepOutcome | None:
         """The words reader copied nothing that answers: for a question about now whose copies are
-        only words replaced since, what replaced them; else ``not_told`` when it copied nothing at
-        all; else None."""
+        only words replaced since, the answer the model copies from the lines holding what
+        replaced them, read alone (services/cycle/from_told.py, :func:`replaced_since`); else
+        ``not_told`` when it copied nothing at all; else None."""
         usage, asked = spent
-        if not told.history:
-            since = await self._replaced_since(state, told, read, lines, recall, usage)
-            if since is not None:
-                return since
+        later = [] if told.history else replaced_since(read, lines)
+        if later:
+            log.info("the words copied were replaced since: %d later lines read", len(later))
+            got, cost = await self._newest_told(told, later)
+            if got is not None:
+                return await self._said_told(state, HeldTold(got[0], usage.add(cost), got[1]), recall)
+            usage = usage.add(cost)
         log.info("no answer from what was told: the model copied %s", read.quotes or "nothing")
         if not_told is not None and not any(q.strip() for q in read.quotes):
             question = told.question
             return await self._told_nothing(state, question, recall, not_told, usage, asked, nothing_told)
         return None
-
-    async def _replaced_since(
-        self,
-        state: CycleState,
-        told: ToldAsked,
-        read: told_prompt.ToldAnswer,
-        lines: Sequence[ToldLine],
-        recall: RecallResult,
-        usage: LLMUsage,
-    ) -> StepOutcome | None:
-        """A question about now whose copies are only words replaced since: the answer the model
-        copies from the lines that replaced them, read alone (services/cycle/from_told.py,
-        :func:`replaced_since`); None when none is shown or they do not state it."""
-        later = replaced_since(read, lines)
-        if not later:
-            return None
-        log.info("the words copied were replaced since: %d later lines read", len(later))
-        got, cost = await self._newest_told(told, later)
-        if got is None:
-            return None
-        return await self._said_told(state, HeldTold(got[0], usage.add(cost), got[1]), recall)
 
     async def _told_nothing(
         self,

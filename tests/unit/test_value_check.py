@@ -152,6 +152,48 @@ async def test_a_constraint_is_not_lost_to_a_check_answer_in_its_own_words(
 
 
 @pytest.mark.parametrize(
+    ("message", "attribute", "value", "answer", "kept"),
+    [
+        # first contact set 25: the home, told in a long clause, was lost
+        ("My wife Isobel and I stay in a top-floor tenement flat in Dennistoun, just off Duke Street.",
+         "home", "Dennistoun", "top-floor tenement flat in Dennistoun, just off Duke Street", True),
+        ("part time ko: crew sa milk tea shop sa españa, 'tea-rrific' ang name lol", "job", "crew",
+         "part time ko: crew sa milk tea shop sa españa", True),
+        ("Since March I've been doing nights as a porter at the Royal Infirmary, mostly weekends.",
+         "workplace", "Royal Infirmary", "doing nights as a porter at the Royal Infirmary, mostly weekends",
+         True),
+        # the clause copied does not hold the value's words in order: another value
+        ("My wife Isobel and I stay in a top-floor tenement flat in Dennistoun, just off Duke Street.",
+         "home", "Duke Street Dennistoun", "top-floor tenement flat in Dennistoun, just off Duke Street",
+         False),
+        # not the message's words: a sentence of the check's own
+        ("My wife Isobel and I stay in a top-floor tenement flat in Dennistoun, just off Duke Street.",
+         "home", "Dennistoun", "The user and his wife are said to be living in a flat in Dennistoun now",
+         False),
+        # the whole message copied back, longer than an answer
+        ("update!! aalis na ko sa dorm next month, lilipat ako sa unit ng cousin ko si ate rhea sa sta. ana",
+         "event", "dorm",
+         "update!! aalis na ko sa dorm next month, lilipat ako sa unit ng cousin ko si ate rhea sa sta. ana",
+         False),
+    ],
+)  # fmt: skip
+async def test_a_clause_of_the_message_holding_the_value_bears_it_out(
+    message: str, attribute: str, value: str, answer: str, kept: bool
+) -> None:
+    """First contact, set 25: asked for the user's home, the check copied the clause that says it
+    ("top-floor tenement flat in Dennistoun, just off Duke Street"), longer than an answer, and
+    the home was lost. A short run of the message's words holding the value whole is an answer."""
+    llm = FakeChatModel()
+    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
+    claim = ClaimOut(
+        quote=message, subject="user", relation="self", attribute=attribute, value=value, when="",
+        kind=ClaimKind.NEW,
+    )  # fmt: skip
+    got, _ = await answers_its_label(llm, claim, True, message, 30.0)
+    assert got is kept
+
+
+@pytest.mark.parametrize(
     ("answer", "value"),
     [
         (

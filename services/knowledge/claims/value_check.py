@@ -221,11 +221,30 @@ def _names_another(answer: str, values: Sequence[str]) -> bool:
 
 
 def _answered(answer: str, claim: ClaimOut, text: str) -> bool:
-    """The check's answer bears the claim's value out (:func:`backs`), or, for a health or diet
-    claim, is the check's own words or another side of the same constraint."""
-    return backs(answer, claim.value, claim.attribute) or (
-        is_constraint(category_of(claim.attribute))
-        and (own_value(answer, text) or said_with(answer, claim.quote, text))
+    """The check's answer bears the claim's value out (:func:`backs`), or is a clause of the
+    message holding the value (:func:`copied_with`), or, for a health or diet claim, is the
+    check's own words or another side of the same constraint."""
+    return (
+        backs(answer, claim.value, claim.attribute)
+        or copied_with(answer, claim.value, claim.attribute, text)
+        or (
+            is_constraint(category_of(claim.attribute))
+            and (own_value(answer, text) or said_with(answer, claim.quote, text))
+        )
+    )
+
+
+def copied_with(answer: str, value: str, attribute: str, message: str) -> bool:
+    """The answer is a short run of the message's words, as the check was asked to copy, that
+    holds the value's words whole and in order, and the value is more than its label's words
+    (first contact, set 25: "My wife Isobel and I stay in a top-floor tenement flat in
+    Dennistoun", asked for the user's home, answered "top-floor tenement flat in Dennistoun, just
+    off Duke Street", and the home "Dennistoun" was lost as the answer was long)."""
+    return (
+        len(answer.split()) <= 2 * MAX_ANSWER_WORDS
+        and copied(answer, message)
+        and quoted_in(value, answer)
+        and bool(_words(value) - _words(attribute))
     )
 
 

@@ -1,5 +1,6 @@
 """A long message is read a part at a time, each with the words before it for whom a pronoun
-means (services/knowledge/claims/keeper.py, ``ClaimReader.read``). First contact set 23: given
+means (services/knowledge/claims/keeper.py, ``ClaimReader.read``); what a part reads of the words
+before it is kept too. First contact set 23: given
 the sentence before it, the 1.5B read that sentence again instead of the part ("My name is
 Hamish Drummond, I am sixty-seven, …" gave eight claims of "My daughter has set this up for me
 …"), and the user's name, age and job were lost."""
@@ -84,25 +85,27 @@ async def test_a_part_read_as_the_words_before_it_is_read_again_alone(
 
 
 @pytest.mark.parametrize(("message", "before_gives", "alone_gives"), MESSAGES)
-async def test_what_a_part_reads_of_the_words_before_it_is_left_to_their_own_reading(
+async def test_what_a_part_reads_of_the_words_before_it_is_kept_once(
     message: str, before_gives: list[ClaimOut], alone_gives: list[ClaimOut]
 ) -> None:
-    """A part's reading that also quotes the words before it keeps only the part's own claims (what
-    it read anew of the words before, the words' own reading already said or left out) and is not
-    read again."""
+    """A part's reading that also quotes the words before it keeps what it read anew of them:
+    their own reading may have left it out (first contact set 25: "We have done it. After two
+    years on the transfer list we have been given a ground-floor flat in Carntyne …", the move was
+    read only beside the sentence after it, and the home stayed the old one). What both readings
+    gave is kept once, and the part is not read again."""
     quote = before_gives[0].quote
-    anew = said(quote, "extra", quote.split()[-1])
+    anew = said(quote, "extra", max(quote.split(), key=len))
 
     def answer(call: FakeCall) -> str:
         message_shown = str(call.messages[-1].content)
-        read = [anew, *alone_gives] if LEAD in message_shown else before_gives
+        read = [anew, *before_gives, *alone_gives] if LEAD in message_shown else before_gives
         return json.dumps({"claims": [c.model_dump(mode="json") for c in read]})
 
     llm = FakeChatModel()
     llm.answer(PromptId.EXTRACT_CLAIMS, answer)
     read = await ClaimReader(llm).read(message)
-    values = [c.claim.value for c in read.kept]
-    assert {c.value for c in alone_gives} <= set(values)
-    assert all(values.count(c.value) == 1 for c in before_gives)
-    assert "extra" not in {c.claim.attribute for c in read.kept}
+    labelled = [(c.claim.attribute, c.claim.value) for c in read.kept]
+    assert {(c.attribute, c.value) for c in alone_gives} <= set(labelled)
+    assert all(labelled.count((c.attribute, c.value)) == 1 for c in before_gives)
+    assert "extra" in {c.claim.attribute for c in read.kept}
     assert len(llm.prompts_for(PromptId.EXTRACT_CLAIMS)) == 2

@@ -420,15 +420,17 @@ class ClaimReader:
         usage = LLMUsage()
         for before, part in parts_of(text):
             read, cost = await self._part(part, before)
-            own = _of_part(read, part, before)
-            if read and not own:
+            if read and not _of_part(read, part, before):
                 # the words before, given for whom "she" or "it" is, were read instead of the
                 # part (first contact set 23: "My name is Hamish Drummond, I am sixty-seven, …"
                 # read as eight claims of the sentence before it, the user's name, age and job
                 # lost): the part is read again alone
                 again, more = await self._part(part, "")
-                own, cost = _of_part(again, part, before), cost.add(more)
-            claims += own
+                read, cost = [*read, *again], cost.add(more)
+            # what a part reads of the words before it is kept too (each claim once): their own
+            # reading may have left it out (first contact set 25: the move to Carntyne, read
+            # only with the sentence after it, was lost)
+            claims += read
             usage = usage.add(cost)
         kept, dropped = checked_claims(claims, text)
         kept = with_ends_replaced(as_users(kept, user_names(kept, []) | set(names)))
@@ -572,7 +574,7 @@ def _rivals(one: Checked, other: Checked) -> bool:
 
 def _of_part(read: Sequence[reading.ClaimOut], part: str, before: str) -> list[reading.ClaimOut]:
     """The claims of a part's reading but those quoting only the words before it (``before``,
-    given for whom a pronoun means): what they say is theirs, read with them."""
+    given for whom a pronoun means): none left, the model read the words before instead."""
     if not before:
         return list(read)
     return [c for c in read if not (quoted_in(c.quote, before) and not quoted_in(c.quote, part))]

@@ -103,6 +103,13 @@ class ToldLine:
         return f"{self.before} {self.text}" if self.before and not self.facts else self.text
 
     @property
+    def with_before(self) -> str:
+        """The line after the sentence said just before it in its message, whatever was read
+        from it: a change told in two sentences ("obinna wedding don shift o. … now na sat dec
+        20.") speaks of what changed in the first and gives the new value in the second."""
+        return f"{self.before} {self.text}" if self.before else self.text
+
+    @property
     def planned_from(self) -> int | None:
         """The day (epoch ms) the line's plans start when every claim read from it is one."""
         return (
@@ -739,7 +746,9 @@ def newer_lines(
     set 24: "When is Dad's birthday get-together at the sugar shack happening now?" copied the
     party's first day, and "Change of plans for papa's fête: … Saturday April 18 now, same cabane"
     shares no word of the question; "Which part of Leeds do I call home?" copied the old flat, and
-    "finally moved!! headingley now" was read as "Your home: Headingley"). Those naming most of
+    "finally moved!! headingley now" was read as "Your home: Headingley"); a line shares them
+    with the sentence before it in its message (first contact, set 26: "obinna wedding don shift
+    o." then "… so dem push am 2 wks, now na sat dec 20.", the date in the second). Those naming most of
     the question, then most of the copy, then the newest. Which of them answers, the claims model
     says; the caller shows those after the answer, dated, or the answer they state instead."""
     if not quote.lines:
@@ -749,7 +758,7 @@ def newer_lines(
     asked = topic_stems(question)
     copied = stems_of(" ".join(t.in_context for t in quote.lines))
     newer = [
-        (len(_labelled(t) & asked), len(stems_of(t.in_context) & copied), t)
+        (len(_labelled(t) & asked), len(stems_of(t.with_before) & copied), t)
         for t in lines
         if t.at > said_at and t.source_id not in sources and not t.earlier
     ]

@@ -1412,8 +1412,10 @@ class SynthesisService(CognitiveService):
         if told.history or quote.quoted not in (Quoted.ANSWER, Quoted.LINES):
             return [], LLMUsage()
         newer = newer_lines(quote, lines, told.question, told.about or named_in(quote, told.others))
-        kept, usage = await self._answering(told.question, [SaidSince(t.at, t.text) for t in newer])
-        return [t for t in newer if SaidSince(t.at, t.text) in kept], usage
+        # each read after the sentence before it in its message (what changed may be said there)
+        read = [SaidSince(t.at, t.with_before) for t in newer]
+        kept, usage = await self._answering(told.question, read)
+        return [t for t, said in zip(newer, read, strict=True) if said in kept], usage
 
     async def _asked_beside_news(
         self, state: CycleState, understanding: Understanding, recall: RecallResult

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from services.prompts.extract_claims import ClaimKind
+from services.prompts.extract_claims import ClaimKind, ClaimOut
 from tests.claims_support import said, scripted_reader
 from thea.llm.fake import FakeCall, FakeChatModel, plain_text
 from thea.llm.prompt_ids import PromptId
@@ -286,3 +286,87 @@ async def test_an_answer_copied_from_words_replaced_since_is_the_answer_of_what_
     assert got.casefold().startswith(new.casefold()), got
     assert change in got, got  # the user's words, dated
     assert old not in got, got
+
+
+# (what was told first, read into a claim; its answer; a change told in two sentences, the first
+# naming what changed, the second giving the new value; the question about now; the change's
+# answer; the claim the second sentence was read into, of something else)
+TWO_SENTENCES = [
+    pytest.param(
+        "my cousin obinna's trad wedding is in enugu on saturday 6 december",
+        "saturday 6 december",
+        "obinna wedding don shift o.",
+        "the bride papa dey hospital so dem push am 2 wks, now na sat dec 20.",
+        "When is my cousin's traditional marriage holding now?",
+        "sat dec 20",
+        said("the bride papa dey hospital", "health", "hospital", subject="bride papa", relation="friend"),
+        id="pidgin-wedding",
+    ),
+    pytest.param(
+        "Maya's piano recital is at St John's on the 3rd of May",
+        "the 3rd of May",
+        "Maya's recital at St John's got moved.",
+        "The organist is away, so it is on the 7th of June instead.",
+        "when does my daughter play her concert now?",
+        "the 7th of June",
+        said("The organist is away", "status", "away", subject="organist", relation="friend"),
+        id="careful-recital",
+    ),
+    pytest.param(
+        "our Lisbon trip with Colleen is on the 9th of September",
+        "the 9th of September",
+        "Colleen and I changed the Lisbon trip.",
+        "Her passport expired, so we fly on the 23rd of September now.",
+        "when do we go away now?",
+        "the 23rd of September",
+        said("Her passport expired", "passport", "expired", subject="Colleen", relation="friend"),
+        id="trip",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "answer", "changed", "detail", "question", "newer", "read"), TWO_SENTENCES)
+async def test_a_change_whose_new_value_is_in_the_sentence_after_it_is_read_with_it(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    told: str,
+    answer: str,
+    changed: str,
+    detail: str,
+    question: str,
+    newer: str,
+    read: ClaimOut,
+) -> None:
+    """First contact, set 26: "When is my cousin's traditional marriage holding now?" -> "Enugu
+    sat dec 6 … Since then you said: “obinna wedding don shift o.”": the sentence naming the
+    wedding was read as a change and held no date; the next one ("… now na sat dec 20."), read
+    into a claim of the bride's father, shares no word of the first message and was never read.
+    A line said since is read after the sentence before it in its message."""
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                told: [said(told, "event", answer)],
+                detail: [read],
+            }
+        ),
+    )
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await runtime.orchestrator.handle_impulse(f"{changed} {detail}", USER, "s2")
+    await asyncio.to_thread(runtime.run_jobs)  # both read: the change's second sentence holds a claim
+    llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
+
+    def copies(call: FakeCall) -> str:  # the 1.5B: the first words when shown, the date when shown
+        shown = plain_text(call.messages[-1:])
+        if told in shown:
+            return json.dumps({"about": "me", "quotes": [told], "answer": answer})
+        if detail in shown:
+            return json.dumps({"about": "me", "quotes": [detail], "answer": newer})
+        return json.dumps({"about": "me", "quotes": [], "answer": ""})
+
+    llm.answer(PromptId.ANSWER_FROM_TOLD, copies)
+    llm.answer(PromptId.ANSWER_CHECK, _check(detail, says=True))
+    got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
+    assert got.startswith(newer[0].upper() + newer[1:]), got  # the new value ...
+    assert detail in got, got  # ... quoted, dated
+    assert answer not in got, got

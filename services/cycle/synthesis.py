@@ -1384,7 +1384,10 @@ class SynthesisService(CognitiveService):
         whom the question asks about; else None."""
         if not newer:
             return None, LLMUsage()
-        messages = told_prompt.build(told.question, [t.shown() for t in newer])
+        # each after the sentence before it in its message: what changed may be named there
+        # (first contact, set 26: "obinna wedding don shift o. … now na sat dec 20.")
+        shown = [replace(t, text=t.with_before, before="").shown() for t in newer]
+        messages = told_prompt.build(told.question, shown)
         got = await self.reading.read(
             told_prompt.ToldAnswer, messages, told_prompt.PROMPT, told_prompt.MAX_TOKENS
         )

@@ -356,16 +356,23 @@ async def test_a_change_whose_new_value_is_in_the_sentence_after_it_is_read_with
     await asyncio.to_thread(runtime.run_jobs)  # both read: the change's second sentence holds a claim
     llm.answer(PromptId.QUESTION_SCOPE, json.dumps({"about": "the user's own", "known": "you"}))
 
-    def copies(call: FakeCall) -> str:  # the 1.5B: the first words when shown, the date when shown
+    def copies(call: FakeCall) -> str:
+        """The 1.5B: the first words when shown; the new value only when the line holding it is
+        shown after the sentence naming what changed (alone, "now na sat dec 20" is no wedding)."""
         shown = plain_text(call.messages[-1:])
         if told in shown:
             return json.dumps({"about": "me", "quotes": [told], "answer": answer})
-        if detail in shown:
+        if f"{changed} {detail}" in shown:
             return json.dumps({"about": "me", "quotes": [detail], "answer": newer})
         return json.dumps({"about": "me", "quotes": [], "answer": ""})
 
+    def check(call: FakeCall) -> str:  # the lines holding a value answer; "… don shift o." does not
+        line = plain_text(call.messages[-1:])
+        says = detail in line or told in line
+        return json.dumps({"asked": "", "answer": "", "verdict": "answers" if says else "does not answer"})
+
     llm.answer(PromptId.ANSWER_FROM_TOLD, copies)
-    llm.answer(PromptId.ANSWER_CHECK, _check(detail, says=True))
+    llm.answer(PromptId.ANSWER_CHECK, check)
     got = (await runtime.orchestrator.handle_impulse(question, USER, "s3")).answer
     assert got.startswith(newer[0].upper() + newer[1:]), got  # the new value ...
     assert detail in got, got  # ... quoted, dated

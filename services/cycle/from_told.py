@@ -100,7 +100,7 @@ class ToldLine:
         sentence before it in its message (first contact, set 15: "He starts on September 1st."
         after "Julien got the head nurse position in the ER!!" answers when Julien starts); a line
         claims were read from, as it is (whom the claims name)."""
-        return f"{self.before} {self.text}" if self.before and not self.facts else self.text
+        return self.text if self.facts else self.with_before
 
     @property
     def with_before(self) -> str:

@@ -111,6 +111,18 @@ def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value
     assert not backs(f"The user said {answer}", value)  # a sentence about the message
 
 
+async def _kept_when_answered(answer: str, message: str, quote: str, attribute: str, value: str) -> bool:
+    """Whether the user's new claim is kept when the check answers ``answer`` of the message."""
+    llm = FakeChatModel()
+    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
+    claim = ClaimOut(
+        quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="",
+        kind=ClaimKind.NEW,
+    )  # fmt: skip
+    got, _ = await answers_its_label(llm, claim, True, message, 30.0)
+    return got
+
+
 @pytest.mark.parametrize(
     ("message", "quote", "attribute", "value", "answer", "kept"),
     [
@@ -141,14 +153,7 @@ def test_a_long_answer_that_leads_with_the_value_bears_it_out(answer: str, value
 async def test_a_constraint_is_not_lost_to_a_check_answer_in_its_own_words(
     message: str, quote: str, attribute: str, value: str, answer: str, kept: bool
 ) -> None:
-    llm = FakeChatModel()
-    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
-    claim = ClaimOut(
-        quote=quote, subject="user", relation="self", attribute=attribute, value=value, when="",
-        kind=ClaimKind.NEW,
-    )  # fmt: skip
-    got, _ = await answers_its_label(llm, claim, True, message, 30.0)
-    assert got is kept
+    assert await _kept_when_answered(answer, message, quote, attribute, value) is kept
 
 
 @pytest.mark.parametrize(
@@ -183,14 +188,7 @@ async def test_a_clause_of_the_message_holding_the_value_bears_it_out(
     """First contact, set 25: asked for the user's home, the check copied the clause that says it
     ("top-floor tenement flat in Dennistoun, just off Duke Street"), longer than an answer, and
     the home was lost. A short run of the message's words holding the value whole is an answer."""
-    llm = FakeChatModel()
-    llm.answer(PromptId.VALUE_CHECK, json.dumps({"answer": answer}))
-    claim = ClaimOut(
-        quote=message, subject="user", relation="self", attribute=attribute, value=value, when="",
-        kind=ClaimKind.NEW,
-    )  # fmt: skip
-    got, _ = await answers_its_label(llm, claim, True, message, 30.0)
-    assert got is kept
+    assert await _kept_when_answered(answer, message, message, attribute, value) is kept
 
 
 @pytest.mark.parametrize(

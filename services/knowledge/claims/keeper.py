@@ -420,7 +420,7 @@ class ClaimReader:
         usage = LLMUsage()
         for before, part in parts_of(text):
             read, cost = await self._part(part, before)
-            if read and not _of_part(read, part, before):
+            if _read_only_before(read, part, before):
                 # the words before, given for whom "she" or "it" is, were read instead of the
                 # part (first contact set 23: "My name is Hamish Drummond, I am sixty-seven, …"
                 # read as eight claims of the sentence before it, the user's name, age and job
@@ -572,12 +572,12 @@ def _rivals(one: Checked, other: Checked) -> bool:
     )
 
 
-def _of_part(read: Sequence[reading.ClaimOut], part: str, before: str) -> list[reading.ClaimOut]:
-    """The claims of a part's reading but those quoting only the words before it (``before``,
-    given for whom a pronoun means): none left, the model read the words before instead."""
-    if not before:
-        return list(read)
-    return [c for c in read if not (quoted_in(c.quote, before) and not quoted_in(c.quote, part))]
+def _read_only_before(read: Sequence[reading.ClaimOut], part: str, before: str) -> bool:
+    """Every claim of a part's reading quotes only the words before it (``before``, given for
+    whom a pronoun means): the model read them instead of the part."""
+    return bool(read and before) and all(
+        quoted_in(c.quote, before) and not quoted_in(c.quote, part) for c in read
+    )
 
 
 def parts_of(text: str, size: int = PART_CHARS) -> list[tuple[str, str]]:

@@ -150,8 +150,23 @@ def group_matches(group: Sequence[str], answer: str) -> bool:
     return any(alternative.lower() in text for alternative in group)
 
 
+#: the day a quoted line was said, as answers show it ("you told me on Sunday 6 December 2026: …"):
+#: the day the user spoke, not a value of the answer, so it neither matches nor forbids
+_TOLD_DAY = re.compile(r"\b(told me|said) on [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d{4}")
+
+
+def without_told_days(answer: str) -> str:
+    """The answer with the days its quoted lines were said left out."""
+    return _TOLD_DAY.sub(r"\1 on (that day)", answer)
+
+
 def score_answer(answer: str, expect: Sequence[Sequence[str]], forbid: Sequence[str] = ()) -> Score:
-    """Right when every expect group matches and no forbid string appears (case-insensitive)."""
+    """Right when every expect group matches and no forbid string appears (case-insensitive).
+
+    The days quoted lines were said on are left out first: a line said on 6 December is not an
+    answer of "6 December".
+    """
+    answer = without_told_days(answer)
     failed = tuple(tuple(group) for group in expect if not group_matches(group, answer))
     text = answer.lower()
     hits = tuple(f for f in forbid if f.lower() in text)

@@ -54,6 +54,21 @@ def test_forbid_strings_are_matched_as_given_trailing_space_included() -> None:
     assert not score_answer("It was March 3.", [["march"]], ["march 3 "]).stale
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Sat dec 20 (you told me on Sunday 6 December 2026: \u201cnow na sat dec 20.\u201d).",
+        "Before that, you told me on Saturday 6 December 2025: \u201cit moved to the 20th\u201d.",
+        "I'm not sure. The nearest you said on Friday 6 December 2024: \u201cthe 20th\u201d.",
+    ],
+)
+def test_the_day_a_quoted_line_was_said_neither_forbids_nor_matches(answer: str) -> None:
+    # the old date was 6 December; the lines were said on a 6 December, which is no answer
+    assert score_answer(answer, [["20"]], forbid=["6 December"]).right
+    assert not score_answer(answer, [["December 2026", "December 2025", "December 2024"]]).right
+    assert score_answer("It is on 6 December.", [["20"]], forbid=["6 December"]).stale
+
+
 def test_the_repeat_scores_the_last_answer() -> None:
     forgot = score_repeat(["Redland Rovers.", "Redland.", "I don't know."], [["redland"]])
     assert not forgot.score.right

@@ -83,7 +83,12 @@ _ORDERS = [
     # overriding what came before
     r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|prompts?|rules?|above|"
     r"previous|prior|earlier|everything|guidelines)\b",
-    r"\bfrom\s+now\s+on\b",
+    # "from now on" with the assistant told how to be ("From now on, answer in French", "you will
+    # reply in capitals from now on"); not a change of the user's own ("its the 33 bus for me from
+    # now on", "I'm vegetarian from now on": read as orders, such news was never a told line)
+    r"\bfrom\s+now\s+on\b,?\s*(?:you|u|please|pls|always|only|never|just|answer|reply|respond|say|speak|"
+    r"talk|call|act|pretend|behave|write|use|start|end|begin|ignore|forget|treat|refer|address|be)\b",
+    r"\b(?:you|u|answer|reply|respond|say|speak|talk|act|pretend|behave|write)\b[^.!?]{0,60}\bfrom\s+now\s+on\b",
     r"\bnew\s+(?:rule|instructions?|system\s+prompt)\b",
     r"^\W{0,10}(?:from\s+now\s+on,?\s+)?you\s+are\s+now\b",
     r"\b(?:you|the\s+assistant)\s+(?:must|shall|will)\s+(?:now\s+|always\s+|only\s+)*"

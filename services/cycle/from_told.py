@@ -69,6 +69,12 @@ LINE_CHARS = 300
 #: the model can tell it answers
 UNREAD_READ = 4
 UNREAD_LINES = 6
+#: the user's newest messages that tell something among which those nearest the question by
+#: meaning fill the messages read up to :data:`MESSAGES_READ` when recall found fewer: recall's
+#: floor by meaning drops a message said in other words or another English (first contact, set
+#: 26: "emeka my guy since sec sch don japa!!! canada, winnipeg, ..." is 0.27 from "Which country
+#: did my old school friend just relocate to?", the nearest of the user's messages, under 0.30)
+RECENT_READ = 30
 #: said before the nearest line when the model gave no answer the line holds
 NOT_SURE = "I'm not sure you told me that."
 #: a personal question none of the user's words that recall found answers (the model read them)
@@ -193,6 +199,7 @@ def told_lines(
     unread: Sequence[UserImpulse] = (),
     messages: Mapping[str, str] | None = None,
     naming: Sequence[UserImpulse] = (),
+    near: Sequence[UserImpulse] = (),
 ) -> list[ToldLine]:
     """The user's sentences a question may be answered from: the statements of their newest
     messages the slow loop has not read (``unread``, newest first: whatever recall found), of
@@ -202,7 +209,9 @@ def told_lines(
     marked PLANNED with the day it starts).
     ``messages``: the text of the messages claims were read from, by id (a claim's line is then
     the sentences of that message, :func:`claim_message_lines`). ``naming``: the user's newest
-    messages naming whom the question asks about (its lines follow the recalled ones)."""
+    messages naming whom the question asks about (its lines follow the recalled ones). ``near``:
+    the user's messages nearest the question by meaning, nearest first, read while fewer than
+    :data:`MESSAGES_READ` were recalled (whatever recall's floor)."""
     texts = messages or {}
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
@@ -222,12 +231,14 @@ def told_lines(
         return bool(said)
 
     recalled = 0
-    for hit in hits:
+    impulses = [h for h in hits if h.type == NodeType.USER_IMPULSE.value]
+    for message_id, text, at in [
+        *((h.id, h.text, h.event_time or h.created_at) for h in impulses),
+        *((m.id, m.content, m.created_at) for m in near),
+    ]:
         if recalled >= MESSAGES_READ:
             break
-        if hit.type == NodeType.USER_IMPULSE.value and add_message(
-            hit.id, hit.text, hit.event_time or hit.created_at
-        ):
+        if add_message(message_id, text, at):
             recalled += 1
     for message in naming:
         add_message(message.id, message.content, message.created_at)
@@ -263,6 +274,18 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
             if line.text and len(out) < UNREAD_LINES:
                 out.append(replace(line, unread=True))
     return out
+
+
+def nearest_messages(
+    question: str, recent: Sequence[UserImpulse], asking_id: str, embedder: TextEmbedder | None
+) -> list[UserImpulse]:
+    """The :data:`MESSAGES_READ` messages of ``recent`` that tell something (never the question
+    being answered or a pasted text) nearest the question by meaning, in their order; none
+    without an embedder."""
+    told = [m for m in recent if m.id != asking_id and not is_pasted(m.content) and told_sentences(m.content)]
+    if embedder is None:
+        return []
+    return [told[i] for i in nearest_indices(question, [m.content for m in told], embedder, MESSAGES_READ)]
 
 
 def _before(said: Sequence[str], i: int) -> str:
@@ -462,7 +485,12 @@ def told_quote(
     if not history:  # what is true now is never answered by words since replaced
         said = [t for t in said if not t.earlier]
     about = about_stems(read, question)
-    said = [t for t in said if _speaks_of(t, named)]
+    # named by who they are to the user alone ("my old school friend"), the record's one of them
+    # need not be the one asked about: a line about no one else the record knows may be about them
+    # in other words, which the model says (about_unsure, below; first contact, set 26: "emeka my
+    # guy since sec sch don japa!!! canada, ..." was no answer, the record's only friend "mallam")
+    by_relation = not any(named_by_name(question, f) for f in named)
+    said = [t for t in said if _speaks_of(t, named) or (by_relation and not _of_others(t, named))]
     sure = [t for t in said if speaks_of_about(t, about) or _by_name(t, named, read.answer)]
     if not said:
         return None
@@ -675,6 +703,19 @@ def _speaks_of(line: ToldLine, named: Sequence[Fact]) -> bool:
         return True
     said = stems_of(line.in_context)
     return any(subject_stems(f) & said for f in named)
+
+
+def _of_others(line: ToldLine, named: Sequence[Fact]) -> bool:
+    """A claim of someone other than the user and whom the question names was read from the
+    line."""
+    keys = {USER_SUBJECT, *(f.subject_key for f in named)}
+    return any(f.subject_key not in keys for f in line.facts)
+
+
+def named_by_name(question: str, fact: Fact) -> bool:
+    """The question names the claim's subject by a word of their name, not only by who they are
+    to the user."""
+    return bool(fact.subject) and bool(stems_of(fact.subject or "") & question_stems(question))
 
 
 def _by_name(line: ToldLine, named: Sequence[Fact], answer: str = "") -> bool:

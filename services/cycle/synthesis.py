@@ -110,6 +110,7 @@ from services.cycle.from_text import (
 from services.cycle.from_told import (
     NAMING_READ,
     NOT_TOLD,
+    RECENT_READ,
     UNREAD_READ,
     Quoted,
     ToldLine,
@@ -123,6 +124,7 @@ from services.cycle.from_told import (
     mentioned,
     named_in,
     nearest,
+    nearest_messages,
     never_told_of,
     newer_lines,
     relations_of,
@@ -1113,11 +1115,12 @@ class SynthesisService(CognitiveService):
             m.fact
             for m in match_claims(question, [*stored, *state.planned], {h.id: h.score for h in recall.hits})
         ]
-        unread = (
-            self.facts.recent_statements(state.user_id, 2 * UNREAD_READ)
+        recent = (
+            self.facts.recent_statements(state.user_id, RECENT_READ)
             if self.facts is not None and state.user_id
             else []
         )
+        unread = recent[: 2 * UNREAD_READ]
         said = (
             {m.id: m.content for m in self.facts.statements(state.user_id, claim_sources(stored, matched))}
             if self.facts is not None and state.user_id
@@ -1129,8 +1132,9 @@ class SynthesisService(CognitiveService):
             if self.facts is not None and state.user_id and names
             else []
         )
+        near = nearest_messages(question, recent, state.impulse.id, self.embedder)
         lines = told_lines(
-            recall.hits, stored, matched, state.impulse.id, state.planned, unread, said, naming
+            recall.hits, stored, matched, state.impulse.id, state.planned, unread, said, naming, near
         )
         return nearest(question, lines, self.embedder)
 

@@ -2664,22 +2664,30 @@ async def test_a_change_told_a_moment_ago_answers_though_recall_by_meaning_misse
 
 
 @pytest.mark.parametrize(
-    ("intro", "name", "question", "about"),
+    ("intro", "quote", "name", "question", "about"),
     [
-        ("Hi, I'm Ana.", "Ana", "what's my sister called?", "my sister"),
-        ("my name's Tomasz btw", "Tomasz", "What's my brother's name?", "my brother"),
-        ("call me Kemi, everyone does", "Kemi", "who's my best friend again?", "my best friend"),
+        ("Hi, I'm Ana.", "I'm Ana", "Ana", "what's my sister called?", "my sister"),
+        ("my name's Tomasz btw", "my name's Tomasz", "Tomasz", "What's my brother's name?", "my brother"),
+        (
+            "call me Kemi, everyone does",
+            "call me Kemi",
+            "Kemi",
+            "who's my best friend again?",
+            "my best friend",
+        ),
     ],
 )
 async def test_the_users_own_name_is_never_the_answer_about_someone_else(
-    runtime: Runtime, llm: FakeChatModel, intro: str, name: str, question: str, about: str
+    runtime: Runtime, llm: FakeChatModel, intro: str, quote: str, name: str, question: str, about: str
 ) -> None:
     """Seen live: "what's my sister called?", never told, got "Ana (you told me …: “I'm Ana”)":
     the claims model said the line names the sister. Whom the question asks about is never the
     user, whose names the record holds: nothing told answers."""
-    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({intro: [said(intro, "name", name)]}))
+    # (the reading is given the message's statements: "Hi," is a greeting, not read)
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({name: [said(quote, "name", name)]}))
     await say(runtime, intro)
     await read_claims(runtime)
+    assert [f.value for f in claims(runtime) if f.attribute == "name"] == [name]
     llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": [intro], "answer": name}))
     llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": name, "verdict": "same"}))
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")

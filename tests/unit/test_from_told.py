@@ -182,6 +182,64 @@ def test_a_question_the_user_asked_before_and_a_pasted_text_are_never_lines() ->
     assert "Where is the nearest gym?" not in texts  # the question in a message that also tells
 
 
+@pytest.mark.parametrize(
+    ("question", "about", "line", "answer"),
+    [
+        (
+            "Which country did my old school friend just relocate to?",
+            "my old school friend",
+            "gist: emeka my guy since sec sch don japa!!! canada, winnipeg, study permit for nursing.",
+            "canada",
+        ),
+        (
+            "Where did my friend from uni move to?",
+            "my friend from uni",
+            "Priya from my course has moved to Dundee.",
+            "Dundee",
+        ),
+        (
+            "what does my best friend do now",
+            "my best friend",
+            "dave finally got taken on as a plumber",
+            "plumber",
+        ),
+    ],
+)
+def test_a_line_naming_no_one_the_record_knows_may_answer_for_someone_named_by_relation(
+    question: str, about: str, line: str, answer: str
+) -> None:
+    """First contact, set 26: the record's only friend was "mallam" (the cat, misread), so the
+    line about the school friend who moved to Canada, holding neither "mallam" nor "friend", was
+    never an answer. Named by who they are to the user alone, the record's one of them need not
+    be the one asked about: the line goes to the model's check of whom it speaks of; named by
+    name, it does not."""
+    friend = Fact(
+        id="f",
+        content="x",
+        quote="mallam dey come with me",
+        subject_key="mallam",
+        subject="mallam",
+        relation="friend",
+        attribute="name",
+        value="mallam",
+        source_message_id="m1",
+        created_at=MARCH_3,
+    )
+    told = [ToldLine(line, MARCH_3 + DAY, "m2")]
+    read = ToldAnswer(about=about, quotes=[line], answer=answer)
+    found = told_quote(read, told, question, history=False, named=[friend])
+    assert found is not None
+    assert found.about_unsure  # the model says whether it speaks of them
+    by_name = told_quote(
+        ToldAnswer(about="mallam", quotes=[line], answer=answer),
+        told,
+        "where did mallam move to",
+        history=False,
+        named=[friend],
+    )
+    assert by_name is None
+
+
 def test_a_question_naming_someone_is_never_answered_from_a_line_about_someone_else() -> None:
     callum = Fact(
         id="c",
@@ -195,8 +253,20 @@ def test_a_question_naming_someone_is_never_answered_from_a_line_about_someone_e
         source_message_id="m1",
         created_at=MARCH_3,
     )
+    ringo = Fact(
+        id="r",
+        content="x",
+        quote="got a border collie called ringo, 13 now",
+        subject_key="ringo",
+        subject="ringo",
+        relation="dog",
+        attribute="age",
+        value="13",
+        source_message_id="m2",
+        created_at=MARCH_3 + DAY,
+    )
     lines = [
-        ToldLine("got a border collie called ringo, 13 now", MARCH_3 + DAY, "m2"),
+        ToldLine("got a border collie called ringo, 13 now", MARCH_3 + DAY, "m2", facts=(ringo,)),
         ToldLine("our lad callum is at uni in newcastle", MARCH_3, "m1", facts=(callum,)),
     ]
     for question in ("how old is callum", "How old is my son?", "what age is our lad"):

@@ -70,11 +70,13 @@ LINE_CHARS = 300
 UNREAD_READ = 4
 UNREAD_LINES = 6
 #: the user's newest messages that tell something among which those nearest the question by
-#: meaning fill the messages read up to :data:`MESSAGES_READ` when recall found fewer: recall's
+#: meaning are read when recall found none of the user's messages: recall's
 #: floor by meaning drops a message said in other words or another English (first contact, set
 #: 26: "emeka my guy since sec sch don japa!!! canada, winnipeg, ..." is 0.27 from "Which country
 #: did my old school friend just relocate to?", the nearest of the user's messages, under 0.30)
 RECENT_READ = 30
+#: how many of those are read when recall found none of the user's messages
+NEAR_READ = 3
 #: said before the nearest line when the model gave no answer the line holds
 NOT_SURE = "I'm not sure you told me that."
 #: a personal question none of the user's words that recall found answers (the model read them)
@@ -210,8 +212,8 @@ def told_lines(
     ``messages``: the text of the messages claims were read from, by id (a claim's line is then
     the sentences of that message, :func:`claim_message_lines`). ``naming``: the user's newest
     messages naming whom the question asks about (its lines follow the recalled ones). ``near``:
-    the user's messages nearest the question by meaning, nearest first, read while fewer than
-    :data:`MESSAGES_READ` were recalled (whatever recall's floor)."""
+    the user's messages nearest the question by meaning, read when recall found none of theirs
+    (whatever recall's floor)."""
     texts = messages or {}
     ahead = {f.id: starts_at(f) or f.created_at for f in planned}
     by_message: dict[str, list[Fact]] = {}
@@ -231,16 +233,15 @@ def told_lines(
         return bool(said)
 
     recalled = 0
-    impulses = [h for h in hits if h.type == NodeType.USER_IMPULSE.value]
-    for message_id, text, at in [
-        *((h.id, h.text, h.event_time or h.created_at) for h in impulses),
-        *((m.id, m.content, m.created_at) for m in near),
-    ]:
+    for hit in [h for h in hits if h.type == NodeType.USER_IMPULSE.value]:
         if recalled >= MESSAGES_READ:
             break
-        if add_message(message_id, text, at):
+        if add_message(hit.id, hit.text, hit.event_time or hit.created_at):
             recalled += 1
-    for message in naming:
+    # none recalled: the nearest by meaning, whatever recall's floor (only then: beside what recall
+    # found, more messages led the 1.5B to copy the wrong one, "na corolla i dey carry the md go
+    # meetings now" for "What did the doctor say was behind my tummy pains?")
+    for message in [*([] if recalled else near), *naming]:
         add_message(message.id, message.content, message.created_at)
     # a current claim recall found, its message not among those recalled (live: "what do I do for
     # work these days?" recalled "I work as a teacher …" and the claim "Your job: barista", whose
@@ -279,13 +280,13 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
 def nearest_messages(
     question: str, recent: Sequence[UserImpulse], asking_id: str, embedder: TextEmbedder | None
 ) -> list[UserImpulse]:
-    """The :data:`MESSAGES_READ` messages of ``recent`` that tell something (never the question
+    """The :data:`NEAR_READ` messages of ``recent`` that tell something (never the question
     being answered or a pasted text) nearest the question by meaning, in their order; none
     without an embedder."""
     told = [m for m in recent if m.id != asking_id and not is_pasted(m.content) and told_sentences(m.content)]
     if embedder is None:
         return []
-    return [told[i] for i in nearest_indices(question, [m.content for m in told], embedder, MESSAGES_READ)]
+    return [told[i] for i in nearest_indices(question, [m.content for m in told], embedder, NEAR_READ)]
 
 
 def _before(said: Sequence[str], i: int) -> str:

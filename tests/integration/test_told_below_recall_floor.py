@@ -4,8 +4,11 @@ First contact, set 26: "gist: emeka my guy since sec sch don japa!!! canada, win
 permit for nursing." is 0.27 from "Which country did my old school friend just relocate to?"
 under MiniLM, below recall's floor (0.30), and shares no word with it: the words reader was
 never shown it, and the answer was "I don't know". It was the nearest of the user's messages to
-the question all the same: the user's messages nearest the question by meaning, whatever the
-floor, are read while recall found fewer than a few.
+the question all the same: when recall finds none of the user's messages, the few nearest the
+question by meaning, whatever the floor, are read. (Only then: beside what recall found, more
+messages led the 1.5B to copy the wrong one on the same set. So a message recall ranks below
+another of the user's, "fixed the brakes on the bike" for "What's my ride these days?", is still
+not read.)
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ FILLERS = [
     "my cat mallam just carry himself enter my room last year and never left",
     "Tolu's salon is doing well, she has two girls working for her now",
     "mama has a provision shop at the market in Enugu",
-    "I finally fixed the brakes on the bike, cost me a fortune",
+    "I finally fixed the leaking tap in the kitchen, cost me a fortune",
     "we had suya and malt for Sunday lunch, proper feast",
     "the rain this week has been something else, roads flooded everywhere",
     "my little sister is in her final year of mass comm",

@@ -1202,3 +1202,28 @@ def test_a_line_checked_for_whom_it_speaks_of_notes_who_the_record_says_they_are
     assert relations_of(stored)["Lise"] == "sister"
     assert "Mathieu" not in relations_of(stored)
     assert glossed("nothing of them here", relations_of(stored)) == "nothing of them here"
+
+
+EMEKA = "gist: emeka my guy since sec sch don japa!!! canada, winnipeg, study permit for nursing."
+
+
+def test_the_messages_nearest_by_meaning_are_read_only_when_recall_found_none_of_the_users() -> None:
+    """When recall finds none of the user's messages, the nearest by meaning are read whatever its
+    floor (first contact set 26: "emeka my guy since sec sch don japa!!! canada, …" for "Which
+    country did my old school friend just relocate to?"). Beside a message recall found they are
+    not: on the same set more lines led the 1.5B to copy "na corolla i dey carry the md go
+    meetings now" for "What did the doctor say was behind my tummy pains?"."""
+    near = [
+        UserImpulse(
+            id="m-near",
+            content=EMEKA,
+            created_at=MARCH_3,
+            claims_read=True,
+        )
+    ]
+    found = message("m-found", "doc say na ulcer, i must stop to dey skip food", MARCH_3 + DAY)
+    alone = [t.text for t in told_lines([], [], [], "asking", near=near)]
+    assert "canada, winnipeg, study permit for nursing." in alone
+    beside = [t.text for t in told_lines([found], [], [], "asking", near=near)]
+    assert "doc say na ulcer, i must stop to dey skip food" in beside
+    assert not any("winnipeg" in t for t in beside)

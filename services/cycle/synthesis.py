@@ -146,6 +146,7 @@ from services.cycle.reply import (
     question_back,
     reaction_shown,
     unclear_who,
+    without_opening,
 )
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.streaming import ShownPoints, points_kept, request_stop, send_rest, send_text
@@ -779,7 +780,7 @@ class SynthesisService(CognitiveService):
             )
 
         messages = build(state.history)
-        prefix = ""
+        prefix = reaction = ""
         reacted = LLMUsage()
         if understanding.kind is MessageKind.MIX and understanding.statements:  # reacted to first
             reaction, reacted = await self._news_reaction(state, understanding)
@@ -843,6 +844,8 @@ class SynthesisService(CognitiveService):
         answer, note = _shown_answer(
             answer, note, state.prompt_text, tells, mixed, remark, said_before, bool(prefix)
         )
+        if held_back:  # the reaction is said once ("I'm sorry to hear that. I'm sorry to hear that.")
+            answer = without_opening(answer, reaction)
         answer, note, careful, more = await self._minding(
             state, messages, answer, note, question, constraints, held_back
         )

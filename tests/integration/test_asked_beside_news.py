@@ -145,3 +145,42 @@ async def test_news_beside_a_request_gets_a_reaction_before_the_answer(
     llm.answer(PromptId.REPLY, "")
     plain = await runtime.orchestrator.handle_impulse(message, USER, "s3")
     assert plain.answer == f"Got it, I'll remember that. {DEFAULT_REPLY}", plain.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "asked", "feeling", "reaction", "rest"),
+    [
+        (
+            "We lost our old cat Miso yesterday. Is it normal to feel this empty?",
+            "Is it normal to feel this empty?",
+            "bad",
+            "I'm sorry to hear that.",
+            "Yes, it is normal to grieve a pet for a while.",
+        ),
+        (
+            "Got the job at the library!! Is a thank-you email after an interview still a thing?",
+            "Is a thank-you email after an interview still a thing?",
+            "good",
+            "Congratulations on the job!",
+            "Yes, a short thank-you email is still a good idea.",
+        ),
+        (
+            "My flight got cancelled again. Do airlines have to pay compensation in the EU?",
+            "Do airlines have to pay compensation in the EU?",
+            "bad",
+            "I'm sorry your flight got cancelled.",
+            "In the EU, airlines often owe compensation for a cancellation.",
+        ),
+    ],
+)
+async def test_the_reaction_to_news_is_said_once_when_the_answer_opens_with_it_too(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str, feeling: str, reaction: str, rest: str
+) -> None:
+    """First contact, set 25: news with a question beside it got "I'm sorry to hear that. I'm sorry
+    to hear that. …": the reading model's reaction, then the answering model's answer opening
+    with the same words. A person says it once."""
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "nothing"}))
+    llm.answer(PromptId.REPLY, json.dumps({"feeling": feeling, "reply": reaction}))
+    llm.answer(PromptId.SYNTHESIS, f"{reaction.rstrip('.!')}! {rest}")
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    assert result.answer == f"{reaction} {rest}", result.answer

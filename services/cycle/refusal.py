@@ -12,7 +12,10 @@ import re
 #: a model that refuses, or speaks of itself as a program (English: the offline models' refusals)
 _REFUSAL = re.compile(
     r"\b(?:can(?:not|'t|\u2019t)|unable\s+to|not\s+able\s+to)\s+(?:assist|help|comply|respond)\b"
-    r"|\bas\s+an?\s+(?:ai|language\s+model|assistant)\b|\blanguage\s+model\b",
+    r"|\bas\s+an?\s+(?:ai|language\s+model|assistant)\b|\blanguage\s+model\b"
+    # declining for want of what it was never asked ("That's great news! I'm sorry, but I don't
+    # have enough information to answer your question.", to news that asked nothing: set 27)
+    r"|\b(?:do\s+not|don't|don\u2019t)\s+have\s+(?:enough|sufficient)\s+(?:information|context|details)\b",
     re.IGNORECASE,
 )
 #: how the offline models' refusals open (lower case, straight apostrophe)

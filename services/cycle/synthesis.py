@@ -1135,7 +1135,9 @@ class SynthesisService(CognitiveService):
             if self.facts is not None and state.user_id and names
             else []
         )
-        near = nearest_messages(question, recent, state.impulse.id, self.embedder)
+        # (embedded only when recall found none of the user's messages: only then are they read)
+        found = any(h.type == NodeType.USER_IMPULSE.value and h.id != state.impulse.id for h in recall.hits)
+        near = [] if found else nearest_messages(question, recent, state.impulse.id, self.embedder)
         lines = told_lines(
             recall.hits, stored, matched, state.impulse.id, state.planned, unread, said, naming, near
         )

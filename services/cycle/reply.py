@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from services.common.held import numbers_not_held
 from services.common.statements import sentences
 from services.common.understanding import understand
+from services.cycle.from_text import flat
 from services.cycle.refusal import is_refusal
 from services.cycle.voice import in_voice
 from services.prompts import reply as prompt
@@ -286,17 +287,13 @@ def question_back(pronoun: str) -> str:
     return prompt.ASK_WHO.format(pronoun=pronoun)
 
 
-def _said_alike(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", text.casefold()).split())
-
-
 def without_opening(answer: str, reaction: str) -> str:
     """The answer without its opening sentences that say the reaction shown before it again
     (the answering model's "I'm sorry to hear that." after the reading model's, set 25): a
     person says it once."""
-    said = {_said_alike(s) for s in sentences(reaction)} - {""}
+    said = {flat(s) for s in sentences(reaction)} - {""}
     rest = answer.strip()
-    while rest and (first := sentences(rest)[:1]) and _said_alike(first[0]) in said:
+    while rest and (first := sentences(rest)[:1]) and flat(first[0]) in said:
         at = rest.find(first[0])
         rest = rest[at + len(first[0]) :].lstrip() if at >= 0 else ""
     return rest

@@ -241,7 +241,7 @@ def told_lines(
     # none recalled: the nearest by meaning, whatever recall's floor (only then: beside what recall
     # found, more messages led the 1.5B to copy the wrong one, "na corolla i dey carry the md go
     # meetings now" for "What did the doctor say was behind my tummy pains?")
-    for message in [*([] if recalled else near), *naming]:
+    for message in [*([] if recalls_a_message(hits, asking_id) else near), *naming]:
         add_message(message.id, message.content, message.created_at)
     # a current claim recall found, its message not among those recalled (live: "what do I do for
     # work these days?" recalled "I work as a teacher …" and the claim "Your job: barista", whose
@@ -277,15 +277,21 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
     return out
 
 
+def recalls_a_message(hits: Sequence[RecallHit], asking_id: str) -> bool:
+    """Recall found a message of the user's other than the one being answered: then the messages
+    nearest by meaning (:func:`nearest_messages`) are neither read nor worth embedding."""
+    return any(h.type == NodeType.USER_IMPULSE.value and h.id != asking_id for h in hits)
+
+
 def nearest_messages(
     question: str, recent: Sequence[UserImpulse], asking_id: str, embedder: TextEmbedder | None
 ) -> list[UserImpulse]:
     """The :data:`NEAR_READ` messages of ``recent`` that tell something (never the question
     being answered or a pasted text) nearest the question by meaning, in their order; none
     without an embedder."""
-    told = [m for m in recent if m.id != asking_id and not is_pasted(m.content) and told_sentences(m.content)]
     if embedder is None:
         return []
+    told = [m for m in recent if _told_in(m.id, m.content, asking_id)]
     return [told[i] for i in nearest_indices(question, [m.content for m in told], embedder, NEAR_READ)]
 
 

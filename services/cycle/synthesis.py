@@ -127,6 +127,7 @@ from services.cycle.from_told import (
     nearest_messages,
     never_told_of,
     newer_lines,
+    recalls_a_message,
     relations_of,
     replaced_since,
     told_answer,
@@ -1136,7 +1137,7 @@ class SynthesisService(CognitiveService):
             else []
         )
         # (embedded only when recall found none of the user's messages: only then are they read)
-        found = any(h.type == NodeType.USER_IMPULSE.value and h.id != state.impulse.id for h in recall.hits)
+        found = recalls_a_message(recall.hits, state.impulse.id)
         near = [] if found else nearest_messages(question, recent, state.impulse.id, self.embedder)
         lines = told_lines(
             recall.hits, stored, matched, state.impulse.id, state.planned, unread, said, naming, near

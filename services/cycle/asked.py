@@ -39,10 +39,9 @@ def _split(part: Part, asked: str, act: Act) -> list[Part] | None:
         return None
     before, after = part.text[: found.start()].strip(), part.text[found.end() :].strip()
     cut = [Part(before, part.act)] if _has_words(before) else []
-    cut.append(Part(found.group(), act))
-    if _has_words(after):
-        cut.append(Part(after, part.act))
-    return cut
+    if not _has_words(after):  # the sentence's own end stays on it ("best way to train him.")
+        return [*cut, Part(found.group() + after, act)]
+    return [*cut, Part(found.group(), act), Part(after, part.act)]
 
 
 def _holds(part: Part, asked: str) -> bool:

@@ -40,7 +40,7 @@ from services.common.statements import (
 )
 from services.common.text import TextEmbedder
 from services.common.timeline import claims_at, planned_line
-from services.common.understanding import Act, Understanding, asks_history, understand
+from services.common.understanding import Act, Part, Understanding, asks_history, understand
 from services.cycle.answer_inputs import (
     fact_line,
     missed,
@@ -289,14 +289,34 @@ def _asked_last(understanding: Understanding, message: str) -> str:
     what it tells first, what it asks last (the 0.5B answers the last thing it reads: live, "any
     ideas for a quick dinner tonight? Femi's got football at 6" got "Femi's got football at 6!"
     and no idea). A message clipped for the prompt is given as it is."""
-    asked = (Act.QUESTION, Act.REQUEST)
     parts = understanding.parts
-    if not parts or parts[-1].act in asked or not any(p.act in asked for p in parts):
-        return message
     if sum(len(p.text) for p in parts) > len(message):
         return message
-    ordered = [p.text for p in parts if p.act not in asked] + [p.text for p in parts if p.act in asked]
+    said = _sentences_of(parts)
+    if not said or said[-1][1] or not any(asks for _, asks in said):
+        return message
+    ordered = [t for t, asks in said if not asks] + [t for t, asks in said if asks]
     return " ".join(t if t[-1:] in ".!?" else f"{t}." for t in ordered)
+
+
+def _sentences_of(parts: Sequence[Part]) -> list[tuple[str, bool]]:
+    """The parts put together again into the sentences they were cut from, each with whether it
+    asks: a part that does not end a sentence goes on into the next. A request cut out of its
+    sentence by the model's reading keeps what qualifies it ("another favour pls: lunch box ideas
+    for my two kids this week, cheap, nothing with nuts" had been given as "another favour pls:.
+    , cheap, nothing with nuts. lunch box ideas for my two kids this week.", live)."""
+    said: list[tuple[str, bool]] = []
+    going_on = False
+    for part in parts:
+        asks = part.act in (Act.QUESTION, Act.REQUEST)
+        if going_on and said:
+            text, asked = said[-1]
+            gap = "" if part.text[:1] in ",;:)" else " "
+            said[-1] = (f"{text}{gap}{part.text}", asked or asks)
+        else:
+            said.append((part.text, asks))
+        going_on = part.text.rstrip()[-1:] not in ".!?"
+    return said
 
 
 def _news(understanding: Understanding) -> bool:

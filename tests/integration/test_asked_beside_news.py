@@ -184,3 +184,63 @@ async def test_the_reaction_to_news_is_said_once_when_the_answer_opens_with_it_t
     llm.answer(PromptId.SYNTHESIS, f"{reaction.rstrip('.!')}! {rest}")
     result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
     assert result.answer == f"{reaction} {rest}", result.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        (
+            "another favour pls: lunch box ideas for my two kids this week, cheap, nothing with nuts",
+            "lunch box ideas for my two kids this week",
+        ),
+        (
+            "quick one - leaving present suggestions for my boss, around 20 quid, she likes gin",
+            "leaving present suggestions for my boss",
+        ),
+        (
+            "ok so. staff meal ideas for like 20 ppl, cheap, something i can prep the day before",
+            "staff meal ideas for like 20 ppl",
+        ),
+    ],
+)
+async def test_a_request_cut_out_of_its_sentence_reaches_the_model_whole(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str
+) -> None:
+    """Live: "another favour pls: lunch box ideas for my two kids this week, cheap, nothing with
+    nuts", its request found inside the sentence, was given to the answering model as "another
+    favour pls:. , cheap, nothing with nuts. lunch box ideas for my two kids this week." and its
+    answer was lost. What qualifies a request is in the same sentence: it stays with it, in order."""
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "help"}))
+    await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    given = " ".join(str(llm.prompts_for(PromptId.SYNTHESIS)[-1][-1].content).split())
+    tail = message.split(asked, 1)[1]
+    assert f"{asked}{tail}" in given, given
+    assert ":." not in given, given
+    assert ". ," not in given, given
+
+
+@pytest.mark.parametrize(
+    ("message", "asked", "told"),
+    [
+        (
+            "got a puppy! best way to crate train him. he is 9 weeks old",
+            "best way to crate train him",
+            "he is 9 weeks old",
+        ),
+        (
+            "boiler died again. what can i do to keep warm tonight. engineer comes friday",
+            "what can i do to keep warm tonight",
+            "engineer comes friday",
+        ),
+    ],
+)
+async def test_a_request_sentence_inside_news_is_what_the_model_reads_last(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str, told: str
+) -> None:
+    """A request that is a sentence of its own, with news after it, is still given last (the 0.5B
+    answers the last thing it reads), with the sentence's own end."""
+    llm.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "help"}))
+    await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    given = " ".join(str(llm.prompts_for(PromptId.SYNTHESIS)[-1][-1].content).split())
+    assert given.endswith(f"{asked}."), given
+    assert told in given, given

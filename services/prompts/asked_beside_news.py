@@ -16,10 +16,6 @@ says an appointment, a booking or what happens next is news, and two worked exam
 Probe (the 1.5B, 6 such messages and 10 with help or a question of the user's life asked inside,
 written for it; none an example; tests/slow/test_asked_beside_news_model.py): v1 read 1 of the 6
 as only news, v2 all 6; both read all the requests (v2: 10 of 10).
-
-v3: a request put as only the thing wanted, with no verb ("another favor: staff meal ideas for
-like 20 ppl, cheap, …", first contact set 27) was read as asking nothing, and got only "Got it,
-I'll remember that.". The system text names that form, and one example (another domain) shows it.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from pydantic import BaseModel, Field
 from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot
 from services.prompts.quoting import user_turn
 
-PROMPT = PromptSpec(PromptId.ASKED_BESIDE_NEWS, "3")
+PROMPT = PromptSpec(PromptId.ASKED_BESIDE_NEWS, "2")
 #: the answer's length allowance in tokens
 MAX_TOKENS = 64
 
@@ -58,9 +54,8 @@ SYSTEM = (
     "A user writes to their assistant. The message tells something, and it may also ask the "
     'assistant for something. Reply with JSON {"asked": "...", "asks": "..."}. In asked, copy word '
     "for word the words of the message that ask the assistant for something, however they are put "
-    '(a question, "any ideas", "help me find", "which one is good", "have you a", or only the '
-    'thing wanted: "gift ideas for …", in any dialect or spelling), or "" when nothing is asked. '
-    'In asks, say "help" when the user wants '
+    '(a question, "any ideas", "help me find", "which one is good", "have you a", in any '
+    'dialect or spelling), or "" when nothing is asked. In asks, say "help" when the user wants '
     "advice, ideas, a recommendation, a recipe, a plan, a gift, a place or how to do something; "
     '"my life" when they ask about something of their own life they may have told before (a date, '
     'a name, where they work); "nothing" when the message only tells: news, feelings, plans, a '
@@ -94,10 +89,6 @@ _EXAMPLES: tuple[tuple[str, AskedBesideNews], ...] = (
     (
         "wahala o, my laptop don spoil again. abeg wetin i fit do",
         AskedBesideNews(asked="abeg wetin i fit do", asks=Asked.HELP),
-    ),
-    (
-        "quick favour 🙏 halloween costume ideas for a 7 yr old, cheap pls, her party is saturday",
-        AskedBesideNews(asked="halloween costume ideas for a 7 yr old", asks=Asked.HELP),
     ),
     ("I would love to see the northern lights one day", AskedBesideNews()),
     ("ugh my knee has gone again, GP at half nine tomorrow", AskedBesideNews()),

@@ -21,7 +21,6 @@ ONLY_NEWS = (
     "Leo fell off his bike and broke his arm, fracture clinic tomorrow at 11",
     "boiler's packed in again, engineer coming friday between 8 and 12",
     "mum's in hospital with a chest infection, visiting her tonight at 7",
-    "did my neighbour a favour today, walked her dog while she was at the hospital",
 )
 
 ASKING = (
@@ -31,9 +30,6 @@ ASKING = (
     ("got a puppy! best way to crate train him", "help"),
     ("my hip is bad again, GP at 9. what can i do for the pain till then", "help"),
     ("started my new job monday. when did i say the dentist was", "my life"),
-    # only the thing wanted, no verb (prompt v3; set 27: "another favor: staff meal ideas …")
-    ("another favour pls: packed lunch ideas for the kids this week, nothing with nuts", "help"),
-    ("quick one - leaving present suggestions for my boss, around 20 quid", "help"),
 )
 
 

@@ -149,6 +149,7 @@ from services.cycle.reply import (
     unclear_who,
     without_opening,
 )
+from services.cycle.said_back import says_back
 from services.cycle.steps import CognitiveService, CycleState, StepOutcome
 from services.cycle.streaming import ShownPoints, points_kept, request_stop, send_rest, send_text
 from services.cycle.voice import VoiceStream, in_voice
@@ -847,7 +848,9 @@ class SynthesisService(CognitiveService):
         model = self.picker if about_user else self.llm
         on_token = shown_tokens if state.on_token is not None else None
         answer, note, usage = await self._generated(model, messages, on_token, request)
-        answer, note, usage = await self._unless_declined(model, messages, (answer, note, usage), request)
+        answer, note, usage = await self._unless_declined(
+            model, messages, (answer, note, usage), request, question
+        )
         if may_repeat and _repeats(answer, earlier):
             # asked again with the user's side of the conversation only: what thea said before
             # may shape the tone, never come back as the answer
@@ -908,19 +911,26 @@ class SynthesisService(CognitiveService):
         messages: Sequence[BaseMessage],
         first: tuple[str, str, LLMUsage],
         request: bool,
+        asked: str,
     ) -> tuple[str, str, LLMUsage]:
         """The answer, or when the answering model declined (first contact, set 14: "… help me
         find spot for lekki wey no go finish my money" -> "I'm sorry, but I can't assist with
         that request."; held back while it streamed) the reading model's; the refusal when that
-        declines too (the caller never shows it)."""
+        declines too (the caller never shows it). A request said back is declined too ("lunch
+        box ideas for my two kids …" -> "Lunch box ideas for your two kids …", the 0.5B, live):
+        nothing is shown of it when the reading model says it back as well."""
         answer, _note, usage = first
-        if not is_refusal(answer) or model is self.picker:
+
+        def declined(said: str) -> bool:
+            return is_refusal(said) or (request and says_back(said, asked))
+
+        if not declined(answer) or model is self.picker:
             return first
         again, again_note, more = await self._generated(self.picker, messages, None, request)
         usage = usage.add(more)
-        if again.strip() and not is_refusal(again):
+        if again.strip() and not declined(again):
             return again, again_note, usage
-        return answer, "", usage
+        return ("" if says_back(answer, asked) else answer), "", usage
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]

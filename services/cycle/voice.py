@@ -25,6 +25,7 @@ from services.common.statements import (
     without_acknowledgement,
 )
 from services.cycle.refusal import may_refuse
+from services.cycle.said_back import may_say_back
 from services.prompts import QUOTED_REMINDER, QUOTED_RULE, REFERENCE_RULE
 from services.prompts import synthesis as synthesis_prompt
 from thea.words import WORD, lower_words
@@ -332,6 +333,8 @@ class VoiceStream:
             return ""  # it may be thea's acknowledgement said again: held until it is seen
         if may_refuse(raw):
             return ""  # a refusal is never shown (the answer is asked again or replaced)
+        if may_say_back(raw, self.asked):
+            return ""  # nor the request said back (services/cycle/said_back.py)
         # the words that may begin the prompt said back are held until it shows or breaks
         echo = prompt_echo_cut(raw)
         if echo is not None:

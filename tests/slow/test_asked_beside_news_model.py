@@ -21,6 +21,9 @@ ONLY_NEWS = (
     "Leo fell off his bike and broke his arm, fracture clinic tomorrow at 11",
     "boiler's packed in again, engineer coming friday between 8 and 12",
     "mum's in hospital with a chest infection, visiting her tonight at 7",
+    # a told constraint is not asked (prompt v3, since dropped, read these two as asking)
+    "hi, I'm Lina, I teach year 3 in Leeds. my two kids are Sam (7) and Ada (5). Sam is allergic to nuts",
+    "moved to Porto last month with my partner Joana, she works at a bakery. I can't eat dairy",
 )
 
 ASKING = (
@@ -30,6 +33,9 @@ ASKING = (
     ("got a puppy! best way to crate train him", "help"),
     ("my hip is bad again, GP at 9. what can i do for the pain till then", "help"),
     ("started my new job monday. when did i say the dentist was", "my life"),
+    # only the thing wanted, no verb (set 27: "another favor: staff meal ideas …")
+    ("another favour pls: packed lunch ideas for the kids this week, nothing with nuts", "help"),
+    ("quick one - leaving present suggestions for my boss, around 20 quid", "help"),
 )
 
 

@@ -67,7 +67,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         r"\bnut allerg|allergic to nuts|tree nut",
         "almond almonds walnut walnuts cashew cashews hazelnut hazelnuts pecan pecans pistachio pistachios "
-        "praline marzipan nutella",
+        "praline marzipan nutella nut nuts peanut peanuts",
         "nuts",
     ),
     (

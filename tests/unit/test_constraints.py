@@ -177,6 +177,24 @@ def test_a_constraint_told_in_a_message_not_read_yet_stands_as_the_users_sentenc
 
 
 @pytest.mark.parametrize(
+    "answer",
+    [
+        "3. A light lunch box with fruits and vegetables, including nuts.",
+        "Sprinkle some chopped nuts on top of the yoghurt.",
+        "A handful of mixed nuts and a banana.",
+        "A peanut butter sandwich with apple slices.",
+    ],
+)
+def test_a_nut_allergy_not_read_yet_rules_out_nuts_by_that_name(answer: str) -> None:
+    """Live: "... Sam is allergic to nuts" then, before the slow loop had read it, lunch box
+    ideas "including nuts" were shown: the stand-in for the told sentence has no value to match,
+    and the nut rule knew almonds and cashews but not nuts themselves."""
+    (told,) = told_not_held([_said("my two kids are Sam (7) and Ada (5). Sam is allergic to nuts")], [])
+    assert conflicts(answer, [told])
+    assert conflicts("Nut-free flapjacks and a pear.", [told]) == []
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "Is gluten really that bad for you?",  # a question tells nothing

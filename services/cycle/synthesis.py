@@ -918,19 +918,20 @@ class SynthesisService(CognitiveService):
         that request."; held back while it streamed) the reading model's; the refusal when that
         declines too (the caller never shows it). A request said back is declined too ("lunch
         box ideas for my two kids …" -> "Lunch box ideas for your two kids …", the 0.5B, live):
-        nothing is shown of it when the reading model says it back as well."""
+        "" when no other model answers it (nothing of it is shown)."""
         answer, _note, usage = first
 
         def declined(said: str) -> bool:
             return is_refusal(said) or (request and says_back(said, asked))
 
-        if not declined(answer) or model is self.picker:
+        if not declined(answer):
             return first
-        again, again_note, more = await self._generated(self.picker, messages, None, request)
-        usage = usage.add(more)
-        if again.strip() and not declined(again):
-            return again, again_note, usage
-        return ("" if says_back(answer, asked) else answer), "", usage
+        if model is not self.picker:
+            again, again_note, more = await self._generated(self.picker, messages, None, request)
+            usage = usage.add(more)
+            if again.strip() and not declined(again):
+                return again, again_note, usage
+        return (answer if is_refusal(answer) else ""), "", usage
 
     async def _again(
         self, model: BaseChatModel, messages: Sequence[BaseMessage], first: tuple[str, str, LLMUsage]

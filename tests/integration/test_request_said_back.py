@@ -108,3 +108,17 @@ async def test_an_answer_that_opens_on_the_requests_words_is_shown_whole(
     assert result.answer == answer
     assert "".join(streamed) == answer
     assert not reader.prompts_for(PromptId.SYNTHESIS)
+
+
+@pytest.mark.parametrize(("message", "asked", "echo"), REQUESTS)
+async def test_a_request_said_back_by_the_one_model_there_is_shows_no_answer(
+    runtime: Runtime, llm: FakeChatModel, message: str, asked: str, echo: str
+) -> None:
+    """With one model (an endpoint serving one), nothing else can be asked: the request said
+    back is still not shown."""
+    _asks(llm, asked)
+    llm.answer(PromptId.SYNTHESIS, echo)
+    result = await runtime.orchestrator.handle_impulse(message, USER, "s1")
+    assert echo.rstrip(".!") not in result.answer, result.answer
+    assert "no answer" in result.answer, result.answer
+    assert len(llm.prompts_for(PromptId.SYNTHESIS)) == 1

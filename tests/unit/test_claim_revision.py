@@ -264,3 +264,47 @@ def test_an_item_taken_off_a_list_read_beside_it_ends_that_item_and_keeps_the_re
         ).stored[1:]
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "message", "read", "quote"),
+    [
+        (  # first contact set 28
+            claim("got a 2 bed flat in salthill", "home", "Salthill"),
+            "handed in my notice at java jane's, last shift was sat. startin weekends as a healthcare"
+            " assistant at seaview nursing home in oranmore instead",
+            claim("handed in my notice at java jane's", "workplace", "java jane's"),
+            "handed in my notice at java jane's",
+        ),
+        (
+            HOME,
+            "I've left the choir, Tuesdays are free again and I'm home by six",
+            claim("I've left the choir", "hobby", "choir"),
+            "I've left the choir",
+        ),
+        (
+            MY_JOB,
+            "sold the old Fiesta last weekend, it's the bus to my job for me now",
+            claim("sold the old Fiesta last weekend", "car", "Fiesta"),
+            "sold the old Fiesta last weekend",
+        ),
+    ],
+)
+async def test_an_end_read_in_words_the_reader_read_as_another_claims_end_is_not_this_claims(
+    old: Fact, message: str, read: Fact, quote: str
+) -> None:
+    from services.knowledge.claims.revision import ClaimReviser
+    from thea.llm.fake import FakeChatModel
+    from thea.llm.prompt_ids import PromptId
+
+    llm = FakeChatModel()
+    llm.answer(PromptId.REVISE_CLAIMS, FactRevised(quote=quote, verdict=Change.ENDS).model_dump_json())
+    revised = await ClaimReviser(llm).revise(message, [old], read=[read])
+    assert llm.prompts_for(PromptId.REVISE_CLAIMS)  # read beside it (a word shared)
+    assert revised.found == [], revised.found  # the home, the job stay
+    # words naming the claim itself still end it ("moved out of Leeds" beside "home: Leeds")
+    moved = "we finally moved out of Leeds, handed the keys back"
+    llm.answer(PromptId.REVISE_CLAIMS, FactRevised(quote=moved, verdict=Change.ENDS).model_dump_json())
+    left = claim(moved, "home", "Leeds", quote=moved)
+    kept = await ClaimReviser(llm).revise(moved, [HOME], read=[left.model_copy(update={"attribute": "flat"})])
+    assert [r.old.id for r in kept.found] == [HOME.id]

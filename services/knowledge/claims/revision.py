@@ -206,6 +206,25 @@ def corrects_another(old: Fact, change: ClaimOut, current: Sequence[Fact]) -> bo
     )
 
 
+def ends_what_was_read(old: Fact, change: ClaimOut, read: Sequence[Fact]) -> bool:
+    """An end read beside a claim in words the reader read as a claim of another label, words
+    that name nothing of this one (its value, label or subject): they end what the reader read
+    (first contact set 28: "handed in my notice at java jane's", read as the end of the user's
+    workplace, was also read beside their home, Salthill, as its end, and closed it)."""
+    if change.kind is not ClaimKind.ENDS:
+        return False
+    said = plain(change.quote)
+    if content_stems(said) & content_stems(f"{old.value or ''} {old.attribute or ''} {old.subject_key}"):
+        return False
+    label = (old.subject_key, plain(old.attribute or ""))
+    return any(
+        (quoted := plain(f.quote or "")) != ""
+        and (said in quoted or quoted in said)
+        and (f.subject_key, plain(f.attribute or "")) != label
+        for f in read
+    )
+
+
 def _value_words(text: str) -> set[str]:
     """The words that may name a value: content stems, and numbers of one digit too."""
     return content_stems(text) | set(numbers(text))
@@ -252,7 +271,9 @@ class ClaimReviser:
                 continue
             out.usage = out.usage.add(cost)
             claim = kept_change(old, answer, text, others)
-            if claim is not None and corrects_another(old, claim, current):
+            if claim is not None and (
+                corrects_another(old, claim, current) or ends_what_was_read(old, claim, read)
+            ):
                 out.dropped.append(claim)
             elif claim is not None:
                 about_user = old.subject_key == USER_SUBJECT

@@ -547,7 +547,13 @@ def day_since_changed(quote: ToldQuote, question: str) -> bool:
     on the mountain rail journey?" -> "9th September", from "we're now leaving on the 23rd of
     September rather than the 9th", with "departure date: 23rd September" read from it)."""
     asked = question_stems(question)
-    facts = [f for f in _current_facts(quote) if stems_of(f.attribute or "") & asked]
+    current = _current_facts(quote)
+    # a question naming nothing of the label ("What date do I fly out to Sydney?" beside "flight:
+    # 21st", first contact set 28, copied "20th" from "the flight is the 21st not the 20th"):
+    # the lines' claims that hold a day. At worst the nearest line is shown, never a wrong day
+    facts = [f for f in current if stems_of(f.attribute or "") & asked] or [
+        f for f in current if day_told(f.value or "", f.created_at) or day_told(f.when or "", f.created_at)
+    ]
     if not facts:
         return False
     anchor = facts[0].created_at

@@ -2294,6 +2294,22 @@ DAYS_MOVED_FROM = [
         "April 26",
         id="recital",
     ),
+    # the question names nothing of the claim's label (first contact, set 28: "What date do I fly
+    # out to Sydney?" -> "20th", from "wait no ffs the flight is the 21st not the 20th")
+    pytest.param(
+        said("wait no the flight is the 21st not the 20th", "flight", "21st"),
+        "What date do I fly out to Sydney?",
+        "21st",
+        "20th",
+        id="flight-unnamed",
+    ),
+    pytest.param(
+        said("my exam got moved, it's on the 16th now not the 9th", "pharmacology test", "16th"),
+        "When is my exam?",
+        "16th",
+        "9th",
+        id="exam-unnamed",
+    ),
 ]
 
 

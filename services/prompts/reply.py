@@ -8,6 +8,9 @@ code checks it (services/cycle/reply.py) and falls back to a plain acknowledgeme
 echoes the message, refuses, gives advice nobody asked for, runs on or cheers bad news.
 Nothing in the reaction is ever evidence: the claims are read from the user's own words in the
 slow loop.
+
+v5: a break-up, and something the user will miss coming to an end, are named as bad news (first
+contact set 28: "also darragh n i r done. like done done. …" got "That's great news!").
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from services.prompts import (
 )
 from services.prompts.quoting import user_turn
 
-PROMPT = PromptSpec(PromptId.REPLY, "4")
+PROMPT = PromptSpec(PromptId.REPLY, "5")
 
 #: the reply's length allowance in tokens: the feeling and one or two short sentences, as JSON
 MAX_TOKENS = 80
@@ -71,8 +74,9 @@ HOPEFUL = ("hope",)
 SYSTEM = (
     "You are thea, a friendly assistant who remembers what the user tells you. The user's latest "
     'message tells you something or is small talk. First decide how it feels to them: "good" '
-    '(good news, a joy, a success, a greeting, thanks), "bad" (bad news, a loss, a death, an '
-    "illness, a setback, something cancelled or broken, a complaint, even when said with a joke or "
+    '(good news, a joy, a success, a greeting, thanks), "bad" (bad news, a loss, a death, a '
+    "break-up, something they will miss coming to an end, an illness, a setback, something "
+    "cancelled or broken, a complaint, even when said with a joke or "
     'sarcasm) or "neutral" (a plain fact). Then reply like a kind friend in ONE short sentence '
     "(at most two), in your own words, speaking to the user as 'you': react to the main thing they "
     "said, named in a few words, so they can see you understood it. Do not repeat or rephrase their "

@@ -100,7 +100,9 @@ async def run(model_name: str, sets: list[str]) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="1.5b", choices=["0.5b", "1.5b", "endpoint"])
-    parser.add_argument("--sets", nargs="*", default=["persona_a", "persona_b", "constraints", "changes", "endings"])
+    parser.add_argument(
+        "--sets", nargs="*", default=["persona_a", "persona_b", "constraints", "changes", "endings"]
+    )
     args = parser.parse_args()
     asyncio.run(run(args.model, args.sets))
 

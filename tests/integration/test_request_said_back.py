@@ -61,19 +61,33 @@ def _asks(model: FakeChatModel, asked: str) -> None:
         model.answer(PromptId.ASKED_BESIDE_NEWS, json.dumps({"asked": asked, "asks": "help"}))
 
 
+async def _shown_when_said_back(
+    orchestrator: Orchestrator,
+    llm: FakeChatModel,
+    reader: FakeChatModel,
+    request: tuple[str, str, str],
+    reader_says: str,
+) -> tuple[str, str]:
+    """The answer and what was streamed of it, when the answering model says the request back
+    and the reading model says ``reader_says``."""
+    message, asked, echo = request
+    _asks(llm, asked)
+    _asks(reader, asked)
+    llm.answer(PromptId.SYNTHESIS, echo)
+    reader.answer(PromptId.SYNTHESIS, reader_says)
+    streamed: list[str] = []
+    result = await orchestrator.handle_impulse(message, USER, "s1", on_token=streamed.append)
+    return result.answer, "".join(streamed)
+
+
 @pytest.mark.parametrize(("message", "asked", "echo"), REQUESTS)
 async def test_a_request_said_back_is_answered_by_the_reading_model(
     with_reader: Orchestrator, llm: FakeChatModel, reader: FakeChatModel, message: str, asked: str, echo: str
 ) -> None:
-    _asks(llm, asked)
-    _asks(reader, asked)
-    llm.answer(PromptId.SYNTHESIS, echo)
     ideas = "1. Wraps with hummus and cucumber\n2. Pasta salad with sweetcorn\n3. Cheese and crackers"
-    reader.answer(PromptId.SYNTHESIS, ideas)
-    streamed: list[str] = []
-    result = await with_reader.handle_impulse(message, USER, "s1", on_token=streamed.append)
-    assert "Pasta salad with sweetcorn" in result.answer, result.answer
-    for shown in (result.answer, "".join(streamed)):
+    answer, streamed = await _shown_when_said_back(with_reader, llm, reader, (message, asked, echo), ideas)
+    assert "Pasta salad with sweetcorn" in answer, answer
+    for shown in (answer, streamed):
         assert echo.rstrip(".!") not in shown, shown
     assert reader.prompts_for(PromptId.SYNTHESIS)
 
@@ -82,15 +96,10 @@ async def test_a_request_said_back_is_answered_by_the_reading_model(
 async def test_a_request_both_models_say_back_shows_no_answer_rather_than_the_request(
     with_reader: Orchestrator, llm: FakeChatModel, reader: FakeChatModel, message: str, asked: str, echo: str
 ) -> None:
-    _asks(llm, asked)
-    _asks(reader, asked)
-    llm.answer(PromptId.SYNTHESIS, echo)
-    reader.answer(PromptId.SYNTHESIS, echo)
-    streamed: list[str] = []
-    result = await with_reader.handle_impulse(message, USER, "s1", on_token=streamed.append)
-    for shown in (result.answer, "".join(streamed)):
+    answer, streamed = await _shown_when_said_back(with_reader, llm, reader, (message, asked, echo), echo)
+    for shown in (answer, streamed):
         assert echo.rstrip(".!") not in shown, shown
-    assert "no answer" in result.answer, result.answer
+    assert "no answer" in answer, answer
 
 
 async def test_an_answer_that_opens_on_the_requests_words_is_shown_whole(

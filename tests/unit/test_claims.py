@@ -652,6 +652,44 @@ def test_a_change_under_another_attribute_closes_what_its_words_name_only_when_t
     assert _supersede([plain_new], [old], PairDecision.REPLACES).judged == 0
 
 
+# (the older claim's quote, attribute, value; the change's) under other attributes, the change
+# naming only a place the older value names in passing
+PLACES_NAMED_IN_PASSING = [
+    pytest.param(
+        ("I moved into my villa at Taieri Gardens in Mosgiel", "home", "Taieri Gardens in Mosgiel"),
+        ("instead I go along on Wednesdays to the Mosgiel library", "volunteering", "Mosgiel library"),
+        id="volunteering-in-the-town-of-the-home",
+    ),
+    pytest.param(
+        ("we got a flat on Palatine Road in Didsbury", "home", "flat on Palatine Road in Didsbury"),
+        ("started at the Didsbury garden centre on monday", "job", "Didsbury garden centre"),
+        id="a-job-in-the-suburb-of-the-home",
+    ),
+    pytest.param(
+        ("I'm a porter at St James's Hospital in Leeds", "workplace", "St James's Hospital in Leeds"),
+        ("switched my gym to the Leeds city centre branch", "gym", "Leeds city centre branch"),
+        id="a-gym-in-the-city-of-the-work",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old_said", "new_said"), PLACES_NAMED_IN_PASSING)
+def test_a_change_naming_only_a_place_an_older_value_names_in_passing_never_closes_it(
+    old_said: tuple[str, str, str], new_said: tuple[str, str, str]
+) -> None:
+    """First contact set 29: "I have given up my Tuesdays at the Hospice shop ... instead I go
+    along on Wednesday afternoons to the Mosgiel library" (read as "workplace: Mosgiel library")
+    closed the home "Taieri Gardens in Mosgiel", the pair judge and the attribute check both
+    saying yes: "Where do I live now?" got the house she had sold. A change under another
+    attribute is the model's to judge only when its words name at least half of the older value."""
+    old = _at(claim(*old_said), 1)
+    for kind in (ClaimKind.REPLACES, ClaimKind.CORRECTS):
+        new = _at(claim(*new_said), 2, kind)
+        plan = _supersede([new], [old], PairDecision.REPLACES)
+        assert plan.closings == []
+        assert plan.judged == 0
+
+
 class _Nearness(AttributeNearness):
     """Attribute nearness as the embedder measured it for these pairs ("life" ~ "job" 0.54)."""
 

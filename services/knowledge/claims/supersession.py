@@ -313,10 +313,15 @@ def ends_another(end: Fact, by_label: Sequence[Fact], current: Sequence[Fact]) -
 
 
 def touches(new: Fact, old: Fact) -> bool:
-    """The change's own words name part of the older claim's value ("the conference is on the
-    21st, not the 14th" and "event: physio conference"), under another attribute. Naming a
-    subject touches no claim that only names it (:func:`names_itself`)."""
-    return not names_itself(old) and bool(content_stems(old.value or "") & content_stems(new.quote or ""))
+    """The change's own words name at least half of the older claim's value ("the conference is
+    on the 21st, not the 14th" and "event: physio conference"), under another attribute. A place
+    the value only names in passing is another thing there (first contact set 29: "instead I go
+    along on Wednesday afternoons to the Mosgiel library", the volunteering, closed the home
+    "Taieri Gardens in Mosgiel", judged by the model). Naming a subject touches no claim that
+    only names it (:func:`names_itself`)."""
+    value = content_stems(old.value or "")
+    named = value & content_stems(new.quote or "")
+    return not names_itself(old) and bool(named) and 2 * len(named) >= len(value)
 
 
 async def supersede(

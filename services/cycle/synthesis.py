@@ -1235,11 +1235,13 @@ class SynthesisService(CognitiveService):
         *,
         spent: LLMUsage | None = None,
         quoted_only: bool = False,
+        answered_only: bool = False,
     ) -> StepOutcome | None:
         """A question about a text the user gave, answered from the lines that state it (quoted;
         services/cycle/from_text.py); None when no such text was recalled, or it does not say and
         something else ranks first (the model answers then). ``quoted_only``: None too unless a
-        line states it. ``spent``: what was read for the same answer before it."""
+        line states it; ``answered_only``: None too unless it gives a short answer the line
+        holds. ``spent``: what was read for the same answer before it."""
         texts = texts_of(recall.hits)
         lines = lines_of(texts)
         if not question or not lines:
@@ -1262,7 +1264,7 @@ class SynthesisService(CognitiveService):
             return await self._fixed(
                 state, NOT_IN_TEXT, "not in the text", usage=usage, asked=asked, refs=refs
             )
-        if quoted_only and quote.unsupported:
+        if quoted_only and (quote.unsupported or (answered_only and not quote.answer)):
             return None
         refs = [_text_ref(h) for h in texts if h.id in quote.source_ids]
         return await self._fixed(
@@ -1467,12 +1469,18 @@ class SynthesisService(CognitiveService):
         """News with a question about a text the user gave ("i dont have any buttermilk, what can
         i use instead?" after a pasted recipe: the answering model invented "vanilla extract"):
         the text's line that answers it, read with the whole message; None when it is not such a
-        message or no line states it."""
-        if understanding.kind is not MessageKind.MIX or not understanding.texts(Act.QUESTION):
+        message or no line states it. A request for help is read so only when such a text is the
+        best memory, and answered so only with a short answer the line holds ("what should i do
+        if i forget to take a metformin tablet?" after a doctor's letter saying "If you miss a
+        dose, skip it": the answering model said to call the doctor)."""
+        helps = understanding.asks_for_help and understanding.kind in (MessageKind.REQUEST, MessageKind.MIX)
+        asks = understanding.kind is MessageKind.MIX and bool(understanding.texts(Act.QUESTION))
+        if not (asks or helps):
             return None
-        if not any(is_text(h) for h in recall.hits[:TEXT_RANKS]):
+        if not any(is_text(h) for h in recall.hits[: TEXT_RANKS if asks else 1]):
             return None
-        return await self._from_text(state, state.impulse.content, recall, quoted_only=True)
+        content = state.impulse.content
+        return await self._from_text(state, content, recall, quoted_only=True, answered_only=not asks)
 
     async def _not_told(
         self,

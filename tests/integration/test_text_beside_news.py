@@ -72,3 +72,68 @@ async def test_news_with_a_question_the_text_does_not_answer_goes_to_the_model(
     )
     assert "Earl Grey" in result.answer
     assert "can't find that in the text" not in result.answer
+
+
+LETTER = (
+    "Eastbrook Health Centre\n"
+    "Dr Sørensen has prescribed Metformin 500 mg tablets, one twice a day with meals.\n"
+    "If you miss a dose, skip it and take the next dose at the usual time.\n"
+    "If the coach to the hospital is missed, call reception on 0207 946 3381 to rebook.\n"
+    "Swallow the tablets whole with a glass of water; do not crush or chew them.\n"
+    "Yours sincerely, Linnea Marsh, Practice Administrator"
+)
+
+REQUESTS = [
+    pytest.param(
+        "what should i do if i forget to take a metformin tablet?",
+        "If you miss a dose, skip it and take the next dose at the usual time.",
+        "skip it and take the next dose at the usual time",
+        id="missed-dose",
+    ),
+    pytest.param(
+        "if i miss the coach to the hospital what should i do?",
+        "If the coach to the hospital is missed, call reception on 0207 946 3381 to rebook.",
+        "call reception on 0207 946 3381 to rebook",
+        id="missed-coach",
+    ),
+    pytest.param(
+        "can you tell me how i should take the metformin tablets?",
+        "Swallow the tablets whole with a glass of water; do not crush or chew them.",
+        "whole with a glass of water",
+        id="how-to-take",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "copied", "answer"), REQUESTS)
+async def test_a_request_for_help_a_text_answers_is_answered_from_its_line(
+    runtime: Runtime, llm: FakeChatModel, message: str, copied: str, answer: str
+) -> None:
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quotes": [copied], "answer": answer}))
+    llm.answer(PromptId.SYNTHESIS, "Contact your healthcare provider immediately.")
+    await runtime.orchestrator.handle_impulse(LETTER, USER, "pasted")
+    result = await runtime.orchestrator.handle_impulse(message, USER, "tablets")
+    assert copied in result.answer  # the letter's own line, quoted
+    assert result.answer.lower().startswith(answer.lower())
+    assert "healthcare provider" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        pytest.param({"quotes": [], "answer": ""}, id="nothing-copied"),
+        pytest.param({"quotes": ["Eastbrook Health Centre"], "answer": ""}, id="a-line-without-an-answer"),
+    ],
+)
+async def test_a_request_the_text_does_not_answer_is_helped_by_the_model(
+    runtime: Runtime, llm: FakeChatModel, read: dict[str, object]
+) -> None:
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps(read))
+    llm.answer(PromptId.SYNTHESIS, "Porridge with berries is a gentle breakfast.")
+    await runtime.orchestrator.handle_impulse(LETTER, USER, "pasted")
+    result = await runtime.orchestrator.handle_impulse(
+        "can you suggest a breakfast that goes with the tablets?", USER, "tablets"
+    )
+    assert "Porridge" in result.answer
+    assert "can't find that in the text" not in result.answer
+    assert "Eastbrook" not in result.answer

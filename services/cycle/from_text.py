@@ -25,6 +25,7 @@ from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
 from services.prompts.answer_from_text import MAX_QUOTES, TextAnswer
+from services.recall.lexical import stem
 from services.recall.types import RecallHit
 from thea.models import NodeType
 from thea.words import is_content, lower_words
@@ -154,11 +155,13 @@ def says_something(answer: str) -> bool:
 
 def answer_held(answer: str, source: str, question: str) -> bool:
     """Every number of the answer is in the lines it comes from, and every word of substance in
-    them or in the question (an answer may take up the question's words: "bring a packed lunch")."""
-    words = set(lower_words(source)) | set(lower_words(question))
+    them or in the question (an answer may take up the question's words: "bring a packed lunch"),
+    in any ending recall's stemmer maps to one key ("peanuts" for "kuba has peanut allergy":
+    first contact set 29 had "I don't know" for it)."""
+    words = {stem(w) for w in [*lower_words(source), *lower_words(question)]}
     # numbers are checked as numbers: "50-55" is held by "50\u201355" (an en dash splits the words)
     substance = [w for w in lower_words(answer) if is_content(w) and any(c.isalpha() for c in w)]
-    return not numbers_not_held(answer, source) and all(w in words for w in substance)
+    return not numbers_not_held(answer, source) and all(stem(w) in words for w in substance)
 
 
 def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str = "") -> TextQuote | None:

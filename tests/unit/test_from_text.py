@@ -8,6 +8,7 @@ import pytest
 
 from services.common.pasted import TEXT_WORDS
 from services.cycle.from_text import (
+    answer_held,
     is_text,
     lines_of,
     nearest_lines,
@@ -158,3 +159,21 @@ def test_a_range_written_with_another_dash_is_held_by_the_line(line: str, answer
     other = quote_of(TextAnswer(quotes=[line], answer=wrong), lines, "how long?")
     assert other is not None
     assert other.unsupported  # other numbers are still no answer
+
+
+@pytest.mark.parametrize(
+    ("line", "answer", "made_up"),
+    [
+        ("important: kuba has peanut allergy, proper one w epipen", "peanuts", "cashews"),
+        ("the kids swim on tuesdays at the leisure centre", "swimming, on Tuesday", "football, on Tuesday"),
+        ("she teaches year 3 at the village school", "teaching year 3", "nursing year 3"),
+    ],
+)
+def test_an_answer_in_another_ending_of_the_line_s_words_is_held(
+    line: str, answer: str, made_up: str
+) -> None:
+    """First contact set 29: "What does my son Kuba have to stay away from in food?" -> "I don't
+    know", the model having read "peanuts" from "kuba has peanut allergy" (taken as a word the
+    line does not hold)."""
+    assert answer_held(answer, line, "what about it?")
+    assert not answer_held(made_up, line, "what about it?")

@@ -225,4 +225,9 @@ class AnswerReading:
         # nor the user's own name ("what's my sister called?" -> "I'm Ana", seen live)
         held = bool(own) and not own <= user_names
         log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
+        if held and own <= stems_of(question):
+            # the line names them by the name the question gives them ("kuba has peanut allergy"
+            # for "What does my son Kuba have to stay away from in food?", judged someone else's
+            # by the 1.5B, first contact set 29): the same one, whatever the verdict
+            return True, usage
         return held and read.verdict is Referent.SAME, usage

@@ -76,3 +76,48 @@ async def test_a_name_read_as_whom_the_question_names_answers_it(
     llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": name, "verdict": "someone else"}))
     again = await runtime.orchestrator.handle_impulse(question, USER, "s3")
     assert not again.answer.startswith(name), again.answer
+
+
+# (what was told, the line; the question, naming them by relation and name; what the words
+# reader says it asks about (the relation only); the answer)
+NAMED_BOTH_WAYS = [
+    pytest.param(
+        "important: kuba has peanut allergy, proper one w epipen",
+        "What does my son Kuba have to stay away from in food?",
+        "my son",
+        "peanuts",
+        id="son-by-name",
+    ),
+    pytest.param(
+        "nadia started at the dance school on saturdays",
+        "Which day does my daughter Nadia go to dance?",
+        "my daughter",
+        "saturdays",
+        id="daughter-by-name",
+    ),
+    pytest.param(
+        "biscuit is 7 now, getting grey round the nose",
+        "How old is our dog Biscuit?",
+        "our dog",
+        "7",
+        id="dog-by-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("told", "question", "about", "answer"), NAMED_BOTH_WAYS)
+async def test_a_line_naming_them_by_the_name_the_question_gives_is_about_them(
+    runtime: Runtime, llm: FakeChatModel, told: str, question: str, about: str, answer: str
+) -> None:
+    """First contact set 29: "What does my son Kuba have to stay away from in food?" -> "I don't
+    know": the line "kuba has peanut allergy" holds the name, not "son", and the claims model,
+    asked whom it speaks of, said "Kuba" and "someone else"."""
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: []}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(PromptId.ANSWER_FROM_TOLD, json.dumps({"about": about, "quotes": [told], "answer": answer}))
+    name = next(w for w in question.rstrip("?").split() if w[:1].isupper() and w.lower() in told)
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": name, "verdict": "someone else"}))
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
+    assert asked.answer.lower().startswith(answer.lower()), asked.answer
+    assert told in asked.answer  # the user's own words, dated

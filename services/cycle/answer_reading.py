@@ -54,6 +54,14 @@ def restates(answer: str, question: str, naming: frozenset[str] = frozenset()) -
     return not numbers and not stems_of(answer) - stems_of(question) - naming
 
 
+def names_in(question: str) -> frozenset[str]:
+    """The stems of the words the question writes as names: capitalised, and not its first word
+    ("Kuba" in "What does my son Kuba …?"; "dog" in "what did my sister say about the dog?" is
+    none: a line naming the dog is not about the sister)."""
+    words = question.split()[1:]
+    return frozenset(s for w in words if w[:1].isupper() for s in stems_of(w))
+
+
 @dataclass(frozen=True)
 class Scope:
     """Who could answer a question, what asking cost, and the prompt (None: not asked, the
@@ -225,7 +233,7 @@ class AnswerReading:
         # nor the user's own name ("what's my sister called?" -> "I'm Ana", seen live)
         held = bool(own) and not own <= user_names
         log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
-        if held and own <= stems_of(question):
+        if held and own <= names_in(question):
             # the line names them by the name the question gives them ("kuba has peanut allergy"
             # for "What does my son Kuba have to stay away from in food?", judged someone else's
             # by the 1.5B, first contact set 29): the same one, whatever the verdict

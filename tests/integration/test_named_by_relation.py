@@ -121,3 +121,21 @@ async def test_a_line_naming_them_by_the_name_the_question_gives_is_about_them(
     asked = await runtime.orchestrator.handle_impulse(question, USER, "s2")
     assert asked.answer.lower().startswith(answer.lower()), asked.answer
     assert told in asked.answer  # the user's own words, dated
+
+
+async def test_a_line_naming_only_a_thing_the_question_names_is_still_the_models_to_judge(
+    runtime: Runtime, llm: FakeChatModel
+) -> None:
+    """The question's word for a thing is no name of whom it asks about ("what did my sister say
+    about the dog?" is asked of the sister; "the dog barked all night" is not about her)."""
+    told = "the dog barked all night again"
+    llm.answer(PromptId.EXTRACT_CLAIMS, scripted_reader({told: []}))
+    await runtime.orchestrator.handle_impulse(told, USER, "s1")
+    await asyncio.to_thread(runtime.run_jobs)
+    llm.answer(
+        PromptId.ANSWER_FROM_TOLD, json.dumps({"about": "my sister", "quotes": [told], "answer": "barked"})
+    )
+    llm.answer(PromptId.SAME_SUBJECT, json.dumps({"named": "the dog", "verdict": "someone else"}))
+    asked = await runtime.orchestrator.handle_impulse("what did my sister say about the dog?", USER, "s2")
+    assert not asked.answer.lower().startswith("barked"), asked.answer
+    assert told not in asked.answer or "nearest" in asked.answer.lower(), asked.answer

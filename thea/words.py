@@ -221,3 +221,10 @@ def first_word(text: str) -> str:
 def without_possessive(word: str) -> str:
     """A word without its possessive "'s" ("Caroline's" -> "Caroline", "Anna\u2019s" alike)."""
     return word.removesuffix("'s").removesuffix("\u2019s").removesuffix("'S").removesuffix("\u2019S")
+
+
+def written_names(text: str) -> Iterator[str]:
+    """The words a text writes as names: capitalised, not its first word, no stopword ("Kuba" in
+    "What does my son Kuba …?"; "Caroline's" is "Caroline"), one by one."""
+    words = (without_possessive(w) for w in iter_words(text))
+    return (w for i, w in enumerate(words) if i > 0 and w[0].isupper() and w.lower() not in STOPWORDS)

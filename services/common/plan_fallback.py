@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from services.common.limits import MAX_CONCEPT_CHARS
 from services.common.time_window import TimeWindow
 from thea.models import SearchPlan, Step, cycle_node_id
-from thea.words import STOPWORDS, is_content, iter_words, without_possessive
+from thea.words import is_content, iter_words, written_names
 
 _DAY_MS = 86_400_000
 _WINDOWS = {
@@ -71,9 +71,7 @@ def candidate_concepts(text: str, limit: int = 6, *, content: bool = False) -> l
                 unique.setdefault(name.casefold(), name)
 
     add(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
-    # "Caroline's" is the concept "Caroline"
-    names = (without_possessive(w) for w in iter_words(text))
-    add(w for i, w in enumerate(names) if i > 0 and w[0].isupper() and w.lower() not in STOPWORDS)
+    add(written_names(text))  # "Caroline's" is the concept "Caroline"
     if content:
         add(w.lower() for w in iter_words(text) if is_content(w))
     return list(unique.values())

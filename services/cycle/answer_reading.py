@@ -35,7 +35,7 @@ from services.prompts.same_subject import Referent
 from thea.errors import LLMError
 from thea.models import LLMUsage
 from thea.models.step_outputs import PromptRecord
-from thea.words import FIRST_PERSON
+from thea.words import FIRST_PERSON, written_names
 
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
@@ -52,14 +52,6 @@ def restates(answer: str, question: str, naming: frozenset[str] = frozenset()) -
         return False
     numbers = set(re.findall(r"\d+", answer)) - set(re.findall(r"\d+", question))
     return not numbers and not stems_of(answer) - stems_of(question) - naming
-
-
-def names_in(question: str) -> frozenset[str]:
-    """The stems of the words the question writes as names: capitalised, and not its first word
-    ("Kuba" in "What does my son Kuba …?"; "dog" in "what did my sister say about the dog?" is
-    none: a line naming the dog is not about the sister)."""
-    words = question.split()[1:]
-    return frozenset(s for w in words if w[:1].isupper() for s in stems_of(w))
 
 
 @dataclass(frozen=True)
@@ -233,9 +225,11 @@ class AnswerReading:
         # nor the user's own name ("what's my sister called?" -> "I'm Ana", seen live)
         held = bool(own) and not own <= user_names
         log.info("whom the line speaks of (%s, %s): %s", read.named, held, read.verdict.value)
-        if held and own <= names_in(question):
+        if held and own <= stems_of(" ".join(written_names(question))):
             # the line names them by the name the question gives them ("kuba has peanut allergy"
             # for "What does my son Kuba have to stay away from in food?", judged someone else's
-            # by the 1.5B, first contact set 29): the same one, whatever the verdict
+            # by the 1.5B, first contact set 29): the same one, whatever the verdict; a word it
+            # does not write as a name ("the dog" for "what did my sister say about the dog?")
+            # leaves it to the model
             return True, usage
         return held and read.verdict is Referent.SAME, usage

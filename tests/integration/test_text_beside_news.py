@@ -47,16 +47,27 @@ CASES = [
 ]
 
 
+async def _asked_after(
+    runtime: Runtime, llm: FakeChatModel, text: str, message: str, read: object, model_says: str
+) -> str:
+    """The answer to ``message`` after ``text`` was pasted, when the claims model reads the text
+    as ``read`` (JSON of answer_from_text) and the answering model says ``model_says``."""
+    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps(read))
+    llm.answer(PromptId.SYNTHESIS, model_says)
+    await runtime.orchestrator.handle_impulse(text, USER, "pasted")
+    return (await runtime.orchestrator.handle_impulse(message, USER, "asked")).answer
+
+
 @pytest.mark.parametrize(("message", "copied", "answer"), CASES)
 async def test_news_with_a_question_about_a_text_is_answered_from_its_line(
     runtime: Runtime, llm: FakeChatModel, message: str, copied: str, answer: str
 ) -> None:
-    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quotes": [copied], "answer": answer}))
-    llm.answer(PromptId.SYNTHESIS, "You can use 1/4 tsp of vanilla extract instead.")
-    await runtime.orchestrator.handle_impulse(RECIPE, USER, "pasted")
-    result = await runtime.orchestrator.handle_impulse(message, USER, "baking")
-    assert copied in result.answer  # the recipe's own line, quoted
-    assert "vanilla" not in result.answer
+    read = {"quotes": [copied], "answer": answer}
+    said = await _asked_after(
+        runtime, llm, RECIPE, message, read, "You can use 1/4 tsp of vanilla extract instead."
+    )
+    assert copied in said  # the recipe's own line, quoted
+    assert "vanilla" not in said
     (prompt,) = llm.prompts_for(PromptId.ANSWER_FROM_TEXT)
     assert message.split(",")[0].split(".")[0] in str(prompt[-1].content)  # read with the news
 
@@ -64,14 +75,11 @@ async def test_news_with_a_question_about_a_text_is_answered_from_its_line(
 async def test_news_with_a_question_the_text_does_not_answer_goes_to_the_model(
     runtime: Runtime, llm: FakeChatModel
 ) -> None:
-    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quotes": [], "answer": ""}))
-    llm.answer(PromptId.SYNTHESIS, "Lemon drizzle goes well with a cup of Earl Grey.")
-    await runtime.orchestrator.handle_impulse(RECIPE, USER, "pasted")
-    result = await runtime.orchestrator.handle_impulse(
-        "I made the loaf! what tea goes with it?", USER, "baking"
-    )
-    assert "Earl Grey" in result.answer
-    assert "can't find that in the text" not in result.answer
+    read = {"quotes": [], "answer": ""}
+    tea = "Lemon drizzle goes well with a cup of Earl Grey."
+    said = await _asked_after(runtime, llm, RECIPE, "I made the loaf! what tea goes with it?", read, tea)
+    assert "Earl Grey" in said
+    assert "can't find that in the text" not in said
 
 
 LETTER = (
@@ -109,13 +117,13 @@ REQUESTS = [
 async def test_a_request_for_help_a_text_answers_is_answered_from_its_line(
     runtime: Runtime, llm: FakeChatModel, message: str, copied: str, answer: str
 ) -> None:
-    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps({"quotes": [copied], "answer": answer}))
-    llm.answer(PromptId.SYNTHESIS, "Contact your healthcare provider immediately.")
-    await runtime.orchestrator.handle_impulse(LETTER, USER, "pasted")
-    result = await runtime.orchestrator.handle_impulse(message, USER, "tablets")
-    assert copied in result.answer  # the letter's own line, quoted
-    assert result.answer.lower().startswith(answer.lower())
-    assert "healthcare provider" not in result.answer
+    read = {"quotes": [copied], "answer": answer}
+    said = await _asked_after(
+        runtime, llm, LETTER, message, read, "Contact your healthcare provider immediately."
+    )
+    assert copied in said  # the letter's own line, quoted
+    assert said.lower().startswith(answer.lower())
+    assert "healthcare provider" not in said
 
 
 @pytest.mark.parametrize(
@@ -128,12 +136,10 @@ async def test_a_request_for_help_a_text_answers_is_answered_from_its_line(
 async def test_a_request_the_text_does_not_answer_is_helped_by_the_model(
     runtime: Runtime, llm: FakeChatModel, read: dict[str, object]
 ) -> None:
-    llm.answer(PromptId.ANSWER_FROM_TEXT, json.dumps(read))
-    llm.answer(PromptId.SYNTHESIS, "Porridge with berries is a gentle breakfast.")
-    await runtime.orchestrator.handle_impulse(LETTER, USER, "pasted")
-    result = await runtime.orchestrator.handle_impulse(
-        "can you suggest a breakfast that goes with the tablets?", USER, "tablets"
+    asked = "can you suggest a breakfast that goes with the tablets?"
+    said = await _asked_after(
+        runtime, llm, LETTER, asked, read, "Porridge with berries is a gentle breakfast."
     )
-    assert "Porridge" in result.answer
-    assert "can't find that in the text" not in result.answer
-    assert "Eastbrook" not in result.answer
+    assert "Porridge" in said
+    assert "can't find that in the text" not in said
+    assert "Eastbrook" not in said

@@ -177,3 +177,11 @@ def test_an_answer_in_another_ending_of_the_line_s_words_is_held(
     line does not hold)."""
     assert answer_held(answer, line, "what about it?")
     assert not answer_held(made_up, line, "what about it?")
+
+
+@pytest.mark.parametrize(
+    ("answer", "line"), [("7:31", "Arrives 07:31."), ("8:05", "Doors open 08:05"), ("07:10", "at 7:10")]
+)
+def test_a_time_written_without_its_leading_zero_is_held_by_its_line(answer: str, line: str) -> None:
+    assert answer_held(answer, line, "when?")
+    assert not answer_held("7:32", line, "when?")

@@ -1,0 +1,66 @@
+"""A table in a text the user gave, read as records (issue 38, item 3).
+
+A pasted timetable or price list sets its cells in columns, apart by runs of spaces or tabs. A
+small model reading such a block copies a whole row and names the cell under the wrong heading
+(the documents set: "What time does the 08:33 from Ashbury leave Kelmont?" got "08:33", the
+row's own time). Read as records, each cell beside the label of its row (and its column's
+heading, when the table has one), the answer is one line the model can copy and code can check:
+"Ashbury dep. 08:33; Kelmont dep. 08:50; …". Layout only: cells, columns and digits are
+compared, no word is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+#: what sets a table's cells apart: two spaces or more, or a tab
+_CELL_GAP = re.compile(r"\t|\s{2,}")
+#: cells a table's line has at least (a label and two values)
+MIN_CELLS = 3
+#: lines a table has at least
+MIN_ROWS = 2
+
+
+def cells(line: str) -> list[str]:
+    """A line's cells (one when it is not set in columns)."""
+    return [c for c in _CELL_GAP.split(line.strip()) if c]
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def records(rows: Sequence[Sequence[str]]) -> list[str]:
+    """A table's rows of cells (each as long) as lines a reader can copy. With a heading row
+    (its cells after the first hold no digit, the others' do) each row is one record, every cell
+    beside its heading: "Saturday: Opens 8:00; Closes 20:00". Without one (a timetable: a label
+    then a time for each train) each column is one record, every cell beside its row's label:
+    "Ashbury dep. 08:33; Kelmont dep. 08:50"."""
+    head, body = rows[0], rows[1:]
+    headed = not any(_has_digit(c) for c in head[1:]) and any(_has_digit(c) for r in body for c in r[1:])
+    if headed:
+        return [
+            f"{row[0]}: " + "; ".join(f"{name} {cell}" for name, cell in zip(head[1:], row[1:], strict=True))
+            for row in body
+        ]
+    return ["; ".join(f"{row[0]} {row[col]}" for row in rows) for col in range(1, len(head))]
+
+
+def read_tables(lines: Sequence[str]) -> list[str]:
+    """The lines of a text with each table in it read as records (other lines as they are): a
+    table is :data:`MIN_ROWS` lines or more in a row set in the same number of columns, at
+    least :data:`MIN_CELLS`."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        width = len(cells(lines[i]))
+        end = i + 1
+        while width >= MIN_CELLS and end < len(lines) and len(cells(lines[end])) == width:
+            end += 1
+        if width >= MIN_CELLS and end - i >= MIN_ROWS:
+            out += records([cells(line) for line in lines[i:end]])
+        else:
+            out += lines[i:end]
+        i = end
+    return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -36,10 +37,21 @@ TEXTS_READ = 3
 MAX_TEXT_CHARS = 6000
 #: lines nearest the question the model is shown (with the line before each)
 LINES_SHOWN = 8
+#: lines sharing the most words of substance with the question shown beside them, when the
+#: nearest by meaning leave them out (the documents set: "which room do i go to?" and the
+#: letter's "… in Consulting Room 7, on the first floor.")
+SHARING_SHOWN = 2
 #: a line longer than this is quoted sentence by sentence
 LONG_LINE = 300
 #: share of the copied words one line must hold when the copy is not exact
 NEAR_COPY = 0.8
+#: share of the copied words one line must hold when the copy is reworded but the line holds the
+#: model's answer
+REWORDED_COPY = 0.5
+#: words an answer found word for word in a line it did not copy has at least
+WRITTEN_WORDS = 2
+#: words after a number in a line that may name what it counts ("5 working days")
+COUNT_REACH = 3
 #: the text does not say when nothing is copied from it and it is among this many best memories
 #: (the claims read from it often rank first: seen live, the 0.5B then invented "free parking")
 TEXT_RANKS = 3
@@ -110,6 +122,18 @@ def nearest_indices(
     return sorted(np.argsort(-scores)[:shown].tolist())
 
 
+def sharing_indices(question: str, texts: Sequence[str], shown: int = SHARING_SHOWN) -> list[int]:
+    """The indices of the ``shown`` texts sharing the most words of substance with the question
+    (compared by recall's stemmer; at least one), the most first; a word most lines hold says
+    nothing and is not counted."""
+    asked = {stem(w) for w in lower_words(question) if is_content(w)}
+    held = [{stem(w) for w in lower_words(t)} & asked for t in texts]
+    common = {w for w in asked if sum(w in h for h in held) > len(texts) // 2}
+    counts = [len(h - common) for h in held]
+    ranked = sorted((i for i, n in enumerate(counts) if n), key=lambda i: -counts[i])
+    return ranked[:shown]
+
+
 def nearest_lines(question: str, lines: Sequence[tuple[str, str]], embedder: TextEmbedder | None) -> str:
     """The :data:`LINES_SHOWN` lines nearest the question by meaning, in the text's order, with
     the line before each (a heading or the sentence it goes on from): a small model finds the
@@ -118,7 +142,9 @@ def nearest_lines(question: str, lines: Sequence[tuple[str, str]], embedder: Tex
     texts = [t for t, _ in lines]
     if embedder is None or len(texts) <= LINES_SHOWN:
         return "\n".join(texts)[:MAX_TEXT_CHARS]
-    best = set(nearest_indices(question, texts, embedder, LINES_SHOWN))
+    best = set(nearest_indices(question, texts, embedder, LINES_SHOWN)) | set(
+        sharing_indices(question, texts)
+    )
     kept = sorted(best | {i - 1 for i in best if i > 0})
     return "\n".join(texts[i] for i in kept)[:MAX_TEXT_CHARS]
 
@@ -163,21 +189,87 @@ def answer_held(answer: str, source: str, question: str) -> bool:
     words = {stem(w) for w in [*lower_words(source), *lower_words(question)]}
     # numbers are checked as numbers: "50-55" is held by "50\u201355" (an en dash splits the words)
     substance = [w for w in lower_words(answer) if is_content(w) and any(c.isalpha() for c in w)]
-    return not numbers_not_held(answer, source) and all(stem(w) in words for w in substance)
+    return (
+        not numbers_not_held(answer, source)
+        and all(stem(w) in words for w in substance)
+        and counts_held(answer, source)
+    )
+
+
+def _counted(words: Sequence[str]) -> list[tuple[str, str]]:
+    """Each number of the words with the word of substance right after it ("10 slices")."""
+    return [
+        (w.lstrip("0") or "0", nxt)
+        for w, nxt in pairwise(words)
+        if w.replace(".", "").isdigit() and is_content(nxt) and nxt.isalpha()
+    ]
+
+
+def counts_held(answer: str, source: str) -> bool:
+    """Every number the answer gives with what it counts ("10 calories") counts the same in the
+    source: the word comes within :data:`COUNT_REACH` words after that number there ("5 days" is
+    held by "5 working days"; "about 10 calories" is not by "about 10 slices", seen on the
+    documents set). A number the source holds with nothing after it is not compared."""
+    said = lower_words(source)
+    for number, counted in _counted(lower_words(answer)):
+        at = [i for i, w in enumerate(said) if (w.lstrip("0") or "0") == number]
+        after = [said[i + 1 : i + 1 + COUNT_REACH] for i in at]
+        if any(any(is_content(w) and w.isalpha() for w in near) for near in after) and not any(
+            stem(counted) in {stem(w) for w in near} for near in after
+        ):
+            return False
+    return True
+
+
+def reworded(
+    quote: str, answer: str, lines: Sequence[tuple[str, str]], question: str
+) -> list[tuple[str, str]]:
+    """The line a copy the model reworded comes from: the one holding most of its words (at
+    least :data:`REWORDED_COPY`) that also holds the answer, which must name a number or a word of
+    substance of its own (the documents set: "The oven is set to 170°C (150°C fan)." for "1. Heat
+    the oven to 170°C (150°C fan) and line a 900 g loaf tin …", answer "170°C (150°C fan)"); none
+    otherwise."""
+    own = [w for w in lower_words(answer) if is_content(w) and w not in lower_words(question)]
+    if not (numbers(answer) or own):
+        return []
+    words = set(lower_words(quote))
+    backed = [line for line in lines if answer_held(answer, line[0], question)]
+    best = max(backed, key=lambda line: len(words & set(lower_words(line[0]))), default=None)
+    if best is None or len(words & set(lower_words(best[0]))) < REWORDED_COPY * len(words):
+        return []
+    return [best]
+
+
+def written_in(answer: str, lines: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The one line that holds the answer word for word, when it is :data:`WRITTEN_WORDS` words
+    or more (the documents set: "which room do i go to?" copied two lines beside the point and
+    answered "Consulting Room 7, on the first floor", the words of a third); None when no line or
+    several do."""
+    words = flat(answer)
+    if len(words.split()) < WRITTEN_WORDS:
+        return None
+    found = [line for line in lines if f" {words} " in f" {flat(line[0])} "]
+    return found[0] if len(found) == 1 else None
 
 
 def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str = "") -> TextQuote | None:
     """What the model read, as code says it (None: it copied nothing the text holds)."""
-    held = (lines_holding(quote, lines) for quote in read.quotes[:MAX_QUOTES])
+    answer = " ".join(read.answer.split()).strip(" .")
+    held = (
+        lines_holding(quote, lines) or reworded(quote, answer, lines, question)
+        for quote in read.quotes[:MAX_QUOTES]
+    )
     chosen = list({line: (line, source) for found in held for line, source in found}.values())
     if not chosen:
         return None
     said = [text for text, _ in chosen]
     sources = list(dict.fromkeys(source for _, source in chosen))
-    answer = " ".join(read.answer.split()).strip(" .")
     if not answer or not says_something(answer):
         return TextQuote(said, "", sources)  # the lines answer on their own
     if not answer_held(answer, " ".join(said), question):  # the model named what they do not hold
+        written = written_in(answer, lines)
+        if written:  # the answer is the text's own words, in a line it did not copy
+            return TextQuote([written[0]], answer, [written[1]])
         return TextQuote(said, "", sources, unsupported=True)
     return TextQuote(said, answer, sources)
 

@@ -13,6 +13,7 @@ from services.cycle.from_text import (
     lines_of,
     nearest_lines,
     quote_of,
+    sharing_indices,
     text_answer,
     texts_of,
 )
@@ -185,3 +186,132 @@ def test_an_answer_in_another_ending_of_the_line_s_words_is_held(
 def test_a_time_written_without_its_leading_zero_is_held_by_its_line(answer: str, line: str) -> None:
     assert answer_held(answer, line, "when?")
     assert not answer_held("7:32", line, "when?")
+
+
+APPOINTMENT = (
+    "Eastgate Surgery\nDear Ms Rowe,\nPlease bring a list of your medicines.\n"
+    "Parking is free behind the building.\n"
+    "Blood results take about a week.\nThe surgery is closed on bank holidays.\n"
+    "Call 01632 555 010 to rearrange.\n"
+    "Reception opens at 8:00.\nThe pharmacy next door opens at 9:00.\nWe are a teaching practice.\n"
+    "Your review with Dr Amadi is on Friday 3 October at 9:10 in Treatment Room 4, ground floor."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        ("which room is it in?", "Treatment Room 4"),
+        ("is the parking free?", "Parking is free"),
+        ("what number do i call to rearrange", "Call 01632 555 010"),
+    ],
+)
+def test_a_line_sharing_the_questions_words_is_among_those_shown(question: str, line: str) -> None:
+    texts = [t for t, _ in lines_of([hit(APPOINTMENT)])]
+    shared = [texts[i] for i in sharing_indices(question, texts)]
+    assert any(line in t for t in shared)
+
+
+def test_a_question_sharing_no_word_with_the_text_adds_no_line() -> None:
+    texts = [t for t, _ in lines_of([hit(APPOINTMENT)])]
+    assert sharing_indices("anything about lizards?", texts) == []
+
+
+@pytest.mark.parametrize(
+    ("quote", "answer", "line"),
+    [
+        (
+            "The review is at 9:10 in Room 4.",
+            "9:10",
+            "Your review with Dr Amadi is on Friday 3 October at 9:10",
+        ),
+        ("Reception is open from 8:00.", "8:00", "Reception opens at 8:00."),
+        ("You call 01632 555 010 to change it.", "01632 555 010", "Call 01632 555 010 to rearrange."),
+    ],
+)
+def test_a_copy_the_model_reworded_is_found_by_the_answer_its_line_holds(
+    quote: str, answer: str, line: str
+) -> None:
+    found = quote_of(TextAnswer(quotes=[quote], answer=answer), lines_of([hit(APPOINTMENT)]), "when / which?")
+    assert found is not None
+    assert found.answer == answer
+    assert line in found.lines[0]
+
+
+@pytest.mark.parametrize(
+    ("quote", "answer"),
+    [
+        ("Reception is open from 8:00.", "7:30"),  # an answer no line holds
+        ("The pharmacy closes at six on Sundays.", "six"),  # few of its words in any line
+        ("Reception is open from 8:00.", ""),  # no answer to find the line by
+    ],
+)
+def test_a_reworded_copy_without_an_answer_its_line_holds_is_no_quote(quote: str, answer: str) -> None:
+    assert quote_of(TextAnswer(quotes=[quote], answer=answer), lines_of([hit(APPOINTMENT)]), "when?") is None
+
+
+class _AllButRoom:
+    """An embedder that finds every line of the letter nearer the question than the room's."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[0.0, 1.0] if "Room 4" in t else [1.0, 0.0] for t in texts]
+
+
+@pytest.mark.parametrize("question", ["which room is it in?", "what room do I go to", "Room number?"])
+def test_the_line_naming_what_is_asked_is_shown_when_meaning_ranks_it_low(question: str) -> None:
+    shown = nearest_lines(question, lines_of([hit(APPOINTMENT)]), _AllButRoom())
+    assert "Treatment Room 4" in shown
+
+
+@pytest.mark.parametrize(
+    ("answer", "line", "question"),
+    [
+        ("about 10 calories", "Makes 1 loaf (about 10 slices).", "how many calories in a slice?"),
+        ("2 cats", "We have 2 dogs and a cat.", "how many cats do they have"),
+        ("£38 monthly", "You can add it for £38 per year.", "what does it cost monthly?"),
+    ],
+)
+def test_a_number_the_line_gives_for_something_else_is_no_answer(
+    answer: str, line: str, question: str
+) -> None:
+    assert not answer_held(answer, line, question)
+
+
+@pytest.mark.parametrize(
+    ("answer", "line"),
+    [
+        ("5 days", "Refunds are made within 5 working days."),
+        ("55 minutes", "Bake for 50\u201355 minutes, until golden."),
+        ("2 years", "Own-brand products come with a warranty of 2 years."),
+        ("room 7", "Please go to Room 7 on the first floor."),
+    ],
+)
+def test_a_number_the_line_gives_for_the_same_thing_is_held(answer: str, line: str) -> None:
+    assert answer_held(answer, line, "how long / which?")
+
+
+@pytest.mark.parametrize(
+    ("copied", "answer", "line"),
+    [
+        ("Please bring a list of your medicines.", "Treatment Room 4, ground floor", "Treatment Room 4"),
+        ("Blood results take about a week.", "behind the building", "Parking is free"),
+    ],
+)
+def test_an_answer_written_word_for_word_in_another_line_is_quoted_from_it(
+    copied: str, answer: str, line: str
+) -> None:
+    found = quote_of(TextAnswer(quotes=[copied], answer=answer), lines_of([hit(APPOINTMENT)]), "where?")
+    assert found is not None
+    assert not found.unsupported
+    assert found.answer == answer
+    assert line in found.lines[0]
+
+
+def test_an_answer_no_line_writes_leaves_the_copied_line_as_the_nearest() -> None:
+    found = quote_of(
+        TextAnswer(quotes=["Blood results take about a week."], answer="in the car park at the front"),
+        lines_of([hit(APPOINTMENT)]),
+        "where do i park?",
+    )
+    assert found is not None
+    assert found.unsupported

@@ -107,7 +107,11 @@ _ASKING_PHRASES = re.compile(
     # not "comes in the mornings to help me dress": a purpose, not a request
     r"\b(can|could|would|will|do|did) you\b|(?<!\bto )\b(?:tell|remind|show|help) me\b"
     r"|\bi (?:\w+ )?(want|need|would like|'d like|wonder|was wondering|wanna)\b|\bi'd like\b|\blet me know\b"
-    r"|\bany idea\b|\bi don't know (what|how|why|where|when|who|if|whether)\b",
+    r"|\bany idea\b|\bi don't know (what|how|why|where|when|who|if|whether)\b"
+    # a question after another clause: a question word, the verb before its subject ("if i get the
+    # 6:12 from ashbury what time do i get into port ellis", "so when are we meant to be there")
+    r"|\b(?:what|when|where|which|who|how|why)(?:\s+\w+){0,2}\s+(?:am|is|are|was|were|do|does|did|can|could"
+    r"|will|would|should|shall|must)\s+(?:i|we|you|he|she|it|they)\b",
     re.IGNORECASE,
 )
 #: a greeting, however it is stretched ("heyyy", "hiii", "helloo") and in a few languages

@@ -156,3 +156,31 @@ def test_a_request_typed_with_u_for_you_is_a_request_after_what_it_tells(message
     assert understand(message).told == [told]
     assert understand(message.replace(" u ", " you ").replace(" ya ", " you ")).told == [told]
     assert understand("can u recommend a good podcast for my commute?").kind is MessageKind.REQUEST
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if i get the 6:12 from ashbury what time do i get into port ellis",
+        "if i catch the 8:45 from quayside when am i in marsh end",
+        "ok so when are we meant to be there",
+        "sorry one more thing where do i hand in the form",
+        "after the meeting how much do we owe them",
+    ],
+)
+def test_a_question_after_another_clause_without_a_question_mark_asks(text: str) -> None:
+    assert understand(text).kind is not MessageKind.STATEMENT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We moved to Leeds, which is why we are tired.",
+        "That is what we are doing this weekend.",
+        "I remember when we were married in Porto.",
+        "the kids know what time it is",
+        "this is how it is now",
+    ],
+)
+def test_a_question_word_inside_a_statement_does_not_make_it_ask(text: str) -> None:
+    assert understand(text).kind is MessageKind.STATEMENT

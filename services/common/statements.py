@@ -110,7 +110,7 @@ _ASKING_PHRASES = re.compile(
     r"|\bany idea\b|\bi don't know (what|how|why|where|when|who|if|whether)\b"
     # a question after another clause: a question word, the verb before its subject ("if i get the
     # 6:12 from ashbury what time do i get into port ellis", "so when are we meant to be there")
-    r"|\b(?:what|when|where|which|who|how|why)(?:\s+\w+){0,2}\s+(?:am|is|are|was|were|do|does|did|can|could"
+    r"|\b(?:what|when|where|which|who|how|why)(?:\s+(?!to\b)\w+){0,2}\s+(?:am|is|are|was|were|do|does|did|can|could"
     r"|will|would|should|shall|must)\s+(?:i|we|you|he|she|it|they)\b",
     re.IGNORECASE,
 )

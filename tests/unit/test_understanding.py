@@ -180,6 +180,7 @@ def test_a_question_after_another_clause_without_a_question_mark_asks(text: str)
         "I remember when we were married in Porto.",
         "the kids know what time it is",
         "this is how it is now",
+        "I'm painting the hall but I'm not sure how to do it yet.",
     ],
 )
 def test_a_question_word_inside_a_statement_does_not_make_it_ask(text: str) -> None:

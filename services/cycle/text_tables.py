@@ -1,6 +1,7 @@
 """A table in a text the user gave, read as records (issue 38, item 3).
 
-A pasted timetable or price list sets its cells in columns, apart by runs of spaces or tabs. A
+A pasted timetable or price list sets its cells in columns, apart by runs of spaces or tabs or
+between bars (a Markdown table, its rule under the heading left out). A
 small model reading such a block copies a whole row and names the cell under the wrong heading
 (the documents set: "What time does the 08:33 from Ashbury leave Kelmont?" got "08:33", the
 row's own time). Read as records, each cell beside the label of its row (and its column's
@@ -16,6 +17,10 @@ from collections.abc import Sequence
 
 #: what sets a table's cells apart: two spaces or more, or a tab
 _CELL_GAP = re.compile(r"\t|\s{2,}")
+#: a line of a table written with bars ("| Day | Opens |", as Markdown writes them)
+_BARRED = re.compile(r"^\s*\|.*\|\s*$")
+#: the line under a barred table's heading ("|-----|:----:|"): no cell
+_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")
 #: cells a table's line has at least (a label and two values)
 MIN_CELLS = 3
 #: lines a table has at least
@@ -23,7 +28,10 @@ MIN_ROWS = 2
 
 
 def cells(line: str) -> list[str]:
-    """A line's cells (one when it is not set in columns)."""
+    """A line's cells (one when it is not set in columns): apart by bars when it is written
+    between them, else by runs of spaces or tabs."""
+    if _BARRED.match(line):
+        return [c.strip() for c in line.strip()[1:-1].split("|")]
     return [c for c in _CELL_GAP.split(line.strip()) if c]
 
 
@@ -51,6 +59,7 @@ def read_tables(lines: Sequence[str]) -> list[str]:
     """The lines of a text with each table in it read as records (other lines as they are): a
     table is :data:`MIN_ROWS` lines or more in a row set in the same number of columns, at
     least :data:`MIN_CELLS`."""
+    lines = [line for line in lines if not (_RULE.match(line) and "-" in line and "|" in line)]
     out: list[str] = []
     i = 0
     while i < len(lines):

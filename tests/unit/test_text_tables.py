@@ -19,6 +19,14 @@ TIMETABLE = (
     "No buses on public holidays."
 )
 TABBED = "Ferry times\nStrand\t09:00\t13:30\nIsland\t09:45\t14:15\nTickets on board."
+BARRED = (
+    "Opening times\n"
+    "| Day | Opens | Closes |\n"
+    "|-----|:-----:|--------|\n"
+    "| Monday | 9:00 | 17:00 |\n"
+    "| Saturday | 10:00 | 16:00 |\n"
+    "Closed on Sundays."
+)
 PRICES = (
     "Pool prices\n"
     "Ticket        Off-peak   Peak\n"
@@ -35,13 +43,14 @@ PRICES = (
         (TIMETABLE, "Harbour Road 08:10; Market Cross 08:22; Hillside Depot —"),
         (TABBED, "Strand 13:30; Island 14:15"),
         (PRICES, "Junior: Off-peak £2.10; Peak £2.80"),
+        (BARRED, "Saturday: Opens 10:00; Closes 16:00"),
     ],
 )
 def test_a_table_is_read_as_records_each_cell_beside_its_labels(text: str, record: str) -> None:
     assert record in read_tables(text.splitlines())
 
 
-@pytest.mark.parametrize("text", [TIMETABLE, TABBED, PRICES])
+@pytest.mark.parametrize("text", [TIMETABLE, TABBED, PRICES, BARRED])
 def test_the_lines_around_a_table_stay_as_written(text: str) -> None:
     lines = text.splitlines()
     read = read_tables(lines)
@@ -55,6 +64,7 @@ def test_the_lines_around_a_table_stay_as_written(text: str) -> None:
         "Dear parents,\nThe coach leaves at 8:40.\nPlease send a packed lunch.",
         "Name:    Ada Lovelace\nBorn:    10 December 1815",  # two cells: a form, not a table
         "Only one line    set     in columns\nand then prose.",
+        "Pros - cons - and more\n---\nA line | with a bar in it.",
     ],
 )
 def test_text_that_is_no_table_is_left_as_it_is(text: str) -> None:

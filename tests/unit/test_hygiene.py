@@ -189,3 +189,23 @@ def test_points_left_out_take_their_sub_points_and_the_rest_is_numbered_again(an
 def test_no_list_or_every_point_going_leaves_nothing_to_show() -> None:
     assert without_points("Try a chicken curry.", lambda point: True) is None
     assert without_points("- chicken\n- salmon", lambda point: True) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here are some ideas:\n\n1. Cheese sandwich\n\n2. Pasta salad\n\n3. Rice bowl with egg\n\nEnjoy!",
+        "Ideas:\n\n- Toast with jam\n\n- Bagel\n\n- Fruit salad\n\n\n- Wrap\n",
+        "Lunch:\n\n1. **Sandwich**: ham on rye\n\n2. **Bowl**: rice and beans\n\n\n3. **Soup**: with bread",
+    ],
+)
+def test_points_left_out_leave_no_run_of_blank_lines(answer: str) -> None:
+    kept = without_points(
+        answer,
+        lambda point: any(
+            w in point.lower() for w in ("sandwich", "toast", "bagel", "wrap", "pasta", "bread")
+        ),
+    )
+    assert kept is not None
+    assert "\n\n\n" not in kept
+    assert not kept.startswith("\n") and not kept.endswith("\n")

@@ -208,4 +208,5 @@ def test_points_left_out_leave_no_run_of_blank_lines(answer: str) -> None:
     )
     assert kept is not None
     assert "\n\n\n" not in kept
-    assert not kept.startswith("\n") and not kept.endswith("\n")
+    assert not kept.startswith("\n")
+    assert not kept.endswith("\n")

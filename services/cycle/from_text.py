@@ -52,6 +52,8 @@ REWORDED_COPY = 0.5
 WRITTEN_WORDS = 2
 #: words after a number in a line that may name what it counts ("5 working days")
 COUNT_REACH = 3
+#: letters a shortening of what a number counts has at least ("min" for "minutes")
+COUNT_ABBREVIATION = 3
 #: the text does not say when nothing is copied from it and it is among this many best memories
 #: (the claims read from it often rank first: seen live, the 0.5B then invented "free parking")
 TEXT_RANKS = 3
@@ -215,10 +217,18 @@ def counts_held(answer: str, source: str) -> bool:
         at = [i for i, w in enumerate(said) if (w.lstrip("0") or "0") == number]
         after = [said[i + 1 : i + 1 + COUNT_REACH] for i in at]
         if any(any(is_content(w) and w.isalpha() for w in near) for near in after) and not any(
-            stem(counted) in {stem(w) for w in near} for near in after
+            _same_count(counted, w) for near in after for w in near
         ):
             return False
     return True
+
+
+def _same_count(one: str, other: str) -> bool:
+    """Two words naming what a number counts alike: one ending of a word, or a word and its
+    shortening ("55 minutes" and "Bake 55 min")."""
+    a, b = stem(one), stem(other)
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= COUNT_ABBREVIATION and long_.startswith(short))
 
 
 def reworded(

@@ -17,21 +17,25 @@ from collections.abc import Sequence
 
 #: what sets a table's cells apart: two spaces or more, or a tab
 _CELL_GAP = re.compile(r"\t|\s{2,}")
-#: a line of a table written with bars ("| Day | Opens |", as Markdown writes them)
-_BARRED = re.compile(r"^\s*\|.*\|\s*$")
-#: the line under a barred table's heading ("|-----|:----:|"): no cell
-_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")
+#: what a barred table's rule under its heading is made of ("|-----|:----:|")
+_RULE_MARKS = frozenset("|:- \t")
 #: cells a table's line has at least (a label and two values)
 MIN_CELLS = 3
 #: lines a table has at least
 MIN_ROWS = 2
 
 
+def _is_rule(line: str) -> bool:
+    """The line under a barred table's heading: bars, dashes and colons only."""
+    return "-" in line and "|" in line and set(line.strip()) <= _RULE_MARKS
+
+
 def cells(line: str) -> list[str]:
     """A line's cells (one when it is not set in columns): apart by bars when it is written
     between them, else by runs of spaces or tabs."""
-    if _BARRED.match(line):
-        return [c.strip() for c in line.strip()[1:-1].split("|")]
+    text = line.strip()
+    if len(text) > 1 and text[0] == text[-1] == "|":
+        return [c.strip() for c in text[1:-1].split("|")]
     return [c for c in _CELL_GAP.split(line.strip()) if c]
 
 
@@ -59,7 +63,7 @@ def read_tables(lines: Sequence[str]) -> list[str]:
     """The lines of a text with each table in it read as records (other lines as they are): a
     table is :data:`MIN_ROWS` lines or more in a row set in the same number of columns, at
     least :data:`MIN_CELLS`."""
-    lines = [line for line in lines if not (_RULE.match(line) and "-" in line and "|" in line)]
+    lines = [line for line in lines if not _is_rule(line)]
     out: list[str] = []
     i = 0
     while i < len(lines):

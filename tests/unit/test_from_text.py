@@ -9,6 +9,7 @@ import pytest
 from services.common.pasted import TEXT_WORDS
 from services.cycle.from_text import (
     answer_held,
+    counts_held,
     is_text,
     lines_of,
     nearest_lines,
@@ -284,6 +285,7 @@ def test_a_number_the_line_gives_for_something_else_is_no_answer(
         ("55 minutes", "Bake for 50\u201355 minutes, until golden."),
         ("2 years", "Own-brand products come with a warranty of 2 years."),
         ("room 7", "Please go to Room 7 on the first floor."),
+        ("3 tablespoons", "Add 3 tbsp lemon juice and 3 tablespoons of sugar."),
     ],
 )
 def test_a_number_the_line_gives_for_the_same_thing_is_held(answer: str, line: str) -> None:
@@ -315,3 +317,11 @@ def test_an_answer_no_line_writes_leaves_the_copied_line_as_the_nearest() -> Non
     )
     assert found is not None
     assert found.unsupported
+
+
+@pytest.mark.parametrize(
+    ("answer", "line"),
+    [("55 minutes", "Prep 20 min | Bake 55 min"), ("2 hours", "Parking: 2 hrs max, 2 hours on Sundays")],
+)
+def test_a_count_named_in_full_is_held_by_its_shortening_or_its_word(answer: str, line: str) -> None:
+    assert counts_held(answer, line)

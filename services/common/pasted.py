@@ -1,6 +1,6 @@
 """A text the user pasted (a letter, a timetable, a recipe), told apart from what they typed by
-its shape alone: several lines and enough words to be a text. Language-neutral: lines and words
-are counted, no wording is read.
+its shape alone: several lines and enough words to be a text, or a table among them.
+Language-neutral: lines, words and columns are counted, no wording is read.
 
 A pasted text is not the user speaking about themselves: its "I", "please send ..." and
 "Kind regards, Mr Hughes" are its writer's. It is kept as a text (recalled, and questions about
@@ -10,6 +10,7 @@ of record (services/common/told.py), and a paste that asks thea nothing is only 
 
 from __future__ import annotations
 
+from services.common.text_tables import holds_table
 from thea.words import lower_words
 
 #: a message (or a recalled message) with this many words is a text the user gave, not a remark
@@ -24,5 +25,9 @@ def lines_in(message: str) -> int:
 
 
 def is_pasted(message: str) -> bool:
-    """A text the user pasted: several lines and enough words to be one."""
-    return lines_in(message) >= PASTED_LINES and len(lower_words(message)) >= TEXT_WORDS
+    """A text the user pasted: several lines, and enough words to be one or a table among them
+    (a short price list in columns is pasted, never typed as a remark: seen live, one of 35 words
+    was read as the user's own words and quoted whole, bars and all)."""
+    if lines_in(message) < PASTED_LINES:
+        return False
+    return len(lower_words(message)) >= TEXT_WORDS or holds_table(message.splitlines())

@@ -25,7 +25,7 @@ from services.common.held import numbers, numbers_not_held
 from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
-from services.cycle.text_tables import read_tables
+from services.common.text_tables import read_tables
 from services.prompts.answer_from_text import MAX_QUOTES, TextAnswer
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
@@ -102,7 +102,7 @@ def texts_of(hits: Sequence[RecallHit]) -> list[RecallHit]:
 
 def lines_of(texts: Sequence[RecallHit]) -> list[tuple[str, str]]:
     """Each text's lines (a long line by its sentences, a table by its records:
-    services/cycle/text_tables.py), with the id of the text."""
+    services/common/text_tables.py), with the id of the text."""
     out: list[tuple[str, str]] = []
     for hit in texts:
         for line in read_tables(hit.text.splitlines()):

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from services.common.pasted import is_pasted
+from services.common.text_tables import read_tables
 from services.cycle.from_text import lines_of, quote_of, text_answer
-from services.cycle.text_tables import read_tables
 from services.prompts.answer_from_text import TextAnswer
 from services.recall.types import RecallHit
 
@@ -89,3 +90,32 @@ def test_a_cell_asked_about_is_answered_from_its_record(
     said = text_answer(found)
     assert said.startswith(answer)
     assert expected in said
+
+
+SHORT_PRICES = (
+    "Allotment fees 2027\n| Plot | Members | Others |\n|---|---|---|\n"
+    "| Full | £48 | £70 |\n| Half | £26 | £38 |\nDue by 31 January."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SHORT_PRICES,
+        "Bin days\nWeek   Black bin   Blue bin\nOdd    Tuesday     Friday\nEven   Friday      Tuesday",
+        "Ferry\nStrand\t09:00\t13:30\nIsland\t09:45\t14:15",
+    ],
+)
+def test_a_short_table_is_a_pasted_text_however_few_its_words(text: str) -> None:
+    assert is_pasted(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we moved!!\ncant find the kettle\nsend help",
+        "Name:    Ada\nBorn:    1815\nLikes:   numbers",
+    ],
+)
+def test_a_few_typed_lines_are_no_pasted_text(text: str) -> None:
+    assert not is_pasted(text)

@@ -13,7 +13,7 @@ compared, no word is.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 #: what sets a table's cells apart: two spaces or more, or a tab
 _CELL_GAP = re.compile(r"\t|\s{2,}")
@@ -59,21 +59,29 @@ def records(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["; ".join(f"{row[0]} {row[col]}" for row in rows) for col in range(1, len(head))]
 
 
-def read_tables(lines: Sequence[str]) -> list[str]:
-    """The lines of a text with each table in it read as records (other lines as they are): a
-    table is :data:`MIN_ROWS` lines or more in a row set in the same number of columns, at
-    least :data:`MIN_CELLS`."""
-    lines = [line for line in lines if not _is_rule(line)]
-    out: list[str] = []
+def _blocks(lines: Sequence[str]) -> Iterator[tuple[list[str], bool]]:
+    """The lines (a barred table's rule left out) in blocks, each with whether it is a table:
+    :data:`MIN_ROWS` lines or more in a row set in the same number of columns, at least
+    :data:`MIN_CELLS`."""
+    kept = [line for line in lines if not _is_rule(line)]
     i = 0
-    while i < len(lines):
-        width = len(cells(lines[i]))
+    while i < len(kept):
+        width = len(cells(kept[i]))
         end = i + 1
-        while width >= MIN_CELLS and end < len(lines) and len(cells(lines[end])) == width:
+        while width >= MIN_CELLS and end < len(kept) and len(cells(kept[end])) == width:
             end += 1
-        if width >= MIN_CELLS and end - i >= MIN_ROWS:
-            out += records([cells(line) for line in lines[i:end]])
-        else:
-            out += lines[i:end]
+        yield kept[i:end], width >= MIN_CELLS and end - i >= MIN_ROWS
         i = end
+
+
+def read_tables(lines: Sequence[str]) -> list[str]:
+    """The lines of a text with each table in it read as records, other lines as they are."""
+    out: list[str] = []
+    for block, table in _blocks(lines):
+        out += records([cells(line) for line in block]) if table else block
     return out
+
+
+def holds_table(lines: Sequence[str]) -> bool:
+    """Some lines of the text are a table (a pasted price list, however few its words)."""
+    return any(table for _, table in _blocks(lines))

@@ -26,6 +26,7 @@ from services.common.exchange import Exchange
 from services.common.impulse_input import validate_impulse_text
 from services.common.limits import MAX_CONCEPT_CHARS, MAX_LINKED_CONCEPTS
 from services.common.llm_calls import TokenSink
+from services.common.pasted import is_pasted
 from services.common.tokens import clip_for_prompt
 from services.common.understanding import understand
 from services.cycle.context import Conversation, ConversationCache
@@ -237,6 +238,7 @@ class Orchestrator:
             session_id=session_id,
             history=Conversation(earlier).history(),
             said_before=[e.question for e in earlier],
+            pasted_before=[(e.impulse_id, e.question) for e in earlier if is_pasted(e.question)],
             on_token=on_token,
             prompt_tokens=self.prompt_tokens,
             document=paste.document if paste else None,

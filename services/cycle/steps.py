@@ -35,6 +35,10 @@ class CycleState:
     #: the user's earlier messages in this conversation, oldest first (those answered by a
     #: template too, which ``history`` leaves out)
     said_before: list[str] = field(default_factory=list)
+    #: texts the user pasted earlier in this conversation, (message id, text), oldest first: a
+    #: question about one is read against it when recall finds no text (seen live: "when do i have
+    #: to pay?" after a pasted price list that says "Fees are due by 31 January" recalled nothing)
+    pasted_before: list[tuple[str, str]] = field(default_factory=list)
     #: where the answer streams to, token by token (travels with the cycle: concurrent
     #: cycles never share it)
     on_token: TokenSink | None = None

@@ -1242,7 +1242,7 @@ class SynthesisService(CognitiveService):
         something else ranks first (the model answers then). ``quoted_only``: None too unless a
         line states it; ``answered_only``: None too unless it gives a short answer the line
         holds. ``spent``: what was read for the same answer before it."""
-        texts = texts_of(recall.hits)
+        texts = texts_of(recall.hits) or pasted_here(state)
         lines = lines_of(texts)
         if not question or not lines:
             return None
@@ -1785,6 +1785,16 @@ class HeldTold:
     asked: PromptRecord
     #: what the user said after the quoted words that answers it too (a change not copied)
     since: list[SaidSince] = field(default_factory=list)
+
+
+def pasted_here(state: CycleState) -> list[RecallHit]:
+    """The text the user pasted last in this conversation, as a recalled text (recall may find
+    none for a question that shares no word with it and means little alike: "when do i have to
+    pay?" and a price list's "Fees are due by 31 January")."""
+    return [
+        RecallHit(id=message_id, type=NodeType.USER_IMPULSE.value, text=text, score=0.0)
+        for message_id, text in state.pasted_before[-1:]
+    ]
 
 
 def _text_ref(hit: RecallHit) -> ReferenceItem:

@@ -203,6 +203,19 @@ def picked_answer(
     return FactAnswer(text=" ".join(said), facts=list(facts), why=why)
 
 
+def without_ends_beside_current(chosen: Sequence[Fact]) -> list[Fact]:
+    """The claims chosen to answer what is true now, less an end of something whose subject and
+    label a current claim chosen holds (live: "where do I work now?" -> the new café, then "Your
+    workplace: Anchor (no longer)"): what holds answers; what stopped is history. An end alone
+    ("Your car: Golf (no longer)") is kept: it is all that is known."""
+    held = {
+        (f.subject_key, (f.attribute or "").casefold())
+        for f in chosen
+        if f.valid_until is None and not ended(f)
+    }
+    return [f for f in chosen if not (ended(f) and (f.subject_key, (f.attribute or "").casefold()) in held)]
+
+
 def same_label(chosen: Sequence[Fact], shown: Sequence[Fact]) -> list[Fact]:
     """The current claims shown beside those chosen that hold another value of a chosen current
     claim's subject and label ("diet: lactose intolerant" beside "diet: vegetarian"): both

@@ -95,6 +95,7 @@ from services.cycle.from_facts import (
     told_sentence,
     with_quote,
     with_said_since,
+    without_ends_beside_current,
 )
 from services.cycle.from_text import (
     NOT_IN_TEXT,
@@ -1622,8 +1623,8 @@ class SynthesisService(CognitiveService):
             f for f in chosen if restates(f, question) and (history or with_quote(f) == told_sentence(f))
         ]
         chosen = [f for f in chosen if f not in restating]
-        if not history:  # an earlier value never answers what is true now
-            chosen = [f for f in chosen if f.valid_until is None]
+        if not history:  # an earlier value never answers what is true now, nor an end beside it
+            chosen = without_ends_beside_current([f for f in chosen if f.valid_until is None])
         else:  # nor a current value what was true before: the value it replaced does, and one
             # that replaced nothing is no answer (the user's words are read then: "when were we
             # going originally?" had been answered with the date it was moved to)

@@ -1233,6 +1233,70 @@ async def test_an_item_taken_off_a_list_is_never_said_as_on_it(
     assert "(no longer)" not in " ".join(parts[:2])
 
 
+def _pick_every_line(call: FakeCall) -> str:
+    """The pick of a model that chooses every line it is shown."""
+    listed = str(call.messages[-1].content).splitlines()
+    return json.dumps({"facts": [int(line.split(".")[0]) for line in listed if line[:1].isdigit()]})
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "ended_value", "new_value", "question"),
+    [
+        (
+            ("i work as a sous chef at the Anchor in Whitby", "workplace", "the Anchor in Whitby"),
+            (
+                "quick update - I've left the Anchor, started at Lemon Tree Cafe on monday",
+                "Anchor",
+                "Lemon Tree Cafe",
+            ),
+            "Anchor",
+            "Lemon Tree Cafe",
+            "where do I work now?",
+        ),
+        (
+            ("we go to St Mark's church", "church", "St Mark's"),
+            ("we stopped going to St Mark's and now go to Holy Trinity", "St Mark's", "Holy Trinity"),
+            "St Mark's",
+            "Holy Trinity",
+            "which church do we go to these days?",
+        ),
+    ],
+)
+async def test_an_end_beside_what_holds_now_is_not_said_as_an_answer_about_now(
+    runtime: Runtime,
+    llm: FakeChatModel,
+    first: tuple[str, str, str],
+    then: tuple[str, str, str],
+    ended_value: str,
+    new_value: str,
+    question: str,
+) -> None:
+    """Live: "where do I work now?" -> the new café, then "Your workplace: Anchor (no longer)
+    (you said: “I've left the Anchor”)": what stopped said as part of what holds now. It stays
+    in history and answers what was before."""
+    told, label, value = first
+    later, ended_said, new_said = then
+    llm.answer(
+        PromptId.EXTRACT_CLAIMS,
+        scripted_reader(
+            {
+                told[:12]: [said(told, label, value)],
+                later[:12]: [
+                    said(later, label, ended_said, kind=ENDS),
+                    said(later, label, new_said, kind=REPLACES),
+                ],
+            }
+        ),
+    )
+    await told_then(runtime, told, later)
+    assert any(ended(f) and f.value == ended_value for f in claims(runtime))
+    llm.answer(PromptId.ANSWER_FROM_TOLD, '{"about": "me", "quotes": [], "answer": ""}')
+    llm.answer(PromptId.PICK_CLAIMS, _pick_every_line)
+    asked = await runtime.orchestrator.handle_impulse(question, USER, "s3")
+    assert new_value in asked.answer, asked.answer
+    assert "(no longer)" not in asked.answer
+
+
 @pytest.mark.parametrize(
     ("told", "question", "copied"),
     [

@@ -16,7 +16,7 @@ def numbers(text: str) -> list[str]:
     return _NUMBER.findall(_CONTROL_SEQUENCE.sub(" ", text))
 
 
-def _value(number: str) -> str:
+def number_value(number: str) -> str:
     """A digit run without its leading zeros: "07" of "07:31" and "7" of "7:31" are one number."""
     return number.lstrip("0") or "0"
 
@@ -24,8 +24,8 @@ def _value(number: str) -> str:
 def numbers_not_held(said: str, source: str) -> list[str]:
     """The numbers ``said`` names that ``source`` does not hold (leading zeros aside: a timetable's
     "07:31" holds "7:31")."""
-    held = {_value(n) for n in numbers(source)}
-    return [n for n in numbers(said) if _value(n) not in held]
+    held = {number_value(n) for n in numbers(source)}
+    return [n for n in numbers(said) if number_value(n) not in held]
 
 
 #: number words as digits (closed class): "ten" and "10" are one answer

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from services.common.held import numbers
+
 #: what sets a table's cells apart: two spaces or more, or a tab
 _CELL_GAP = re.compile(r"\t|\s{2,}")
 #: what a barred table's rule under its heading is made of ("|-----|:----:|")
@@ -36,11 +38,7 @@ def cells(line: str) -> list[str]:
     text = line.strip()
     if len(text) > 1 and text[0] == text[-1] == "|":
         return [c.strip() for c in text[1:-1].split("|")]
-    return [c for c in _CELL_GAP.split(line.strip()) if c]
-
-
-def _has_digit(text: str) -> bool:
-    return any(ch.isdigit() for ch in text)
+    return [c for c in _CELL_GAP.split(text) if c]
 
 
 def records(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -50,7 +48,7 @@ def records(rows: Sequence[Sequence[str]]) -> list[str]:
     then a time for each train) each column is one record, every cell beside its row's label:
     "Ashbury dep. 08:33; Kelmont dep. 08:50"."""
     head, body = rows[0], rows[1:]
-    headed = not any(_has_digit(c) for c in head[1:]) and any(_has_digit(c) for r in body for c in r[1:])
+    headed = not any(numbers(c) for c in head[1:]) and any(numbers(c) for r in body for c in r[1:])
     if headed:
         return [
             f"{row[0]}: " + "; ".join(f"{name} {cell}" for name, cell in zip(head[1:], row[1:], strict=True))

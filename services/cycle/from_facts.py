@@ -203,32 +203,30 @@ def picked_answer(
     return FactAnswer(text=" ".join(said), facts=list(facts), why=why)
 
 
+def label_of(fact: Fact) -> tuple[str | None, str]:
+    """Whom a claim is about and its label, case aside: claims alike here hold one thing."""
+    return fact.subject_key, (fact.attribute or "").casefold()
+
+
 def without_ends_beside_current(chosen: Sequence[Fact]) -> list[Fact]:
     """The claims chosen to answer what is true now, less an end of something whose subject and
     label a current claim chosen holds (live: "where do I work now?" -> the new café, then "Your
     workplace: Anchor (no longer)"): what holds answers; what stopped is history. An end alone
     ("Your car: Golf (no longer)") is kept: it is all that is known."""
-    held = {
-        (f.subject_key, (f.attribute or "").casefold())
-        for f in chosen
-        if f.valid_until is None and not ended(f)
-    }
-    return [f for f in chosen if not (ended(f) and (f.subject_key, (f.attribute or "").casefold()) in held)]
+    held = {label_of(f) for f in chosen if f.valid_until is None and not ended(f)}
+    return [f for f in chosen if not (ended(f) and label_of(f) in held)]
 
 
 def same_label(chosen: Sequence[Fact], shown: Sequence[Fact]) -> list[Fact]:
     """The current claims shown beside those chosen that hold another value of a chosen current
     claim's subject and label ("diet: lactose intolerant" beside "diet: vegetarian"): both
     hold, so an answer of one may leave out the other. Ended claims are not among them."""
-    labels = {(f.subject_key, (f.attribute or "").casefold()) for f in chosen if f.valid_until is None}
+    labels = {label_of(f) for f in chosen if f.valid_until is None}
     picked = {f.id for f in chosen}
     return [
         f
         for f in shown
-        if f.id not in picked
-        and f.valid_until is None
-        and not ended(f)
-        and (f.subject_key, (f.attribute or "").casefold()) in labels
+        if f.id not in picked and f.valid_until is None and not ended(f) and label_of(f) in labels
     ]
 
 

@@ -21,7 +21,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from services.common.held import numbers, numbers_not_held
+from services.common.held import number_value, numbers, numbers_not_held
 from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
@@ -201,7 +201,7 @@ def answer_held(answer: str, source: str, question: str) -> bool:
 def _counted(words: Sequence[str]) -> list[tuple[str, str]]:
     """Each number of the words with the word of substance right after it ("10 slices")."""
     return [
-        (w.lstrip("0") or "0", nxt)
+        (number_value(w), nxt)
         for w, nxt in pairwise(words)
         if w.replace(".", "").isdigit() and is_content(nxt) and nxt.isalpha()
     ]
@@ -214,7 +214,7 @@ def counts_held(answer: str, source: str) -> bool:
     documents set). A number the source holds with nothing after it is not compared."""
     said = lower_words(source)
     for number, counted in _counted(lower_words(answer)):
-        at = [i for i, w in enumerate(said) if (w.lstrip("0") or "0") == number]
+        at = [i for i, w in enumerate(said) if number_value(w) == number]
         after = [said[i + 1 : i + 1 + COUNT_REACH] for i in at]
         if any(any(is_content(w) and w.isalpha() for w in near) for near in after) and not any(
             _same_count(counted, w) for near in after for w in near
@@ -239,13 +239,17 @@ def reworded(
     substance of its own (the documents set: "The oven is set to 170°C (150°C fan)." for "1. Heat
     the oven to 170°C (150°C fan) and line a 900 g loaf tin …", answer "170°C (150°C fan)"); none
     otherwise."""
-    own = [w for w in lower_words(answer) if is_content(w) and w not in lower_words(question)]
-    if not (numbers(answer) or own):
+    asked = set(lower_words(question))
+    if not (numbers(answer) or any(is_content(w) and w not in asked for w in lower_words(answer))):
         return []
     words = set(lower_words(quote))
-    backed = [line for line in lines if answer_held(answer, line[0], question)]
-    best = max(backed, key=lambda line: len(words & set(lower_words(line[0]))), default=None)
-    if best is None or len(words & set(lower_words(best[0]))) < REWORDED_COPY * len(words):
+    backed = [
+        (len(words & set(lower_words(line[0]))), line)
+        for line in lines
+        if answer_held(answer, line[0], question)
+    ]
+    shared, best = max(backed, key=lambda found: found[0], default=(0, None))
+    if best is None or shared < REWORDED_COPY * len(words):
         return []
     return [best]
 

@@ -8,7 +8,6 @@ answer). A call that fails costs the answer nothing: the path goes on without it
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -18,7 +17,7 @@ from pydantic import BaseModel
 
 from services.common.llm_calls import ask_structured
 from services.cycle.answer_inputs import prompt_record
-from services.cycle.fact_match import stems_of
+from services.cycle.fact_match import restates, stems_of
 from services.cycle.from_told import Quoted, ToldQuote, glossed, narrowed
 from services.knowledge.claims.verify import plain
 from services.prompts import BaseMessage, PromptSpec
@@ -40,18 +39,6 @@ from thea.words import FIRST_PERSON, written_names
 log = logging.getLogger(__name__)
 #: what the claims model reads for an answer (services/prompts: TextAnswer, ToldAnswer, PickOutput)
 Read = TypeVar("Read", bound=BaseModel)
-
-
-def restates(answer: str, question: str, naming: frozenset[str] = frozenset()) -> bool:
-    """Words copied as the answer that are only the question's own ("Kluska" for "What breed is
-    Kluska?"), or those and ``naming``: the words of the line that only name whom it is about
-    ("your wife" for "What was Moira's maiden name?"); a number the question does not hold is an
-    answer (live: "9" for "how old is Femi?" had been taken for a restatement, a number having no
-    word stem)."""
-    if not answer.strip():
-        return False
-    numbers = set(re.findall(r"\d+", answer)) - set(re.findall(r"\d+", question))
-    return not numbers and not stems_of(answer) - stems_of(question) - naming
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ subject or relation some claim holds that the question names ("When is Tomás's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,18 @@ ABOUT_WEIGHT = 0.5
 def stems_of(text: str) -> frozenset[str]:
     """Content stems: words of two letters or more, stopwords dropped."""
     return frozenset(stem(w) for w in plain(text).split() if w not in STOPWORDS and len(w) > 1)
+
+
+def restates(answer: str, question: str, naming: frozenset[str] = frozenset()) -> bool:
+    """Words copied as the answer that are only the question's own ("Kluska" for "What breed is
+    Kluska?"), or those and ``naming``: the words of the line that only name whom it is about
+    ("your wife" for "What was Moira's maiden name?"); a number the question does not hold is an
+    answer (live: "9" for "how old is Femi?" had been taken for a restatement, a number having no
+    word stem)."""
+    if not answer.strip():
+        return False
+    numbers = set(re.findall(r"\d+", answer)) - set(re.findall(r"\d+", question))
+    return not numbers and not stems_of(answer) - stems_of(question) - naming
 
 
 def question_stems(question: str) -> frozenset[str]:

@@ -26,6 +26,7 @@ from services.common.pasted import is_pasted, lines_in
 from services.common.statements import sentences, upper_first
 from services.common.text import TextEmbedder
 from services.common.text_tables import read_tables
+from services.cycle.fact_match import restates
 from services.prompts.answer_from_text import MAX_QUOTES, TextAnswer
 from services.recall.lexical import stem
 from services.recall.types import RecallHit
@@ -285,6 +286,11 @@ def quote_of(read: TextAnswer, lines: Sequence[tuple[str, str]], question: str =
         if written:  # the answer is the text's own words, in a line it did not copy
             return TextQuote([written[0]], answer, [written[1]])
         return TextQuote(said, "", sources, unsupported=True)
+    if restates(answer, question):
+        # the lines answer on their own: an answer of only the question's words names nothing
+        # the text says (the documents set: "how much will the prescription cost me?" -> "The
+        # cost of the prescription", beside the line saying where it was sent)
+        return TextQuote(said, "", sources)
     return TextQuote(said, answer, sources)
 
 

@@ -78,6 +78,25 @@ def test_an_answer_that_says_nothing_gives_the_line_alone(answer: str) -> None:
     assert text_answer(found) == "The text you gave me says: \u201cPlease send a packed lunch.\u201d"
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("how much will the trip cost me?", "The cost of the trip"),
+        ("what time does the coach leave", "the time the coach leaves"),
+        ("is a packed lunch needed?", "A packed lunch is needed"),
+    ],
+)
+def test_an_answer_of_only_the_question_s_words_gives_the_line_alone(question: str, answer: str) -> None:
+    quote = (
+        "The coach will leave at 8:40, so children must arrive by 8:20."
+        if "coach" in question
+        else "Please send a packed lunch."
+    )
+    found = quote_of(TextAnswer(quotes=[quote], answer=answer), LINES, question)
+    assert found is not None
+    assert text_answer(found) == f"The text you gave me says: \u201c{quote}\u201d"
+
+
 def test_the_sentence_holding_the_copy_is_quoted_not_its_whole_paragraph() -> None:
     lines = lines_of([hit("Fees. The trip costs £14.50 per child. Please pay by Friday 30 May.")])
     found = quote_of(TextAnswer(quotes=["costs £14.50 per child"], answer="£14.50"), lines)

@@ -35,7 +35,8 @@ _THEA_SPEAKS = re.compile(
     r"^\W*(?:I|I'm|I've|I'd|I'll|I\s+am|I\s+have|I\s+would|I\s+will)\s+(?:not\b|don't|do\s+not|didn't"
     r"|can't|cannot|can\b|could\b|would\b|will\b|shall\b|should\b|might\b|may\b|must\b|know|knew|remember"
     r"|recall|think|thought|believe|see|understand|suggest|recommend|hope|guess|noted|note|found|find"
-    r"|have\s+no|haven't|had\s+no|sorry|happy|glad|afraid|here|able|unable|unsure|not\s+sure|sure|just"
+    r"|have\s+no|haven't|had\s+no|(?:be\s+)?(?:sorry|happy|glad|delighted|pleased|afraid|here|able|unable)"
+    r"|unsure|not\s+sure|sure|just"
     r"|also|only|apologi[sz]e|love\s+to|like\s+to|want\s+to|need\s+more|searched|looked|checked|got\s+it"
     r"|updated|stored|saved|kept|made\s+a\s+note|assume|mean|meant|am\s+thea|thea\b|an?\s+(?:ai|assistant))",
     re.IGNORECASE,

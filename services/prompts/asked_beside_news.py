@@ -16,6 +16,12 @@ says an appointment, a booking or what happens next is news, and two worked exam
 Probe (the 1.5B, 6 such messages and 10 with help or a question of the user's life asked inside,
 written for it; none an example; tests/slow/test_asked_beside_news_model.py): v1 read 1 of the 6
 as only news, v2 all 6; both read all the requests (v2: 10 of 10).
+
+v4 (a v3 was tried and dropped: it read told constraints as asked): something to be written for
+the user (a message, a bio, a card, a speech) is help too, with a worked example. First contact
+(set 30): "cn u write me a short bio for the station site. 3 lines max, not cringe" was read as
+asking nothing and got "Got it, I'll remember that.": the help named in the system text was
+advice, ideas, a plan, never a text to write.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from pydantic import BaseModel, Field
 from services.prompts import BaseMessage, PromptId, PromptSpec, few_shot
 from services.prompts.quoting import user_turn
 
-PROMPT = PromptSpec(PromptId.ASKED_BESIDE_NEWS, "2")
+PROMPT = PromptSpec(PromptId.ASKED_BESIDE_NEWS, "4")
 #: the answer's length allowance in tokens
 MAX_TOKENS = 64
 
@@ -35,7 +41,8 @@ MAX_TOKENS = 64
 class Asked(StrEnum):
     """What a message asks of the assistant besides what it tells."""
 
-    #: advice, ideas, a recommendation, a recipe, a plan, where to find something
+    #: advice, ideas, a recommendation, a recipe, a plan, where to find something, something
+    #: written for them
     HELP = "help"
     #: something of the user's own life they may have told before (a date, a name, a place)
     MY_LIFE = "my life"
@@ -56,7 +63,8 @@ SYSTEM = (
     "for word the words of the message that ask the assistant for something, however they are put "
     '(a question, "any ideas", "help me find", "which one is good", "have you a", in any '
     'dialect or spelling), or "" when nothing is asked. In asks, say "help" when the user wants '
-    "advice, ideas, a recommendation, a recipe, a plan, a gift, a place or how to do something; "
+    "advice, ideas, a recommendation, a recipe, a plan, a gift, a place, how to do something, or "
+    "something written for them (a message, a letter, a bio, a card, a speech); "
     '"my life" when they ask about something of their own life they may have told before (a date, '
     'a name, where they work); "nothing" when the message only tells: news, feelings, plans, a '
     "wish, something someone else asked, or how something helps them. Bad news with an "
@@ -91,6 +99,10 @@ _EXAMPLES: tuple[tuple[str, AskedBesideNews], ...] = (
         AskedBesideNews(asked="abeg wetin i fit do", asks=Asked.HELP),
     ),
     ("I would love to see the northern lights one day", AskedBesideNews()),
+    (
+        "neighbour fed the cats all week. need a thank you note for her, short n warm",
+        AskedBesideNews(asked="need a thank you note for her, short n warm", asks=Asked.HELP),
+    ),
     ("ugh my knee has gone again, GP at half nine tomorrow", AskedBesideNews()),
     ("the washing machine flooded the kitchen, a plumber is coming on wednesday", AskedBesideNews()),
 )

@@ -36,6 +36,10 @@ ASKING = (
     # only the thing wanted, no verb (set 27: "another favor: staff meal ideas …")
     ("another favour pls: packed lunch ideas for the kids this week, nothing with nuts", "help"),
     ("quick one - leaving present suggestions for my boss, around 20 quid", "help"),
+    # something to write for them (set 30: "cn u write me a short bio for the station site")
+    ("could u write a two line bio for my band's insta", "help"),
+    ("pls draft an email to my manager asking for friday off", "help"),
+    ("my nan turns 90 sat, write me something nice for her card", "help"),
 )
 
 

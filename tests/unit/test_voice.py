@@ -204,6 +204,23 @@ def test_an_answer_keeps_its_lines_and_lists(answer: str) -> None:
             "I will be happy to help with that.",
         ),
         ("can you help me plan a trip?", "I can help you plan it.", "I can help you plan it."),
+        # "I'd be happy to", after a comma too (first contact, set 30: a request to help plan a
+        # party menu got "Sure, you'd be happy to help with …")
+        (
+            "Can you help me plan a grad party menu for Migo?",
+            "Sure, I'd be happy to help you plan a menu for Migo.",
+            "Sure, I'd be happy to help you plan a menu for Migo.",
+        ),
+        (
+            "could you help me write an email?",
+            "I'll be glad to help you write it.",
+            "I'll be glad to help you write it.",
+        ),
+        (
+            "can u help me with a toast",
+            "Of course, I'd be delighted to help.",
+            "Of course, I'd be delighted to help.",
+        ),
         ("do I know anyone in Leeds?", "I know of no one there.", "I know of no one there."),
     ],
 )

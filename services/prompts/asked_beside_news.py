@@ -18,10 +18,14 @@ written for it; none an example; tests/slow/test_asked_beside_news_model.py): v1
 as only news, v2 all 6; both read all the requests (v2: 10 of 10).
 
 v4 (a v3 was tried and dropped: it read told constraints as asked): something to be written for
-the user (a message, a bio, a card, a speech) is help too, with a worked example. First contact
-(set 30): "cn u write me a short bio for the station site. 3 lines max, not cringe" was read as
-asking nothing and got "Got it, I'll remember that.": the help named in the system text was
-advice, ideas, a plan, never a text to write.
+the user (a message, a bio, a card, a speech) is help too, with two worked examples (a thank-you note
+beside news, a toast asked in shorthand). First contact (set 30): "cn u write me a short bio for
+the station site. 3 lines max, not cringe" was read as asking nothing and got "Got it, I'll
+remember that.": the help named in the system text was advice, ideas, a plan, never a text to
+write. Probe (the 1.5B; the 8 messages of news and 8 of requests above, 3 requests to write
+something added for it, and set 30's two; tests/slow/test_asked_beside_news_model.py): v2 6 of
+21 read wrongly, v4 with one example 5, v4 as landed 2 (a told allergy read as asking for help;
+"my nan turns 90 sat, write me something nice for her card" read as news).
 """
 
 from __future__ import annotations
@@ -105,6 +109,10 @@ _EXAMPLES: tuple[tuple[str, AskedBesideNews], ...] = (
     ),
     ("ugh my knee has gone again, GP at half nine tomorrow", AskedBesideNews()),
     ("the washing machine flooded the kitchen, a plumber is coming on wednesday", AskedBesideNews()),
+    (
+        "can u do me a toast for my brothers wedding. funny but clean, 1 min tops",
+        AskedBesideNews(asked="can u do me a toast for my brothers wedding", asks=Asked.HELP),
+    ),
 )
 
 

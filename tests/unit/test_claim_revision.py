@@ -308,3 +308,23 @@ async def test_an_end_read_in_words_the_reader_read_as_another_claims_end_is_not
     left = claim(moved, "home", "Leeds", quote=moved)
     kept = await ClaimReviser(llm).revise(moved, [HOME], read=[left.model_copy(update={"attribute": "flat"})])
     assert [r.old.id for r in kept.found] == [HOME.id]
+
+
+GRADUATION = claim("Migo's graduation is on June 20", "graduation", "June 20", subject="Migo", relation="son")
+
+
+@pytest.mark.parametrize(
+    ("message", "value", "kept"),
+    [
+        ("Migo got his acceptance letter from the uni, marine biology!", "marine biology", False),
+        ("Migo wants a lechon for the graduation party", "lechon", False),
+        ("Migo's graduation got moved to June 27", "June 27", True),
+        ("Migo's graduation is on the 27th now", "the 27th", True),
+    ],
+)
+def test_a_day_told_is_changed_only_by_a_day_read_beside_it(message: str, value: str, kept: bool) -> None:
+    """First contact, set 30: the acceptance letter read beside "graduation: June 20" as its new
+    value closed the date, and "What's the date of Migo's graduation?" got "I don't know"."""
+    answer = FactRevised(quote=message, verdict=Change.REPLACES, value=value)
+    change = kept_change(GRADUATION, answer, message, {"migo"})
+    assert (change is not None) is kept

@@ -475,6 +475,48 @@ def test_a_change_closes_the_same_subjects_claim_of_the_same_attribute_only(kind
 
 
 @pytest.mark.parametrize(
+    ("old_told", "attribute", "old_value", "new_told", "new_value", "kind", "closes"),
+    [
+        # first contact, set 30: the acceptance letter read as the graduation closed its date
+        ("Migo's graduation is on June 20", "graduation", "June 20",
+         "Migo got his acceptance letter from the uni, marine biology!", "marine biology",
+         ClaimKind.REPLACES, False),
+        # set 29: "holy communion date: guinea pigs" closed 17 May
+        ("Ola's communion is on 17 May", "communion date", "17 May", "now Ola wants guinea pigs",
+         "guinea pigs", ClaimKind.NEW, False),
+        ("the dentist is next Friday", "dentist", "next Friday", "the dentist is at the new clinic",
+         "new clinic", ClaimKind.CORRECTS, False),
+        # a new day, a number, an end: as before
+        ("our engagement is 14 sept", "engagement", "14 sept", "engagement moved to 5 oct", "5 oct",
+         ClaimKind.REPLACES, True),
+        ("the recital is on May 3", "recital", "May 3", "the recital is on the 10th now", "the 10th",
+         ClaimKind.CORRECTS, True),
+        ("my dentist appointment is on 3 March", "appointment", "3 March",
+         "I cancelled my dentist appointment", "dentist appointment", ClaimKind.ENDS, True),
+        ("I live in Leeds", "home", "Leeds", "we moved to York", "York", ClaimKind.REPLACES, True),
+    ],
+)  # fmt: skip
+def test_a_value_without_a_day_never_replaces_a_day_told(
+    old_told: str,
+    attribute: str,
+    old_value: str,
+    new_told: str,
+    new_value: str,
+    kind: ClaimKind,
+    closes: bool,
+) -> None:
+    """What names no day and no number is another thing about the event, not its new date; the
+    model's reading ("replaces", judged) never closes a day told by it. An end still does."""
+    who = {"subject": "Migo", "relation": "son"} if "Migo" in old_told else {}
+    who = {"subject": "Ola", "relation": "daughter"} if "Ola" in old_told else who
+    old = _at(claim(old_told, attribute, old_value, **who), 1)
+    new = _at(claim(new_told, attribute, new_value, **who), 2, kind)
+    plan = _supersede([new], [old], PairDecision.REPLACES)
+    assert [c.old.id for c in plan.closings] == ([old.id] if closes else [])
+    assert new in plan.stored  # kept beside it, never lost
+
+
+@pytest.mark.parametrize(
     ("old_told", "attribute", "old_value", "new_told", "new_value", "naming"),
     [
         # first contact, set 21: "Since ordinary bread will not do for me, could you suggest a

@@ -34,7 +34,13 @@ from langchain_core.language_models import BaseChatModel
 from services.common.held import numbers
 from services.common.llm_calls import ask_structured
 from services.knowledge.claims.render import names_subject, told_claim
-from services.knowledge.claims.supersession import content_stems, items_left, list_items, names_itself
+from services.knowledge.claims.supersession import (
+    content_stems,
+    dateless_beside_a_day,
+    items_left,
+    list_items,
+    names_itself,
+)
 from services.knowledge.claims.value_check import answers_its_label
 from services.knowledge.claims.verify import (
     hostile,
@@ -135,6 +141,8 @@ def kept_change(old: Fact, out: revising.FactRevised, message: str, others: set[
             quote = holding
         if not quote or not_a_value(value, old, holding, others):
             return None
+        if dateless_beside_a_day(value, "", old.created_at, old):
+            return None  # another thing about the event, not its new day (supersession.py)
     if hostile(quote) or hostile(value):
         return None
     if old.subject_key == USER_SUBJECT and content_stems(quote) & others:

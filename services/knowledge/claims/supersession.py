@@ -23,6 +23,8 @@ enough. Never by the wording of the message.
   by its label. When what it names is on record nowhere, the model reads whether each is still
   true (the same short call; "And I've parked the yellow bus for good", read as an end of the
   user's home, had closed the town he had just moved to).
+* A value that names no day and holds no number is never a new value of a claim that names a
+  day ("high school graduation: marine biology" beside "June 20"): only an end closes that.
 * A claim that **replaces**, **ends** or **corrects** closes its candidates; one that **adds**
   closes nothing; a **new** claim with a different value for the same attribute is judged by
   the model (same / replaces / adds / unrelated). Without a judge, both stay current.
@@ -34,6 +36,8 @@ import math
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from services.common.dates import day_told
+from services.common.held import numbers
 from services.common.text import TextEmbedder
 from services.knowledge.claims.categories import is_constraint
 from services.knowledge.claims.render import claim_line, names_subject
@@ -101,6 +105,25 @@ class Supersession:
 
 def content_stems(text: str) -> set[str]:
     return {stem(w) for w in plain(text).split() if w not in STOPWORDS and len(w) > 1}
+
+
+def names_a_day(value: str, when: str, told_ms: int) -> bool:
+    """The value (or the time told with it) names a day ("June 20", "5 oct", "next Friday")."""
+    return any(day_told(text, told_ms) is not None for text in (value, when) if text)
+
+
+def dateless_beside_a_day(value: str, when: str, told_ms: int, old: Fact) -> bool:
+    """A value that names no day and holds no number, told beside an older claim whose value
+    names one: another thing about the same event, never its new date (first contact, set 30:
+    "Migo got his acceptance letter from the University of Victoria — marine biology!", read as
+    "high school graduation: marine biology", closed the corrected date June 20, and "What's the
+    date of Migo's graduation?" got "I don't know"; set 29: "holy communion date: guinea pigs"
+    closed 17 May). An end still closes it; dates and numbers are the only words read."""
+    return (
+        names_a_day(old.value or "", old.when or "", old.created_at)
+        and not names_a_day(value, when, told_ms)
+        and not numbers(value)
+    )
 
 
 def same_subject(new: Fact, old: Fact) -> bool:
@@ -230,6 +253,10 @@ def candidates(
         if old.created_at > new.created_at:
             continue  # a claim said later is never closed by an earlier one (a retried job)
         if off_a_list and not is_list_label(old.attribute):
+            continue
+        if kind is not ClaimKind.ENDS and dateless_beside_a_day(
+            new.value or "", new.when or "", new.created_at, old
+        ):
             continue
         if kind is ClaimKind.ENDS and names_them(new, old):
             found.append((old, WEAK))  # the user's claim naming whom the end is of: only the

@@ -77,6 +77,8 @@ UNREAD_LINES = 6
 RECENT_READ = 30
 #: how many of those are read when recall found none of the user's messages
 NEAR_READ = 3
+#: messages read because recall found an insight learnt from them and not them, at most
+INSIGHT_SOURCES_READ = 2
 #: said before the nearest line when the model gave no answer the line holds
 NOT_SURE = "I'm not sure you told me that."
 #: a personal question none of the user's words that recall found answers (the model read them)
@@ -275,6 +277,24 @@ def _unread_lines(unread: Sequence[UserImpulse], asking_id: str) -> list[ToldLin
             if line.text and len(out) < UNREAD_LINES:
                 out.append(replace(line, unread=True))
     return out
+
+
+def insight_sources(hits: Sequence[RecallHit], asking_id: str) -> list[str]:
+    """The ids of the messages recalled insights were learnt from, when recall did not find the
+    message itself (at most :data:`INSIGHT_SOURCES_READ`, in recall's order): the user's words
+    are read, never the insight's (first contact, set 30: "engagemnt moved to 5 oct. her uncle in
+    london cant get leave in sept." was recalled only as its insight, and "when's the engagement
+    ceremony happening now?" got the old date from the message before it)."""
+    found = {h.id for h in hits if h.type == NodeType.USER_IMPULSE.value}
+    sources = [
+        h.source_id
+        for h in hits
+        if h.type == NodeType.KNOWLEDGE_CRYSTAL.value
+        and h.source_id
+        and h.source_id != asking_id
+        and h.source_id not in found
+    ]
+    return list(dict.fromkeys(sources))[:INSIGHT_SOURCES_READ]
 
 
 def recalls_a_message(hits: Sequence[RecallHit], asking_id: str) -> bool:

@@ -122,6 +122,7 @@ from services.cycle.from_told import (
     claim_speaks_of,
     day_since_changed,
     day_that_holds_now,
+    insight_sources,
     mentioned,
     named_in,
     nearest,
@@ -1168,6 +1169,10 @@ class SynthesisService(CognitiveService):
             if self.facts is not None and state.user_id and names
             else []
         )
+        # the messages recalled insights were learnt from, read as the user's words
+        learnt = insight_sources(recall.hits, state.impulse.id)
+        if learnt and self.facts is not None and state.user_id:
+            naming = [*self.facts.statements(state.user_id, learnt), *naming]
         # (embedded only when recall found none of the user's messages: only then are they read)
         found = recalls_a_message(recall.hits, state.impulse.id)
         near = [] if found else nearest_messages(question, recent, state.impulse.id, self.embedder)

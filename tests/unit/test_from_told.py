@@ -19,6 +19,7 @@ from services.cycle.from_told import (
     ToldQuote,
     about_stems,
     glossed,
+    insight_sources,
     mentioned,
     named_in,
     nearest,
@@ -1227,3 +1228,24 @@ def test_the_messages_nearest_by_meaning_are_read_only_when_recall_found_none_of
     beside = [t.text for t in told_lines([found], [], [], "asking", near=near)]
     assert "doc say na ulcer, i must stop to dey skip food" in beside
     assert not any("winnipeg" in t for t in beside)
+
+
+def _hit(hid: str, kind: str, source: str | None = None) -> RecallHit:
+    return RecallHit(id=hid, type=kind, text="…", score=1.0, source_id=source)
+
+
+def test_a_message_recall_found_only_as_its_insight_is_read_as_the_user_s_words() -> None:
+    """First contact, set 30: "engagemnt moved to 5 oct …" was recalled only as the insight
+    learnt from it, and the question about the engagement was answered from the older date."""
+    hits = [
+        _hit("m1", "UserImpulse"),
+        _hit("c1", "KnowledgeCrystal", "m2"),  # its message not recalled: read
+        _hit("c2", "KnowledgeCrystal", "m1"),  # its message recalled already
+        _hit("c3", "KnowledgeCrystal", "asking"),  # the question being answered
+        _hit("c4", "KnowledgeCrystal"),  # learnt from no message
+        _hit("f1", "Fact", "m5"),  # a claim's message is read through the claim
+        _hit("c5", "KnowledgeCrystal", "m2"),
+        _hit("c6", "KnowledgeCrystal", "m3"),
+        _hit("c7", "KnowledgeCrystal", "m4"),  # beyond the messages read this way
+    ]
+    assert insight_sources(hits, "asking") == ["m2", "m3"]

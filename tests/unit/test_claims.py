@@ -494,6 +494,9 @@ def test_a_change_closes_the_same_subjects_claim_of_the_same_attribute_only(kind
         ("my dentist appointment is on 3 March", "appointment", "3 March",
          "I cancelled my dentist appointment", "dentist appointment", ClaimKind.ENDS, True),
         ("I live in Leeds", "home", "Leeds", "we moved to York", "York", ClaimKind.REPLACES, True),
+        # a day told with a value that names none: the value is what changes
+        ("I've been a nurse since March", "job", "nurse", "I'm a teacher now", "teacher",
+         ClaimKind.REPLACES, True),
     ],
 )  # fmt: skip
 def test_a_value_without_a_day_never_replaces_a_day_told(
@@ -510,6 +513,8 @@ def test_a_value_without_a_day_never_replaces_a_day_told(
     who = {"subject": "Migo", "relation": "son"} if "Migo" in old_told else {}
     who = {"subject": "Ola", "relation": "daughter"} if "Ola" in old_told else who
     old = _at(claim(old_told, attribute, old_value, **who), 1)
+    if "since" in old_told:
+        old = old.model_copy(update={"when": "since March"})
     new = _at(claim(new_told, attribute, new_value, **who), 2, kind)
     plan = _supersede([new], [old], PairDecision.REPLACES)
     assert [c.old.id for c in plan.closings] == ([old.id] if closes else [])

@@ -118,9 +118,10 @@ def dateless_beside_a_day(value: str, when: str, told_ms: int, old: Fact) -> boo
     "Migo got his acceptance letter from the University of Victoria — marine biology!", read as
     "high school graduation: marine biology", closed the corrected date June 20, and "What's the
     date of Migo's graduation?" got "I don't know"; set 29: "holy communion date: guinea pigs"
-    closed 17 May). An end still closes it; dates and numbers are the only words read."""
+    closed 17 May). An end still closes it; dates and numbers are the only words read. The older
+    claim's value alone counts: "nurse" told "since March" is a job, replaced by "teacher"."""
     return (
-        names_a_day(old.value or "", old.when or "", old.created_at)
+        names_a_day(old.value or "", "", old.created_at)
         and not names_a_day(value, when, told_ms)
         and not numbers(value)
     )

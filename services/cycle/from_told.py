@@ -41,6 +41,7 @@ from services.cycle.from_text import answer_held, flat, lines_holding, nearest_i
 from services.cycle.not_told import topic_words
 from services.cycle.voice import to_second_person
 from services.knowledge.claims.render import ended
+from services.knowledge.claims.supersession import names_a_day
 from services.knowledge.claims.verify import hostile, plain, quoted_in
 from services.prompts.answer_from_told import ABOUT_ME, ToldAnswer
 from services.prompts.quoting import without_any_order
@@ -572,7 +573,7 @@ def day_since_changed(quote: ToldQuote, question: str) -> bool:
     # 21st", first contact set 28, copied "20th" from "the flight is the 21st not the 20th"):
     # the lines' claims that hold a day. At worst the nearest line is shown, never a wrong day
     facts = [f for f in current if stems_of(f.attribute or "") & asked] or [
-        f for f in current if day_told(f.value or "", f.created_at) or day_told(f.when or "", f.created_at)
+        f for f in current if names_a_day(f.value or "", f.when or "", f.created_at)
     ]
     if not facts:
         return False

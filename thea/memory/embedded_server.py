@@ -294,7 +294,8 @@ class EmbeddedFalkorDB:
             state = self.loading()
             if state is not None:  # it answered between two chunks of its load: progress
                 deadline = max(deadline, now + self.stall_timeout_s)
-                if seen is None or now - told >= LOADING_REPORT_S:
+                sized = state.total > 0 and (seen is None or not seen.total)  # its size just known
+                if seen is None or sized or now - told >= LOADING_REPORT_S:
                     log.warning("embedded FalkorDB is %s", state)
                     if self.on_loading is not None:
                         self.on_loading(state)

@@ -25,12 +25,15 @@ _WINDOWS = {
     "last_month": 31,
     "last_year": 366,
 }
+#: the periods that are over: a question naming one asks what happened in it, and recall keeps
+#: to it. A period still going on ("today", "tonight", "this week") names no window: what is
+#: asked of it may have been told before it began (first contact set 31: "… tonight, what i must
+#: not eat?" had recall keep to that day, where a constraint told on an earlier day is not)
 _PHRASES = [
     (re.compile(r"\byesterday\b", re.I), "yesterday"),
-    (re.compile(r"\btoday\b|\bthis morning\b|\btonight\b", re.I), "today"),
-    (re.compile(r"\b(last|past|this) week\b", re.I), "last_week"),
-    (re.compile(r"\b(last|past|this) month\b", re.I), "last_month"),
-    (re.compile(r"\b(last|past|this) year\b", re.I), "last_year"),
+    (re.compile(r"\b(last|past) week\b", re.I), "last_week"),
+    (re.compile(r"\b(last|past) month\b", re.I), "last_month"),
+    (re.compile(r"\b(last|past) year\b", re.I), "last_year"),
 ]
 # single quotes count only around words, not as apostrophes ("Caroline's ... Ana's")
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|(?<!\w)'([^']{2,60})'(?!\w)")

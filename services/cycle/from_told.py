@@ -225,11 +225,16 @@ def told_lines(
             by_message.setdefault(fact.source_message_id, []).append(fact)
     out = _unread_lines(unread, asking_id)
     read: set[str] = {t.source_id for t in out}
+    sent: set[str] = set()  # the messages' texts read, each once
 
     def add_message(message_id: str, text: str, at: int) -> bool:
-        """The sentences of a message not read yet, as lines; whether it gave any."""
-        said = _told_in(message_id, text, asking_id) if message_id not in read else []
+        """The sentences of a message not read yet, as lines; whether it gave any. A message sent
+        again word for word gives none and leaves its place to another (first contact set 31: a
+        request sent twice was shown twice to the words reader)."""
+        key = " ".join(text.split())
+        said = _told_in(message_id, text, asking_id) if message_id not in read and key not in sent else []
         if said:
+            sent.add(key)
             read.add(message_id)
             claims = by_message.get(message_id, [])
             out.extend(_line(s, at, message_id, claims, ahead, _before(said, i)) for i, s in enumerate(said))

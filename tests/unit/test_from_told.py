@@ -12,6 +12,7 @@ import pytest
 from services.cycle.from_facts import ended_values
 from services.cycle.from_told import (
     LINES_SHOWN,
+    MESSAGES_READ,
     NOT_SURE,
     UNREAD_LINES,
     Quoted,
@@ -181,6 +182,19 @@ def test_a_question_the_user_asked_before_and_a_pasted_text_are_never_lines() ->
     assert "where is the flat?" not in texts
     assert not any("coach" in t for t in texts)
     assert "Where is the nearest gym?" not in texts  # the question in a message that also tells
+
+
+def test_a_message_said_again_word_for_word_is_read_once_and_leaves_room_for_another() -> None:
+    """First contact set 31, a request sent twice: its sentence was shown to the words reader
+    twice, in the place of another message's."""
+    again = "i have 12 years driving, C+E licence, ADR certificate"
+    hits = [
+        *(message(f"again-{n}", again, MARCH_3 + n) for n in range(MESSAGES_READ)),
+        message("other", "doctor say i have gout, so no beer, no liver", MARCH_3),
+    ]
+    texts = [t.text for t in told_lines(hits, [], [], "asking")]
+    assert texts.count(again) == 1
+    assert "doctor say i have gout, so no beer, no liver" in texts
 
 
 @pytest.mark.parametrize(

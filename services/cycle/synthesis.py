@@ -1158,21 +1158,28 @@ class SynthesisService(CognitiveService):
             else []
         )
         unread = recent[: 2 * UNREAD_READ]
-        said = (
-            {m.id: m.content for m in self.facts.statements(state.user_id, claim_sources(stored, matched))}
-            if self.facts is not None and state.user_id
-            else {}
-        )
-        names = subject_names(question, stored)
-        naming = (
-            self.facts.statements_naming(state.user_id, names, NAMING_READ)
-            if self.facts is not None and state.user_id and names
-            else []
-        )
-        # the messages recalled insights were learnt from, read as the user's words
+        # the messages of the claims shown, and those recalled insights were learnt from (read as
+        # the user's words), fetched in one read
+        sources = claim_sources(stored, matched)
         learnt = insight_sources(recall.hits, state.impulse.id)
-        if learnt and self.facts is not None and state.user_id:
-            naming = [*self.facts.statements(state.user_id, learnt), *naming]
+        fetched = {
+            m.id: m
+            for m in (
+                self.facts.statements(state.user_id, list(dict.fromkeys([*sources, *learnt])))
+                if self.facts is not None and state.user_id
+                else []
+            )
+        }
+        said = {i: fetched[i].content for i in sources if i in fetched}
+        names = subject_names(question, stored)
+        naming = [
+            *(m for m in fetched.values() if m.id in learnt),
+            *(
+                self.facts.statements_naming(state.user_id, names, NAMING_READ)
+                if self.facts is not None and state.user_id and names
+                else []
+            ),
+        ]
         # (embedded only when recall found none of the user's messages: only then are they read)
         found = recalls_a_message(recall.hits, state.impulse.id)
         near = [] if found else nearest_messages(question, recent, state.impulse.id, self.embedder)
